@@ -1,0 +1,285 @@
+// The coordinator's memory. GitHub ids (installations, repositories, comments,
+// workflow runs, check runs) exceed 2^31, so they are bigint everywhere.
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const githubId = (name: string) => bigint(name, { mode: 'number' });
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
+
+export const runState = pgEnum('run_state', [
+  'planning',
+  'plan_invalid',
+  'awaiting_approval',
+  'running',
+  'held',
+  'done',
+  'failed',
+  'cancelled',
+]);
+
+export const taskState = pgEnum('task_state', [
+  'pending',
+  'dispatched',
+  'running',
+  'in_review',
+  'approved',
+  'merging',
+  'merged',
+  'failed',
+  'vetoed',
+  'rejected',
+  'blocked',
+  'cancelled',
+]);
+
+export const deliveryStatus = pgEnum('delivery_status', ['pending', 'processing', 'done', 'failed']);
+
+export const installations = pgTable('installations', {
+  id: githubId('id').primaryKey(),
+  accountLogin: text('account_login').notNull(),
+  suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const repositories = pgTable(
+  'repositories',
+  {
+    id: githubId('id').primaryKey(),
+    installationId: githubId('installation_id')
+      .notNull()
+      .references(() => installations.id),
+    owner: text('owner').notNull(),
+    name: text('name').notNull(),
+    defaultBranch: text('default_branch'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('repositories_full_name_idx').on(t.owner, t.name),
+    index('repositories_installation_idx').on(t.installationId),
+  ],
+);
+
+/** One run per issue and attempt of the whole (a run cancelled and re-labelled starts generation 2). */
+export const runs = pgTable(
+  'runs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    repositoryId: githubId('repository_id')
+      .notNull()
+      .references(() => repositories.id),
+    issueNumber: integer('issue_number').notNull(),
+    generation: integer('generation').notNull().default(1),
+    state: runState('state').notNull().default('planning'),
+    /** Where the plan came from: issue body, planner job, or a /plan command. */
+    planSource: text('plan_source'),
+    planError: text('plan_error'),
+    baseBranch: text('base_branch'),
+    /** The repository config in force when the run started, defaults filled. */
+    config: jsonb('config').notNull(),
+    held: boolean('held').notNull().default(false),
+    holdReason: text('hold_reason'),
+    planApproved: boolean('plan_approved').notNull().default(false),
+    statusCommentId: githubId('status_comment_id'),
+    /** Bumped by every change the status comment shows; the comment is rewritten while rendered < wanted. */
+    statusVersionWanted: integer('status_version_wanted').notNull().default(1),
+    statusVersionRendered: integer('status_version_rendered').notNull().default(0),
+    startedBy: text('started_by').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('runs_issue_generation_idx').on(t.repositoryId, t.issueNumber, t.generation),
+    index('runs_active_idx')
+      .on(t.repositoryId, t.state)
+      .where(sql`${t.finishedAt} is null`),
+  ],
+);
+
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: bigint('run_id', { mode: 'number' })
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    taskKey: text('task_key').notNull(),
+    /** Position in the plan: ties in priority go to the oldest run, then plan order. */
+    planIndex: integer('plan_index').notNull(),
+    title: text('title').notNull(),
+    type: text('type').notNull().default('default'),
+    prompt: text('prompt'),
+    priority: integer('priority').notNull().default(3),
+    timeoutMinutes: integer('timeout_minutes'),
+    state: taskState('state').notNull().default('pending'),
+    /** Deps not merged yet: the scheduler's incremental ready test is unmet_deps = 0. */
+    unmetDeps: integer('unmet_deps').notNull().default(0),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    held: boolean('held').notNull().default(false),
+    approvedSha: text('approved_sha'),
+    approvedBy: text('approved_by'),
+    vetoReason: text('veto_reason'),
+    pendingFeedback: text('pending_feedback'),
+    prNumber: integer('pr_number'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('tasks_run_key_idx').on(t.runId, t.taskKey),
+    index('tasks_ready_idx')
+      .on(t.priority.desc(), t.runId, t.planIndex)
+      .where(sql`${t.state} = 'pending' and ${t.unmetDeps} = 0`),
+    index('tasks_state_idx').on(t.runId, t.state),
+  ],
+);
+
+export const taskEdges = pgTable(
+  'task_edges',
+  {
+    runId: bigint('run_id', { mode: 'number' })
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    taskKey: text('task_key').notNull(),
+    dependsOn: text('depends_on').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.runId, t.taskKey, t.dependsOn] }),
+    index('task_edges_dependents_idx').on(t.runId, t.dependsOn),
+  ],
+);
+
+/** One row per (task, attempt): written as intent before the dispatch call, so a crash never dispatches twice. */
+export const attempts = pgTable(
+  'attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    taskId: bigint('task_id', { mode: 'number' })
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    mode: text('mode').notNull(),
+    /** intent → dispatched → running → completed */
+    phase: text('phase').notNull().default('intent'),
+    workflowRunId: githubId('workflow_run_id'),
+    workflowRunUrl: text('workflow_run_url'),
+    conclusion: text('conclusion'),
+    failureReason: text('failure_reason'),
+    feedback: text('feedback'),
+    intentAt: timestamp('intent_at', { withTimezone: true }).notNull().defaultNow(),
+    dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    costUsd: numeric('cost_usd', { precision: 12, scale: 4, mode: 'number' }),
+    inputTokens: bigint('input_tokens', { mode: 'number' }),
+    outputTokens: bigint('output_tokens', { mode: 'number' }),
+  },
+  (t) => [
+    uniqueIndex('attempts_task_attempt_idx').on(t.taskId, t.attempt),
+    uniqueIndex('attempts_workflow_run_idx').on(t.workflowRunId),
+  ],
+);
+
+export const pullRequests = pgTable(
+  'pull_requests',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    repositoryId: githubId('repository_id')
+      .notNull()
+      .references(() => repositories.id),
+    number: integer('number').notNull(),
+    taskId: bigint('task_id', { mode: 'number' }).references(() => tasks.id, {
+      onDelete: 'set null',
+    }),
+    nodeId: text('node_id'),
+    headRef: text('head_ref').notNull(),
+    headSha: text('head_sha').notNull(),
+    baseRef: text('base_ref').notNull(),
+    state: text('state').notNull(),
+    merged: boolean('merged').notNull().default(false),
+    mergedAt: timestamp('merged_at', { withTimezone: true }),
+    mergeCommitSha: text('merge_commit_sha'),
+    orderCheckRunId: githubId('order_check_run_id'),
+    orderCheckSha: text('order_check_sha'),
+    orderCheckConclusion: text('order_check_conclusion'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('pull_requests_repo_number_idx').on(t.repositoryId, t.number),
+    index('pull_requests_task_idx').on(t.taskId),
+  ],
+);
+
+/** Every command seen, accepted or not: who did what, where, when. */
+export const commands = pgTable(
+  'commands',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    repositoryId: githubId('repository_id')
+      .notNull()
+      .references(() => repositories.id),
+    issueNumber: integer('issue_number').notNull(),
+    runId: bigint('run_id', { mode: 'number' }).references(() => runs.id, {
+      onDelete: 'set null',
+    }),
+    commentId: githubId('comment_id').notNull(),
+    /** Index of the command within its comment: one comment may hold several. */
+    ordinal: integer('ordinal').notNull(),
+    actorLogin: text('actor_login').notNull(),
+    permission: text('permission'),
+    name: text('name').notNull(),
+    args: jsonb('args'),
+    accepted: boolean('accepted').notNull(),
+    outcome: text('outcome'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('commands_comment_ordinal_idx').on(t.commentId, t.ordinal),
+    index('commands_run_idx').on(t.runId),
+  ],
+);
+
+/** The webhook ledger and inbox: a delivery is stored before it is acknowledged, then handled once. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    deliveryId: text('delivery_id').primaryKey(),
+    event: text('event').notNull(),
+    action: text('action'),
+    installationId: githubId('installation_id'),
+    repositoryId: githubId('repository_id'),
+    payload: jsonb('payload').notNull(),
+    status: deliveryStatus('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    lockedBy: text('locked_by'),
+    lockedAt: timestamp('locked_at', { withTimezone: true }),
+    /** A failed handling is retried with backoff: not claimed before this time. */
+    availableAt: timestamp('available_at', { withTimezone: true }).notNull().defaultNow(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    handledAt: timestamp('handled_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('webhook_deliveries_pending_idx')
+      .on(t.availableAt)
+      .where(sql`${t.status} in ('pending', 'processing')`),
+  ],
+);

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+export const CONFIG_PATH = '.github/agent-coordinator.yml';
+export const CONFIG_FILE = 'agent-coordinator.yml';
+
+const DURATION = /^(\d+)(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** "30s" → 30000. Durations are strings so the YAML reads like the SPEC. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text);
+  if (!match) return undefined;
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}
+
+const duration = z
+  .string()
+  .refine((v) => parseDuration(v) !== undefined, {
+    message: 'expected a duration such as 0s, 30s, 5m or 1h',
+  });
+
+const label = z
+  .string()
+  .min(1)
+  .max(50)
+  .refine((v) => !/[,\n]/.test(v), { message: 'a label name cannot contain commas or newlines' });
+
+const modelName = z.string().min(1).max(100);
+
+export const repoConfigSchema = z
+  .strictObject({
+    label: label.default('agent'),
+    plan: z
+      .strictObject({
+        requireApproval: z.boolean().default(false),
+        maxTasks: z.number().int().min(1).max(5000).default(50),
+      })
+      .prefault({}),
+    worker: z
+      .strictObject({
+        workflow: z
+          .string()
+          .regex(/^[\w.-]+\.ya?ml$/, 'expected a workflow file name such as agent-worker.yml')
+          .default('agent-worker.yml'),
+        timeoutMinutes: z.number().int().min(1).max(360).default(10),
+        maxTurns: z.number().int().min(1).max(1000).default(50),
+        models: z
+          .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'expected a task type'), modelName)
+          .default({ default: 'claude-sonnet-4-5' })
+          .transform((m) => ({ default: 'claude-sonnet-4-5', ...m })),
+      })
+      .prefault({}),
+    concurrency: z
+      .strictObject({
+        maxParallel: z.number().int().min(1).max(1000).default(10),
+      })
+      .prefault({}),
+    retries: z
+      .strictObject({
+        max: z.number().int().min(0).max(20).default(3),
+        backoff: z.array(duration).min(1).max(20).default(['0s', '30s', '5m']),
+      })
+      .prefault({}),
+    merge: z
+      .strictObject({
+        method: z.enum(['merge', 'squash', 'rebase']).default('squash'),
+        requireApproval: z.boolean().default(true),
+        useMergeQueue: z.enum(['auto', 'always', 'never']).default('auto'),
+      })
+      .prefault({}),
+    budget: z
+      .strictObject({
+        maxCostUsdPerRun: z.number().positive().max(1_000_000).default(20),
+      })
+      .prefault({}),
+    closeIssueWhenDone: z.boolean().default(true),
+  })
+  .prefault({});
+
+export type RepoConfig = z.output<typeof repoConfigSchema>;
+
+export const DEFAULT_CONFIG: RepoConfig = repoConfigSchema.parse(undefined);

@@ -1,0 +1,55 @@
+import type { Probot } from 'probot';
+import { validateConfig } from '../config/load.js';
+import { DEFAULT_CONFIG } from '../config/schema.js';
+import { WRITE_ROLES } from '../github/port.js';
+import type { AppServices } from '../app.js';
+
+/** Labelling an issue starts a run; only write+ users may, and a bad config stops it with a reason. */
+export function registerIssueHandlers(app: Probot, services: AppServices): void {
+  app.on('issues.labeled', async (context) => {
+    const { issue, label, sender, repository } = context.payload;
+    if (!label || sender.type === 'Bot') return;
+    const repo = context.repo();
+    const port = services.port(context.octokit);
+    const log = context.log.child({ repo: repository.full_name, issue: issue.number });
+
+    const file = await port.readConfigFile(repo);
+    const checked = file.ok ? validateConfig(file.raw) : { ok: false as const, errors: [file.error] };
+    const triggerLabel = checked.ok ? checked.config.label : rawLabel(file) ?? DEFAULT_CONFIG.label;
+    if (label.name !== triggerLabel) return;
+
+    const role = await port.roleOf(repo, sender.login);
+    if (!WRITE_ROLES.has(role)) {
+      log.info({ sender: sender.login, role }, 'label from a user without write access ignored');
+      await port.createIssueComment(
+        repo,
+        issue.number,
+        `@${sender.login} only people with write access can start agent-coordinator (your role: ${role}). Nothing was started.`,
+      );
+      return;
+    }
+    if (!checked.ok) {
+      log.warn({ errors: checked.errors }, 'invalid repository config; nothing started');
+      await port.createIssueComment(repo, issue.number, configErrorComment(checked.errors));
+      return;
+    }
+    await services.onRunRequested?.({ context, config: checked.config });
+  });
+}
+
+function rawLabel(file: { ok: boolean; raw?: unknown }): string | undefined {
+  const raw = file.ok ? file.raw : undefined;
+  if (raw && typeof raw === 'object' && 'label' in raw && typeof raw.label === 'string') return raw.label;
+  return undefined;
+}
+
+export function configErrorComment(errors: string[]): string {
+  const lines = errors.map((e) => `- \`${e.replace(/`/g, "'")}\``);
+  return [
+    '**agent-coordinator** cannot start: `.github/agent-coordinator.yml` is invalid.',
+    '',
+    ...lines,
+    '',
+    'Fix the file on the default branch, then remove and add the label again.',
+  ].join('\n');
+}

@@ -1,0 +1,75 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Metrics } from '../metrics.js';
+
+export const WEBHOOK_PATH = '/api/github/webhooks';
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+export interface HttpDeps {
+  ingest: RouteHandler;
+  /** Resolves when the database answers; rejects when it does not. */
+  pingDatabase: () => Promise<void>;
+  metrics: Metrics;
+  log: Logger;
+  /** Extra routes (the dashboard, later): path → handler. */
+  routes?: Record<string, RouteHandler>;
+}
+
+export function createHttpServer(deps: HttpDeps): Server {
+  return createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      deps.log.error({ err: error, url: req.url }, 'request failed');
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === WEBHOOK_PATH) return deps.ingest(req, res);
+    if (path === '/healthz' && req.method === 'GET') return health(res);
+    if (path === '/metrics' && req.method === 'GET') {
+      const text = await deps.metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': deps.metrics.registry.contentType }).end(text);
+      return;
+    }
+    const extra = path ? deps.routes?.[path] : undefined;
+    if (extra) return extra(req, res);
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+  }
+
+  async function health(res: ServerResponse): Promise<void> {
+    let database = 'ok';
+    try {
+      await withTimeout(deps.pingDatabase(), 3_000);
+    } catch (error) {
+      database = 'unreachable';
+      deps.log.warn({ err: error }, 'health check: database unreachable');
+    }
+    const ok = database === 'ok';
+    res
+      .writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .end(JSON.stringify({ status: ok ? 'ok' : 'degraded', database }));
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function listen(server: Server, port: number, host: string): Promise<{ port: number; host: string }> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host }, () => {
+      server.off('error', reject);
+      const address = server.address();
+      if (address && typeof address === 'object') resolve({ port: address.port, host: address.address });
+      else resolve({ port, host });
+    });
+  });
+}

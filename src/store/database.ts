@@ -1,0 +1,114 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from '../../db/schema.js';
+import { packageRoot } from '../package-root.js';
+
+export type Schema = typeof schema;
+export type AppDatabase = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface DatabaseHandle {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: AppDatabase;
+  /** Resolves when the database answers a query; rejects otherwise (health check). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  dataDir?: string;
+  /** PGlite in memory, for tests. */
+  inMemory?: boolean;
+  poolSize?: number;
+  onPoolError?: (error: Error) => void;
+}
+
+/** Any constant works as long as every process uses the same one; this spells "agentco". */
+const MIGRATION_LOCK_KEY = 0x6167656e74636fn;
+
+export function migrationsFolder(): string {
+  return join(packageRoot(), 'db', 'migrations');
+}
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  return openPglite(options);
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    // Without this a killed backend (pg_terminate_backend, restart) crashes the process.
+    allowExitOnIdle: false,
+  });
+  pool.on('error', (error) => options.onPoolError?.(error));
+  const db = drizzlePg(pool, { schema }) as unknown as AppDatabase;
+
+  // drizzle's migrator takes no lock: hold a session advisory lock on one connection so
+  // processes starting together on an empty database apply each migration once.
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    try {
+      await migratePg(drizzlePg(client, { schema }), { migrationsFolder: migrationsFolder() });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    }
+  } finally {
+    client.release();
+  }
+
+  return {
+    kind: 'postgres',
+    db,
+    async ping() {
+      await pool.query('select 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
+  let client: PGlite;
+  if (options.inMemory) {
+    client = new PGlite();
+  } else {
+    const dataDir = options.dataDir ?? '.data';
+    mkdirSync(dataDir, { recursive: true });
+    client = new PGlite(join(dataDir, 'pglite'));
+  }
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as AppDatabase;
+  // One PGlite data directory belongs to one process, so there is nobody to race; the same
+  // lock is still taken to keep one code path for both engines' SQL.
+  await db.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`);
+  try {
+    await migratePglite(drizzlePglite(client, { schema }), {
+      migrationsFolder: migrationsFolder(),
+    });
+  } finally {
+    await db.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`);
+  }
+  return {
+    kind: 'pglite',
+    db,
+    async ping() {
+      await client.query('select 1');
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}

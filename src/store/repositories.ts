@@ -1,0 +1,66 @@
+import { eq, sql } from 'drizzle-orm';
+import { installations, repositories } from '../../db/schema.js';
+import type { AppDatabase } from './database.js';
+
+export interface RepositoryRef {
+  id: number;
+  owner: string;
+  name: string;
+  defaultBranch?: string;
+}
+
+export class RepositoryStore {
+  constructor(private readonly db: AppDatabase) {}
+
+  async upsertInstallation(id: number, accountLogin: string, suspended = false): Promise<void> {
+    const suspendedAt = suspended ? new Date() : null;
+    await this.db
+      .insert(installations)
+      .values({ id, accountLogin, suspendedAt })
+      .onConflictDoUpdate({
+        target: installations.id,
+        set: { accountLogin, suspendedAt, updatedAt: sql`now()` },
+      });
+  }
+
+  /** Record an installation seen on an event without touching what we already know of it. */
+  async ensureInstallation(id: number, accountLogin: string): Promise<void> {
+    await this.db.insert(installations).values({ id, accountLogin }).onConflictDoNothing();
+  }
+
+  async upsertRepository(installationId: number, repo: RepositoryRef): Promise<void> {
+    await this.db
+      .insert(repositories)
+      .values({
+        id: repo.id,
+        installationId,
+        owner: repo.owner,
+        name: repo.name,
+        defaultBranch: repo.defaultBranch ?? null,
+      })
+      .onConflictDoUpdate({
+        target: repositories.id,
+        set: {
+          installationId,
+          owner: repo.owner,
+          name: repo.name,
+          ...(repo.defaultBranch ? { defaultBranch: repo.defaultBranch } : {}),
+          updatedAt: sql`now()`,
+        },
+      });
+  }
+
+  async getRepository(id: number) {
+    const [row] = await this.db.select().from(repositories).where(eq(repositories.id, id));
+    return row;
+  }
+
+  async getInstallation(id: number) {
+    const [row] = await this.db.select().from(installations).where(eq(installations.id, id));
+    return row;
+  }
+
+  async listRepositories(installationId: number) {
+    return this.db.select().from(repositories).where(eq(repositories.installationId, installationId));
+  }
+}

@@ -1,0 +1,119 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { verify } from '@octokit/webhooks-methods';
+import type { Logger } from 'pino';
+import type { Metrics } from '../metrics.js';
+import type { DeliveryStore } from '../store/deliveries.js';
+
+/** GitHub caps webhook payloads at 25 MB. */
+export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
+
+export interface IngestDeps {
+  secret: string;
+  deliveries: DeliveryStore;
+  metrics: Metrics;
+  log: Logger;
+  /** Called after a delivery is stored and acknowledged: handling happens after the answer. */
+  onAccepted: (deliveryId: string) => void;
+  maxBytes?: number;
+}
+
+type Answer = { status: number; body: string; outcome: 'accepted' | 'duplicate' | 'rejected' };
+
+/**
+ * Verify, store, acknowledge. Nothing else happens before the answer, so GitHub's
+ * 10-second limit is met whatever the handlers do; a stored delivery is never lost.
+ */
+export function createWebhookIngest(deps: IngestDeps) {
+  const maxBytes = deps.maxBytes ?? MAX_WEBHOOK_BYTES;
+  return async function ingest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const event = header(req, 'x-github-event');
+    const answer = await decide(req, event);
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    deps.metrics.webhooksReceived.inc({ event: event ?? 'unknown', outcome: answer.outcome });
+    deps.metrics.webhookIngestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  };
+
+  async function decide(req: IncomingMessage, event: string | undefined): Promise<Answer> {
+    if (req.method !== 'POST') return reject(405, 'use POST');
+    const id = header(req, 'x-github-delivery');
+    const signature = header(req, 'x-hub-signature-256');
+    if (!event || !id) return reject(400, 'missing X-GitHub-Event or X-GitHub-Delivery header');
+    if (!/^[\w.-]{1,100}$/.test(id) || !/^[a-z_]{1,64}$/.test(event))
+      return reject(400, 'malformed X-GitHub-Event or X-GitHub-Delivery header');
+    if (!signature) return reject(401, 'missing X-Hub-Signature-256 header');
+
+    const body = await readBody(req, maxBytes);
+    if (body === 'too_large') return reject(413, `payload larger than ${maxBytes} bytes`);
+
+    let valid = false;
+    try {
+      valid = await verify(deps.secret, body, signature);
+    } catch {
+      valid = false;
+    }
+    if (!valid) {
+      deps.log.warn({ delivery: id, event }, 'webhook signature does not match; rejected');
+      return reject(401, 'signature does not match');
+    }
+
+    let payload: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error();
+      payload = parsed as Record<string, unknown>;
+    } catch {
+      return reject(400, 'payload is not a JSON object');
+    }
+
+    try {
+      const outcome = await deps.deliveries.record({
+        id,
+        event,
+        action: typeof payload.action === 'string' ? payload.action : undefined,
+        installationId: numericId(payload.installation),
+        repositoryId: numericId(payload.repository),
+        payload,
+      });
+      if (outcome === 'accepted') {
+        deps.onAccepted(id);
+        return { status: 202, body: JSON.stringify({ ok: true, delivery: id }), outcome };
+      }
+      return { status: 200, body: JSON.stringify({ ok: true, duplicate: true }), outcome };
+    } catch (error) {
+      // Not stored: answer non-2xx so GitHub marks it failed and the sweep can redeliver it.
+      deps.log.error({ err: error, delivery: id, event }, 'could not store webhook delivery');
+      return { status: 503, body: JSON.stringify({ error: 'storage unavailable' }), outcome: 'rejected' };
+    }
+  }
+}
+
+function reject(status: number, message: string): Answer {
+  return { status, body: JSON.stringify({ error: message }), outcome: 'rejected' };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function numericId(value: unknown): number | undefined {
+  if (value && typeof value === 'object' && 'id' in value) {
+    const id = (value as { id: unknown }).id;
+    if (typeof id === 'number' && Number.isSafeInteger(id)) return id;
+  }
+  return undefined;
+}
+
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | 'too_large'> {
+  const declared = Number(req.headers['content-length']);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Oversized bodies are drained, not stored, so the client still gets its 413.
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= maxBytes && !(declared > maxBytes)) chunks.push(chunk);
+  }
+  if (size > maxBytes || declared > maxBytes) return 'too_large';
+  return Buffer.concat(chunks).toString('utf8');
+}
