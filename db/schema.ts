@@ -47,7 +47,12 @@ export const taskState = pgEnum('task_state', [
   'cancelled',
 ]);
 
-export const deliveryStatus = pgEnum('delivery_status', ['pending', 'processing', 'done', 'failed']);
+export const deliveryStatus = pgEnum('delivery_status', [
+  'pending',
+  'processing',
+  'done',
+  'failed',
+]);
 
 export const installations = pgTable('installations', {
   id: githubId('id').primaryKey(),

@@ -12,16 +12,29 @@ export interface AppServices {
   metrics: Metrics;
   port: (octokit: InstanceType<typeof ProbotOctokit>) => GitHubPort;
   /** Starts a run for a labelled issue (the planning pipeline). */
-  onRunRequested?: (request: { context: Context<'issues.labeled'>; config: RepoConfig }) => Promise<void>;
+  onRunRequested?: (request: {
+    context: Context<'issues.labeled'>;
+    config: RepoConfig;
+  }) => Promise<void>;
 }
 
-export function createApp(services: Omit<AppServices, 'port'> & Partial<Pick<AppServices, 'port'>>): ApplicationFunction {
+export function createApp(
+  services: Omit<AppServices, 'port'> & Partial<Pick<AppServices, 'port'>>,
+): ApplicationFunction {
   const full: AppServices = { port: createOctokitPort, ...services };
   return (app) => {
     registerInstallationHandlers(app, full.store);
     registerIssueHandlers(app, full);
     app.onAny(async (context) => {
-      const payload = context.payload as { installation?: { id?: number }; repository?: { id: number; name: string; owner: { login: string }; default_branch?: string } };
+      const payload = context.payload as {
+        installation?: { id?: number };
+        repository?: {
+          id: number;
+          name: string;
+          owner: { login: string };
+          default_branch?: string;
+        };
+      };
       const installationId = payload.installation?.id;
       const repo = payload.repository;
       if (!installationId || !repo) return;

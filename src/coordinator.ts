@@ -42,7 +42,8 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     databaseUrl: env.databaseUrl,
     dataDir: env.dataDir,
     inMemory: options.inMemoryDatabase,
-    onPoolError: (error) => log.warn({ err: error }, 'database connection lost; the pool reconnects'),
+    onPoolError: (error) =>
+      log.warn({ err: error }, 'database connection lost; the pool reconnects'),
   });
   log.info({ database: handle.kind }, 'database ready, migrations applied');
   const store = createStore(handle);
@@ -62,9 +63,11 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     log,
     metrics,
     handle: (delivery) =>
-      probot.receive({ id: delivery.id, name: delivery.event, payload: delivery.payload } as Parameters<
-        Probot['receive']
-      >[0]),
+      probot.receive({
+        id: delivery.id,
+        name: delivery.event,
+        payload: delivery.payload,
+      } as Parameters<Probot['receive']>[0]),
   });
 
   const ingest = createWebhookIngest({

@@ -16,7 +16,9 @@ const integerIn = (min: number, max: number) =>
     .string()
     .regex(/^\d+$/, `expected a whole number from ${min} to ${max}`)
     .transform(Number)
-    .pipe(z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`));
+    .pipe(
+      z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`),
+    );
 
 const envSchema = z.object({
   NODE_ENV: optionalText,
@@ -83,7 +85,10 @@ export function parseEnv(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? 'environment');
         const value = raw[name];
-        const shown = value === undefined || /KEY|SECRET|TOKEN|DATABASE_URL/.test(name) ? '' : ` (got "${value}")`;
+        const shown =
+          value === undefined || /KEY|SECRET|TOKEN|DATABASE_URL/.test(name)
+            ? ''
+            : ` (got "${value}")`;
         return `${name}: ${issue.message}${shown}`;
       }),
     );
@@ -95,13 +100,17 @@ export function parseEnv(
   let privateKey: string | undefined;
   if (env.PRIVATE_KEY) {
     privateKey = normalizePrivateKey(env.PRIVATE_KEY);
-    if (!privateKey) problems.push('PRIVATE_KEY: expected a PEM private key (or its base64 encoding)');
+    if (!privateKey)
+      problems.push('PRIVATE_KEY: expected a PEM private key (or its base64 encoding)');
   } else if (env.PRIVATE_KEY_PATH) {
     try {
       privateKey = normalizePrivateKey(readFile(env.PRIVATE_KEY_PATH));
-      if (!privateKey) problems.push(`PRIVATE_KEY_PATH: ${env.PRIVATE_KEY_PATH} does not hold a PEM private key`);
+      if (!privateKey)
+        problems.push(`PRIVATE_KEY_PATH: ${env.PRIVATE_KEY_PATH} does not hold a PEM private key`);
     } catch (error) {
-      problems.push(`PRIVATE_KEY_PATH: cannot read ${env.PRIVATE_KEY_PATH} (${(error as Error).message})`);
+      problems.push(
+        `PRIVATE_KEY_PATH: cannot read ${env.PRIVATE_KEY_PATH} (${(error as Error).message})`,
+      );
     }
   }
 

@@ -15,9 +15,16 @@ const REDACT = [
   'err.request.headers.authorization',
 ];
 
-export function createLogger(options: { level: string; destination?: NodeJS.WritableStream }): Logger {
+export function createLogger(options: {
+  level: string;
+  destination?: NodeJS.WritableStream;
+}): Logger {
   return pino(
-    { name: 'agent-coordinator', level: options.level, redact: { paths: REDACT, censor: '[redacted]' } },
+    {
+      name: 'agent-coordinator',
+      level: options.level,
+      redact: { paths: REDACT, censor: '[redacted]' },
+    },
     options.destination ?? process.stdout,
   );
 }

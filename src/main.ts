@@ -23,7 +23,10 @@ async function main(): Promise<void> {
     return;
   }
 
-  const coordinator = await startCoordinator({ env: { ...env, appId: env.appId, privateKey: env.privateKey }, log });
+  const coordinator = await startCoordinator({
+    env: { ...env, appId: env.appId, privateKey: env.privateKey },
+    log,
+  });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -42,6 +42,8 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
 /** ['retries', 'backoff', 1] → "retries.backoff[1]" */
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path
-    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`))
+    .map((part, i) =>
+      typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`,
+    )
     .join('');
 }

@@ -13,11 +13,9 @@ export function parseDuration(text: string): number | undefined {
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 }
 
-const duration = z
-  .string()
-  .refine((v) => parseDuration(v) !== undefined, {
-    message: 'expected a duration such as 0s, 30s, 5m or 1h',
-  });
+const duration = z.string().refine((v) => parseDuration(v) !== undefined, {
+  message: 'expected a duration such as 0s, 30s, 5m or 1h',
+});
 
 const label = z
   .string()

@@ -4,7 +4,14 @@ import type { ConfigFile, GitHubPort, RepoCoords, RoleName } from './port.js';
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
-const ROLES: ReadonlySet<string> = new Set(['admin', 'maintain', 'write', 'triage', 'read', 'none']);
+const ROLES: ReadonlySet<string> = new Set([
+  'admin',
+  'maintain',
+  'write',
+  'triage',
+  'read',
+  'none',
+]);
 
 export function createOctokitPort(octokit: Octokit): GitHubPort {
   return {
@@ -34,7 +41,10 @@ export function createOctokitPort(octokit: Octokit): GitHubPort {
       } catch (error) {
         const status = (error as { status?: number }).status;
         if (status !== undefined) throw error;
-        const message = (error as Error).message.replace(/^\[@probot\/octokit-plugin-config\]\s*/, '');
+        const message = (error as Error).message.replace(
+          /^\[@probot\/octokit-plugin-config\]\s*/,
+          '',
+        );
         return { ok: false, error: `${CONFIG_PATH}: ${message.split('\n')[0]}` };
       }
     },

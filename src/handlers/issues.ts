@@ -14,8 +14,12 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     const log = context.log.child({ repo: repository.full_name, issue: issue.number });
 
     const file = await port.readConfigFile(repo);
-    const checked = file.ok ? validateConfig(file.raw) : { ok: false as const, errors: [file.error] };
-    const triggerLabel = checked.ok ? checked.config.label : rawLabel(file) ?? DEFAULT_CONFIG.label;
+    const checked = file.ok
+      ? validateConfig(file.raw)
+      : { ok: false as const, errors: [file.error] };
+    const triggerLabel = checked.ok
+      ? checked.config.label
+      : (rawLabel(file) ?? DEFAULT_CONFIG.label);
     if (label.name !== triggerLabel) return;
 
     const role = await port.roleOf(repo, sender.login);
@@ -39,7 +43,8 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
 
 function rawLabel(file: { ok: boolean; raw?: unknown }): string | undefined {
   const raw = file.ok ? file.raw : undefined;
-  if (raw && typeof raw === 'object' && 'label' in raw && typeof raw.label === 'string') return raw.label;
+  if (raw && typeof raw === 'object' && 'label' in raw && typeof raw.label === 'string')
+    return raw.label;
   return undefined;
 }
 

@@ -49,7 +49,10 @@ export function createHttpServer(deps: HttpDeps): Server {
     }
     const ok = database === 'ok';
     res
-      .writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .writeHead(ok ? 200 : 503, {
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+      })
       .end(JSON.stringify({ status: ok ? 'ok' : 'degraded', database }));
   }
 }
@@ -62,13 +65,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function listen(server: Server, port: number, host: string): Promise<{ port: number; host: string }> {
+export function listen(
+  server: Server,
+  port: number,
+  host: string,
+): Promise<{ port: number; host: string }> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host }, () => {
       server.off('error', reject);
       const address = server.address();
-      if (address && typeof address === 'object') resolve({ port: address.port, host: address.address });
+      if (address && typeof address === 'object')
+        resolve({ port: address.port, host: address.address });
       else resolve({ port, host });
     });
   });

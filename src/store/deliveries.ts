@@ -46,7 +46,9 @@ export class DeliveryStore {
     const revived = await this.db
       .update(webhookDeliveries)
       .set({ status: 'pending', availableAt: new Date(), lockedBy: null, lockedAt: null })
-      .where(and(eq(webhookDeliveries.deliveryId, delivery.id), eq(webhookDeliveries.status, 'failed')))
+      .where(
+        and(eq(webhookDeliveries.deliveryId, delivery.id), eq(webhookDeliveries.status, 'failed')),
+      )
       .returning({ id: webhookDeliveries.deliveryId });
     return revived.length > 0 ? 'accepted' : 'duplicate';
   }
@@ -55,15 +57,25 @@ export class DeliveryStore {
    * Claim pending deliveries, oldest first. SKIP LOCKED lets several processes share the
    * inbox; a delivery whose processor died (stale lock) is claimed again.
    */
-  async claim(worker: string, limit: number, staleAfterMs = 5 * 60_000): Promise<ClaimedDelivery[]> {
+  async claim(
+    worker: string,
+    limit: number,
+    staleAfterMs = 5 * 60_000,
+  ): Promise<ClaimedDelivery[]> {
     const staleBefore = new Date(Date.now() - staleAfterMs);
     const candidates = this.db
       .select({ id: webhookDeliveries.deliveryId })
       .from(webhookDeliveries)
       .where(
         or(
-          and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.availableAt, new Date())),
-          and(eq(webhookDeliveries.status, 'processing'), lt(webhookDeliveries.lockedAt, staleBefore)),
+          and(
+            eq(webhookDeliveries.status, 'pending'),
+            lte(webhookDeliveries.availableAt, new Date()),
+          ),
+          and(
+            eq(webhookDeliveries.status, 'processing'),
+            lt(webhookDeliveries.lockedAt, staleBefore),
+          ),
         ),
       )
       .orderBy(webhookDeliveries.receivedAt)
@@ -92,7 +104,13 @@ export class DeliveryStore {
   async complete(id: string): Promise<void> {
     await this.db
       .update(webhookDeliveries)
-      .set({ status: 'done', handledAt: new Date(), lockedBy: null, lockedAt: null, lastError: null })
+      .set({
+        status: 'done',
+        handledAt: new Date(),
+        lockedBy: null,
+        lockedAt: null,
+        lastError: null,
+      })
       .where(eq(webhookDeliveries.deliveryId, id));
   }
 

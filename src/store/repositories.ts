@@ -61,6 +61,9 @@ export class RepositoryStore {
   }
 
   async listRepositories(installationId: number) {
-    return this.db.select().from(repositories).where(eq(repositories.installationId, installationId));
+    return this.db
+      .select()
+      .from(repositories)
+      .where(eq(repositories.installationId, installationId));
   }
 }

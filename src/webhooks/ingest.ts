@@ -83,7 +83,11 @@ export function createWebhookIngest(deps: IngestDeps) {
     } catch (error) {
       // Not stored: answer non-2xx so GitHub marks it failed and the sweep can redeliver it.
       deps.log.error({ err: error, delivery: id, event }, 'could not store webhook delivery');
-      return { status: 503, body: JSON.stringify({ error: 'storage unavailable' }), outcome: 'rejected' };
+      return {
+        status: 503,
+        body: JSON.stringify({ error: 'storage unavailable' }),
+        outcome: 'rejected',
+      };
     }
   }
 }

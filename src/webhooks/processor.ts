@@ -39,7 +39,9 @@ export class DeliveryProcessor {
       return;
     }
     this.draining = this.drain()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'delivery inbox drain failed'))
+      .catch((error: unknown) =>
+        this.options.log.error({ err: error }, 'delivery inbox drain failed'),
+      )
       .finally(() => {
         this.draining = undefined;
         if (this.again && !this.stopped) {
@@ -80,6 +82,7 @@ export class DeliveryProcessor {
     try {
       await this.options.handle(delivery);
       await deliveries.complete(delivery.id);
+      log.debug({ delivery: delivery.id, event: delivery.event }, 'delivery handled');
       metrics.webhooksHandled.inc({ event: delivery.event, outcome: 'ok' });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

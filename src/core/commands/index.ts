@@ -1,0 +1,11 @@
+export type {
+  Command,
+  CommandContext,
+  CommandName,
+  CommandParseError,
+  ParsedCommand,
+} from './types.js';
+export { COMMAND_NAMES } from './command-names.js';
+export { parseCommands } from './parse-commands.js';
+export { describeParseError } from './describe-error.js';
+export { helpText } from './help-text.js';

@@ -1,0 +1,76 @@
+export interface TaskSpec {
+  id: string;
+  title: string;
+  /** Free word that selects the model via `worker.models`; 'default' when omitted. */
+  type: string;
+  deps: string[];
+  prompt?: string;
+  /** 1 (lowest) .. 5 (highest); 3 when omitted. */
+  priority: number;
+  /** Positive integer, at most 360; the worker default applies when omitted. */
+  timeoutMinutes?: number;
+}
+
+export interface Plan {
+  /** Base branch for the task PRs, when the plan overrides the repository default. */
+  base?: string;
+  tasks: TaskSpec[];
+  /** A topological order (deps first); ties keep plan order. */
+  order: string[];
+}
+
+export type PlanErrorCode =
+  | 'no_tasks_block'
+  | 'multiple_tasks_blocks'
+  | 'yaml'
+  | 'not_a_list'
+  | 'unknown_field'
+  | 'missing_field'
+  | 'invalid_value'
+  | 'invalid_id'
+  | 'duplicate_id'
+  | 'unknown_dep'
+  | 'self_dep'
+  | 'cycle'
+  | 'too_many_tasks'
+  | 'empty_plan';
+
+export interface PlanError {
+  code: PlanErrorCode;
+  /** One human sentence; untrusted parts are quoted in backticks (see formatPlanErrors). */
+  message: string;
+  taskId?: string;
+  /** e.g. 'tasks[2].deps[0]' (mapping form) or '[2].priority' (list form). */
+  path?: string;
+  /** 1-based, relative to the text that was parsed (the markdown for parsePlanMarkdown). */
+  line?: number;
+  column?: number;
+  /** For code 'cycle': the cycle, first id repeated at the end. */
+  cycle?: string[];
+}
+
+export type PlanResult = { ok: true; plan: Plan } | { ok: false; errors: PlanError[] };
+
+export interface PlanLimits {
+  maxTasks: number;
+}
+
+export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const TYPE_PATTERN = ID_PATTERN;
+export const TASK_KEYS: readonly string[] = [
+  'id',
+  'title',
+  'type',
+  'deps',
+  'prompt',
+  'priority',
+  'timeoutMinutes',
+];
+export const PLAN_KEYS: readonly string[] = ['base', 'tasks'];
+export const DEFAULT_TYPE = 'default';
+export const DEFAULT_PRIORITY = 3;
+export const MAX_TITLE_CHARS = 256;
+export const MAX_PROMPT_CHARS = 60_000;
+export const MAX_TIMEOUT_MINUTES = 360;
+/** A status comment with hundreds of errors helps nobody and risks GitHub's body size limit. */
+export const MAX_ERRORS = 50;

@@ -1,0 +1,62 @@
+/** A pending task whose deps are all merged, as the dispatcher sees it. */
+export interface Candidate {
+  runId: string;
+  taskId: string;
+  /** 1 (lowest) .. 5 (highest). */
+  priority: number;
+  /** Creation sequence: lower is older. e.g. run created time * 1e6 + plan index. */
+  order: number;
+  /** Epoch ms before which a retry must not start. */
+  backoffUntil?: number;
+}
+
+export type WaitReason =
+  | {
+      kind: 'concurrency';
+      scope: 'repository' | 'global';
+      limit: number;
+      /** Workers in flight for that scope once this decision's dispatches start. */
+      inflight?: number;
+    }
+  | { kind: 'held' }
+  | { kind: 'budget' }
+  | { kind: 'backoff'; until: number };
+
+export interface UnmergedDep {
+  taskId: string;
+  prNumber?: number;
+}
+
+/** Why a task is not moving: unmerged deps, or one of the dispatcher's wait reasons. */
+export type TaskExplanation = { kind: 'deps'; unmerged: UnmergedDep[] } | WaitReason;
+
+export interface SchedulerInput {
+  now: number;
+  candidates: readonly Candidate[];
+  repoInflight: number;
+  /** concurrency.maxParallel for this repository. */
+  repoLimit: number;
+  globalInflight: number;
+  /** COORDINATOR_MAX_PARALLEL across the process; Infinity when unset. */
+  globalLimit: number;
+  heldRuns: ReadonlySet<string>;
+  budgetExhaustedRuns: ReadonlySet<string>;
+}
+
+export interface SchedulerDecision {
+  dispatch: Candidate[];
+  waiting: Array<{ candidate: Candidate; reason: WaitReason }>;
+}
+
+export function candidateKey(runId: string, taskId: string): string {
+  return `${runId}:${taskId}`;
+}
+
+/** Dispatch order: priority desc, then oldest first; the key only makes ties deterministic. */
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.order !== b.order) return a.order - b.order;
+  const ka = candidateKey(a.runId, a.taskId);
+  const kb = candidateKey(b.runId, b.taskId);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}

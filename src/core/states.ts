@@ -1,0 +1,56 @@
+/**
+ * Task and run states of SPEC §2. The arrays are the single source for the DB enums,
+ * schemas and renderers, so adding a state here surfaces every switch that must learn it.
+ */
+export const TASK_STATES = [
+  'pending',
+  'dispatched',
+  'running',
+  'in_review',
+  'approved',
+  'merging',
+  'merged',
+  'failed',
+  'vetoed',
+  'rejected',
+  'blocked',
+  'cancelled',
+] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export const RUN_STATES = [
+  'planning',
+  'plan_invalid',
+  'awaiting_approval',
+  'running',
+  'held',
+  'done',
+  'failed',
+  'cancelled',
+] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+// Terminal until a person acts (/retry revives failed, vetoed and blocked tasks), so the
+// scheduler never looks at them on its own.
+export const TERMINAL_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
+  'merged',
+  'failed',
+  'vetoed',
+  'rejected',
+  'blocked',
+  'cancelled',
+]);
+
+// A worker run exists for these: they count against concurrency.maxParallel.
+export const INFLIGHT_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
+  'dispatched',
+  'running',
+]);
+
+export function isTaskState(value: unknown): value is TaskState {
+  return typeof value === 'string' && (TASK_STATES as readonly string[]).includes(value);
+}
+
+export function isRunState(value: unknown): value is RunState {
+  return typeof value === 'string' && (RUN_STATES as readonly string[]).includes(value);
+}

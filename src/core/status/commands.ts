@@ -1,0 +1,20 @@
+// SPEC §4, shown collapsed under the status table so people find the commands where they look.
+export const COMMANDS_DETAILS = [
+  '<details><summary>Commands</summary>',
+  '',
+  'Comment on this issue or on an agent pull request (write access needed):',
+  '',
+  '| command | on an agent PR | on the issue |',
+  '|---|---|---|',
+  '| `/approve` | approve this task for merge | approve the plan (when awaiting) |',
+  '| `/approve <task_id>` | – | approve that task |',
+  '| `/veto [reason]` | veto this task: not merged, dependents blocked | `/veto <task_id> [reason]` |',
+  '| `/retry [feedback]` | re-run this task (same branch and PR) with the feedback | `/retry <task_id> [feedback]` |',
+  '| `/hold`, `/unhold` | stop / resume merging this task | stop / resume dispatch and merges for the run |',
+  '| `/cancel` | cancel this task | cancel the run |',
+  '| `/plan` + tasks block | – | replace the plan (before the first merge) |',
+  '| `/status` | – | refresh this comment now |',
+  '| `/help` | the list above | the list above |',
+  '',
+  '</details>',
+].join('\n');

@@ -1,0 +1,118 @@
+import type { RunState, TaskState } from '../states.js';
+import { COMMANDS_DETAILS } from './commands.js';
+import { neutraliseHtmlComments, sanitizeMarkdownBlock, truncate } from './escape.js';
+import { renderMermaidGraph } from './mermaid.js';
+import { formatUsd, moreTasksRow, renderTaskRow, TABLE_HEADER } from './table.js';
+import { STATUS_MARKER, type RenderOptions, type StatusView } from './types.js';
+
+export const DEFAULT_MAX_CHARS = 65_000;
+// Shares of the budget so that errors and the graph can never starve the table entirely.
+const ERRORS_SHARE = 0.25;
+const GRAPH_SHARE = 0.4;
+const MAX_NOTES = 20;
+const MAX_NOTE_CHARS = 500;
+
+const RUN_STATE_LINE: Readonly<Record<RunState, string>> = {
+  planning: 'Planning: waiting for the planner to propose the tasks.',
+  plan_invalid:
+    'The plan is invalid, so nothing is dispatched. Fix it and comment `/plan` with a tasks block.',
+  awaiting_approval: 'Waiting for `/approve` on this issue before anything is dispatched.',
+  running: 'Running: ready tasks are dispatched and approved pull requests merged in order.',
+  held: 'Held: nothing new is dispatched. Comment `/unhold` to resume.',
+  done: 'Done: every task is merged.',
+  failed: 'Failed: a task could not be completed. Use `/retry <task_id>` to try again.',
+  cancelled: 'Cancelled: nothing new is dispatched; pull requests are left open.',
+};
+
+/**
+ * The body of the one status comment per issue (SPEC §5). Deterministic for a given view,
+ * always under `maxChars`, and containing STATUS_MARKER exactly once whatever the task text.
+ */
+export function renderStatusComment(view: StatusView, options: RenderOptions = {}): string {
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const head: string[] = [
+    `### agent-coordinator: \`${view.runState}\``,
+    '',
+    RUN_STATE_LINE[view.runState],
+    '',
+    summaryLine(view),
+  ];
+
+  if (view.planErrors !== undefined && view.planErrors.trim() !== '') {
+    head.push('', '#### Plan errors', '', planErrors(view.planErrors, maxChars));
+  }
+  const notes = (view.notes ?? []).slice(0, MAX_NOTES);
+  if (notes.length > 0) {
+    head.push('', ...notes.map(noteLine));
+  }
+
+  if (view.tasks.length > 0) {
+    const graph = renderMermaidGraph(view.tasks, Math.floor(maxChars * GRAPH_SHARE));
+    head.push(
+      '',
+      graph.ok
+        ? graph.markdown
+        : `_The dependency graph is not shown: ${graph.why} (GitHub renders large graphs badly)._`,
+    );
+  }
+
+  const tail = ['', COMMANDS_DETAILS, '', `<sub>Updated ${escapeInline(view.updatedAt)}</sub>`, ''];
+  const fixed = [STATUS_MARKER, ...head, '', TABLE_HEADER, ...tail].join('\n').length;
+  const table =
+    view.tasks.length > 0 ? ['', TABLE_HEADER, ...tableRows(view, maxChars - fixed)] : [];
+
+  // Our own text holds no `<!--`; this pass guarantees no untrusted text smuggled one in.
+  const body = neutraliseHtmlComments([...head, ...table, ...tail].join('\n'));
+  const out = `${STATUS_MARKER}\n${body}`;
+  // Only reachable with an unrealistically small maxChars; the limit still holds.
+  return out.length <= maxChars ? out : out.slice(0, maxChars);
+}
+
+// Notes are our markdown but may quote untrusted text: one line each, no HTML comments.
+function noteLine(note: string): string {
+  return `- ${neutraliseHtmlComments(truncate(note.replace(/\s+/g, ' ').trim(), MAX_NOTE_CHARS))}`;
+}
+
+function summaryLine(view: StatusView): string {
+  const counts = new Map<TaskState, number>();
+  for (const task of view.tasks) counts.set(task.state, (counts.get(task.state) ?? 0) + 1);
+  const parts = [...counts].map(([state, n]) => `${n} ${state}`);
+  const tasks = `${view.tasks.length} task${view.tasks.length === 1 ? '' : 's'}`;
+  const breakdown = parts.length > 0 ? `: ${parts.join(', ')}` : '';
+  return `${tasks}${breakdown} · spend ${spend(view.spentUsd, view.budgetUsd)}`;
+}
+
+function spend(spent: number, budget: number): string {
+  if (!Number.isFinite(budget) || budget <= 0) return `${formatUsd(spent)} (no budget)`;
+  const reached = spent >= budget ? ' (budget reached)' : '';
+  return `${formatUsd(spent)} / ${formatUsd(budget)}${reached}`;
+}
+
+function planErrors(markdown: string, maxChars: number): string {
+  const cap = Math.floor(maxChars * ERRORS_SHARE);
+  if (markdown.length <= cap) return sanitizeMarkdownBlock(markdown);
+  const cut = markdown.slice(0, cap);
+  const atLine = cut.lastIndexOf('\n');
+  const kept = atLine > 0 ? cut.slice(0, atLine) : cut;
+  return `${sanitizeMarkdownBlock(kept)}\n\n_… ${markdown.length - kept.length} more characters of errors not shown._`;
+}
+
+// Rows in plan order until the budget runs out, then one row saying how many are missing.
+function tableRows(view: StatusView, budget: number): string[] {
+  const rows: string[] = [];
+  // Room for the "… N more tasks" row so adding it can never overflow.
+  let left = budget - moreTasksRow(view.tasks.length).length - 1;
+  for (const task of view.tasks) {
+    const row = renderTaskRow(task);
+    if (row.length + 1 > left) break;
+    rows.push(row);
+    left -= row.length + 1;
+  }
+  const missing = view.tasks.length - rows.length;
+  if (missing > 0) rows.push(moreTasksRow(missing));
+  return rows;
+}
+
+function escapeInline(text: string): string {
+  return text.replace(/[^0-9A-Za-z:.+-]/g, '');
+}

@@ -1,0 +1,36 @@
+import type { RunState, TaskState } from '../states.js';
+
+/** Found again by this exact string, so the rendered body must contain it exactly once. */
+export const STATUS_MARKER = '<!-- agent-coordinator:status -->';
+
+export interface StatusTaskView {
+  id: string;
+  title: string;
+  deps: string[];
+  state: TaskState;
+  attempts: number;
+  prNumber?: number;
+  prUrl?: string;
+  costUsd?: number;
+  /** Already formatted by formatWaitReason. */
+  waiting?: string;
+}
+
+export interface StatusView {
+  runState: RunState;
+  issueNumber: number;
+  tasks: StatusTaskView[];
+  spentUsd: number;
+  budgetUsd: number;
+  /** Already-formatted markdown from the plan validator. */
+  planErrors?: string;
+  /** Markdown lines, one bullet each. */
+  notes?: string[];
+  /** ISO timestamp. */
+  updatedAt: string;
+}
+
+export interface RenderOptions {
+  /** GitHub rejects bodies over 65,536 characters; default 65,000. */
+  maxChars?: number;
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfigYaml, validateConfig } from '../../src/config/load.js';
+import { DEFAULT_CONFIG, parseDuration } from '../../src/config/schema.js';
+
+describe('repository config (.github/agent-coordinator.yml)', () => {
+  it('is all defaults (SPEC §7) when the file is missing or empty', () => {
+    const expected = {
+      label: 'agent',
+      plan: { requireApproval: false, maxTasks: 50 },
+      worker: {
+        workflow: 'agent-worker.yml',
+        timeoutMinutes: 10,
+        models: { default: 'claude-sonnet-4-5' },
+      },
+      concurrency: { maxParallel: 10 },
+      retries: { max: 3, backoff: ['0s', '30s', '5m'] },
+      merge: { method: 'squash', requireApproval: true, useMergeQueue: 'auto' },
+      budget: { maxCostUsdPerRun: 20 },
+      closeIssueWhenDone: true,
+    };
+    expect(DEFAULT_CONFIG).toMatchObject(expected);
+    expect(parseConfigYaml(undefined)).toEqual({ ok: true, config: DEFAULT_CONFIG });
+    expect(parseConfigYaml('')).toEqual({ ok: true, config: DEFAULT_CONFIG });
+    expect(validateConfig(null)).toEqual({ ok: true, config: DEFAULT_CONFIG });
+  });
+
+  it('fills defaults around the keys that are given', () => {
+    const result = parseConfigYaml(
+      'label: agents\nmerge:\n  method: rebase\nworker:\n  models: { test: claude-haiku-4-5 }\n',
+    );
+    expect(result.ok && result.config).toMatchObject({
+      label: 'agents',
+      merge: { method: 'rebase', requireApproval: true, useMergeQueue: 'auto' },
+      worker: {
+        models: { default: 'claude-sonnet-4-5', test: 'claude-haiku-4-5' },
+        timeoutMinutes: 10,
+      },
+      retries: { max: 3 },
+    });
+  });
+
+  it.each([
+    ['labels: agent', ['labels: unknown key']],
+    ['merge:\n  strategy: squash', ['merge.strategy: unknown key']],
+    [
+      'merge:\n  method: fast-forward',
+      ['merge.method: Invalid option: expected one of "merge"|"squash"|"rebase"'],
+    ],
+    [
+      'worker:\n  timeoutMinutes: "ten"',
+      ['worker.timeoutMinutes: Invalid input: expected number, received string'],
+    ],
+    [
+      'worker:\n  timeoutMinutes: 0',
+      ['worker.timeoutMinutes: Too small: expected number to be >=1'],
+    ],
+    [
+      'retries:\n  backoff: [0s, soon]',
+      ['retries.backoff[1]: expected a duration such as 0s, 30s, 5m or 1h'],
+    ],
+    [
+      'concurrency:\n  maxParallel: 2.5',
+      ['concurrency.maxParallel: Invalid input: expected int, received number'],
+    ],
+    [
+      'budget:\n  maxCostUsdPerRun: -1',
+      ['budget.maxCostUsdPerRun: Too small: expected number to be >0'],
+    ],
+    [
+      'closeIssueWhenDone: "yes"',
+      ['closeIssueWhenDone: Invalid input: expected boolean, received string'],
+    ],
+    ['plan:\n  requireApproval: true\n  maxTask: 5', ['plan.maxTask: unknown key']],
+    ['- a\n- b', ['(root): expected a mapping of settings']],
+    ['label: [', ['YAML syntax error at line 1, column 9: Flow sequence in block collection']],
+  ])('rejects %j naming the key', (yaml, errors) => {
+    const result = parseConfigYaml(yaml);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.map((e) => e.slice(0, errors[0]!.length))).toEqual(errors);
+  });
+
+  it('reports every problem at once', () => {
+    const result = parseConfigYaml('merge:\n  method: x\n  foo: 1\nworker:\n  nope: 2\n');
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors).toHaveLength(3);
+  });
+
+  it.each([
+    ['0s', 0],
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['250ms', 250],
+    ['5', undefined],
+    ['5 m', undefined],
+  ])('parses duration %s', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+});

@@ -1,0 +1,182 @@
+import nock from 'nock';
+import { Probot } from 'probot';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import type { RepoConfig } from '../../src/config/schema.js';
+import { createLogger } from '../../src/logger.js';
+import { createMetrics } from '../../src/metrics.js';
+import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
+import { examplePayload, INSTALLATION_ID } from '../helpers/payloads.js';
+
+const API = 'https://api.github.com';
+
+/** Driven with probot.receive and real webhooks-examples payloads; nock fails on any unplanned call. */
+describe('issues.labeled', () => {
+  let handle: DatabaseHandle;
+  let store: Store;
+  let probot: Probot;
+  let started: Array<{ config: RepoConfig; issue: number }>;
+
+  beforeAll(async () => {
+    handle = await openDatabase({ inMemory: true });
+    store = createStore(handle);
+    nock.disableNetConnect();
+  });
+  afterAll(async () => {
+    nock.enableNetConnect();
+    await handle.close();
+  });
+
+  beforeEach(async () => {
+    started = [];
+    probot = new Probot({
+      appId: TEST_APP_ID,
+      privateKey: TEST_PRIVATE_KEY,
+      secret: 'x',
+      Octokit: TestOctokit,
+      log: createLogger({ level: 'silent', destination: new LogCapture() }),
+    });
+    await probot.load(
+      createApp({
+        store,
+        metrics: createMetrics(),
+        onRunRequested: async ({ context, config }) => {
+          started.push({ config, issue: context.payload.issue.number });
+        },
+      }),
+    );
+    nock(API)
+      .post(`/app/installations/${INSTALLATION_ID}/access_tokens`)
+      .reply(200, { token: 'ghs_test', permissions: {} });
+  });
+  afterEach(() => {
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    expect(pending).toEqual([]);
+  });
+
+  const payload = (labelName: string, login = 'Codertocat') => {
+    const p = examplePayload<Record<string, any>>('issues', 'labeled');
+    p.label = { ...p.label, name: labelName };
+    p.sender = { ...p.sender, login, type: 'User' };
+    return p;
+  };
+  const receive = (p: Record<string, any>) =>
+    probot.receive({ id: 'd1', name: 'issues', payload: p } as never);
+  const configFile = (yaml: string | null) => {
+    const scope = nock(API).get(
+      '/repos/Codertocat/Hello-World/contents/.github%2Fagent-coordinator.yml',
+    );
+    if (yaml !== null) return scope.reply(200, yaml);
+    scope.reply(404, { message: 'Not Found' });
+    // A missing file makes Probot look in the owner's .github repository too.
+    return nock(API)
+      .get('/repos/Codertocat/.github/contents/.github%2Fagent-coordinator.yml')
+      .reply(404, {});
+  };
+  const role = (login: string, roleName: string, permission = roleName) =>
+    nock(API)
+      .get(`/repos/Codertocat/Hello-World/collaborators/${login}/permission`)
+      .reply(200, { permission, role_name: roleName, user: { login } });
+
+  it('starts a run for a write user with the default config when the file is missing', async () => {
+    configFile(null);
+    role('Codertocat', 'write');
+    await receive(payload('agent'));
+    expect(started).toHaveLength(1);
+    expect(started[0]?.config.merge.method).toBe('squash');
+  });
+
+  it.each(['maintain', 'admin'])('starts a run for a %s user', async (r) => {
+    configFile(null);
+    role('Codertocat', r, r === 'maintain' ? 'write' : r);
+    await receive(payload('agent'));
+    expect(started).toHaveLength(1);
+  });
+
+  it('ignores labels other than the configured one without asking for permissions', async () => {
+    configFile('label: agents\n');
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+  });
+
+  it.each(['triage', 'read', 'none'])('replies once to a %s user and starts nothing', async (r) => {
+    configFile(null);
+    role('Codertocat', r, r === 'triage' ? 'read' : r);
+    let reply = '';
+    nock(API)
+      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
+        reply = body.body;
+        return true;
+      })
+      .reply(201, { id: 2 ** 33 });
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+    expect(reply).toContain('only people with write access');
+    expect(reply).toContain(`your role: ${r}`);
+  });
+
+  it('treats a non-collaborator (404) as no access', async () => {
+    configFile(null);
+    nock(API)
+      .get('/repos/Codertocat/Hello-World/collaborators/Codertocat/permission')
+      .reply(404, {});
+    nock(API).post('/repos/Codertocat/Hello-World/issues/1/comments').reply(201, { id: 1 });
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+  });
+
+  it('names the bad key of an invalid config and starts nothing', async () => {
+    configFile('merge:\n  method: fast-forward\nworker:\n  timeoutMinute: 5\n');
+    role('Codertocat', 'admin');
+    let reply = '';
+    nock(API)
+      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
+        reply = body.body;
+        return true;
+      })
+      .reply(201, { id: 1 });
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+    expect(reply).toContain('`.github/agent-coordinator.yml` is invalid');
+    expect(reply).toContain('merge.method: Invalid option: expected one of');
+    expect(reply).toContain('worker.timeoutMinute: unknown key');
+  });
+
+  it('reports a YAML syntax error in the config', async () => {
+    configFile('label: [agent\n');
+    role('Codertocat', 'write');
+    let reply = '';
+    nock(API)
+      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
+        reply = body.body;
+        return true;
+      })
+      .reply(201, { id: 1 });
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+    expect(reply).toContain('.github/agent-coordinator.yml');
+  });
+
+  it('ignores labels added by bots (its own agent:done label included)', async () => {
+    const p = payload('agent');
+    p.sender = { ...p.sender, login: 'agent-coordinator[bot]', type: 'Bot' };
+    nock.cleanAll(); // no token needed: nothing is asked of GitHub
+    await receive(p);
+    expect(started).toEqual([]);
+  });
+
+  it('records the installation and repository of every event', async () => {
+    const p = payload('something-else');
+    configFile(null);
+    await receive(p);
+    const repo = await store.repositories.getRepository(p.repository.id);
+    expect(repo).toMatchObject({
+      owner: 'Codertocat',
+      name: 'Hello-World',
+      installationId: INSTALLATION_ID,
+    });
+  });
+});

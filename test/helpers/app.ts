@@ -1,0 +1,93 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { sign } from '@octokit/webhooks-methods';
+import { ProbotOctokit } from 'probot';
+import {
+  startCoordinator,
+  type Coordinator,
+  type CoordinatorOptions,
+} from '../../src/coordinator.js';
+import { parseEnv } from '../../src/env.js';
+import { createLogger } from '../../src/logger.js';
+
+export const TEST_PRIVATE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs1', format: 'pem' })
+  .toString();
+
+export const TEST_WEBHOOK_SECRET = 'test-webhook-secret';
+export const TEST_APP_ID = 4242;
+
+/** Probot 14 ignores `throttle: { enabled: false }` in options (probot#2039); the function form works. */
+export const TestOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+  ...options,
+  retry: { enabled: false },
+  throttle: { ...(options.throttle as object), enabled: false },
+})) as typeof ProbotOctokit;
+
+/** Every log line the app writes, kept for assertions (and for scanning for secrets). */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    done();
+  }
+  text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestCoordinator extends Coordinator {
+  logs: LogCapture;
+  /** POST a signed webhook to the running app; returns the HTTP status. */
+  send(
+    event: string,
+    payload: unknown,
+    options?: { id?: string; secret?: string },
+  ): Promise<Response>;
+}
+
+export async function startTestCoordinator(
+  options: {
+    databaseUrl?: string;
+    githubBaseUrl?: string;
+    env?: NodeJS.ProcessEnv;
+  } & Partial<Pick<CoordinatorOptions, 'services'>> = {},
+): Promise<TestCoordinator> {
+  const env = parseEnv({
+    APP_ID: String(TEST_APP_ID),
+    PRIVATE_KEY: TEST_PRIVATE_KEY,
+    WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'debug',
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...(options.githubBaseUrl
+      ? { GHE_HOST: new URL(options.githubBaseUrl).host, GHE_PROTOCOL: 'http' }
+      : {}),
+    ...options.env,
+  });
+  const logs = new LogCapture();
+  const coordinator = await startCoordinator({
+    env: { ...env, appId: env.appId!, privateKey: env.privateKey! },
+    log: createLogger({ level: 'debug', destination: logs }),
+    Octokit: TestOctokit,
+    inMemoryDatabase: !options.databaseUrl,
+    services: options.services,
+  });
+  return Object.assign(coordinator, {
+    logs,
+    async send(event: string, payload: unknown, opts: { id?: string; secret?: string } = {}) {
+      const body = JSON.stringify(payload);
+      return fetch(`${coordinator.url}/api/github/webhooks`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': event,
+          'x-github-delivery': opts.id ?? randomUUID(),
+          'x-hub-signature-256': await sign(opts.secret ?? TEST_WEBHOOK_SECRET, body),
+        },
+        body,
+      });
+    },
+  });
+}

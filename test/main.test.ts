@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sign } from '@octokit/webhooks-methods';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { TEST_PRIVATE_KEY, TEST_WEBHOOK_SECRET } from './helpers/app.js';
+import { examplePayload } from './helpers/payloads.js';
+import { createTestDatabase } from './helpers/postgres.js';
+import { spawnApp, type AppProcess } from './helpers/process.js';
+
+const credentials = {
+  APP_ID: '4242',
+  PRIVATE_KEY: TEST_PRIVATE_KEY,
+  WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'debug',
+};
+
+async function listeningUrl(app: AppProcess): Promise<string> {
+  const line = await app.waitForLine(/agent-coordinator listening/);
+  return (JSON.parse(line) as { url: string }).url;
+}
+
+async function deliver(url: string, id: string): Promise<number> {
+  const body = JSON.stringify(examplePayload('installation', 'created'));
+  const response = await fetch(`${url}/api/github/webhooks`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'installation',
+      'x-github-delivery': id,
+      'x-hub-signature-256': await sign(TEST_WEBHOOK_SECRET, body),
+    },
+    body,
+  });
+  return response.status;
+}
+
+describe('the app process', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it('refuses to start in production with the default webhook secret, and says why', async () => {
+    const app = spawnApp({ NODE_ENV: 'production', APP_ID: '1', PRIVATE_KEY: TEST_PRIVATE_KEY });
+    expect(await app.exited).toBe(78);
+    expect(app.output.join('\n')).toContain('WEBHOOK_SECRET: must be set');
+  });
+
+  it('names a bad variable and exits', async () => {
+    const app = spawnApp({ ...credentials, DATABASE_URL: 'mysql://nope' });
+    expect(await app.exited).toBe(78);
+    expect(app.output.join('\n')).toContain(
+      'DATABASE_URL: expected a postgres:// or postgresql:// URL',
+    );
+  });
+
+  it('starts the GitHub App setup flow when it has no credentials', async () => {
+    const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    cleanups.push(() => app.kill());
+    await app.waitForLine(/starting the GitHub App setup flow/);
+    await app.waitForLine(/Welcome to Probot/);
+  });
+
+  it('runs on PGlite under DATA_DIR and keeps its data across a kill and restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ac-data-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { ...credentials, DATA_DIR: dataDir };
+
+    const first = spawnApp(env);
+    cleanups.push(() => first.kill());
+    const url = await listeningUrl(first);
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok', database: 'ok' });
+    expect(first.output.join('\n')).toContain('"database":"pglite"');
+    expect(await deliver(url, 'delivery-before-restart')).toBe(202);
+    await first.waitForLine(/"delivery":"delivery-before-restart".*delivery handled/);
+    await first.kill('SIGKILL');
+
+    const second = spawnApp(env);
+    cleanups.push(() => second.kill());
+    const url2 = await listeningUrl(second);
+    // The ledger survived: the same delivery is recognised as already handled.
+    expect(await deliver(url2, 'delivery-before-restart')).toBe(200);
+    expect(await deliver(url2, 'delivery-after-restart')).toBe(202);
+  }, 60_000);
+
+  it('runs on Postgres with DATABASE_URL', async () => {
+    const database = await createTestDatabase(inject('templateDatabase'));
+    cleanups.push(() => database.drop());
+    const app = spawnApp({ ...credentials, DATABASE_URL: database.url });
+    cleanups.push(() => app.kill());
+    const url = await listeningUrl(app);
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(app.output.join('\n')).toContain('"database":"postgres"');
+    expect(await deliver(url, 'pg-delivery')).toBe(202);
+    await app.waitForLine(/"delivery":"pg-delivery".*delivery handled/);
+  }, 60_000);
+});
