@@ -106,12 +106,19 @@ export const runs = pgTable(
     statusVersionWanted: integer('status_version_wanted').notNull().default(1),
     statusVersionRendered: integer('status_version_rendered').notNull().default(0),
     startedBy: text('started_by').notNull(),
+    /** The issue as it was when the run started: the default prompt is its title and body. */
+    issueTitle: text('issue_title').notNull().default(''),
+    issueBody: text('issue_body').notNull().default(''),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('runs_issue_generation_idx').on(t.repositoryId, t.issueNumber, t.generation),
+    // At most one active run per issue, even when two deliveries race to start one.
+    uniqueIndex('runs_one_active_per_issue_idx')
+      .on(t.repositoryId, t.issueNumber)
+      .where(sql`${t.finishedAt} is null`),
     index('runs_active_idx')
       .on(t.repositoryId, t.state)
       .where(sql`${t.finishedAt} is null`),
@@ -143,6 +150,8 @@ export const tasks = pgTable(
     approvedBy: text('approved_by'),
     vetoReason: text('veto_reason'),
     pendingFeedback: text('pending_feedback'),
+    /** Mode of the next attempt: work, or fix when it builds on the PR's commits. */
+    nextMode: text('next_mode').notNull().default('work'),
     prNumber: integer('pr_number'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -230,6 +239,29 @@ export const pullRequests = pgTable(
   (t) => [
     uniqueIndex('pull_requests_repo_number_idx').on(t.repositoryId, t.number),
     index('pull_requests_task_idx').on(t.taskId),
+  ],
+);
+
+/** Planner job dispatches (mode=plan): a plan comment is accepted only for one of these run ids. */
+export const planAttempts = pgTable(
+  'plan_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: bigint('run_id', { mode: 'number' })
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    phase: text('phase').notNull().default('intent'),
+    workflowRunId: githubId('workflow_run_id'),
+    workflowRunUrl: text('workflow_run_url'),
+    conclusion: text('conclusion'),
+    intentAt: timestamp('intent_at', { withTimezone: true }).notNull().defaultNow(),
+    dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('plan_attempts_run_attempt_idx').on(t.runId, t.attempt),
+    uniqueIndex('plan_attempts_workflow_run_idx').on(t.workflowRunId),
   ],
 );
 

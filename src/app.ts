@@ -1,30 +1,58 @@
 import type { ApplicationFunction, Context, ProbotOctokit } from 'probot';
 import type { RepoConfig } from './config/schema.js';
+import { loadRunScope, type Engine } from './engine/context.js';
+import { cancelRun } from './engine/finish.js';
+import { startRun } from './engine/start-run.js';
 import { createOctokitPort } from './github/octokit-port.js';
 import type { GitHubPort } from './github/port.js';
+import { registerCommentHandlers } from './handlers/comments.js';
 import { registerInstallationHandlers } from './handlers/installation.js';
 import { registerIssueHandlers } from './handlers/issues.js';
+import { registerPullRequestHandlers } from './handlers/pull-requests.js';
+import { registerWorkflowHandlers } from './handlers/workflows.js';
 import type { Metrics } from './metrics.js';
 import type { Store } from './store/index.js';
+import type { RunRow } from './store/runs.js';
 
 export interface AppServices {
   store: Store;
   metrics: Metrics;
   port: (octokit: InstanceType<typeof ProbotOctokit>) => GitHubPort;
-  /** Starts a run for a labelled issue (the planning pipeline). */
+  engine?: Engine;
+  /** Starts a run for a labelled issue (default: the engine's startRun). */
   onRunRequested?: (request: {
     context: Context<'issues.labeled'>;
     config: RepoConfig;
+    port: GitHubPort;
   }) => Promise<void>;
+  onCancelRequested?: (request: { run: RunRow; port: GitHubPort; why: string }) => Promise<void>;
 }
 
-export function createApp(
-  services: Omit<AppServices, 'port'> & Partial<Pick<AppServices, 'port'>>,
-): ApplicationFunction {
-  const full: AppServices = { port: createOctokitPort, ...services };
+export type AppServiceInput = Omit<AppServices, 'port'> & Partial<Pick<AppServices, 'port'>>;
+
+export function createApp(input: AppServiceInput): ApplicationFunction {
+  const services: AppServices = { port: (octokit) => createOctokitPort(octokit), ...input };
+  const { engine } = services;
+  if (engine) {
+    services.onRunRequested ??= async ({ context, config, port }) => {
+      const { issue, repository, installation, sender } = context.payload;
+      await startRun(engine, {
+        port,
+        repo: context.repo(),
+        repositoryId: repository.id,
+        installationId: installation!.id,
+        defaultBranch: repository.default_branch,
+        issue: { number: issue.number, title: issue.title, body: issue.body ?? null },
+        startedBy: sender.login,
+        config,
+      });
+    };
+    services.onCancelRequested ??= async ({ run, port, why }) => {
+      await cancelRun(engine, await loadRunScope(engine, run, port), why);
+    };
+  }
   return (app) => {
-    registerInstallationHandlers(app, full.store);
-    registerIssueHandlers(app, full);
+    // Repositories first: every other handler may look the repository up.
     app.onAny(async (context) => {
       const payload = context.payload as {
         installation?: { id?: number };
@@ -38,13 +66,17 @@ export function createApp(
       const installationId = payload.installation?.id;
       const repo = payload.repository;
       if (!installationId || !repo) return;
-      await full.store.repositories.ensureInstallation(installationId, repo.owner.login);
-      await full.store.repositories.upsertRepository(installationId, {
+      await services.store.repositories.ensureRepository(installationId, {
         id: repo.id,
         owner: repo.owner.login,
         name: repo.name,
         defaultBranch: repo.default_branch,
       });
     });
+    registerInstallationHandlers(app, services.store);
+    registerIssueHandlers(app, services);
+    registerWorkflowHandlers(app, services);
+    registerPullRequestHandlers(app, services);
+    registerCommentHandlers(app, services);
   };
 }

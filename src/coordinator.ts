@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
 import { Probot, ProbotOctokit } from 'probot';
 import type { Logger } from 'pino';
+import cron from 'node-cron';
 import { createApp, type AppServices } from './app.js';
+import { createEngine, type RunningEngine } from './engine/create.js';
+import { sweep, SWEEP_LOCK_KEY, type SweepReport } from './engine/sweep.js';
 import type { AppEnv } from './env.js';
 import { createHttpServer, listen, type RouteHandler } from './http/server.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -21,6 +24,12 @@ export interface CoordinatorOptions {
   /** PGlite in memory instead of DATA_DIR (tests). */
   inMemoryDatabase?: boolean;
   services?: Partial<AppServices>;
+  /** The engine's clock (tests move time forward to reach timeouts and backoffs). */
+  now?: () => Date;
+  /** Run the periodic sweep on `env.sweepSchedule` (default true; tests step it by hand). */
+  schedule?: boolean;
+  /** Grace before a dispatch with no known run is checked against GitHub. */
+  sweepGraceMs?: number;
 }
 
 export interface Coordinator {
@@ -29,7 +38,10 @@ export interface Coordinator {
   readonly metrics: Metrics;
   readonly processor: DeliveryProcessor;
   readonly server: Server;
+  readonly engine: RunningEngine;
   readonly url: string;
+  /** One sweep now (skipped, returning undefined, when another process holds the sweep lock). */
+  sweep(): Promise<SweepReport | undefined>;
   /** Resolves when every accepted delivery has been handled (tests wait on this, never on sleeps). */
   whenIdle(): Promise<void>;
   close(): Promise<void>;
@@ -56,12 +68,21 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     log: log.child({ name: 'probot' }),
     Octokit: options.Octokit ?? ProbotOctokit,
   });
-  await probot.load(createApp({ store, metrics, ...options.services }));
+  const engine = createEngine({
+    store,
+    log,
+    probot,
+    appId: env.appId,
+    maxParallel: env.maxParallel,
+    now: options.now,
+  });
+  await probot.load(createApp({ store, metrics, engine, ...options.services }));
 
   const processor = new DeliveryProcessor({
     deliveries: store.deliveries,
     log,
     metrics,
+    afterDrain: () => engine.flushStatus(),
     handle: (delivery) =>
       probot.receive({
         id: delivery.id,
@@ -92,8 +113,33 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     url = `http://${host}:${address.port}`;
     log.info({ url }, 'agent-coordinator listening');
   }
-  // Deliveries stored before a crash or restart are handled now.
-  processor.kick();
+  const runSweep = async () => {
+    const report = await handle.tryExclusive(SWEEP_LOCK_KEY, async () => {
+      const result = await sweep(engine, { graceMs: options.sweepGraceMs });
+      await engine.flushStatus();
+      return result;
+    });
+    // Retries that came due and deliveries a crashed process left behind.
+    processor.kick();
+    if (report) log.debug({ ...report }, 'sweep done');
+    return report;
+  };
+  const task =
+    options.schedule === false
+      ? undefined
+      : cron.schedule(
+          env.sweepSchedule,
+          () =>
+            void runSweep().catch((error: unknown) => log.error({ err: error }, 'sweep failed')),
+          {
+            noOverlap: true,
+            name: 'agent-coordinator-sweep',
+          },
+        );
+  // Once right after start: deliveries stored before a crash, runs that moved while we were down.
+  if (options.schedule !== false)
+    void runSweep().catch((error: unknown) => log.error({ err: error }, 'sweep failed'));
+  else processor.kick();
 
   return {
     probot,
@@ -101,9 +147,12 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     metrics,
     processor,
     server,
+    engine,
     url,
+    sweep: runSweep,
     whenIdle: () => processor.whenIdle(),
     async close() {
+      await task?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -45,7 +45,10 @@ export const repoConfigSchema = z
         models: z
           .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'expected a task type'), modelName)
           .default({ default: 'claude-sonnet-4-5' })
-          .transform((m) => ({ default: 'claude-sonnet-4-5', ...m })),
+          .transform((m): Record<string, string> & { default: string } => ({
+            default: 'claude-sonnet-4-5',
+            ...m,
+          })),
       })
       .prefault({}),
     concurrency: z

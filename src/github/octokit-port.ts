@@ -1,8 +1,16 @@
 import type { ProbotOctokit } from 'probot';
 import { CONFIG_PATH } from '../config/schema.js';
-import type { ConfigFile, GitHubPort, RepoCoords, RoleName } from './port.js';
+import {
+  statusOf,
+  type ConfigFile,
+  type GitHubPort,
+  type PullInfo,
+  type RepoCoords,
+  type RoleName,
+  type WorkflowRunInfo,
+} from './port.js';
 
-type Octokit = InstanceType<typeof ProbotOctokit>;
+export type Octokit = InstanceType<typeof ProbotOctokit>;
 
 const ROLES: ReadonlySet<string> = new Set([
   'admin',
@@ -13,7 +21,58 @@ const ROLES: ReadonlySet<string> = new Set([
   'none',
 ]);
 
-export function createOctokitPort(octokit: Octokit): GitHubPort {
+interface RawRun {
+  id: number;
+  status: string | null;
+  conclusion: string | null;
+  html_url: string;
+  head_branch: string | null;
+  display_title: string;
+  created_at: string;
+}
+
+function toRun(run: RawRun): WorkflowRunInfo {
+  return {
+    id: run.id,
+    status: run.status ?? 'queued',
+    conclusion: run.conclusion,
+    htmlUrl: run.html_url,
+    headBranch: run.head_branch,
+    displayTitle: run.display_title,
+    createdAt: run.created_at,
+  };
+}
+
+interface RawPull {
+  number: number;
+  node_id: string;
+  html_url: string;
+  state: string;
+  merged_at: string | null;
+  merged?: boolean;
+  head: { ref: string; sha: string; repo: { id: number } | null };
+  base: { ref: string };
+  body: string | null;
+  user: { login: string } | null;
+}
+
+export function toPull(pull: RawPull): PullInfo {
+  return {
+    number: pull.number,
+    nodeId: pull.node_id,
+    htmlUrl: pull.html_url,
+    state: pull.state === 'open' ? 'open' : 'closed',
+    merged: pull.merged ?? pull.merged_at !== null,
+    headRef: pull.head.ref,
+    headSha: pull.head.sha,
+    headRepoId: pull.head.repo?.id ?? null,
+    baseRef: pull.base.ref,
+    body: pull.body ?? '',
+    userLogin: pull.user?.login ?? '',
+  };
+}
+
+export function createOctokitPort(octokit: Octokit, options: { appId?: number } = {}): GitHubPort {
   return {
     async roleOf(repo: RepoCoords, login: string): Promise<RoleName> {
       try {
@@ -29,7 +88,7 @@ export function createOctokitPort(octokit: Octokit): GitHubPort {
           : 'read';
       } catch (error) {
         // GitHub answers 404 for a user who is not a collaborator at all.
-        if ((error as { status?: number }).status === 404) return 'none';
+        if (statusOf(error) === 404) return 'none';
         throw error;
       }
     },
@@ -39,14 +98,104 @@ export function createOctokitPort(octokit: Octokit): GitHubPort {
         const { config } = await octokit.config.get({ ...repo, path: CONFIG_PATH });
         return { ok: true, raw: config };
       } catch (error) {
-        const status = (error as { status?: number }).status;
-        if (status !== undefined) throw error;
+        if (statusOf(error) !== undefined) throw error;
         const message = (error as Error).message.replace(
           /^\[@probot\/octokit-plugin-config\]\s*/,
           '',
         );
         return { ok: false, error: `${CONFIG_PATH}: ${message.split('\n')[0]}` };
       }
+    },
+
+    async defaultBranch(repo) {
+      const { data } = await octokit.rest.repos.get({ ...repo });
+      return data.default_branch;
+    },
+
+    async branchHead(repo, branch) {
+      try {
+        const { data } = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` });
+        return data.object.sha;
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+
+    async ensureBranch(repo, branch, sha) {
+      try {
+        await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha });
+        return 'created';
+      } catch (error) {
+        // 422 "Reference already exists": never reset it, an open PR may live on it.
+        if (statusOf(error) === 422 && (await this.branchHead(repo, branch)) !== null)
+          return 'exists';
+        throw error;
+      }
+    },
+
+    async dispatchWorkflow(repo, request) {
+      const response = await octokit.request(
+        'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
+        {
+          ...repo,
+          workflow_id: request.workflow,
+          ref: request.ref,
+          inputs: request.inputs,
+          return_run_details: true,
+          // A retried dispatch could start a second run: the sweep re-dispatches only after checking.
+          request: { retries: 0 },
+        },
+      );
+      const data = (response.status === 200 ? response.data : undefined) as
+        { workflow_run_id?: number; html_url?: string } | undefined;
+      return { runId: data?.workflow_run_id, runUrl: data?.html_url };
+    },
+
+    async workflowRunsOnBranch(repo, workflow, branch) {
+      const { data } = await octokit.rest.actions.listWorkflowRuns({
+        ...repo,
+        workflow_id: workflow,
+        branch,
+        event: 'workflow_dispatch',
+        per_page: 50,
+      });
+      return data.workflow_runs.map((run) => toRun(run as RawRun));
+    },
+
+    async workflowRun(repo, runId) {
+      try {
+        const { data } = await octokit.rest.actions.getWorkflowRun({ ...repo, run_id: runId });
+        return toRun(data as RawRun);
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+
+    async cancelWorkflowRun(repo, runId) {
+      try {
+        await octokit.rest.actions.cancelWorkflowRun({
+          ...repo,
+          run_id: runId,
+          request: { retries: 0 },
+        });
+      } catch (error) {
+        // 409: the run already finished, which is what we wanted.
+        if (statusOf(error) === 409 || statusOf(error) === 404) return;
+        throw error;
+      }
+    },
+
+    async openPullForBranch(repo, branch) {
+      const { data } = await octokit.rest.pulls.list({
+        ...repo,
+        head: `${repo.owner}:${branch}`,
+        state: 'open',
+        per_page: 10,
+      });
+      const pulls = (data as RawPull[]).map(toPull).filter((p) => p.headRef === branch);
+      return pulls[0] ?? null;
     },
 
     async createIssueComment(repo, issueNumber, body) {
@@ -56,6 +205,54 @@ export function createOctokitPort(octokit: Octokit): GitHubPort {
         body,
       });
       return { id: data.id };
+    },
+
+    async updateIssueComment(repo, commentId, body) {
+      try {
+        await octokit.rest.issues.updateComment({ ...repo, comment_id: commentId, body });
+        return true;
+      } catch (error) {
+        if (statusOf(error) === 404) return false;
+        throw error;
+      }
+    },
+
+    async findAppComment(repo, issueNumber, marker) {
+      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+        ...repo,
+        issue_number: issueNumber,
+        per_page: 100,
+      });
+      for (const comment of comments.reverse()) {
+        const byApp =
+          comment.user?.type === 'Bot' &&
+          (options.appId === undefined ||
+            !comment.performed_via_github_app ||
+            comment.performed_via_github_app.id === options.appId);
+        if (byApp && comment.body?.includes(marker)) return { id: comment.id, body: comment.body };
+      }
+      return null;
+    },
+
+    async addLabels(repo, issueNumber, labels) {
+      await octokit.rest.issues.addLabels({ ...repo, issue_number: issueNumber, labels });
+    },
+
+    async closeIssue(repo, issueNumber) {
+      await octokit.rest.issues.update({
+        ...repo,
+        issue_number: issueNumber,
+        state: 'closed',
+        state_reason: 'completed',
+      });
+    },
+
+    async reactToComment(repo, commentId, content) {
+      await octokit.rest.reactions.createForIssueComment({
+        ...repo,
+        comment_id: commentId,
+        content,
+      });
     },
   };
 }

@@ -9,12 +9,82 @@ export type RoleName = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'non
 
 export type ConfigFile = { ok: true; raw: unknown } | { ok: false; error: string };
 
+export interface WorkflowRunInfo {
+  id: number;
+  status: string;
+  conclusion: string | null;
+  htmlUrl: string;
+  headBranch: string | null;
+  displayTitle: string;
+  createdAt: string;
+}
+
+export interface PullInfo {
+  number: number;
+  nodeId: string;
+  htmlUrl: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  headRef: string;
+  headSha: string;
+  /** null when the head repository was deleted. */
+  headRepoId: number | null;
+  baseRef: string;
+  body: string;
+  userLogin: string;
+}
+
+export interface DispatchResult {
+  /** Present when GitHub honoured return_run_details (200); absent on a bare 204. */
+  runId?: number;
+  runUrl?: string;
+}
+
+export type ReactionContent =
+  '+1' | '-1' | 'confused' | 'eyes' | 'rocket' | 'hooray' | 'heart' | 'laugh';
+
 export interface GitHubPort {
   /** The user's role on the repository, from the collaborator permission API. */
   roleOf(repo: RepoCoords, login: string): Promise<RoleName>;
   /** `.github/agent-coordinator.yml` from the default branch; a missing file is `{ ok: true, raw: null }`. */
   readConfigFile(repo: RepoCoords): Promise<ConfigFile>;
+  defaultBranch(repo: RepoCoords): Promise<string>;
+  /** The head SHA of a branch, or null when it does not exist. */
+  branchHead(repo: RepoCoords, branch: string): Promise<string | null>;
+  /** Creates the branch at `sha`; an existing branch is left exactly as it is. */
+  ensureBranch(repo: RepoCoords, branch: string, sha: string): Promise<'created' | 'exists'>;
+  dispatchWorkflow(
+    repo: RepoCoords,
+    request: { workflow: string; ref: string; inputs: Record<string, string> },
+  ): Promise<DispatchResult>;
+  /** Runs of the workflow on a branch, newest first. */
+  workflowRunsOnBranch(
+    repo: RepoCoords,
+    workflow: string,
+    branch: string,
+  ): Promise<WorkflowRunInfo[]>;
+  workflowRun(repo: RepoCoords, runId: number): Promise<WorkflowRunInfo | null>;
+  /** Cancels a run; a run that already finished is not an error. */
+  cancelWorkflowRun(repo: RepoCoords, runId: number): Promise<void>;
+  /** The open pull request whose head is `branch` in this same repository. */
+  openPullForBranch(repo: RepoCoords, branch: string): Promise<PullInfo | null>;
   createIssueComment(repo: RepoCoords, issueNumber: number, body: string): Promise<{ id: number }>;
+  /** false when the comment no longer exists. */
+  updateIssueComment(repo: RepoCoords, commentId: number, body: string): Promise<boolean>;
+  /** The newest comment by this App that contains `marker`. */
+  findAppComment(
+    repo: RepoCoords,
+    issueNumber: number,
+    marker: string,
+  ): Promise<{ id: number; body: string } | null>;
+  addLabels(repo: RepoCoords, issueNumber: number, labels: string[]): Promise<void>;
+  closeIssue(repo: RepoCoords, issueNumber: number): Promise<void>;
+  reactToComment(repo: RepoCoords, commentId: number, content: ReactionContent): Promise<void>;
 }
 
 export const WRITE_ROLES: ReadonlySet<RoleName> = new Set(['admin', 'maintain', 'write']);
+
+export function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}

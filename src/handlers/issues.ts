@@ -37,7 +37,23 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
       await port.createIssueComment(repo, issue.number, configErrorComment(checked.errors));
       return;
     }
-    await services.onRunRequested?.({ context, config: checked.config });
+    await services.onRunRequested?.({ context, config: checked.config, port });
+  });
+
+  // Removing the label or closing the issue cancels the run. The coordinator's own close (run
+  // done) finds no active run, so its own event changes nothing.
+  app.on(['issues.unlabeled', 'issues.closed'], async (context) => {
+    const { issue, repository } = context.payload;
+    const label = 'label' in context.payload ? context.payload.label : undefined;
+    const run = await services.store.runs.activeRun(repository.id, issue.number);
+    if (!run) return;
+    const config = run.config as { label: string };
+    if (context.payload.action === 'unlabeled' && label?.name !== config.label) return;
+    await services.onCancelRequested?.({
+      run,
+      port: services.port(context.octokit),
+      why: context.payload.action === 'closed' ? 'issue closed' : 'label removed',
+    });
   });
 }
 

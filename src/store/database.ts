@@ -19,6 +19,11 @@ export interface DatabaseHandle {
   readonly db: AppDatabase;
   /** Resolves when the database answers a query; rejects otherwise (health check). */
   ping(): Promise<void>;
+  /**
+   * Run `fn` only if no other holder (in any process) has the lock `key`; returns undefined
+   * when someone else holds it. One sweep at a time across replicas.
+   */
+  tryExclusive<T>(key: bigint, fn: () => Promise<T>): Promise<T | undefined>;
   close(): Promise<void>;
 }
 
@@ -74,6 +79,23 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     async ping() {
       await pool.query('select 1');
     },
+    async tryExclusive(key, fn) {
+      const client = await pool.connect();
+      try {
+        const { rows } = await client.query<{ locked: boolean }>(
+          'select pg_try_advisory_lock($1) as locked',
+          [key.toString()],
+        );
+        if (!rows[0]?.locked) return undefined;
+        try {
+          return await fn();
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [key.toString()]);
+        }
+      } finally {
+        client.release();
+      }
+    },
     async close() {
       await pool.end();
     },
@@ -101,9 +123,20 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   } finally {
     await db.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`);
   }
+  // One process owns a PGlite directory, so an in-process flag is the whole lock.
+  const held = new Set<bigint>();
   return {
     kind: 'pglite',
     db,
+    async tryExclusive(key, fn) {
+      if (held.has(key)) return undefined;
+      held.add(key);
+      try {
+        return await fn();
+      } finally {
+        held.delete(key);
+      }
+    },
     async ping() {
       await client.query('select 1');
     },

@@ -45,7 +45,7 @@ export class DeliveryStore {
     // A redelivery keeps its id: if our earlier handling failed, handle it again.
     const revived = await this.db
       .update(webhookDeliveries)
-      .set({ status: 'pending', availableAt: new Date(), lockedBy: null, lockedAt: null })
+      .set({ status: 'pending', availableAt: sql`now()`, lockedBy: null, lockedAt: null })
       .where(
         and(eq(webhookDeliveries.deliveryId, delivery.id), eq(webhookDeliveries.status, 'failed')),
       )
@@ -62,19 +62,19 @@ export class DeliveryStore {
     limit: number,
     staleAfterMs = 5 * 60_000,
   ): Promise<ClaimedDelivery[]> {
-    const staleBefore = new Date(Date.now() - staleAfterMs);
     const candidates = this.db
       .select({ id: webhookDeliveries.deliveryId })
       .from(webhookDeliveries)
       .where(
         or(
+          // Database time on both sides: the rows' timestamps come from now() too.
           and(
             eq(webhookDeliveries.status, 'pending'),
-            lte(webhookDeliveries.availableAt, new Date()),
+            lte(webhookDeliveries.availableAt, sql`now()`),
           ),
           and(
             eq(webhookDeliveries.status, 'processing'),
-            lt(webhookDeliveries.lockedAt, staleBefore),
+            lt(webhookDeliveries.lockedAt, sql`now() - ${staleAfterMs} * interval '1 millisecond'`),
           ),
         ),
       )
@@ -86,7 +86,7 @@ export class DeliveryStore {
       .set({
         status: 'processing',
         lockedBy: worker,
-        lockedAt: new Date(),
+        lockedAt: sql`now()`,
         attempts: sql`${webhookDeliveries.attempts} + 1`,
       })
       .where(inArray(webhookDeliveries.deliveryId, candidates))
@@ -120,7 +120,7 @@ export class DeliveryStore {
       .update(webhookDeliveries)
       .set({
         status: retryAt ? 'pending' : 'failed',
-        availableAt: retryAt ?? new Date(),
+        availableAt: retryAt ?? sql`now()`,
         lastError: error.slice(0, 2000),
         lockedBy: null,
         lockedAt: null,

@@ -1,11 +1,17 @@
+import { AttemptStore } from './attempts.js';
+import { CommandStore } from './commands.js';
 import type { DatabaseHandle } from './database.js';
 import { DeliveryStore } from './deliveries.js';
 import { RepositoryStore } from './repositories.js';
+import { RunStore } from './runs.js';
 
 export interface Store {
   readonly handle: DatabaseHandle;
   readonly deliveries: DeliveryStore;
   readonly repositories: RepositoryStore;
+  readonly runs: RunStore;
+  readonly attempts: AttemptStore;
+  readonly commands: CommandStore;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -13,5 +19,8 @@ export function createStore(handle: DatabaseHandle): Store {
     handle,
     deliveries: new DeliveryStore(handle.db),
     repositories: new RepositoryStore(handle.db),
+    runs: new RunStore(handle.db),
+    attempts: new AttemptStore(handle.db),
+    commands: new CommandStore(handle.db),
   };
 }

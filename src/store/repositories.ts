@@ -28,6 +28,19 @@ export class RepositoryStore {
     await this.db.insert(installations).values({ id, accountLogin }).onConflictDoNothing();
   }
 
+  private readonly known = new Set<number>();
+
+  /**
+   * Record the installation and repository an event names. Cached per process: this runs on
+   * every delivery, and the rows change only on installation events.
+   */
+  async ensureRepository(installationId: number, repo: RepositoryRef): Promise<void> {
+    if (this.known.has(repo.id)) return;
+    await this.ensureInstallation(installationId, repo.owner);
+    await this.upsertRepository(installationId, repo);
+    this.known.add(repo.id);
+  }
+
   async upsertRepository(installationId: number, repo: RepositoryRef): Promise<void> {
     await this.db
       .insert(repositories)

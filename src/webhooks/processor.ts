@@ -15,6 +15,8 @@ export interface ProcessorOptions {
   maxAttempts?: number;
   /** Backoff before retry n (1-based). */
   retryDelayMs?: (attempt: number) => number;
+  /** Runs once the inbox is empty, before the processor counts as idle (status comment writes). */
+  afterDrain?: () => Promise<void>;
 }
 
 const defaultRetryDelay = (attempt: number) => Math.min(1000 * 2 ** attempt, 5 * 60_000);
@@ -69,7 +71,10 @@ export class DeliveryProcessor {
     for (;;) {
       this.again = false;
       const batch = await this.options.deliveries.claim(this.workerId, concurrency);
-      if (batch.length === 0) return;
+      if (batch.length === 0) {
+        await this.options.afterDrain?.();
+        return;
+      }
       await Promise.all(batch.map((delivery) => this.handleOne(delivery)));
       if (this.stopped) return;
     }

@@ -63,6 +63,7 @@ describe('migrations', () => {
         'attempts',
         'commands',
         'installations',
+        'plan_attempts',
         'pull_requests',
         'repositories',
         'runs',

@@ -1,0 +1,65 @@
+import { runWorker } from '../worker/index.js';
+import type { CliIo } from './io.js';
+import { runInit } from './init.js';
+
+export type { CliIo } from './io.js';
+
+interface Command {
+  usage: string;
+  summary: string;
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+// One entry per subcommand; `doctor` (checks a repository's setup) will join them.
+const COMMANDS: Record<string, Command> = {
+  worker: {
+    usage: 'worker',
+    summary: 'run one task attempt inside the agent-worker workflow (reads AC_* variables)',
+    async run(args, io) {
+      if (args.length > 0) {
+        io.err('agent-coordinator worker: takes no arguments; inputs come from AC_* variables\n');
+        return 2;
+      }
+      const { exitCode } = await runWorker({
+        env: io.env,
+        cwd: io.env.GITHUB_WORKSPACE || io.cwd,
+        io,
+      });
+      return exitCode;
+    },
+  },
+  init: {
+    usage: 'init [dir] [--force]',
+    summary: 'write .github/workflows/agent-worker.yml and .github/agent-coordinator.yml',
+    run: runInit,
+  },
+  help: {
+    usage: 'help',
+    summary: 'show this help',
+    async run(_args, io) {
+      io.out(helpText());
+      return 0;
+    },
+  },
+};
+
+export function helpText(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`);
+  return `usage: agent-coordinator <command>\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+/** The `agent-coordinator` command; returns the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    io.out(helpText());
+    return name === undefined ? 2 : 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    io.err(`agent-coordinator: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
+    return 2;
+  }
+  return command.run(args, io);
+}

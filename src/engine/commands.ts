@@ -1,0 +1,232 @@
+import type { Command } from '../core/commands/index.js';
+import { helpText } from '../core/commands/index.js';
+import { DependencyIndex } from '../core/scheduler/index.js';
+import type { TaskState } from '../core/states.js';
+import type { TaskRow } from '../store/runs.js';
+import type { Engine, RunScope } from './context.js';
+import { scheduleRepository } from './dispatch.js';
+import { blockDependents } from './failures.js';
+import { cancelRun } from './finish.js';
+import { applyPlan } from './start-run.js';
+import { refreshStatus } from './status.js';
+
+export type CommandOutcome = { ok: true; reply?: string } | { ok: false; reason: string };
+
+export interface CommandTarget {
+  scope: RunScope;
+  /** Set when the comment is on the task's agent PR. */
+  task?: TaskRow;
+  actor: string;
+}
+
+const REVIEWABLE: TaskState[] = ['in_review', 'approved'];
+const RETRYABLE: TaskState[] = [
+  'failed',
+  'vetoed',
+  'rejected',
+  'blocked',
+  'cancelled',
+  'in_review',
+  'approved',
+  'pending',
+];
+
+/** Carry out one accepted command. Every "no" says why, for the reply. */
+export async function executeCommand(
+  engine: Engine,
+  target: CommandTarget,
+  command: Command,
+): Promise<CommandOutcome> {
+  const { scope } = target;
+  const { runs } = engine.store;
+  const run = scope.run;
+  const resolveTask = async (taskId: string | undefined): Promise<TaskRow | { error: string }> => {
+    if (target.task) return target.task;
+    if (!taskId) return { error: 'name the task, e.g. `/retry task_001`' };
+    const task = await runs.task(run.id, taskId);
+    return task ?? { error: `there is no task \`${taskId}\` in this run` };
+  };
+
+  switch (command.name) {
+    case 'help':
+      return { ok: true, reply: helpText(target.task ? 'pull_request' : 'issue') };
+
+    case 'status':
+      await runs.bumpStatus(run.id);
+      await refreshStatus(engine, run.id);
+      return { ok: true };
+
+    case 'plan': {
+      if (run.finishedAt)
+        return {
+          ok: false,
+          reason: 'the run has finished; add the label again to start a new one',
+        };
+      const merged = (await runs.tasksOf(run.id)).some((t) => t.state === 'merged');
+      if (merged)
+        return {
+          ok: false,
+          reason: 'a task has already been merged: the plan can no longer be replaced',
+        };
+      const inflight = (await runs.tasksOf(run.id)).filter(
+        (t) => t.state === 'dispatched' || t.state === 'running',
+      );
+      if (inflight.length > 0) {
+        return {
+          ok: false,
+          reason: `workers are running (${inflight.map((t) => t.taskKey).join(', ')}): \`/hold\` and wait for them, then send the plan again`,
+        };
+      }
+      const accepted = await applyPlan(engine, scope, command.body, 'command');
+      return accepted
+        ? { ok: true }
+        : { ok: false, reason: 'the plan is invalid; the status comment lists the errors' };
+    }
+
+    case 'cancel': {
+      if (!target.task) {
+        const done = await cancelRun(engine, scope, `/cancel by @${target.actor}`);
+        return done ? { ok: true } : { ok: false, reason: 'the run has already finished' };
+      }
+      const task = target.task;
+      const cancelled = await runs.transitionTask(
+        task.id,
+        ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
+        { state: 'cancelled' },
+      );
+      if (!cancelled) return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
+      const latest = await engine.store.attempts.latestOf(task.id);
+      if (latest && latest.phase !== 'completed' && latest.workflowRunId !== null) {
+        await scope.port.cancelWorkflowRun(scope.repo, latest.workflowRunId);
+        await engine.store.attempts.complete(latest.id, {
+          conclusion: 'cancelled',
+          failureReason: `/cancel by @${target.actor}`,
+        });
+      }
+      await blockDependents(engine, run.id, task.taskKey);
+      engine.requestStatus(run.id);
+      await scheduleRepository(engine, scope.repositoryId);
+      return { ok: true };
+    }
+
+    case 'hold':
+    case 'unhold': {
+      const hold = command.name === 'hold';
+      if (target.task) {
+        await runs.transitionTask(target.task.id, [target.task.state], { held: hold });
+        return { ok: true };
+      }
+      if (run.finishedAt) return { ok: false, reason: 'the run has finished' };
+      if (hold && run.state !== 'running' && run.state !== 'held')
+        return { ok: false, reason: `the run is ${run.state}` };
+      if (!hold && run.state !== 'held') return { ok: false, reason: 'the run is not held' };
+      await runs.updateRun(run.id, {
+        state: hold ? 'held' : 'running',
+        held: hold,
+        holdReason: hold ? `/hold by @${target.actor}` : null,
+      });
+      if (!hold) await scheduleRepository(engine, scope.repositoryId);
+      return { ok: true };
+    }
+
+    case 'approve': {
+      if (!target.task && !command.taskId) {
+        if (run.state !== 'awaiting_approval')
+          return {
+            ok: false,
+            reason: `there is no plan waiting for approval (the run is ${run.state})`,
+          };
+        await runs.updateRun(run.id, { planApproved: true, state: run.held ? 'held' : 'running' });
+        await scheduleRepository(engine, scope.repositoryId);
+        return { ok: true };
+      }
+      const task = await resolveTask(command.taskId);
+      if ('error' in task) return { ok: false, reason: task.error };
+      if (!REVIEWABLE.includes(task.state))
+        return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}, not in review` };
+      const pull =
+        task.prNumber === null
+          ? undefined
+          : (await engine.store.attempts.pullsOfRun(run.id)).find(
+              (p) => p.number === task.prNumber,
+            );
+      if (!pull) return { ok: false, reason: `task \`${task.taskKey}\` has no pull request yet` };
+      await runs.transitionTask(task.id, REVIEWABLE, {
+        state: 'approved',
+        approvedSha: pull.headSha,
+        approvedBy: target.actor,
+      });
+      return { ok: true };
+    }
+
+    case 'veto': {
+      const task = await resolveTask(command.taskId);
+      if ('error' in task) return { ok: false, reason: task.error };
+      const vetoed = await runs.transitionTask(
+        task.id,
+        ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
+        {
+          state: 'vetoed',
+          vetoReason: command.reason ?? `vetoed by @${target.actor}`,
+          approvedSha: null,
+        },
+      );
+      if (!vetoed) return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
+      await blockDependents(engine, run.id, task.taskKey);
+      return { ok: true };
+    }
+
+    case 'retry': {
+      const task = await resolveTask(command.taskId);
+      if ('error' in task) return { ok: false, reason: task.error };
+      if (!RETRYABLE.includes(task.state))
+        return {
+          ok: false,
+          reason: `task \`${task.taskKey}\` is ${task.state}: it is already running or merged`,
+        };
+      const feedback = [
+        task.state === 'vetoed' && task.vetoReason ? `Veto: ${task.vetoReason}` : '',
+        command.feedback ?? '',
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      if (run.finishedAt) {
+        const reopened = await engine.store.runs.reopenRun(run.id);
+        if (!reopened) return { ok: false, reason: 'another run of this issue is active' };
+      }
+      await runs.transitionTask(task.id, RETRYABLE, {
+        state: 'pending',
+        nextMode: task.prNumber === null ? 'work' : 'fix',
+        pendingFeedback: feedback || null,
+        nextAttemptAt: null,
+        vetoReason: null,
+        approvedSha: null,
+      });
+      await unblockDependents(engine, run.id, task.taskKey);
+      await scheduleRepository(engine, scope.repositoryId);
+      return { ok: true };
+    }
+  }
+}
+
+/** Tasks blocked only because of `taskKey` become pending again once it is retried. */
+async function unblockDependents(engine: Engine, runId: number, taskKey: string): Promise<void> {
+  const [tasks, edges] = await Promise.all([
+    engine.store.runs.tasksOf(runId),
+    engine.store.runs.edgesOf(runId),
+  ]);
+  const deps = new Map<string, string[]>(tasks.map((t) => [t.taskKey, []]));
+  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
+  const index = new DependencyIndex([...deps].map(([id, d]) => ({ id, deps: d })));
+  const byKey = new Map(tasks.map((t) => [t.taskKey, t]));
+  const dead = new Set<TaskState>(['failed', 'vetoed', 'rejected', 'cancelled']);
+  for (const key of index.transitiveDependents(taskKey)) {
+    const task = byKey.get(key);
+    if (!task || task.state !== 'blocked') continue;
+    const stillDead = (deps.get(key) ?? []).some(
+      (d) => d !== taskKey && dead.has(byKey.get(d)?.state ?? 'pending'),
+    );
+    if (!stillDead)
+      await engine.store.runs.transitionTask(task.id, ['blocked'], { state: 'pending' });
+  }
+}

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import type { RepoConfig } from '../config/schema.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
+import type { Store } from '../store/index.js';
+import type { RunRow } from '../store/runs.js';
+
+export interface Engine {
+  readonly store: Store;
+  readonly log: Logger;
+  /** An installation-authenticated port (the sweep has no webhook context to borrow one from). */
+  portFor(installationId: number): Promise<GitHubPort>;
+  /** COORDINATOR_MAX_PARALLEL; Infinity when unset. */
+  readonly maxParallel: number;
+  now(): Date;
+  /** Ask for the run's status comment to be rewritten; writes are coalesced. */
+  requestStatus(runId: number): void;
+}
+
+/** Everything one step of work on a run needs, loaded once. */
+export interface RunScope {
+  run: RunRow;
+  config: RepoConfig;
+  repo: RepoCoords;
+  repositoryId: number;
+  installationId: number;
+  port: GitHubPort;
+}
+
+export async function loadRunScope(
+  engine: Engine,
+  run: RunRow,
+  port?: GitHubPort,
+): Promise<RunScope> {
+  const repository = await engine.store.runs.repositoryOf(run);
+  return {
+    run,
+    config: run.config as RepoConfig,
+    repo: { owner: repository.owner, repo: repository.name },
+    repositoryId: repository.id,
+    installationId: repository.installationId,
+    port: port ?? (await engine.portFor(repository.installationId)),
+  };
+}
+
+export function taskBranch(issueNumber: number, taskKey: string): string {
+  return `agent/${issueNumber}/${taskKey}`;
+}
+
+/** `agent/<issue>/<task_id>` → its parts; anything else (look-alikes included) → null. */
+export function parseTaskBranch(ref: string): { issueNumber: number; taskKey: string } | null {
+  const match = /^agent\/([1-9]\d{0,9})\/([a-z0-9][a-z0-9_-]{0,39})$/.exec(ref);
+  if (!match) return null;
+  return { issueNumber: Number(match[1]), taskKey: match[2]! };
+}
+
+/** The worker workflow's run-name (SPEC §6), which is how a run found without an id is matched. */
+export function runName(issueNumber: number, taskKey: string, attempt: number): string {
+  return `agent-coordinator #${issueNumber} ${taskKey} attempt ${attempt}`;
+}
+
+export function parseRunName(
+  title: string,
+): { issueNumber: number; taskKey: string; attempt: number } | null {
+  const match =
+    /^agent-coordinator #([1-9]\d{0,9}) ([a-z0-9][a-z0-9_-]{0,39}) attempt ([1-9]\d{0,5})$/.exec(
+      title,
+    );
+  if (!match) return null;
+  return { issueNumber: Number(match[1]), taskKey: match[2]!, attempt: Number(match[3]) };
+}

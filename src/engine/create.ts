@@ -1,0 +1,45 @@
+import type { Logger } from 'pino';
+import type { Probot } from 'probot';
+import { createOctokitPort, type Octokit } from '../github/octokit-port.js';
+import type { Store } from '../store/index.js';
+import type { Engine } from './context.js';
+import { refreshStatus, StatusQueue } from './status.js';
+
+export interface EngineOptions {
+  store: Store;
+  log: Logger;
+  probot: Probot;
+  appId: number;
+  maxParallel: number;
+  now?: () => Date;
+}
+
+export type RunningEngine = Engine & {
+  readonly statusQueue: StatusQueue;
+  flushStatus(): Promise<void>;
+};
+
+export function createEngine(options: EngineOptions): RunningEngine {
+  const engine: RunningEngine = {
+    store: options.store,
+    log: options.log,
+    maxParallel: options.maxParallel,
+    now: options.now ?? (() => new Date()),
+    async portFor(installationId: number) {
+      const octokit = (await options.probot.auth(installationId)) as Octokit;
+      return createOctokitPort(octokit, { appId: options.appId });
+    },
+    requestStatus(runId: number) {
+      statusQueue.request(runId);
+    },
+    statusQueue: undefined as unknown as StatusQueue,
+    async flushStatus() {
+      await statusQueue.flush((runId, error) =>
+        options.log.error({ err: error, run: runId }, 'status comment refresh failed'),
+      );
+    },
+  };
+  const statusQueue = new StatusQueue((runId) => refreshStatus(engine, runId));
+  Object.assign(engine, { statusQueue });
+  return engine;
+}

@@ -1,0 +1,122 @@
+import type { RepoConfig } from '../config/schema.js';
+import { selectDispatches, type Candidate } from '../core/scheduler/index.js';
+import { buildWorkerInputs } from '../core/worker-inputs.js';
+import { statusOf } from '../github/port.js';
+import type { DispatchIntent } from '../store/attempts.js';
+import { loadRunScope, runName, taskBranch, type Engine, type RunScope } from './context.js';
+import { failTaskForGood } from './failures.js';
+
+/**
+ * Dispatch what is ready in one repository. Intents are recorded first (under the repository
+ * lock), then GitHub is called, then the run id is recorded: a crash in between leaves an
+ * intent that the sweep resolves against GitHub, never a second dispatch.
+ */
+export async function scheduleRepository(engine: Engine, repositoryId: number): Promise<number> {
+  const runs = (await engine.store.runs.activeRuns()).filter(
+    (r) => r.repositoryId === repositoryId,
+  );
+  const newest = runs[runs.length - 1];
+  if (!newest) return 0;
+  const config = newest.config as RepoConfig;
+  const now = engine.now();
+  const claim = await engine.store.attempts.claimDispatches(
+    repositoryId,
+    { repoLimit: config.concurrency.maxParallel, globalLimit: engine.maxParallel, now },
+    (rows, headroom) => {
+      const byKey = new Map(rows.map((row) => [`${row.runId}:${row.taskKey}`, row]));
+      const candidates: Candidate[] = rows.map((row) => ({
+        runId: String(row.runId),
+        taskId: row.taskKey,
+        priority: row.priority,
+        order: row.runCreatedAt.getTime() * 1e4 + row.planIndex,
+      }));
+      const decision = selectDispatches({
+        now: now.getTime(),
+        candidates,
+        repoInflight: 0,
+        repoLimit: headroom,
+        globalInflight: 0,
+        globalLimit: Number.POSITIVE_INFINITY,
+        heldRuns: new Set(),
+        budgetExhaustedRuns: new Set(),
+      });
+      return decision.dispatch.map((c) => byKey.get(`${c.runId}:${c.taskId}`)!);
+    },
+  );
+  for (const intent of claim.intents) engine.requestStatus(intent.run.id);
+  await Promise.all(claim.intents.map((intent) => performDispatch(engine, intent)));
+  return claim.intents.length;
+}
+
+/** Create the branch if missing and dispatch the worker; safe to call again for the same intent. */
+export async function performDispatch(
+  engine: Engine,
+  intent: DispatchIntent,
+  scope?: RunScope,
+): Promise<void> {
+  const { attempt, task, run } = intent;
+  const s = scope ?? (await loadRunScope(engine, run));
+  const log = engine.log.child({
+    run: run.id,
+    issue: run.issueNumber,
+    task: task.taskKey,
+    attempt: attempt.attempt,
+  });
+  const branch = taskBranch(run.issueNumber, task.taskKey);
+  try {
+    const base = run.baseBranch ?? (await s.port.defaultBranch(s.repo));
+    if ((await s.port.branchHead(s.repo, branch)) === null) {
+      const baseSha = await s.port.branchHead(s.repo, base);
+      if (baseSha === null)
+        throw Object.assign(new Error(`base branch "${base}" does not exist`), { status: 422 });
+      await s.port.ensureBranch(s.repo, branch, baseSha);
+    }
+    const inputs = buildWorkerInputs({
+      taskKey: task.taskKey,
+      issueNumber: run.issueNumber,
+      attempt: attempt.attempt,
+      mode: attempt.mode === 'fix' ? 'fix' : 'work',
+      title: task.title,
+      prompt: task.prompt,
+      issueTitle: run.issueTitle,
+      issueBody: run.issueBody,
+      feedback: attempt.feedback,
+      base,
+      timeoutMinutes: task.timeoutMinutes ?? s.config.worker.timeoutMinutes,
+      model:
+        s.config.worker.models[task.type] ?? s.config.worker.models.default ?? 'claude-sonnet-4-5',
+      maxTurns: s.config.worker.maxTurns,
+    });
+    const result = await s.port.dispatchWorkflow(s.repo, {
+      workflow: s.config.worker.workflow,
+      ref: branch,
+      inputs,
+    });
+    await engine.store.attempts.update(attempt.id, {
+      phase: 'dispatched',
+      dispatchedAt: engine.now(),
+      workflowRunId: result.runId ?? null,
+      workflowRunUrl: result.runUrl ?? null,
+    });
+    log.info(
+      { workflowRun: result.runId, name: runName(run.issueNumber, task.taskKey, attempt.attempt) },
+      'task dispatched',
+    );
+  } catch (error) {
+    const status = statusOf(error);
+    if (status === 404 || status === 422) {
+      // GitHub refused the request itself (no workflow, undeclared input, no branch): retrying
+      // the same request cannot succeed, so the task fails now with GitHub's reason.
+      const reason = `GitHub refused the dispatch (${status}): ${(error as Error).message}`;
+      log.error({ err: error }, 'dispatch refused');
+      await engine.store.attempts.complete(attempt.id, {
+        conclusion: 'dispatch_failed',
+        failureReason: reason,
+      });
+      await failTaskForGood(engine, s, task.id, reason, null);
+      return;
+    }
+    // Anything else may be transient; the intent stays and the sweep tries it again.
+    log.warn({ err: error }, 'dispatch failed; the sweep will retry it');
+  }
+}

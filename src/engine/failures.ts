@@ -1,0 +1,97 @@
+import { parseDuration } from '../config/schema.js';
+import { DependencyIndex } from '../core/scheduler/index.js';
+import type { TaskState } from '../core/states.js';
+import type { AttemptRow } from '../store/attempts.js';
+import type { TaskRow } from '../store/runs.js';
+import type { Engine, RunScope } from './context.js';
+import { settleRun } from './finish.js';
+
+const RETRYABLE_FROM: TaskState[] = ['dispatched', 'running', 'in_review', 'approved', 'merging'];
+
+/**
+ * A failed attempt: retried on the same branch and PR after `retries.backoff`, up to
+ * `retries.max` retries; then the task fails for good.
+ */
+export async function recordFailedAttempt(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  attempt: AttemptRow,
+  reason: string,
+): Promise<'retry' | 'failed' | 'ignored'> {
+  const { config } = scope;
+  const retriesUsed = task.attemptCount - 1;
+  if (retriesUsed < config.retries.max) {
+    const backoff =
+      config.retries.backoff[Math.min(retriesUsed, config.retries.backoff.length - 1)] ?? '0s';
+    const delay = parseDuration(backoff) ?? 0;
+    const moved = await engine.store.runs.transitionTask(task.id, RETRYABLE_FROM, {
+      state: 'pending',
+      nextAttemptAt: new Date(engine.now().getTime() + delay),
+      pendingFeedback: task.pendingFeedback,
+    });
+    if (!moved) return 'ignored';
+    engine.log.info(
+      { run: scope.run.id, task: task.taskKey, attempt: attempt.attempt, reason, retryInMs: delay },
+      'attempt failed; retrying',
+    );
+    engine.requestStatus(scope.run.id);
+    return 'retry';
+  }
+  await failTaskForGood(engine, scope, task.id, reason, attempt.workflowRunUrl);
+  return 'failed';
+}
+
+/** Fail the task, block everything that depends on it, and tell the issue how to recover. */
+export async function failTaskForGood(
+  engine: Engine,
+  scope: RunScope,
+  taskId: number,
+  reason: string,
+  logUrl: string | null,
+): Promise<void> {
+  const failed = await engine.store.runs.transitionTask(taskId, ['pending', ...RETRYABLE_FROM], {
+    state: 'failed',
+  });
+  if (!failed) return;
+  const blocked = await blockDependents(engine, scope.run.id, failed.taskKey);
+  engine.log.warn({ run: scope.run.id, task: failed.taskKey, reason, blocked }, 'task failed');
+  const lines = [
+    `**agent-coordinator**: task \`${failed.taskKey}\` failed after ${failed.attemptCount} attempt${failed.attemptCount === 1 ? '' : 's'}: ${reason.replace(/`/g, "'")}.`,
+    logUrl ? `Log: ${logUrl}` : '',
+    blocked.length > 0
+      ? `Blocked until it succeeds: ${blocked.map((k) => `\`${k}\``).join(', ')}.`
+      : '',
+    `Comment \`/retry ${failed.taskKey} [feedback]\` to run it again.`,
+  ].filter(Boolean);
+  await scope.port.createIssueComment(scope.repo, scope.run.issueNumber, lines.join('\n\n'));
+  engine.requestStatus(scope.run.id);
+  await settleRun(engine, scope);
+}
+
+/** Every task downstream of `taskKey` that has not finished becomes `blocked`. */
+export async function blockDependents(
+  engine: Engine,
+  runId: number,
+  taskKey: string,
+): Promise<string[]> {
+  const [tasks, edges] = await Promise.all([
+    engine.store.runs.tasksOf(runId),
+    engine.store.runs.edgesOf(runId),
+  ]);
+  const deps = new Map<string, string[]>();
+  for (const t of tasks) deps.set(t.taskKey, []);
+  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
+  const index = new DependencyIndex([...deps].map(([id, d]) => ({ id, deps: d })));
+  const byKey = new Map(tasks.map((t) => [t.taskKey, t]));
+  const blocked: string[] = [];
+  for (const key of index.transitiveDependents(taskKey)) {
+    const task = byKey.get(key);
+    if (!task) continue;
+    const moved = await engine.store.runs.transitionTask(task.id, ['pending'], {
+      state: 'blocked',
+    });
+    if (moved) blocked.push(key);
+  }
+  return blocked;
+}

@@ -1,0 +1,158 @@
+import type { RepoConfig } from '../config/schema.js';
+import { extractTasksBlock, formatPlanErrors, parsePlanMarkdown } from '../core/plan/index.js';
+import { buildWorkerInputs } from '../core/worker-inputs.js';
+import { statusOf, type GitHubPort, type RepoCoords } from '../github/port.js';
+import type { RunRow } from '../store/runs.js';
+import { runName, taskBranch, type Engine, type RunScope } from './context.js';
+import { scheduleRepository } from './dispatch.js';
+import { renderRunStatus, writeStatusComment } from './status.js';
+
+export interface StartRunRequest {
+  port: GitHubPort;
+  repo: RepoCoords;
+  repositoryId: number;
+  installationId: number;
+  defaultBranch: string;
+  issue: { number: number; title: string; body: string | null };
+  startedBy: string;
+  config: RepoConfig;
+}
+
+/** The label was added by a write+ user: create the run, show its status, and plan it. */
+export async function startRun(engine: Engine, request: StartRunRequest): Promise<RunRow> {
+  const { run, created } = await engine.store.runs.createRun({
+    repositoryId: request.repositoryId,
+    issueNumber: request.issue.number,
+    config: request.config,
+    startedBy: request.startedBy,
+    issueTitle: request.issue.title,
+    issueBody: request.issue.body ?? '',
+  });
+  if (!created) {
+    engine.requestStatus(run.id);
+    return run;
+  }
+  await engine.store.runs.updateRun(run.id, { baseBranch: request.defaultBranch });
+  const scope: RunScope = {
+    run: { ...run, baseBranch: request.defaultBranch },
+    config: request.config,
+    repo: request.repo,
+    repositoryId: request.repositoryId,
+    installationId: request.installationId,
+    port: request.port,
+  };
+  engine.log.info(
+    { run: run.id, issue: run.issueNumber, generation: run.generation },
+    'run started',
+  );
+  // The status comment exists from the first moment, so people see the run start.
+  await writeStatusComment(engine, scope, await renderRunStatus(engine, scope.run));
+  const refreshed = (await engine.store.runs.getRun(run.id))!;
+  const block = extractTasksBlock(request.issue.body ?? '');
+  if (block.ok)
+    await applyPlan(engine, { ...scope, run: refreshed }, request.issue.body ?? '', 'issue');
+  else if (block.error.code === 'no_tasks_block')
+    await dispatchPlanner(engine, { ...scope, run: refreshed });
+  else await applyPlan(engine, { ...scope, run: refreshed }, request.issue.body ?? '', 'issue');
+  return refreshed;
+}
+
+/** Validate a plan (from the issue, the planner or /plan) and store it, or show why it is invalid. */
+export async function applyPlan(
+  engine: Engine,
+  scope: RunScope,
+  markdown: string,
+  source: string,
+): Promise<boolean> {
+  const result = parsePlanMarkdown(markdown, { maxTasks: scope.config.plan.maxTasks });
+  if (!result.ok) {
+    await engine.store.runs.setPlanInvalid(scope.run.id, formatPlanErrors(result.errors), source);
+    engine.log.info(
+      { run: scope.run.id, errors: result.errors.length, source },
+      'plan invalid; nothing dispatched',
+    );
+    engine.requestStatus(scope.run.id);
+    return false;
+  }
+  const stored = await engine.store.runs.setPlan(
+    scope.run.id,
+    result.plan,
+    source,
+    scope.config.plan.requireApproval,
+  );
+  engine.requestStatus(scope.run.id);
+  if (!stored) return false;
+  engine.log.info({ run: scope.run.id, tasks: result.plan.tasks.length, source }, 'plan accepted');
+  await scheduleRepository(engine, scope.repositoryId);
+  return true;
+}
+
+/** No tasks block: the planner job (mode=plan) on `agent/<issue>/plan` writes one. */
+export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<void> {
+  const attempt = await engine.store.runs.createPlanAttempt(scope.run.id);
+  if (!attempt) return;
+  const { run, port, repo, config } = scope;
+  const branch = taskBranch(run.issueNumber, 'plan');
+  const base = run.baseBranch ?? (await port.defaultBranch(repo));
+  try {
+    if ((await port.branchHead(repo, branch)) === null) {
+      const sha = await port.branchHead(repo, base);
+      if (sha === null)
+        throw Object.assign(new Error(`base branch "${base}" does not exist`), { status: 422 });
+      await port.ensureBranch(repo, branch, sha);
+    }
+    const inputs = buildWorkerInputs({
+      taskKey: 'plan',
+      issueNumber: run.issueNumber,
+      attempt: attempt.attempt,
+      mode: 'plan',
+      title: run.issueTitle,
+      prompt: run.issueBody,
+      issueTitle: run.issueTitle,
+      issueBody: run.issueBody,
+      base,
+      timeoutMinutes: config.worker.timeoutMinutes,
+      model: config.worker.models.default,
+      maxTurns: config.worker.maxTurns,
+    });
+    const result = await port.dispatchWorkflow(repo, {
+      workflow: config.worker.workflow,
+      ref: branch,
+      inputs,
+    });
+    await engine.store.runs.updatePlanAttempt(attempt.id, {
+      phase: 'dispatched',
+      dispatchedAt: engine.now(),
+      workflowRunId: result.runId ?? null,
+      workflowRunUrl: result.runUrl ?? null,
+    });
+    engine.log.info(
+      {
+        run: run.id,
+        workflowRun: result.runId,
+        name: runName(run.issueNumber, 'plan', attempt.attempt),
+      },
+      'planner dispatched',
+    );
+  } catch (error) {
+    const status = statusOf(error);
+    if (status === 404 || status === 422) {
+      await engine.store.runs.setPlanInvalid(
+        run.id,
+        `- The planner could not be dispatched: GitHub answered ${status} (${(error as Error).message.replace(/[`<>]/g, "'")}). Check that \`.github/workflows/${config.worker.workflow}\` exists on the default branch, or put a \`tasks\` block in the issue.`,
+        'planner',
+      );
+      await engine.store.runs.updatePlanAttempt(attempt.id, {
+        phase: 'completed',
+        conclusion: 'dispatch_failed',
+        completedAt: engine.now(),
+      });
+      engine.requestStatus(run.id);
+      return;
+    }
+    engine.log.warn(
+      { err: error, run: run.id },
+      'planner dispatch failed; the sweep will retry it',
+    );
+  }
+}

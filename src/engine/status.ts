@@ -1,0 +1,134 @@
+import type { RepoConfig } from '../config/schema.js';
+import { explainRun, formatWaitReason } from '../core/scheduler/index.js';
+import type { RunState } from '../core/states.js';
+import { renderStatusComment, STATUS_MARKER, type StatusTaskView } from '../core/status/index.js';
+import type { RunRow } from '../store/runs.js';
+import { loadRunScope, type Engine, type RunScope } from './context.js';
+
+/** Render the run's status comment from the database. */
+export async function renderRunStatus(engine: Engine, run: RunRow): Promise<string> {
+  const [tasks, edges, attempts, spent] = await Promise.all([
+    engine.store.runs.tasksOf(run.id),
+    engine.store.runs.edgesOf(run.id),
+    engine.store.attempts.ofRun(run.id),
+    engine.store.attempts.spentByRun(run.id),
+  ]);
+  const deps = new Map<string, string[]>(tasks.map((t) => [t.taskKey, []]));
+  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
+  const cost = new Map<number, number>();
+  for (const a of attempts)
+    if (a.costUsd) cost.set(a.taskId, (cost.get(a.taskId) ?? 0) + a.costUsd);
+  const now = engine.now().getTime();
+  const config = run.config as RepoConfig;
+  const why = explainRun({
+    now,
+    runId: String(run.id),
+    tasks: tasks.map((t) => ({
+      id: t.taskKey,
+      deps: deps.get(t.taskKey) ?? [],
+      state: t.state,
+      prNumber: t.prNumber ?? undefined,
+      backoffUntil: t.nextAttemptAt?.getTime(),
+      held: t.held,
+    })),
+    runHeld: run.state === 'held',
+    budgetExhausted: spent >= config.budget.maxCostUsdPerRun,
+  });
+  const views: StatusTaskView[] = tasks.map((t) => {
+    const reason = why.get(t.taskKey);
+    return {
+      id: t.taskKey,
+      title: t.title,
+      deps: deps.get(t.taskKey) ?? [],
+      state: t.state,
+      attempts: t.attemptCount,
+      prNumber: t.prNumber ?? undefined,
+      costUsd: cost.get(t.id),
+      waiting: reason ? formatWaitReason(reason) : undefined,
+    };
+  });
+  const notes: string[] = [];
+  if (run.state === 'planning') notes.push('Planning: waiting for the planner job to post a plan.');
+  if (run.state === 'awaiting_approval')
+    notes.push('Waiting for `/approve` on this issue to start.');
+  if (run.state === 'held' && run.holdReason) notes.push(`Held: ${run.holdReason}`);
+  return renderStatusComment({
+    runState: run.state as RunState,
+    issueNumber: run.issueNumber,
+    tasks: views,
+    spentUsd: spent,
+    budgetUsd: config.budget.maxCostUsdPerRun,
+    planErrors: run.planError ?? undefined,
+    notes,
+    updatedAt: engine.now().toISOString(),
+  });
+}
+
+/**
+ * Write the status comment if it is behind. The version claim makes concurrent refreshes of
+ * one run write once; a failed write gives the claim back for the next refresh.
+ */
+export async function refreshStatus(engine: Engine, runId: number): Promise<boolean> {
+  const version = await engine.store.runs.claimStatusRender(runId);
+  if (version === null) return false;
+  const run = await engine.store.runs.getRun(runId);
+  if (!run) return false;
+  try {
+    const scope = await loadRunScope(engine, run);
+    const body = await renderRunStatus(engine, run);
+    await writeStatusComment(engine, scope, body);
+    return true;
+  } catch (error) {
+    await engine.store.runs.releaseStatusRender(runId, version);
+    throw error;
+  }
+}
+
+/** Edit the issue's one status comment in place; find it by its marker after a crash; create it last. */
+export async function writeStatusComment(
+  engine: Engine,
+  scope: RunScope,
+  body: string,
+): Promise<void> {
+  const { run, port, repo } = scope;
+  if (
+    run.statusCommentId !== null &&
+    (await port.updateIssueComment(repo, run.statusCommentId, body))
+  )
+    return;
+  const found = await port.findAppComment(repo, run.issueNumber, STATUS_MARKER);
+  if (found) {
+    await port.updateIssueComment(repo, found.id, body);
+    await engine.store.runs.setStatusComment(run.id, found.id);
+    return;
+  }
+  const created = await port.createIssueComment(repo, run.issueNumber, body);
+  await engine.store.runs.setStatusComment(run.id, created.id);
+}
+
+/** Coalesces status writes: many changes to a run between flushes make one edit. */
+export class StatusQueue {
+  private readonly pending = new Set<number>();
+
+  constructor(private readonly refresh: (runId: number) => Promise<unknown>) {}
+
+  request(runId: number): void {
+    this.pending.add(runId);
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  async flush(onError: (runId: number, error: unknown) => void): Promise<void> {
+    const runIds = [...this.pending];
+    this.pending.clear();
+    await Promise.all(
+      runIds.map((id) =>
+        this.refresh(id).catch((error: unknown) => {
+          onError(id, error);
+        }),
+      ),
+    );
+  }
+}

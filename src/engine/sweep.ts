@@ -1,0 +1,149 @@
+import type { RepoConfig } from '../config/schema.js';
+import { loadRunScope, runName, taskBranch, type Engine } from './context.js';
+import { performDispatch, scheduleRepository } from './dispatch.js';
+import { recordFailedAttempt } from './failures.js';
+import { dispatchPlanner } from './start-run.js';
+import { refreshStatus } from './status.js';
+import { onWorkflowRun } from './track.js';
+
+export const SWEEP_LOCK_KEY = 0x73776565706c6fn; // "sweeplo"
+
+export interface SweepOptions {
+  /** How long a dispatch may go without a known workflow run before GitHub is asked. */
+  graceMs?: number;
+}
+
+export interface SweepReport {
+  adopted: number;
+  redispatched: number;
+  timedOut: number;
+  reconciled: number;
+  scheduled: number;
+  statusWrites: number;
+}
+
+/**
+ * Repair what missed webhooks and crashes left behind, using the same decision code as the
+ * webhook path: dispatches with no run, runs that ended unseen, timeouts, due retries.
+ */
+export async function sweep(engine: Engine, options: SweepOptions = {}): Promise<SweepReport> {
+  const graceMs = options.graceMs ?? 60_000;
+  const now = engine.now();
+  const report: SweepReport = {
+    adopted: 0,
+    redispatched: 0,
+    timedOut: 0,
+    reconciled: 0,
+    scheduled: 0,
+    statusWrites: 0,
+  };
+  const repositories = new Set<number>();
+
+  for (const open of await engine.store.attempts.open()) {
+    const { attempt, task, run } = open;
+    repositories.add(run.repositoryId);
+    const log = engine.log.child({
+      run: run.id,
+      issue: run.issueNumber,
+      task: task.taskKey,
+      attempt: attempt.attempt,
+    });
+    try {
+      const scope = await loadRunScope(engine, run);
+      const config = run.config as RepoConfig;
+      const startedAt = attempt.dispatchedAt ?? attempt.intentAt;
+      const timeoutMs = (task.timeoutMinutes ?? config.worker.timeoutMinutes) * 60_000;
+
+      if (attempt.workflowRunId === null) {
+        if (now.getTime() - startedAt.getTime() < graceMs) continue;
+        const name = runName(run.issueNumber, task.taskKey, attempt.attempt);
+        const runs = await scope.port.workflowRunsOnBranch(
+          scope.repo,
+          config.worker.workflow,
+          taskBranch(run.issueNumber, task.taskKey),
+        );
+        const found = runs.find((r) => r.displayTitle === name);
+        if (found) {
+          await onWorkflowRun(engine, scope.repositoryId, found, scope);
+          report.adopted++;
+        } else if (!run.finishedAt) {
+          // GitHub confirms no run exists for this attempt: the dispatch never happened.
+          log.warn('no workflow run for this dispatch; dispatching again');
+          await performDispatch(engine, { attempt, task, run }, scope);
+          report.redispatched++;
+        }
+        continue;
+      }
+
+      if (now.getTime() - startedAt.getTime() > timeoutMs) {
+        await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId);
+        const done = await engine.store.attempts.complete(attempt.id, {
+          conclusion: 'timed_out',
+          failureReason: 'timed_out',
+        });
+        if (done) {
+          log.warn({ timeoutMs }, 'worker run timed out; cancelled');
+          await recordFailedAttempt(
+            engine,
+            scope,
+            task,
+            done,
+            `the worker run passed its ${timeoutMs / 60_000}-minute timeout`,
+          );
+          report.timedOut++;
+        }
+        continue;
+      }
+
+      const current = await scope.port.workflowRun(scope.repo, attempt.workflowRunId);
+      if (
+        current &&
+        (current.status === 'completed' ||
+          (current.status === 'in_progress' && attempt.phase === 'dispatched'))
+      ) {
+        await onWorkflowRun(engine, scope.repositoryId, current, scope);
+        report.reconciled++;
+      }
+    } catch (error) {
+      log.error({ err: error }, 'sweep could not check this attempt');
+    }
+  }
+
+  for (const run of await engine.store.runs.activeRuns()) {
+    repositories.add(run.repositoryId);
+    if (run.state !== 'planning') continue;
+    // A planner dispatch that never reached GitHub is sent again.
+    const attempts = await engine.store.runs.planAttempts(run.id);
+    const last = attempts[attempts.length - 1];
+    if (last && last.phase === 'intent' && now.getTime() - last.intentAt.getTime() > graceMs) {
+      try {
+        const scope = await loadRunScope(engine, run);
+        await engine.store.runs.updatePlanAttempt(last.id, {
+          phase: 'completed',
+          conclusion: 'not_dispatched',
+          completedAt: now,
+        });
+        await dispatchPlanner(engine, scope);
+      } catch (error) {
+        engine.log.error({ err: error, run: run.id }, 'sweep could not re-dispatch the planner');
+      }
+    }
+  }
+
+  for (const repositoryId of repositories) {
+    try {
+      report.scheduled += await scheduleRepository(engine, repositoryId);
+    } catch (error) {
+      engine.log.error({ err: error, repository: repositoryId }, 'sweep could not schedule');
+    }
+  }
+
+  for (const runId of await engine.store.runs.runsNeedingStatus()) {
+    try {
+      if (await refreshStatus(engine, runId)) report.statusWrites++;
+    } catch (error) {
+      engine.log.error({ err: error, run: runId }, 'sweep could not refresh a status comment');
+    }
+  }
+  return report;
+}

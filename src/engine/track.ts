@@ -1,0 +1,234 @@
+import { parseUsageMarker } from '../core/markers.js';
+import type { WorkflowRunInfo } from '../github/port.js';
+import type { AttemptRow } from '../store/attempts.js';
+import type { PlanAttemptRow, RunRow, TaskRow } from '../store/runs.js';
+import {
+  loadRunScope,
+  parseRunName,
+  parseTaskBranch,
+  taskBranch,
+  type Engine,
+  type RunScope,
+} from './context.js';
+import { scheduleRepository } from './dispatch.js';
+import { recordFailedAttempt } from './failures.js';
+
+/** Conclusions that count as a failed attempt (SPEC §2 "Failures"). */
+const FAILED_CONCLUSIONS = new Set([
+  'failure',
+  'timed_out',
+  'startup_failure',
+  'cancelled',
+  'action_required',
+  'stale',
+]);
+
+export type TrackedRun =
+  | { kind: 'task'; run: RunRow; task: TaskRow; attempt: AttemptRow }
+  | { kind: 'plan'; run: RunRow; plan: PlanAttemptRow }
+  | null;
+
+/**
+ * Which attempt a workflow run belongs to: by the id GitHub returned at dispatch, or — when
+ * GitHub answered 204 without one — by its branch and run-name, which we chose.
+ */
+export async function findTrackedRun(
+  engine: Engine,
+  repositoryId: number,
+  wr: WorkflowRunInfo,
+): Promise<TrackedRun> {
+  const { store } = engine;
+  const byId = await store.attempts.byWorkflowRun(wr.id);
+  if (byId) {
+    const task = await store.runs.taskById(byId.taskId);
+    const run = task && (await store.runs.getRun(task.runId));
+    return task && run ? { kind: 'task', run, task, attempt: byId } : null;
+  }
+  const plan = await store.runs.planAttemptByWorkflowRun(wr.id);
+  if (plan) {
+    const run = await store.runs.getRun(plan.runId);
+    return run ? { kind: 'plan', run, plan } : null;
+  }
+  const named = parseRunName(wr.displayTitle);
+  if (!named || wr.headBranch !== taskBranch(named.issueNumber, named.taskKey)) return null;
+  const run = await store.runs.latestRun(repositoryId, named.issueNumber);
+  if (!run) return null;
+  if (named.taskKey === 'plan') {
+    const found = (await store.runs.planAttempts(run.id)).find((p) => p.attempt === named.attempt);
+    if (!found || (found.workflowRunId !== null && found.workflowRunId !== wr.id)) return null;
+    if (found.workflowRunId === null)
+      await store.runs.updatePlanAttempt(found.id, {
+        workflowRunId: wr.id,
+        workflowRunUrl: wr.htmlUrl,
+        phase: 'dispatched',
+      });
+    return { kind: 'plan', run, plan: { ...found, workflowRunId: wr.id } };
+  }
+  const task = await store.runs.task(run.id, named.taskKey);
+  const attempt = task && (await store.attempts.byTaskAttempt(task.id, named.attempt));
+  if (!task || !attempt || (attempt.workflowRunId !== null && attempt.workflowRunId !== wr.id))
+    return null;
+  if (attempt.workflowRunId === null) {
+    await store.attempts.update(attempt.id, {
+      workflowRunId: wr.id,
+      workflowRunUrl: wr.htmlUrl,
+      phase: attempt.phase === 'intent' ? 'dispatched' : attempt.phase,
+      dispatchedAt: attempt.dispatchedAt ?? engine.now(),
+    });
+  }
+  return {
+    kind: 'task',
+    run,
+    task,
+    attempt: {
+      ...attempt,
+      workflowRunId: wr.id,
+      workflowRunUrl: attempt.workflowRunUrl ?? wr.htmlUrl,
+    },
+  };
+}
+
+/** A workflow_run event, or what the sweep read from GitHub for a run we track. */
+export async function onWorkflowRun(
+  engine: Engine,
+  repositoryId: number,
+  wr: WorkflowRunInfo,
+  scope?: RunScope,
+): Promise<void> {
+  const tracked = await findTrackedRun(engine, repositoryId, wr);
+  if (!tracked) return;
+  if (tracked.kind === 'plan') {
+    if (wr.status === 'completed' && tracked.plan.phase !== 'completed') {
+      await engine.store.runs.updatePlanAttempt(tracked.plan.id, {
+        phase: 'completed',
+        conclusion: wr.conclusion,
+        completedAt: engine.now(),
+      });
+    }
+    return;
+  }
+  const { run, task, attempt } = tracked;
+  if (attempt.phase === 'completed') return;
+  if (wr.status !== 'completed') {
+    if (attempt.phase !== 'running') {
+      await engine.store.attempts.update(attempt.id, { phase: 'running', startedAt: engine.now() });
+      await engine.store.runs.transitionTask(task.id, ['dispatched'], { state: 'running' });
+      engine.requestStatus(run.id);
+    }
+    return;
+  }
+  const s = scope ?? (await loadRunScope(engine, run));
+  await completeAttempt(engine, s, task, attempt, wr);
+  await scheduleRepository(engine, s.repositoryId);
+}
+
+async function completeAttempt(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  attempt: AttemptRow,
+  wr: WorkflowRunInfo,
+): Promise<void> {
+  const log = engine.log.child({
+    run: scope.run.id,
+    issue: scope.run.issueNumber,
+    task: task.taskKey,
+    attempt: attempt.attempt,
+  });
+  if (wr.conclusion === 'success') {
+    const pull = await scope.port.openPullForBranch(
+      scope.repo,
+      taskBranch(scope.run.issueNumber, task.taskKey),
+    );
+    if (pull && pull.headRepoId === scope.repositoryId) {
+      const totalCost = parseUsageMarker(pull.body)?.costUsd;
+      const earlier = await engine.store.attempts.costOfTask(task.id);
+      const done = await engine.store.attempts.complete(attempt.id, {
+        conclusion: 'success',
+        costUsd: totalCost === undefined ? null : Math.max(0, totalCost - earlier),
+      });
+      if (!done) return;
+      await engine.store.attempts.upsertPull({
+        repositoryId: scope.repositoryId,
+        number: pull.number,
+        taskId: task.id,
+        nodeId: pull.nodeId,
+        headRef: pull.headRef,
+        headSha: pull.headSha,
+        baseRef: pull.baseRef,
+        state: pull.state,
+        merged: pull.merged,
+      });
+      await engine.store.runs.transitionTask(task.id, ['dispatched', 'running'], {
+        state: 'in_review',
+        prNumber: pull.number,
+      });
+      log.info({ pr: pull.number }, 'attempt succeeded; PR in review');
+      engine.requestStatus(scope.run.id);
+      return;
+    }
+    const done = await engine.store.attempts.complete(attempt.id, {
+      conclusion: 'success',
+      failureReason: 'no_changes',
+    });
+    if (done)
+      await recordFailedAttempt(
+        engine,
+        scope,
+        task,
+        done,
+        'the worker finished without a pull request (no_changes)',
+      );
+    return;
+  }
+  const conclusion = wr.conclusion ?? 'failure';
+  if (!FAILED_CONCLUSIONS.has(conclusion) && conclusion !== 'neutral' && conclusion !== 'skipped')
+    return;
+  const done = await engine.store.attempts.complete(attempt.id, {
+    conclusion,
+    failureReason: conclusion,
+  });
+  if (done)
+    await recordFailedAttempt(engine, scope, task, done, `the worker run ended with ${conclusion}`);
+}
+
+/** A PR whose head is a task branch of this same repository, for a task of the issue's run. */
+export async function linkPullRequest(
+  engine: Engine,
+  repositoryId: number,
+  pull: {
+    number: number;
+    nodeId: string;
+    headRef: string;
+    headSha: string;
+    headRepoId: number | null;
+    baseRef: string;
+    state: string;
+    merged: boolean;
+  },
+): Promise<{ run: RunRow; task: TaskRow } | null> {
+  // Fork PRs and look-alike branches are never agent PRs (SPEC §6).
+  if (pull.headRepoId !== repositoryId) return null;
+  const parsed = parseTaskBranch(pull.headRef);
+  if (!parsed || parsed.taskKey === 'plan') return null;
+  const run = await engine.store.runs.latestRun(repositoryId, parsed.issueNumber);
+  if (!run) return null;
+  const task = await engine.store.runs.task(run.id, parsed.taskKey);
+  if (!task) return null;
+  await engine.store.attempts.upsertPull({
+    repositoryId,
+    number: pull.number,
+    taskId: task.id,
+    nodeId: pull.nodeId,
+    headRef: pull.headRef,
+    headSha: pull.headSha,
+    baseRef: pull.baseRef,
+    state: pull.state,
+    merged: pull.merged,
+  });
+  if (task.prNumber !== pull.number) {
+    await engine.store.runs.transitionTask(task.id, [task.state], { prNumber: pull.number });
+    engine.requestStatus(run.id);
+  }
+  return { run, task: { ...task, prNumber: pull.number } };
+}

@@ -1,0 +1,157 @@
+import type { Probot } from 'probot';
+import type { AppServices } from '../app.js';
+import { describeParseError, parseCommands, type Command } from '../core/commands/index.js';
+import { parsePlanMarker } from '../core/markers.js';
+import { executeCommand, type CommandOutcome } from '../engine/commands.js';
+import { loadRunScope } from '../engine/context.js';
+import { applyPlan } from '../engine/start-run.js';
+import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import type { RunRow, TaskRow } from '../store/runs.js';
+
+/** Who may post a plan for the planner job (SPEC §2): the Actions bot or the App itself. */
+const PLANNER_AUTHORS = new Set(['github-actions[bot]']);
+
+export function registerCommentHandlers(app: Probot, services: AppServices): void {
+  const roles = new RoleCache();
+
+  app.on('issue_comment.created', async (context) => {
+    const { comment, issue, repository, sender } = context.payload;
+    const engine = services.engine;
+    if (!engine) return;
+    const port = services.port(context.octokit);
+    const repo = context.repo();
+    const log = context.log.child({
+      repo: repository.full_name,
+      issue: issue.number,
+      comment: comment.id,
+    });
+
+    // Comments from bots are never commands; the planner's plan comment is the one thing read.
+    if (sender.type === 'Bot' || comment.user?.type === 'Bot') {
+      if (issue.pull_request || !PLANNER_AUTHORS.has(comment.user?.login ?? '')) return;
+      const runId = plannerRunId(comment.body);
+      if (runId === undefined) return;
+      const run = await engine.store.runs.activeRun(repository.id, issue.number);
+      if (!run || (run.state !== 'planning' && run.state !== 'plan_invalid')) return;
+      const ours = (await engine.store.runs.planAttempts(run.id)).some(
+        (p) => p.workflowRunId === runId,
+      );
+      if (!ours) {
+        log.warn({ runId }, 'plan comment names a workflow run we did not dispatch; ignored');
+        return;
+      }
+      await applyPlan(engine, await loadRunScope(engine, run, port), comment.body, 'planner');
+      return;
+    }
+
+    const onPullRequest = Boolean(issue.pull_request);
+    const parsed = parseCommands(comment.body, onPullRequest ? 'pull_request' : 'issue');
+    if (parsed.length === 0) return;
+
+    const target: { run?: RunRow; task?: TaskRow } | undefined = onPullRequest
+      ? await taskOfPullRequest(services, repository.id, issue.number)
+      : {
+          run:
+            (await engine.store.runs.activeRun(repository.id, issue.number)) ??
+            (await engine.store.runs.latestRun(repository.id, issue.number)),
+        };
+    const role = await roles.get(port, repo, sender.login);
+    const allowed = WRITE_ROLES.has(role);
+    const replies: string[] = [];
+    let accepted = 0;
+
+    for (const [ordinal, item] of parsed.entries()) {
+      const name = item.ok ? item.command.name : item.error.name;
+      let outcome: CommandOutcome;
+      if (!allowed)
+        outcome = {
+          ok: false,
+          reason: `only people with write access can use commands (your role: ${role})`,
+        };
+      else if (!item.ok) outcome = { ok: false, reason: describeParseError(item.error) };
+      else if (!target?.run)
+        outcome = {
+          ok: false,
+          reason: onPullRequest
+            ? 'this pull request is not an agent task'
+            : 'there is no agent-coordinator run on this issue',
+        };
+      else
+        outcome = await runCommand(
+          services,
+          port,
+          target.run,
+          target.task,
+          sender.login,
+          item.command,
+        );
+      await engine.store.commands.record({
+        repositoryId: repository.id,
+        issueNumber: issue.number,
+        runId: target?.run?.id ?? null,
+        commentId: comment.id,
+        ordinal,
+        actorLogin: sender.login,
+        permission: role,
+        name,
+        args: item.ok ? item.command : item.error,
+        accepted: outcome.ok,
+        outcome: outcome.ok ? 'ok' : outcome.reason,
+      });
+      if (outcome.ok) {
+        accepted++;
+        if (outcome.reply) replies.push(outcome.reply);
+      } else if (allowed || replies.length === 0) {
+        replies.push(`\`/${name}\`: ${outcome.reason}.`);
+      }
+      if (!allowed) break; // one short reply, nothing changes
+    }
+    if (accepted > 0) await port.reactToComment(repo, comment.id, '+1');
+    if (replies.length > 0)
+      await port.createIssueComment(repo, issue.number, `@${sender.login} ${replies.join('\n\n')}`);
+    log.info({ actor: sender.login, role, commands: parsed.length, accepted }, 'commands handled');
+  });
+}
+
+async function runCommand(
+  services: AppServices,
+  port: GitHubPort,
+  run: RunRow,
+  task: TaskRow | undefined,
+  actor: string,
+  command: Command,
+): Promise<CommandOutcome> {
+  const engine = services.engine!;
+  const fresh = (await engine.store.runs.getRun(run.id)) ?? run;
+  const scope = await loadRunScope(engine, fresh, port);
+  const freshTask = task ? await engine.store.runs.taskById(task.id) : undefined;
+  return executeCommand(engine, { scope, task: freshTask, actor }, command);
+}
+
+async function taskOfPullRequest(services: AppServices, repositoryId: number, number: number) {
+  const found = await services.engine!.store.attempts.pullWithTask(repositoryId, number);
+  if (!found) return undefined;
+  return { run: found.run, task: found.task };
+}
+
+/** The plan marker counts only as the comment's last line: a marker quoted inside the plan is not one. */
+function plannerRunId(body: string): number | undefined {
+  const lines = body.trimEnd().split(/\r?\n/);
+  return parsePlanMarker(lines[lines.length - 1] ?? '');
+}
+
+/** Permissions are asked of GitHub, cached briefly per (repository, user). */
+class RoleCache {
+  private readonly entries = new Map<string, { role: RoleName; until: number }>();
+  constructor(private readonly ttlMs = 60_000) {}
+
+  async get(port: GitHubPort, repo: RepoCoords, login: string): Promise<RoleName> {
+    const key = `${repo.owner}/${repo.repo}:${login}`.toLowerCase();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > Date.now()) return hit.role;
+    const role = await port.roleOf(repo, login);
+    if (this.entries.size > 10_000) this.entries.clear();
+    this.entries.set(key, { role, until: Date.now() + this.ttlMs });
+    return role;
+  }
+}

@@ -1,0 +1,263 @@
+import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { attempts, pullRequests, repositories, runs, tasks } from '../../db/schema.js';
+import type { AppDatabase } from './database.js';
+import type { RunRow, TaskRow } from './runs.js';
+
+export type AttemptRow = typeof attempts.$inferSelect;
+export type PullRow = typeof pullRequests.$inferSelect;
+
+export interface DispatchIntent {
+  attempt: AttemptRow;
+  task: TaskRow;
+  run: RunRow;
+}
+
+export interface ClaimLimits {
+  repoLimit: number;
+  globalLimit: number;
+  now: Date;
+}
+
+export interface ClaimResult {
+  intents: DispatchIntent[];
+  repoInflight: number;
+  globalInflight: number;
+}
+
+const INFLIGHT = ['dispatched', 'running'] as const;
+/** Namespaces for advisory lock keys, so repository ids never collide with other locks. */
+const REPO_LOCK_BASE = 1n << 60n;
+const GLOBAL_DISPATCH_LOCK = (1n << 61n) + 1n;
+
+export function repoLockKey(repositoryId: number): string {
+  return (REPO_LOCK_BASE + BigInt(repositoryId)).toString();
+}
+
+export class AttemptStore {
+  constructor(private readonly db: AppDatabase) {}
+
+  /**
+   * Pick the ready tasks of one repository within the limits and record an intent (a new
+   * attempt row) for each, in one transaction under the repository's advisory lock: two
+   * deliveries or two processes can never claim the same (task, attempt).
+   */
+  async claimDispatches(
+    repositoryId: number,
+    limits: ClaimLimits,
+    choose: (candidates: Array<TaskRow & { runCreatedAt: Date }>, headroom: number) => TaskRow[],
+  ): Promise<ClaimResult> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${repoLockKey(repositoryId)}::bigint)`);
+      const globalCapped = Number.isFinite(limits.globalLimit);
+      if (globalCapped)
+        await tx.execute(
+          sql`select pg_advisory_xact_lock(${GLOBAL_DISPATCH_LOCK.toString()}::bigint)`,
+        );
+
+      const [repoCount] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(tasks)
+        .innerJoin(runs, eq(runs.id, tasks.runId))
+        .where(and(eq(runs.repositoryId, repositoryId), inArray(tasks.state, [...INFLIGHT])));
+      const repoInflight = repoCount?.n ?? 0;
+      let globalInflight = 0;
+      if (globalCapped) {
+        const [all] = await tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(tasks)
+          .where(inArray(tasks.state, [...INFLIGHT]));
+        globalInflight = all?.n ?? 0;
+      }
+      const headroom = Math.max(
+        0,
+        Math.min(limits.repoLimit - repoInflight, limits.globalLimit - globalInflight),
+      );
+      if (headroom === 0) return { intents: [], repoInflight, globalInflight };
+
+      const candidates = await tx
+        .select({ task: tasks, runCreatedAt: runs.createdAt })
+        .from(tasks)
+        .innerJoin(runs, eq(runs.id, tasks.runId))
+        .where(
+          and(
+            eq(runs.repositoryId, repositoryId),
+            eq(runs.state, 'running'),
+            isNull(runs.finishedAt),
+            eq(tasks.state, 'pending'),
+            eq(tasks.unmetDeps, 0),
+            sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${limits.now})`,
+          ),
+        )
+        .orderBy(desc(tasks.priority), asc(runs.createdAt), asc(runs.id), asc(tasks.planIndex))
+        .limit(headroom * 4 + 16);
+      const chosen = choose(
+        candidates.map((c) => ({ ...c.task, runCreatedAt: c.runCreatedAt })),
+        headroom,
+      );
+
+      const intents: DispatchIntent[] = [];
+      for (const candidate of chosen) {
+        const [task] = await tx
+          .update(tasks)
+          .set({
+            state: 'dispatched',
+            attemptCount: sql`${tasks.attemptCount} + 1`,
+            nextAttemptAt: null,
+            pendingFeedback: null,
+            updatedAt: new Date(),
+          })
+          .where(and(eq(tasks.id, candidate.id), eq(tasks.state, 'pending')))
+          .returning();
+        if (!task) continue;
+        const [attempt] = await tx
+          .insert(attempts)
+          .values({
+            taskId: task.id,
+            attempt: task.attemptCount,
+            mode: candidate.nextMode,
+            feedback: candidate.pendingFeedback,
+          })
+          .returning();
+        const [run] = await tx
+          .update(runs)
+          .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
+          .where(eq(runs.id, task.runId))
+          .returning();
+        if (attempt && run) intents.push({ attempt, task, run });
+      }
+      return {
+        intents,
+        repoInflight: repoInflight + intents.length,
+        globalInflight: globalInflight + intents.length,
+      };
+    });
+  }
+
+  async update(id: number, values: Partial<Omit<AttemptRow, 'id' | 'taskId'>>): Promise<void> {
+    await this.db.update(attempts).set(values).where(eq(attempts.id, id));
+  }
+
+  /** Complete an attempt once; returns undefined when it had already completed. */
+  async complete(
+    id: number,
+    values: { conclusion: string; failureReason?: string | null; costUsd?: number | null },
+  ): Promise<AttemptRow | undefined> {
+    const [row] = await this.db
+      .update(attempts)
+      .set({ ...values, phase: 'completed', completedAt: new Date() })
+      .where(and(eq(attempts.id, id), sql`${attempts.phase} <> 'completed'`))
+      .returning();
+    return row;
+  }
+
+  async byWorkflowRun(workflowRunId: number): Promise<AttemptRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(attempts)
+      .where(eq(attempts.workflowRunId, workflowRunId));
+    return row;
+  }
+
+  async byTaskAttempt(taskId: number, attempt: number): Promise<AttemptRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(attempts)
+      .where(and(eq(attempts.taskId, taskId), eq(attempts.attempt, attempt)));
+    return row;
+  }
+
+  async latestOf(taskId: number): Promise<AttemptRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(attempts)
+      .where(eq(attempts.taskId, taskId))
+      .orderBy(desc(attempts.attempt))
+      .limit(1);
+    return row;
+  }
+
+  async ofRun(runId: number): Promise<AttemptRow[]> {
+    const rows = await this.db
+      .select({ attempt: attempts })
+      .from(attempts)
+      .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+      .where(eq(tasks.runId, runId))
+      .orderBy(asc(attempts.id));
+    return rows.map((r) => r.attempt);
+  }
+
+  /** Attempts not completed, with what the sweep needs to check them against GitHub. */
+  async open(olderThan?: Date) {
+    return this.db
+      .select({ attempt: attempts, task: tasks, run: runs, repository: repositories })
+      .from(attempts)
+      .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
+      .where(
+        and(
+          sql`${attempts.phase} <> 'completed'`,
+          olderThan ? lte(attempts.intentAt, olderThan) : undefined,
+        ),
+      );
+  }
+
+  async spentByRun(runId: number): Promise<number> {
+    const [row] = await this.db
+      .select({ total: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8` })
+      .from(attempts)
+      .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+      .where(eq(tasks.runId, runId));
+    return Number(row?.total ?? 0);
+  }
+
+  async costOfTask(taskId: number): Promise<number> {
+    const [row] = await this.db
+      .select({ total: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8` })
+      .from(attempts)
+      .where(eq(attempts.taskId, taskId));
+    return Number(row?.total ?? 0);
+  }
+
+  async upsertPull(values: typeof pullRequests.$inferInsert): Promise<PullRow> {
+    const [row] = await this.db
+      .insert(pullRequests)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [pullRequests.repositoryId, pullRequests.number],
+        set: {
+          taskId: values.taskId,
+          nodeId: values.nodeId,
+          headRef: values.headRef,
+          headSha: values.headSha,
+          baseRef: values.baseRef,
+          state: values.state,
+          merged: values.merged,
+          updatedAt: new Date(),
+        },
+      })
+      .returning();
+    if (!row) throw new Error(`pull request #${values.number} not stored`);
+    return row;
+  }
+
+  /** The agent PR `number` with its task and run, if it is one. */
+  async pullWithTask(repositoryId: number, number: number) {
+    const [row] = await this.db
+      .select({ pull: pullRequests, task: tasks, run: runs })
+      .from(pullRequests)
+      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .where(and(eq(pullRequests.repositoryId, repositoryId), eq(pullRequests.number, number)));
+    return row;
+  }
+
+  async pullsOfRun(runId: number): Promise<PullRow[]> {
+    const rows = await this.db
+      .select({ pull: pullRequests })
+      .from(pullRequests)
+      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
+      .where(eq(tasks.runId, runId));
+    return rows.map((r) => r.pull);
+  }
+}

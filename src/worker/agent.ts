@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { WorkerEnv } from './env.js';
+import { splitShellWords } from './shell-words.js';
+import type { WorkerIo } from './io.js';
+
+/**
+ * Claude Code, headless. The runner is a throwaway VM and the agent gets no GitHub
+ * credentials (see agentEnv), so it may edit files and run commands without asking.
+ */
+export function defaultAgentArgv(env: Pick<WorkerEnv, 'model' | 'maxTurns'>): string[] {
+  const argv = [
+    'claude',
+    '-p',
+    '--output-format',
+    'json',
+    '--permission-mode',
+    'bypassPermissions',
+  ];
+  if (env.model) argv.push('--model', env.model);
+  if (env.maxTurns) argv.push('--max-turns', String(env.maxTurns));
+  return argv;
+}
+
+export function agentArgv(env: Pick<WorkerEnv, 'model' | 'maxTurns' | 'agentCommand'>): string[] {
+  if (!env.agentCommand) return defaultAgentArgv(env);
+  const argv = splitShellWords(env.agentCommand);
+  if (argv.length === 0) throw new Error('AGENT_COMMAND: holds no command');
+  return argv;
+}
+
+// The agent reads untrusted text (issue bodies, review comments): whatever it is talked
+// into doing, it must not hold a token that writes to the repository or the job.
+const WITHHELD = [
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'ACTIONS_RUNTIME_TOKEN',
+  'ACTIONS_RUNTIME_URL',
+  'ACTIONS_RESULTS_URL',
+  'ACTIONS_CACHE_URL',
+  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_URL',
+  'GITHUB_ENV',
+  'GITHUB_OUTPUT',
+  'GITHUB_PATH',
+  'GITHUB_STATE',
+  'GITHUB_STEP_SUMMARY',
+];
+
+export function agentEnv(env: NodeJS.ProcessEnv, promptFile: string): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (WITHHELD.includes(k) || k.startsWith('GIT_CONFIG_')) continue;
+    out[k] = v;
+  }
+  out.AC_PROMPT_FILE = promptFile;
+  return out;
+}
+
+export type AgentExit =
+  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null; stdout: string }
+  | { kind: 'timeout'; stdout: string }
+  | { kind: 'spawn_failed'; message: string };
+
+export interface RunAgentOptions {
+  argv: string[];
+  prompt: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  io: WorkerIo;
+  /** Between SIGTERM and SIGKILL on timeout. */
+  graceMs?: number;
+}
+
+const MAX_STDOUT = 32 * 1024 * 1024;
+
+/**
+ * Run the agent in its own process group with the prompt on stdin (and in AC_PROMPT_FILE),
+ * never through a shell. On timeout the whole group is killed: agents start test runners,
+ * dev servers and the like that would otherwise outlive them and keep editing the tree.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
+  const dir = await mkdtemp(join(options.env.RUNNER_TEMP || tmpdir(), 'agent-coordinator-'));
+  const promptFile = join(dir, 'prompt.md');
+  await writeFile(promptFile, options.prompt, { mode: 0o600 });
+  // Stop workflow-command processing while the agent talks: its output is not ours to trust.
+  const stopToken = randomBytes(16).toString('hex');
+  options.io.out(`::stop-commands::${stopToken}\n`);
+  try {
+    return await spawnAgent(options, agentEnv(options.env, promptFile));
+  } finally {
+    // The agent may not have ended its last line; the resume command must start one.
+    options.io.out(`\n::${stopToken}::\n`);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function spawnAgent(options: RunAgentOptions, env: NodeJS.ProcessEnv): Promise<AgentExit> {
+  const [command, ...args] = options.argv;
+  if (!command) return Promise.resolve({ kind: 'spawn_failed', message: 'empty agent command' });
+
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let timedOut = false;
+    let settled = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+
+    const killGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const onSignal = () => killGroup('SIGTERM');
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+
+    let killTimer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => killGroup('SIGKILL'), options.graceMs ?? 10_000);
+    }, options.timeoutMs);
+
+    const finish = (result: AgentExit) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      process.removeListener('SIGTERM', onSignal);
+      process.removeListener('SIGINT', onSignal);
+      resolve(result);
+    };
+
+    // Decoded by the stream, so a character split across chunks stays whole.
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
+      if (stdout.length < MAX_STDOUT) stdout += text;
+      options.io.out(text);
+    });
+    child.stderr.on('data', (text: string) => options.io.err(text));
+    // An agent that ignores stdin closes the pipe early: not an error of ours.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.prompt);
+
+    child.on('error', (error) => finish({ kind: 'spawn_failed', message: error.message }));
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // Reap whatever the agent left running before we look at the working tree.
+      killGroup('SIGKILL');
+      // A grandchild that left the group may hold our pipes open; do not wait on it forever.
+      setTimeout(() => finishClosed(), 5_000).unref();
+    });
+    const finishClosed = () => {
+      if (timedOut) finish({ kind: 'timeout', stdout });
+      else
+        finish({ kind: 'exited', code: exit?.code ?? null, signal: exit?.signal ?? null, stdout });
+    };
+    child.on('close', finishClosed);
+  });
+}

@@ -1,0 +1,121 @@
+import { execFile } from 'node:child_process';
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class GitError extends Error {
+  constructor(
+    readonly args: string[],
+    readonly result: GitResult,
+  ) {
+    super(
+      `git ${args.join(' ')} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`,
+    );
+  }
+}
+
+export const BOT_NAME = 'agent-coordinator[bot]';
+export const BOT_EMAIL = 'agent-coordinator[bot]@users.noreply.github.com';
+
+export interface GitOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** With serverUrl: sent as an HTTP header by fetch/push only, never written to .git/config. */
+  token?: string;
+  serverUrl?: string;
+}
+
+/**
+ * git through execFile (argv, no shell). The workflow checks out with
+ * `persist-credentials: false`, so the agent never finds the App token in .git/config;
+ * we hand it to git per command through GIT_CONFIG_* variables instead.
+ */
+export class Git {
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(private readonly options: GitOptions) {
+    this.env = {
+      ...options.env,
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_AUTHOR_NAME: BOT_NAME,
+      GIT_AUTHOR_EMAIL: BOT_EMAIL,
+      GIT_COMMITTER_NAME: BOT_NAME,
+      GIT_COMMITTER_EMAIL: BOT_EMAIL,
+    };
+  }
+
+  async run(
+    args: string[],
+    opts: { allowFail?: boolean; auth?: boolean } = {},
+  ): Promise<GitResult> {
+    // Hooks and signing belong to people's machines; the agent may also have planted hooks.
+    const full = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false', ...args];
+    const env = opts.auth ? this.withAuth(this.env) : this.env;
+    const result = await new Promise<GitResult>((resolve) => {
+      execFile(
+        'git',
+        full,
+        { cwd: this.options.cwd, env, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+        },
+      );
+    });
+    if (result.code !== 0 && !opts.allowFail) throw new GitError(args, result);
+    return result;
+  }
+
+  async out(args: string[]): Promise<string> {
+    return (await this.run(args)).stdout.trim();
+  }
+
+  async currentBranch(): Promise<string | undefined> {
+    const r = await this.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true });
+    return r.code === 0 ? r.stdout.trim() : undefined;
+  }
+
+  async head(): Promise<string> {
+    return this.out(['rev-parse', 'HEAD']);
+  }
+
+  async resolve(ref: string): Promise<string | undefined> {
+    const r = await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+      allowFail: true,
+    });
+    return r.code === 0 ? r.stdout.trim() : undefined;
+  }
+
+  async fetchBranches(branches: string[]): Promise<void> {
+    const specs = branches.map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
+    await this.run(['fetch', '--no-tags', '--quiet', 'origin', ...specs], { auth: true });
+  }
+
+  /** Stage everything; true when the index now differs from HEAD. */
+  async stageAll(): Promise<boolean> {
+    await this.run(['add', '--all']);
+    const diff = await this.run(['diff', '--cached', '--quiet'], { allowFail: true });
+    return diff.code === 1;
+  }
+
+  async unmergedFiles(): Promise<string[]> {
+    const out = await this.out(['diff', '--name-only', '--diff-filter=U', '-z']);
+    return out.split('\0').filter(Boolean);
+  }
+
+  private withAuth(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    const { token, serverUrl } = this.options;
+    if (!token || !serverUrl) return env;
+    const n = Number(env.GIT_CONFIG_COUNT ?? '0') || 0;
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    return {
+      ...env,
+      GIT_CONFIG_COUNT: String(n + 1),
+      [`GIT_CONFIG_KEY_${n}`]: `http.${serverUrl}/.extraheader`,
+      [`GIT_CONFIG_VALUE_${n}`]: `AUTHORIZATION: basic ${basic}`,
+    };
+  }
+}

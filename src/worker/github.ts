@@ -1,0 +1,99 @@
+import { Octokit } from '@octokit/rest';
+import type { WorkerEnv } from './env.js';
+
+export interface PullRef {
+  number: number;
+  url: string;
+  body: string;
+}
+
+/** The few GitHub calls the worker makes; everything else is git. */
+export interface WorkerGitHub {
+  defaultBranch(): Promise<string>;
+  findOpenPull(branch: string): Promise<PullRef | undefined>;
+  createPull(input: {
+    branch: string;
+    base: string;
+    title: string;
+    body: string;
+  }): Promise<PullRef>;
+  updatePullBody(number: number, body: string): Promise<void>;
+  getIssue(number: number): Promise<{ title: string; body: string }>;
+  createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
+}
+
+type GitHubEnv = Pick<WorkerEnv, 'owner' | 'repo' | 'apiUrl' | 'token'>;
+
+export function createWorkerGitHub(env: GitHubEnv): WorkerGitHub {
+  const octokit = new Octokit({
+    auth: env.token,
+    baseUrl: env.apiUrl,
+    userAgent: 'agent-coordinator-worker',
+    log: { debug: () => {}, info: () => {}, warn: console.warn, error: console.error },
+  });
+  const { owner, repo } = env;
+
+  const findOpenPull = async (branch: string): Promise<PullRef | undefined> => {
+    const { data } = await octokit.rest.pulls.list({
+      owner,
+      repo,
+      head: `${owner}:${branch}`,
+      state: 'open',
+      per_page: 100,
+    });
+    // SPEC §6: only a same-repository PR from exactly this branch belongs to the task.
+    const pr = data.find(
+      (p) =>
+        p.head.ref === branch &&
+        p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase(),
+    );
+    return pr ? { number: pr.number, url: pr.html_url, body: pr.body ?? '' } : undefined;
+  };
+
+  return {
+    async defaultBranch() {
+      const { data } = await octokit.rest.repos.get({ owner, repo });
+      return data.default_branch;
+    },
+    findOpenPull,
+    async createPull({ branch, base, title, body }) {
+      try {
+        const { data } = await octokit.rest.pulls.create({
+          owner,
+          repo,
+          head: branch,
+          base,
+          title,
+          body,
+        });
+        return { number: data.number, url: data.html_url, body: data.body ?? body };
+      } catch (error) {
+        // Another attempt (or a person) opened it between our lookup and now.
+        const existing = isAlreadyExists(error) ? await findOpenPull(branch) : undefined;
+        if (existing) return existing;
+        throw error;
+      }
+    },
+    async updatePullBody(number, body) {
+      await octokit.rest.pulls.update({ owner, repo, pull_number: number, body });
+    },
+    async getIssue(number) {
+      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: number });
+      return { title: data.title, body: data.body ?? '' };
+    },
+    async createIssueComment(number, body) {
+      const { data } = await octokit.rest.issues.createComment({
+        owner,
+        repo,
+        issue_number: number,
+        body,
+      });
+      return { id: data.id, url: data.html_url };
+    },
+  };
+}
+
+function isAlreadyExists(error: unknown): boolean {
+  const e = error as { status?: number; message?: string };
+  return e.status === 422 && /already exists/i.test(e.message ?? '');
+}

@@ -1,0 +1,54 @@
+/**
+ * Why an attempt ended. The last log line carries it (`::error::agent-coordinator: <reason>`)
+ * so a person reading the run, and the coordinator reading its annotations, see the same word.
+ */
+export type FailureReason =
+  | 'bad_input'
+  | 'no_changes'
+  | 'timeout'
+  | 'agent_failed'
+  | 'git_failed'
+  | 'push_failed'
+  | 'api_failed'
+  | 'plan_invalid'
+  // A bug in the worker itself; the stack is in the log.
+  | 'worker_error';
+
+export type WorkerOutcome =
+  | {
+      ok: true;
+      summary: string;
+      pullRequest?: { number: number; url: string; created: boolean };
+      commit?: string;
+      commentId?: number;
+    }
+  | { ok: false; reason: FailureReason; detail: string };
+
+/** Thrown anywhere in a mode to end the attempt with a reason; anything else is a bug. */
+export class WorkerFailure extends Error {
+  constructor(
+    readonly reason: FailureReason,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export function fail(reason: FailureReason, detail: string): never {
+  throw new WorkerFailure(reason, detail);
+}
+
+/** Workflow commands end at a newline; anything after one could start a command of its own. */
+export function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').slice(0, 2000);
+}
+
+export function outcomeLines(outcome: WorkerOutcome): string[] {
+  if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
+  // Every detail line starts with our prefix, so none of them can be a workflow command.
+  const detail = outcome.detail
+    .split(/\r?\n|\r/)
+    .filter((line) => line.trim() !== '')
+    .map((line) => `agent-coordinator: ${line.slice(0, 2000)}`);
+  return [...detail, `::error::agent-coordinator: ${outcome.reason}`];
+}

@@ -1,0 +1,79 @@
+import {
+  extractTasksBlock,
+  formatPlanErrors,
+  parsePlanMarkdown,
+  parsePlanYaml,
+} from '../core/plan/index.js';
+import type { PlanError } from '../core/plan/index.js';
+import { neutralizeMarkers } from './markers.js';
+import { fail, type WorkerOutcome } from './outcome.js';
+import { planPrompt } from './prompts.js';
+import { invokeAgent, log, type ModeContext } from './steps.js';
+
+export function planMarker(runId: string): string {
+  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
+}
+
+/** A fence longer than any backtick run inside, so the content cannot close it early. */
+export function fenced(info: string, content: string): string {
+  const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}${info}\n${content.replace(/\n+$/, '')}\n${fence}`;
+}
+
+const MAX_ANSWER_ECHO = 20_000;
+
+/**
+ * `plan`: ask the agent for a tasks block and post it as ONE issue comment with the plan
+ * marker. The comment is validated exactly as posted, with the validator the coordinator
+ * uses, so a plan we call valid is one the coordinator accepts.
+ */
+export async function runPlanMode(ctx: ModeContext): Promise<WorkerOutcome> {
+  const { env, github } = ctx;
+  const issue = await github.getIssue(env.issue);
+  const report = await invokeAgent(ctx, planPrompt(env, issue));
+  const runUrl = `${env.serverUrl}/${env.owner}/${env.repo}/actions/runs/${env.runId}`;
+
+  const block = extractTasksBlock(report.result);
+  let errors: PlanError[];
+  let tasksBlock: string | undefined;
+  if (block.ok) {
+    tasksBlock = fenced('tasks', block.yaml);
+    const body = [
+      `Plan proposed by the [planner run](${runUrl}):`,
+      tasksBlock,
+      planMarker(env.runId),
+    ].join('\n\n');
+    const parsed = parsePlanMarkdown(body, { maxTasks: env.maxTasks });
+    if (parsed.ok) {
+      const comment = await github.createIssueComment(env.issue, `${body}\n`);
+      log(ctx, `posted the plan (${parsed.plan.tasks.length} tasks): ${comment.url}`);
+      return {
+        ok: true,
+        summary: `plan with ${parsed.plan.tasks.length} tasks posted on #${env.issue}`,
+        commentId: comment.id,
+      };
+    }
+    // Report positions within the block, as the person reading the comment sees it.
+    const inBlock = parsePlanYaml(block.yaml, { maxTasks: env.maxTasks });
+    errors = inBlock.ok ? parsed.errors : inBlock.errors;
+  } else {
+    errors = [block.error];
+  }
+
+  // Keep what the agent proposed next to the errors: a person fixing it with /plan needs it.
+  const shown =
+    tasksBlock ?? fenced('text', neutralizeMarkers(report.result.slice(0, MAX_ANSWER_ECHO)));
+  const body = [
+    `The [planner run](${runUrl}) did not produce a valid plan${tasksBlock ? ' (lines count inside the tasks block)' : ''}:`,
+    formatPlanErrors(errors),
+    `<details><summary>What the planner answered</summary>\n\n${shown}\n\n</details>`,
+    planMarker(env.runId),
+  ].join('\n\n');
+  const comment = await github.createIssueComment(env.issue, `${body}\n`);
+  log(ctx, `posted the plan errors: ${comment.url}`);
+  fail(
+    'plan_invalid',
+    `the plan is not valid (${errors.length} error${errors.length === 1 ? '' : 's'})`,
+  );
+}

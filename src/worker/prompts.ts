@@ -1,0 +1,100 @@
+import type { WorkerEnv } from './env.js';
+
+type PromptEnv = Pick<
+  WorkerEnv,
+  'issue' | 'owner' | 'repo' | 'taskId' | 'attempt' | 'branch' | 'title' | 'prompt' | 'feedback'
+>;
+
+const HANDS_OFF_GIT =
+  'Do not commit, push, reset or switch branches: the worker commits whatever you leave in the working tree and updates the pull request.';
+
+function taskSection(env: PromptEnv): string[] {
+  const lines = [`## Task ${env.taskId}: ${env.title}`];
+  if (env.prompt.trim()) lines.push('', env.prompt);
+  return lines;
+}
+
+function feedbackSection(feedback: string, heading: string): string[] {
+  return feedback.trim() ? ['', `## ${heading}`, '', feedback] : [];
+}
+
+export function workPrompt(env: PromptEnv & { base: string }): string {
+  return [
+    `You are working on GitHub issue #${env.issue} of ${env.owner}/${env.repo} (task ${env.taskId}, attempt ${env.attempt}).`,
+    `The repository is checked out in the current directory on branch ${env.branch}, which starts from ${env.base}.`,
+    'Make the change the task below asks for, and only that: other tasks of the issue are done separately.',
+    "Run the project's tests or checks when you can.",
+    HANDS_OFF_GIT,
+    '',
+    ...taskSection(env),
+    ...feedbackSection(env.feedback, 'Feedback on an earlier attempt'),
+    '',
+  ].join('\n');
+}
+
+export function fixPrompt(env: PromptEnv & { base: string; conflicts: string[] }): string {
+  const lines = [
+    `You are fixing the pull request of task ${env.taskId} for GitHub issue #${env.issue} of ${env.owner}/${env.repo} (attempt ${env.attempt}).`,
+    `The repository is checked out in the current directory on branch ${env.branch}, with the pull request's commits.`,
+  ];
+  if (env.conflicts.length > 0) {
+    lines.push(
+      '',
+      '## Merge conflicts',
+      '',
+      `Merging ${env.base} into this branch stopped with conflicts in these files:`,
+      ...env.conflicts.map((f) => `- ${f}`),
+      '',
+      'Resolve every conflict so that both the task and the changes on the base branch keep working, and remove all conflict markers.',
+      'Do not run git merge --abort: the worker concludes the merge.',
+    );
+  } else {
+    lines.push(`${env.base} has already been merged into the branch without conflicts.`);
+  }
+  lines.push(
+    HANDS_OFF_GIT,
+    ...feedbackSection(env.feedback, 'Feedback to address'),
+    '',
+    ...taskSection(env),
+    '',
+  );
+  return lines.join('\n');
+}
+
+export function planPrompt(
+  env: PromptEnv & { maxTasks: number },
+  issue: { title: string; body: string },
+): string {
+  return [
+    `You are planning the work for GitHub issue #${env.issue} of ${env.owner}/${env.repo}. The repository is checked out in the current directory: read it, but change nothing.`,
+    '',
+    'Split the issue into small coding tasks, each one reviewable as its own pull request, and',
+    'answer with exactly one fenced code block whose info string is `tasks`, holding a YAML list:',
+    '',
+    '```tasks',
+    '- id: task_001',
+    '  title: Define the login API signature',
+    '  type: code_edit',
+    '  deps: []',
+    '- id: task_002',
+    '  title: Implement login',
+    '  deps: [task_001]',
+    '  prompt: |',
+    '    Implement POST /login using the signature from task_001.',
+    '  priority: 4',
+    '```',
+    '',
+    'Rules:',
+    '- id matches ^[a-z0-9][a-z0-9_-]{0,39}$ and is unique; title is one line.',
+    '- Allowed keys: id, title, type, deps, prompt, priority (1 lowest .. 5 highest), timeoutMinutes. No other keys.',
+    '- deps lists ids of tasks that must be merged first; no cycles.',
+    `- At most ${env.maxTasks} tasks.`,
+    "- A task's prompt is all its worker will know besides the repository: make it self-contained.",
+    '',
+    `## Issue #${env.issue}: ${issue.title}`,
+    '',
+    issue.body,
+    ...feedbackSection(env.feedback, 'Feedback on an earlier plan'),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,101 @@
+import { appendFile } from 'node:fs/promises';
+import { readWorkerEnv, WorkerEnvError, type WorkerEnv } from './env.js';
+import { Git, GitError } from './git.js';
+import { createWorkerGitHub, type WorkerGitHub } from './github.js';
+import { processIo, type WorkerIo } from './io.js';
+import { outcomeLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
+import { runFixMode } from './fix-mode.js';
+import { runPlanMode } from './plan-mode.js';
+import { runWorkMode } from './work-mode.js';
+import type { ModeContext } from './steps.js';
+
+export interface RunWorkerOptions {
+  env: NodeJS.ProcessEnv;
+  /** The checkout (GITHUB_WORKSPACE in a job). */
+  cwd: string;
+  io?: WorkerIo;
+  /** Replace the Octokit adapter (tests use nock against the real one instead). */
+  github?: WorkerGitHub;
+  graceMs?: number;
+}
+
+export interface WorkerResult {
+  exitCode: number;
+  outcome: WorkerOutcome;
+}
+
+/** `agent-coordinator worker`: one task attempt, start to finish. Never throws. */
+export async function runWorker(options: RunWorkerOptions): Promise<WorkerResult> {
+  const io = options.io ?? processIo;
+  const outcome = await attempt(options, io);
+  for (const line of outcomeLines(outcome)) io.out(`${line}\n`);
+  await writeStepSummary(options.env, outcome);
+  const exitCode = outcome.ok ? 0 : outcome.reason === 'bad_input' ? 2 : 1;
+  return { exitCode, outcome };
+}
+
+async function attempt(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerOutcome> {
+  let env: WorkerEnv;
+  try {
+    env = readWorkerEnv(options.env);
+  } catch (error) {
+    if (error instanceof WorkerEnvError)
+      return { ok: false, reason: 'bad_input', detail: error.message };
+    throw error;
+  }
+  const ctx: ModeContext = {
+    env,
+    rawEnv: options.env,
+    cwd: options.cwd,
+    io,
+    git: new Git({
+      cwd: options.cwd,
+      env: options.env,
+      token: env.token,
+      serverUrl: env.serverUrl,
+    }),
+    github: options.github ?? createWorkerGitHub(env),
+    graceMs: options.graceMs,
+  };
+  io.out(
+    `agent-coordinator: ${env.mode} ${env.owner}/${env.repo}#${env.issue} ${env.taskId} attempt ${env.attempt}\n`,
+  );
+  try {
+    switch (env.mode) {
+      case 'work':
+        return await runWorkMode(ctx);
+      case 'fix':
+        return await runFixMode(ctx);
+      case 'plan':
+        return await runPlanMode(ctx);
+    }
+  } catch (error) {
+    return classify(error, io);
+  }
+}
+
+// The one place where errors become reasons.
+function classify(error: unknown, io: WorkerIo): WorkerOutcome {
+  if (error instanceof WorkerFailure)
+    return { ok: false, reason: error.reason, detail: error.message };
+  if (error instanceof GitError) return { ok: false, reason: 'git_failed', detail: error.message };
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number') {
+    return {
+      ok: false,
+      reason: 'api_failed',
+      detail: `GitHub answered ${status}: ${(error as Error).message}`,
+    };
+  }
+  io.err(`${(error as Error)?.stack ?? String(error)}\n`);
+  return { ok: false, reason: 'worker_error', detail: (error as Error)?.message ?? String(error) };
+}
+
+async function writeStepSummary(env: NodeJS.ProcessEnv, outcome: WorkerOutcome): Promise<void> {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  const text = outcome.ok
+    ? `### agent-coordinator: done\n\n${outcome.summary}\n`
+    : `### agent-coordinator: ${outcome.reason}\n\n${outcome.detail.replace(/</g, '&lt;')}\n`;
+  await appendFile(file, text).catch(() => {});
+}

@@ -1,0 +1,119 @@
+import { agentArgv, runAgent } from './agent.js';
+import { parseAgentOutput, type AgentReport } from './agent-output.js';
+import type { WorkerEnv } from './env.js';
+import { GitError, type Git } from './git.js';
+import type { WorkerGitHub } from './github.js';
+import type { WorkerIo } from './io.js';
+import { fail, oneLine } from './outcome.js';
+
+/** What every mode works with. */
+export interface ModeContext {
+  env: WorkerEnv;
+  /** The job's environment, passed on (minus credentials) to the agent. */
+  rawEnv: NodeJS.ProcessEnv;
+  cwd: string;
+  io: WorkerIo;
+  git: Git;
+  github: WorkerGitHub;
+  /** Between SIGTERM and SIGKILL when the agent times out. */
+  graceMs?: number;
+}
+
+export function log(ctx: Pick<ModeContext, 'io'>, line: string): void {
+  ctx.io.out(`agent-coordinator: ${oneLine(line)}\n`);
+}
+
+/**
+ * The worker pushes to exactly one branch, named from the inputs. A run dispatched by hand
+ * on another branch (say, main) must not let the agent's commits land there.
+ */
+export async function ensureOnTaskBranch(ctx: ModeContext): Promise<void> {
+  const current = await ctx.git.currentBranch();
+  if (current !== ctx.env.branch) {
+    fail(
+      'bad_input',
+      `expected branch ${ctx.env.branch} to be checked out, found ${current ?? 'a detached HEAD'}; dispatch the workflow on the task branch`,
+    );
+  }
+}
+
+export async function resolveBase(ctx: ModeContext): Promise<string> {
+  return ctx.env.base ?? (await ctx.github.defaultBranch());
+}
+
+export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<AgentReport> {
+  let argv: string[];
+  try {
+    argv = agentArgv(ctx.env);
+  } catch (error) {
+    fail('bad_input', (error as Error).message);
+  }
+  log(ctx, `running the agent: ${argv[0]} (timeout ${ctx.env.timeoutMinutes} min)`);
+  const exit = await runAgent({
+    argv,
+    prompt,
+    cwd: ctx.cwd,
+    env: ctx.rawEnv,
+    timeoutMs: Math.round(ctx.env.timeoutMinutes * 60_000),
+    io: ctx.io,
+    graceMs: ctx.graceMs,
+  });
+  if (exit.kind === 'spawn_failed')
+    fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);
+  if (exit.kind === 'timeout') {
+    fail('timeout', `the agent ran longer than ${ctx.env.timeoutMinutes} minutes and was stopped`);
+  }
+  const report = parseAgentOutput(exit.stdout);
+  if (report.usage) {
+    const u = report.usage;
+    log(
+      ctx,
+      `agent usage: cost_usd=${u.costUsd} input_tokens=${u.inputTokens} output_tokens=${u.outputTokens}`,
+    );
+  }
+  if (exit.code !== 0) {
+    const how =
+      exit.code === null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    fail(
+      'agent_failed',
+      `the agent ${how}${report.structured ? `: ${report.result.slice(0, 500)}` : ''}`,
+    );
+  }
+  if (report.isError)
+    fail('agent_failed', `the agent reported an error: ${report.result.slice(0, 500)}`);
+  return report;
+}
+
+export function commitSubject(env: Pick<WorkerEnv, 'taskId' | 'title'>): string {
+  const title = env.title.replace(/\s+/g, ' ').trim();
+  return `${env.taskId}: ${title || 'agent changes'}`.slice(0, 200);
+}
+
+export function taskTrailer(env: Pick<WorkerEnv, 'issue' | 'taskId' | 'attempt'>): string {
+  return `Agent-Coordinator-Task: ${env.issue}/${env.taskId}/${env.attempt}`;
+}
+
+export async function commit(ctx: ModeContext, subject: string): Promise<void> {
+  await ctx.git.run([
+    'commit',
+    '--no-verify',
+    '--quiet',
+    '-m',
+    subject,
+    '-m',
+    taskTrailer(ctx.env),
+  ]);
+}
+
+/** Push HEAD to the task branch; `lease` (an expected remote sha, '' = absent) allows a rewrite. */
+export async function push(ctx: ModeContext, lease?: string): Promise<void> {
+  const args = ['push', '--no-verify', '--quiet', 'origin', `HEAD:refs/heads/${ctx.env.branch}`];
+  if (lease !== undefined)
+    args.splice(1, 0, `--force-with-lease=refs/heads/${ctx.env.branch}:${lease}`);
+  try {
+    await ctx.git.run(args, { auth: true });
+  } catch (error) {
+    if (error instanceof GitError) fail('push_failed', error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+import { fail, type WorkerOutcome } from './outcome.js';
+import { openOrUpdatePull } from './pull-request.js';
+import { workPrompt } from './prompts.js';
+import {
+  commit,
+  commitSubject,
+  ensureOnTaskBranch,
+  invokeAgent,
+  log,
+  push,
+  resolveBase,
+  type ModeContext,
+} from './steps.js';
+
+/**
+ * `work`: do the task on its branch and open (or update) its PR. A retry starts again from
+ * the base and rewrites the branch, so the PR shows only the new attempt (SPEC §2).
+ */
+export async function runWorkMode(ctx: ModeContext): Promise<WorkerOutcome> {
+  const { env, git } = ctx;
+  await ensureOnTaskBranch(ctx);
+  const base = await resolveBase(ctx);
+
+  let lease: string | undefined;
+  if (env.attempt > 1) {
+    await git.fetchBranches([base, env.branch]);
+    // What we expect to overwrite: if someone pushed meanwhile, the push refuses.
+    lease = (await git.resolve(`refs/remotes/origin/${env.branch}`)) ?? '';
+    log(ctx, `attempt ${env.attempt}: starting again from origin/${base}`);
+    await git.run(['reset', '--hard', '--quiet', `refs/remotes/origin/${base}`]);
+    await git.run(['clean', '-ffdq']);
+  }
+  const start = await git.head();
+
+  const report = await invokeAgent(ctx, workPrompt({ ...env, base }));
+
+  if (await git.stageAll()) await commit(ctx, commitSubject(env));
+  const head = await git.head();
+  if (head === start) fail('no_changes', 'the agent left no changes to commit');
+
+  await push(ctx, lease);
+  const pr = await openOrUpdatePull(ctx.github, env, {
+    base,
+    summary: report.structured ? report.result : '',
+    usage: report.usage,
+  });
+  return {
+    ok: true,
+    summary: `pushed ${head.slice(0, 12)} to ${env.branch}; PR #${pr.number} ${pr.created ? 'opened' : 'updated'}`,
+    commit: head,
+    pullRequest: pr,
+  };
+}

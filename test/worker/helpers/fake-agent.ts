@@ -1,0 +1,73 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A stand-in for Claude Code, started through AGENT_COMMAND. FAKE_AGENT picks what it does;
+ * FAKE_AGENT_RECORD receives what it saw (stdin, the prompt file, a few env variables).
+ */
+const SCRIPT = String.raw`
+import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+
+const stdin = readFileSync(0, 'utf8');
+const env = process.env;
+if (env.FAKE_AGENT_RECORD) {
+  writeFileSync(env.FAKE_AGENT_RECORD, JSON.stringify({
+    stdin,
+    promptFile: env.AC_PROMPT_FILE ? readFileSync(env.AC_PROMPT_FILE, 'utf8') : null,
+    promptFileInCwd: env.AC_PROMPT_FILE ? env.AC_PROMPT_FILE.startsWith(process.cwd()) : null,
+    cwd: process.cwd(),
+    ghToken: env.GH_TOKEN ?? null,
+    githubToken: env.GITHUB_TOKEN ?? null,
+    githubEnv: env.GITHUB_ENV ?? null,
+  }));
+}
+const report = (result, extra = {}) =>
+  console.log(JSON.stringify({
+    type: 'result', subtype: 'success', is_error: false, result,
+    total_cost_usd: 0.25, usage: { input_tokens: 1000, output_tokens: 200 }, ...extra,
+  }));
+
+switch (env.FAKE_AGENT) {
+  case 'write':
+    writeFileSync('feature.txt', 'attempt ' + env.AC_ATTEMPT + '\n');
+    report('Added feature.txt for attempt ' + env.AC_ATTEMPT + '.');
+    break;
+  case 'nothing':
+    report('Nothing needed changing.');
+    break;
+  case 'plain':
+    writeFileSync('plain.txt', 'plain\n');
+    console.log('done, no JSON here');
+    break;
+  case 'fail':
+    writeFileSync('feature.txt', 'half done\n');
+    console.error('something broke');
+    process.exit(3);
+  case 'hang': {
+    // A grandchild in the same process group, holding our stdout, like a dev server would.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    writeFileSync(env.FAKE_AGENT_PIDS, JSON.stringify([process.pid, child.pid]));
+    setInterval(() => {}, 1000);
+    break;
+  }
+  case 'resolve': {
+    const files = stdin.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
+    for (const f of files) writeFileSync(f, 'line 1\nresolved line\nline 3\n');
+    report('Resolved ' + files.join(', '));
+    break;
+  }
+  case 'plan':
+    report(env.FAKE_PLAN);
+    break;
+  default:
+    console.error('unknown FAKE_AGENT ' + env.FAKE_AGENT);
+    process.exit(9);
+}
+`;
+
+export function writeFakeAgent(dir: string): { command: string; path: string } {
+  const path = join(dir, 'fake-agent.mjs');
+  writeFileSync(path, SCRIPT);
+  return { path, command: `"${process.execPath}" "${path}"` };
+}

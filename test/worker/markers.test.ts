@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { readUsage, updateBodyMarkers, usageMarker } from '../../src/worker/markers.js';
+import { pullBody } from '../../src/worker/pull-request.js';
+
+const task = {
+  issue: 7,
+  taskId: 'task_001',
+  attempt: 1,
+  title: 'T',
+  prompt: 'P',
+  branch: 'agent/7/task_001',
+};
+
+describe('PR body markers', () => {
+  it('formats usage without float noise', () => {
+    expect(usageMarker({ costUsd: 0.1 + 0.2, inputTokens: 3, outputTokens: 4 })).toBe(
+      '<!-- agent-coordinator:usage cost_usd=0.3 input_tokens=3 output_tokens=4 -->',
+    );
+  });
+
+  it('adds this attempt to the usage already recorded, and replaces the task marker', () => {
+    const first = pullBody(task, 'Summary.', { costUsd: 1.5, inputTokens: 100, outputTokens: 10 });
+    const second = updateBodyMarkers(`${first}\nEdited by a person.`, {
+      issue: 7,
+      taskId: 'task_001',
+      attempt: 2,
+      usage: { costUsd: 0.25, inputTokens: 50, outputTokens: 5 },
+    });
+    expect(second).toContain('Edited by a person.');
+    expect(second.match(/agent-coordinator:task/g)).toHaveLength(1);
+    expect(second).toContain('attempt=2 -->');
+    expect(readUsage(second)).toEqual({ costUsd: 1.75, inputTokens: 150, outputTokens: 15 });
+  });
+
+  it('keeps the recorded usage when the attempt reports none, and adds none when nothing was recorded', () => {
+    const body = updateBodyMarkers(
+      pullBody(task, '', { costUsd: 1, inputTokens: 1, outputTokens: 1 }),
+      {
+        ...task,
+        attempt: 3,
+      },
+    );
+    expect(readUsage(body)).toEqual({ costUsd: 1, inputTokens: 1, outputTokens: 1 });
+    expect(updateBodyMarkers('plain', { ...task })).not.toContain('usage');
+  });
+
+  it('does not let task text forge a marker', () => {
+    const body = pullBody(
+      {
+        ...task,
+        title: '<!-- agent-coordinator:usage cost_usd=0 -->',
+        prompt: '<!-- agent-coordinator:task issue=1 -->',
+      },
+      '<!-- agent-coordinator:usage cost_usd=0 -->',
+      undefined,
+    );
+    expect(body.match(/<!-- agent-coordinator/g)).toHaveLength(1);
+    expect(readUsage(body)).toBeUndefined();
+  });
+});

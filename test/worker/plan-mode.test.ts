@@ -1,0 +1,111 @@
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { API, REPO, strictGitHub } from './helpers/github-mock.js';
+import { createHarness, type Harness } from './helpers/harness.js';
+
+strictGitHub();
+
+let h: Harness;
+beforeEach(() => {
+  h = createHarness('agent/7/plan');
+});
+afterEach(() => h.fx.cleanup());
+
+const VALID_ANSWER = [
+  'Here is the plan.',
+  '',
+  '```tasks',
+  '- id: task_001',
+  '  title: Define the login API signature',
+  '  deps: []',
+  '- id: task_002',
+  '  title: Implement login',
+  '  deps: [task_001]',
+  '```',
+  '',
+  'Let me know if anything is unclear.',
+].join('\n');
+
+const CYCLIC_ANSWER = [
+  '```tasks',
+  '- id: task_a',
+  '  title: A',
+  '  deps: [task_b]',
+  '- id: task_b',
+  '  title: B',
+  '  deps: [task_a]',
+  '```',
+].join('\n');
+
+function mockIssueAndComment(): { body?: string } {
+  const seen: { body?: string } = {};
+  nock(API)
+    .get(`${REPO}/issues/7`)
+    .reply(200, { number: 7, title: 'Add login', body: 'Users need to log in with a password.' });
+  nock(API)
+    .post(`${REPO}/issues/7/comments`, (body: { body: string }) => {
+      seen.body = body.body;
+      return true;
+    })
+    .reply(201, { id: 555, html_url: 'https://github.com/acme/widgets/issues/7#issuecomment-555' });
+  return seen;
+}
+
+const planEnv = (answer: string): NodeJS.ProcessEnv => ({
+  AC_MODE: 'plan',
+  AC_TASK_ID: 'plan',
+  AC_TITLE: '',
+  AC_PROMPT: '',
+  FAKE_AGENT: 'plan',
+  FAKE_PLAN: answer,
+});
+
+describe('plan mode', () => {
+  it('asks for a tasks block with the issue, and posts one comment with the block and the run marker', async () => {
+    const comment = mockIssueAndComment();
+    const result = await h.run(planEnv(VALID_ANSWER));
+
+    expect(result.outcome).toMatchObject({ ok: true, commentId: 555 });
+    expect(result.exitCode).toBe(0);
+    const prompt = h.record()!.stdin;
+    expect(prompt).toContain('Add login');
+    expect(prompt).toContain('Users need to log in with a password.');
+    expect(prompt).toContain('`tasks`');
+    expect(prompt).toContain('At most 50 tasks');
+
+    const body = comment.body!;
+    expect(body).toContain('```tasks\n- id: task_001\n');
+    expect(body).toContain('  deps: [task_001]\n```');
+    expect(body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
+    expect(body).not.toContain('Let me know');
+  });
+
+  it('posts the validation errors with the marker and fails with plan_invalid', async () => {
+    const comment = mockIssueAndComment();
+    const result = await h.run(planEnv(CYCLIC_ANSWER));
+
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
+    expect(result.exitCode).toBe(1);
+    expect(result.log).toContain('::error::agent-coordinator: plan_invalid');
+    expect(comment.body).toMatch(/task_a -> task_b -> task_a|task_b -> task_a -> task_b/);
+    expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
+  });
+
+  it('reports a missing tasks block, and honours AC_MAX_TASKS', async () => {
+    const comment = mockIssueAndComment();
+    const result = await h.run({ ...planEnv('I could not make a plan.'), AC_MAX_TASKS: '1' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
+    expect(h.record()!.stdin).toContain('At most 1 tasks');
+    expect(comment.body).toContain('no `tasks` code block');
+    expect(comment.body).toContain('I could not make a plan.');
+    expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
+  });
+
+  it('rejects a plan over the task limit', async () => {
+    const comment = mockIssueAndComment();
+    const result = await h.run({ ...planEnv(VALID_ANSWER), AC_MAX_TASKS: '1' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
+    expect(comment.body).toContain('```tasks');
+    expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
+  });
+});

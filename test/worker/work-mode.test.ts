@@ -1,0 +1,250 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git } from './helpers/git-fixture.js';
+import { API, pullFixture, REPO, strictGitHub } from './helpers/github-mock.js';
+import { createHarness, type Harness } from './helpers/harness.js';
+
+const BRANCH = 'agent/7/task_001';
+const HEAD_QUERY = { head: `acme:${BRANCH}`, state: 'open', per_page: '100' };
+
+strictGitHub();
+
+let h: Harness;
+beforeEach(() => {
+  h = createHarness(BRANCH);
+});
+afterEach(() => h.fx.cleanup());
+
+describe('work mode', () => {
+  it('attempt 1 commits, pushes and opens the PR with the task and usage markers', async () => {
+    const mainHead = h.fx.originRev('main');
+    let created: Record<string, unknown> | undefined;
+    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
+    nock(API)
+      .post(`${REPO}/pulls`, (body: Record<string, unknown>) => {
+        created = body;
+        return true;
+      })
+      .reply(201, (_uri, body) => ({
+        ...pullFixture(12, BRANCH, ''),
+        body: (body as { body: string }).body,
+      }));
+
+    const result = await h.run();
+
+    expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 12, created: true } });
+    expect(result.exitCode).toBe(0);
+    expect(result.log).toMatch(/^::notice::agent-coordinator: .*PR #12 opened$/m);
+
+    const head = h.fx.originRev(BRANCH);
+    expect(git(h.fx.origin, 'rev-parse', `${BRANCH}^`)).toBe(mainHead);
+    expect(git(h.fx.origin, 'show', `${BRANCH}:feature.txt`)).toBe('attempt 1');
+    expect(git(h.fx.origin, 'log', '-1', '--format=%an <%ae>', head)).toBe(
+      'agent-coordinator[bot] <agent-coordinator[bot]@users.noreply.github.com>',
+    );
+    expect(git(h.fx.origin, 'log', '-1', '--format=%B', head)).toBe(
+      'task_001: Add the feature file\n\nAgent-Coordinator-Task: 7/task_001/1',
+    );
+
+    expect(created).toMatchObject({
+      head: BRANCH,
+      base: 'main',
+      title: '[#7] Add the feature file',
+    });
+    const body = created!.body as string;
+    expect(body).toContain('Part of #7');
+    expect(body).toContain('Added feature.txt for attempt 1.');
+    expect(body).toContain('<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->');
+    expect(body).toContain(
+      '<!-- agent-coordinator:usage cost_usd=0.25 input_tokens=1000 output_tokens=200 -->',
+    );
+  });
+
+  it('attempt 2 starts again from the latest base, force-pushes and updates the same PR', async () => {
+    // Attempt 1 happened: its commit is on the branch and the PR records its usage.
+    const firstTry = h.fx.commitOnOrigin(
+      BRANCH,
+      { 'feature.txt': 'attempt 1\n' },
+      'task_001: first try',
+    );
+    const newMain = h.fx.commitOnOrigin(
+      'main',
+      { 'README.md': '# widgets, moved on\n' },
+      'meanwhile',
+    );
+    const oldBody = [
+      'Task `task_001`: Add the feature file',
+      'A note a reviewer added.',
+      'Part of #7',
+      '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->',
+      '<!-- agent-coordinator:usage cost_usd=0.25 input_tokens=1000 output_tokens=200 -->',
+    ].join('\n\n');
+    let patched: { body: string } | undefined;
+    nock(API)
+      .get(`${REPO}/pulls`)
+      .query(HEAD_QUERY)
+      .reply(200, [pullFixture(12, BRANCH, oldBody)]);
+    nock(API)
+      .patch(`${REPO}/pulls/12`, (body: { body: string }) => {
+        patched = body;
+        return true;
+      })
+      .reply(200, pullFixture(12, BRANCH, 'updated'));
+
+    const workspace = h.fx.freshWorkspace(BRANCH);
+    const result = await h.run(
+      { AC_ATTEMPT: '2', AC_FEEDBACK: 'Use a trailing newline.' },
+      workspace,
+    );
+
+    expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 12, created: false } });
+    expect(git(h.fx.origin, 'rev-parse', `${BRANCH}^`)).toBe(newMain);
+    expect(git(h.fx.origin, 'show', `${BRANCH}:feature.txt`)).toBe('attempt 2');
+    expect(() => git(h.fx.origin, 'merge-base', '--is-ancestor', firstTry, BRANCH)).toThrow();
+    expect(h.record()!.stdin).toContain('Use a trailing newline.');
+
+    expect(patched!.body).toContain('A note a reviewer added.');
+    expect(patched!.body).toContain(
+      '<!-- agent-coordinator:task issue=7 task=task_001 attempt=2 -->',
+    );
+    expect(patched!.body).not.toContain('attempt=1 -->');
+    expect(patched!.body.match(/agent-coordinator:usage/g)).toHaveLength(1);
+    expect(patched!.body).toContain(
+      '<!-- agent-coordinator:usage cost_usd=0.5 input_tokens=2000 output_tokens=400 -->',
+    );
+  });
+
+  it('a retry does not overwrite commits someone pushed after the job started', async () => {
+    h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
+    const workspace = h.fx.freshWorkspace(BRANCH);
+    const human = JSON.stringify(h.fx.human);
+    // The job fetched at its start; a person pushing while the agent works must make the
+    // lease fail. The "agent" here plays that person, then changes a file.
+    const script = `git -C ${human} commit --quiet --allow-empty -m late && git -C ${human} push --quiet origin HEAD:refs/heads/${BRANCH} && echo changed > feature.txt`;
+    const result = await h.run(
+      {
+        AC_ATTEMPT: '2',
+        AGENT_COMMAND: `sh -c ${JSON.stringify(script)}`,
+        GIT_AUTHOR_NAME: 'Human',
+        GIT_AUTHOR_EMAIL: 'human@example.com',
+        GIT_COMMITTER_NAME: 'Human',
+        GIT_COMMITTER_EMAIL: 'human@example.com',
+      },
+      workspace,
+    );
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'push_failed' });
+    expect(git(h.fx.origin, 'log', '-1', '--format=%s', BRANCH)).toBe('late');
+  });
+
+  it("targets the repository's default branch when no base is given", async () => {
+    let base: unknown;
+    nock(API).get(REPO).reply(200, { default_branch: 'main' });
+    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
+    nock(API)
+      .post(`${REPO}/pulls`, (body: { base: string }) => {
+        base = body.base;
+        return true;
+      })
+      .reply(201, pullFixture(12, BRANCH, ''));
+    const result = await h.run({ AC_BASE: '' });
+    expect(result.outcome).toMatchObject({ ok: true });
+    expect(base).toBe('main');
+  });
+
+  it('fails with no_changes, and pushes nothing, when the agent changes nothing', async () => {
+    const before = h.fx.originRev(BRANCH);
+    const result = await h.run({ FAKE_AGENT: 'nothing' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'no_changes' });
+    expect(result.exitCode).toBe(1);
+    expect(result.log.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: no_changes');
+    expect(h.fx.originRev(BRANCH)).toBe(before);
+  });
+
+  it('kills the agent and its children on timeout and fails with timeout', async () => {
+    const pidsFile = join(h.fx.root, 'pids.json');
+    const before = h.fx.originRev(BRANCH);
+    const started = Date.now();
+    const result = await h.run({
+      FAKE_AGENT: 'hang',
+      FAKE_AGENT_PIDS: pidsFile,
+      AC_TIMEOUT_MINUTES: '0.01',
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'timeout' });
+    expect(result.log).toContain('::error::agent-coordinator: timeout');
+    expect(h.fx.originRev(BRANCH)).toBe(before);
+
+    const pids = JSON.parse(readFileSync(pidsFile, 'utf8')) as number[];
+    for (const pid of pids) await waitUntilDead(pid);
+  });
+
+  it('fails with agent_failed when the agent exits non-zero, and pushes nothing', async () => {
+    const before = h.fx.originRev(BRANCH);
+    const result = await h.run({ FAKE_AGENT: 'fail' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'agent_failed' });
+    expect(result.outcome.ok ? '' : result.outcome.detail).toContain('exited with code 3');
+    expect(h.fx.originRev(BRANCH)).toBe(before);
+  });
+
+  it('accepts an agent that prints plain text (no usage marker then)', async () => {
+    let created: { body: string } | undefined;
+    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
+    nock(API)
+      .post(`${REPO}/pulls`, (body: { body: string }) => {
+        created = body;
+        return true;
+      })
+      .reply(201, pullFixture(13, BRANCH, ''));
+    const result = await h.run({ FAKE_AGENT: 'plain' });
+    expect(result.outcome).toMatchObject({ ok: true });
+    expect(created!.body).toContain('agent-coordinator:task issue=7');
+    expect(created!.body).not.toContain('agent-coordinator:usage');
+    expect(created!.body).not.toContain('done, no JSON here');
+  });
+
+  it('refuses to work on a branch other than the task branch', async () => {
+    git(h.fx.workspace, 'checkout', '--quiet', '-b', 'main-copy');
+    const result = await h.run();
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'bad_input' });
+    expect(result.exitCode).toBe(2);
+    expect(h.record()).toBeUndefined();
+  });
+
+  it('withholds the App token from the agent and keeps the prompt file out of the tree', async () => {
+    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
+    nock(API)
+      .post(`${REPO}/pulls`)
+      .reply(201, pullFixture(12, BRANCH, ''));
+    const result = await h.run({ GITHUB_ENV: join(h.fx.root, 'github-env') });
+    expect(result.outcome.ok).toBe(true);
+    const record = h.record()!;
+    expect(record).toMatchObject({
+      ghToken: null,
+      githubToken: null,
+      githubEnv: null,
+      promptFileInCwd: false,
+    });
+    expect(record.promptFile).toBe(record.stdin);
+    expect(git(h.fx.origin, 'ls-tree', '--name-only', BRANCH).split('\n').sort()).toEqual([
+      'README.md',
+      'feature.txt',
+      'shared.txt',
+    ]);
+    expect(existsSync(join(h.fx.root, 'github-env'))).toBe(false);
+  });
+});
+
+async function waitUntilDead(pid: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`process ${pid} still alive`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
