@@ -11,7 +11,8 @@ import {
   type RunScope,
 } from './context.js';
 import { scheduleRepository } from './dispatch.js';
-import { recordFailedAttempt } from './failures.js';
+import { blockDependents, recordFailedAttempt } from './failures.js';
+import { settleRun } from './finish.js';
 
 /** Conclusions that count as a failed attempt (SPEC §2 "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
@@ -231,4 +232,55 @@ export async function linkPullRequest(
     engine.requestStatus(run.id);
   }
   return { run, task: { ...task, prNumber: pull.number } };
+}
+
+/**
+ * A merged agent PR merges its task and frees its dependents; one closed unmerged by a person
+ * rejects the task and blocks what depends on it.
+ */
+export async function onPullRequestClosed(
+  engine: Engine,
+  repositoryId: number,
+  pull: Parameters<typeof linkPullRequest>[2],
+  closedBy: { login: string; isBot: boolean },
+): Promise<void> {
+  const linked = await linkPullRequest(engine, repositoryId, pull);
+  if (!linked) return;
+  const { run, task } = linked;
+  const scope = await loadRunScope(engine, run);
+  if (pull.merged) {
+    const merged = await engine.store.runs.transitionTask(
+      task.id,
+      ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging', 'blocked'],
+      {
+        state: 'merged',
+      },
+    );
+    if (!merged) return;
+    await engine.store.runs.decrementDependents(run.id, task.taskKey);
+    engine.log.info(
+      { run: run.id, issue: run.issueNumber, task: task.taskKey, pr: pull.number },
+      'task merged',
+    );
+    engine.requestStatus(run.id);
+    await scheduleRepository(engine, repositoryId);
+    await settleRun(engine, scope);
+    return;
+  }
+  if (closedBy.isBot) return; // the coordinator and workers never close agent PRs on purpose
+  const rejected = await engine.store.runs.transitionTask(
+    task.id,
+    ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
+    {
+      state: 'rejected',
+    },
+  );
+  if (!rejected) return;
+  const blocked = await blockDependents(engine, run.id, task.taskKey);
+  engine.log.info(
+    { run: run.id, task: task.taskKey, pr: pull.number, by: closedBy.login, blocked },
+    'PR closed unmerged; task rejected',
+  );
+  engine.requestStatus(run.id);
+  await settleRun(engine, scope);
 }

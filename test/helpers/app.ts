@@ -51,7 +51,7 @@ export async function startTestCoordinator(
     databaseUrl?: string;
     githubBaseUrl?: string;
     env?: NodeJS.ProcessEnv;
-  } & Partial<Pick<CoordinatorOptions, 'services'>> = {},
+  } & Partial<Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs'>> = {},
 ): Promise<TestCoordinator> {
   const env = parseEnv({
     APP_ID: String(TEST_APP_ID),
@@ -73,6 +73,10 @@ export async function startTestCoordinator(
     Octokit: TestOctokit,
     inMemoryDatabase: !options.databaseUrl,
     services: options.services,
+    now: options.now,
+    sweepGraceMs: options.sweepGraceMs,
+    // Tests step the sweep by hand.
+    schedule: false,
   });
   return Object.assign(coordinator, {
     logs,

@@ -1,0 +1,112 @@
+import { inject } from 'vitest';
+import { startGitHubDouble } from '../github-double/index.js';
+import type { GitHubDouble } from '../github-double/scenario.js';
+import {
+  startTestCoordinator,
+  TEST_APP_ID,
+  TEST_WEBHOOK_SECRET,
+  type TestCoordinator,
+} from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+
+export const OWNER = 'octo-org';
+export const REPO_NAME = 'widgets';
+export const REPO = `${OWNER}/${REPO_NAME}`;
+export const MAINTAINER = 'maintainer';
+
+/** SPEC §3's example plan. */
+export const SPEC_EXAMPLE_PLAN = [
+  '```tasks',
+  '- id: task_001',
+  '  title: Define the login API signature',
+  '  type: code_edit',
+  '  deps: []',
+  '- id: task_002',
+  '  title: Implement login',
+  '  deps: [task_001]',
+  '  prompt: |',
+  '    Implement POST /login using the signature from task_001.',
+  '  priority: 4',
+  '  timeoutMinutes: 15',
+  '- id: task_003',
+  '  title: Unit tests for login',
+  '  type: test',
+  '  deps: [task_001]',
+  '- id: task_004',
+  '  title: Integration test',
+  '  deps: [task_002, task_003]',
+  '```',
+].join('\n');
+
+export interface Scenario {
+  double: GitHubDouble;
+  app: TestCoordinator;
+  clock: { now: Date; advance(ms: number): void };
+  /** Wait until GitHub and the app have nothing left to say to each other (no sleeps). */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startScenario(
+  options: { config?: string; engine?: 'postgres' | 'pglite'; files?: Record<string, string> } = {},
+): Promise<Scenario> {
+  const double = await startGitHubDouble({
+    webhookSecret: TEST_WEBHOOK_SECRET,
+    appId: TEST_APP_ID,
+  });
+  let database: TestDatabase | undefined;
+  if ((options.engine ?? 'postgres') === 'postgres')
+    database = await createTestDatabase(inject('templateDatabase'));
+  const clock = {
+    now: new Date(),
+    advance(ms: number) {
+      clock.now = new Date(clock.now.getTime() + ms);
+    },
+  };
+  const app = await startTestCoordinator({
+    databaseUrl: database?.url,
+    githubBaseUrl: double.apiUrl,
+    now: () => clock.now,
+  });
+  double.setWebhookUrl(`${app.url}/api/github/webhooks`);
+  await double.createRepo({
+    owner: OWNER,
+    name: REPO_NAME,
+    files: {
+      'README.md': '# widgets\n',
+      ...(options.config ? { '.github/agent-coordinator.yml': options.config } : {}),
+      ...options.files,
+    },
+  });
+  await double.setPermission(REPO, MAINTAINER, 'maintain');
+
+  const settle = async () => {
+    for (let round = 0; round < 200; round++) {
+      const before = double.deliveries().length;
+      await double.waitForDeliveries();
+      await double.waitForWorkers();
+      await app.whenIdle();
+      await double.waitForDeliveries();
+      if (double.deliveries().length === before) return;
+    }
+    throw new Error('the app and the double never went quiet');
+  };
+  return {
+    double,
+    app,
+    clock,
+    settle,
+    async close() {
+      await app.close();
+      await double.close();
+      await database?.drop();
+    },
+  };
+}
+
+export function statusComment(double: GitHubDouble, issue: number): string {
+  const comments = double.comments(REPO, issue) as Array<{ body: string }>;
+  const status = comments.filter((c) => c.body.includes('<!-- agent-coordinator:status -->'));
+  if (status.length !== 1) throw new Error(`expected one status comment, found ${status.length}`);
+  return status[0]!.body;
+}

@@ -1,0 +1,325 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectClean, startWorld, stopWorld, userOctokit, type World } from './helpers.js';
+
+const owner = 'acme';
+const repoName = 'widgets';
+
+describe('pulls: mergeability, merge, update-branch, reviews', () => {
+  let w: World;
+  beforeEach(async () => {
+    w = await startWorld();
+  });
+  afterEach(async () => {
+    await stopWorld(w);
+    expectClean(w.double);
+  });
+
+  it('merges with a sha guard: stale sha 409, then success sends closed(merged) and push', async () => {
+    const { double, octokit, repo, receiver } = w;
+    const n = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'Task 1',
+      by: 'agent-coordinator[bot]',
+    });
+    const { data: pr } = await octokit.rest.pulls.get({ owner, repo: repoName, pull_number: n });
+    expect(pr).toMatchObject({
+      mergeable: true,
+      mergeable_state: 'clean',
+      merged: false,
+      head: { ref: 'agent/1/task_001', repo: { full_name: 'acme/widgets' } },
+    });
+    const staleSha = pr.head.sha;
+    await double.pushCommit(repo, 'agent/1/task_001', {
+      message: 'more',
+      by: 'agent-coordinator[bot]',
+    });
+    await expect(
+      octokit.rest.pulls.merge({
+        owner,
+        repo: repoName,
+        pull_number: n,
+        sha: staleSha,
+        merge_method: 'squash',
+      }),
+    ).rejects.toMatchObject({ status: 409 });
+    const head = double.branch(repo, 'agent/1/task_001')!.sha;
+    const { data: merged } = await octokit.rest.pulls.merge({
+      owner,
+      repo: repoName,
+      pull_number: n,
+      sha: head,
+      merge_method: 'squash',
+    });
+    expect(merged.merged).toBe(true);
+    expect(double.branch(repo, 'main')!.sha).toBe(merged.sha);
+    expect(double.commitParents(repo, merged.sha)).toHaveLength(1);
+    expect(double.commitMessage(repo, merged.sha)).toMatch(/^Task 1 \(#\d+\)/);
+    await double.waitForDeliveries();
+    const closed = receiver.of('pull_request', 'closed')[0]!.payload;
+    expect(closed['pull_request']).toMatchObject({
+      merged: true,
+      merge_commit_sha: merged.sha,
+      state: 'closed',
+    });
+    expect(closed['sender']).toMatchObject({ login: 'agent-coordinator[bot]', type: 'Bot' });
+    expect(receiver.names().slice(-2)).toEqual(['pull_request.closed', 'push']);
+    await expect(
+      octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({ status: 405 });
+  });
+
+  it('refuses to merge a dirty PR with 405 and update-branch answers 422 on conflict', async () => {
+    const { double, octokit, repo } = w;
+    const n = await double.openPr(repo, {
+      head: 'feature',
+      title: 'F',
+      by: 'alice',
+      files: { 'README.md': 'mine\n' },
+    });
+    await double.pushCommit(repo, 'main', {
+      message: 'theirs',
+      files: { 'README.md': 'theirs\n' },
+      by: 'bob',
+    });
+    const { data: pr } = await octokit.rest.pulls.get({ owner, repo: repoName, pull_number: n });
+    expect(pr).toMatchObject({ mergeable: false, mergeable_state: 'dirty' });
+    await expect(
+      octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({ status: 405 });
+    await expect(
+      octokit.rest.pulls.updateBranch({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining('merge conflict'),
+    });
+    // A test can also force the conflict flag on an otherwise clean PR.
+    const m = await double.openPr(repo, { head: 'other', title: 'O', by: 'alice' });
+    await double.setConflict(repo, m, true);
+    expect(double.pull(repo, m)).toMatchObject({ mergeable_state: 'dirty' });
+  });
+
+  it('updates a behind branch (strict protection), then merges', async () => {
+    const { double, octokit, repo, receiver } = w;
+    await double.setRequiredChecks(repo, 'main', [], { strict: true });
+    const n = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'T',
+      by: 'agent-coordinator[bot]',
+    });
+    await expect(
+      octokit.rest.pulls.updateBranch({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining('There are no new commits on the base branch'),
+    });
+    await double.advanceBranch(repo, 'main');
+    const { data: behind } = await octokit.rest.pulls.get({
+      owner,
+      repo: repoName,
+      pull_number: n,
+    });
+    expect(behind.mergeable_state).toBe('behind');
+    const { data: cmp } = await octokit.rest.repos.compareCommitsWithBasehead({
+      owner,
+      repo: repoName,
+      basehead: `main...agent/1/task_001`,
+    });
+    expect(cmp).toMatchObject({ status: 'diverged', ahead_by: 1, behind_by: 1 });
+    await expect(
+      octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({ status: 405 });
+    const upd = await octokit.rest.pulls.updateBranch({
+      owner,
+      repo: repoName,
+      pull_number: n,
+      expected_head_sha: behind.head.sha,
+    });
+    expect(upd.status).toBe(202);
+    const { data: after } = await octokit.rest.pulls.get({ owner, repo: repoName, pull_number: n });
+    expect(after.mergeable_state).toBe('clean');
+    expect(after.head.sha).not.toBe(behind.head.sha);
+    await double.waitForDeliveries();
+    expect(receiver.names().slice(-2)).toEqual(['push', 'pull_request.synchronize']);
+    await octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n, sha: after.head.sha });
+    expect(double.pull(repo, n)).toMatchObject({ merged: true });
+  });
+
+  it('blocks on required checks until they pass; other pending checks make it unstable', async () => {
+    const { double, octokit, repo } = w;
+    await double.setRequiredChecks(repo, 'main', ['ci/test']);
+    const n = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'T',
+      by: 'agent-coordinator[bot]',
+    });
+    const sha = double.branch(repo, 'agent/1/task_001')!.sha;
+    expect(double.pull(repo, n)).toMatchObject({ mergeable_state: 'blocked' });
+    await expect(
+      octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({
+      status: 405,
+      message: expect.stringContaining('Required status check "ci/test" is expected'),
+    });
+    await double.setCheck(repo, sha, 'ci/test', 'in_progress');
+    await double.setCheck(repo, sha, 'ci/test', 'completed', 'success');
+    await octokit.rest.checks.create({
+      owner,
+      repo: repoName,
+      name: 'agent-coordinator/order',
+      head_sha: sha,
+      status: 'in_progress',
+    });
+    expect(double.pull(repo, n)).toMatchObject({ mergeable_state: 'unstable', mergeable: true });
+    await octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n });
+  });
+
+  it('lists by head owner:branch, base and state; fork PRs keep their own head repository', async () => {
+    const { double, octokit, repo } = w;
+    const a = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'A',
+      by: 'agent-coordinator[bot]',
+    });
+    const fork = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'Look-alike',
+      by: 'mallory',
+      fromFork: true,
+    });
+    const { data: byHead } = await octokit.rest.pulls.list({
+      owner,
+      repo: repoName,
+      head: 'acme:agent/1/task_001',
+      state: 'open',
+    });
+    expect(byHead.map((p) => p.number)).toEqual([a]);
+    const { data: forkPr } = await octokit.rest.pulls.get({
+      owner,
+      repo: repoName,
+      pull_number: fork,
+    });
+    expect(forkPr.head.repo?.full_name).toBe('mallory/widgets');
+    expect(forkPr.head.ref).toBe('agent/1/task_001');
+    await double.closePr(repo, fork, 'alice');
+    const { data: closed } = await octokit.rest.pulls.list({
+      owner,
+      repo: repoName,
+      state: 'closed',
+    });
+    expect(closed.map((p) => p.number)).toEqual([fork]);
+    const { data: all } = await octokit.rest.pulls.list({
+      owner,
+      repo: repoName,
+      state: 'all',
+      base: 'main',
+    });
+    expect(all).toHaveLength(2);
+  });
+
+  it('creates PRs like GitHub: duplicates and empty PRs are 422', async () => {
+    const { double, octokit, repo, receiver } = w;
+    const main = double.branch(repo, 'main')!.sha;
+    await octokit.rest.git.createRef({
+      owner,
+      repo: repoName,
+      ref: 'refs/heads/agent/2/t',
+      sha: main,
+    });
+    await expect(
+      octokit.rest.git.createRef({ owner, repo: repoName, ref: 'refs/heads/agent/2/t', sha: main }),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      octokit.rest.pulls.create({
+        owner,
+        repo: repoName,
+        head: 'agent/2/t',
+        base: 'main',
+        title: 'empty',
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    await double.pushCommit(repo, 'agent/2/t', { message: 'work', by: 'agent-coordinator[bot]' });
+    const { data: pr } = await octokit.rest.pulls.create({
+      owner,
+      repo: repoName,
+      head: 'agent/2/t',
+      base: 'main',
+      title: 'T',
+      body: 'b',
+    });
+    await expect(
+      octokit.rest.pulls.create({
+        owner,
+        repo: repoName,
+        head: 'agent/2/t',
+        base: 'main',
+        title: 'again',
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    const { data: ref } = await octokit.rest.git.getRef({
+      owner,
+      repo: repoName,
+      ref: 'heads/agent/2/t',
+    });
+    expect(ref.object.sha).toBe(pr.head.sha);
+    await octokit.rest.pulls.update({
+      owner,
+      repo: repoName,
+      pull_number: pr.number,
+      body: 'new body',
+    });
+    await double.waitForDeliveries();
+    const edited = receiver.of('pull_request', 'edited')[0]!.payload;
+    expect(edited['changes']).toEqual({ body: { from: 'b' } });
+    // Deleting the head branch closes the PR, as on GitHub.
+    await octokit.rest.git.deleteRef({ owner, repo: repoName, ref: 'heads/agent/2/t' });
+    expect(double.pull(repo, pr.number)).toMatchObject({ state: 'closed', merged: false });
+  });
+
+  it('records reviews; an author cannot approve their own PR', async () => {
+    const { double, octokit, repo, receiver } = w;
+    const n = await double.openPr(repo, { head: 'f', title: 'F', by: 'alice' });
+    await double.approvePr(repo, n, 'bob');
+    const alice = userOctokit(double, 'alice');
+    await expect(
+      alice.rest.pulls.createReview({ owner, repo: repoName, pull_number: n, event: 'APPROVE' }),
+    ).rejects.toMatchObject({ status: 422 });
+    const { data: reviews } = await octokit.rest.pulls.listReviews({
+      owner,
+      repo: repoName,
+      pull_number: n,
+    });
+    expect(reviews.map((r) => [r.user?.login, r.state])).toEqual([['bob', 'APPROVED']]);
+    const submitted = receiver.of('pull_request_review', 'submitted')[0]!.payload;
+    expect(submitted['review']).toMatchObject({ state: 'approved' });
+  });
+
+  it('answers mergeable: null while "recomputing", and lists omit mergeability like GitHub', async () => {
+    const { double, octokit, repo } = w;
+    double.mergeabilityLag = 1;
+    const n = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'T',
+      by: 'agent-coordinator[bot]',
+    });
+    const first = await octokit.rest.pulls.get({ owner, repo: repoName, pull_number: n });
+    expect(first.data).toMatchObject({ mergeable: null, mergeable_state: 'unknown' });
+    const second = await octokit.rest.pulls.get({ owner, repo: repoName, pull_number: n });
+    expect(second.data).toMatchObject({ mergeable: true, mergeable_state: 'clean' });
+    await double.advanceBranch(repo, 'main');
+    const gql = await octokit.graphql<{
+      repository: { pullRequest: { mergeable: string; mergeStateStatus: string } };
+    }>(
+      `query($n: Int!) { repository(owner: "acme", name: "widgets") { pullRequest(number: $n) { mergeable mergeStateStatus } } }`,
+      { n },
+    );
+    expect(gql.repository.pullRequest).toEqual({
+      mergeable: 'UNKNOWN',
+      mergeStateStatus: 'UNKNOWN',
+    });
+    // Merging decides on fresh data, as GitHub does.
+    await octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n });
+    const { data: list } = await octokit.rest.pulls.list({ owner, repo: repoName, state: 'all' });
+    expect(list[0]).not.toHaveProperty('mergeable_state');
+    expect(list[0]).toHaveProperty('merged_at');
+  });
+});

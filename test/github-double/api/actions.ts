@@ -1,0 +1,157 @@
+import type { Run } from '../model.js';
+import { cancelRun, dispatchWorkflow, findWorkflow } from '../ops/actions.js';
+import { jobJson, runHtmlUrl, runJson, workflowJson } from '../render/actions.js';
+import {
+  actorOf,
+  bodyObject,
+  intParam,
+  json,
+  notFound,
+  paginate,
+  param,
+  repoOf,
+  str,
+  type ApiRequest,
+  type Handler,
+} from '../server/http.js';
+
+const CONCLUSIONS = new Set([
+  'success',
+  'failure',
+  'neutral',
+  'cancelled',
+  'skipped',
+  'timed_out',
+  'action_required',
+  'startup_failure',
+  'stale',
+]);
+
+function runOf(req: ApiRequest): Run {
+  const run = repoOf(req).runs.get(intParam(req, 'run_id'));
+  if (!run) throw notFound();
+  return run;
+}
+
+function listRuns(req: ApiRequest, runs: Run[]): ReturnType<Handler> {
+  const branch = req.query.get('branch');
+  const event = req.query.get('event');
+  const status = req.query.get('status');
+  const actor = req.query.get('actor');
+  const headSha = req.query.get('head_sha');
+  const filtered = runs
+    .filter((r) => !branch || r.headBranch === branch)
+    .filter((r) => !event || r.event === event)
+    .filter((r) => !actor || r.actor.login.toLowerCase() === actor.toLowerCase())
+    .filter((r) => !headSha || r.headSha === headSha)
+    .filter(
+      (r) => !status || (CONCLUSIONS.has(status) ? r.conclusion === status : r.status === status),
+    )
+    .sort((a, b) => b.id - a.id);
+  const { page, headers } = paginate(req, filtered);
+  return {
+    status: 200,
+    body: { total_count: filtered.length, workflow_runs: page.map((r) => runJson(req.core, r)) },
+    headers,
+  };
+}
+
+export const actionRoutes: [string, Handler][] = [
+  [
+    'GET /repos/{owner}/{repo}/actions/workflows',
+    (req) => {
+      const repo = repoOf(req);
+      const wfs = [...repo.workflows.values()];
+      return json(200, {
+        total_count: wfs.length,
+        workflows: wfs.map((w) => workflowJson(req.core, repo, w)),
+      });
+    },
+  ],
+  [
+    'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}',
+    (req) => {
+      const repo = repoOf(req);
+      const wf = findWorkflow(repo, param(req, 'workflow_id'));
+      if (!wf) throw notFound();
+      return json(200, workflowJson(req.core, repo, wf));
+    },
+  ],
+  [
+    'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
+    (req) => {
+      const repo = repoOf(req);
+      const body = bodyObject(req);
+      const { run } = dispatchWorkflow(
+        req.core,
+        repo,
+        param(req, 'workflow_id'),
+        str(body, 'ref') ?? '',
+        body['inputs'],
+        actorOf(req),
+      );
+      // The simulated worker starts only once the dispatch has been answered.
+      const after = (): void => req.core.webhooks.onDispatch(run.id);
+      if (body['return_run_details'] === true && !req.core.dispatchReturnsNoContent) {
+        const details = {
+          workflow_run_id: run.id,
+          run_url: `${req.core.apiUrl}/repos/${repo.fullName}/actions/runs/${run.id}`,
+          html_url: runHtmlUrl(req.core, run),
+        };
+        return { status: 200, body: details, after };
+      }
+      return { status: 204, after };
+    },
+  ],
+  [
+    'GET /repos/{owner}/{repo}/actions/runs',
+    (req) => listRuns(req, [...repoOf(req).runs.values()]),
+  ],
+  [
+    'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs',
+    (req) => {
+      const repo = repoOf(req);
+      const wf = findWorkflow(repo, param(req, 'workflow_id'));
+      if (!wf) throw notFound();
+      return listRuns(
+        req,
+        [...repo.runs.values()].filter((r) => r.workflow === wf),
+      );
+    },
+  ],
+  [
+    'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+    (req) => json(200, runJson(req.core, runOf(req))),
+  ],
+  [
+    'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+    (req) => {
+      const run = runOf(req);
+      const jobs = run.conclusion === 'startup_failure' ? [] : [jobJson(req.core, run)];
+      return json(200, { total_count: jobs.length, jobs });
+    },
+  ],
+  [
+    'GET /repos/{owner}/{repo}/actions/jobs/{job_id}',
+    (req) => {
+      const id = Number(req.params['job_id']);
+      const run = [...repoOf(req).runs.values()].find((r) => r.jobId === id);
+      if (!run || run.conclusion === 'startup_failure') throw notFound();
+      return json(200, jobJson(req.core, run));
+    },
+  ],
+  [
+    'POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel',
+    (req) => {
+      cancelRun(req.core, runOf(req));
+      return json(202, {});
+    },
+  ],
+  [
+    'POST /repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel',
+    (req) => {
+      cancelRun(req.core, runOf(req));
+      return json(202, {});
+    },
+  ],
+];

@@ -1,0 +1,149 @@
+import { EventEmitter } from 'node:events';
+import { Ids, isoNow, nodeId } from './ids.js';
+import type {
+  Account,
+  AppInfo,
+  Delivery,
+  Installation,
+  Repo,
+  RequestLogEntry,
+  TokenInfo,
+  Violation,
+  ViolationKind,
+} from './model.js';
+
+export interface CoreOptions {
+  webhookSecret: string;
+  webhookUrl: string | undefined;
+  appId: number;
+  appSlug: string;
+  subscribedEvents: readonly string[] | undefined;
+  selfCheck: boolean;
+}
+
+// Hooks other areas plug in, so the core does not import them (no cycles).
+export interface CoreHooks {
+  sendWebhook(input: WebhookInput): Promise<Delivery | null>;
+  redeliver(delivery: Delivery): Promise<Delivery>;
+  onDispatch(runId: number): void;
+}
+
+export interface WebhookInput {
+  event: string;
+  action?: string;
+  repo: Repo | null;
+  sender: Account;
+  body: Record<string, unknown>;
+}
+
+export type ChangeKind = string;
+
+export class Core {
+  readonly events = new EventEmitter();
+  readonly ids = new Ids();
+  readonly repos = new Map<string, Repo>();
+  readonly accounts = new Map<string, Account>();
+  readonly installations = new Map<string, Installation>();
+  readonly tokens = new Map<string, TokenInfo>();
+  readonly violations: Violation[] = [];
+  readonly selfCheckErrors: string[] = [];
+  readonly requests: RequestLogEntry[] = [];
+  readonly deliveries: Delivery[] = [];
+  readonly workerErrors: Error[] = [];
+  readonly app: AppInfo;
+  readonly ciApp: AppInfo;
+  url = '';
+  closed = false;
+  webhooksDown = false;
+  dispatchReturnsNoContent = false;
+  mergeabilityLag = 0;
+  hooks: CoreHooks | null = null;
+  private nextUserId = 1_000_001;
+
+  constructor(readonly options: CoreOptions) {
+    this.events.setMaxListeners(0);
+    const appOwner = this.account('agent-coordinator-owner');
+    this.app = {
+      id: options.appId,
+      slug: options.appSlug,
+      name: options.appSlug,
+      nodeId: nodeId('A', options.appId),
+      owner: appOwner,
+      bot: this.account(`${options.appSlug}[bot]`),
+    };
+    this.ciApp = {
+      id: 15368,
+      slug: 'github-actions',
+      name: 'GitHub Actions',
+      nodeId: nodeId('A', 15368),
+      owner: this.account('github', 'Organization'),
+      bot: this.account('github-actions[bot]'),
+    };
+  }
+
+  get apiUrl(): string {
+    return `${this.url}/api/v3`;
+  }
+
+  get webhooks(): CoreHooks {
+    if (!this.hooks) throw new Error('github double: hooks not wired');
+    return this.hooks;
+  }
+
+  // Logins are case-insensitive on GitHub; the first spelling seen is kept.
+  account(login: string, type?: Account['type']): Account {
+    const key = login.toLowerCase();
+    const known = this.accounts.get(key);
+    if (known) return known;
+    const isBot = login.endsWith('[bot]');
+    const id = login === 'github-actions[bot]' ? 41898282 : this.nextUserId++;
+    const created: Account = {
+      login,
+      id,
+      nodeId: nodeId(isBot ? 'BOT' : type === 'Organization' ? 'O' : 'U', id),
+      type: type ?? (isBot ? 'Bot' : 'User'),
+    };
+    this.accounts.set(key, created);
+    return created;
+  }
+
+  findRepo(fullName: string): Repo | undefined {
+    return this.repos.get(fullName.toLowerCase());
+  }
+
+  repo(fullName: string): Repo {
+    const repo = this.findRepo(fullName);
+    if (!repo) throw new Error(`github double: no repository ${fullName}`);
+    return repo;
+  }
+
+  installationFor(repo: Repo): Installation | undefined {
+    return this.installations.get(repo.owner.login.toLowerCase());
+  }
+
+  now(): string {
+    return isoNow();
+  }
+
+  changed(kind: ChangeKind, detail?: unknown): void {
+    this.events.emit('state-change', { kind, detail });
+  }
+
+  violation(kind: ViolationKind, method: string, path: string, message: string): void {
+    const v: Violation = { kind, method, path, message, at: isoNow() };
+    this.violations.push(v);
+    this.events.emit('violation', v);
+  }
+
+  selfCheck(where: string, errors: readonly string[]): void {
+    if (errors.length === 0) return;
+    for (const e of errors) this.selfCheckErrors.push(`${where}: ${e}`);
+    this.events.emit('self-check', { where, errors });
+  }
+
+  workerError(error: unknown): void {
+    const e = error instanceof Error ? error : new Error(String(error));
+    this.workerErrors.push(e);
+    this.events.emit('worker-error', e);
+  }
+}

@@ -1,0 +1,238 @@
+import type { Server } from 'node:http';
+import type { Core } from './core.js';
+import type { Delivery, RequestLogEntry, Violation } from './model.js';
+import { CONTENT_WRITES } from './routes.js';
+import { expireAllTokens, issueUserToken } from './server/auth.js';
+import type { Faults } from './server/faults.js';
+import { waitUntil } from './wait.js';
+import type { WebhookSender } from './webhooks/sender.js';
+import type { SimulatedWorker } from './worker/simulated-worker.js';
+
+export type DoubleEvent =
+  | 'request'
+  | 'webhook-sent'
+  | 'webhook-answered'
+  | 'state-change'
+  | 'violation'
+  | 'self-check'
+  | 'worker-error'
+  | 'deliveries-idle';
+
+export interface DeliveryView {
+  id: number;
+  guid: string;
+  event: string;
+  action: string | null;
+  statusCode: number | null;
+  redelivery: boolean;
+  payload: Record<string, unknown>;
+}
+
+export interface Counts {
+  apiCalls: number;
+  contentWrites: number;
+  // The most content writes seen in any 60-second window.
+  maxContentWritesPerMinute: number;
+}
+
+export interface DoubleParts {
+  core: Core;
+  server: Server;
+  faults: Faults;
+  sender: WebhookSender;
+  worker: SimulatedWorker;
+}
+
+// Lifecycle, strictness reporting and test synchronisation.
+export class DoubleBase {
+  readonly url: string;
+  readonly apiUrl: string;
+  readonly graphqlUrl: string;
+  readonly faults: Faults;
+  protected readonly core: Core;
+  protected readonly server: Server;
+  protected readonly sender: WebhookSender;
+  protected readonly worker: SimulatedWorker;
+
+  constructor(parts: DoubleParts) {
+    this.core = parts.core;
+    this.server = parts.server;
+    this.faults = parts.faults;
+    this.sender = parts.sender;
+    this.worker = parts.worker;
+    this.url = parts.core.url;
+    this.apiUrl = `${this.url}/api/v3`;
+    this.graphqlUrl = `${this.url}/api/graphql`;
+  }
+
+  get appId(): number {
+    return this.core.app.id;
+  }
+
+  get appSlug(): string {
+    return this.core.app.slug;
+  }
+
+  get botLogin(): string {
+    return this.core.app.bot.login;
+  }
+
+  get violations(): readonly Violation[] {
+    return this.core.violations;
+  }
+
+  // Places where the double's own answers or webhooks disagree with GitHub's spec.
+  get selfCheckErrors(): readonly string[] {
+    return this.core.selfCheckErrors;
+  }
+
+  get workerErrors(): readonly Error[] {
+    return this.core.workerErrors;
+  }
+
+  get requests(): readonly RequestLogEntry[] {
+    return this.core.requests;
+  }
+
+  get webhooksDown(): boolean {
+    return this.core.webhooksDown;
+  }
+
+  set webhooksDown(down: boolean) {
+    this.core.webhooksDown = down;
+  }
+
+  // Make every dispatch answer 204 even when return_run_details is asked for.
+  get dispatchReturnsNoContent(): boolean {
+    return this.core.dispatchReturnsNoContent;
+  }
+
+  set dispatchReturnsNoContent(on: boolean) {
+    this.core.dispatchReturnsNoContent = on;
+  }
+
+  // After each head or base move, this many reads of a PR answer mergeable: null
+  // (mergeable_state 'unknown'), as GitHub does while it recomputes. Default 0.
+  get mergeabilityLag(): number {
+    return this.core.mergeabilityLag;
+  }
+
+  set mergeabilityLag(reads: number) {
+    this.core.mergeabilityLag = reads;
+  }
+
+  // For Probot's GHE_HOST (with GHE_PROTOCOL=http).
+  get gheHost(): string {
+    return new URL(this.url).host;
+  }
+
+  get webhookUrl(): string | undefined {
+    return this.core.options.webhookUrl;
+  }
+
+  setWebhookUrl(url: string | undefined): void {
+    this.core.options.webhookUrl = url;
+  }
+
+  async close(): Promise<void> {
+    this.core.closed = true;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.worker.idle();
+    await this.sender.idle();
+  }
+
+  assertNoViolations(): void {
+    const problems = [
+      ...this.core.violations.map((v) => `[${v.kind}] ${v.method} ${v.path}: ${v.message}`),
+      ...this.core.workerErrors.map((e) => `[worker-error] ${e.message}`),
+    ];
+    if (problems.length > 0) {
+      throw new Error(
+        `GitHub double saw ${problems.length} violation(s):\n  ${problems.join('\n  ')}`,
+      );
+    }
+  }
+
+  clearViolations(): void {
+    this.core.violations.length = 0;
+  }
+
+  counts(): Counts {
+    const writes = this.core.requests
+      .filter((r) => r.route !== null && CONTENT_WRITES.has(r.route))
+      .map((r) => Date.parse(r.at));
+    let max = 0;
+    let start = 0;
+    for (let end = 0; end < writes.length; end++) {
+      while ((writes[end] ?? 0) - (writes[start] ?? 0) >= 60_000) start++;
+      max = Math.max(max, end - start + 1);
+    }
+    return {
+      apiCalls: this.core.requests.length,
+      contentWrites: writes.length,
+      maxContentWritesPerMinute: max,
+    };
+  }
+
+  createUserToken(login: string): string {
+    return issueUserToken(this.core, login);
+  }
+
+  // Every token issued so far stops working (401 Bad credentials).
+  expireTokens(): void {
+    expireAllTokens(this.core);
+  }
+
+  on(event: DoubleEvent, listener: (detail: never) => void): this {
+    this.core.events.on(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  off(event: DoubleEvent, listener: (detail: never) => void): this {
+    this.core.events.off(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  waitFor<T>(
+    predicate: (double: this) => T | false | null | undefined,
+    options: { timeoutMs?: number; description: string },
+  ): Promise<T> {
+    return waitUntil(this.core.events, () => predicate(this), {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      description: options.description,
+    });
+  }
+
+  // Resolves once every webhook sent so far has been answered (or has failed).
+  waitForDeliveries(): Promise<void> {
+    return this.sender.idle();
+  }
+
+  // Resolves once every simulated worker run has finished its scripted steps.
+  waitForWorkers(): Promise<void> {
+    return this.worker.idle();
+  }
+
+  deliveries(filter: { event?: string; action?: string } = {}): DeliveryView[] {
+    return this.core.deliveries
+      .filter(
+        (d) =>
+          (!filter.event || d.event === filter.event) &&
+          (!filter.action || d.action === filter.action),
+      )
+      .map(deliveryView);
+  }
+}
+
+function deliveryView(d: Delivery): DeliveryView {
+  return {
+    id: d.id,
+    guid: d.guid,
+    event: d.event,
+    action: d.action,
+    statusCode: d.statusCode,
+    redelivery: d.redelivery,
+    payload: d.payload,
+  };
+}

@@ -1,0 +1,191 @@
+import { validate as validateAgainstGitHub } from '@octokit/graphql-schema';
+import {
+  execute,
+  GraphQLError,
+  parse,
+  type DocumentNode,
+  type GraphQLFieldResolver,
+} from 'graphql';
+import type { Core } from '../core.js';
+import type { Account, Pull, Repo } from '../model.js';
+import { dequeue, enqueue, QueueError } from '../ops/merge-queue.js';
+import type { ApiResponse } from '../server/http.js';
+import type { GraphqlCall } from '../server/http-server.js';
+import {
+  actorNode,
+  entryNode,
+  GitHubGraphQLError,
+  mergeQueueNode,
+  pullNode,
+  repositoryNode,
+  type GqlObject,
+} from './nodes.js';
+import { githubSchema } from './schema.js';
+
+function findPullByNodeId(core: Core, id: string): { repo: Repo; pull: Pull } | undefined {
+  for (const repo of core.repos.values()) {
+    for (const pull of repo.pulls.values()) if (pull.nodeId === id) return { repo, pull };
+  }
+  return undefined;
+}
+
+function findNode(core: Core, id: string): GqlObject | null {
+  for (const repo of core.repos.values()) {
+    if (repo.nodeId === id) return repositoryNode(core, repo);
+    for (const pull of repo.pulls.values())
+      if (pull.nodeId === id) return pullNode(core, repo, pull);
+    for (const queue of repo.mergeQueues.values()) {
+      if (queue.id === id) return mergeQueueNode(core, repo, queue);
+      const entry = queue.entries.find((e) => e.id === id);
+      if (entry) return entryNode(core, repo, queue, entry);
+    }
+  }
+  throw new GitHubGraphQLError(
+    `Could not resolve to a node with the global id of '${id}'`,
+    'NOT_FOUND',
+  );
+}
+
+function rootValue(core: Core, viewer: Account): Record<string, unknown> {
+  const queueCall = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof QueueError) throw new GitHubGraphQLError(error.message, error.type);
+      throw error;
+    }
+  };
+  return {
+    viewer: actorNode(viewer),
+    rateLimit: {
+      __typename: 'RateLimit',
+      cost: 1,
+      limit: 5000,
+      remaining: 4999,
+      used: 1,
+      nodeCount: 1,
+      resetAt: new Date(Date.now() + 3_600_000).toISOString(),
+    },
+    repository: (args: { owner: string; name: string }) => {
+      const repo = core.findRepo(`${args.owner}/${args.name}`);
+      if (!repo)
+        throw new GitHubGraphQLError(
+          `Could not resolve to a Repository with the name '${args.owner}/${args.name}'.`,
+          'NOT_FOUND',
+        );
+      return repositoryNode(core, repo);
+    },
+    node: (args: { id: string }) => findNode(core, args.id),
+    enqueuePullRequest: (args: {
+      input: { pullRequestId: string; expectedHeadOid?: string; clientMutationId?: string };
+    }) =>
+      queueCall(() => {
+        const found = findPullByNodeId(core, args.input.pullRequestId);
+        if (!found)
+          throw new GitHubGraphQLError(
+            `Could not resolve to a node with the global id of '${args.input.pullRequestId}'`,
+            'NOT_FOUND',
+          );
+        const { entry } = enqueue(core, found.repo, found.pull, viewer, args.input.expectedHeadOid);
+        const queue = found.repo.mergeQueues.get(found.pull.baseRef);
+        return {
+          __typename: 'EnqueuePullRequestPayload',
+          clientMutationId: args.input.clientMutationId ?? null,
+          mergeQueueEntry: queue ? entryNode(core, found.repo, queue, entry) : null,
+        };
+      }),
+    dequeuePullRequest: (args: { input: { id: string; clientMutationId?: string } }) =>
+      queueCall(() => {
+        const found = findPullByNodeId(core, args.input.id);
+        if (!found)
+          throw new GitHubGraphQLError(
+            `Could not resolve to a node with the global id of '${args.input.id}'`,
+            'NOT_FOUND',
+          );
+        const queue = found.repo.mergeQueues.get(found.pull.baseRef);
+        const entry = queue?.entries.find((e) => e.pull === found.pull);
+        const snapshot = entry && queue ? entryNode(core, found.repo, queue, entry) : null;
+        dequeue(core, found.repo, found.pull, viewer);
+        return {
+          __typename: 'DequeuePullRequestPayload',
+          clientMutationId: args.input.clientMutationId ?? null,
+          mergeQueueEntry: snapshot,
+        };
+      }),
+  };
+}
+
+function gqlErrors(errors: readonly GraphQLError[]): Record<string, unknown>[] {
+  return errors.map((e) => {
+    const original = e.originalError;
+    const out: Record<string, unknown> = { message: e.message };
+    if (original instanceof GitHubGraphQLError) out['type'] = original.type;
+    if (e.path) out['path'] = e.path;
+    if (e.locations) out['locations'] = e.locations;
+    return out;
+  });
+}
+
+export async function handleGraphql(call: GraphqlCall): Promise<ApiResponse> {
+  const { core } = call;
+  const body = (call.body ?? {}) as {
+    query?: unknown;
+    variables?: unknown;
+    operationName?: unknown;
+  };
+  if (typeof body.query !== 'string') {
+    core.violation('graphql-invalid', 'POST', '/graphql', 'request has no query string');
+    return { status: 400, body: { message: 'Problems parsing JSON' } };
+  }
+  const query = body.query;
+  let problems: readonly GraphQLError[];
+  try {
+    problems = validateAgainstGitHub(query);
+  } catch (error) {
+    problems = [error instanceof GraphQLError ? error : new GraphQLError(String(error))];
+  }
+  if (problems.length > 0) {
+    core.violation(
+      'graphql-invalid',
+      'POST',
+      '/graphql',
+      problems.map((p) => p.message).join('; '),
+    );
+    return { status: 200, body: { errors: gqlErrors(problems) } };
+  }
+  const document: DocumentNode = parse(query);
+  const viewer = call.auth.actor ?? core.app.bot;
+  // A field the client asks for but the double does not model is a gap to fix, not a null.
+  const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, _ctx, info) => {
+    const obj = source as Record<string, unknown> | null;
+    if (!obj || typeof obj !== 'object') return null;
+    if (!(info.fieldName in obj)) {
+      core.violation(
+        'graphql-unimplemented',
+        'POST',
+        '/graphql',
+        `${info.parentType.name}.${info.fieldName} is not modelled by the double`,
+      );
+      return null;
+    }
+    const value = obj[info.fieldName];
+    return typeof value === 'function' ? (value as (a: unknown) => unknown)(args) : value;
+  };
+  const result = await execute({
+    schema: githubSchema(),
+    document,
+    rootValue: rootValue(core, viewer),
+    variableValues: (body.variables ?? {}) as Record<string, unknown>,
+    operationName: typeof body.operationName === 'string' ? body.operationName : null,
+    fieldResolver,
+  });
+  for (const e of result.errors ?? []) {
+    if (!(e.originalError instanceof GitHubGraphQLError)) {
+      core.violation('graphql-unimplemented', 'POST', '/graphql', e.message);
+    }
+  }
+  const out: Record<string, unknown> = { data: result.data ?? null };
+  if (result.errors) out['errors'] = gqlErrors(result.errors);
+  if (/^\s*mutation\b/.test(query) && !result.errors) core.changed('graphql-mutation');
+  return { status: 200, body: out };
+}

@@ -1,0 +1,171 @@
+import type { Core } from '../core.js';
+import type { Account, MergeQueue, MergeQueueEntry, Pull, Repo } from '../model.js';
+import { mergeability } from '../ops/mergeability.js';
+import { repoHtmlUrl } from '../render/repos.js';
+
+// GraphQL objects as plain records; function-valued fields receive the field arguments.
+export type GqlObject = { __typename: string } & Record<string, unknown>;
+
+// Errors GitHub itself would answer with (type is GitHub's error type).
+export class GitHubGraphQLError extends Error {
+  constructor(
+    message: string,
+    readonly type: string,
+  ) {
+    super(message);
+  }
+}
+
+interface ConnectionArgs {
+  first?: number;
+  last?: number;
+  after?: string;
+  before?: string;
+}
+
+export function connection(items: GqlObject[], args: ConnectionArgs): GqlObject {
+  const start = args.after
+    ? Number(Buffer.from(args.after, 'base64').toString().replace('cursor:', '')) + 1
+    : 0;
+  let slice = items.slice(start);
+  if (args.first !== undefined) slice = slice.slice(0, args.first);
+  if (args.last !== undefined) slice = slice.slice(-args.last);
+  const cursor = (i: number): string => Buffer.from(`cursor:${i}`).toString('base64');
+  const offset = items.indexOf(slice[0] as GqlObject);
+  return {
+    __typename: 'Connection',
+    totalCount: items.length,
+    nodes: slice,
+    edges: slice.map((node, i) => ({ __typename: 'Edge', cursor: cursor(offset + i), node })),
+    pageInfo: {
+      __typename: 'PageInfo',
+      hasNextPage: offset + slice.length < items.length,
+      hasPreviousPage: offset > 0,
+      startCursor: slice.length > 0 ? cursor(offset) : null,
+      endCursor: slice.length > 0 ? cursor(offset + slice.length - 1) : null,
+    },
+  };
+}
+
+export function actorNode(a: Account): GqlObject {
+  return {
+    __typename: a.type === 'Bot' ? 'Bot' : a.type === 'Organization' ? 'Organization' : 'User',
+    login: a.login,
+    id: a.nodeId,
+    databaseId: a.id,
+  };
+}
+
+export function repositoryNode(core: Core, repo: Repo): GqlObject {
+  return {
+    __typename: 'Repository',
+    id: repo.nodeId,
+    databaseId: repo.id,
+    name: repo.name,
+    nameWithOwner: repo.fullName,
+    owner: actorNode(repo.owner),
+    isPrivate: repo.private,
+    isFork: repo.fork,
+    url: repoHtmlUrl(core, repo),
+    defaultBranchRef: {
+      __typename: 'Ref',
+      name: repo.defaultBranch,
+      prefix: 'refs/heads/',
+      target: { __typename: 'Commit', oid: repo.refs.get(`heads/${repo.defaultBranch}`) },
+    },
+    mergeQueue: (args: { branch?: string }) => {
+      const queue = repo.mergeQueues.get(args.branch ?? repo.defaultBranch);
+      return queue ? mergeQueueNode(core, repo, queue) : null;
+    },
+    pullRequest: (args: { number: number }) => {
+      const pull = repo.pulls.get(args.number);
+      if (!pull)
+        throw new GitHubGraphQLError(
+          `Could not resolve to a PullRequest with the number of ${args.number}.`,
+          'NOT_FOUND',
+        );
+      return pullNode(core, repo, pull);
+    },
+  };
+}
+
+export function pullNode(core: Core, repo: Repo, pull: Pull): GqlObject {
+  // Computed once per node, and only when asked: a read consumes one lagging answer.
+  let cached: ReturnType<typeof mergeability> | undefined;
+  const m = (): ReturnType<typeof mergeability> => {
+    if (cached) return cached;
+    cached = mergeability(core, repo, pull);
+    if (pull.unknownReads > 0) pull.unknownReads -= 1;
+    return cached;
+  };
+  const queue = repo.mergeQueues.get(pull.baseRef);
+  const entry = queue?.entries.find((e) => e.pull === pull);
+  return {
+    __typename: 'PullRequest',
+    id: pull.nodeId,
+    databaseId: pull.id,
+    number: pull.number,
+    title: pull.issue.title,
+    body: pull.issue.body ?? '',
+    url: `${repoHtmlUrl(core, repo)}/pull/${pull.number}`,
+    state: pull.merged ? 'MERGED' : pull.issue.state === 'open' ? 'OPEN' : 'CLOSED',
+    merged: pull.merged,
+    closed: pull.issue.state === 'closed',
+    isDraft: pull.draft,
+    headRefName: pull.headRef,
+    headRefOid: pull.headSha,
+    baseRefName: pull.baseRef,
+    baseRefOid: repo.refs.get(`heads/${pull.baseRef}`),
+    mergeable: () => {
+      const v = m().mergeable;
+      return v === null ? 'UNKNOWN' : v ? 'MERGEABLE' : 'CONFLICTING';
+    },
+    mergeStateStatus: () => m().state.toUpperCase(),
+    isInMergeQueue: entry !== undefined,
+    mergeQueueEntry: entry && queue ? entryNode(core, repo, queue, entry) : null,
+    author: actorNode(pull.issue.user),
+    mergeCommit: pull.mergeCommitSha ? { __typename: 'Commit', oid: pull.mergeCommitSha } : null,
+    createdAt: pull.issue.createdAt,
+    updatedAt: pull.issue.updatedAt,
+    repository: () => repositoryNode(core, repo),
+  };
+}
+
+export function mergeQueueNode(core: Core, repo: Repo, queue: MergeQueue): GqlObject {
+  return {
+    __typename: 'MergeQueue',
+    id: queue.id,
+    url: `${repoHtmlUrl(core, repo)}/queue/${queue.branch}`,
+    resourcePath: `/${repo.fullName}/queue/${queue.branch}`,
+    nextEntryEstimatedTimeToMerge: null,
+    repository: () => repositoryNode(core, repo),
+    entries: (args: ConnectionArgs) =>
+      connection(
+        queue.entries.map((e) => entryNode(core, repo, queue, e)),
+        args,
+      ),
+  };
+}
+
+export function entryNode(
+  core: Core,
+  repo: Repo,
+  queue: MergeQueue,
+  entry: MergeQueueEntry,
+): GqlObject {
+  return {
+    __typename: 'MergeQueueEntry',
+    id: entry.id,
+    position: queue.entries.indexOf(entry) + 1,
+    state: entry.state,
+    enqueuedAt: entry.enqueuedAt,
+    enqueuer: actorNode(entry.enqueuer),
+    estimatedTimeToMerge: null,
+    jump: false,
+    solo: false,
+    headCommit: { __typename: 'Commit', oid: entry.headOid },
+    baseCommit: { __typename: 'Commit', oid: repo.refs.get(`heads/${queue.branch}`) },
+    pullRequest: () => pullNode(core, repo, entry.pull),
+    mergeQueue: () => mergeQueueNode(core, repo, queue),
+  };
+}

@@ -1,0 +1,338 @@
+// Internal state of the double. Render functions turn these into GitHub's JSON shapes;
+// nothing outside the double should depend on these types except through the queries.
+
+export type RoleName = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
+export type AccountType = 'User' | 'Bot' | 'Organization';
+
+export interface Account {
+  login: string;
+  id: number;
+  nodeId: string;
+  type: AccountType;
+}
+
+export interface AppInfo {
+  id: number;
+  slug: string;
+  name: string;
+  nodeId: string;
+  owner: Account;
+  bot: Account;
+}
+
+export type Tree = Readonly<Record<string, string>>;
+
+export interface Commit {
+  sha: string;
+  parents: string[];
+  message: string;
+  tree: Tree;
+  treeSha: string;
+  author: Account;
+  at: string;
+}
+
+export interface Label {
+  id: number;
+  nodeId: string;
+  name: string;
+  color: string;
+  description: string | null;
+}
+
+export interface Issue {
+  number: number;
+  id: number;
+  nodeId: string;
+  title: string;
+  body: string | null;
+  user: Account;
+  state: 'open' | 'closed';
+  stateReason: 'completed' | 'not_planned' | 'reopened' | null;
+  labels: Label[];
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+  closedBy: Account | null;
+  isPull: boolean;
+}
+
+export interface Reaction {
+  id: number;
+  nodeId: string;
+  content: string;
+  user: Account;
+  createdAt: string;
+}
+
+export interface IssueComment {
+  id: number;
+  nodeId: string;
+  issueNumber: number;
+  body: string;
+  user: Account;
+  createdAt: string;
+  updatedAt: string;
+  reactions: Reaction[];
+  app: AppInfo | null;
+}
+
+export type ReviewState = 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'PENDING' | 'DISMISSED';
+
+export interface Review {
+  id: number;
+  nodeId: string;
+  user: Account;
+  body: string;
+  state: ReviewState;
+  commitId: string;
+  submittedAt: string | null;
+}
+
+export interface Pull {
+  number: number;
+  id: number;
+  nodeId: string;
+  issue: Issue;
+  headRepo: Repo;
+  headRef: string;
+  // Follows the head branch while open; frozen when closed or the branch is deleted.
+  headSha: string;
+  baseRef: string;
+  draft: boolean;
+  merged: boolean;
+  mergedAt: string | null;
+  mergedBy: Account | null;
+  mergeCommitSha: string | null;
+  forcedConflict: boolean;
+  // Reads left that answer mergeable: null, as GitHub does while it recomputes.
+  unknownReads: number;
+  maintainerCanModify: boolean;
+  reviews: Review[];
+}
+
+export interface WorkflowInput {
+  required?: boolean;
+  default?: string;
+}
+
+export interface Workflow {
+  id: number;
+  nodeId: string;
+  file: string;
+  name: string;
+  inputs: Record<string, WorkflowInput>;
+  runName: string | null;
+  runCount: number;
+  createdAt: string;
+}
+
+export type RunStatus = 'queued' | 'in_progress' | 'completed';
+export type RunConclusion =
+  | 'success'
+  | 'failure'
+  | 'cancelled'
+  | 'timed_out'
+  | 'startup_failure'
+  | 'neutral'
+  | 'skipped'
+  | 'action_required';
+
+export interface Run {
+  id: number;
+  nodeId: string;
+  repo: Repo;
+  workflow: Workflow;
+  runNumber: number;
+  headBranch: string;
+  headSha: string;
+  event: string;
+  status: RunStatus;
+  conclusion: RunConclusion | null;
+  actor: Account;
+  inputs: Record<string, string>;
+  displayTitle: string;
+  createdAt: string;
+  updatedAt: string;
+  runStartedAt: string;
+  checkSuiteId: number;
+  checkSuiteNodeId: string;
+  // The run's single job ('work'); none exists after a startup_failure.
+  jobId: number;
+  jobHasRunner: boolean;
+}
+
+export type CheckStatus =
+  'queued' | 'in_progress' | 'completed' | 'waiting' | 'requested' | 'pending';
+export type CheckConclusion =
+  | 'success'
+  | 'failure'
+  | 'neutral'
+  | 'cancelled'
+  | 'skipped'
+  | 'timed_out'
+  | 'action_required'
+  | 'stale'
+  | 'startup_failure';
+
+export interface CheckOutput {
+  title: string | null;
+  summary: string | null;
+  text: string | null;
+}
+
+export interface CheckSuite {
+  id: number;
+  nodeId: string;
+  headSha: string;
+  headBranch: string | null;
+  app: AppInfo;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: CheckConclusion | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CheckRun {
+  id: number;
+  nodeId: string;
+  headSha: string;
+  name: string;
+  status: CheckStatus;
+  conclusion: CheckConclusion | null;
+  startedAt: string;
+  completedAt: string | null;
+  externalId: string | null;
+  detailsUrl: string | null;
+  output: CheckOutput;
+  app: AppInfo;
+  suite: CheckSuite;
+}
+
+export type StatusState = 'error' | 'failure' | 'pending' | 'success';
+
+export interface CommitStatus {
+  id: number;
+  nodeId: string;
+  sha: string;
+  state: StatusState;
+  context: string;
+  description: string | null;
+  targetUrl: string | null;
+  creator: Account;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Protection {
+  requiredChecks: string[];
+  // "Require branches to be up to date before merging": only then is a PR 'behind'.
+  strict: boolean;
+}
+
+export interface MergeQueueEntry {
+  id: string;
+  pull: Pull;
+  enqueuer: Account;
+  enqueuedAt: string;
+  headOid: string;
+  state: 'QUEUED' | 'AWAITING_CHECKS' | 'MERGEABLE' | 'UNMERGEABLE' | 'LOCKED';
+}
+
+export interface MergeQueue {
+  id: string;
+  branch: string;
+  entries: MergeQueueEntry[];
+}
+
+export interface Installation {
+  id: number;
+  nodeId: string;
+  account: Account;
+  createdAt: string;
+}
+
+export interface Repo {
+  id: number;
+  nodeId: string;
+  owner: Account;
+  name: string;
+  fullName: string;
+  private: boolean;
+  fork: boolean;
+  parent: Repo | null;
+  defaultBranch: string;
+  createdAt: string;
+  pushedAt: string;
+  // Shared with forks, like GitHub's object network.
+  commits: Map<string, Commit>;
+  refs: Map<string, string>;
+  issues: Map<number, Issue>;
+  pulls: Map<number, Pull>;
+  nextNumber: number;
+  labels: Map<string, Label>;
+  comments: Map<number, IssueComment>;
+  roles: Map<string, RoleName>;
+  workflows: Map<string, Workflow>;
+  runs: Map<number, Run>;
+  checkRuns: Map<number, CheckRun>;
+  checkSuites: Map<string, CheckSuite>;
+  statuses: CommitStatus[];
+  protection: Map<string, Protection>;
+  mergeQueues: Map<string, MergeQueue>;
+}
+
+export interface TokenInfo {
+  token: string;
+  kind: 'installation' | 'user';
+  installationId: number | null;
+  account: Account;
+  expiresAt: Date;
+}
+
+export interface Delivery {
+  id: number;
+  guid: string;
+  event: string;
+  action: string | null;
+  installationId: number | null;
+  repositoryId: number | null;
+  repoKey: string;
+  payload: Record<string, unknown>;
+  requestHeaders: Record<string, string>;
+  deliveredAt: string;
+  redelivery: boolean;
+  // null until the receiver has answered (or failed to).
+  statusCode: number | null;
+  status: string;
+  duration: number;
+  responseBody: string;
+  responseHeaders: Record<string, string>;
+}
+
+export type ViolationKind =
+  | 'undocumented-endpoint'
+  | 'unimplemented-endpoint'
+  | 'request-body'
+  | 'graphql-invalid'
+  | 'graphql-unimplemented'
+  | 'suspicious-request';
+
+export interface Violation {
+  kind: ViolationKind;
+  method: string;
+  path: string;
+  message: string;
+  at: string;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  query: string;
+  route: string | null;
+  status: number;
+  body: unknown;
+  actor: string | null;
+  at: string;
+}

@@ -1,0 +1,189 @@
+import type { Core } from '../core.js';
+import { nodeId } from '../ids.js';
+import type { Account, Repo, Run, RunConclusion, Workflow } from '../model.js';
+import { jobJson, runJson, workflowJson } from '../render/actions.js';
+import { HttpError, notFound, validationFailed } from '../server/http.js';
+import type { Sent } from './pull-events.js';
+
+const MAX_INPUTS = 25;
+const MAX_INPUTS_CHARS = 65_535;
+
+export function findWorkflow(repo: Repo, idOrFile: string): Workflow | undefined {
+  return (
+    repo.workflows.get(idOrFile) ??
+    [...repo.workflows.values()].find((w) => String(w.id) === idOrFile)
+  );
+}
+
+export function findRun(core: Core, runId: number): Run | undefined {
+  for (const repo of core.repos.values()) {
+    const run = repo.runs.get(runId);
+    if (run) return run;
+  }
+  return undefined;
+}
+
+// workflow_dispatch takes a branch or tag, never a bare sha.
+function dispatchRefSha(repo: Repo, ref: string): string | undefined {
+  const short = ref.replace(/^refs\//, '');
+  return repo.refs.get(short) ?? repo.refs.get(`heads/${short}`) ?? repo.refs.get(`tags/${short}`);
+}
+
+function renderRunName(
+  template: string | null,
+  fallback: string,
+  inputs: Record<string, string>,
+): string {
+  if (!template) return fallback;
+  return template.replace(
+    /\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}/g,
+    (_m, name: string) => inputs[name] ?? '',
+  );
+}
+
+function sendJobEvent(core: Core, run: Run, action: string): Promise<unknown> {
+  return core.webhooks.sendWebhook({
+    event: 'workflow_job',
+    action,
+    repo: run.repo,
+    sender: run.actor,
+    body: { workflow_job: jobJson(core, run) },
+  });
+}
+
+function sendRunEvent(core: Core, run: Run, action: string, sender: Account): Promise<unknown> {
+  return core.webhooks.sendWebhook({
+    event: 'workflow_run',
+    action,
+    repo: run.repo,
+    sender,
+    body: {
+      workflow_run: runJson(core, run),
+      workflow: workflowJson(core, run.repo, run.workflow),
+    },
+  });
+}
+
+// GitHub's own validation of a workflow_dispatch, with its error wording.
+export function validateDispatch(
+  wf: Workflow,
+  repo: Repo,
+  ref: string,
+  rawInputs: unknown,
+): Record<string, string> {
+  if (!dispatchRefSha(repo, ref)) throw validationFailed(`No ref found for: ${ref}`);
+  if (
+    rawInputs !== undefined &&
+    (rawInputs === null || typeof rawInputs !== 'object' || Array.isArray(rawInputs))
+  ) {
+    throw validationFailed('inputs must be an object');
+  }
+  const given = (rawInputs ?? {}) as Record<string, unknown>;
+  const keys = Object.keys(given);
+  const unexpected = keys.filter((k) => !(k in wf.inputs));
+  if (unexpected.length > 0)
+    throw validationFailed(`Unexpected inputs provided: ${JSON.stringify(unexpected)}`);
+  if (keys.length > MAX_INPUTS)
+    throw validationFailed(
+      `you may only define up to ${MAX_INPUTS} \`inputs\` for a \`workflow_dispatch\` event`,
+    );
+  const notString = keys.filter((k) => typeof given[k] !== 'string');
+  if (notString.length > 0) {
+    throw validationFailed(
+      `Invalid value for input(s): ${notString.map((k) => `'${k}' must be a string`).join(', ')}`,
+    );
+  }
+  if (JSON.stringify(given).length > MAX_INPUTS_CHARS) {
+    throw validationFailed(
+      `inputs are too large. The maximum size is ${MAX_INPUTS_CHARS} characters.`,
+    );
+  }
+  const inputs: Record<string, string> = {};
+  for (const [name, def] of Object.entries(wf.inputs)) {
+    const v = given[name];
+    if (typeof v === 'string') inputs[name] = v;
+    else if (def.default !== undefined) inputs[name] = def.default;
+    else if (def.required) throw validationFailed(`Required input '${name}' not provided`);
+  }
+  return inputs;
+}
+
+export function dispatchWorkflow(
+  core: Core,
+  repo: Repo,
+  workflowId: string,
+  ref: string,
+  rawInputs: unknown,
+  by: Account,
+): { run: Run; sent: Sent } {
+  const wf = findWorkflow(repo, workflowId);
+  if (!wf) throw notFound();
+  const inputs = validateDispatch(wf, repo, ref, rawInputs);
+  const headSha = dispatchRefSha(repo, ref);
+  if (!headSha) throw validationFailed(`No ref found for: ${ref}`);
+  const id = core.ids.next('run');
+  const suiteId = core.ids.next('checkSuite');
+  const now = core.now();
+  wf.runCount += 1;
+  const run: Run = {
+    id,
+    nodeId: nodeId('WFR', id),
+    repo,
+    workflow: wf,
+    runNumber: wf.runCount,
+    headBranch: ref.replace(/^refs\/(heads|tags)\//, ''),
+    headSha,
+    event: 'workflow_dispatch',
+    status: 'queued',
+    conclusion: null,
+    actor: by,
+    inputs,
+    displayTitle: renderRunName(wf.runName, wf.name, inputs),
+    createdAt: now,
+    updatedAt: now,
+    runStartedAt: now,
+    checkSuiteId: suiteId,
+    checkSuiteNodeId: nodeId('CS', suiteId),
+    jobId: core.ids.next('job'),
+    jobHasRunner: false,
+  };
+  repo.runs.set(id, run);
+  core.changed('run', { repo: repo.fullName, id, status: run.status });
+  return {
+    run,
+    sent: [sendRunEvent(core, run, 'requested', by), sendJobEvent(core, run, 'queued')],
+  };
+}
+
+export function startRun(core: Core, run: Run): Sent {
+  if (run.status !== 'queued') return [];
+  const now = core.now();
+  run.status = 'in_progress';
+  run.runStartedAt = now;
+  run.updatedAt = now;
+  core.changed('run', { repo: run.repo.fullName, id: run.id, status: run.status });
+  run.jobHasRunner = true;
+  return [
+    sendRunEvent(core, run, 'in_progress', run.actor),
+    sendJobEvent(core, run, 'in_progress'),
+  ];
+}
+
+export function completeRun(core: Core, run: Run, conclusion: RunConclusion): Sent {
+  if (run.status === 'completed') return [];
+  run.status = 'completed';
+  run.conclusion = conclusion;
+  run.updatedAt = core.now();
+  core.changed('run', { repo: run.repo.fullName, id: run.id, status: run.status, conclusion });
+  const sent: Sent = [];
+  // A startup failure never gets as far as creating jobs.
+  if (conclusion !== 'startup_failure') sent.push(sendJobEvent(core, run, 'completed'));
+  sent.push(sendRunEvent(core, run, 'completed', run.actor));
+  return sent;
+}
+
+export function cancelRun(core: Core, run: Run): Sent {
+  if (run.status === 'completed')
+    throw new HttpError(409, 'Cannot cancel a workflow run that is completed.');
+  return completeRun(core, run, 'cancelled');
+}

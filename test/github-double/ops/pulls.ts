@@ -1,0 +1,320 @@
+import type { Core } from '../core.js';
+import { branchSha, compare, createCommit, isAncestor, threeWayMerge } from '../git.js';
+import { nodeId } from '../ids.js';
+import type { Account, Pull, Repo, Review, ReviewState } from '../model.js';
+import { pullJson, reviewJson } from '../render/pulls.js';
+import { HttpError, validationFailed } from '../server/http.js';
+import { newIssue } from './issues.js';
+import { mergeability } from './mergeability.js';
+import { sendPullEvent, type Sent } from './pull-events.js';
+import { moveBranch } from './refs.js';
+
+export interface OpenPullInput {
+  headRepo: Repo;
+  headRef: string;
+  baseRef: string;
+  title: string;
+  body: string | null;
+  by: Account;
+  draft?: boolean;
+  maintainerCanModify?: boolean;
+}
+
+export function openPull(core: Core, repo: Repo, input: OpenPullInput): { pull: Pull; sent: Sent } {
+  const baseSha = branchSha(repo, input.baseRef);
+  if (!baseSha)
+    throw validationFailed('Validation Failed', [
+      { resource: 'PullRequest', field: 'base', code: 'invalid' },
+    ]);
+  const headSha = branchSha(input.headRepo, input.headRef);
+  if (!headSha)
+    throw validationFailed('Validation Failed', [
+      { resource: 'PullRequest', field: 'head', code: 'invalid' },
+    ]);
+  const label = `${input.headRepo.owner.login}:${input.headRef}`;
+  const duplicate = [...repo.pulls.values()].find(
+    (p) =>
+      p.issue.state === 'open' &&
+      p.headRepo === input.headRepo &&
+      p.headRef === input.headRef &&
+      p.baseRef === input.baseRef,
+  );
+  if (duplicate) {
+    throw validationFailed('Validation Failed', [
+      {
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `A pull request already exists for ${label}.`,
+      },
+    ]);
+  }
+  if (isAncestor(repo, headSha, baseSha)) {
+    throw validationFailed('Validation Failed', [
+      {
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `No commits between ${input.baseRef} and ${label}`,
+      },
+    ]);
+  }
+  const issue = newIssue(core, repo, {
+    title: input.title,
+    body: input.body,
+    user: input.by,
+    isPull: true,
+  });
+  const pull: Pull = {
+    number: issue.number,
+    id: issue.id,
+    nodeId: nodeId('PR', issue.id),
+    issue,
+    headRepo: input.headRepo,
+    headRef: input.headRef,
+    headSha,
+    baseRef: input.baseRef,
+    draft: input.draft ?? false,
+    merged: false,
+    mergedAt: null,
+    mergedBy: null,
+    mergeCommitSha: null,
+    forcedConflict: false,
+    unknownReads: core.mergeabilityLag,
+    maintainerCanModify: input.maintainerCanModify ?? input.headRepo !== repo,
+    reviews: [],
+  };
+  repo.pulls.set(pull.number, pull);
+  core.changed('pull', { repo: repo.fullName, number: pull.number });
+  return { pull, sent: [sendPullEvent(core, repo, pull, 'opened', input.by)] };
+}
+
+export function changeBase(core: Core, repo: Repo, pull: Pull, base: string, by: Account): Sent {
+  if (base === pull.baseRef) return [];
+  if (!branchSha(repo, base))
+    throw validationFailed('Validation Failed', [
+      { resource: 'PullRequest', field: 'base', code: 'invalid' },
+    ]);
+  const from = pull.baseRef;
+  pull.baseRef = base;
+  core.changed('pull', { repo: repo.fullName, number: pull.number });
+  return [
+    sendPullEvent(core, repo, pull, 'edited', by, {
+      changes: { base: { ref: { from }, sha: { from: branchSha(repo, from) } } },
+    }),
+  ];
+}
+
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+export interface MergeInput {
+  method?: MergeMethod;
+  sha?: string;
+  commitTitle?: string;
+  commitMessage?: string;
+  // The merge queue lands PRs itself; direct merges are refused on queued branches.
+  viaQueue?: boolean;
+}
+
+export function mergeBlocker(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  input: MergeInput,
+): HttpError | null {
+  if (pull.merged || pull.issue.state !== 'open')
+    return new HttpError(405, 'Pull Request is not mergeable');
+  if (input.sha !== undefined && input.sha !== pull.headSha) {
+    return new HttpError(409, 'Head branch was modified. Review and try the merge again.');
+  }
+  if (!input.viaQueue && repo.mergeQueues.has(pull.baseRef)) {
+    return new HttpError(
+      405,
+      'Repository rule violations found\n\nChanges must be made through the merge queue\n\n',
+    );
+  }
+  const m = mergeability(core, repo, pull, { fresh: true });
+  switch (m.state) {
+    case 'dirty':
+      return new HttpError(405, 'Pull Request is not mergeable');
+    case 'draft':
+      return new HttpError(405, 'Pull Request is still a draft');
+    case 'behind':
+      return new HttpError(405, 'Head branch is not up to date with the base branch');
+    case 'blocked': {
+      const failing = m.failingRequired[0];
+      return new HttpError(
+        405,
+        failing
+          ? `Required status check "${failing}" is failing.`
+          : `Required status check "${m.pendingRequired[0] ?? ''}" is expected.`,
+      );
+    }
+    default:
+      return null;
+  }
+}
+
+// Lands `pull` on its base with `method`; returns the new base head.
+export function mergePull(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  by: Account,
+  input: MergeInput,
+): { sha: string; sent: Sent } {
+  const blocker = mergeBlocker(core, repo, pull, input);
+  if (blocker) throw blocker;
+  const baseSha = branchSha(repo, pull.baseRef);
+  const merged = baseSha ? threeWayMerge(repo, baseSha, pull.headSha) : undefined;
+  if (!baseSha || !merged?.ok) throw new HttpError(405, 'Pull Request is not mergeable');
+  const method = input.method ?? 'merge';
+  const title = input.commitTitle;
+  let newHead: string;
+  if (method === 'merge') {
+    const message = `${title ?? `Merge pull request #${pull.number} from ${pull.headRepo.owner.login}/${pull.headRef}`}\n\n${input.commitMessage ?? pull.issue.title}`;
+    newHead = createCommit(core, repo, {
+      parents: [baseSha, pull.headSha],
+      message,
+      tree: merged.tree,
+      author: by,
+    }).sha;
+  } else if (method === 'squash') {
+    const message =
+      `${title ?? `${pull.issue.title} (#${pull.number})`}\n\n${input.commitMessage ?? ''}`.trimEnd();
+    newHead = createCommit(core, repo, {
+      parents: [baseSha],
+      message,
+      tree: merged.tree,
+      author: pull.issue.user,
+    }).sha;
+  } else {
+    newHead = baseSha;
+    const replay = compare(repo, baseSha, pull.headSha).commits.filter(
+      (s) => (repo.commits.get(s)?.parents.length ?? 0) < 2,
+    );
+    replay.forEach((sha, i) => {
+      const original = repo.commits.get(sha);
+      const step = threeWayMerge(repo, baseSha, sha);
+      const tree = i === replay.length - 1 || !step.ok ? merged.tree : step.tree;
+      newHead = createCommit(core, repo, {
+        parents: [newHead],
+        message: original?.message ?? 'rebase',
+        tree,
+        author: original?.author ?? by,
+      }).sha;
+    });
+  }
+  const now = core.now();
+  pull.merged = true;
+  pull.mergedAt = now;
+  pull.mergedBy = by;
+  pull.mergeCommitSha = newHead;
+  pull.issue.state = 'closed';
+  pull.issue.closedAt = now;
+  pull.issue.updatedAt = now;
+  pull.issue.closedBy = by;
+  const queue = repo.mergeQueues.get(pull.baseRef);
+  if (queue) queue.entries = queue.entries.filter((e) => e.pull !== pull);
+  core.changed('pull', { repo: repo.fullName, number: pull.number, merged: true });
+  const sent: Sent = [sendPullEvent(core, repo, pull, 'closed', by)];
+  sent.push(...moveBranch(core, repo, pull.baseRef, newHead, by));
+  return { sha: newHead, sent };
+}
+
+export function updateBranch(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  by: Account,
+  expectedHeadSha?: string,
+): Sent {
+  if (pull.issue.state !== 'open') throw validationFailed('Pull request is closed');
+  if (expectedHeadSha !== undefined && expectedHeadSha !== pull.headSha) {
+    throw validationFailed("expected head sha didn't match current head ref.");
+  }
+  const baseSha = branchSha(repo, pull.baseRef);
+  if (!baseSha) throw validationFailed('Base branch does not exist');
+  if (isAncestor(repo, baseSha, pull.headSha))
+    throw validationFailed('There are no new commits on the base branch.');
+  const merged = threeWayMerge(repo, pull.headSha, baseSha);
+  if (!merged.ok || pull.forcedConflict)
+    throw validationFailed('merge conflict between base and head');
+  const c = createCommit(core, pull.headRepo, {
+    parents: [pull.headSha, baseSha],
+    message: `Merge branch '${pull.baseRef}' into ${pull.headRef}`,
+    tree: merged.tree,
+    author: by,
+  });
+  return moveBranch(core, pull.headRepo, pull.headRef, c.sha, by);
+}
+
+export type ReviewEvent = 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
+
+export function createReview(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  by: Account,
+  input: { event?: ReviewEvent; body?: string; commitId?: string },
+): { review: Review; sent: Sent } {
+  const own = by.login.toLowerCase() === pull.issue.user.login.toLowerCase();
+  if (own && input.event === 'APPROVE')
+    throw validationFailed('Unprocessable Entity', [
+      {
+        resource: 'PullRequestReview',
+        code: 'custom',
+        message: 'Can not approve your own pull request',
+      },
+    ]);
+  if (own && input.event === 'REQUEST_CHANGES')
+    throw validationFailed('Unprocessable Entity', [
+      {
+        resource: 'PullRequestReview',
+        code: 'custom',
+        message: 'Can not request changes on your own pull request',
+      },
+    ]);
+  if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && !input.body) {
+    throw validationFailed('Unprocessable Entity', [
+      {
+        resource: 'PullRequestReview',
+        code: 'custom',
+        message: 'Body is required for this review event',
+      },
+    ]);
+  }
+  const state: ReviewState =
+    input.event === 'APPROVE'
+      ? 'APPROVED'
+      : input.event === 'REQUEST_CHANGES'
+        ? 'CHANGES_REQUESTED'
+        : input.event === 'COMMENT'
+          ? 'COMMENTED'
+          : 'PENDING';
+  const id = core.ids.next('review');
+  const review: Review = {
+    id,
+    nodeId: nodeId('PRR', id),
+    user: by,
+    body: input.body ?? '',
+    state,
+    commitId: input.commitId ?? pull.headSha,
+    submittedAt: state === 'PENDING' ? null : core.now(),
+  };
+  pull.reviews.push(review);
+  core.changed('review', { repo: repo.fullName, number: pull.number, id });
+  if (state === 'PENDING') return { review, sent: [] };
+  const sent: Sent = [
+    core.webhooks.sendWebhook({
+      event: 'pull_request_review',
+      action: 'submitted',
+      repo,
+      sender: by,
+      body: {
+        // Webhooks spell review states in lower case, unlike the REST API.
+        review: { ...reviewJson(core, repo, pull, review), state: review.state.toLowerCase() },
+        pull_request: pullJson(core, repo, pull),
+      },
+    }),
+  ];
+  return { review, sent };
+}

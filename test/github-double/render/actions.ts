@@ -1,0 +1,96 @@
+import type { Core } from '../core.js';
+import type { Repo, Run, Workflow } from '../model.js';
+import { userJson } from './accounts.js';
+import { repoApiUrl, repoHtmlUrl, repoJson, simpleCommitJson } from './repos.js';
+
+export function workflowJson(core: Core, repo: Repo, wf: Workflow): Record<string, unknown> {
+  return {
+    id: wf.id,
+    node_id: wf.nodeId,
+    name: wf.name,
+    path: `.github/workflows/${wf.file}`,
+    state: 'active',
+    created_at: wf.createdAt,
+    updated_at: wf.createdAt,
+    url: `${repoApiUrl(core, repo)}/actions/workflows/${wf.id}`,
+    html_url: `${repoHtmlUrl(core, repo)}/blob/${repo.defaultBranch}/.github/workflows/${wf.file}`,
+    badge_url: `${repoHtmlUrl(core, repo)}/workflows/${encodeURIComponent(wf.name)}/badge.svg`,
+  };
+}
+
+export function runHtmlUrl(core: Core, run: Run): string {
+  return `${repoHtmlUrl(core, run.repo)}/actions/runs/${run.id}`;
+}
+
+export function runJson(core: Core, run: Run): Record<string, unknown> {
+  const repo = run.repo;
+  const api = `${repoApiUrl(core, repo)}/actions/runs/${run.id}`;
+  const head = repo.commits.get(run.headSha);
+  return {
+    id: run.id,
+    name: run.workflow.name,
+    node_id: run.nodeId,
+    head_branch: run.headBranch,
+    head_sha: run.headSha,
+    path: `.github/workflows/${run.workflow.file}`,
+    display_title: run.displayTitle,
+    run_number: run.runNumber,
+    event: run.event,
+    status: run.status,
+    conclusion: run.conclusion,
+    workflow_id: run.workflow.id,
+    check_suite_id: run.checkSuiteId,
+    check_suite_node_id: run.checkSuiteNodeId,
+    url: api,
+    html_url: runHtmlUrl(core, run),
+    pull_requests: [],
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+    actor: userJson(core, run.actor),
+    triggering_actor: userJson(core, run.actor),
+    run_attempt: 1,
+    referenced_workflows: [],
+    run_started_at: run.runStartedAt,
+    jobs_url: `${api}/jobs`,
+    logs_url: `${api}/logs`,
+    check_suite_url: `${repoApiUrl(core, repo)}/check-suites/${run.checkSuiteId}`,
+    artifacts_url: `${api}/artifacts`,
+    cancel_url: `${api}/cancel`,
+    rerun_url: `${api}/rerun`,
+    previous_attempt_url: null,
+    workflow_url: `${repoApiUrl(core, repo)}/actions/workflows/${run.workflow.id}`,
+    head_commit: head ? simpleCommitJson(core, head) : null,
+    repository: repoJson(core, repo),
+    head_repository: repoJson(core, repo),
+  };
+}
+
+export function jobJson(core: Core, run: Run): Record<string, unknown> {
+  const api = repoApiUrl(core, run.repo);
+  const started = run.status !== 'queued';
+  return {
+    id: run.jobId,
+    run_id: run.id,
+    workflow_name: run.workflow.name,
+    head_branch: run.headBranch,
+    run_url: `${api}/actions/runs/${run.id}`,
+    run_attempt: 1,
+    node_id: `CR_${run.jobId}`,
+    head_sha: run.headSha,
+    url: `${api}/actions/jobs/${run.jobId}`,
+    html_url: `${runHtmlUrl(core, run)}/job/${run.jobId}`,
+    status: run.status,
+    conclusion: run.status === 'completed' ? run.conclusion : null,
+    created_at: run.createdAt,
+    started_at: run.runStartedAt,
+    completed_at: run.status === 'completed' ? run.updatedAt : null,
+    name: 'work',
+    steps: [],
+    check_run_url: `${api}/check-runs/${run.jobId}`,
+    labels: ['ubuntu-latest'],
+    runner_id: started && run.jobHasRunner ? 1 : null,
+    runner_name: started && run.jobHasRunner ? 'GitHub Actions 1' : null,
+    runner_group_id: started && run.jobHasRunner ? 1 : null,
+    runner_group_name: started && run.jobHasRunner ? 'GitHub Actions' : null,
+  };
+}

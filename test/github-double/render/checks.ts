@@ -1,0 +1,94 @@
+import type { Core } from '../core.js';
+import type { CheckRun, CheckSuite, CommitStatus, Repo } from '../model.js';
+import { appJson, userJson } from './accounts.js';
+import { repoApiUrl, repoHtmlUrl, simpleCommitJson } from './repos.js';
+
+// `pull-request-minimal`: the open PRs in this repository whose head is `sha`.
+export function pullsAtSha(core: Core, repo: Repo, sha: string): Record<string, unknown>[] {
+  return [...repo.pulls.values()]
+    .filter((p) => p.issue.state === 'open' && p.headSha === sha && p.headRepo === repo)
+    .map((p) => ({
+      id: p.id,
+      number: p.number,
+      url: `${repoApiUrl(core, repo)}/pulls/${p.number}`,
+      head: {
+        ref: p.headRef,
+        sha: p.headSha,
+        repo: { id: repo.id, url: repoApiUrl(core, repo), name: repo.name },
+      },
+      base: {
+        ref: p.baseRef,
+        sha: repo.refs.get(`heads/${p.baseRef}`) ?? '',
+        repo: { id: repo.id, url: repoApiUrl(core, repo), name: repo.name },
+      },
+    }));
+}
+
+export function checkRunJson(core: Core, repo: Repo, r: CheckRun): Record<string, unknown> {
+  const api = `${repoApiUrl(core, repo)}/check-runs/${r.id}`;
+  return {
+    id: r.id,
+    head_sha: r.headSha,
+    node_id: r.nodeId,
+    external_id: r.externalId ?? '',
+    url: api,
+    html_url: `${repoHtmlUrl(core, repo)}/runs/${r.id}`,
+    details_url: r.detailsUrl ?? `${repoHtmlUrl(core, repo)}/runs/${r.id}`,
+    status: r.status,
+    conclusion: r.conclusion,
+    started_at: r.startedAt,
+    completed_at: r.completedAt,
+    output: {
+      title: r.output.title,
+      summary: r.output.summary,
+      text: r.output.text,
+      annotations_count: 0,
+      annotations_url: `${api}/annotations`,
+    },
+    name: r.name,
+    check_suite: { id: r.suite.id },
+    app: appJson(core, r.app),
+    pull_requests: pullsAtSha(core, repo, r.headSha),
+  };
+}
+
+export function checkSuiteJson(core: Core, repo: Repo, s: CheckSuite): Record<string, unknown> {
+  const head = repo.commits.get(s.headSha);
+  const runs = [...repo.checkRuns.values()].filter((r) => r.suite === s);
+  return {
+    id: s.id,
+    node_id: s.nodeId,
+    head_branch: s.headBranch,
+    head_sha: s.headSha,
+    status: s.status,
+    conclusion: s.conclusion,
+    url: `${repoApiUrl(core, repo)}/check-suites/${s.id}`,
+    before: head?.parents[0] ?? null,
+    after: s.headSha,
+    pull_requests: pullsAtSha(core, repo, s.headSha),
+    app: appJson(core, s.app),
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    rerequestable: true,
+    runs_rerequestable: true,
+    latest_check_runs_count: runs.length,
+    check_runs_url: `${repoApiUrl(core, repo)}/check-suites/${s.id}/check-runs`,
+    head_commit: head ? simpleCommitJson(core, head) : null,
+  };
+}
+
+export function statusJson(core: Core, repo: Repo, s: CommitStatus): Record<string, unknown> {
+  return {
+    url: `${repoApiUrl(core, repo)}/statuses/${s.sha}`,
+    avatar_url: `${core.url}/avatars/u/${s.creator.id}?v=4`,
+    id: s.id,
+    node_id: s.nodeId,
+    state: s.state,
+    description: s.description,
+    target_url: s.targetUrl,
+    context: s.context,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    creator: userJson(core, s.creator),
+  };
+}

@@ -1,0 +1,162 @@
+import type { Core } from '../core.js';
+import type { Commit, Repo } from '../model.js';
+import { userJson } from './accounts.js';
+
+export function repoApiUrl(core: Core, repo: Repo): string {
+  return `${core.apiUrl}/repos/${repo.fullName}`;
+}
+
+export function repoHtmlUrl(core: Core, repo: Repo): string {
+  return `${core.url}/${repo.fullName}`;
+}
+
+export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
+  const api = repoApiUrl(core, repo);
+  const html = repoHtmlUrl(core, repo);
+  const openIssues = [...repo.issues.values()].filter((i) => i.state === 'open').length;
+  return {
+    id: repo.id,
+    node_id: repo.nodeId,
+    name: repo.name,
+    full_name: repo.fullName,
+    private: repo.private,
+    owner: userJson(core, repo.owner),
+    html_url: html,
+    description: null,
+    fork: repo.fork,
+    url: api,
+    archive_url: `${api}/{archive_format}{/ref}`,
+    assignees_url: `${api}/assignees{/user}`,
+    blobs_url: `${api}/git/blobs{/sha}`,
+    branches_url: `${api}/branches{/branch}`,
+    collaborators_url: `${api}/collaborators{/collaborator}`,
+    comments_url: `${api}/comments{/number}`,
+    commits_url: `${api}/commits{/sha}`,
+    compare_url: `${api}/compare/{base}...{head}`,
+    contents_url: `${api}/contents/{+path}`,
+    contributors_url: `${api}/contributors`,
+    deployments_url: `${api}/deployments`,
+    downloads_url: `${api}/downloads`,
+    events_url: `${api}/events`,
+    forks_url: `${api}/forks`,
+    git_commits_url: `${api}/git/commits{/sha}`,
+    git_refs_url: `${api}/git/refs{/sha}`,
+    git_tags_url: `${api}/git/tags{/sha}`,
+    git_url: `git://${new URL(core.url).host}/${repo.fullName}.git`,
+    issue_comment_url: `${api}/issues/comments{/number}`,
+    issue_events_url: `${api}/issues/events{/number}`,
+    issues_url: `${api}/issues{/number}`,
+    keys_url: `${api}/keys{/key_id}`,
+    labels_url: `${api}/labels{/name}`,
+    languages_url: `${api}/languages`,
+    merges_url: `${api}/merges`,
+    milestones_url: `${api}/milestones{/number}`,
+    notifications_url: `${api}/notifications{?since,all,participating}`,
+    pulls_url: `${api}/pulls{/number}`,
+    releases_url: `${api}/releases{/id}`,
+    ssh_url: `git@${new URL(core.url).hostname}:${repo.fullName}.git`,
+    stargazers_url: `${api}/stargazers`,
+    statuses_url: `${api}/statuses/{sha}`,
+    subscribers_url: `${api}/subscribers`,
+    subscription_url: `${api}/subscription`,
+    tags_url: `${api}/tags`,
+    teams_url: `${api}/teams`,
+    trees_url: `${api}/git/trees{/sha}`,
+    clone_url: `${html}.git`,
+    mirror_url: null,
+    hooks_url: `${api}/hooks`,
+    svn_url: html,
+    homepage: null,
+    language: 'TypeScript',
+    forks_count: 0,
+    forks: 0,
+    stargazers_count: 0,
+    watchers_count: 0,
+    watchers: 0,
+    size: 1,
+    default_branch: repo.defaultBranch,
+    open_issues_count: openIssues,
+    open_issues: openIssues,
+    is_template: false,
+    topics: [],
+    has_issues: true,
+    has_projects: false,
+    has_wiki: false,
+    has_pages: false,
+    has_downloads: true,
+    has_discussions: false,
+    archived: false,
+    disabled: false,
+    visibility: repo.private ? 'private' : 'public',
+    pushed_at: repo.pushedAt,
+    created_at: repo.createdAt,
+    updated_at: repo.pushedAt,
+    allow_forking: true,
+    web_commit_signoff_required: false,
+    license: null,
+    allow_squash_merge: true,
+    allow_merge_commit: true,
+    allow_rebase_merge: true,
+    allow_auto_merge: false,
+    delete_branch_on_merge: false,
+    allow_update_branch: true,
+    network_count: 0,
+    subscribers_count: 0,
+  };
+}
+
+export function gitUser(core: Core, c: Commit): Record<string, unknown> {
+  return {
+    name: c.author.login,
+    email: `${c.author.id}+${c.author.login}@users.noreply.${new URL(core.url).hostname}`,
+    date: c.at,
+  };
+}
+
+// The `commit` schema used by branches, compare and the commits endpoints.
+export function commitJson(core: Core, repo: Repo, c: Commit): Record<string, unknown> {
+  const api = repoApiUrl(core, repo);
+  const who = gitUser(core, c);
+  return {
+    sha: c.sha,
+    node_id: `C_${c.sha.slice(0, 20)}`,
+    url: `${api}/commits/${c.sha}`,
+    html_url: `${repoHtmlUrl(core, repo)}/commit/${c.sha}`,
+    comments_url: `${api}/commits/${c.sha}/comments`,
+    commit: {
+      url: `${api}/git/commits/${c.sha}`,
+      author: who,
+      committer: who,
+      message: c.message,
+      comment_count: 0,
+      tree: { sha: c.treeSha, url: `${api}/git/trees/${c.treeSha}` },
+      verification: {
+        verified: false,
+        reason: 'unsigned',
+        signature: null,
+        payload: null,
+        verified_at: null,
+      },
+    },
+    author: userJson(core, c.author),
+    committer: userJson(core, c.author),
+    parents: c.parents.map((p) => ({
+      sha: p,
+      url: `${api}/commits/${p}`,
+      html_url: `${repoHtmlUrl(core, repo)}/commit/${p}`,
+    })),
+  };
+}
+
+// `simple-commit` / webhook head_commit shape.
+export function simpleCommitJson(core: Core, c: Commit): Record<string, unknown> {
+  const who = { name: c.author.login, email: gitUser(core, c)['email'] };
+  return {
+    id: c.sha,
+    tree_id: c.treeSha,
+    message: c.message,
+    timestamp: c.at,
+    author: who,
+    committer: who,
+  };
+}

@@ -1,0 +1,413 @@
+import { DoubleQueries } from './double-queries.js';
+import { branchSha } from './git.js';
+import type {
+  CheckConclusion,
+  CheckStatus,
+  RoleName,
+  RunConclusion,
+  StatusState,
+} from './model.js';
+import { completeRun, findRun, startRun } from './ops/actions.js';
+import { createCheckRun, createStatus, updateCheckRun } from './ops/checks.js';
+import {
+  addLabels,
+  createComment,
+  editComment,
+  editIssue,
+  openIssue,
+  removeLabel,
+} from './ops/issues.js';
+import { enableMergeQueue, processMergeQueue, type QueueRunResult } from './ops/merge-queue.js';
+import type { Sent } from './ops/pull-events.js';
+import {
+  createReview,
+  mergePull,
+  openPull,
+  type MergeMethod,
+  type ReviewEvent,
+} from './ops/pulls.js';
+import { deleteBranch, pushCommit } from './ops/refs.js';
+import {
+  addWorkflow,
+  createRepo,
+  ensureFork,
+  type CreateRepoOptions,
+  type WorkflowSpec,
+} from './ops/repos.js';
+import type { WorkerOutcome, WorkerPolicy } from './worker/outcomes.js';
+
+async function settle(sent: Sent): Promise<void> {
+  await Promise.all(sent);
+}
+
+// Scenario verbs: each changes the double's state the way the named GitHub action would
+// and resolves once the webhooks it caused have been answered by the receiver.
+export class GitHubDouble extends DoubleQueries {
+  async createRepo(options: CreateRepoOptions): Promise<string> {
+    return createRepo(this.core, options).fullName;
+  }
+
+  async addWorkflow(repo: string, spec: WorkflowSpec): Promise<number> {
+    return addWorkflow(this.core, this.repoOf(repo), spec).id;
+  }
+
+  async setPermission(repo: string, login: string, role: RoleName): Promise<void> {
+    this.repoOf(repo).roles.set(login.toLowerCase(), role);
+    this.core.account(login);
+    this.core.changed('permission', { repo, login, role });
+  }
+
+  async setRequiredChecks(
+    repo: string,
+    branch: string,
+    names: string[],
+    options: { strict?: boolean } = {},
+  ): Promise<void> {
+    const r = this.repoOf(repo);
+    r.protection.set(branch, {
+      requiredChecks: [...names],
+      strict: options.strict ?? r.protection.get(branch)?.strict ?? false,
+    });
+    this.core.changed('protection', { repo, branch });
+  }
+
+  async openIssue(
+    repo: string,
+    input: { title: string; body?: string; user: string; labels?: string[] },
+  ): Promise<number> {
+    const { issue, sent } = openIssue(this.core, this.repoOf(repo), {
+      ...input,
+      user: this.core.account(input.user),
+    });
+    await settle(sent);
+    return issue.number;
+  }
+
+  async editIssue(
+    repo: string,
+    number: number,
+    edit: { title?: string; body?: string },
+    by: string,
+  ): Promise<void> {
+    await settle(
+      editIssue(
+        this.core,
+        this.repoOf(repo),
+        this.issueOf(repo, number),
+        edit,
+        this.core.account(by),
+      ),
+    );
+  }
+
+  async addLabel(repo: string, number: number, label: string, by: string): Promise<void> {
+    await settle(
+      addLabels(
+        this.core,
+        this.repoOf(repo),
+        this.issueOf(repo, number),
+        [label],
+        this.core.account(by),
+      ),
+    );
+  }
+
+  async removeLabel(repo: string, number: number, label: string, by: string): Promise<void> {
+    await settle(
+      removeLabel(
+        this.core,
+        this.repoOf(repo),
+        this.issueOf(repo, number),
+        label,
+        this.core.account(by),
+      ) ?? [],
+    );
+  }
+
+  async closeIssue(
+    repo: string,
+    number: number,
+    by: string,
+    reason: 'completed' | 'not_planned' = 'completed',
+  ): Promise<void> {
+    await settle(
+      editIssue(
+        this.core,
+        this.repoOf(repo),
+        this.issueOf(repo, number),
+        { state: 'closed', stateReason: reason },
+        this.core.account(by),
+      ),
+    );
+  }
+
+  async reopenIssue(repo: string, number: number, by: string): Promise<void> {
+    await settle(
+      editIssue(
+        this.core,
+        this.repoOf(repo),
+        this.issueOf(repo, number),
+        { state: 'open' },
+        this.core.account(by),
+      ),
+    );
+  }
+
+  // `by` may be a bot, e.g. 'github-actions[bot]'.
+  async comment(repo: string, number: number, body: string, by: string): Promise<number> {
+    const { comment, sent } = createComment(
+      this.core,
+      this.repoOf(repo),
+      this.issueOf(repo, number),
+      body,
+      this.core.account(by),
+      null,
+    );
+    await settle(sent);
+    return comment.id;
+  }
+
+  async editComment(repo: string, commentId: number, body: string, by: string): Promise<void> {
+    const r = this.repoOf(repo);
+    const comment = r.comments.get(commentId);
+    if (!comment) throw new Error(`github double: ${repo} has no comment ${commentId}`);
+    await settle(editComment(this.core, r, comment, body, this.core.account(by)));
+  }
+
+  // Creates the head branch (with one commit) when it does not exist yet.
+  async openPr(
+    repo: string,
+    input: {
+      head: string;
+      base?: string;
+      title: string;
+      body?: string;
+      by: string;
+      fromFork?: boolean;
+      draft?: boolean;
+      files?: Record<string, string>;
+    },
+  ): Promise<number> {
+    const base = this.repoOf(repo);
+    const by = this.core.account(input.by);
+    const headRepo = input.fromFork ? ensureFork(this.core, base, input.by) : base;
+    const sent: Sent = [];
+    if (!branchSha(headRepo, input.head)) {
+      const files = input.files ?? {
+        [`${input.head.replaceAll('/', '_')}.txt`]: `${input.title}\n`,
+      };
+      const parent = branchSha(base, input.base ?? base.defaultBranch);
+      sent.push(
+        ...pushCommit(this.core, headRepo, input.head, {
+          message: input.title,
+          files,
+          by,
+          ...(parent ? { parent } : {}),
+        }).sent,
+      );
+    }
+    await settle(sent);
+    const opened = openPull(this.core, base, {
+      headRepo,
+      headRef: input.head,
+      baseRef: input.base ?? base.defaultBranch,
+      title: input.title,
+      body: input.body ?? null,
+      by,
+      draft: input.draft ?? false,
+    });
+    await settle(opened.sent);
+    return opened.pull.number;
+  }
+
+  // Pushes one commit; updates PRs whose head is the branch (pull_request.synchronize).
+  async pushCommit(
+    repo: string,
+    branch: string,
+    input: { message: string; files?: Record<string, string | null>; by: string; parent?: string },
+  ): Promise<string> {
+    const { sha, sent } = pushCommit(this.core, this.repoOf(repo), branch, {
+      ...input,
+      by: this.core.account(input.by),
+    });
+    await settle(sent);
+    return sha;
+  }
+
+  // Someone else lands work on `branch`: open PRs on it fall behind (no conflict).
+  async advanceBranch(repo: string, branch: string, by = 'someone-else'): Promise<string> {
+    const file = `other/${Date.now()}-${Math.random().toString(36).slice(2, 8)}.txt`;
+    return this.pushCommit(repo, branch, {
+      message: `Unrelated change on ${branch}`,
+      files: { [file]: 'x\n' },
+      by,
+    });
+  }
+
+  async deleteBranch(repo: string, branch: string, by: string): Promise<void> {
+    await settle(deleteBranch(this.core, this.repoOf(repo), branch, this.core.account(by)));
+  }
+
+  async review(
+    repo: string,
+    pr: number,
+    input: { event: ReviewEvent; body?: string; by: string },
+  ): Promise<number> {
+    const { review, sent } = createReview(
+      this.core,
+      this.repoOf(repo),
+      this.pullOf(repo, pr),
+      this.core.account(input.by),
+      {
+        event: input.event,
+        body: input.body ?? (input.event === 'APPROVE' ? '' : 'Please change this.'),
+      },
+    );
+    await settle(sent);
+    return review.id;
+  }
+
+  approvePr(repo: string, pr: number, by: string): Promise<number> {
+    return this.review(repo, pr, { event: 'APPROVE', by });
+  }
+
+  async mergePrByHand(
+    repo: string,
+    pr: number,
+    by: string,
+    method: MergeMethod = 'merge',
+  ): Promise<string> {
+    const { sha, sent } = mergePull(
+      this.core,
+      this.repoOf(repo),
+      this.pullOf(repo, pr),
+      this.core.account(by),
+      { method },
+    );
+    await settle(sent);
+    return sha;
+  }
+
+  async closePr(repo: string, pr: number, by: string): Promise<void> {
+    const pull = this.pullOf(repo, pr);
+    await settle(
+      editIssue(
+        this.core,
+        this.repoOf(repo),
+        pull.issue,
+        { state: 'closed' },
+        this.core.account(by),
+      ),
+    );
+  }
+
+  async reopenPr(repo: string, pr: number, by: string): Promise<void> {
+    const pull = this.pullOf(repo, pr);
+    await settle(
+      editIssue(this.core, this.repoOf(repo), pull.issue, { state: 'open' }, this.core.account(by)),
+    );
+  }
+
+  // A CI check (GitHub Actions' app) on `sha`; an unfinished check of that name is updated.
+  async setCheck(
+    repo: string,
+    sha: string,
+    name: string,
+    status: CheckStatus,
+    conclusion?: CheckConclusion,
+  ): Promise<number> {
+    const r = this.repoOf(repo);
+    const resolved = branchSha(r, sha) ?? sha;
+    const open = [...r.checkRuns.values()].find(
+      (c) =>
+        c.headSha === resolved &&
+        c.name === name &&
+        c.app === this.core.ciApp &&
+        c.status !== 'completed',
+    );
+    const input = conclusion ? { name, status, conclusion } : { name, status };
+    if (open) {
+      await settle(updateCheckRun(this.core, r, open, input));
+      return open.id;
+    }
+    const { run, sent } = createCheckRun(this.core, r, this.core.ciApp, resolved, input);
+    await settle(sent);
+    return run.id;
+  }
+
+  async setStatus(
+    repo: string,
+    sha: string,
+    context: string,
+    state: StatusState,
+    by = 'ci-bot',
+  ): Promise<void> {
+    const r = this.repoOf(repo);
+    const { sent } = createStatus(
+      this.core,
+      r,
+      branchSha(r, sha) ?? sha,
+      { state, context },
+      this.core.account(by),
+    );
+    await settle(sent);
+  }
+
+  // Mergeability changes send no webhook on GitHub either.
+  async setConflict(repo: string, pr: number, conflicted: boolean): Promise<void> {
+    this.pullOf(repo, pr).forcedConflict = conflicted;
+    this.core.changed('conflict', { repo, pr, conflicted });
+  }
+
+  async enableMergeQueue(repo: string, branch: string): Promise<void> {
+    enableMergeQueue(this.core, this.repoOf(repo), branch);
+  }
+
+  // Resolves when the group has landed or been dequeued (waits for required checks).
+  async processMergeQueue(
+    repo: string,
+    branch?: string,
+    options: { batch?: number; timeoutMs?: number } = {},
+  ): Promise<QueueRunResult> {
+    const r = this.repoOf(repo);
+    const { result, sent } = await processMergeQueue(
+      this.core,
+      r,
+      branch ?? r.defaultBranch,
+      options,
+    );
+    await settle(sent);
+    return result;
+  }
+
+  async startWorkflowRun(runId: number): Promise<void> {
+    await settle(startRun(this.core, this.runOf(runId)));
+  }
+
+  async completeWorkflowRun(runId: number, conclusion: RunConclusion): Promise<void> {
+    await settle(completeRun(this.core, this.runOf(runId), conclusion));
+  }
+
+  // Plays a scripted outcome on a run the worker left alone ('manual').
+  async playWorker(runId: number, outcome: WorkerOutcome): Promise<void> {
+    await this.worker.play(this.runOf(runId), outcome);
+  }
+
+  // `null` leaves dispatched runs queued for the test to drive.
+  setWorker(policy: WorkerPolicy | null, options: { workflow?: string } = {}): void {
+    this.worker.policy = policy;
+    if (options.workflow) this.worker.workflow = options.workflow;
+  }
+
+  private issueOf(repo: string, number: number) {
+    const issue = this.repoOf(repo).issues.get(number);
+    if (!issue) throw new Error(`github double: ${repo} has no issue #${number}`);
+    return issue;
+  }
+
+  private runOf(runId: number) {
+    const run = findRun(this.core, runId);
+    if (!run) throw new Error(`github double: no workflow run ${runId}`);
+    return run;
+  }
+}

@@ -1,0 +1,347 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Core } from '../core.js';
+import { isoNow, uuid } from '../ids.js';
+import { authenticate, authProblem } from './auth.js';
+import type { Faults } from './faults.js';
+import {
+  HttpError,
+  type ApiRequest,
+  type ApiResponse,
+  type AuthContext,
+  type RouteTable,
+} from './http.js';
+import {
+  isDocumentedStatus,
+  matchOperation,
+  requestBodySchema,
+  responseSchema,
+} from './openapi.js';
+import { checkRequestBody, checkValue } from './schema-check.js';
+
+export interface GraphqlCall {
+  core: Core;
+  body: unknown;
+  auth: AuthContext;
+}
+
+export interface ServerDeps {
+  core: Core;
+  routes: RouteTable;
+  faults: Faults;
+  graphql: (call: GraphqlCall) => Promise<ApiResponse>;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+// Places where GitHub's published spec contradicts what GitHub answers; not double bugs.
+const SPEC_QUIRKS: RegExp[] = [
+  // The inlined installation list says account is allOf(user, enterprise); it is either.
+  /^GET \/app\/installations: \$\[\d+\]\.account\.(name|slug|created_at|updated_at) is required$/,
+];
+const RATE_LIMIT = 5000;
+
+export function createHttpServer(deps: ServerDeps): Server {
+  const used = new Map<string, number>();
+  return createServer((req, res) => {
+    handle(deps, used, req, res).catch((error: unknown) => {
+      deps.core.selfCheck('server', [`unhandled error: ${String(error)}`]);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ message: 'double crashed', detail: String(error) }));
+      }
+    });
+  });
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+interface Outcome {
+  response: ApiResponse;
+  route: string | null;
+  actor: string | null;
+}
+
+async function handle(
+  deps: ServerDeps,
+  used: Map<string, number>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const { core } = deps;
+  const url = new URL(req.url ?? '/', 'http://double.invalid');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const raw = await readBody(req);
+  let apiPath: string | null = null;
+  if (url.pathname === '/api/v3' || url.pathname.startsWith('/api/v3/')) {
+    apiPath = url.pathname.slice('/api/v3'.length) || '/';
+  } else if (url.pathname === '/api/graphql') {
+    apiPath = '/graphql';
+  }
+  const logPath = apiPath ?? url.pathname;
+  let body: unknown;
+  let parseError = false;
+  if (raw.length > 0) {
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = raw;
+      parseError = true;
+    }
+  }
+
+  const fault = deps.faults.take(method, logPath);
+  if (fault?.delayMs) await delay(fault.delayMs);
+  if (fault?.drop) {
+    record(core, { method, logPath, url, status: 0, body, route: null, actor: null });
+    req.socket.destroy();
+    return;
+  }
+  let outcome: Outcome;
+  if (fault?.status) {
+    outcome = {
+      response: {
+        status: fault.status,
+        body: fault.body ?? { message: 'Server Error', documentation_url: DOCS },
+        headers: fault.headers ?? {},
+      },
+      route: null,
+      actor: null,
+    };
+  } else if (apiPath === null) {
+    core.violation(
+      'undocumented-endpoint',
+      method,
+      url.pathname,
+      'not under /api/v3 or /api/graphql',
+    );
+    outcome = {
+      response: errorResponse(new HttpError(404, 'Not Found')),
+      route: null,
+      actor: null,
+    };
+  } else if (parseError) {
+    outcome = {
+      response: errorResponse(new HttpError(400, 'Problems parsing JSON')),
+      route: null,
+      actor: null,
+    };
+  } else if (apiPath === '/graphql') {
+    outcome = await graphql(deps, method, body, req);
+  } else {
+    outcome = await rest(deps, method, apiPath, url, body, req);
+  }
+  if (fault?.headers && !fault.status)
+    outcome.response.headers = { ...outcome.response.headers, ...fault.headers };
+
+  const auth = req.headers.authorization ?? 'anonymous';
+  const count = (used.get(auth) ?? 0) + 1;
+  used.set(auth, count);
+  const response = outcome.response;
+  const headers: Record<string, string> = {
+    'x-github-request-id': uuid().toUpperCase(),
+    'x-github-media-type': 'github.v3; format=json',
+    'x-github-api-version-selected': '2022-11-28',
+    'x-ratelimit-limit': String(RATE_LIMIT),
+    'x-ratelimit-remaining': String(Math.max(RATE_LIMIT - count, 0)),
+    'x-ratelimit-used': String(count),
+    'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+    'x-ratelimit-resource': apiPath === '/graphql' ? 'graphql' : 'core',
+    ...response.headers,
+  };
+  let payload = '';
+  if (response.text) {
+    headers['content-type'] = response.text.contentType;
+    payload = response.text.content;
+  } else if (response.status !== 204 && response.status !== 304 && response.body !== undefined) {
+    headers['content-type'] = 'application/json; charset=utf-8';
+    payload = JSON.stringify(response.body);
+  }
+  res.writeHead(response.status, headers);
+  res.end(method === 'HEAD' ? undefined : payload);
+  record(core, {
+    method,
+    logPath,
+    url,
+    status: response.status,
+    body,
+    route: outcome.route,
+    actor: outcome.actor,
+  });
+  if (response.after) {
+    try {
+      await response.after();
+    } catch (error) {
+      core.workerError(error);
+    }
+  }
+}
+
+function record(
+  core: Core,
+  e: {
+    method: string;
+    logPath: string;
+    url: URL;
+    status: number;
+    body: unknown;
+    route: string | null;
+    actor: string | null;
+  },
+): void {
+  const entry = {
+    method: e.method,
+    path: e.logPath,
+    query: e.url.search.replace(/^\?/, ''),
+    route: e.route,
+    status: e.status,
+    body: e.body,
+    actor: e.actor,
+    at: isoNow(),
+  };
+  core.requests.push(entry);
+  core.events.emit('request', entry);
+}
+
+export function errorResponse(error: HttpError): ApiResponse {
+  return {
+    status: error.status,
+    body: {
+      message: error.message,
+      documentation_url: DOCS,
+      status: String(error.status),
+      ...error.extra,
+    },
+    headers: error.headers,
+  };
+}
+
+async function graphql(
+  deps: ServerDeps,
+  method: string,
+  body: unknown,
+  req: IncomingMessage,
+): Promise<Outcome> {
+  const auth = authenticate(deps.core, req.headers.authorization);
+  const route = `${method} /graphql`;
+  if (method !== 'POST') {
+    deps.core.violation('undocumented-endpoint', method, '/graphql', 'GraphQL only answers POST');
+    return { response: errorResponse(new HttpError(404, 'Not Found')), route, actor: null };
+  }
+  if (auth.kind !== 'installation' && auth.kind !== 'user') {
+    const message =
+      auth.kind === 'app'
+        ? 'A JSON web token cannot be used for GraphQL'
+        : 'This endpoint requires you to be authenticated.';
+    return { response: errorResponse(new HttpError(401, message)), route, actor: null };
+  }
+  const response = await deps.graphql({ core: deps.core, body, auth });
+  return { response, route, actor: auth.actor?.login ?? null };
+}
+
+async function rest(
+  deps: ServerDeps,
+  method: string,
+  apiPath: string,
+  url: URL,
+  body: unknown,
+  req: IncomingMessage,
+): Promise<Outcome> {
+  const { core } = deps;
+  const match = matchOperation(method, apiPath);
+  if (match.kind !== 'ok') {
+    const why =
+      match.kind === 'method-not-documented'
+        ? `${method} is not documented for ${match.template}`
+        : 'no documented path matches';
+    core.violation('undocumented-endpoint', method, apiPath, why);
+    return { response: errorResponse(new HttpError(404, 'Not Found')), route: null, actor: null };
+  }
+  const { operation, params } = match;
+  const route = `${operation.method} ${operation.template}`;
+  const handler = deps.routes.get(route);
+  if (!handler) {
+    core.violation(
+      'unimplemented-endpoint',
+      method,
+      apiPath,
+      `${route} (${operation.operationId}) is documented but the double does not implement it`,
+    );
+    return {
+      response: errorResponse(new HttpError(501, `double does not implement ${route}`)),
+      route,
+      actor: null,
+    };
+  }
+  const auth = authenticate(core, req.headers.authorization);
+  const owner = params['owner'];
+  const name = params['repo'];
+  const repo =
+    owner !== undefined && name !== undefined ? (core.findRepo(`${owner}/${name}`) ?? null) : null;
+  const problem = authProblem(core, auth, operation.template, repo);
+  if (problem) return { response: errorResponse(problem), route, actor: auth.actor?.login ?? null };
+
+  const { schema, required } = requestBodySchema(operation);
+  const bodyErrors: string[] = [];
+  if (body === undefined && required) bodyErrors.push('a request body is required');
+  if (body !== undefined && schema) bodyErrors.push(...checkRequestBody(schema, body));
+  if (
+    body !== undefined &&
+    !schema &&
+    !(typeof body === 'object' && body && Object.keys(body).length === 0)
+  ) {
+    bodyErrors.push('this endpoint takes no request body');
+  }
+  if (bodyErrors.length > 0) {
+    core.violation('request-body', method, apiPath, `${route}: ${bodyErrors.join('; ')}`);
+    const error = new HttpError(422, `Invalid request.\n\n${bodyErrors.join('\n')}`);
+    return { response: errorResponse(error), route, actor: auth.actor?.login ?? null };
+  }
+  if (owner !== undefined && name !== undefined && !repo) {
+    return {
+      response: errorResponse(new HttpError(404, 'Not Found')),
+      route,
+      actor: auth.actor?.login ?? null,
+    };
+  }
+
+  const apiReq: ApiRequest = {
+    core,
+    method,
+    template: operation.template,
+    path: apiPath,
+    params,
+    query: url.searchParams,
+    body,
+    headers: req.headers,
+    auth,
+    repo,
+  };
+  let response: ApiResponse;
+  try {
+    response = await handler(apiReq);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    response = errorResponse(error);
+  }
+  if (core.options.selfCheck && !response.text) {
+    if (response.status < 300 && !isDocumentedStatus(operation, response.status)) {
+      core.selfCheck(route, [`answered ${response.status}, which the spec does not document`]);
+    }
+    const schemaOut = responseSchema(operation, response.status);
+    if (schemaOut && response.status < 300) {
+      const errors = checkValue(schemaOut, response.body).filter(
+        (e) => !SPEC_QUIRKS.some((q) => q.test(`${route}: ${e}`)),
+      );
+      core.selfCheck(route, errors.slice(0, 10));
+    }
+  }
+  return { response, route, actor: auth.actor?.login ?? null };
+}

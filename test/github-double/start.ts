@@ -1,0 +1,49 @@
+import type { AddressInfo } from 'node:net';
+import { Core } from './core.js';
+import { handleGraphql } from './graphql/handler.js';
+import { buildRoutes } from './routes.js';
+import { GitHubDouble } from './scenario.js';
+import { Faults } from './server/faults.js';
+import { createHttpServer } from './server/http-server.js';
+import { openApi } from './server/openapi.js';
+import { WebhookSender } from './webhooks/sender.js';
+import { SimulatedWorker } from './worker/simulated-worker.js';
+
+export interface GitHubDoubleOptions {
+  webhookSecret: string;
+  webhookUrl?: string;
+  appId?: number;
+  appSlug?: string;
+  // Only these events are delivered, like an App's subscription (default: all).
+  subscribedEvents?: readonly string[];
+  // Check the double's own answers and webhooks against GitHub's spec (default true).
+  selfCheck?: boolean;
+}
+
+export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<GitHubDouble> {
+  openApi();
+  const core = new Core({
+    webhookSecret: options.webhookSecret,
+    webhookUrl: options.webhookUrl,
+    appId: options.appId ?? 123456,
+    appSlug: options.appSlug ?? 'agent-coordinator',
+    subscribedEvents: options.subscribedEvents,
+    selfCheck: options.selfCheck ?? true,
+  });
+  const sender = new WebhookSender(core);
+  const worker = new SimulatedWorker(core);
+  core.hooks = {
+    sendWebhook: (input) => sender.send(input),
+    redeliver: (delivery) => sender.redeliver(delivery),
+    onDispatch: (runId) => worker.onDispatch(runId),
+  };
+  const faults = new Faults();
+  const server = createHttpServer({ core, routes: buildRoutes(), faults, graphql: handleGraphql });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  core.url = `http://127.0.0.1:${port}`;
+  return new GitHubDouble({ core, server, faults, sender, worker });
+}

@@ -1,0 +1,171 @@
+import { sign } from '@octokit/webhooks-methods';
+import type { Core, WebhookInput } from '../core.js';
+import { isoNow, uuid } from '../ids.js';
+import type { Account, Delivery } from '../model.js';
+import { userJson } from '../render/accounts.js';
+import { repoJson } from '../render/repos.js';
+import { webhookSchema } from '../server/openapi.js';
+import { checkValue } from '../server/schema-check.js';
+
+const HOOK_ID = 480_000_001;
+const RECEIVER_TIMEOUT_MS = 10_000;
+
+function orgJson(core: Core, org: Account): Record<string, unknown> {
+  const api = `${core.apiUrl}/orgs/${org.login}`;
+  return {
+    login: org.login,
+    id: org.id,
+    node_id: org.nodeId,
+    url: api,
+    repos_url: `${api}/repos`,
+    events_url: `${api}/events`,
+    hooks_url: `${api}/hooks`,
+    issues_url: `${api}/issues`,
+    members_url: `${api}/members{/member}`,
+    public_members_url: `${api}/public_members{/member}`,
+    avatar_url: `${core.url}/avatars/u/${org.id}?v=4`,
+    description: null,
+  };
+}
+
+// Deliveries are ordered per repository (GitHub does not promise this, but a receiver that
+// only works with reordering would be untestable); different repositories interleave.
+export class WebhookSender {
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private pending = 0;
+
+  constructor(private readonly core: Core) {}
+
+  get inFlight(): number {
+    return this.pending;
+  }
+
+  send(input: WebhookInput): Promise<Delivery | null> {
+    const { core } = this;
+    if (core.closed) return Promise.resolve(null);
+    const subscribed = core.options.subscribedEvents;
+    if (subscribed && !subscribed.includes(input.event)) return Promise.resolve(null);
+    const payload: Record<string, unknown> = {};
+    if (input.action) payload['action'] = input.action;
+    Object.assign(payload, input.body);
+    const inst = input.repo ? core.installationFor(input.repo) : undefined;
+    if (input.repo) {
+      payload['repository'] = repoJson(core, input.repo);
+      if (input.repo.owner.type === 'Organization')
+        payload['organization'] = orgJson(core, input.repo.owner);
+    }
+    payload['sender'] = userJson(core, input.sender);
+    if (inst) payload['installation'] = { id: inst.id, node_id: inst.nodeId };
+    if (core.options.selfCheck) {
+      const schema = webhookSchema(input.event, input.action);
+      const where = `webhook ${input.event}${input.action ? `.${input.action}` : ''}`;
+      if (!schema) core.selfCheck(where, ['no schema in x-webhooks']);
+      else core.selfCheck(where, checkValue(schema, payload).slice(0, 10));
+    }
+    const guid = uuid();
+    const delivery: Delivery = {
+      id: core.ids.next('delivery'),
+      guid,
+      event: input.event,
+      action: input.action ?? null,
+      installationId: inst?.id ?? null,
+      repositoryId: input.repo?.id ?? null,
+      repoKey: input.repo?.fullName.toLowerCase() ?? '(app)',
+      payload,
+      requestHeaders: {
+        accept: '*/*',
+        'content-type': 'application/json',
+        'user-agent': 'GitHub-Hookshot/double',
+        'x-github-delivery': guid,
+        'x-github-event': input.event,
+        'x-github-hook-id': String(HOOK_ID),
+        'x-github-hook-installation-target-id': String(core.app.id),
+        'x-github-hook-installation-target-type': 'integration',
+      },
+      deliveredAt: isoNow(),
+      redelivery: false,
+      statusCode: null,
+      status: 'pending',
+      duration: 0,
+      responseBody: '',
+      responseHeaders: {},
+    };
+    core.deliveries.push(delivery);
+    return this.enqueue(delivery);
+  }
+
+  redeliver(original: Delivery): Promise<Delivery> {
+    const copy: Delivery = {
+      ...original,
+      id: this.core.ids.next('delivery'),
+      redelivery: true,
+      deliveredAt: isoNow(),
+      statusCode: null,
+      status: 'pending',
+      duration: 0,
+      responseBody: '',
+      responseHeaders: {},
+    };
+    this.core.deliveries.push(copy);
+    return this.enqueue(copy);
+  }
+
+  idle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.core.events.once('deliveries-idle', () => resolve()));
+  }
+
+  private enqueue(delivery: Delivery): Promise<Delivery> {
+    this.pending += 1;
+    const previous = this.chains.get(delivery.repoKey) ?? Promise.resolve();
+    const attempt = previous.then(() => this.post(delivery));
+    this.chains.set(delivery.repoKey, attempt);
+    return attempt.finally(() => {
+      this.pending -= 1;
+      if (this.pending === 0) this.core.events.emit('deliveries-idle');
+    });
+  }
+
+  private async post(delivery: Delivery): Promise<Delivery> {
+    const { core } = this;
+    const started = Date.now();
+    delivery.deliveredAt = isoNow();
+    const body = JSON.stringify(delivery.payload);
+    const headers = {
+      ...delivery.requestHeaders,
+      'x-hub-signature-256': await sign(core.options.webhookSecret, body),
+    };
+    delivery.requestHeaders = headers;
+    core.events.emit('webhook-sent', delivery);
+    const url = core.options.webhookUrl;
+    if (core.closed) {
+      finish(delivery, 0, 'double closed');
+    } else if (!url) {
+      finish(delivery, 0, 'No webhook URL configured');
+    } else if (core.webhooksDown) {
+      finish(delivery, 502, 'Invalid HTTP Response: 502');
+    } else {
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
+        });
+        delivery.responseBody = (await res.text()).slice(0, 4096);
+        delivery.responseHeaders = Object.fromEntries(res.headers.entries());
+        finish(delivery, res.status, res.ok ? 'OK' : `Invalid HTTP Response: ${res.status}`);
+      } catch (error) {
+        finish(delivery, 0, `We couldn't deliver this payload: ${String(error)}`);
+      }
+    }
+    delivery.duration = (Date.now() - started) / 1000;
+    core.events.emit('webhook-answered', delivery);
+    return delivery;
+  }
+}
+
+function finish(delivery: Delivery, code: number, status: string): void {
+  delivery.statusCode = code;
+  delivery.status = status;
+}

@@ -1,0 +1,72 @@
+import type { RunConclusion } from '../model.js';
+
+export type WorkerOutcome =
+  | {
+      kind: 'pr';
+      costUsd?: number;
+      inputTokens?: number;
+      outputTokens?: number;
+      // Files the commit writes; default: one file per task, so tasks never conflict.
+      files?: Record<string, string | null>;
+      title?: string;
+    }
+  | {
+      kind: 'fail';
+      conclusion?: Extract<RunConclusion, 'failure' | 'timed_out' | 'startup_failure'>;
+    }
+  | { kind: 'no_changes' }
+  | { kind: 'hang' }
+  | { kind: 'plan'; tasksBlock: string }
+  | { kind: 'manual' };
+
+// What a policy sees of the dispatched run.
+export interface WorkerRun {
+  id: number;
+  repo: string;
+  workflow: string;
+  branch: string;
+  headSha: string;
+  inputs: Readonly<Record<string, string>>;
+  displayTitle: string;
+}
+
+export interface WorkerContext {
+  // How many worker runs have been dispatched on this branch so far, this one included.
+  dispatchesOnBranch: number;
+}
+
+export type WorkerPolicy = (
+  run: WorkerRun,
+  ctx: WorkerContext,
+) => WorkerOutcome | Promise<WorkerOutcome>;
+
+export const DEFAULT_PLAN = [
+  '```tasks',
+  '- id: task_001',
+  '  title: Define the API',
+  '  deps: []',
+  '- id: task_002',
+  '  title: Implement the API',
+  '  deps: [task_001]',
+  '```',
+].join('\n');
+
+// Plans with a fixed two-task plan; every work or fix attempt opens (or updates) its PR.
+export const autoWorker: WorkerPolicy = (run) =>
+  run.inputs['mode'] === 'plan'
+    ? { kind: 'plan', tasksBlock: DEFAULT_PLAN }
+    : { kind: 'pr', costUsd: 0.42, inputTokens: 12000, outputTokens: 3400 };
+
+export const manualWorker: WorkerPolicy = () => ({ kind: 'manual' });
+
+export function taskMarker(issue: string, task: string, attempt: string): string {
+  return `<!-- agent-coordinator:task issue=${issue} task=${task} attempt=${attempt} -->`;
+}
+
+export function usageMarker(costUsd: number, inputTokens: number, outputTokens: number): string {
+  return `<!-- agent-coordinator:usage cost_usd=${costUsd} input_tokens=${inputTokens} output_tokens=${outputTokens} -->`;
+}
+
+export function planMarker(runId: number): string {
+  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
+}

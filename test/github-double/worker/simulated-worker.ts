@@ -1,0 +1,174 @@
+import type { Core } from '../core.js';
+import { branchSha } from '../git.js';
+import type { Run } from '../model.js';
+import { completeRun, findRun, startRun } from '../ops/actions.js';
+import { createComment, editIssue } from '../ops/issues.js';
+import type { Sent } from '../ops/pull-events.js';
+import { openPull } from '../ops/pulls.js';
+import { pushCommit } from '../ops/refs.js';
+import { WORKER_WORKFLOW } from '../ops/repos.js';
+import {
+  autoWorker,
+  planMarker,
+  taskMarker,
+  usageMarker,
+  type WorkerOutcome,
+  type WorkerPolicy,
+  type WorkerRun,
+} from './outcomes.js';
+
+// Plays the worker workflow: reacts to each dispatch of the worker workflow with the steps a
+// real run would take, each step's webhooks delivered before the next step starts.
+export class SimulatedWorker {
+  policy: WorkerPolicy | null = autoWorker;
+  workflow = WORKER_WORKFLOW;
+  private readonly active = new Set<Promise<void>>();
+  private readonly perBranch = new Map<string, number>();
+
+  constructor(private readonly core: Core) {}
+
+  onDispatch(runId: number): void {
+    const run = findRun(this.core, runId);
+    if (!run || run.workflow.file !== this.workflow || !this.policy) return;
+    const key = `${run.repo.fullName}#${run.headBranch}`;
+    const count = (this.perBranch.get(key) ?? 0) + 1;
+    this.perBranch.set(key, count);
+    const policy = this.policy;
+    const job = (async () => {
+      const outcome = await policy(view(run), { dispatchesOnBranch: count });
+      await this.play(run, outcome);
+    })()
+      .catch((error: unknown) => this.core.workerError(error))
+      .finally(() => {
+        this.active.delete(job);
+        this.core.changed('worker-idle', { runId });
+      });
+    this.active.add(job);
+  }
+
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.all([...this.active]);
+  }
+
+  private async step(sent: Sent): Promise<void> {
+    await Promise.all(sent);
+    if (this.core.closed) throw new WorkerStopped();
+  }
+
+  async play(run: Run, outcome: WorkerOutcome): Promise<void> {
+    const { core } = this;
+    try {
+      switch (outcome.kind) {
+        case 'manual':
+          return;
+        case 'hang':
+          await this.step(startRun(core, run));
+          return;
+        case 'fail':
+          if (outcome.conclusion !== 'startup_failure') await this.step(startRun(core, run));
+          await this.step(completeRun(core, run, outcome.conclusion ?? 'failure'));
+          return;
+        case 'no_changes':
+          await this.step(startRun(core, run));
+          await this.step(completeRun(core, run, 'success'));
+          return;
+        case 'plan':
+          await this.step(startRun(core, run));
+          await this.postPlan(run, outcome.tasksBlock);
+          await this.step(completeRun(core, run, 'success'));
+          return;
+        case 'pr':
+          await this.step(startRun(core, run));
+          await this.openOrUpdatePr(run, outcome);
+          await this.step(completeRun(core, run, 'success'));
+          return;
+      }
+    } catch (error) {
+      if (!(error instanceof WorkerStopped)) throw error;
+    }
+  }
+
+  private async postPlan(run: Run, tasksBlock: string): Promise<void> {
+    const issue = run.repo.issues.get(Number(run.inputs['issue']));
+    if (!issue)
+      throw new Error(
+        `simulated worker: run ${run.id} names issue ${run.inputs['issue']}, which does not exist`,
+      );
+    const block = /^\s*```tasks/.test(tasksBlock)
+      ? tasksBlock
+      : `\`\`\`tasks\n${tasksBlock.trimEnd()}\n\`\`\``;
+    const body = `Proposed plan:\n\n${block}\n\n${planMarker(run.id)}`;
+    const { sent } = createComment(this.core, run.repo, issue, body, this.core.ciApp.bot, null);
+    await this.step(sent);
+  }
+
+  private async openOrUpdatePr(
+    run: Run,
+    outcome: Extract<WorkerOutcome, { kind: 'pr' }>,
+  ): Promise<void> {
+    const { core } = this;
+    const repo = run.repo;
+    const inputs = run.inputs;
+    const task = inputs['task_id'] ?? run.headBranch.split('/').pop() ?? 'task';
+    const issue = inputs['issue'] ?? '0';
+    const attempt = inputs['attempt'] ?? '1';
+    const base = inputs['base'] || repo.defaultBranch;
+    const bot = core.app.bot;
+    const markers = [taskMarker(issue, task, attempt)];
+    if (
+      outcome.costUsd !== undefined ||
+      outcome.inputTokens !== undefined ||
+      outcome.outputTokens !== undefined
+    ) {
+      markers.push(
+        usageMarker(outcome.costUsd ?? 0, outcome.inputTokens ?? 0, outcome.outputTokens ?? 0),
+      );
+    }
+    const title = outcome.title ?? (inputs['title'] || `${task}`);
+    const body = `${title}\n\nCloses part of #${issue}.\n\n${markers.join('\n')}`;
+    // A work attempt restarts from the base (force push); a fix builds on the PR's commits.
+    const parent =
+      inputs['mode'] === 'fix' ? branchSha(repo, run.headBranch) : branchSha(repo, base);
+    const files = outcome.files ?? {
+      [`agent/${issue}/${task}.md`]: `${title}\nattempt ${attempt} (run ${run.id})\n`,
+    };
+    const existing = [...repo.pulls.values()].find(
+      (p) => p.issue.state === 'open' && p.headRepo === repo && p.headRef === run.headBranch,
+    );
+    const pushInput = {
+      message: `${task}: ${title} (attempt ${attempt})`,
+      files,
+      by: bot,
+      ...(parent ? { parent } : {}),
+    };
+    if (existing) {
+      await this.step(editIssue(core, repo, existing.issue, { body }, bot));
+      await this.step(pushCommit(core, repo, run.headBranch, pushInput).sent);
+      return;
+    }
+    await this.step(pushCommit(core, repo, run.headBranch, pushInput).sent);
+    const { sent } = openPull(core, repo, {
+      headRepo: repo,
+      headRef: run.headBranch,
+      baseRef: base,
+      title,
+      body,
+      by: bot,
+    });
+    await this.step(sent);
+  }
+}
+
+class WorkerStopped extends Error {}
+
+function view(run: Run): WorkerRun {
+  return {
+    id: run.id,
+    repo: run.repo.fullName,
+    workflow: run.workflow.file,
+    branch: run.headBranch,
+    headSha: run.headSha,
+    inputs: { ...run.inputs },
+    displayTitle: run.displayTitle,
+  };
+}
