@@ -233,6 +233,12 @@ export const pullRequests = pgTable(
     orderCheckRunId: githubId('order_check_run_id'),
     orderCheckSha: text('order_check_sha'),
     orderCheckConclusion: text('order_check_conclusion'),
+    /** The head SHA the coordinator's own update-branch started from: approval carries over it. */
+    updatedByCoordinatorFrom: text('updated_by_coordinator_from'),
+    /** Head SHA already sent back to the worker (conflicts, failing checks): once per SHA. */
+    sentBackForSha: text('sent_back_for_sha'),
+    /** When it was enqueued in the merge queue (group order). */
+    enqueuedAt: timestamp('enqueued_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

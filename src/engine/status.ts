@@ -1,5 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
-import { explainRun, formatWaitReason } from '../core/scheduler/index.js';
+import { explainRun, formatWaitReason, selectDispatches } from '../core/scheduler/index.js';
 import type { RunState } from '../core/states.js';
 import { renderStatusComment, STATUS_MARKER, type StatusTaskView } from '../core/status/index.js';
 import type { RunRow } from '../store/runs.js';
@@ -7,11 +7,12 @@ import { loadRunScope, type Engine, type RunScope } from './context.js';
 
 /** Render the run's status comment from the database. */
 export async function renderRunStatus(engine: Engine, run: RunRow): Promise<string> {
-  const [tasks, edges, attempts, spent] = await Promise.all([
+  const [tasks, edges, attempts, spent, inflight] = await Promise.all([
     engine.store.runs.tasksOf(run.id),
     engine.store.runs.edgesOf(run.id),
     engine.store.attempts.ofRun(run.id),
     engine.store.attempts.spentByRun(run.id),
+    engine.store.attempts.inflightCounts(run.repositoryId),
   ]);
   const deps = new Map<string, string[]>(tasks.map((t) => [t.taskKey, []]));
   for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
@@ -20,7 +21,30 @@ export async function renderRunStatus(engine: Engine, run: RunRow): Promise<stri
     if (a.costUsd) cost.set(a.taskId, (cost.get(a.taskId) ?? 0) + a.costUsd);
   const now = engine.now().getTime();
   const config = run.config as RepoConfig;
+  // Ready tasks that are not running wait on a concurrency limit: say which one.
+  const decision =
+    run.state === 'running'
+      ? selectDispatches({
+          now,
+          candidates: tasks
+            .filter((t) => t.state === 'pending' && t.unmetDeps === 0)
+            .map((t) => ({
+              runId: String(run.id),
+              taskId: t.taskKey,
+              priority: t.priority,
+              order: t.planIndex,
+              backoffUntil: t.nextAttemptAt?.getTime(),
+            })),
+          repoInflight: inflight.repository,
+          repoLimit: config.concurrency.maxParallel,
+          globalInflight: inflight.global,
+          globalLimit: engine.maxParallel,
+          heldRuns: new Set(),
+          budgetExhaustedRuns: new Set(),
+        })
+      : undefined;
   const why = explainRun({
+    decision,
     now,
     runId: String(run.id),
     tasks: tasks.map((t) => ({

@@ -2,6 +2,7 @@ import type { ProbotOctokit } from 'probot';
 import { CONFIG_PATH } from '../config/schema.js';
 import {
   statusOf,
+  type CheckInfo,
   type ConfigFile,
   type GitHubPort,
   type PullInfo,
@@ -253,6 +254,132 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         comment_id: commentId,
         content,
       });
+    },
+    async pull(repo, number) {
+      try {
+        const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
+        return {
+          ...toPull(data as RawPull),
+          draft: data.draft ?? false,
+          mergeable: data.mergeable,
+          mergeableState: data.mergeable_state,
+        };
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+
+    async checksFor(repo, ref) {
+      const [runs, statuses] = await Promise.all([
+        octokit.paginate(octokit.rest.checks.listForRef, {
+          ...repo,
+          ref,
+          per_page: 100,
+          filter: 'latest',
+        }),
+        octokit.rest.repos.getCombinedStatusForRef({ ...repo, ref, per_page: 100 }),
+      ]);
+      const checks: CheckInfo[] = runs.map((run) => ({
+        name: run.name,
+        status: run.status,
+        conclusion: run.conclusion,
+        source: 'check_run' as const,
+      }));
+      for (const status of statuses.data.statuses) {
+        checks.push({
+          name: status.context,
+          status: status.state === 'pending' ? 'pending' : 'completed',
+          conclusion: status.state === 'pending' ? null : status.state,
+          source: 'status',
+        });
+      }
+      return checks;
+    },
+
+    async createCheckRun(repo, headSha, name, output) {
+      const { data } = await octokit.rest.checks.create({
+        ...repo,
+        name,
+        head_sha: headSha,
+        status: output.status,
+        ...(output.conclusion ? { conclusion: output.conclusion } : {}),
+        output: { title: output.title, summary: output.summary },
+      });
+      return { id: data.id };
+    },
+
+    async updateCheckRun(repo, checkRunId, output) {
+      await octokit.rest.checks.update({
+        ...repo,
+        check_run_id: checkRunId,
+        status: output.status,
+        ...(output.conclusion ? { conclusion: output.conclusion } : {}),
+        output: { title: output.title, summary: output.summary },
+      });
+    },
+
+    async mergePull(repo, number, sha, method) {
+      try {
+        const { data } = await octokit.rest.pulls.merge({
+          ...repo,
+          pull_number: number,
+          sha,
+          merge_method: method,
+          // The retry plugin would retry 405/409, which are answers here, not glitches.
+          request: { retries: 0 },
+        });
+        return { merged: true, sha: data.sha };
+      } catch (error) {
+        const status = statusOf(error);
+        if (status === 405 || status === 409 || status === 422) {
+          return { merged: false, status, message: (error as Error).message };
+        }
+        throw error;
+      }
+    },
+
+    async updateBranch(repo, number, expectedHeadSha) {
+      try {
+        await octokit.rest.pulls.updateBranch({
+          ...repo,
+          pull_number: number,
+          expected_head_sha: expectedHeadSha,
+          request: { retries: 0 },
+        });
+        return true;
+      } catch (error) {
+        if (statusOf(error) === 422) return false;
+        throw error;
+      }
+    },
+
+    async hasMergeQueue(repo, branch) {
+      const result = await octokit.graphql<{
+        repository: { mergeQueue: { id: string } | null } | null;
+      }>(
+        `query($owner: String!, $name: String!, $branch: String!) {
+          repository(owner: $owner, name: $name) { mergeQueue(branch: $branch) { id } }
+        }`,
+        { owner: repo.owner, name: repo.repo, branch },
+      );
+      return Boolean(result.repository?.mergeQueue);
+    },
+
+    async enqueuePullRequest(pullRequestNodeId, expectedHeadOid) {
+      try {
+        await octokit.graphql(
+          `mutation($id: ID!, $oid: GitObjectID!) {
+            enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $oid }) { mergeQueueEntry { id } }
+          }`,
+          { id: pullRequestNodeId, oid: expectedHeadOid },
+        );
+        return { ok: true };
+      } catch (error) {
+        const errors = (error as { errors?: Array<{ message: string }> }).errors;
+        if (errors?.length) return { ok: false, message: errors.map((e) => e.message).join('; ') };
+        throw error;
+      }
     },
   };
 }

@@ -40,6 +40,32 @@ export interface DispatchResult {
   runUrl?: string;
 }
 
+export interface PullState extends PullInfo {
+  draft: boolean;
+  /** null while GitHub is still computing it. */
+  mergeable: boolean | null;
+  mergeableState: string;
+}
+
+export interface CheckInfo {
+  name: string;
+  status: string;
+  conclusion: string | null;
+  /** 'check_run' or 'status' (commit status). */
+  source: 'check_run' | 'status';
+}
+
+export interface CheckRunOutput {
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion?:
+    'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped' | 'timed_out' | 'action_required';
+  title: string;
+  summary: string;
+}
+
+export type MergeOutcome =
+  { merged: true; sha: string } | { merged: false; status: number; message: string };
+
 export type ReactionContent =
   '+1' | '-1' | 'confused' | 'eyes' | 'rocket' | 'hooray' | 'heart' | 'laugh';
 
@@ -80,6 +106,31 @@ export interface GitHubPort {
   addLabels(repo: RepoCoords, issueNumber: number, labels: string[]): Promise<void>;
   closeIssue(repo: RepoCoords, issueNumber: number): Promise<void>;
   reactToComment(repo: RepoCoords, commentId: number, content: ReactionContent): Promise<void>;
+  pull(repo: RepoCoords, number: number): Promise<PullState | null>;
+  /** Check runs and commit statuses on a ref, newest per name. */
+  checksFor(repo: RepoCoords, ref: string): Promise<CheckInfo[]>;
+  createCheckRun(
+    repo: RepoCoords,
+    headSha: string,
+    name: string,
+    output: CheckRunOutput,
+  ): Promise<{ id: number }>;
+  updateCheckRun(repo: RepoCoords, checkRunId: number, output: CheckRunOutput): Promise<void>;
+  /** `PUT /pulls/{n}/merge` with the sha guard and no retries: 405/409 come back as answers. */
+  mergePull(
+    repo: RepoCoords,
+    number: number,
+    sha: string,
+    method: 'merge' | 'squash' | 'rebase',
+  ): Promise<MergeOutcome>;
+  /** Merge the base into the PR branch; false when GitHub refuses (conflict). */
+  updateBranch(repo: RepoCoords, number: number, expectedHeadSha: string): Promise<boolean>;
+  /** Whether the branch has a merge queue (GraphQL `repository.mergeQueue(branch:)`). */
+  hasMergeQueue(repo: RepoCoords, branch: string): Promise<boolean>;
+  enqueuePullRequest(
+    pullRequestNodeId: string,
+    expectedHeadOid: string,
+  ): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 export const WRITE_ROLES: ReadonlySet<RoleName> = new Set(['admin', 'maintain', 'write']);

@@ -133,6 +133,19 @@ export class AttemptStore {
     });
   }
 
+  /** Worker runs in flight in one repository and across all of them (for the status comment). */
+  async inflightCounts(repositoryId: number): Promise<{ repository: number; global: number }> {
+    const [row] = await this.db
+      .select({
+        repository: sql<number>`count(*) filter (where ${runs.repositoryId} = ${repositoryId})::int`,
+        global: sql<number>`count(*)::int`,
+      })
+      .from(tasks)
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .where(inArray(tasks.state, [...INFLIGHT]));
+    return { repository: row?.repository ?? 0, global: row?.global ?? 0 };
+  }
+
   async update(id: number, values: Partial<Omit<AttemptRow, 'id' | 'taskId'>>): Promise<void> {
     await this.db.update(attempts).set(values).where(eq(attempts.id, id));
   }

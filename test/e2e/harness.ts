@@ -48,11 +48,19 @@ export interface Scenario {
 }
 
 export async function startScenario(
-  options: { config?: string; engine?: 'postgres' | 'pglite'; files?: Record<string, string> } = {},
+  options: {
+    config?: string;
+    engine?: 'postgres' | 'pglite';
+    files?: Record<string, string>;
+    env?: NodeJS.ProcessEnv;
+    /** Events the double delivers (default all): leaving one out simulates missed webhooks. */
+    subscribedEvents?: string[];
+  } = {},
 ): Promise<Scenario> {
   const double = await startGitHubDouble({
     webhookSecret: TEST_WEBHOOK_SECRET,
     appId: TEST_APP_ID,
+    subscribedEvents: options.subscribedEvents,
   });
   let database: TestDatabase | undefined;
   if ((options.engine ?? 'postgres') === 'postgres')
@@ -67,6 +75,7 @@ export async function startScenario(
     databaseUrl: database?.url,
     githubBaseUrl: double.apiUrl,
     now: () => clock.now,
+    env: options.env,
   });
   double.setWebhookUrl(`${app.url}/api/github/webhooks`);
   await double.createRepo({

@@ -214,8 +214,15 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
       branch: 'agent/1/task_001',
       event: 'workflow_dispatch',
       status: 'queued',
+      created: `>=${new Date(Date.now() - 60_000).toISOString()}`,
     });
     expect(data.total_count).toBe(2);
+    const { data: future } = await octokit.rest.actions.listWorkflowRunsForRepo({
+      owner,
+      repo: repoName,
+      created: `>${new Date(Date.now() + 60_000).toISOString()}`,
+    });
+    expect(future.total_count).toBe(0);
     expect(data.workflow_runs.map((r) => r.display_title)).toEqual([
       'agent-coordinator #1 task_001 attempt 2',
       'agent-coordinator #1 task_001 attempt 1',

@@ -95,6 +95,53 @@ describe('strictness: routing, bodies and auth', () => {
     double.clearViolations();
   });
 
+  it('flags query parameters GitHub would silently ignore or reject', async () => {
+    const { octokit, double } = w;
+    const runs: string = 'GET /repos/{owner}/{repo}/actions/runs';
+    await octokit.request(runs, { owner: 'acme', repo: 'widgets', head_branch: 'agent/1/x' });
+    await octokit.rest.pulls.list({ owner: 'acme', repo: 'widgets', state: 'merged' as 'open' });
+    // Documented, but the double does not model it: reported rather than ignored.
+    await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', assignee: 'alice' });
+    expect(double.violations.map((v) => v.message)).toEqual([
+      expect.stringContaining('query parameter "head_branch" is not documented'),
+      expect.stringContaining('query parameter state=merged is not one of'),
+      expect.stringContaining(
+        '"assignee" of GET /repos/{owner}/{repo}/issues is documented but the double ignores it',
+      ),
+    ]);
+    double.clearViolations();
+  });
+
+  it('enforces the secondary rate limit on content-creating requests', async () => {
+    const { octokit, double, repo } = w;
+    const n = await double.openIssue(repo, { title: 't', user: 'alice' });
+    double.contentWritesPerMinute = 3;
+    for (let i = 0; i < 3; i++) {
+      await octokit.rest.issues.createComment({
+        owner: 'acme',
+        repo: 'widgets',
+        issue_number: n,
+        body: `c${i}`,
+      });
+    }
+    await expect(
+      octokit.rest.issues.createComment({
+        owner: 'acme',
+        repo: 'widgets',
+        issue_number: n,
+        body: 'too many',
+      }),
+    ).rejects.toMatchObject({
+      status: 403,
+      response: { headers: expect.objectContaining({ 'retry-after': '60' }) },
+    });
+    // Reads are not content writes.
+    await octokit.rest.issues.listComments({ owner: 'acme', repo: 'widgets', issue_number: n });
+    expect(double.violations.map((v) => v.kind)).toEqual(['secondary-rate-limit']);
+    expect(double.comments(repo, n)).toHaveLength(3);
+    double.clearViolations();
+  });
+
   it('follows the App JWT -> installation token flow and refuses the wrong credential', async () => {
     const { double } = w;
     const app = appOctokit(double);

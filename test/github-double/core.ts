@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Ids, isoNow, nodeId } from './ids.js';
+import { CONTENT_WRITES_PER_MINUTE } from './server/content-writes.js';
 import type {
   Account,
   AppInfo,
@@ -57,6 +58,7 @@ export class Core {
   webhooksDown = false;
   dispatchReturnsNoContent = false;
   mergeabilityLag = 0;
+  contentWritesPerMinute: number = CONTENT_WRITES_PER_MINUTE;
   hooks: CoreHooks | null = null;
   private nextUserId = 1_000_001;
 

@@ -1,22 +1,25 @@
 import type { Server } from 'node:http';
 import type { Core } from './core.js';
 import type { Delivery, RequestLogEntry, Violation } from './model.js';
-import { CONTENT_WRITES } from './routes.js';
+import { CONTENT_WRITES } from './server/content-writes.js';
 import { expireAllTokens, issueUserToken } from './server/auth.js';
 import type { Faults } from './server/faults.js';
 import { waitUntil } from './wait.js';
 import type { WebhookSender } from './webhooks/sender.js';
 import type { SimulatedWorker } from './worker/simulated-worker.js';
 
-export type DoubleEvent =
-  | 'request'
-  | 'webhook-sent'
-  | 'webhook-answered'
-  | 'state-change'
-  | 'violation'
-  | 'self-check'
-  | 'worker-error'
-  | 'deliveries-idle';
+export interface DoubleEventMap {
+  request: RequestLogEntry;
+  'webhook-sent': Delivery;
+  'webhook-answered': Delivery;
+  'state-change': { kind: string; detail: unknown };
+  violation: Violation;
+  'self-check': { where: string; errors: readonly string[] };
+  'worker-error': Error;
+  'deliveries-idle': undefined;
+}
+
+export type DoubleEvent = keyof DoubleEventMap;
 
 export interface DeliveryView {
   id: number;
@@ -121,6 +124,16 @@ export class DoubleBase {
     this.core.mergeabilityLag = reads;
   }
 
+  // GitHub's secondary limit on content-creating requests per actor (default 80); going
+  // over answers 403 with retry-after and records a violation.
+  get contentWritesPerMinute(): number {
+    return this.core.contentWritesPerMinute;
+  }
+
+  set contentWritesPerMinute(limit: number) {
+    this.core.contentWritesPerMinute = limit;
+  }
+
   // For Probot's GHE_HOST (with GHE_PROTOCOL=http).
   get gheHost(): string {
     return new URL(this.url).host;
@@ -136,6 +149,8 @@ export class DoubleBase {
 
   async close(): Promise<void> {
     this.core.closed = true;
+    // Wake anything waiting on the double (e.g. a merge group waiting for checks).
+    this.core.changed('closed');
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.worker.idle();
@@ -184,12 +199,12 @@ export class DoubleBase {
     expireAllTokens(this.core);
   }
 
-  on(event: DoubleEvent, listener: (detail: never) => void): this {
+  on<E extends DoubleEvent>(event: E, listener: (detail: DoubleEventMap[E]) => void): this {
     this.core.events.on(event, listener as (...args: unknown[]) => void);
     return this;
   }
 
-  off(event: DoubleEvent, listener: (detail: never) => void): this {
+  off<E extends DoubleEvent>(event: E, listener: (detail: DoubleEventMap[E]) => void): this {
     this.core.events.off(event, listener as (...args: unknown[]) => void);
     return this;
   }

@@ -1,12 +1,12 @@
 export { startGitHubDouble, type GitHubDoubleOptions } from './start.js';
 export { GitHubDouble } from './scenario.js';
-export type { Counts, DeliveryView, DoubleEvent } from './double-base.js';
+export type { Counts, DeliveryView, DoubleEvent, DoubleEventMap } from './double-base.js';
 export type { FaultRule } from './server/faults.js';
 export type { CreateRepoOptions, WorkflowSpec } from './ops/repos.js';
 export { WORKER_INPUTS, WORKER_RUN_NAME, WORKER_WORKFLOW } from './ops/repos.js';
 export type { QueueRunResult } from './ops/merge-queue.js';
 export type { Mergeability, MergeableState } from './ops/mergeability.js';
-export type { RequestLogEntry, RoleName, Violation } from './model.js';
+export type { Delivery, RequestLogEntry, RoleName, Violation } from './model.js';
 export {
   autoWorker,
   manualWorker,

@@ -313,10 +313,12 @@ export interface Delivery {
 export type ViolationKind =
   | 'undocumented-endpoint'
   | 'unimplemented-endpoint'
+  | 'unimplemented-parameter'
   | 'request-body'
   | 'graphql-invalid'
   | 'graphql-unimplemented'
-  | 'suspicious-request';
+  | 'suspicious-request'
+  | 'secondary-rate-limit';
 
 export interface Violation {
   kind: ViolationKind;

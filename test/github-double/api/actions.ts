@@ -33,6 +33,30 @@ function runOf(req: ApiRequest): Run {
   return run;
 }
 
+// GitHub's search date syntax: >=d, >d, <=d, <d, a..b, or a bare date (that whole day).
+function createdFilter(spec: string | null): (r: Run) => boolean {
+  if (!spec) return () => true;
+  const at = (s: string): number => Date.parse(s);
+  const range = /^(.+)\.\.(.+)$/.exec(spec);
+  if (range?.[1] && range[2]) {
+    const lo = at(range[1]);
+    const hi = range[2] === '*' ? Infinity : at(range[2]);
+    return (r) => at(r.createdAt) >= lo && at(r.createdAt) <= hi;
+  }
+  const cmp = /^(>=|<=|>|<)(.+)$/.exec(spec);
+  if (cmp?.[1] && cmp[2]) {
+    const t = at(cmp[2]);
+    const op = cmp[1];
+    return (r) => {
+      const c = at(r.createdAt);
+      return op === '>=' ? c >= t : op === '<=' ? c <= t : op === '>' ? c > t : c < t;
+    };
+  }
+  const day = at(spec);
+  return (r) =>
+    at(r.createdAt) >= day && at(r.createdAt) < day + (spec.includes('T') ? 1000 : 86_400_000);
+}
+
 function listRuns(req: ApiRequest, runs: Run[]): ReturnType<Handler> {
   const branch = req.query.get('branch');
   const event = req.query.get('event');
@@ -44,6 +68,7 @@ function listRuns(req: ApiRequest, runs: Run[]): ReturnType<Handler> {
     .filter((r) => !event || r.event === event)
     .filter((r) => !actor || r.actor.login.toLowerCase() === actor.toLowerCase())
     .filter((r) => !headSha || r.headSha === headSha)
+    .filter(createdFilter(req.query.get('created')))
     .filter(
       (r) => !status || (CONCLUSIONS.has(status) ? r.conclusion === status : r.status === status),
     )

@@ -1,4 +1,4 @@
-import type { Delivery } from '../model.js';
+import type { Delivery, Installation } from '../model.js';
 import { appJson, appPermissions, installationJson } from '../render/accounts.js';
 import { issueInstallationToken } from '../server/auth.js';
 import {
@@ -29,11 +29,8 @@ function deliveryItem(d: Delivery): Record<string, unknown> {
   };
 }
 
-function findInstallation(req: ApiRequest): ReturnType<typeof installationById> {
-  return installationById(req, intParam(req, 'installation_id'));
-}
-
-function installationById(req: ApiRequest, id: number) {
+function findInstallation(req: ApiRequest): Installation {
+  const id = intParam(req, 'installation_id');
   const inst = [...req.core.installations.values()].find((i) => i.id === id);
   if (!inst) throw notFound();
   return inst;

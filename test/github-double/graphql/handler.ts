@@ -40,6 +40,20 @@ function findNode(core: Core, id: string): GqlObject | null {
       if (entry) return entryNode(core, repo, queue, entry);
     }
   }
+  const unmodelled = [...core.repos.values()].some(
+    (r) =>
+      [...r.issues.values()].some((i) => i.nodeId === id) ||
+      [...r.comments.values()].some((c) => c.nodeId === id),
+  );
+  if (unmodelled) {
+    core.violation(
+      'graphql-unimplemented',
+      'POST',
+      '/graphql',
+      `node(id: "${id}") names an issue or comment, which the double does not model in GraphQL`,
+    );
+    return null;
+  }
   throw new GitHubGraphQLError(
     `Could not resolve to a node with the global id of '${id}'`,
     'NOT_FOUND',

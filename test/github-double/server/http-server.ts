@@ -11,11 +11,15 @@ import {
   type AuthContext,
   type RouteTable,
 } from './http.js';
+import { CONTENT_WRITES } from './content-writes.js';
+import { HANDLED_QUERY } from './handled-query.js';
 import {
   isDocumentedStatus,
   matchOperation,
+  queryParameters,
   requestBodySchema,
   responseSchema,
+  type Operation,
 } from './openapi.js';
 import { checkRequestBody, checkValue } from './schema-check.js';
 
@@ -288,6 +292,10 @@ async function rest(
   const problem = authProblem(core, auth, operation.template, repo);
   if (problem) return { response: errorResponse(problem), route, actor: auth.actor?.login ?? null };
 
+  checkQuery(core, method, apiPath, operation, url.searchParams);
+  const limited = secondaryRateLimit(core, route, auth.actor?.login ?? null);
+  if (limited) return { response: errorResponse(limited), route, actor: auth.actor?.login ?? null };
+
   const { schema, required } = requestBodySchema(operation);
   const bodyErrors: string[] = [];
   if (body === undefined && required) bodyErrors.push('a request body is required');
@@ -344,4 +352,72 @@ async function rest(
     }
   }
   return { response, route, actor: auth.actor?.login ?? null };
+}
+
+// GitHub ignores unknown query parameters: a filter the client thinks it applied silently
+// is not. That is worth a violation even though GitHub would answer normally.
+function checkQuery(
+  core: Core,
+  method: string,
+  path: string,
+  op: Operation,
+  query: URLSearchParams,
+): void {
+  const documented = queryParameters(op);
+  const handled = HANDLED_QUERY[`${op.method} ${op.template}`] ?? [];
+  for (const [name, value] of query) {
+    if (documented.has(name) && !handled.includes(name)) {
+      core.violation(
+        'unimplemented-parameter',
+        method,
+        path,
+        `query parameter "${name}" of ${op.method} ${op.template} is documented but the double ignores it`,
+      );
+    }
+    if (!documented.has(name)) {
+      core.violation(
+        'suspicious-request',
+        method,
+        path,
+        `query parameter "${name}" is not documented for ${op.method} ${op.template}; GitHub ignores it`,
+      );
+      continue;
+    }
+    const allowed = documented.get(name)?.['enum'];
+    if (Array.isArray(allowed) && !allowed.includes(value)) {
+      core.violation(
+        'suspicious-request',
+        method,
+        path,
+        `query parameter ${name}=${value} is not one of ${JSON.stringify(allowed)}`,
+      );
+    }
+  }
+}
+
+// GitHub's secondary limit on content-creating requests, per actor, over the last minute.
+function secondaryRateLimit(core: Core, route: string, actor: string | null): HttpError | null {
+  if (!CONTENT_WRITES.has(route)) return null;
+  const since = Date.now() - 60_000;
+  const recent = core.requests.filter(
+    (r) =>
+      r.actor === actor &&
+      r.route !== null &&
+      CONTENT_WRITES.has(r.route) &&
+      Date.parse(r.at) > since &&
+      r.status < 400,
+  ).length;
+  if (recent < core.contentWritesPerMinute) return null;
+  core.violation(
+    'secondary-rate-limit',
+    'POST',
+    route,
+    `${actor ?? 'anonymous'} made more than ${core.contentWritesPerMinute} content-creating requests in a minute`,
+  );
+  return new HttpError(
+    403,
+    'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+    {},
+    { 'retry-after': '60' },
+  );
 }

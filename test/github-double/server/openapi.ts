@@ -158,6 +158,21 @@ export function responseSchema(op: Operation, status: number): Schema | undefine
   return resolveRef(content?.['application/json']?.schema);
 }
 
+export function queryParameters(op: Operation): Map<string, Schema | undefined> {
+  const item =
+    (openApi().spec['paths'] as Record<string, Record<string, unknown>>)[op.template] ?? {};
+  const all = [
+    ...((item['parameters'] as unknown[]) ?? []),
+    ...(((op.raw as Record<string, unknown>)['parameters'] as unknown[]) ?? []),
+  ];
+  const out = new Map<string, Schema | undefined>();
+  for (const p of all.map((x) => resolveRef(x))) {
+    if (p?.['in'] === 'query' && typeof p['name'] === 'string')
+      out.set(p['name'], resolveRef(p['schema']));
+  }
+  return out;
+}
+
 export function isDocumentedStatus(op: Operation, status: number): boolean {
   return op.raw.responses?.[String(status)] !== undefined;
 }

@@ -1,0 +1,23 @@
+import type { MergeCheck } from './types.js';
+
+// Conclusions GitHub itself treats as passing for required checks.
+const PASSING = new Set(['success', 'neutral', 'skipped']);
+
+export interface ChecksSummary {
+  /** Names of checks not completed yet, each once, in input order. */
+  pending: string[];
+  /** Names of completed checks that did not pass, each once, in input order. */
+  failing: string[];
+}
+
+/** A head with no checks is green: both lists empty. */
+export function summarizeChecks(checks: readonly MergeCheck[]): ChecksSummary {
+  const pending = new Set<string>();
+  const failing = new Set<string>();
+  for (const check of checks) {
+    if (check.status !== 'completed') pending.add(check.name);
+    // A null conclusion on a completed check is not a pass: fail closed.
+    else if (!PASSING.has(check.conclusion ?? '')) failing.add(check.name);
+  }
+  return { pending: [...pending], failing: [...failing] };
+}

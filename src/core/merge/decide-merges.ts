@@ -1,0 +1,51 @@
+import { dependencyLevels } from './dependency-order.js';
+import { evaluatePull, type EvaluationContext } from './evaluate-pull.js';
+import { allocateSlots, type PoolEntry } from './merge-pool.js';
+import type { MergeDecision, MergePull, MergeSnapshot, MergeTask } from './types.js';
+
+/**
+ * The merge sequencer (SPEC §2.8–9): exactly one decision per open PR of the run, in dependency
+ * order then PR number, each `wait` with the reason it is not moving. Pure: state is derived from
+ * the snapshot every time (the webhook handler and the sweep call the same thing), so acting on
+ * a decision and calling again converges. A PR whose deps are not all merged never gets a
+ * merge, enqueue or update_branch.
+ */
+export function decideMerges(snapshot: MergeSnapshot): MergeDecision[] {
+  const tasksById = new Map<string, MergeTask>();
+  for (const task of snapshot.tasks) tasksById.set(task.taskId, task);
+
+  const pulls = orderPulls(snapshot, snapshot.pulls);
+  const openPrByTask = new Map<string, number>();
+  for (const pull of pulls) {
+    const own = openPrByTask.get(pull.taskId);
+    if (own === undefined || pull.number < own) openPrByTask.set(pull.taskId, pull.number);
+  }
+  const inFlight = new Set(snapshot.inFlightPrs ?? []);
+  const ctx: EvaluationContext = { snapshot, tasksById, openPrByTask, inFlight };
+
+  const entries: PoolEntry[] = pulls.map((pull) => ({
+    pull,
+    verdict: evaluatePull(ctx, pull),
+    mergeInFlight:
+      !pull.inMergeQueue &&
+      (inFlight.has(pull.number) || tasksById.get(pull.taskId)?.state === 'merging'),
+  }));
+  const slots = allocateSlots(snapshot, entries);
+
+  return entries.map(({ pull, verdict }) => {
+    if (verdict.kind === 'decided') return verdict.decision;
+    const decision = slots.get(pull.number);
+    // allocateSlots answers for every candidate; this only satisfies the type checker.
+    if (!decision) throw new Error(`no merge slot decision for #${pull.number}`);
+    return decision;
+  });
+}
+
+function orderPulls(snapshot: MergeSnapshot, pulls: readonly MergePull[]): MergePull[] {
+  const levels = dependencyLevels(snapshot.tasks);
+  // PRs of unknown tasks sort last: they never act.
+  const levelOf = (pull: MergePull) => levels.get(pull.taskId) ?? Number.MAX_SAFE_INTEGER;
+  // One decision per PR even if a listing repeated one.
+  const unique = [...new Map(pulls.map((p) => [p.number, p] as const)).values()];
+  return unique.sort((a, b) => levelOf(a) - levelOf(b) || a.number - b.number);
+}

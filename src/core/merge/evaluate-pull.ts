@@ -1,0 +1,209 @@
+import { formatWaitReason } from '../scheduler/index.js';
+import type { TaskState } from '../states.js';
+import { approvalOf, shortSha } from './approval.js';
+import { summarizeChecks } from './checks.js';
+import { unmergedDeps } from './dependency-order.js';
+import type {
+  MergeDecision,
+  MergePull,
+  MergeSnapshot,
+  MergeTask,
+  WaitReasonKind,
+} from './types.js';
+
+export interface EvaluationContext {
+  snapshot: MergeSnapshot;
+  tasksById: ReadonlyMap<string, MergeTask>;
+  /** Each task's lowest-numbered open PR: the one that is the task's. */
+  openPrByTask: ReadonlyMap<string, number>;
+  inFlight: ReadonlySet<number>;
+}
+
+/**
+ * What one PR would do on its own. `merge` and `update_branch` are only candidates: the base
+ * branch's single slot (merge-pool.ts) decides which one goes.
+ */
+export type PullVerdict =
+  | { kind: 'decided'; decision: MergeDecision }
+  | { kind: 'candidate'; action: 'merge' | 'update_branch' };
+
+// Tasks whose PR waits on review and merge. Others either have a worker attempt coming (its
+// push replaces the head) or have ended.
+const AWAITING_MERGE: ReadonlySet<TaskState> = new Set<TaskState>([
+  'in_review',
+  'approved',
+  'merging',
+]);
+
+// Acting on these would write to the base branch (or the PR's head) now.
+const MERGEABLE_STATES: ReadonlySet<string> = new Set(['clean', 'unstable', 'has_hooks']);
+
+type Stop = { reason: WaitReasonKind; detail: string };
+
+export function evaluatePull(ctx: EvaluationContext, pull: MergePull): PullVerdict {
+  const task = ctx.tasksById.get(pull.taskId);
+  const stop = stopReason(ctx, pull, task);
+  if (stop) {
+    // A PR that must not land leaves GitHub's queue; out of the queue, not acting is enough.
+    return decided(
+      pull.inMergeQueue
+        ? { kind: 'dequeue', pr: pull.number, taskId: pull.taskId, ...stop }
+        : wait(pull, stop.reason, stop.detail),
+    );
+  }
+  // `stopReason` returned nothing, so the task exists.
+  return evaluateReady(ctx, pull, task as MergeTask);
+}
+
+/**
+ * Reasons a person or the run's lifecycle keeps this PR from landing at all, whatever GitHub
+ * says about it. These are the ones that also take a PR back out of the merge queue.
+ */
+function stopReason(
+  ctx: EvaluationContext,
+  pull: MergePull,
+  task: MergeTask | undefined,
+): Stop | undefined {
+  if (!task) return { reason: 'task_state', detail: `no task ${pull.taskId} in this run` };
+  const own = ctx.openPrByTask.get(task.taskId);
+  if (own !== undefined && own !== pull.number) {
+    return { reason: 'task_state', detail: `${task.taskId} already has #${own}` };
+  }
+  if (task.state === 'vetoed' || task.vetoReason !== undefined) {
+    const why = task.vetoReason?.trim();
+    return { reason: 'vetoed', detail: why ? `vetoed: ${why}` : 'vetoed' };
+  }
+  if (!AWAITING_MERGE.has(task.state)) {
+    return { reason: 'task_state', detail: `${task.taskId} is ${task.state}` };
+  }
+  if (task.held)
+    return { reason: 'held', detail: `held: /unhold on #${pull.number} resumes merging` };
+  if (ctx.snapshot.runHeld) {
+    return { reason: 'run_held', detail: 'run held: /unhold on the issue resumes merging' };
+  }
+  const unmerged = unmergedDeps(task.deps, ctx.tasksById, ctx.openPrByTask);
+  if (unmerged.length > 0) {
+    return { reason: 'deps_unmerged', detail: formatWaitReason({ kind: 'deps', unmerged }) };
+  }
+  return undefined;
+}
+
+function evaluateReady(ctx: EvaluationContext, pull: MergePull, task: MergeTask): PullVerdict {
+  const { snapshot } = ctx;
+  if (pull.inMergeQueue) return waitFor(pull, 'in_queue', 'in the merge queue');
+  if (task.state === 'merging' || ctx.inFlight.has(pull.number)) {
+    return waitFor(pull, 'merging', 'merge in flight');
+  }
+  if (pull.draft || pull.mergeableState === 'draft') {
+    return waitFor(pull, 'draft', 'draft pull request: mark it ready for review');
+  }
+
+  if (snapshot.requireApproval) {
+    const approval = approvalOf(task, pull);
+    if (approval.kind === 'not_approved') {
+      return waitFor(pull, 'not_approved', 'waiting for /approve or an approving review');
+    }
+    if (approval.kind === 'stale') {
+      return waitFor(
+        pull,
+        'approval_stale',
+        `approved ${shortSha(approval.approvedSha)} but head is ${shortSha(approval.headSha)}: ` +
+          'new work pushed after approval needs approval again',
+      );
+    }
+  }
+
+  // Before checks: CI often never runs on a conflicted head, so its checks may stay pending.
+  if (pull.mergeableState === 'dirty') {
+    return sendBackOnce(
+      pull,
+      `The branch has conflicts with ${pull.baseRef}; merge ${pull.baseRef} into it and resolve them.`,
+      'conflicts',
+      `conflicts with ${pull.baseRef}`,
+    );
+  }
+
+  const checks = summarizeChecks(pull.checks);
+  // Wait for every check before sending back: the worker gets one try per head, so it should
+  // hear about every failure at once.
+  if (checks.pending.length > 0) {
+    const failing = checks.failing.length > 0 ? `; failing: ${checks.failing.join(', ')}` : '';
+    return waitFor(
+      pull,
+      'checks_pending',
+      `checks pending: ${checks.pending.join(', ')}${failing}`,
+    );
+  }
+  if (checks.failing.length > 0) {
+    return sendBackOnce(
+      pull,
+      `Failing checks: ${checks.failing.join(', ')}`,
+      'checks_failing',
+      `checks failing: ${checks.failing.join(', ')}`,
+    );
+  }
+
+  if (pull.mergeable === null || pull.mergeableState === 'unknown') {
+    return waitFor(pull, 'mergeability_unknown', 'GitHub is still computing mergeability');
+  }
+  const state = pull.mergeableState;
+  if (
+    snapshot.mergeQueue &&
+    (MERGEABLE_STATES.has(state) || state === 'behind' || state === 'blocked')
+  ) {
+    // The queue builds its own merge group on the latest base (so `behind` needs no update) and
+    // enforces the branch's rules itself: a ruleset that requires the queue also reports ready
+    // PRs as `blocked` for a direct merge. If GitHub refuses, classifyMergeError says why.
+    return decided({
+      kind: 'enqueue',
+      pr: pull.number,
+      taskId: pull.taskId,
+      expectedHeadOid: pull.headSha,
+    });
+  }
+  if (MERGEABLE_STATES.has(state)) return { kind: 'candidate', action: 'merge' };
+  if (state === 'behind') return { kind: 'candidate', action: 'update_branch' };
+  if (state === 'blocked') {
+    return waitFor(
+      pull,
+      'blocked_by_protection',
+      'GitHub reports the PR blocked by branch protection (required reviews or checks)',
+    );
+  }
+  return waitFor(pull, 'mergeability_unknown', `GitHub reports mergeable_state "${state}"`);
+}
+
+/** One send-back per head: if the worker's fix did not move the head, a person has to look. */
+function sendBackOnce(
+  pull: MergePull,
+  feedback: string,
+  reason: WaitReasonKind,
+  what: string,
+): PullVerdict {
+  if (pull.sentBackForSha === pull.headSha) {
+    return waitFor(
+      pull,
+      reason,
+      `${what} (already sent back to the worker for ${shortSha(pull.headSha)}; /retry to try again)`,
+    );
+  }
+  return decided({
+    kind: 'send_back_to_worker',
+    pr: pull.number,
+    taskId: pull.taskId,
+    mode: 'fix',
+    feedback,
+  });
+}
+
+export function wait(pull: MergePull, reason: WaitReasonKind, detail: string): MergeDecision {
+  return { kind: 'wait', pr: pull.number, taskId: pull.taskId, reason, detail };
+}
+
+function waitFor(pull: MergePull, reason: WaitReasonKind, detail: string): PullVerdict {
+  return decided(wait(pull, reason, detail));
+}
+
+function decided(decision: MergeDecision): PullVerdict {
+  return { kind: 'decided', decision };
+}

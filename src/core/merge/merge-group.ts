@@ -1,0 +1,91 @@
+import type { TaskState } from '../states.js';
+
+/** A PR of the merge group, in queue order. Non-agent PRs have no taskId. */
+export interface MergeGroupPull {
+  number: number;
+  taskId?: string;
+  runKey?: string;
+}
+
+export interface MergeGroupTask {
+  taskId: string;
+  deps: readonly string[];
+  state: TaskState;
+  /** Names the dep's PR in the reason when it is not in the group. */
+  prNumber?: number;
+}
+
+export interface MergeGroupRun {
+  tasks: readonly MergeGroupTask[];
+}
+
+export type MergeGroupVerdict = { ok: true } | { ok: false; reason: string };
+
+/**
+ * The `agent-coordinator/order` verdict on a merge group (`merge_group.checks_requested`, SPEC
+ * §2.9): failure when the group would land an agent PR before one of its deps, i.e. a dep that
+ * is neither merged nor earlier in the same group. A vetoed task must not land either. An agent
+ * PR whose run or task is unknown fails closed: ordering cannot be shown to hold. Non-agent PRs
+ * are not ours to judge. Every problem is named, in queue order.
+ */
+export function checkMergeGroup(
+  group: readonly MergeGroupPull[],
+  runs: ReadonlyMap<string, MergeGroupRun>,
+): MergeGroupVerdict {
+  const problems: string[] = [];
+  // runKey → taskId → PR number, for the agent PRs seen so far in the group.
+  const landed = new Map<string, Map<string, number>>();
+  const later = laterPositions(group);
+  const tasksOf = taskLookup(runs);
+
+  for (const pull of group) {
+    if (pull.taskId === undefined) continue;
+    const who = `#${pull.number} (${pull.taskId})`;
+    const tasks = pull.runKey === undefined ? undefined : tasksOf(pull.runKey);
+    const task = tasks?.get(pull.taskId);
+    if (!tasks || !task || pull.runKey === undefined) {
+      problems.push(`${who} belongs to no known run task`);
+      continue;
+    }
+    const before = landed.get(pull.runKey) ?? new Map<string, number>();
+    if (task.state === 'vetoed') problems.push(`${who} is vetoed`);
+    for (const depId of new Set(task.deps)) {
+      const dep = tasks.get(depId);
+      if (dep?.state === 'merged' || before.has(depId)) continue;
+      const pr = later.get(`${pull.runKey}\u0000${depId}`) ?? dep?.prNumber;
+      problems.push(
+        `${who} would land before its dependency ${depId}${pr === undefined ? '' : ` (#${pr})`}`,
+      );
+    }
+    before.set(pull.taskId, pull.number);
+    landed.set(pull.runKey, before);
+  }
+  return problems.length === 0 ? { ok: true } : { ok: false, reason: problems.join('; ') };
+}
+
+/** Where each agent task's PR sits in the group, to name a dep that comes too late. */
+function laterPositions(group: readonly MergeGroupPull[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pull of group) {
+    if (pull.taskId === undefined || pull.runKey === undefined) continue;
+    const key = `${pull.runKey}\u0000${pull.taskId}`;
+    if (!out.has(key)) out.set(key, pull.number);
+  }
+  return out;
+}
+
+/** Each run's tasks by id, built on first use: a group touches few runs. */
+function taskLookup(
+  runs: ReadonlyMap<string, MergeGroupRun>,
+): (runKey: string) => ReadonlyMap<string, MergeGroupTask> | undefined {
+  const cache = new Map<string, Map<string, MergeGroupTask>>();
+  return (runKey) => {
+    const cached = cache.get(runKey);
+    if (cached) return cached;
+    const run = runs.get(runKey);
+    if (!run) return undefined;
+    const byId = new Map(run.tasks.map((t) => [t.taskId, t] as const));
+    cache.set(runKey, byId);
+    return byId;
+  };
+}

@@ -1,0 +1,116 @@
+import { formatWaitReason } from '../scheduler/index.js';
+import {
+  CHECK_SUMMARY_MAX_BYTES,
+  CHECK_TITLE_MAX,
+  capBytes,
+  capChars,
+  escapeHtml,
+  flattenLine,
+  markdownText,
+  neutraliseMentions,
+  plainText,
+} from './check-text.js';
+import { unmergedDeps } from './dependency-order.js';
+import type { MergePull, MergeTask } from './types.js';
+
+export const ORDER_CHECK_NAME = 'agent-coordinator/order';
+
+/** What the order check needs from the run: `MergeSnapshot` fits. */
+export interface OrderCheckInput {
+  tasks: readonly MergeTask[];
+  pulls?: readonly Pick<MergePull, 'taskId' | 'number'>[];
+}
+
+export interface OrderCheck {
+  status: 'in_progress' | 'completed';
+  conclusion?: 'success' | 'failure';
+  /** Plain text (GitHub does not render it as markdown), at most 1000 characters. */
+  title: string;
+  /** Markdown, at most 65535 bytes. */
+  summary: string;
+}
+
+// Enough to read; the rest of a long veto stays in the comment it came from.
+const MAX_REASON = 4000;
+const MAX_CELL = 200;
+
+/**
+ * The `agent-coordinator/order` check run on a task's PR head (SPEC §2.7): in progress while a
+ * dep is unmerged, success once all are merged, failure while the task is vetoed. Branch
+ * protection can require it, so GitHub itself then refuses to merge an agent PR out of order.
+ */
+export function orderCheck(task: MergeTask, run: OrderCheckInput): OrderCheck {
+  const byId = new Map(run.tasks.map((t) => [t.taskId, t] as const));
+  const openPr = new Map<string, number>();
+  for (const pull of run.pulls ?? []) {
+    const own = openPr.get(pull.taskId);
+    if (own === undefined || pull.number < own) openPr.set(pull.taskId, pull.number);
+  }
+  const deps = [...new Set(task.deps)];
+  const unmerged = unmergedDeps(deps, byId, openPr);
+  const table = depsTable(deps, byId, openPr);
+
+  if (task.state === 'vetoed' || task.vetoReason !== undefined) {
+    const reason = capChars(task.vetoReason?.trim() ?? '', MAX_REASON);
+    return result('completed', 'failure', reason ? `vetoed: ${reason}` : 'vetoed', [
+      `Vetoed: \`${task.taskId}\` will not be merged. \`/retry\` with feedback revives it.`,
+      reason ? quote(reason) : '',
+      table,
+    ]);
+  }
+  if (unmerged.length > 0) {
+    return result('in_progress', undefined, formatWaitReason({ kind: 'deps', unmerged }), [
+      `\`${task.taskId}\` merges only after every dependency has merged; the coordinator then merges it in order.`,
+      table,
+    ]);
+  }
+  if (deps.length === 0) {
+    return result('completed', 'success', 'no dependencies', [
+      `\`${task.taskId}\` has no dependencies: merge order does not hold it back.`,
+    ]);
+  }
+  return result('completed', 'success', 'dependencies merged', [
+    `Every dependency of \`${task.taskId}\` has merged.`,
+    table,
+  ]);
+}
+
+function result(
+  status: OrderCheck['status'],
+  conclusion: OrderCheck['conclusion'],
+  title: string,
+  parts: readonly string[],
+): OrderCheck {
+  const summary = capBytes(parts.filter((p) => p !== '').join('\n\n'), CHECK_SUMMARY_MAX_BYTES);
+  const out: OrderCheck = { status, title: capChars(plainText(title), CHECK_TITLE_MAX), summary };
+  if (conclusion) out.conclusion = conclusion;
+  return out;
+}
+
+function depsTable(
+  deps: readonly string[],
+  byId: ReadonlyMap<string, MergeTask>,
+  openPr: ReadonlyMap<string, number>,
+): string {
+  if (deps.length === 0) return '';
+  const rows = deps.map((id) => {
+    const dep = byId.get(id);
+    const pr = openPr.get(id) ?? dep?.prNumber;
+    return `| ${cell(id)} | ${cell(dep?.title ?? '')} | ${dep?.state ?? 'not in this run'} | ${pr === undefined ? '' : `#${pr}`} |`;
+  });
+  return ['| dependency | title | state | PR |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** A table cell: one line, no HTML, no mentions, no cell breaks. */
+function cell(text: string): string {
+  const safe = neutraliseMentions(escapeHtml(flattenLine(capChars(text, MAX_CELL))));
+  return safe.replace(/[\\|]/g, (c) => `\\${c}`);
+}
+
+/** The reason as a blockquote: its markdown renders, its lines stay, its HTML does not. */
+function quote(text: string): string {
+  return markdownText(text)
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+}

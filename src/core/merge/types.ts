@@ -1,0 +1,103 @@
+import type { TaskState } from '../states.js';
+
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+export interface MergeTask {
+  taskId: string;
+  deps: readonly string[];
+  state: TaskState;
+  /** `/hold` on the task's PR. */
+  held: boolean;
+  vetoReason?: string;
+  /**
+   * Head SHA that was approved (by `/approve` or an approving review). When the coordinator
+   * updates an approved branch twice in a row, keep passing the SHA the approval was given for
+   * (or advance this to the carried-over head): see `MergePull.updatedByCoordinatorFrom`.
+   */
+  approvedSha?: string;
+  /** The task's PR, when it has one; lets texts name merged and closed deps' PRs too. */
+  prNumber?: number;
+  /** Plan title: untrusted, only ever shown in the order check summary. */
+  title?: string;
+}
+
+/** A check run or commit status on the head. Pass the latest one per name (GitHub's `filter=latest`). */
+export interface MergeCheck {
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'pending' | 'waiting' | 'requested';
+  conclusion: string | null;
+}
+
+export interface MergePull {
+  taskId: string;
+  number: number;
+  headSha: string;
+  baseRef: string;
+  /** GitHub's mergeable_state: 'clean' | 'behind' | 'dirty' | 'blocked' | 'unstable' | 'has_hooks' | 'unknown' | 'draft' */
+  mergeableState: string;
+  /** null while GitHub computes it. */
+  mergeable: boolean | null;
+  draft: boolean;
+  /** Check runs and commit statuses on the head, EXCLUDING our own `agent-coordinator/order`. */
+  checks: readonly MergeCheck[];
+  inMergeQueue: boolean;
+  /**
+   * Set when the coordinator itself last updated the branch to this head (update-branch): the
+   * approved SHA the update started from. Approval carries over such an update.
+   */
+  updatedByCoordinatorFrom?: string;
+  /** The head SHA the task was last sent back to its worker for (conflicts or failing checks). */
+  sentBackForSha?: string;
+}
+
+export interface MergeSnapshot {
+  /** The whole run. */
+  tasks: readonly MergeTask[];
+  /** Open agent PRs of the run. */
+  pulls: readonly MergePull[];
+  /** `/hold` on the issue. The budget hold does NOT stop merges: leave it out. */
+  runHeld: boolean;
+  /** merge.requireApproval */
+  requireApproval: boolean;
+  /** The base branch has a merge queue and config says use it (auto/always/never resolved by the caller). */
+  mergeQueue: boolean;
+  mergeMethod: MergeMethod;
+  /**
+   * PR numbers with a merge/enqueue already in flight that the task state may not show yet:
+   * never act twice. A task in state `merging` counts as in flight on its own.
+   */
+  inFlightPrs?: readonly number[];
+}
+
+export type WaitReasonKind =
+  | 'deps_unmerged'
+  | 'not_approved'
+  | 'approval_stale'
+  | 'checks_pending'
+  | 'checks_failing'
+  | 'held'
+  | 'run_held'
+  | 'vetoed'
+  | 'mergeability_unknown'
+  | 'draft'
+  | 'blocked_by_protection'
+  | 'in_queue'
+  | 'merging'
+  // The task is not awaiting a merge: a new attempt is pending or running on this branch (its
+  // push will replace the head), or it ended (failed, rejected, cancelled, …), or the PR is not
+  // the task's (unknown task, second PR for one task).
+  | 'task_state'
+  // Conflicted and already sent back to the worker for this head: wait for its push.
+  | 'conflicts'
+  // Ready, but another PR of this run takes the base branch's one merge/update slot first.
+  | 'waiting_turn';
+
+export type MergeDecision =
+  | { kind: 'wait'; pr: number; taskId: string; reason: WaitReasonKind; detail: string }
+  | { kind: 'update_branch'; pr: number; taskId: string; expectedHeadSha: string }
+  | { kind: 'enqueue'; pr: number; taskId: string; expectedHeadOid: string }
+  | { kind: 'merge'; pr: number; taskId: string; sha: string; method: MergeMethod }
+  | { kind: 'send_back_to_worker'; pr: number; taskId: string; mode: 'fix'; feedback: string }
+  // In GitHub's merge queue but must not land any more (vetoed, held, cancelled, …):
+  // GraphQL `dequeuePullRequest`. `reason`/`detail` say why, as for a wait.
+  | { kind: 'dequeue'; pr: number; taskId: string; reason: WaitReasonKind; detail: string };
