@@ -5,6 +5,7 @@ import { cancelRun } from './engine/finish.js';
 import { startRun } from './engine/start-run.js';
 import { createOctokitPort } from './github/octokit-port.js';
 import type { GitHubPort } from './github/port.js';
+import { registerCheckHandlers } from './handlers/checks.js';
 import { registerCommentHandlers } from './handlers/comments.js';
 import { registerInstallationHandlers } from './handlers/installation.js';
 import { registerIssueHandlers } from './handlers/issues.js';
@@ -78,5 +79,6 @@ export function createApp(input: AppServiceInput): ApplicationFunction {
     registerWorkflowHandlers(app, services);
     registerPullRequestHandlers(app, services);
     registerCommentHandlers(app, services);
+    registerCheckHandlers(app, services);
   };
 }

@@ -7,6 +7,7 @@ import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { blockDependents } from './failures.js';
 import { cancelRun } from './finish.js';
+import { advanceRun } from './merge.js';
 import { applyPlan } from './start-run.js';
 import { refreshStatus } from './status.js';
 
@@ -114,6 +115,7 @@ export async function executeCommand(
       const hold = command.name === 'hold';
       if (target.task) {
         await runs.transitionTask(target.task.id, [target.task.state], { held: hold });
+        if (!hold) await advanceRun(engine, scope);
         return { ok: true };
       }
       if (run.finishedAt) return { ok: false, reason: 'the run has finished' };
@@ -125,7 +127,10 @@ export async function executeCommand(
         held: hold,
         holdReason: hold ? `/hold by @${target.actor}` : null,
       });
-      if (!hold) await scheduleRepository(engine, scope.repositoryId);
+      if (!hold) {
+        await scheduleRepository(engine, scope.repositoryId);
+        await advanceRun(engine, { ...scope, run: (await runs.getRun(run.id)) ?? run });
+      }
       return { ok: true };
     }
 
@@ -156,6 +161,7 @@ export async function executeCommand(
         approvedSha: pull.headSha,
         approvedBy: target.actor,
       });
+      await advanceRun(engine, { ...scope, run: (await runs.getRun(run.id)) ?? run });
       return { ok: true };
     }
 
@@ -173,6 +179,7 @@ export async function executeCommand(
       );
       if (!vetoed) return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
       await blockDependents(engine, run.id, task.taskKey);
+      await advanceRun(engine, scope);
       return { ok: true };
     }
 

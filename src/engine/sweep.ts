@@ -2,6 +2,7 @@ import type { RepoConfig } from '../config/schema.js';
 import { loadRunScope, runName, taskBranch, type Engine } from './context.js';
 import { performDispatch, scheduleRepository } from './dispatch.js';
 import { recordFailedAttempt } from './failures.js';
+import { advanceRun } from './merge.js';
 import { dispatchPlanner } from './start-run.js';
 import { refreshStatus } from './status.js';
 import { onWorkflowRun } from './track.js';
@@ -127,6 +128,17 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
       } catch (error) {
         engine.log.error({ err: error, run: run.id }, 'sweep could not re-dispatch the planner');
       }
+    }
+  }
+
+  // Merges whose events were missed (checks, reviews, statuses, which have no event here).
+  for (const run of await engine.store.runs.activeRuns()) {
+    if (run.state !== 'running' && run.state !== 'held') continue;
+    try {
+      const pulls = await engine.store.attempts.pullsOfRun(run.id);
+      if (pulls.some((p) => p.state === 'open')) await advanceRun(engine, await loadRunScope(engine, run));
+    } catch (error) {
+      engine.log.error({ err: error, run: run.id }, 'sweep could not advance merges');
     }
   }
 

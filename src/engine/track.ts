@@ -13,6 +13,7 @@ import {
 import { scheduleRepository } from './dispatch.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
+import { advanceRun, markTaskMerged } from './merge.js';
 
 /** Conclusions that count as a failed attempt (SPEC §2 "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
@@ -166,6 +167,7 @@ async function completeAttempt(
       });
       log.info({ pr: pull.number }, 'attempt succeeded; PR in review');
       engine.requestStatus(scope.run.id);
+      await advanceRun(engine, scope);
       return;
     }
     const done = await engine.store.attempts.complete(attempt.id, {
@@ -193,20 +195,24 @@ async function completeAttempt(
     await recordFailedAttempt(engine, scope, task, done, `the worker run ended with ${conclusion}`);
 }
 
+export interface PullEventInfo {
+  number: number;
+  nodeId: string;
+  headRef: string;
+  headSha: string;
+  headRepoId: number | null;
+  baseRef: string;
+  state: string;
+  merged: boolean;
+  /** The head before a push (`pull_request.synchronize`). */
+  before?: string;
+}
+
 /** A PR whose head is a task branch of this same repository, for a task of the issue's run. */
 export async function linkPullRequest(
   engine: Engine,
   repositoryId: number,
-  pull: {
-    number: number;
-    nodeId: string;
-    headRef: string;
-    headSha: string;
-    headRepoId: number | null;
-    baseRef: string;
-    state: string;
-    merged: boolean;
-  },
+  pull: PullEventInfo,
 ): Promise<{ run: RunRow; task: TaskRow } | null> {
   // Fork PRs and look-alike branches are never agent PRs (SPEC §6).
   if (pull.headRepoId !== repositoryId) return null;
@@ -214,9 +220,10 @@ export async function linkPullRequest(
   if (!parsed || parsed.taskKey === 'plan') return null;
   const run = await engine.store.runs.latestRun(repositoryId, parsed.issueNumber);
   if (!run) return null;
-  const task = await engine.store.runs.task(run.id, parsed.taskKey);
+  let task = await engine.store.runs.task(run.id, parsed.taskKey);
   if (!task) return null;
-  await engine.store.attempts.upsertPull({
+  const previous = await engine.store.attempts.pullWithTask(repositoryId, pull.number);
+  const row = await engine.store.attempts.upsertPull({
     repositoryId,
     number: pull.number,
     taskId: task.id,
@@ -227,11 +234,20 @@ export async function linkPullRequest(
     state: pull.state,
     merged: pull.merged,
   });
+  const updateFrom = previous?.pull.updatedByCoordinatorFrom ?? null;
+  if (pull.before !== undefined && updateFrom !== null) {
+    // The coordinator's own update of a branch that was behind keeps the approval; any other
+    // push is new work and needs approval again (SPEC §2 step 8).
+    if (pull.before === updateFrom && task.approvedSha === updateFrom) {
+      task = (await engine.store.runs.transitionTask(task.id, [task.state], { approvedSha: pull.headSha })) ?? task;
+    }
+    await engine.store.attempts.updatePull(row.id, { updatedByCoordinatorFrom: null });
+  }
   if (task.prNumber !== pull.number) {
-    await engine.store.runs.transitionTask(task.id, [task.state], { prNumber: pull.number });
+    task = (await engine.store.runs.transitionTask(task.id, [task.state], { prNumber: pull.number })) ?? task;
     engine.requestStatus(run.id);
   }
-  return { run, task: { ...task, prNumber: pull.number } };
+  return { run, task };
 }
 
 /**
@@ -241,7 +257,7 @@ export async function linkPullRequest(
 export async function onPullRequestClosed(
   engine: Engine,
   repositoryId: number,
-  pull: Parameters<typeof linkPullRequest>[2],
+  pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
 ): Promise<void> {
   const linked = await linkPullRequest(engine, repositoryId, pull);
@@ -249,31 +265,14 @@ export async function onPullRequestClosed(
   const { run, task } = linked;
   const scope = await loadRunScope(engine, run);
   if (pull.merged) {
-    const merged = await engine.store.runs.transitionTask(
-      task.id,
-      ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging', 'blocked'],
-      {
-        state: 'merged',
-      },
-    );
-    if (!merged) return;
-    await engine.store.runs.decrementDependents(run.id, task.taskKey);
-    engine.log.info(
-      { run: run.id, issue: run.issueNumber, task: task.taskKey, pr: pull.number },
-      'task merged',
-    );
-    engine.requestStatus(run.id);
-    await scheduleRepository(engine, repositoryId);
-    await settleRun(engine, scope);
+    if (await markTaskMerged(engine, scope, task.id, task.taskKey)) await advanceRun(engine, scope);
     return;
   }
   if (closedBy.isBot) return; // the coordinator and workers never close agent PRs on purpose
   const rejected = await engine.store.runs.transitionTask(
     task.id,
     ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
-    {
-      state: 'rejected',
-    },
+    { state: 'rejected' },
   );
   if (!rejected) return;
   const blocked = await blockDependents(engine, run.id, task.taskKey);

@@ -381,5 +381,12 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         throw error;
       }
     },
+
+    async dequeuePullRequest(pullRequestNodeId) {
+      await octokit.graphql(
+        `mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { id } } }`,
+        { id: pullRequestNodeId },
+      );
+    },
   };
 }

@@ -131,6 +131,7 @@ export interface GitHubPort {
     pullRequestNodeId: string,
     expectedHeadOid: string,
   ): Promise<{ ok: true } | { ok: false; message: string }>;
+  dequeuePullRequest(pullRequestNodeId: string): Promise<void>;
 }
 
 export const WRITE_ROLES: ReadonlySet<RoleName> = new Set(['admin', 'maintain', 'write']);

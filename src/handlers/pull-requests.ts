@@ -1,49 +1,104 @@
 import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
-import { linkPullRequest, onPullRequestClosed } from '../engine/track.js';
+import { loadRunScope } from '../engine/context.js';
+import { scheduleRepository } from '../engine/dispatch.js';
+import { advanceRun } from '../engine/merge.js';
+import { linkPullRequest, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
+import { WRITE_ROLES } from '../github/port.js';
 
-/** Agent PRs are linked to their task as soon as they appear or move. */
+interface PullPayload {
+  number: number;
+  node_id: string;
+  state: string;
+  merged?: boolean | null;
+  head: { ref: string; sha: string; repo: { id: number } | null };
+  base: { ref: string };
+}
+
+function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
+  return {
+    number: pr.number,
+    nodeId: pr.node_id,
+    headRef: pr.head.ref,
+    headSha: pr.head.sha,
+    headRepoId: pr.head.repo?.id ?? null,
+    baseRef: pr.base.ref,
+    state: pr.state,
+    merged: pr.merged ?? false,
+    before,
+  };
+}
+
+/** Agent PRs are linked to their task as soon as they appear or move, then merges are re-decided. */
 export function registerPullRequestHandlers(app: Probot, services: AppServices): void {
   app.on(
-    [
-      'pull_request.opened',
-      'pull_request.reopened',
-      'pull_request.synchronize',
-      'pull_request.edited',
-    ],
+    ['pull_request.opened', 'pull_request.reopened', 'pull_request.synchronize', 'pull_request.edited', 'pull_request.ready_for_review'],
     async (context) => {
+      const engine = services.engine;
+      if (!engine) return;
       const { pull_request: pr, repository } = context.payload;
-      if (!services.engine) return;
-      await linkPullRequest(services.engine, repository.id, {
-        number: pr.number,
-        nodeId: pr.node_id,
-        headRef: pr.head.ref,
-        headSha: pr.head.sha,
-        headRepoId: pr.head.repo?.id ?? null,
-        baseRef: pr.base.ref,
-        state: pr.state,
-        merged: pr.merged ?? false,
-      });
+      const before = context.payload.action === 'synchronize' ? context.payload.before : undefined;
+      const linked = await linkPullRequest(engine, repository.id, pullInfo(pr, before));
+      if (!linked || linked.run.finishedAt) return;
+      await advanceRun(engine, await loadRunScope(engine, linked.run, services.port(context.octokit)));
     },
   );
 
   app.on('pull_request.closed', async (context) => {
     const { pull_request: pr, repository, sender } = context.payload;
     if (!services.engine) return;
-    await onPullRequestClosed(
-      services.engine,
-      repository.id,
-      {
-        number: pr.number,
-        nodeId: pr.node_id,
-        headRef: pr.head.ref,
-        headSha: pr.head.sha,
-        headRepoId: pr.head.repo?.id ?? null,
-        baseRef: pr.base.ref,
-        state: pr.state,
-        merged: pr.merged ?? false,
-      },
-      { login: sender.login, isBot: sender.type === 'Bot' },
-    );
+    await onPullRequestClosed(services.engine, repository.id, pullInfo(pr), {
+      login: sender.login,
+      isBot: sender.type === 'Bot',
+    });
+  });
+
+  // Left the merge queue without merging: the task waits again, or goes back to its worker.
+  app.on('pull_request.dequeued', async (context) => {
+    const engine = services.engine;
+    if (!engine) return;
+    const { pull_request: pr, repository } = context.payload;
+    const reason = (context.payload as { reason?: string }).reason ?? '';
+    if (reason === 'MERGE') return;
+    const found = await engine.store.attempts.pullWithTask(repository.id, pr.number);
+    if (!found || found.task.state !== 'merging') return;
+    await engine.store.attempts.updatePull(found.pull.id, { enqueuedAt: null });
+    const failed = reason === 'CI_FAILURE' || reason === 'MERGE_CONFLICT';
+    await engine.store.runs.transitionTask(found.task.id, ['merging'], {
+      state: failed ? 'pending' : 'approved',
+      ...(failed
+        ? {
+            nextMode: 'fix',
+            pendingFeedback:
+              reason === 'CI_FAILURE'
+                ? 'The merge queue removed the PR: checks failed on the merge group. Make them pass.'
+                : `The merge queue removed the PR: it conflicts with ${pr.base.ref}. Merge ${pr.base.ref} in and resolve the conflicts.`,
+          }
+        : {}),
+    });
+    engine.log.info({ pr: pr.number, reason }, 'PR left the merge queue');
+    const scope = await loadRunScope(engine, found.run, services.port(context.octokit));
+    if (failed) {
+      await scheduleRepository(engine, scope.repositoryId);
+    } else await advanceRun(engine, scope);
+  });
+
+  // An approving review from a write+ user approves the task for the reviewed commit.
+  app.on('pull_request_review.submitted', async (context) => {
+    const engine = services.engine;
+    if (!engine) return;
+    const { review, pull_request: pr, repository } = context.payload;
+    if (review.state.toLowerCase() !== 'approved' || review.user?.type === 'Bot') return;
+    const found = await engine.store.attempts.pullWithTask(repository.id, pr.number);
+    if (!found || found.run.finishedAt) return;
+    const port = services.port(context.octokit);
+    const role = await port.roleOf(context.repo(), review.user?.login ?? '');
+    if (!WRITE_ROLES.has(role)) return;
+    const approved = await engine.store.runs.transitionTask(found.task.id, ['in_review', 'approved'], {
+      state: review.commit_id === pr.head.sha ? 'approved' : found.task.state,
+      approvedSha: review.commit_id,
+      approvedBy: review.user?.login ?? null,
+    });
+    if (approved) await advanceRun(engine, await loadRunScope(engine, found.run, port));
   });
 }

@@ -254,6 +254,34 @@ export class AttemptStore {
     return row;
   }
 
+  async updatePull(id: number, values: Partial<Omit<PullRow, 'id'>>): Promise<void> {
+    await this.db
+      .update(pullRequests)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(pullRequests.id, id));
+  }
+
+  /** Open agent PRs whose head is `sha` (check events name a SHA, not a PR). */
+  async pullsWithHead(repositoryId: number, sha: string) {
+    return this.db
+      .select({ pull: pullRequests, task: tasks, run: runs })
+      .from(pullRequests)
+      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .where(and(eq(pullRequests.repositoryId, repositoryId), eq(pullRequests.headSha, sha)));
+  }
+
+  /** Agent PRs in the merge queue of a repository, oldest enqueue first. */
+  async queuedPulls(repositoryId: number) {
+    return this.db
+      .select({ pull: pullRequests, task: tasks, run: runs })
+      .from(pullRequests)
+      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .where(and(eq(pullRequests.repositoryId, repositoryId), sql`${pullRequests.enqueuedAt} is not null`))
+      .orderBy(asc(pullRequests.enqueuedAt));
+  }
+
   /** The agent PR `number` with its task and run, if it is one. */
   async pullWithTask(repositoryId: number, number: number) {
     const [row] = await this.db

@@ -35,7 +35,8 @@ const AWAITING_MERGE: ReadonlySet<TaskState> = new Set<TaskState>([
   'merging',
 ]);
 
-// Acting on these would write to the base branch (or the PR's head) now.
+// GitHub would merge these now: unstable only means a non-required check did not pass (ours
+// are all green by then), has_hooks that pre-receive hooks run on merge.
 const MERGEABLE_STATES: ReadonlySet<string> = new Set(['clean', 'unstable', 'has_hooks']);
 
 type Stop = { reason: WaitReasonKind; detail: string };
@@ -76,8 +77,9 @@ function stopReason(
   if (!AWAITING_MERGE.has(task.state)) {
     return { reason: 'task_state', detail: `${task.taskId} is ${task.state}` };
   }
-  if (task.held)
+  if (task.held) {
     return { reason: 'held', detail: `held: /unhold on #${pull.number} resumes merging` };
+  }
   if (ctx.snapshot.runHeld) {
     return { reason: 'run_held', detail: 'run held: /unhold on the issue resumes merging' };
   }

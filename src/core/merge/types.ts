@@ -42,8 +42,9 @@ export interface MergePull {
   checks: readonly MergeCheck[];
   inMergeQueue: boolean;
   /**
-   * Set when the coordinator itself last updated the branch to this head (update-branch): the
-   * approved SHA the update started from. Approval carries over such an update.
+   * Set only while the current head IS the coordinator's own update-branch result: the approved
+   * SHA the update started from. Approval carries over such an update. Clear it as soon as the
+   * head moves for any other reason (a worker push), or that push would inherit the approval.
    */
   updatedByCoordinatorFrom?: string;
   /** The head SHA the task was last sent back to its worker for (conflicts or failing checks). */

@@ -5,6 +5,7 @@ import {
   type MergePull,
   type MergeSnapshot,
   type MergeTask,
+  type WaitReasonKind,
 } from '../../../src/core/merge/index.js';
 import { check, HEAD, OLD, pr, snapshot, specRun, task } from './builders.js';
 
@@ -25,7 +26,7 @@ function decideOne(row: Omit<Row, 'name' | 'expected'>): MergeDecision {
   return decisions[0] as MergeDecision;
 }
 
-const waitFor = (reason: string, detail?: string) =>
+const waitFor = (reason: WaitReasonKind, detail?: string): Partial<MergeDecision> =>
   detail === undefined ? { kind: 'wait', reason } : { kind: 'wait', reason, detail };
 
 describe('decideMerges: one PR', () => {

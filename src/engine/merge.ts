@@ -1,0 +1,321 @@
+import {
+  classifyMergeError,
+  decideMerges,
+  ORDER_CHECK_NAME,
+  orderCheck,
+  type MergeDecision,
+  type MergePull,
+  type MergeTask,
+} from '../core/merge/index.js';
+import type { TaskState } from '../core/states.js';
+import type { PullRow } from '../store/attempts.js';
+import type { TaskRow } from '../store/runs.js';
+import type { Engine, RunScope } from './context.js';
+import { scheduleRepository } from './dispatch.js';
+import { failTaskForGood } from './failures.js';
+import { settleRun } from './finish.js';
+
+const AWAITING_MERGE: TaskState[] = ['in_review', 'approved', 'merging'];
+/** Merge queue detection is a GraphQL call: remember the answer per branch for a while. */
+const queueCache = new Map<string, { value: boolean; until: number }>();
+const QUEUE_CACHE_MS = 5 * 60_000;
+
+/**
+ * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and
+ * act: one action per PR (Tide's sync loop, for one run). Webhooks and the sweep both call it.
+ */
+export async function advanceRun(engine: Engine, scope: RunScope, depth = 0): Promise<void> {
+  const { run } = scope;
+  const [tasks, edges, pulls] = await Promise.all([
+    engine.store.runs.tasksOf(run.id),
+    engine.store.runs.edgesOf(run.id),
+    engine.store.attempts.pullsOfRun(run.id),
+  ]);
+  const deps = new Map<string, string[]>(tasks.map((t) => [t.taskKey, []]));
+  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const mergeTasks: MergeTask[] = tasks.map((t) => ({
+    taskId: t.taskKey,
+    deps: deps.get(t.taskKey) ?? [],
+    state: t.state,
+    held: t.held,
+    vetoReason: t.vetoReason ?? undefined,
+    approvedSha: t.approvedSha ?? undefined,
+    prNumber: t.prNumber ?? undefined,
+    title: t.title,
+  }));
+
+  const state = new Map(tasks.map((t) => [t.taskKey, t.state]));
+  const live: Array<{ row: PullRow; task: TaskRow; pull: MergePull; nodeId: string }> = [];
+  for (const row of pulls) {
+    const task = row.taskId === null ? undefined : byId.get(row.taskId);
+    if (!task || row.state !== 'open' || task.prNumber !== row.number) continue;
+    const fromDb: MergePull = {
+      taskId: task.taskKey,
+      number: row.number,
+      headSha: row.headSha,
+      baseRef: row.baseRef,
+      mergeableState: 'unknown',
+      mergeable: null,
+      draft: false,
+      checks: [],
+      inMergeQueue: task.state === 'merging' && row.enqueuedAt !== null,
+      sentBackForSha: row.sentBackForSha ?? undefined,
+    };
+    // Only a PR that could move needs GitHub's view: the decision for one waiting on deps,
+    // approval, a hold or a veto comes out the same from what the database knows, and asking
+    // GitHub for every PR on every event would cost O(PRs²) calls across a run.
+    const couldMove =
+      AWAITING_MERGE.includes(task.state) &&
+      !task.held &&
+      !run.held &&
+      task.vetoReason === null &&
+      (deps.get(task.taskKey) ?? []).every((d) => state.get(d) === 'merged') &&
+      (!scope.config.merge.requireApproval || task.approvedSha !== null);
+    if (!couldMove) {
+      live.push({ row, task, nodeId: row.nodeId ?? '', pull: fromDb });
+      continue;
+    }
+    const current = await scope.port.pull(scope.repo, row.number);
+    if (!current || current.state !== 'open' || current.merged) continue;
+    if (current.headSha !== row.headSha) await setPull(engine, row.id, { headSha: current.headSha });
+    const checks = (await scope.port.checksFor(scope.repo, current.headSha)).filter((c) => c.name !== ORDER_CHECK_NAME);
+    live.push({
+      row: { ...row, headSha: current.headSha },
+      task,
+      nodeId: current.nodeId,
+      pull: {
+        ...fromDb,
+        headSha: current.headSha,
+        baseRef: current.baseRef,
+        mergeableState: current.mergeableState,
+        mergeable: current.mergeable,
+        draft: current.draft,
+        checks: checks.map((c) => ({
+          name: c.name,
+          status: c.status as MergePull['checks'][number]['status'],
+          conclusion: c.conclusion,
+        })),
+      },
+    });
+  }
+
+  for (const { row, task } of live) await ensureOrderCheck(engine, scope, row, task, mergeTasks, live.map((l) => l.pull));
+
+  const queueBases = new Map<string, boolean>();
+  for (const { pull } of live) {
+    if (!queueBases.has(pull.baseRef)) queueBases.set(pull.baseRef, await usesMergeQueue(scope, pull.baseRef));
+  }
+  // Runs rarely mix bases; when they do, decide per base so each gets the right merge path.
+  const decisions: MergeDecision[] = [];
+  for (const [base, mergeQueue] of queueBases) {
+    decisions.push(
+      ...decideMerges({
+        tasks: mergeTasks,
+        pulls: live.filter((l) => l.pull.baseRef === base).map((l) => l.pull),
+        runHeld: run.held,
+        requireApproval: scope.config.merge.requireApproval,
+        mergeQueue,
+        mergeMethod: scope.config.merge.method,
+      }),
+    );
+  }
+
+  let reread = false;
+  for (const decision of decisions) {
+    const target = live.find((l) => l.pull.number === decision.pr);
+    if (!target) continue;
+    const again = await act(engine, scope, decision, target);
+    reread ||= again;
+  }
+  if (reread && depth < 2) await advanceRun(engine, scope, depth + 1);
+}
+
+async function act(
+  engine: Engine,
+  scope: RunScope,
+  decision: MergeDecision,
+  target: { row: PullRow; task: TaskRow; nodeId: string; pull: MergePull },
+): Promise<boolean> {
+  const { task, row } = target;
+  const log = engine.log.child({ run: scope.run.id, issue: scope.run.issueNumber, task: task.taskKey, pr: row.number });
+  switch (decision.kind) {
+    case 'wait':
+      log.debug({ reason: decision.reason, detail: decision.detail }, 'merge: waiting');
+      return false;
+
+    case 'merge': {
+      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], { state: 'merging' });
+      if (!claimed) return false;
+      const result = await scope.port.mergePull(scope.repo, row.number, decision.sha, decision.method);
+      if (result.merged) {
+        log.info({ sha: result.sha }, 'merged');
+        await markTaskMerged(engine, scope, task.id, task.taskKey);
+        return false;
+      }
+      await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+      return handleRefusal(engine, scope, target, result.status, result.message);
+    }
+
+    case 'enqueue': {
+      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], { state: 'merging' });
+      if (!claimed) return false;
+      const result = await scope.port.enqueuePullRequest(target.nodeId, decision.expectedHeadOid);
+      if (result.ok) {
+        await setPull(engine, row.id, { enqueuedAt: engine.now() });
+        log.info('added to the merge queue');
+        return false;
+      }
+      await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+      return handleRefusal(engine, scope, target, 200, result.message);
+    }
+
+    case 'dequeue':
+      await scope.port.dequeuePullRequest(target.nodeId);
+      await setPull(engine, row.id, { enqueuedAt: null });
+      await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+      log.info({ reason: decision.reason }, 'removed from the merge queue');
+      return false;
+
+    case 'update_branch': {
+      const updated = await scope.port.updateBranch(scope.repo, row.number, decision.expectedHeadSha);
+      if (updated) {
+        // Our own update of an approved branch keeps its approval (SPEC §2 step 8).
+        await setPull(engine, row.id, { updatedByCoordinatorFrom: decision.expectedHeadSha });
+        log.info('branch was behind its base; updated');
+        return false;
+      }
+      await sendBack(engine, scope, target, `The branch has conflicts with ${target.pull.baseRef}; merge ${target.pull.baseRef} into it and resolve them.`);
+      return false;
+    }
+
+    case 'send_back_to_worker':
+      await sendBack(engine, scope, target, decision.feedback);
+      return false;
+  }
+}
+
+/** Tide-style: every refusal is sorted on purpose; none is retried blindly. */
+async function handleRefusal(
+  engine: Engine,
+  scope: RunScope,
+  target: { row: PullRow; task: TaskRow; nodeId: string; pull: MergePull },
+  status: number,
+  message: string,
+): Promise<boolean> {
+  const verdict = classifyMergeError(status, message);
+  const log = engine.log.child({ run: scope.run.id, task: target.task.taskKey, pr: target.row.number });
+  log.warn({ status, kind: verdict.kind, reason: verdict.reason }, 'merge refused');
+  switch (verdict.kind) {
+    case 'reread':
+      return true;
+    case 'update_branch':
+      if (await scope.port.updateBranch(scope.repo, target.row.number, target.pull.headSha)) {
+        await setPull(engine, target.row.id, { updatedByCoordinatorFrom: target.pull.headSha });
+      } else {
+        await sendBack(engine, scope, target, `The branch has conflicts with ${target.pull.baseRef}; merge it in and resolve them.`);
+      }
+      return false;
+    case 'send_back':
+      await sendBack(engine, scope, target, `GitHub cannot merge the PR: ${verdict.reason}`);
+      return false;
+    case 'already_merged': {
+      const state = await scope.port.pull(scope.repo, target.row.number);
+      if (state?.merged) await markTaskMerged(engine, scope, target.task.id, target.task.taskKey);
+      return false;
+    }
+    case 'already_queued':
+      await engine.store.runs.transitionTask(target.task.id, ['in_review', 'approved'], { state: 'merging' });
+      await setPull(engine, target.row.id, { enqueuedAt: engine.now() });
+      return false;
+    case 'retry_later':
+    case 'blocked':
+    case 'unknown':
+      // The next event or sweep decides again on fresh state.
+      return false;
+  }
+}
+
+/** Conflicts or failing checks go back to the worker in mode=fix, once per head, within retries.max. */
+async function sendBack(
+  engine: Engine,
+  scope: RunScope,
+  target: { row: PullRow; task: TaskRow; pull: MergePull },
+  feedback: string,
+): Promise<void> {
+  const { task, row } = target;
+  await setPull(engine, row.id, { sentBackForSha: target.pull.headSha });
+  if (task.attemptCount - 1 >= scope.config.retries.max) {
+    await failTaskForGood(engine, scope, task.id, `no retries left to fix it: ${feedback}`, null);
+    return;
+  }
+  const moved = await engine.store.runs.transitionTask(task.id, AWAITING_MERGE, {
+    state: 'pending',
+    nextMode: 'fix',
+    pendingFeedback: feedback,
+    nextAttemptAt: null,
+  });
+  if (!moved) return;
+  engine.log.info({ run: scope.run.id, task: task.taskKey, pr: row.number, feedback }, 'sent back to the worker');
+  await scheduleRepository(engine, scope.repositoryId);
+}
+
+/** Merged (by us, the queue, or a person): dependents become ready, the run may be done. */
+export async function markTaskMerged(engine: Engine, scope: RunScope, taskId: number, taskKey: string): Promise<boolean> {
+  const merged = await engine.store.runs.transitionTask(
+    taskId,
+    ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging', 'blocked'],
+    { state: 'merged' },
+  );
+  if (!merged) return false;
+  await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+  engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, task: taskKey }, 'task merged');
+  engine.requestStatus(scope.run.id);
+  await scheduleRepository(engine, scope.repositoryId);
+  await settleRun(engine, scope);
+  return true;
+}
+
+function restingState(task: TaskRow): TaskState {
+  return task.state === 'merging' ? 'approved' : task.state;
+}
+
+async function usesMergeQueue(scope: RunScope, base: string): Promise<boolean> {
+  const setting = scope.config.merge.useMergeQueue;
+  if (setting === 'never') return false;
+  if (setting === 'always') return true;
+  const key = `${scope.repositoryId}:${base}`;
+  const hit = queueCache.get(key);
+  if (hit && hit.until > Date.now()) return hit.value;
+  const value = await scope.port.hasMergeQueue(scope.repo, base);
+  queueCache.set(key, { value, until: Date.now() + QUEUE_CACHE_MS });
+  return value;
+}
+
+/** One `agent-coordinator/order` check run per head SHA, rewritten only when what it says changes. */
+async function ensureOrderCheck(
+  engine: Engine,
+  scope: RunScope,
+  row: PullRow,
+  task: TaskRow,
+  tasks: MergeTask[],
+  pulls: MergePull[],
+): Promise<void> {
+  const mergeTask = tasks.find((t) => t.taskId === task.taskKey);
+  if (!mergeTask) return;
+  const check = orderCheck(mergeTask, { tasks, pulls });
+  const signature = `${check.status}:${check.conclusion ?? ''}:${check.title}`;
+  if (row.orderCheckSha === row.headSha && row.orderCheckConclusion === signature) return;
+  const output = { status: check.status, conclusion: check.conclusion, title: check.title, summary: check.summary };
+  if (row.orderCheckSha === row.headSha && row.orderCheckRunId !== null) {
+    await scope.port.updateCheckRun(scope.repo, row.orderCheckRunId, output);
+    await setPull(engine, row.id, { orderCheckConclusion: signature });
+    return;
+  }
+  const created = await scope.port.createCheckRun(scope.repo, row.headSha, ORDER_CHECK_NAME, output);
+  await setPull(engine, row.id, { orderCheckRunId: created.id, orderCheckSha: row.headSha, orderCheckConclusion: signature });
+}
+
+async function setPull(engine: Engine, id: number, values: Partial<Omit<PullRow, 'id'>>): Promise<void> {
+  await engine.store.attempts.updatePull(id, values);
+}

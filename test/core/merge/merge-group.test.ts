@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkMergeGroup,
+  type MergeGroupRun,
+  type MergeGroupTask,
+} from '../../../src/core/merge/index.js';
+
+function groupTask(overrides: Partial<MergeGroupTask> = {}): MergeGroupTask {
+  return { taskId: 'task_001', deps: [], state: 'in_review', ...overrides };
+}
+
+/** SPEC §3 in run "r1": task_001 merged unless states say otherwise, PRs #11..#14. */
+function specRuns(states: Partial<Record<string, MergeGroupTask['state']>> = {}) {
+  const tasks: MergeGroupTask[] = [
+    groupTask({ taskId: 'task_001', state: 'merged', prNumber: 11 }),
+    groupTask({ taskId: 'task_002', deps: ['task_001'], prNumber: 12 }),
+    groupTask({ taskId: 'task_003', deps: ['task_001'], prNumber: 13 }),
+    groupTask({ taskId: 'task_004', deps: ['task_002', 'task_003'], prNumber: 14 }),
+  ].map((t) => ({ ...t, state: states[t.taskId] ?? t.state }));
+  return new Map<string, MergeGroupRun>([['r1', { tasks }]]);
+}
+
+const agent = (number: number, taskId: string, runKey = 'r1') => ({ number, taskId, runKey });
+
+describe('checkMergeGroup', () => {
+  it.each([
+    { name: 'deps merged', group: [agent(12, 'task_002')] },
+    { name: 'independent tasks together', group: [agent(12, 'task_002'), agent(13, 'task_003')] },
+    {
+      name: 'deps earlier in the same group',
+      group: [agent(12, 'task_002'), agent(13, 'task_003'), agent(14, 'task_004')],
+    },
+    { name: 'non-agent PRs only', group: [{ number: 99 }, { number: 100 }] },
+    { name: 'an empty group', group: [] },
+  ])('passes $name', ({ group }) => {
+    expect(checkMergeGroup(group, specRuns())).toEqual({ ok: true });
+  });
+
+  it('fails a dep later in the group, naming the PR and the dep', () => {
+    expect(
+      checkMergeGroup(
+        [agent(13, 'task_003'), agent(14, 'task_004'), { number: 99 }, agent(12, 'task_002')],
+        specRuns(),
+      ),
+    ).toEqual({
+      ok: false,
+      reason: '#14 (task_004) would land before its dependency task_002 (#12)',
+    });
+  });
+
+  it('fails a dep absent from the group and unmerged', () => {
+    expect(checkMergeGroup([agent(14, 'task_004')], specRuns({ task_002: 'merged' }))).toEqual({
+      ok: false,
+      reason: '#14 (task_004) would land before its dependency task_003 (#13)',
+    });
+  });
+
+  it('names every problem in queue order', () => {
+    const verdict = checkMergeGroup([agent(14, 'task_004')], specRuns({ task_001: 'in_review' }));
+    expect(verdict).toEqual({
+      ok: false,
+      reason:
+        '#14 (task_004) would land before its dependency task_002 (#12); ' +
+        '#14 (task_004) would land before its dependency task_003 (#13)',
+    });
+  });
+
+  it('ignores non-agent PRs around agent ones', () => {
+    expect(
+      checkMergeGroup([{ number: 1 }, agent(12, 'task_002'), { number: 2 }], specRuns()),
+    ).toEqual({ ok: true });
+  });
+
+  it('keeps runs apart: the same task id in another run is not the dep', () => {
+    const runs = specRuns();
+    runs.set('r2', runs.get('r1') as MergeGroupRun);
+    expect(
+      checkMergeGroup(
+        [agent(21, 'task_002', 'r2'), agent(22, 'task_004', 'r1'), agent(23, 'task_003', 'r1')],
+        runs,
+      ).ok,
+    ).toBe(false);
+  });
+
+  it('fails a vetoed task', () => {
+    expect(checkMergeGroup([agent(12, 'task_002')], specRuns({ task_002: 'vetoed' }))).toEqual({
+      ok: false,
+      reason: '#12 (task_002) is vetoed',
+    });
+  });
+
+  it('fails closed for an agent PR of an unknown run or task', () => {
+    expect(checkMergeGroup([agent(12, 'task_002', 'gone')], specRuns())).toEqual({
+      ok: false,
+      reason: '#12 (task_002) belongs to no known run task',
+    });
+    expect(checkMergeGroup([agent(15, 'task_005')], specRuns()).ok).toBe(false);
+    expect(checkMergeGroup([{ number: 15, taskId: 'task_002' }], specRuns()).ok).toBe(false);
+  });
+
+  it('names a dep without a PR by id only', () => {
+    const runs = new Map<string, MergeGroupRun>([
+      ['r1', { tasks: [groupTask({ taskId: 'a' }), groupTask({ taskId: 'b', deps: ['a'] })] }],
+    ]);
+    expect(checkMergeGroup([agent(2, 'b')], runs)).toEqual({
+      ok: false,
+      reason: '#2 (b) would land before its dependency a',
+    });
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CHECK_SUMMARY_MAX_BYTES,
+  CHECK_TITLE_MAX,
+  ORDER_CHECK_NAME,
+  orderCheck,
+  type MergeTask,
+} from '../../../src/core/merge/index.js';
+import { pr, specRun, task } from './builders.js';
+
+const ZWJ = '\u200d';
+
+function taskOf(run: ReturnType<typeof specRun>, id: string): MergeTask {
+  return run.tasks.find((t) => t.taskId === id) as MergeTask;
+}
+
+describe('orderCheck', () => {
+  it('is named as SPEC §2.7 says', () => {
+    expect(ORDER_CHECK_NAME).toBe('agent-coordinator/order');
+  });
+
+  it.each([
+    {
+      name: 'nothing merged: task_002 waits for task_001',
+      states: {},
+      id: 'task_002',
+      expected: { status: 'in_progress', title: 'waiting for task_001 (#11)' },
+    },
+    {
+      name: 'task_004 waits for both',
+      states: { task_001: 'merged' },
+      id: 'task_004',
+      expected: { status: 'in_progress', title: 'waiting for task_002 (#12), task_003 (#13)' },
+    },
+    {
+      name: 'task_004 waits for the one left',
+      states: { task_001: 'merged', task_002: 'merged' },
+      id: 'task_004',
+      expected: { status: 'in_progress', title: 'waiting for task_003 (#13)' },
+    },
+    {
+      name: 'deps merged',
+      states: { task_001: 'merged' },
+      id: 'task_002',
+      expected: { status: 'completed', conclusion: 'success', title: 'dependencies merged' },
+    },
+    {
+      name: 'no deps',
+      states: {},
+      id: 'task_001',
+      expected: { status: 'completed', conclusion: 'success', title: 'no dependencies' },
+    },
+  ] as const)('$name', ({ states, id, expected }) => {
+    const run = specRun(states);
+    const check = orderCheck(taskOf(run, id), run);
+    expect(check).toMatchObject(expected);
+    if (check.status === 'in_progress') expect(check).not.toHaveProperty('conclusion');
+  });
+
+  it('lists each dep with its state and PR in the summary', () => {
+    const run = specRun({ task_001: 'merged', task_002: 'merged' });
+    const { summary } = orderCheck(taskOf(run, 'task_004'), run);
+    expect(summary).toContain('| dependency | title | state | PR |');
+    expect(summary).toContain('| task_002 |  | merged | #12 |');
+    expect(summary).toContain('| task_003 |  | in_review | #13 |');
+  });
+
+  it('names a dep missing from the run', () => {
+    const t = task({ deps: ['ghost'] });
+    const check = orderCheck(t, { tasks: [t] });
+    expect(check.title).toBe('waiting for ghost');
+    expect(check.summary).toContain('| ghost |  | not in this run |  |');
+  });
+
+  it('fails a vetoed task with the reason, even before its deps merge', () => {
+    const run = specRun();
+    const vetoed = {
+      ...taskOf(run, 'task_004'),
+      state: 'vetoed' as const,
+      vetoReason: 'wrong approach',
+    };
+    const check = orderCheck(vetoed, run);
+    expect(check).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      title: 'vetoed: wrong approach',
+    });
+    expect(check.summary).toContain('> wrong approach');
+  });
+
+  it('fails a veto without a reason as just "vetoed"', () => {
+    expect(orderCheck(task({ state: 'vetoed' }), { tasks: [] }).title).toBe('vetoed');
+  });
+
+  it('keeps untrusted text verbatim but inert', () => {
+    const reason =
+      'ping @octocat and @org/team <img src=x onerror=alert(1)> <!-- hide -->\nline two & more';
+    const vetoed = task({ state: 'vetoed', vetoReason: reason, deps: ['dep'] });
+    const dep = task({
+      taskId: 'dep',
+      title: 'Fix | pipes @someone <b>bold</b> \\',
+      state: 'merged',
+    });
+    const { title, summary } = orderCheck(vetoed, { tasks: [vetoed, dep], pulls: [pr()] });
+
+    // The title is plain text on GitHub: one line, mentions neutralised, nothing else changed.
+    expect(title).toBe(
+      `vetoed: ping @${ZWJ}octocat and @${ZWJ}org/team <img src=x onerror=alert(1)> <!-- hide --> line two & more`,
+    );
+    // The summary is markdown: no HTML, no mentions, lines kept.
+    expect(summary).toContain(
+      `> ping @${ZWJ}octocat and @${ZWJ}org/team &lt;img src=x onerror=alert(1)&gt; &lt;!-- hide --&gt;\n> line two &amp; more`,
+    );
+    expect(summary).toContain(
+      `| dep | Fix \\| pipes @${ZWJ}someone &lt;b&gt;bold&lt;/b&gt; \\\\ | merged |`,
+    );
+    expect(summary).not.toMatch(/<|@(?!\u200d)/);
+  });
+
+  it("caps the title at GitHub's 1000 characters and the summary at 65535 bytes", () => {
+    const vetoed = task({ state: 'vetoed', vetoReason: '名'.repeat(30_000) });
+    const { title, summary } = orderCheck(vetoed, { tasks: [vetoed] });
+    expect(Array.from(title).length).toBeLessThanOrEqual(CHECK_TITLE_MAX);
+    expect(title.endsWith('…')).toBe(true);
+    expect(new TextEncoder().encode(summary).length).toBeLessThanOrEqual(CHECK_SUMMARY_MAX_BYTES);
+
+    const many = Array.from({ length: 400 }, (_, i) =>
+      task({ taskId: `t${i}`, title: '🙂'.repeat(200) }),
+    );
+    const wide = task({ taskId: 'wide', deps: many.map((t) => t.taskId) });
+    const big = orderCheck(wide, { tasks: [wide, ...many] });
+    expect(new TextEncoder().encode(big.summary).length).toBeLessThanOrEqual(
+      CHECK_SUMMARY_MAX_BYTES,
+    );
+    expect(big.summary.endsWith('…')).toBe(true);
+    expect(Array.from(big.title).length).toBeLessThanOrEqual(CHECK_TITLE_MAX);
+  });
+});
