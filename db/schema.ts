@@ -101,6 +101,8 @@ export const runs = pgTable(
     held: boolean('held').notNull().default(false),
     holdReason: text('hold_reason'),
     planApproved: boolean('plan_approved').notNull().default(false),
+    /** `/unhold` of a budget hold: dispatch goes on past the budget for this run. */
+    budgetWaived: boolean('budget_waived').notNull().default(false),
     statusCommentId: githubId('status_comment_id'),
     /** Bumped by every change the status comment shows; the comment is rewritten while rendered < wanted. */
     statusVersionWanted: integer('status_version_wanted').notNull().default(1),

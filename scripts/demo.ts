@@ -11,7 +11,8 @@ import { TEST_PRIVATE_KEY, TestOctokit } from '../test/helpers/app.js';
 const REPO = 'demo-org/widgets';
 const MAINTAINER = 'maintainer';
 const started = Date.now();
-const say = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
+const say = (line: string) =>
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
 
 async function main(): Promise<void> {
   const secret = 'demo-secret';
@@ -51,14 +52,20 @@ async function main(): Promise<void> {
     say(`  worker  ${run.displayTitle}: coding on ${run.branch}`);
     return { kind: 'pr', costUsd: 0.37, inputTokens: 9000, outputTokens: 2100 };
   });
-  double.on('webhook-sent', (d: { event: string; action: string | null; payload: Record<string, any> }) => {
-    const p = d.payload;
-    if (d.event === 'pull_request' && d.action === 'opened') say(`  github  PR #${p.pull_request.number} opened: ${p.pull_request.title}`);
-    if (d.event === 'pull_request' && d.action === 'closed' && p.pull_request.merged)
-      say(`  github  PR #${p.pull_request.number} merged by ${p.sender.login}`);
-    if (d.event === 'workflow_run' && d.action === 'requested') say(`  github  dispatched ${p.workflow_run.display_title}`);
-    if (d.event === 'issues' && d.action === 'closed') say(`  github  issue #${p.issue.number} closed by ${p.sender.login}`);
-  });
+  double.on(
+    'webhook-sent',
+    (d: { event: string; action: string | null; payload: Record<string, any> }) => {
+      const p = d.payload;
+      if (d.event === 'pull_request' && d.action === 'opened')
+        say(`  github  PR #${p.pull_request.number} opened: ${p.pull_request.title}`);
+      if (d.event === 'pull_request' && d.action === 'closed' && p.pull_request.merged)
+        say(`  github  PR #${p.pull_request.number} merged by ${p.sender.login}`);
+      if (d.event === 'workflow_run' && d.action === 'requested')
+        say(`  github  dispatched ${p.workflow_run.display_title}`);
+      if (d.event === 'issues' && d.action === 'closed')
+        say(`  github  issue #${p.issue.number} closed by ${p.sender.login}`);
+    },
+  );
 
   const settle = async () => {
     for (;;) {
@@ -83,7 +90,9 @@ async function main(): Promise<void> {
   // The maintainer reviews: every open agent PR gets `/approve`, until the issue is closed.
   const approved = new Set<number>();
   for (let round = 0; round < 50; round++) {
-    const open = (double.pulls(REPO) as Array<{ number: number; state: string; head: { ref: string } }>).filter(
+    const open = (
+      double.pulls(REPO) as Array<{ number: number; state: string; head: { ref: string } }>
+    ).filter(
       (p) => p.state === 'open' && p.head.ref.startsWith('agent/') && !approved.has(p.number),
     );
     const issueState = (double.issue(REPO, issue) as { state: string }).state;

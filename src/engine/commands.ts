@@ -126,6 +126,8 @@ export async function executeCommand(
         state: hold ? 'held' : 'running',
         held: hold,
         holdReason: hold ? `/hold by @${target.actor}` : null,
+        // Lifting a budget hold waives the budget for this run (SPEC §7).
+        ...(!hold && run.holdReason?.startsWith('budget') ? { budgetWaived: true } : {}),
       });
       if (!hold) {
         await scheduleRepository(engine, scope.repositoryId);

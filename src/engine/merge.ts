@@ -16,8 +16,8 @@ import { failTaskForGood } from './failures.js';
 import { settleRun } from './finish.js';
 
 const AWAITING_MERGE: TaskState[] = ['in_review', 'approved', 'merging'];
-/** Merge queue detection is a GraphQL call: remember the answer per branch for a while. */
-const queueCache = new Map<string, { value: boolean; until: number }>();
+/** Merge queue detection is a GraphQL call: each engine remembers the answer per branch for a while. */
+const queueCaches = new WeakMap<Engine, Map<string, { value: boolean; until: number }>>();
 const QUEUE_CACHE_MS = 5 * 60_000;
 
 /**
@@ -78,8 +78,11 @@ export async function advanceRun(engine: Engine, scope: RunScope, depth = 0): Pr
     }
     const current = await scope.port.pull(scope.repo, row.number);
     if (!current || current.state !== 'open' || current.merged) continue;
-    if (current.headSha !== row.headSha) await setPull(engine, row.id, { headSha: current.headSha });
-    const checks = (await scope.port.checksFor(scope.repo, current.headSha)).filter((c) => c.name !== ORDER_CHECK_NAME);
+    if (current.headSha !== row.headSha)
+      await setPull(engine, row.id, { headSha: current.headSha });
+    const checks = (await scope.port.checksFor(scope.repo, current.headSha)).filter(
+      (c) => c.name !== ORDER_CHECK_NAME,
+    );
     live.push({
       row: { ...row, headSha: current.headSha },
       task,
@@ -100,11 +103,20 @@ export async function advanceRun(engine: Engine, scope: RunScope, depth = 0): Pr
     });
   }
 
-  for (const { row, task } of live) await ensureOrderCheck(engine, scope, row, task, mergeTasks, live.map((l) => l.pull));
+  for (const { row, task } of live)
+    await ensureOrderCheck(
+      engine,
+      scope,
+      row,
+      task,
+      mergeTasks,
+      live.map((l) => l.pull),
+    );
 
   const queueBases = new Map<string, boolean>();
   for (const { pull } of live) {
-    if (!queueBases.has(pull.baseRef)) queueBases.set(pull.baseRef, await usesMergeQueue(scope, pull.baseRef));
+    if (!queueBases.has(pull.baseRef))
+      queueBases.set(pull.baseRef, await usesMergeQueue(engine, scope, pull.baseRef));
   }
   // Runs rarely mix bases; when they do, decide per base so each gets the right merge path.
   const decisions: MergeDecision[] = [];
@@ -138,16 +150,28 @@ async function act(
   target: { row: PullRow; task: TaskRow; nodeId: string; pull: MergePull },
 ): Promise<boolean> {
   const { task, row } = target;
-  const log = engine.log.child({ run: scope.run.id, issue: scope.run.issueNumber, task: task.taskKey, pr: row.number });
+  const log = engine.log.child({
+    run: scope.run.id,
+    issue: scope.run.issueNumber,
+    task: task.taskKey,
+    pr: row.number,
+  });
   switch (decision.kind) {
     case 'wait':
       log.debug({ reason: decision.reason, detail: decision.detail }, 'merge: waiting');
       return false;
 
     case 'merge': {
-      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], { state: 'merging' });
+      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], {
+        state: 'merging',
+      });
       if (!claimed) return false;
-      const result = await scope.port.mergePull(scope.repo, row.number, decision.sha, decision.method);
+      const result = await scope.port.mergePull(
+        scope.repo,
+        row.number,
+        decision.sha,
+        decision.method,
+      );
       if (result.merged) {
         log.info({ sha: result.sha }, 'merged');
         await markTaskMerged(engine, scope, task.id, task.taskKey);
@@ -158,7 +182,9 @@ async function act(
     }
 
     case 'enqueue': {
-      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], { state: 'merging' });
+      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], {
+        state: 'merging',
+      });
       if (!claimed) return false;
       const result = await scope.port.enqueuePullRequest(target.nodeId, decision.expectedHeadOid);
       if (result.ok) {
@@ -178,14 +204,23 @@ async function act(
       return false;
 
     case 'update_branch': {
-      const updated = await scope.port.updateBranch(scope.repo, row.number, decision.expectedHeadSha);
+      const updated = await scope.port.updateBranch(
+        scope.repo,
+        row.number,
+        decision.expectedHeadSha,
+      );
       if (updated) {
         // Our own update of an approved branch keeps its approval (SPEC §2 step 8).
         await setPull(engine, row.id, { updatedByCoordinatorFrom: decision.expectedHeadSha });
         log.info('branch was behind its base; updated');
         return false;
       }
-      await sendBack(engine, scope, target, `The branch has conflicts with ${target.pull.baseRef}; merge ${target.pull.baseRef} into it and resolve them.`);
+      await sendBack(
+        engine,
+        scope,
+        target,
+        `The branch has conflicts with ${target.pull.baseRef}; merge ${target.pull.baseRef} into it and resolve them.`,
+      );
       return false;
     }
 
@@ -204,7 +239,11 @@ async function handleRefusal(
   message: string,
 ): Promise<boolean> {
   const verdict = classifyMergeError(status, message);
-  const log = engine.log.child({ run: scope.run.id, task: target.task.taskKey, pr: target.row.number });
+  const log = engine.log.child({
+    run: scope.run.id,
+    task: target.task.taskKey,
+    pr: target.row.number,
+  });
   log.warn({ status, kind: verdict.kind, reason: verdict.reason }, 'merge refused');
   switch (verdict.kind) {
     case 'reread':
@@ -213,7 +252,12 @@ async function handleRefusal(
       if (await scope.port.updateBranch(scope.repo, target.row.number, target.pull.headSha)) {
         await setPull(engine, target.row.id, { updatedByCoordinatorFrom: target.pull.headSha });
       } else {
-        await sendBack(engine, scope, target, `The branch has conflicts with ${target.pull.baseRef}; merge it in and resolve them.`);
+        await sendBack(
+          engine,
+          scope,
+          target,
+          `The branch has conflicts with ${target.pull.baseRef}; merge it in and resolve them.`,
+        );
       }
       return false;
     case 'send_back':
@@ -225,7 +269,9 @@ async function handleRefusal(
       return false;
     }
     case 'already_queued':
-      await engine.store.runs.transitionTask(target.task.id, ['in_review', 'approved'], { state: 'merging' });
+      await engine.store.runs.transitionTask(target.task.id, ['in_review', 'approved'], {
+        state: 'merging',
+      });
       await setPull(engine, target.row.id, { enqueuedAt: engine.now() });
       return false;
     case 'retry_later':
@@ -256,12 +302,20 @@ async function sendBack(
     nextAttemptAt: null,
   });
   if (!moved) return;
-  engine.log.info({ run: scope.run.id, task: task.taskKey, pr: row.number, feedback }, 'sent back to the worker');
+  engine.log.info(
+    { run: scope.run.id, task: task.taskKey, pr: row.number, feedback },
+    'sent back to the worker',
+  );
   await scheduleRepository(engine, scope.repositoryId);
 }
 
 /** Merged (by us, the queue, or a person): dependents become ready, the run may be done. */
-export async function markTaskMerged(engine: Engine, scope: RunScope, taskId: number, taskKey: string): Promise<boolean> {
+export async function markTaskMerged(
+  engine: Engine,
+  scope: RunScope,
+  taskId: number,
+  taskKey: string,
+): Promise<boolean> {
   const merged = await engine.store.runs.transitionTask(
     taskId,
     ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging', 'blocked'],
@@ -269,7 +323,10 @@ export async function markTaskMerged(engine: Engine, scope: RunScope, taskId: nu
   );
   if (!merged) return false;
   await engine.store.runs.decrementDependents(scope.run.id, taskKey);
-  engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, task: taskKey }, 'task merged');
+  engine.log.info(
+    { run: scope.run.id, issue: scope.run.issueNumber, task: taskKey },
+    'task merged',
+  );
   engine.requestStatus(scope.run.id);
   await scheduleRepository(engine, scope.repositoryId);
   await settleRun(engine, scope);
@@ -280,10 +337,12 @@ function restingState(task: TaskRow): TaskState {
   return task.state === 'merging' ? 'approved' : task.state;
 }
 
-async function usesMergeQueue(scope: RunScope, base: string): Promise<boolean> {
+async function usesMergeQueue(engine: Engine, scope: RunScope, base: string): Promise<boolean> {
   const setting = scope.config.merge.useMergeQueue;
   if (setting === 'never') return false;
   if (setting === 'always') return true;
+  let queueCache = queueCaches.get(engine);
+  if (!queueCache) queueCaches.set(engine, (queueCache = new Map()));
   const key = `${scope.repositoryId}:${base}`;
   const hit = queueCache.get(key);
   if (hit && hit.until > Date.now()) return hit.value;
@@ -306,16 +365,34 @@ async function ensureOrderCheck(
   const check = orderCheck(mergeTask, { tasks, pulls });
   const signature = `${check.status}:${check.conclusion ?? ''}:${check.title}`;
   if (row.orderCheckSha === row.headSha && row.orderCheckConclusion === signature) return;
-  const output = { status: check.status, conclusion: check.conclusion, title: check.title, summary: check.summary };
+  const output = {
+    status: check.status,
+    conclusion: check.conclusion,
+    title: check.title,
+    summary: check.summary,
+  };
   if (row.orderCheckSha === row.headSha && row.orderCheckRunId !== null) {
     await scope.port.updateCheckRun(scope.repo, row.orderCheckRunId, output);
     await setPull(engine, row.id, { orderCheckConclusion: signature });
     return;
   }
-  const created = await scope.port.createCheckRun(scope.repo, row.headSha, ORDER_CHECK_NAME, output);
-  await setPull(engine, row.id, { orderCheckRunId: created.id, orderCheckSha: row.headSha, orderCheckConclusion: signature });
+  const created = await scope.port.createCheckRun(
+    scope.repo,
+    row.headSha,
+    ORDER_CHECK_NAME,
+    output,
+  );
+  await setPull(engine, row.id, {
+    orderCheckRunId: created.id,
+    orderCheckSha: row.headSha,
+    orderCheckConclusion: signature,
+  });
 }
 
-async function setPull(engine: Engine, id: number, values: Partial<Omit<PullRow, 'id'>>): Promise<void> {
+async function setPull(
+  engine: Engine,
+  id: number,
+  values: Partial<Omit<PullRow, 'id'>>,
+): Promise<void> {
   await engine.store.attempts.updatePull(id, values);
 }

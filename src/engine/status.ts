@@ -56,7 +56,7 @@ export async function renderRunStatus(engine: Engine, run: RunRow): Promise<stri
       held: t.held,
     })),
     runHeld: run.state === 'held',
-    budgetExhausted: spent >= config.budget.maxCostUsdPerRun,
+    budgetExhausted: !run.budgetWaived && spent >= config.budget.maxCostUsdPerRun,
   });
   const views: StatusTaskView[] = tasks.map((t) => {
     const reason = why.get(t.taskKey);

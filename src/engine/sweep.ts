@@ -136,7 +136,8 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     if (run.state !== 'running' && run.state !== 'held') continue;
     try {
       const pulls = await engine.store.attempts.pullsOfRun(run.id);
-      if (pulls.some((p) => p.state === 'open')) await advanceRun(engine, await loadRunScope(engine, run));
+      if (pulls.some((p) => p.state === 'open'))
+        await advanceRun(engine, await loadRunScope(engine, run));
     } catch (error) {
       engine.log.error({ err: error, run: run.id }, 'sweep could not advance merges');
     }

@@ -11,6 +11,7 @@ import {
   type RunScope,
 } from './context.js';
 import { scheduleRepository } from './dispatch.js';
+import { enforceBudget } from './budget.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge.js';
@@ -165,6 +166,7 @@ async function completeAttempt(
         state: 'in_review',
         prNumber: pull.number,
       });
+      await enforceBudget(engine, scope);
       log.info({ pr: pull.number }, 'attempt succeeded; PR in review');
       engine.requestStatus(scope.run.id);
       await advanceRun(engine, scope);
@@ -239,12 +241,17 @@ export async function linkPullRequest(
     // The coordinator's own update of a branch that was behind keeps the approval; any other
     // push is new work and needs approval again (SPEC §2 step 8).
     if (pull.before === updateFrom && task.approvedSha === updateFrom) {
-      task = (await engine.store.runs.transitionTask(task.id, [task.state], { approvedSha: pull.headSha })) ?? task;
+      task =
+        (await engine.store.runs.transitionTask(task.id, [task.state], {
+          approvedSha: pull.headSha,
+        })) ?? task;
     }
     await engine.store.attempts.updatePull(row.id, { updatedByCoordinatorFrom: null });
   }
   if (task.prNumber !== pull.number) {
-    task = (await engine.store.runs.transitionTask(task.id, [task.state], { prNumber: pull.number })) ?? task;
+    task =
+      (await engine.store.runs.transitionTask(task.id, [task.state], { prNumber: pull.number })) ??
+      task;
     engine.requestStatus(run.id);
   }
   return { run, task };

@@ -1,6 +1,11 @@
 import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
-import { checkMergeGroup, ORDER_CHECK_NAME, type MergeGroupPull, type MergeGroupRun } from '../core/merge/index.js';
+import {
+  checkMergeGroup,
+  ORDER_CHECK_NAME,
+  type MergeGroupPull,
+  type MergeGroupRun,
+} from '../core/merge/index.js';
 import { loadRunScope } from '../engine/context.js';
 import { advanceRun } from '../engine/merge.js';
 
@@ -9,14 +14,18 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
   app.on(['check_run.completed', 'check_suite.completed'], async (context) => {
     const engine = services.engine;
     if (!engine) return;
-    const payload = context.payload as { check_run?: { head_sha: string; name: string }; check_suite?: { head_sha: string } };
+    const payload = context.payload as {
+      check_run?: { head_sha: string; name: string };
+      check_suite?: { head_sha: string };
+    };
     if (payload.check_run?.name === ORDER_CHECK_NAME) return; // our own
     const sha = payload.check_run?.head_sha ?? payload.check_suite?.head_sha;
     if (!sha) return;
     const found = await engine.store.attempts.pullsWithHead(context.payload.repository.id, sha);
     const runs = new Map(found.filter((f) => !f.run.finishedAt).map((f) => [f.run.id, f.run]));
     const port = services.port(context.octokit);
-    for (const run of runs.values()) await advanceRun(engine, await loadRunScope(engine, run, port));
+    for (const run of runs.values())
+      await advanceRun(engine, await loadRunScope(engine, run, port));
   });
 
   app.on('merge_group.checks_requested', async (context) => {
@@ -27,13 +36,23 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
     const lastPr = /\/pr-(\d+)-/.exec(group.head_ref)?.[1];
     const queued = await engine.store.attempts.queuedPulls(repository.id);
     // The group is the queue up to and including the PR its ref names (GitHub groups cumulatively).
-    const cut = lastPr === undefined ? -1 : queued.findIndex((q) => q.pull.number === Number(lastPr));
-    const members = cut >= 0 ? queued.slice(0, cut + 1) : queued.filter((q) => q.pull.number === Number(lastPr));
-    const pulls: MergeGroupPull[] = members.map((m) => ({ number: m.pull.number, taskId: m.task.taskKey, runKey: String(m.run.id) }));
-    if (lastPr !== undefined && !members.some((m) => m.pull.number === Number(lastPr))) pulls.push({ number: Number(lastPr) });
+    const cut =
+      lastPr === undefined ? -1 : queued.findIndex((q) => q.pull.number === Number(lastPr));
+    const members =
+      cut >= 0 ? queued.slice(0, cut + 1) : queued.filter((q) => q.pull.number === Number(lastPr));
+    const pulls: MergeGroupPull[] = members.map((m) => ({
+      number: m.pull.number,
+      taskId: m.task.taskKey,
+      runKey: String(m.run.id),
+    }));
+    if (lastPr !== undefined && !members.some((m) => m.pull.number === Number(lastPr)))
+      pulls.push({ number: Number(lastPr) });
     const runs = new Map<string, MergeGroupRun>();
     for (const run of new Map(members.map((m) => [m.run.id, m.run])).values()) {
-      const [tasks, edges] = await Promise.all([engine.store.runs.tasksOf(run.id), engine.store.runs.edgesOf(run.id)]);
+      const [tasks, edges] = await Promise.all([
+        engine.store.runs.tasksOf(run.id),
+        engine.store.runs.edgesOf(run.id),
+      ]);
       runs.set(String(run.id), {
         tasks: tasks.map((t) => ({
           taskId: t.taskKey,
@@ -44,12 +63,16 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
       });
     }
     const verdict = checkMergeGroup(pulls, runs);
-    await services.port(context.octokit).createCheckRun(context.repo(), group.head_sha, ORDER_CHECK_NAME, {
-      status: 'completed',
-      conclusion: verdict.ok ? 'success' : 'failure',
-      title: verdict.ok ? 'dependency order holds' : 'out of dependency order',
-      summary: verdict.ok ? 'Every agent PR in this merge group lands after its dependencies.' : verdict.reason,
-    });
+    await services
+      .port(context.octokit)
+      .createCheckRun(context.repo(), group.head_sha, ORDER_CHECK_NAME, {
+        status: 'completed',
+        conclusion: verdict.ok ? 'success' : 'failure',
+        title: verdict.ok ? 'dependency order holds' : 'out of dependency order',
+        summary: verdict.ok
+          ? 'Every agent PR in this merge group lands after its dependencies.'
+          : verdict.reason,
+      });
     engine.log.info({ group: group.head_ref, ok: verdict.ok }, 'merge group order checked');
   });
 }

@@ -32,7 +32,13 @@ function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
 /** Agent PRs are linked to their task as soon as they appear or move, then merges are re-decided. */
 export function registerPullRequestHandlers(app: Probot, services: AppServices): void {
   app.on(
-    ['pull_request.opened', 'pull_request.reopened', 'pull_request.synchronize', 'pull_request.edited', 'pull_request.ready_for_review'],
+    [
+      'pull_request.opened',
+      'pull_request.reopened',
+      'pull_request.synchronize',
+      'pull_request.edited',
+      'pull_request.ready_for_review',
+    ],
     async (context) => {
       const engine = services.engine;
       if (!engine) return;
@@ -40,7 +46,10 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       const before = context.payload.action === 'synchronize' ? context.payload.before : undefined;
       const linked = await linkPullRequest(engine, repository.id, pullInfo(pr, before));
       if (!linked || linked.run.finishedAt) return;
-      await advanceRun(engine, await loadRunScope(engine, linked.run, services.port(context.octokit)));
+      await advanceRun(
+        engine,
+        await loadRunScope(engine, linked.run, services.port(context.octokit)),
+      );
     },
   );
 
@@ -94,11 +103,15 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     const port = services.port(context.octokit);
     const role = await port.roleOf(context.repo(), review.user?.login ?? '');
     if (!WRITE_ROLES.has(role)) return;
-    const approved = await engine.store.runs.transitionTask(found.task.id, ['in_review', 'approved'], {
-      state: review.commit_id === pr.head.sha ? 'approved' : found.task.state,
-      approvedSha: review.commit_id,
-      approvedBy: review.user?.login ?? null,
-    });
+    const approved = await engine.store.runs.transitionTask(
+      found.task.id,
+      ['in_review', 'approved'],
+      {
+        state: review.commit_id === pr.head.sha ? 'approved' : found.task.state,
+        approvedSha: review.commit_id,
+        approvedBy: review.user?.login ?? null,
+      },
+    );
     if (approved) await advanceRun(engine, await loadRunScope(engine, found.run, port));
   });
 }

@@ -278,7 +278,12 @@ export class AttemptStore {
       .from(pullRequests)
       .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
       .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(and(eq(pullRequests.repositoryId, repositoryId), sql`${pullRequests.enqueuedAt} is not null`))
+      .where(
+        and(
+          eq(pullRequests.repositoryId, repositoryId),
+          sql`${pullRequests.enqueuedAt} is not null`,
+        ),
+      )
       .orderBy(asc(pullRequests.enqueuedAt));
   }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "budget_waived" boolean DEFAULT false NOT NULL;

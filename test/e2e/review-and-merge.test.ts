@@ -1,0 +1,285 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  MAINTAINER,
+  REPO,
+  SPEC_EXAMPLE_PLAN,
+  startScenario,
+  statusComment,
+  type Scenario,
+} from './harness.js';
+
+type Pull = {
+  number: number;
+  state: string;
+  merged?: boolean;
+  head: { ref: string; sha: string };
+  body: string;
+};
+
+/** SPEC §2 steps 7–11 and §4 on the GitHub double: review, commands, merge order, the queue. */
+describe('review and merge (GitHub double)', () => {
+  let s: Scenario;
+  afterEach(async () => {
+    try {
+      s.double.assertNoViolations();
+    } finally {
+      await s.close();
+    }
+  });
+
+  const repositoryId = () => (s.double.repository(REPO) as { id: number }).id;
+  const pulls = () => s.double.pulls(REPO) as Pull[];
+  const prOf = (task: string) => pulls().find((p) => p.head.ref.endsWith(`/${task}`));
+  const task = async (issue: number, key: string) => {
+    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+    return s.app.store.runs.task(run!.id, key);
+  };
+  const mergedOrder = () =>
+    s.double
+      .deliveries({ event: 'pull_request', action: 'closed' })
+      .filter((d) => (d.payload.pull_request as { merged: boolean }).merged)
+      .map((d) => (d.payload.pull_request as { head: { ref: string } }).head.ref.split('/')[2]);
+  const start = async (body: string) => {
+    const issue = await s.double.openIssue(REPO, { title: 'Login', body, user: MAINTAINER });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    return issue;
+  };
+  const approveAllOpen = async () => {
+    for (const pr of pulls().filter((p) => p.state === 'open'))
+      await s.double.comment(REPO, pr.number, '/approve', MAINTAINER);
+    await s.settle();
+  };
+  const orderCheck = (sha: string) =>
+    (
+      s.double.checkRuns(REPO, sha) as Array<{
+        name: string;
+        status: string;
+        conclusion: string | null;
+        output: { title: string };
+      }>
+    ).filter((c) => c.name === 'agent-coordinator/order');
+
+  it('takes the SPEC §3 example from label to closed issue, merging only in dependency order', async () => {
+    s = await startScenario();
+    s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.5 }));
+    const issue = await start(`Add login.\n\n${SPEC_EXAMPLE_PLAN}`);
+    for (
+      let round = 0;
+      round < 6 && (s.double.issue(REPO, issue) as { state: string }).state === 'open';
+      round++
+    ) {
+      await approveAllOpen();
+    }
+    expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
+    expect(s.double.labels(REPO, issue)).toContain('agent:done');
+    const order = mergedOrder();
+    expect(order).toHaveLength(4);
+    expect(order[0]).toBe('task_001');
+    expect(order.indexOf('task_004')).toBe(3);
+    const status = statusComment(s.double, issue);
+    expect(status).toContain('every task is merged');
+    expect(status).toContain('$2.00 / $20.00');
+    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+    expect(run?.state).toBe('done');
+    // Each accepted /approve got a reaction; none got a reply.
+    const replies = (
+      s.double.comments(REPO, issue) as Array<{ body: string; user: { login: string } }>
+    ).filter((c) => c.body.startsWith('@maintainer'));
+    expect(replies).toEqual([]);
+  });
+
+  it('keeps an order check on every agent PR head: waiting, then success', async () => {
+    s = await startScenario();
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const plan = ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '```'].join('\n');
+    const chain = plan.replace('  title: B', '  title: B\n  deps: [a]');
+    const issue = await start(chain);
+    const a = prOf('a')!;
+    expect(orderCheck(a.head.sha).map((c) => c.conclusion)).toEqual(['success']);
+    await approveAllOpen();
+    const b = prOf('b')!;
+    expect(b).toBeDefined();
+    expect(orderCheck(b.head.sha)[0]?.conclusion).toBe('success');
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+  });
+
+  it('merges through the merge queue when the base branch has one', async () => {
+    s = await startScenario();
+    await s.double.enableMergeQueue(REPO, 'main');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const plan = [
+      '```tasks',
+      '- id: a',
+      '  title: A',
+      '- id: b',
+      '  title: B',
+      '  deps: [a]',
+      '```',
+    ].join('\n');
+    const issue = await start(plan);
+    await approveAllOpen();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([prOf('a')!.number]);
+    expect((await task(issue, 'a'))?.state).toBe('merging');
+    const result = await s.double.processMergeQueue(REPO, 'main');
+    await s.settle();
+    expect(result.merged).toEqual([prOf('a')!.number]);
+    const groupChecks = s.double.checkRuns(REPO, result.headSha) as Array<{
+      name: string;
+      conclusion: string;
+    }>;
+    expect(groupChecks.find((c) => c.name === 'agent-coordinator/order')?.conclusion).toBe(
+      'success',
+    );
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+    await approveAllOpen();
+    await s.double.processMergeQueue(REPO, 'main');
+    await s.settle();
+    expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
+    expect(mergedOrder()).toEqual(['a', 'b']);
+  });
+
+  it('vetoes a task (order check fails, dependents blocked), then retries it with feedback', async () => {
+    s = await startScenario();
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const plan = [
+      '```tasks',
+      '- id: a',
+      '  title: A',
+      '- id: b',
+      '  title: B',
+      '  deps: [a]',
+      '```',
+    ].join('\n');
+    const issue = await start(plan);
+    const a = prOf('a')!;
+    await s.double.comment(REPO, a.number, '/veto the API shape is wrong', MAINTAINER);
+    await s.settle();
+    expect((await task(issue, 'a'))?.state).toBe('vetoed');
+    expect((await task(issue, 'b'))?.state).toBe('blocked');
+    const check = orderCheck(a.head.sha)[0]!;
+    expect(check.conclusion).toBe('failure');
+    expect(check.output.title).toContain('the API shape is wrong');
+    expect(mergedOrder()).toEqual([]);
+
+    await s.double.comment(REPO, a.number, '/retry use a POST body instead', MAINTAINER);
+    await s.settle();
+    const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
+    expect(runs).toHaveLength(2);
+    expect(runs[1]?.inputs).toMatchObject({ mode: 'fix', attempt: '2' });
+    expect(runs[1]?.inputs.feedback).toContain('use a POST body instead');
+    expect(runs[1]?.inputs.feedback).toContain('the API shape is wrong');
+    expect(pulls()).toHaveLength(1); // same PR
+    expect((await task(issue, 'a'))?.state).toBe('in_review');
+    expect((await task(issue, 'b'))?.state).toBe('pending');
+    await approveAllOpen();
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+  });
+
+  it('ignores /approve from users without write access, and from bots', async () => {
+    s = await startScenario();
+    await s.double.setPermission(REPO, 'reader', 'read');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    const a = prOf('a')!;
+    await s.double.comment(REPO, a.number, '/approve', 'reader');
+    await s.double.comment(REPO, a.number, '/approve', 'github-actions[bot]');
+    await s.settle();
+    expect((await task(issue, 'a'))?.state).toBe('in_review');
+    expect(mergedOrder()).toEqual([]);
+    const replies = (s.double.comments(REPO, a.number) as Array<{ body: string }>).filter((c) =>
+      c.body.startsWith('@reader'),
+    );
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.body).toContain('write access');
+    const recorded = await s.app.store.commands.ofRepository(repositoryId());
+    expect(recorded.map((c) => [c.actorLogin, c.accepted])).toEqual([['reader', false]]);
+  });
+
+  it('approves by an approving review from a write user', async () => {
+    s = await startScenario();
+    await s.double.setPermission(REPO, 'reviewer', 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    await s.double.approvePr(REPO, prOf('a')!.number, 'reviewer');
+    await s.settle();
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+  });
+
+  it('updates a PR that is behind its base, keeping its approval', async () => {
+    s = await startScenario();
+    await s.double.setRequiredChecks(REPO, 'main', [], { strict: true });
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    await s.double.advanceBranch(REPO, 'main');
+    await s.settle();
+    await approveAllOpen();
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+    expect(
+      s.double.requests.some((r) => r.method === 'PUT' && r.path.endsWith('/update-branch')),
+    ).toBe(true);
+    expect(s.double.runs(REPO)).toHaveLength(1); // no worker needed for an update
+  });
+
+  it('sends a conflicted PR back to its worker in mode=fix', async () => {
+    s = await startScenario();
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    await s.double.setConflict(REPO, prOf('a')!.number, true);
+    await approveAllOpen();
+    const runs = s.double.runs(REPO);
+    expect(runs).toHaveLength(2);
+    expect(runs[1]?.inputs.mode).toBe('fix');
+    expect(runs[1]?.inputs.feedback).toContain('conflict');
+    expect((await task(issue, 'a'))?.state).toBe('in_review');
+  });
+
+  it('rejects a task whose PR a person closes, and blocks its dependents', async () => {
+    s = await startScenario();
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await start(
+      ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '  deps: [a]', '```'].join(
+        '\n',
+      ),
+    );
+    await s.double.closePr(REPO, prOf('a')!.number, MAINTAINER);
+    await s.settle();
+    expect((await task(issue, 'a'))?.state).toBe('rejected');
+    expect((await task(issue, 'b'))?.state).toBe('blocked');
+    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+    expect(run?.state).toBe('failed');
+  });
+
+  it('holds the run at the budget: merges go on, nothing new is dispatched, /unhold lifts it', async () => {
+    s = await startScenario({
+      config: 'budget:\n  maxCostUsdPerRun: 1\nmerge:\n  requireApproval: false\n',
+    });
+    s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.6 }));
+    const plan = [
+      '```tasks',
+      '- id: a',
+      '  title: A',
+      '- id: b',
+      '  title: B',
+      '- id: c',
+      '  title: C',
+      '  deps: [a, b]',
+      '```',
+    ].join('\n');
+    const issue = await start(plan);
+    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+    expect(run?.state).toBe('held');
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+    expect((await task(issue, 'b'))?.state).toBe('merged');
+    expect((await task(issue, 'c'))?.state).toBe('pending');
+    const note = (s.double.comments(REPO, issue) as Array<{ body: string }>).find((c) =>
+      c.body.includes('budget reached'),
+    );
+    expect(note?.body).toContain('$1.20 of $1.00');
+    expect(statusComment(s.double, issue)).toContain('budget reached');
+    await s.double.comment(REPO, issue, '/unhold', MAINTAINER);
+    await s.settle();
+    expect((await task(issue, 'c'))?.state).toBe('merged');
+    expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
+  });
+});
