@@ -54,6 +54,8 @@ async function main(): Promise<void> {
   });
   double.on(
     'webhook-sent',
+    // Webhook payloads are GitHub's JSON, read loosely for display only.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     (d: { event: string; action: string | null; payload: Record<string, any> }) => {
       const p = d.payload;
       if (d.event === 'pull_request' && d.action === 'opened')

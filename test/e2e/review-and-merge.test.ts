@@ -124,7 +124,7 @@ describe('review and merge (GitHub double)', () => {
     const result = await s.double.processMergeQueue(REPO, 'main');
     await s.settle();
     expect(result.merged).toEqual([prOf('a')!.number]);
-    const groupChecks = s.double.checkRuns(REPO, result.headSha) as Array<{
+    const groupChecks = s.double.checkRuns(REPO, result.headSha!) as Array<{
       name: string;
       conclusion: string;
     }>;

@@ -15,7 +15,7 @@ export interface AppProcess {
 }
 
 /** Runs `src/main.ts` as a real process (through tsx), the way `npm start` runs the build. */
-export function spawnApp(env: NodeJS.ProcessEnv): AppProcess {
+export function spawnApp(env: Record<string, string | undefined>): AppProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },

@@ -76,7 +76,8 @@ describe('webhook ingest (real server, real Postgres)', () => {
       },
       { headers: { 'x-hub-signature-256': await sign(TEST_WEBHOOK_SECRET, body) }, status: 400 },
     ];
-    for (const c of cases) expect((await post(c.headers, body)).status).toBe(c.status);
+    for (const c of cases)
+      expect((await post(c.headers as Record<string, string>, body)).status).toBe(c.status);
     expect(await stored()).toEqual(before);
   });
 
