@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAINTAINER, REPO, startScenario, statusComment, type Scenario } from './harness.js';
+
+type Pull = { number: number; state: string; head: { ref: string; sha: string } };
+type Comment = { id: number; body: string; user: { login: string }; reaction_contents: string[] };
+
+const CHAIN = ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '  deps: [a]', '```'].join('\n');
+
+/** The issue-level commands of SPEC §4, replies, reactions and the command log. */
+describe('commands on the issue (GitHub double)', () => {
+  let s: Scenario;
+  afterEach(async () => {
+    try {
+      s.double.assertNoViolations();
+    } finally {
+      await s.close();
+    }
+  });
+
+  const repositoryId = () => (s.double.repository(REPO) as { id: number }).id;
+  const pulls = () => s.double.pulls(REPO) as Pull[];
+  const prOf = (task: string) => pulls().find((p) => p.head.ref.endsWith(`/${task}`));
+  const task = async (issue: number, key: string) => {
+    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+    return s.app.store.runs.task(run!.id, key);
+  };
+  const comments = (n: number) => s.double.comments(REPO, n) as Comment[];
+  const say = async (n: number, body: string, by = MAINTAINER) => {
+    const id = await s.double.comment(REPO, n, body, by);
+    await s.settle();
+    return comments(n).find((c) => c.id === id)!;
+  };
+  const start = async (body: string, config?: string) => {
+    s = await startScenario({ config });
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await s.double.openIssue(REPO, { title: 'Feature', body, user: MAINTAINER });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    return issue;
+  };
+
+  it('approves a task by id from the issue, reacting to the command', async () => {
+    const issue = await start(CHAIN);
+    const command = await say(issue, '/approve a');
+    expect(command.reaction_contents).toEqual(['agent-coordinator[bot]:+1']);
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+    const log = await s.app.store.commands.ofRepository(repositoryId());
+    expect(log.map((c) => [c.name, c.actorLogin, c.accepted])).toEqual([['approve', MAINTAINER, true]]);
+  });
+
+  it('vetoes and retries a task by id from the issue', async () => {
+    const issue = await start(CHAIN);
+    await say(issue, '/veto a not like this');
+    expect((await task(issue, 'a'))?.vetoReason).toBe('not like this');
+    expect((await task(issue, 'b'))?.state).toBe('blocked');
+    await say(issue, '/retry a\nplease use the builder pattern\nand add tests');
+    const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
+    expect(runs).toHaveLength(2);
+    expect(runs[1]?.inputs.mode).toBe('fix');
+    expect(runs[1]?.inputs.feedback).toContain('please use the builder pattern\nand add tests');
+    expect((await task(issue, 'b'))?.state).toBe('pending');
+  });
+
+  it('holds and resumes dispatch and merges for the run', async () => {
+    const issue = await start(CHAIN);
+    await say(issue, '/hold');
+    expect((await s.app.store.runs.latestRun(repositoryId(), issue))?.state).toBe('held');
+    await say(prOf('a')!.number, '/approve');
+    expect((await task(issue, 'a'))?.state).not.toBe('merged');
+    await say(issue, '/unhold');
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+    expect(s.double.runs(REPO).some((r) => r.head_branch === 'agent/1/b')).toBe(true);
+  });
+
+  it('holds one task from its PR', async () => {
+    const issue = await start(CHAIN);
+    const a = prOf('a')!;
+    await say(a.number, '/hold');
+    await say(a.number, '/approve');
+    expect((await task(issue, 'a'))?.state).toBe('approved');
+    await say(a.number, '/unhold');
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+  });
+
+  it('replaces the plan with /plan before the first merge, and refuses after it', async () => {
+    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    await say(issue, '/hold');
+    await say(issue, `/plan\n${CHAIN.replace('title: B', 'title: Second')}`);
+    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+    expect((await s.app.store.runs.tasksOf(run!.id)).map((t) => t.taskKey)).toEqual(['a', 'b']);
+    expect(run?.planSource).toBe('command');
+    await say(issue, '/unhold');
+    await say(prOf('a')!.number, '/approve');
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+    const refused = await say(issue, `/plan\n${CHAIN}`);
+    expect(refused.reaction_contents).toEqual([]);
+    const reply = comments(issue).at(-1)!;
+    expect(reply.body).toContain('already been merged');
+  });
+
+  it('shows an invalid /plan in the status comment and changes nothing', async () => {
+    const issue = await start(CHAIN);
+    await say(issue, '/hold');
+    await say(issue, '/plan\n```tasks\n- id: x\n  title: X\n  deps: [nope]\n```');
+    expect(statusComment(s.double, issue)).toContain('nope');
+    expect(comments(issue).at(-1)!.body).toContain('the plan is invalid');
+  });
+
+  it('answers /help and /status, and suggests the command meant by a near miss', async () => {
+    const issue = await start(CHAIN);
+    await say(issue, '/help');
+    expect(comments(issue).at(-1)!.body).toContain('/approve');
+    const before = statusComment(s.double, issue);
+    s.clock.advance(60_000); // the comment carries its update time
+    const status = await say(issue, '/status');
+    expect(status.reaction_contents).toEqual(['agent-coordinator[bot]:+1']);
+    expect(statusComment(s.double, issue)).not.toBe(before); // rewritten (timestamp) in place
+    await say(issue, '/aprove a');
+    expect(comments(issue).at(-1)!.body).toContain('approve');
+    expect(comments(issue).at(-1)!.body.toLowerCase()).toContain('did you mean');
+    expect((await task(issue, 'a'))?.state).toBe('in_review');
+  });
+
+  it('cancels the run with /cancel, and when the issue is closed', async () => {
+    const issue = await start(CHAIN);
+    await say(issue, '/cancel');
+    expect((await s.app.store.runs.latestRun(repositoryId(), issue))?.state).toBe('cancelled');
+    expect(pulls().filter((p) => p.state === 'open')).toHaveLength(1); // PRs are left open
+    await s.double.removeLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    const second = await s.app.store.runs.latestRun(repositoryId(), issue);
+    expect(second?.generation).toBe(2);
+    expect(second?.state).toBe('running');
+    await s.double.closeIssue(REPO, issue, MAINTAINER);
+    await s.settle();
+    expect((await s.app.store.runs.latestRun(repositoryId(), issue))?.state).toBe('cancelled');
+  });
+
+  it('needs a new approval after new work is pushed to an approved PR', async () => {
+    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'), 'merge:\n  requireApproval: true\n');
+    const a = prOf('a')!;
+    await s.double.setCheck(REPO, a.head.sha, 'ci', 'in_progress');
+    await say(a.number, '/approve');
+    expect((await task(issue, 'a'))?.approvedSha).toBe(a.head.sha);
+    await s.double.pushCommit(REPO, 'agent/1/a', { message: 'more work', files: { 'more.txt': 'x' }, by: 'someone' });
+    await s.settle();
+    const newHead = prOf('a')!.head.sha;
+    await s.double.setCheck(REPO, a.head.sha, 'ci', 'completed', 'success');
+    await s.settle();
+    expect((await task(issue, 'a'))?.state).not.toBe('merged');
+    await say(a.number, '/approve');
+    expect((await task(issue, 'a'))?.approvedSha).toBe(newHead);
+    expect((await task(issue, 'a'))?.state).toBe('merged');
+  });
+});
