@@ -283,14 +283,14 @@ async function handleRefusal(
 }
 
 /** Conflicts or failing checks go back to the worker in mode=fix, once per head, within retries.max. */
-async function sendBack(
+export async function sendBack(
   engine: Engine,
   scope: RunScope,
-  target: { row: PullRow; task: TaskRow; pull: MergePull },
+  target: { row: PullRow; task: TaskRow; pull: Pick<MergePull, 'headSha'> },
   feedback: string,
 ): Promise<void> {
   const { task, row } = target;
-  await setPull(engine, row.id, { sentBackForSha: target.pull.headSha });
+  await setPull(engine, row.id, { sentBackForSha: target.pull.headSha, enqueuedAt: null });
   if (task.attemptCount - 1 >= scope.config.retries.max) {
     await failTaskForGood(engine, scope, task.id, `no retries left to fix it: ${feedback}`, null);
     return;

@@ -1,8 +1,7 @@
 import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
 import { loadRunScope } from '../engine/context.js';
-import { scheduleRepository } from '../engine/dispatch.js';
-import { advanceRun } from '../engine/merge.js';
+import { advanceRun, sendBack } from '../engine/merge.js';
 import { linkPullRequest, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
 import { WRITE_ROLES } from '../github/port.js';
 
@@ -71,25 +70,25 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     if (reason === 'MERGE') return;
     const found = await engine.store.attempts.pullWithTask(repository.id, pr.number);
     if (!found || found.task.state !== 'merging') return;
-    await engine.store.attempts.updatePull(found.pull.id, { enqueuedAt: null });
     const failed = reason === 'CI_FAILURE' || reason === 'MERGE_CONFLICT';
-    await engine.store.runs.transitionTask(found.task.id, ['merging'], {
-      state: failed ? 'pending' : 'approved',
-      ...(failed
-        ? {
-            nextMode: 'fix',
-            pendingFeedback:
-              reason === 'CI_FAILURE'
-                ? 'The merge queue removed the PR: checks failed on the merge group. Make them pass.'
-                : `The merge queue removed the PR: it conflicts with ${pr.base.ref}. Merge ${pr.base.ref} in and resolve the conflicts.`,
-          }
-        : {}),
-    });
     engine.log.info({ pr: pr.number, reason }, 'PR left the merge queue');
     const scope = await loadRunScope(engine, found.run, services.port(context.octokit));
     if (failed) {
-      await scheduleRepository(engine, scope.repositoryId);
-    } else await advanceRun(engine, scope);
+      const feedback =
+        reason === 'CI_FAILURE'
+          ? 'The merge queue removed the PR: checks failed on the merge group. Make them pass.'
+          : `The merge queue removed the PR: it conflicts with ${pr.base.ref}. Merge ${pr.base.ref} in and resolve the conflicts.`;
+      await sendBack(
+        engine,
+        scope,
+        { row: found.pull, task: found.task, pull: { headSha: pr.head.sha } },
+        feedback,
+      );
+      return;
+    }
+    await engine.store.attempts.updatePull(found.pull.id, { enqueuedAt: null });
+    await engine.store.runs.transitionTask(found.task.id, ['merging'], { state: 'approved' });
+    await advanceRun(engine, scope);
   });
 
   // An approving review from a write+ user approves the task for the reviewed commit.

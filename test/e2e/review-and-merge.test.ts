@@ -139,6 +139,31 @@ describe('review and merge (GitHub double)', () => {
     expect(mergedOrder()).toEqual(['a', 'b']);
   });
 
+  it('sends a PR the merge queue removed for failing checks back to its worker', async () => {
+    s = await startScenario();
+    await s.double.enableMergeQueue(REPO, 'main');
+    await s.double.setRequiredChecks(REPO, 'main', ['ci']);
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    await s.double.setCheck(REPO, prOf('a')!.head.sha, 'ci', 'completed', 'success');
+    await approveAllOpen();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([prOf('a')!.number]);
+    const processing = s.double.processMergeQueue(REPO, 'main');
+    const group = await s.double.waitFor(
+      (d) => d.deliveries({ event: 'merge_group', action: 'checks_requested' })[0],
+      { description: 'merge group checks requested' },
+    );
+    const groupSha = (group.payload.merge_group as { head_sha: string }).head_sha;
+    await s.double.setCheck(REPO, groupSha, 'ci', 'completed', 'failure');
+    const result = await processing;
+    await s.settle();
+    expect(result.merged).toEqual([]);
+    const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
+    expect(runs.map((r) => r.inputs.mode)).toEqual(['work', 'fix']);
+    expect(runs[1]?.inputs.feedback).toContain('checks failed on the merge group');
+    expect((await task(issue, 'a'))?.state).toBe('in_review');
+  });
+
   it('vetoes a task (order check fails, dependents blocked), then retries it with feedback', async () => {
     s = await startScenario();
     s.double.setWorker(() => ({ kind: 'pr' }));
