@@ -12,9 +12,7 @@ import { failTaskForGood } from './failures.js';
  * intent that the sweep resolves against GitHub, never a second dispatch.
  */
 export async function scheduleRepository(engine: Engine, repositoryId: number): Promise<number> {
-  const runs = (await engine.store.runs.activeRuns()).filter(
-    (r) => r.repositoryId === repositoryId,
-  );
+  const runs = await engine.store.runs.activeRunsOf(repositoryId);
   const newest = runs[runs.length - 1];
   if (!newest) return 0;
   const config = newest.config as RepoConfig;

@@ -90,6 +90,14 @@ export class RunStore {
     return this.db.select().from(runs).where(isNull(runs.finishedAt)).orderBy(asc(runs.id));
   }
 
+  async activeRunsOf(repositoryId: number): Promise<RunRow[]> {
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.repositoryId, repositoryId), isNull(runs.finishedAt)))
+      .orderBy(asc(runs.id));
+  }
+
   async repositoryOf(run: RunRow) {
     const [repo] = await this.db
       .select()
