@@ -145,5 +145,5 @@ describe('scheduling and dispatch (GitHub double)', () => {
     // 50 tasks × 4 state changes would be 200 writes uncoalesced.
     expect(statusWrites.length).toBeLessThanOrEqual(20);
     expect(statusComment(s.double, issue)).toContain('in_review');
-  });
+  }, 60_000);
 });
