@@ -17,6 +17,8 @@ import type { RunRow } from './store/runs.js';
 
 export interface AppServices {
   store: Store;
+  /** This App's id: tells its own comments from other bots' (see `findAppComment`). */
+  appId?: number;
   metrics: Metrics;
   port: (octokit: InstanceType<typeof ProbotOctokit>) => GitHubPort;
   engine?: Engine;
@@ -32,7 +34,10 @@ export interface AppServices {
 export type AppServiceInput = Omit<AppServices, 'port'> & Partial<Pick<AppServices, 'port'>>;
 
 export function createApp(input: AppServiceInput): ApplicationFunction {
-  const services: AppServices = { port: (octokit) => createOctokitPort(octokit), ...input };
+  const services: AppServices = {
+    port: (octokit) => createOctokitPort(octokit, { appId: input.appId }),
+    ...input,
+  };
   const { engine } = services;
   if (engine) {
     services.onRunRequested ??= async ({ context, config, port }) => {

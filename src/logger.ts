@@ -13,6 +13,9 @@ const REDACT = [
   'request.headers.authorization',
   '*.headers.authorization',
   'err.request.headers.authorization',
+  // Probot collects handler errors in an AggregateError: pino logs them as `aggregateErrors`.
+  'err.aggregateErrors[*].request.headers.authorization',
+  '*.webhookSecret',
 ];
 
 export function createLogger(options: {

@@ -3,6 +3,7 @@ import { verify } from '@octokit/webhooks-methods';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { DeliveryStore } from '../store/deliveries.js';
+import { crashPoint } from '../crash-points.js';
 
 /** GitHub caps webhook payloads at 25 MB. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
@@ -61,7 +62,8 @@ export function createWebhookIngest(deps: IngestDeps) {
     try {
       const parsed: unknown = JSON.parse(body);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error();
-      payload = parsed as Record<string, unknown>;
+      const value = UNSTORABLE_ESCAPE.test(body) ? storable(parsed) : parsed;
+      payload = value as Record<string, unknown>;
     } catch {
       return reject(400, 'payload is not a JSON object');
     }
@@ -76,6 +78,7 @@ export function createWebhookIngest(deps: IngestDeps) {
         payload,
       });
       if (outcome === 'accepted') {
+        crashPoint('ingest.stored');
         deps.onAccepted(id);
         return { status: 202, body: JSON.stringify({ ok: true, delivery: id }), outcome };
       }
@@ -90,6 +93,22 @@ export function createWebhookIngest(deps: IngestDeps) {
       };
     }
   }
+}
+
+// Postgres jsonb holds neither NUL nor a lone surrogate (both only reach us as JSON escapes):
+// a payload carrying one would answer 503 forever, and be redelivered forever. They become
+// U+FFFD, as a UTF-8 decoder would make them.
+const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f])/i;
+const UNSTORABLE_CHARS =
+  // eslint-disable-next-line no-control-regex -- NUL is the point
+  /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(UNSTORABLE_CHARS, '\ufffd');
+  if (Array.isArray(value)) return value.map(storable);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storable(v)]));
+  return value;
 }
 
 function reject(status: number, message: string): Answer {
