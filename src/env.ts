@@ -46,6 +46,13 @@ const envSchema = z.object({
   GHE_PROTOCOL: z.enum(['http', 'https']).default('https'),
   COORDINATOR_MAX_PARALLEL: integerIn(1, 1_000_000).optional(),
   SWEEP_SCHEDULE: z.string().default('* * * * *'),
+  DASHBOARD_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .min(16, 'expected at least 16 characters (for example `openssl rand -hex 32`)')
+      .regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces')
+      .optional(),
+  ),
 });
 
 export interface AppEnv {
@@ -63,6 +70,8 @@ export interface AppEnv {
   githubBaseUrl?: string;
   maxParallel: number;
   sweepSchedule: string;
+  /** Serves /dashboard to requests carrying it; unset → no dashboard (404). */
+  dashboardToken?: string;
 }
 
 export class EnvError extends Error {
@@ -141,6 +150,7 @@ export function parseEnv(
     githubBaseUrl: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}/api/v3` : undefined,
     maxParallel: env.COORDINATOR_MAX_PARALLEL ?? Number.POSITIVE_INFINITY,
     sweepSchedule: env.SWEEP_SCHEDULE,
+    dashboardToken: env.DASHBOARD_TOKEN,
   };
 }
 

@@ -1,5 +1,6 @@
 import { runWorker } from '../worker/index.js';
 import type { CliIo } from './io.js';
+import { runDoctor } from './doctor.js';
 import { runInit } from './init.js';
 
 export type { CliIo } from './io.js';
@@ -10,7 +11,7 @@ interface Command {
   run(args: string[], io: CliIo): Promise<number>;
 }
 
-// One entry per subcommand; `doctor` (checks a repository's setup) will join them.
+// One entry per subcommand.
 const COMMANDS: Record<string, Command> = {
   worker: {
     usage: 'worker',
@@ -32,6 +33,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'init [dir] [--force]',
     summary: 'write .github/workflows/agent-worker.yml and .github/agent-coordinator.yml',
     run: runInit,
+  },
+  doctor: {
+    usage: 'doctor --repo owner/name',
+    summary: "check a repository's setup with the App's credentials and print what to fix",
+    run: runDoctor,
   },
   help: {
     usage: 'help',

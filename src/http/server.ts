@@ -12,7 +12,10 @@ export interface HttpDeps {
   pingDatabase: () => Promise<void>;
   metrics: Metrics;
   log: Logger;
-  /** Extra routes (the dashboard, later): path → handler. */
+  /**
+   * Extra routes: exact path → handler. A key ending in `/*` (e.g. `/dashboard/*`) also
+   * answers every path under that prefix; exact keys win.
+   */
   routes?: Record<string, RouteHandler>;
 }
 
@@ -34,7 +37,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       res.writeHead(200, { 'content-type': deps.metrics.registry.contentType }).end(text);
       return;
     }
-    const extra = path ? deps.routes?.[path] : undefined;
+    const extra = path ? findRoute(deps.routes, path) : undefined;
     if (extra) return extra(req, res);
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
   }
@@ -55,6 +58,18 @@ export function createHttpServer(deps: HttpDeps): Server {
       })
       .end(JSON.stringify({ status: ok ? 'ok' : 'degraded', database }));
   }
+}
+
+function findRoute(
+  routes: Record<string, RouteHandler> | undefined,
+  path: string,
+): RouteHandler | undefined {
+  if (!routes) return undefined;
+  if (Object.hasOwn(routes, path)) return routes[path];
+  for (const [key, handler] of Object.entries(routes)) {
+    if (key.endsWith('/*') && path.startsWith(key.slice(0, -1))) return handler;
+  }
+  return undefined;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

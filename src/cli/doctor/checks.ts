@@ -1,0 +1,309 @@
+import { parseConfigYaml } from '../../config/load.js';
+import { CONFIG_PATH, type RepoConfig } from '../../config/schema.js';
+import { repoConfigSchema } from '../../config/schema.js';
+import { ORDER_CHECK_NAME } from '../../core/merge/order-check.js';
+import { why, type DoctorClient, type InstallationInfo } from './client.js';
+import { canRead, compareGrants, type AppManifest } from './permissions.js';
+import { ok, problem, unknown, type Finding } from './report.js';
+import { compareInputs, readWorkflow, WORKER_INPUT_NAMES } from './workflow.js';
+
+const list = (names: readonly string[]) => names.join(', ');
+
+/**
+ * Every check, in the order a person would fix things: the App, its installation, the
+ * repository's config, label and workflow, then merging. A failed prerequisite (no
+ * installation) stops the checks that need it; everything else is checked and reported.
+ */
+export async function runChecks(gh: DoctorClient, manifest: AppManifest): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const app = await gh.app();
+  if (!app.ok) {
+    findings.push(
+      problem(
+        'App credentials',
+        `GitHub did not accept them (${why(app)})`,
+        'check APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH), and GHE_HOST for GitHub Enterprise',
+      ),
+    );
+    return findings;
+  }
+  findings.push(ok('App credentials', `${app.data.name} (App ID ${app.data.id})`));
+
+  const installation = await gh.installation();
+  if (!installation.ok) {
+    findings.push(
+      installation.status === 404
+        ? problem(
+            'installation',
+            `the App is not installed on ${gh.owner}/${gh.repo}`,
+            `install it: ${app.data.html_url}/installations/new`,
+          )
+        : problem('installation', `could not look it up (${why(installation)})`),
+    );
+    return findings;
+  }
+  findings.push(checkGrants(installation.data, manifest));
+  await gh.useInstallation(installation.data.id);
+
+  const repository = await gh.repository();
+  if (!repository.ok) {
+    findings.push(problem('repository', `could not read it (${why(repository)})`));
+    return findings;
+  }
+  const branch = repository.data.default_branch;
+  const { finding: configFinding, config } = await checkConfig(gh, branch);
+  findings.push(configFinding);
+  findings.push(await checkLabel(gh, config.label));
+  const workflow = await checkWorkflow(gh, branch, config.worker.workflow);
+  findings.push(...workflow.findings);
+  if (workflow.facts)
+    findings.push(...(await checkActionsNames(gh, installation.data.permissions, workflow.facts)));
+  findings.push(await checkMergeQueue(gh, branch, config));
+  findings.push(await checkRequiredCheck(gh, branch));
+  return findings;
+}
+
+function checkGrants(installation: InstallationInfo, manifest: AppManifest): Finding {
+  const subject = `installation ${installation.id}${installation.account ? ` on ${installation.account.login}` : ''}`;
+  if (installation.suspended_at)
+    return problem(
+      subject,
+      `suspended since ${installation.suspended_at}`,
+      'unsuspend it in the App installation settings',
+    );
+  const missing = compareGrants(manifest, installation);
+  if (missing.permissions.length === 0 && missing.events.length === 0)
+    return ok(subject, 'permissions and events as in app.yml');
+  const details = [
+    ...(missing.permissions.length
+      ? [`permissions short of app.yml: ${list(missing.permissions)}`]
+      : []),
+    ...(missing.events.length ? [`events not subscribed: ${list(missing.events)}`] : []),
+  ];
+  return problem(
+    subject,
+    details.join('\n'),
+    "add them in the App's settings (Permissions & events), then accept the new permissions on the installation",
+  );
+}
+
+async function checkConfig(
+  gh: DoctorClient,
+  branch: string,
+): Promise<{ finding: Finding; config: RepoConfig }> {
+  const defaults = repoConfigSchema.parse(undefined);
+  const subject = `config ${CONFIG_PATH}`;
+  const file = await gh.file(CONFIG_PATH, branch);
+  if (!file.ok) {
+    if (file.status === 404)
+      return { finding: ok(subject, `none on ${branch}: the defaults apply`), config: defaults };
+    return { finding: unknown(subject, `could not read it (${why(file)})`), config: defaults };
+  }
+  const parsed = parseConfigYaml(String(file.data));
+  if (!parsed.ok)
+    return {
+      finding: problem(
+        subject,
+        `invalid, so no run would start:\n${parsed.errors.map((e) => `- ${e}`).join('\n')}`,
+        `fix the file on ${branch}; the checks below use the defaults meanwhile`,
+      ),
+      config: defaults,
+    };
+  return { finding: ok(subject, 'valid'), config: parsed.config };
+}
+
+async function checkLabel(gh: DoctorClient, name: string): Promise<Finding> {
+  const subject = `label "${name}"`;
+  const label = await gh.label(name);
+  if (label.ok) return ok(subject, 'exists');
+  if (label.status === 404)
+    return problem(
+      subject,
+      `does not exist in ${gh.owner}/${gh.repo}: nobody can add it to an issue to start a run`,
+      `create it under Issues → Labels (or \`gh label create ${name} -R ${gh.owner}/${gh.repo}\`)`,
+    );
+  return unknown(subject, `could not check it (${why(label)})`);
+}
+
+async function checkWorkflow(
+  gh: DoctorClient,
+  branch: string,
+  file: string,
+): Promise<{ findings: Finding[]; facts?: ReturnType<typeof readWorkflow> }> {
+  const path = `.github/workflows/${file}`;
+  const subject = `workflow ${path}`;
+  const text = await gh.file(path, branch);
+  if (!text.ok) {
+    if (text.status === 404)
+      return {
+        findings: [
+          problem(
+            subject,
+            `missing on the default branch ${branch}: GitHub dispatches only workflows it finds there`,
+            `run \`npx agent-coordinator init\`, then commit .github/workflows/${file} to ${branch}`,
+          ),
+        ],
+      };
+    return { findings: [unknown(subject, `could not read it (${why(text)})`)] };
+  }
+  const facts = readWorkflow(String(text.data));
+  if (facts.errors.length > 0)
+    return { findings: [problem(subject, `is not valid YAML: ${facts.errors.join('; ')}`)], facts };
+  const findings: Finding[] = [];
+  if (!facts.dispatchable) {
+    findings.push(
+      problem(
+        subject,
+        'has no `on: workflow_dispatch` trigger',
+        'declare workflow_dispatch with the inputs of SPEC §6',
+      ),
+    );
+  } else {
+    const { missing, extra } = compareInputs(facts.inputs);
+    const issues = [
+      ...(missing.length
+        ? [
+            `does not declare the inputs ${list(missing)} (GitHub refuses a dispatch with undeclared inputs)`,
+          ]
+        : []),
+      ...(extra.length ? [`declares inputs the coordinator never sends: ${list(extra)}`] : []),
+    ];
+    findings.push(
+      issues.length === 0
+        ? ok(subject, `declares exactly the ${WORKER_INPUT_NAMES.length} worker inputs`)
+        : problem(
+            subject,
+            issues.join('\n'),
+            `declare exactly these workflow_dispatch inputs (type: string): ${list(WORKER_INPUT_NAMES)}; \`npx agent-coordinator init --force\` writes them`,
+          ),
+    );
+  }
+  const registered = await gh.workflow(file);
+  if (registered.ok && registered.data.state !== 'active')
+    findings.push(
+      problem(
+        `workflow ${file} in Actions`,
+        `is ${registered.data.state}`,
+        'enable it in the Actions tab',
+      ),
+    );
+  else if (!registered.ok && registered.status !== 404)
+    findings.push(
+      unknown(`workflow ${file} in Actions`, `could not check its state (${why(registered)})`),
+    );
+  else if (!registered.ok)
+    findings.push(
+      problem(
+        `workflow ${file} in Actions`,
+        'GitHub Actions does not know it (are Actions enabled for the repository?)',
+      ),
+    );
+  return { findings, facts };
+}
+
+async function checkActionsNames(
+  gh: DoctorClient,
+  permissions: Record<string, string | undefined>,
+  facts: ReturnType<typeof readWorkflow>,
+): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const kinds = [
+    { kind: 'secrets', permission: 'secrets', names: facts.secrets },
+    { kind: 'variables', permission: 'actions_variables', names: facts.variables },
+  ] as const;
+  for (const { kind, permission, names } of kinds) {
+    const subject = `workflow ${kind}`;
+    if (names.length === 0) {
+      findings.push(ok(subject, 'the workflow uses none'));
+      continue;
+    }
+    if (!canRead(permissions, permission)) {
+      findings.push(
+        unknown(
+          subject,
+          `the App may not list them (no ${permission} permission); the workflow reads: ${list(names)}`,
+          'make sure each exists under Settings → Secrets and variables → Actions (repository or organization)',
+        ),
+      );
+      continue;
+    }
+    const present = await gh.actionsNames(kind);
+    if (!present.ok) {
+      findings.push(
+        unknown(
+          subject,
+          `could not list them (${why(present)}); the workflow reads: ${list(names)}`,
+        ),
+      );
+      continue;
+    }
+    const missing = names.filter((n) => !present.data.includes(n));
+    findings.push(
+      missing.length === 0
+        ? ok(subject, `all set: ${list(names)}`)
+        : problem(
+            subject,
+            `not set: ${list(missing)}`,
+            'add them under Settings → Secrets and variables → Actions',
+          ),
+    );
+  }
+  return findings;
+}
+
+async function checkMergeQueue(
+  gh: DoctorClient,
+  branch: string,
+  config: RepoConfig,
+): Promise<Finding> {
+  const subject = `merge queue on ${branch}`;
+  const queue = await gh.mergeQueue(branch);
+  if (!queue.ok) return unknown(subject, `could not check it (${why(queue)})`);
+  const mode = config.merge.useMergeQueue;
+  if (queue.data && mode === 'never')
+    return problem(
+      subject,
+      'the branch has one but merge.useMergeQueue is never: GitHub refuses direct merges into a queued branch',
+      'set merge.useMergeQueue to auto',
+    );
+  if (!queue.data && mode === 'always')
+    return problem(
+      subject,
+      'merge.useMergeQueue is always but the branch has no merge queue',
+      `enable the merge queue in ${branch}'s branch protection or ruleset, or set merge.useMergeQueue to auto`,
+    );
+  return ok(
+    subject,
+    queue.data
+      ? 'on: approved PRs are enqueued in dependency order'
+      : 'off: approved PRs are merged directly in dependency order',
+  );
+}
+
+async function checkRequiredCheck(gh: DoctorClient, branch: string): Promise<Finding> {
+  const subject = `required check ${ORDER_CHECK_NAME}`;
+  const fix = `add ${ORDER_CHECK_NAME} as a required status check in ${branch}'s branch protection rule or ruleset, so nobody merges out of order by hand`;
+  const info = await gh.branch(branch);
+  const required = info.ok ? info.data.protection?.required_status_checks : undefined;
+  const names = [...(required?.contexts ?? []), ...(required?.checks ?? []).map((c) => c.context)];
+  if (names.includes(ORDER_CHECK_NAME))
+    return ok(subject, `required on ${branch} (branch protection)`);
+  const rules = await gh.branchRules(branch);
+  if (rules.ok) {
+    const fromRules = rules.data
+      .filter((r) => r.type === 'required_status_checks')
+      .flatMap((r) => r.parameters?.required_status_checks ?? [])
+      .map((c) => c.context);
+    if (fromRules.includes(ORDER_CHECK_NAME)) return ok(subject, `required on ${branch} (ruleset)`);
+    if (info.ok) return problem(subject, `not required on ${branch}`, fix);
+  }
+  const failures = [
+    ...(info.ok ? [] : [`branch protection: ${why(info)}`]),
+    ...(rules.ok ? [] : [`rulesets: ${why(rules)}`]),
+  ];
+  return unknown(
+    subject,
+    `${info.ok ? 'not required by branch protection; ' : ''}could not check ${list(failures)}`,
+    fix,
+  );
+}

@@ -1,0 +1,209 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, type CliIo } from '../../src/cli/main.js';
+import { packageRoot } from '../../src/package-root.js';
+import { startGitHubDouble } from '../github-double/index.js';
+import type { GitHubDouble } from '../github-double/scenario.js';
+import { TEST_APP_ID, TEST_PRIVATE_KEY } from '../helpers/app.js';
+
+const REPO = 'octo-org/widgets';
+const WORKFLOW = '.github/workflows/agent-worker.yml';
+
+/**
+ * `agent-coordinator doctor` against the GitHub double. The double does not model two
+ * documented endpoints the doctor reads: `GET /repos/{o}/{r}/labels/{name}` and
+ * `GET /repos/{o}/{r}/rules/branches/{branch}`. The tests answer those with the double's
+ * fault knob (as GitHub would answer), and one test shows the doctor's "could not check".
+ */
+describe('agent-coordinator doctor', () => {
+  let double: GitHubDouble;
+  afterEach(async () => {
+    await double?.close();
+  });
+
+  const start = async () => {
+    double = await startGitHubDouble({ webhookSecret: 'doctor-secret', appId: TEST_APP_ID });
+    return double;
+  };
+
+  const env = (over: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    APP_ID: String(TEST_APP_ID),
+    PRIVATE_KEY: TEST_PRIVATE_KEY,
+    GHE_HOST: new URL(double.url).host,
+    GHE_PROTOCOL: 'http',
+    ...over,
+  });
+
+  const doctor = async (args = ['doctor', '--repo', REPO], processEnv = env()) => {
+    let out = '';
+    let err = '';
+    const io: CliIo = {
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+      env: processEnv,
+      cwd: process.cwd(),
+    };
+    const code = await runCli(args, io);
+    return { code, out, err };
+  };
+
+  const label = (name: string, exists: boolean) =>
+    double.faults.add({
+      method: 'GET',
+      path: new RegExp(`^/repos/${REPO}/labels/${name}$`),
+      ...(exists
+        ? {
+            status: 200,
+            body: {
+              id: 1,
+              node_id: 'LA_1',
+              url: `${double.apiUrl}/repos/${REPO}/labels/${name}`,
+              name,
+              color: 'ededed',
+              default: false,
+              description: null,
+            },
+          }
+        : { status: 404, body: { message: 'Not Found' } }),
+    });
+  const rulesets = (rules: unknown[]) =>
+    double.faults.add({
+      method: 'GET',
+      path: new RegExp(`^/repos/${REPO}/rules/branches/main$`),
+      status: 200,
+      body: rules,
+    });
+
+  it('passes a repository set up as the README says', async () => {
+    await start();
+    const template = await readFile(join(packageRoot(), 'templates/agent-worker.yml'), 'utf8');
+    await double.createRepo({
+      owner: 'octo-org',
+      name: 'widgets',
+      files: {
+        [WORKFLOW]: template,
+        '.github/agent-coordinator.yml': 'merge:\n  method: rebase\n',
+      },
+    });
+    await double.setRequiredChecks(REPO, 'main', ['ci', 'agent-coordinator/order']);
+    await double.enableMergeQueue(REPO, 'main');
+    label('agent', true);
+
+    const { code, out } = await doctor();
+    expect(out).not.toContain('FAIL');
+    expect(code).toBe(0);
+    expect(out).toContain('ok    App credentials');
+    expect(out).toMatch(
+      /ok {4}installation \d+ on octo-org: permissions and events as in app\.yml/,
+    );
+    expect(out).toContain('ok    config .github/agent-coordinator.yml: valid');
+    expect(out).toContain('ok    label "agent": exists');
+    expect(out).toContain(`ok    workflow ${WORKFLOW}: declares exactly the 11 worker inputs`);
+    expect(out).toContain('ok    merge queue on main: on');
+    expect(out).toContain('ok    required check agent-coordinator/order: required on main');
+    // The App may not list secrets (app.yml asks for no secrets permission): it names them.
+    expect(out).toMatch(
+      /\?\? {4}workflow secrets: .*no secrets permission.*AGENT_COORDINATOR_PRIVATE_KEY, ANTHROPIC_API_KEY/,
+    );
+    expect(out).toMatch(/\?\? {4}workflow variables: .*AGENT_COMMAND.*AGENT_COORDINATOR_APP_ID/);
+    expect(out).toContain('No problems found; 2 things could not be checked');
+    double.assertNoViolations();
+  });
+
+  it('names each problem of a broken setup: no workflow, invalid config, no label, no required check', async () => {
+    await start();
+    await double.createRepo({
+      owner: 'octo-org',
+      name: 'widgets',
+      workflows: [],
+      files: { '.github/agent-coordinator.yml': 'merge:\n  method: fast\nbogus: 1\n' },
+    });
+    label('agent', false);
+    rulesets([]);
+
+    const { code, out } = await doctor();
+    expect(code).toBe(1);
+    expect(out).toContain(`FAIL  workflow ${WORKFLOW}: missing on the default branch main`);
+    expect(out).toContain('npx agent-coordinator init');
+    expect(out).toContain('FAIL  config .github/agent-coordinator.yml: invalid');
+    expect(out).toContain(
+      '- merge.method: Invalid option: expected one of "merge"|"squash"|"rebase"',
+    );
+    expect(out).toContain('- bogus: unknown key');
+    expect(out).toContain('FAIL  label "agent": does not exist in octo-org/widgets');
+    expect(out).toContain('FAIL  required check agent-coordinator/order: not required on main');
+    expect(out).toContain('4 problems to fix:');
+    double.assertNoViolations();
+  });
+
+  it('names missing and extra workflow inputs, with the label and workflow from the config', async () => {
+    await start();
+    await double.createRepo({
+      owner: 'octo-org',
+      name: 'widgets',
+      workflows: [{ file: 'agents.yml', inputs: ['task_id', 'issue', 'mode', 'branch'] }],
+      files: {
+        '.github/agent-coordinator.yml': 'label: ai-task\nworker:\n  workflow: agents.yml\n',
+      },
+    });
+    await double.setRequiredChecks(REPO, 'main', ['agent-coordinator/order']);
+    label('ai-task', true);
+
+    const { code, out } = await doctor();
+    expect(code).toBe(1);
+    expect(out).toContain('ok    label "ai-task": exists');
+    expect(out).toContain(
+      'FAIL  workflow .github/workflows/agents.yml: does not declare the inputs attempt, title, prompt, feedback, base, timeout_minutes, model, max_turns',
+    );
+    expect(out).toContain('declares inputs the coordinator never sends: branch');
+    expect(out).toContain('1 problem to fix:');
+    double.assertNoViolations();
+  });
+
+  it('stops at a missing installation and says where to install the App', async () => {
+    await start();
+    await double.createRepo({ owner: 'octo-org', name: 'widgets', installed: false });
+    const { code, out } = await doctor();
+    expect(code).toBe(1);
+    expect(out).toContain('FAIL  installation: the App is not installed on octo-org/widgets');
+    expect(out).toMatch(/fix: install it: \S+\/installations\/new/);
+    expect(out).not.toContain('workflow');
+    double.assertNoViolations();
+  });
+
+  it('reports credentials GitHub refuses', async () => {
+    await start();
+    await double.createRepo({ owner: 'octo-org', name: 'widgets' });
+    const { code, out } = await doctor(undefined, env({ APP_ID: '999' }));
+    expect(code).toBe(1);
+    expect(out).toMatch(/FAIL {2}App credentials: GitHub did not accept them \(HTTP 401/);
+  });
+
+  it('says what it could not check when GitHub (here: the double) does not answer', async () => {
+    await start();
+    await double.createRepo({ owner: 'octo-org', name: 'widgets' });
+    const { code, out } = await doctor();
+    expect(out).toMatch(/\?\? {4}label "agent": could not check it \(HTTP 501/);
+    expect(out).toMatch(
+      /\?\? {4}required check agent-coordinator\/order: not required by branch protection; could not check rulesets: HTTP 501/,
+    );
+    expect(code).toBe(0);
+    // Exactly the two endpoints the double does not model, and nothing else.
+    expect(double.violations.map((v) => `${v.method} ${v.path}`).sort()).toEqual([
+      `GET /repos/${REPO}/labels/agent`,
+      `GET /repos/${REPO}/rules/branches/main`,
+    ]);
+  });
+
+  it('explains its usage and its credentials', async () => {
+    await start();
+    expect((await doctor(['doctor'])).code).toBe(2);
+    expect((await doctor(['doctor', '--repo', 'not a repo'])).err).toContain('--repo owner/name');
+    const noCreds = await doctor(['doctor', '--repo', REPO], { GHE_HOST: 'x' });
+    expect(noCreds.code).toBe(2);
+    expect(noCreds.err).toContain('APP_ID and PRIVATE_KEY');
+    const help = await doctor(['help']);
+    expect(help.out).toContain('doctor --repo owner/name');
+  });
+});
