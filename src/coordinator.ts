@@ -3,7 +3,10 @@ import { Probot, ProbotOctokit } from 'probot';
 import type { Logger } from 'pino';
 import cron from 'node-cron';
 import { createApp, type AppServices } from './app.js';
+import { createDashboard } from './dashboard/index.js';
 import { createEngine, type RunningEngine } from './engine/create.js';
+import { CoordinatorOctokit } from './github/coordinator-octokit.js';
+import { createRedeliverer } from './engine/redeliver.js';
 import { sweep, SWEEP_LOCK_KEY, type SweepReport } from './engine/sweep.js';
 import type { AppEnv } from './env.js';
 import { createHttpServer, listen, type RouteHandler } from './http/server.js';
@@ -11,12 +14,12 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
 import { createWebhookIngest } from './webhooks/ingest.js';
-import { DeliveryProcessor } from './webhooks/processor.js';
+import { DeliveryProcessor, type ProcessorOptions } from './webhooks/processor.js';
 
 export interface CoordinatorOptions {
   env: AppEnv & { appId: number; privateKey: string };
   log: Logger;
-  /** Octokit class for Probot; tests pass one with retries and throttling off. */
+  /** Octokit class for Probot (default CoordinatorOctokit); tests pass one with retries and throttling off. */
   Octokit?: typeof ProbotOctokit;
   /** Skip listening (tests that only call the handlers). */
   listen?: boolean;
@@ -30,6 +33,8 @@ export interface CoordinatorOptions {
   schedule?: boolean;
   /** Grace before a dispatch with no known run is checked against GitHub. */
   sweepGraceMs?: number;
+  /** Delivery processor tuning (tests shorten the retry backoff). */
+  processor?: Pick<ProcessorOptions, 'retryDelayMs' | 'maxAttempts' | 'concurrency'>;
 }
 
 export interface Coordinator {
@@ -66,7 +71,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     secret: env.webhookSecret,
     baseUrl: env.githubBaseUrl,
     log: log.child({ name: 'probot' }),
-    Octokit: options.Octokit ?? ProbotOctokit,
+    Octokit: options.Octokit ?? CoordinatorOctokit,
   });
   const engine = createEngine({
     store,
@@ -76,9 +81,10 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     maxParallel: env.maxParallel,
     now: options.now,
   });
-  await probot.load(createApp({ store, metrics, engine, ...options.services }));
+  await probot.load(createApp({ store, metrics, engine, appId: env.appId, ...options.services }));
 
   const processor = new DeliveryProcessor({
+    ...options.processor,
     deliveries: store.deliveries,
     log,
     metrics,
@@ -98,12 +104,21 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     log,
     onAccepted: () => processor.kick(),
   });
+  // Off (404) unless DASHBOARD_TOKEN is set.
+  const dashboard = env.dashboardToken
+    ? createDashboard({
+        db: store.handle.db,
+        token: env.dashboardToken,
+        githubBaseUrl: env.githubBaseUrl,
+        log,
+      })
+    : undefined;
   const server = createHttpServer({
     ingest,
     pingDatabase: () => handle.ping(),
     metrics,
     log,
-    routes: options.routes,
+    routes: { ...dashboard?.routes, ...options.routes },
   });
 
   let url = '';
@@ -113,8 +128,12 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     url = `http://${host}:${address.port}`;
     log.info({ url }, 'agent-coordinator listening');
   }
+  const redeliver = createRedeliverer({ probot, deliveries: store.deliveries, log });
   const runSweep = async () => {
     const report = await handle.tryExclusive(SWEEP_LOCK_KEY, async () => {
+      await redeliver().catch((error: unknown) =>
+        log.warn({ err: error }, 'could not redeliver failed webhook deliveries'),
+      );
       const result = await sweep(engine, { graceMs: options.sweepGraceMs });
       await engine.flushStatus();
       return result;
@@ -153,6 +172,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     whenIdle: () => processor.whenIdle(),
     async close() {
       await task?.stop();
+      dashboard?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

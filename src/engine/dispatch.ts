@@ -5,6 +5,7 @@ import { statusOf } from '../github/port.js';
 import type { DispatchIntent } from '../store/attempts.js';
 import { loadRunScope, runName, taskBranch, type Engine, type RunScope } from './context.js';
 import { failTaskForGood } from './failures.js';
+import { crashPoint } from '../crash-points.js';
 
 /**
  * Dispatch what is ready in one repository. Intents are recorded first (under the repository
@@ -62,12 +63,14 @@ export async function performDispatch(
   });
   const branch = taskBranch(run.issueNumber, task.taskKey);
   try {
+    crashPoint('dispatch.intent-recorded');
     const base = run.baseBranch ?? (await s.port.defaultBranch(s.repo));
     if ((await s.port.branchHead(s.repo, branch)) === null) {
       const baseSha = await s.port.branchHead(s.repo, base);
       if (baseSha === null)
         throw Object.assign(new Error(`base branch "${base}" does not exist`), { status: 422 });
       await s.port.ensureBranch(s.repo, branch, baseSha);
+      crashPoint('dispatch.branch-created');
     }
     const inputs = buildWorkerInputs({
       taskKey: task.taskKey,
@@ -90,12 +93,14 @@ export async function performDispatch(
       ref: branch,
       inputs,
     });
+    crashPoint('dispatch.called');
     await engine.store.attempts.update(attempt.id, {
       phase: 'dispatched',
       dispatchedAt: engine.now(),
       workflowRunId: result.runId ?? null,
       workflowRunUrl: result.runUrl ?? null,
     });
+    crashPoint('dispatch.run-recorded');
     log.info(
       { workflowRun: result.runId, name: runName(run.issueNumber, task.taskKey, attempt.attempt) },
       'task dispatched',

@@ -1,24 +1,42 @@
 import { TERMINAL_TASK_STATES } from '../core/states.js';
 import type { Engine, RunScope } from './context.js';
+import { crashPoint } from '../crash-points.js';
 
 export const DONE_LABEL = 'agent:done';
 
-/** Close out a run once no task can move any more: done when all merged, failed otherwise. */
+/**
+ * Close out a run once no task can move any more: done when all merged, failed otherwise.
+ *
+ * A done run is marked `done` first, labelled and closed on GitHub, and only then finished: if
+ * GitHub fails the label or the close, the run stays active, and the retried event (or the next
+ * sweep) lands here again and finishes the close-out. Its own `issues.closed` does not cancel a
+ * `done` run. Labelling and closing twice change nothing.
+ */
 export async function settleRun(engine: Engine, scope: RunScope): Promise<void> {
   const tasks = await engine.store.runs.tasksOf(scope.run.id);
   if (tasks.length === 0) return;
   if (!tasks.every((t) => TERMINAL_TASK_STATES.has(t.state))) return;
   const allMerged = tasks.every((t) => t.state === 'merged');
-  const finished = await engine.store.runs.finishRun(scope.run.id, allMerged ? 'done' : 'failed');
   engine.requestStatus(scope.run.id);
-  if (!finished || !allMerged) return;
+  if (!allMerged) {
+    await engine.store.runs.finishRun(scope.run.id, 'failed');
+    return;
+  }
+  const run = await engine.store.runs.getRun(scope.run.id);
+  if (!run || run.finishedAt) return;
+  if (run.state !== 'done') await engine.store.runs.updateRun(run.id, { state: 'done' });
+  crashPoint('finish.run-finished');
   await scope.port.addLabels(scope.repo, scope.run.issueNumber, [DONE_LABEL]);
+  crashPoint('finish.labelled');
   if (scope.config.closeIssueWhenDone)
     await scope.port.closeIssue(scope.repo, scope.run.issueNumber);
+  await engine.store.runs.finishRun(run.id, 'done');
 }
 
 /** Cancel a run: nothing new is dispatched, running workflow runs are cancelled, PRs stay open. */
 export async function cancelRun(engine: Engine, scope: RunScope, why: string): Promise<boolean> {
+  // Every task merged, closing out (see settleRun): nothing left to cancel.
+  if ((await engine.store.runs.getRun(scope.run.id))?.state === 'done') return false;
   const finished = await engine.store.runs.finishRun(scope.run.id, 'cancelled');
   if (!finished) return false;
   const tasks = await engine.store.runs.tasksOf(scope.run.id);

@@ -14,17 +14,29 @@ import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { failTaskForGood } from './failures.js';
 import { settleRun } from './finish.js';
+import { crashPoint } from '../crash-points.js';
 
 const AWAITING_MERGE: TaskState[] = ['in_review', 'approved', 'merging'];
 /** Merge queue detection is a GraphQL call: each engine remembers the answer per branch for a while. */
 const queueCaches = new WeakMap<Engine, Map<string, { value: boolean; until: number }>>();
 const QUEUE_CACHE_MS = 5 * 60_000;
+/** Advisory lock keys of merge decisions, one per run (a namespace of their own). */
+const ADVANCE_LOCK_BASE = 1n << 58n;
 
 /**
  * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and
  * act: one action per PR (Tide's sync loop, for one run). Webhooks and the sweep both call it.
  */
-export async function advanceRun(engine: Engine, scope: RunScope, depth = 0): Promise<void> {
+export async function advanceRun(engine: Engine, scope: RunScope): Promise<void> {
+  // Two deliveries, two processes or the sweep deciding for one run at once would each create
+  // the order check of a new head (two check runs, the stale one possibly last) and act on
+  // snapshots the other is changing: decisions for a run take turns, across processes.
+  await engine.store.handle.withLock(ADVANCE_LOCK_BASE + BigInt(scope.run.id), () =>
+    advanceOnce(engine, scope, 0),
+  );
+}
+
+async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Promise<void> {
   const { run } = scope;
   const [tasks, edges, pulls] = await Promise.all([
     engine.store.runs.tasksOf(run.id),
@@ -140,7 +152,7 @@ export async function advanceRun(engine: Engine, scope: RunScope, depth = 0): Pr
     const again = await act(engine, scope, decision, target);
     reread ||= again;
   }
-  if (reread && depth < 2) await advanceRun(engine, scope, depth + 1);
+  if (reread && depth < 2) await advanceOnce(engine, scope, depth + 1);
 }
 
 async function act(
@@ -166,13 +178,12 @@ async function act(
         state: 'merging',
       });
       if (!claimed) return false;
-      const result = await scope.port.mergePull(
-        scope.repo,
-        row.number,
-        decision.sha,
-        decision.method,
+      crashPoint('merge.claimed');
+      const result = await giveBackOnError(engine, task, () =>
+        scope.port.mergePull(scope.repo, row.number, decision.sha, decision.method),
       );
       if (result.merged) {
+        crashPoint('merge.called');
         log.info({ sha: result.sha }, 'merged');
         await markTaskMerged(engine, scope, task.id, task.taskKey);
         return false;
@@ -186,8 +197,11 @@ async function act(
         state: 'merging',
       });
       if (!claimed) return false;
-      const result = await scope.port.enqueuePullRequest(target.nodeId, decision.expectedHeadOid);
+      const result = await giveBackOnError(engine, task, () =>
+        scope.port.enqueuePullRequest(target.nodeId, decision.expectedHeadOid),
+      );
       if (result.ok) {
+        crashPoint('merge.enqueued');
         await setPull(engine, row.id, { enqueuedAt: engine.now() });
         log.info('added to the merge queue');
         return false;
@@ -321,8 +335,19 @@ export async function markTaskMerged(
     ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging', 'blocked'],
     { state: 'merged' },
   );
-  if (!merged) return false;
+  if (!merged) {
+    // Seen merged before: if closing out the run failed then, this retried event finishes it.
+    if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
+      // And if the process died before freeing the dependents, they are freed now.
+      await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+      await scheduleRepository(engine, scope.repositoryId);
+    }
+    await settleRun(engine, scope);
+    return false;
+  }
+  crashPoint('merge.task-merged');
   await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+  crashPoint('merge.dependents-freed');
   engine.log.info(
     { run: scope.run.id, issue: scope.run.issueNumber, task: taskKey },
     'task merged',
@@ -331,6 +356,25 @@ export async function markTaskMerged(
   await scheduleRepository(engine, scope.repositoryId);
   await settleRun(engine, scope);
   return true;
+}
+
+/**
+ * No answer from GitHub (5xx after retries, a dropped connection): the merge may or may not have
+ * happened. Give the `merging` claim back before the error propagates, so the retried delivery or
+ * the sweep re-reads the PR and decides again; left in `merging`, the task would wait forever for
+ * a `pull_request.closed` that never comes.
+ */
+async function giveBackOnError<T>(
+  engine: Engine,
+  task: TaskRow,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+    throw error;
+  }
 }
 
 function restingState(task: TaskRow): TaskState {
@@ -371,22 +415,53 @@ async function ensureOrderCheck(
     title: check.title,
     summary: check.summary,
   };
-  if (row.orderCheckSha === row.headSha && row.orderCheckRunId !== null) {
-    await scope.port.updateCheckRun(scope.repo, row.orderCheckRunId, output);
-    await setPull(engine, row.id, { orderCheckConclusion: signature });
-    return;
-  }
-  const created = await scope.port.createCheckRun(
-    scope.repo,
-    row.headSha,
-    ORDER_CHECK_NAME,
-    output,
-  );
-  await setPull(engine, row.id, {
-    orderCheckRunId: created.id,
-    orderCheckSha: row.headSha,
-    orderCheckConclusion: signature,
+  // Deliveries are handled several at a time: two at once (a PR opened, its worker run
+  // completed) would each find no check on the head and create one, and a later veto would
+  // fail only one of them while GitHub shows the other, newer one passing. So one write per
+  // PR at a time, each deciding from the row as it is now.
+  let turns = orderCheckTurns.get(engine);
+  if (!turns) orderCheckTurns.set(engine, (turns = new Map()));
+  await inTurn(turns, row.id, async () => {
+    const now = (await engine.store.attempts.pullWithTask(scope.repositoryId, row.number))?.pull;
+    const current = now ?? row;
+    if (current.orderCheckSha === row.headSha && current.orderCheckConclusion === signature) return;
+    if (current.orderCheckSha === row.headSha && current.orderCheckRunId !== null) {
+      await scope.port.updateCheckRun(scope.repo, current.orderCheckRunId, output);
+      await setPull(engine, row.id, { orderCheckConclusion: signature });
+      return;
+    }
+    const created = await scope.port.createCheckRun(
+      scope.repo,
+      row.headSha,
+      ORDER_CHECK_NAME,
+      output,
+    );
+    crashPoint('merge.order-check-created');
+    await setPull(engine, row.id, {
+      orderCheckRunId: created.id,
+      orderCheckSha: row.headSha,
+      orderCheckConclusion: signature,
+    });
   });
+}
+
+/** Order check writes in flight, per engine and pull request row: see ensureOrderCheck. */
+const orderCheckTurns = new WeakMap<Engine, Map<number, Promise<void>>>();
+
+/** Runs `fn` after every earlier call for `key` has settled. */
+async function inTurn(
+  turns: Map<number, Promise<void>>,
+  key: number,
+  fn: () => Promise<void>,
+): Promise<void> {
+  const mine = (turns.get(key) ?? Promise.resolve()).then(fn);
+  const tail = mine.catch(() => undefined);
+  turns.set(key, tail);
+  try {
+    await mine;
+  } finally {
+    if (turns.get(key) === tail) turns.delete(key);
+  }
 }
 
 async function setPull(

@@ -5,7 +5,8 @@ import { statusOf, type GitHubPort, type RepoCoords } from '../github/port.js';
 import type { RunRow } from '../store/runs.js';
 import { runName, taskBranch, type Engine, type RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
-import { renderRunStatus, writeStatusComment } from './status.js';
+import { refreshStatus } from './status.js';
+import { crashPoint } from '../crash-points.js';
 
 export interface StartRunRequest {
   port: GitHubPort;
@@ -28,11 +29,15 @@ export async function startRun(engine: Engine, request: StartRunRequest): Promis
     issueTitle: request.issue.title,
     issueBody: request.issue.body ?? '',
   });
-  if (!created) {
+  // A start that failed part-way (GitHub answered 5xx before the plan was stored or the planner
+  // dispatched) is finished by the retried delivery instead of being left planning forever.
+  const resumed = !created && (await startInterrupted(engine, run));
+  if (!created && !resumed) {
     engine.requestStatus(run.id);
     return run;
   }
   await engine.store.runs.updateRun(run.id, { baseBranch: request.defaultBranch });
+  crashPoint('start.run-created');
   const scope: RunScope = {
     run: { ...run, baseBranch: request.defaultBranch },
     config: request.config,
@@ -43,18 +48,32 @@ export async function startRun(engine: Engine, request: StartRunRequest): Promis
   };
   engine.log.info(
     { run: run.id, issue: run.issueNumber, generation: run.generation },
-    'run started',
+    resumed ? 'finishing an interrupted run start' : 'run started',
   );
-  // The status comment exists from the first moment, so people see the run start.
-  await writeStatusComment(engine, scope, await renderRunStatus(engine, scope.run));
+  // The status comment exists from the first moment, so people see the run start (written by the
+  // refresh, whose writers take turns so that two never both create it). A resumed start leaves
+  // it to the coalesced refresh.
+  if (resumed) engine.requestStatus(run.id);
+  else await refreshStatus(engine, run.id);
+  crashPoint('start.status-written');
   const refreshed = (await engine.store.runs.getRun(run.id))!;
   const block = extractTasksBlock(request.issue.body ?? '');
+  // First plan only: a resumed start racing the original must not replace a stored plan (that
+  // would drop its dispatched attempts); a second planner dispatch is refused by its claim.
+  const first = { firstOnly: true };
   if (block.ok)
-    await applyPlan(engine, { ...scope, run: refreshed }, request.issue.body ?? '', 'issue');
+    await applyPlan(engine, { ...scope, run: refreshed }, request.issue.body ?? '', 'issue', first);
   else if (block.error.code === 'no_tasks_block')
     await dispatchPlanner(engine, { ...scope, run: refreshed });
-  else await applyPlan(engine, { ...scope, run: refreshed }, request.issue.body ?? '', 'issue');
+  else
+    await applyPlan(engine, { ...scope, run: refreshed }, request.issue.body ?? '', 'issue', first);
   return refreshed;
+}
+
+/** Created, but neither a plan stored (valid or not) nor a planner dispatch attempted. */
+async function startInterrupted(engine: Engine, run: RunRow): Promise<boolean> {
+  if (run.state !== 'planning' || run.planSource !== null) return false;
+  return (await engine.store.runs.planAttempts(run.id)).length === 0;
 }
 
 /** Validate a plan (from the issue, the planner or /plan) and store it, or show why it is invalid. */
@@ -63,6 +82,7 @@ export async function applyPlan(
   scope: RunScope,
   markdown: string,
   source: string,
+  options: { firstOnly?: boolean } = {},
 ): Promise<boolean> {
   const result = parsePlanMarkdown(markdown, { maxTasks: scope.config.plan.maxTasks });
   if (!result.ok) {
@@ -79,9 +99,11 @@ export async function applyPlan(
     result.plan,
     source,
     scope.config.plan.requireApproval,
+    options,
   );
   engine.requestStatus(scope.run.id);
   if (!stored) return false;
+  crashPoint('plan.stored');
   engine.log.info({ run: scope.run.id, tasks: result.plan.tasks.length, source }, 'plan accepted');
   await scheduleRepository(engine, scope.repositoryId);
   return true;
@@ -95,6 +117,7 @@ export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<
   const branch = taskBranch(run.issueNumber, 'plan');
   const base = run.baseBranch ?? (await port.defaultBranch(repo));
   try {
+    crashPoint('planner.intent-recorded');
     if ((await port.branchHead(repo, branch)) === null) {
       const sha = await port.branchHead(repo, base);
       if (sha === null)
@@ -120,6 +143,7 @@ export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<
       ref: branch,
       inputs,
     });
+    crashPoint('planner.dispatched');
     await engine.store.runs.updatePlanAttempt(attempt.id, {
       phase: 'dispatched',
       dispatchedAt: engine.now(),

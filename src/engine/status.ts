@@ -4,6 +4,7 @@ import type { RunState } from '../core/states.js';
 import { renderStatusComment, STATUS_MARKER, type StatusTaskView } from '../core/status/index.js';
 import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
+import { crashPoint } from '../crash-points.js';
 
 /** Render the run's status comment from the database. */
 export async function renderRunStatus(engine: Engine, run: RunRow): Promise<string> {
@@ -88,23 +89,36 @@ export async function renderRunStatus(engine: Engine, run: RunRow): Promise<stri
   });
 }
 
+/** Advisory lock keys of status comment writers, one per run (a namespace of their own). */
+const STATUS_LOCK_BASE = 1n << 59n;
+/** Each engine's last status refresh: refreshes take turns (see refreshStatus). */
+const statusTurns = new WeakMap<Engine, Promise<unknown>>();
+
 /**
- * Write the status comment if it is behind. The version claim makes concurrent refreshes of
- * one run write once; a failed write gives the claim back for the next refresh.
+ * Write the status comment if it is behind. One writer per run at a time across processes (an
+ * advisory lock; when another process holds it, the next sweep writes what is left), since two
+ * writers could each find no comment and both create one. Within a process refreshes take turns:
+ * GitHub's write throttle serializes them anyway, and each lock holds a pooled connection. The
+ * version is recorded as rendered only after the write, so a failed write or a crash leaves it due.
  */
 export async function refreshStatus(engine: Engine, runId: number): Promise<boolean> {
-  const version = await engine.store.runs.claimStatusRender(runId);
-  if (version === null) return false;
-  const run = await engine.store.runs.getRun(runId);
-  if (!run) return false;
+  const mine = (statusTurns.get(engine) ?? Promise.resolve()).then(() =>
+    engine.store.handle.tryExclusive(STATUS_LOCK_BASE + BigInt(runId), async () => {
+      const run = await engine.store.runs.getRun(runId);
+      if (!run || run.statusVersionRendered >= run.statusVersionWanted) return false;
+      crashPoint('status.claimed');
+      const scope = await loadRunScope(engine, run);
+      await writeStatusComment(engine, scope, await renderRunStatus(engine, run));
+      await engine.store.runs.markStatusRendered(runId, run.statusVersionWanted);
+      return true;
+    }),
+  );
+  const tail = mine.catch(() => undefined);
+  statusTurns.set(engine, tail);
   try {
-    const scope = await loadRunScope(engine, run);
-    const body = await renderRunStatus(engine, run);
-    await writeStatusComment(engine, scope, body);
-    return true;
-  } catch (error) {
-    await engine.store.runs.releaseStatusRender(runId, version);
-    throw error;
+    return (await mine) === true;
+  } finally {
+    if (statusTurns.get(engine) === tail) statusTurns.delete(engine);
   }
 }
 
@@ -127,6 +141,7 @@ export async function writeStatusComment(
     return;
   }
   const created = await port.createIssueComment(repo, run.issueNumber, body);
+  crashPoint('status.comment-created');
   await engine.store.runs.setStatusComment(run.id, created.id);
 }
 

@@ -1,11 +1,15 @@
 import type { RepoConfig } from '../config/schema.js';
-import { loadRunScope, runName, taskBranch, type Engine } from './context.js';
+import type { PullRow } from '../store/attempts.js';
+import type { RunRow } from '../store/runs.js';
+import { loadRunScope, runName, taskBranch, type Engine, type RunScope } from './context.js';
 import { performDispatch, scheduleRepository } from './dispatch.js';
 import { recordFailedAttempt } from './failures.js';
+import { settleRun } from './finish.js';
 import { advanceRun } from './merge.js';
 import { dispatchPlanner } from './start-run.js';
 import { refreshStatus } from './status.js';
-import { onWorkflowRun } from './track.js';
+import { moveOnFromAttempt, onWorkflowRun } from './track.js';
+import { crashPoint } from '../crash-points.js';
 
 export const SWEEP_LOCK_KEY = 0x73776565706c6fn; // "sweeplo"
 
@@ -65,11 +69,13 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
         );
         const found = runs.find((r) => r.displayTitle === name);
         if (found) {
+          crashPoint('sweep.before-adopt');
           await onWorkflowRun(engine, scope.repositoryId, found, scope);
           report.adopted++;
         } else if (!run.finishedAt) {
           // GitHub confirms no run exists for this attempt: the dispatch never happened.
           log.warn('no workflow run for this dispatch; dispatching again');
+          crashPoint('sweep.before-redispatch');
           await performDispatch(engine, { attempt, task, run }, scope);
           report.redispatched++;
         }
@@ -119,6 +125,20 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     if (last && last.phase === 'intent' && now.getTime() - last.intentAt.getTime() > graceMs) {
       try {
         const scope = await loadRunScope(engine, run);
+        // Dispatched after all (the process died before recording the run): adopt that run.
+        const name = runName(run.issueNumber, 'plan', last.attempt);
+        const found = (
+          await scope.port.workflowRunsOnBranch(
+            scope.repo,
+            scope.config.worker.workflow,
+            taskBranch(run.issueNumber, 'plan'),
+          )
+        ).find((r) => r.displayTitle === name);
+        if (found) {
+          await onWorkflowRun(engine, scope.repositoryId, found, scope);
+          report.adopted++;
+          continue;
+        }
         await engine.store.runs.updatePlanAttempt(last.id, {
           phase: 'completed',
           conclusion: 'not_dispatched',
@@ -133,8 +153,18 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
   // Merges whose events were missed (checks, reviews, statuses, which have no event here).
   for (const run of await engine.store.runs.activeRuns()) {
+    if (run.state === 'done') {
+      // Every task merged, but labelling or closing the issue failed and nothing retried it.
+      try {
+        await settleRun(engine, await loadRunScope(engine, run));
+      } catch (error) {
+        engine.log.error({ err: error, run: run.id }, 'sweep could not close out a done run');
+      }
+      continue;
+    }
     if (run.state !== 'running' && run.state !== 'held') continue;
     try {
+      report.reconciled += await resumeStalled(engine, run, graceMs);
       const pulls = await engine.store.attempts.pullsOfRun(run.id);
       if (pulls.some((p) => p.state === 'open'))
         await advanceRun(engine, await loadRunScope(engine, run));
@@ -159,4 +189,40 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
   }
   return report;
+}
+
+/**
+ * What a process that died mid-step leaves behind in a run, once older than the grace period:
+ * a task still dispatched or running after its attempt completed moves on; a `merging` claim
+ * whose merge call never came back (and that no merge queue holds) is released, so the merge is
+ * decided again from GitHub's current state.
+ */
+async function resumeStalled(engine: Engine, run: RunRow, graceMs: number): Promise<number> {
+  // Compared with timestamps the process clock wrote (completedAt, updatedAt).
+  const staleBefore = Date.now() - graceMs;
+  let scope: RunScope | undefined;
+  let pulls: PullRow[] | undefined;
+  let resumed = 0;
+  for (const task of await engine.store.runs.tasksOf(run.id)) {
+    if (task.state === 'dispatched' || task.state === 'running') {
+      const latest = await engine.store.attempts.latestOf(task.id);
+      if (
+        latest?.phase !== 'completed' ||
+        latest.attempt !== task.attemptCount ||
+        (latest.completedAt?.getTime() ?? Infinity) > staleBefore
+      )
+        continue;
+      scope ??= await loadRunScope(engine, run);
+      await moveOnFromAttempt(engine, scope, task, latest);
+      resumed++;
+    } else if (task.state === 'merging' && task.updatedAt.getTime() < staleBefore) {
+      pulls ??= await engine.store.attempts.pullsOfRun(run.id);
+      const pull = pulls.find((p) => p.taskId === task.id && p.number === task.prNumber);
+      if (pull?.enqueuedAt) continue;
+      engine.log.warn({ run: run.id, task: task.taskKey }, 'stale merge claim released');
+      if (await engine.store.runs.transitionTask(task.id, ['merging'], { state: 'approved' }))
+        resumed++;
+    }
+  }
+  return resumed;
 }

@@ -1,5 +1,5 @@
 import { parseUsageMarker } from '../core/markers.js';
-import type { WorkflowRunInfo } from '../github/port.js';
+import type { PullInfo, WorkflowRunInfo } from '../github/port.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { PlanAttemptRow, RunRow, TaskRow } from '../store/runs.js';
 import {
@@ -15,6 +15,7 @@ import { enforceBudget } from './budget.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge.js';
+import { crashPoint } from '../crash-points.js';
 
 /** Conclusions that count as a failed attempt (SPEC §2 "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
@@ -116,6 +117,7 @@ export async function onWorkflowRun(
     if (attempt.phase !== 'running') {
       await engine.store.attempts.update(attempt.id, { phase: 'running', startedAt: engine.now() });
       await engine.store.runs.transitionTask(task.id, ['dispatched'], { state: 'running' });
+      crashPoint('track.running');
       engine.requestStatus(run.id);
     }
     return;
@@ -132,58 +134,22 @@ async function completeAttempt(
   attempt: AttemptRow,
   wr: WorkflowRunInfo,
 ): Promise<void> {
-  const log = engine.log.child({
-    run: scope.run.id,
-    issue: scope.run.issueNumber,
-    task: task.taskKey,
-    attempt: attempt.attempt,
-  });
   if (wr.conclusion === 'success') {
-    const pull = await scope.port.openPullForBranch(
-      scope.repo,
-      taskBranch(scope.run.issueNumber, task.taskKey),
-    );
-    if (pull && pull.headRepoId === scope.repositoryId) {
+    const pull = await agentPullOf(scope, task);
+    let costUsd: number | null = null;
+    if (pull) {
       const totalCost = parseUsageMarker(pull.body)?.costUsd;
       const earlier = await engine.store.attempts.costOfTask(task.id);
-      const done = await engine.store.attempts.complete(attempt.id, {
-        conclusion: 'success',
-        costUsd: totalCost === undefined ? null : Math.max(0, totalCost - earlier),
-      });
-      if (!done) return;
-      await engine.store.attempts.upsertPull({
-        repositoryId: scope.repositoryId,
-        number: pull.number,
-        taskId: task.id,
-        nodeId: pull.nodeId,
-        headRef: pull.headRef,
-        headSha: pull.headSha,
-        baseRef: pull.baseRef,
-        state: pull.state,
-        merged: pull.merged,
-      });
-      await engine.store.runs.transitionTask(task.id, ['dispatched', 'running'], {
-        state: 'in_review',
-        prNumber: pull.number,
-      });
-      await enforceBudget(engine, scope);
-      log.info({ pr: pull.number }, 'attempt succeeded; PR in review');
-      engine.requestStatus(scope.run.id);
-      await advanceRun(engine, scope);
-      return;
+      costUsd = totalCost === undefined ? null : Math.max(0, totalCost - earlier);
     }
-    const done = await engine.store.attempts.complete(attempt.id, {
-      conclusion: 'success',
-      failureReason: 'no_changes',
-    });
-    if (done)
-      await recordFailedAttempt(
-        engine,
-        scope,
-        task,
-        done,
-        'the worker finished without a pull request (no_changes)',
-      );
+    crashPoint('track.before-complete');
+    const done = await engine.store.attempts.complete(
+      attempt.id,
+      pull
+        ? { conclusion: 'success', costUsd }
+        : { conclusion: 'success', failureReason: 'no_changes' },
+    );
+    if (done) await moveOnFromAttempt(engine, scope, task, done, pull);
     return;
   }
   const conclusion = wr.conclusion ?? 'failure';
@@ -193,8 +159,72 @@ async function completeAttempt(
     conclusion,
     failureReason: conclusion,
   });
-  if (done)
-    await recordFailedAttempt(engine, scope, task, done, `the worker run ended with ${conclusion}`);
+  if (done) await moveOnFromAttempt(engine, scope, task, done);
+}
+
+/** The open PR of the task's branch, from this same repository. */
+async function agentPullOf(scope: RunScope, task: TaskRow): Promise<PullInfo | null> {
+  const pull = await scope.port.openPullForBranch(
+    scope.repo,
+    taskBranch(scope.run.issueNumber, task.taskKey),
+  );
+  return pull && pull.headRepoId === scope.repositoryId ? pull : null;
+}
+
+/**
+ * The task moves on from its completed attempt: its PR goes into review, or the failed attempt
+ * is retried. The sweep calls it again for a task that stayed behind its completed attempt (the
+ * process died in between); the guarded transitions make a second call change nothing.
+ */
+export async function moveOnFromAttempt(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  attempt: AttemptRow,
+  knownPull?: PullInfo | null,
+): Promise<void> {
+  crashPoint('track.attempt-completed');
+  if (attempt.conclusion === 'success' && attempt.failureReason === null) {
+    const pull = knownPull ?? (await agentPullOf(scope, task));
+    // Gone since (closed by a person): the closed PR's own event decides what happens.
+    if (!pull) return;
+    await engine.store.attempts.upsertPull({
+      repositoryId: scope.repositoryId,
+      number: pull.number,
+      taskId: task.id,
+      nodeId: pull.nodeId,
+      headRef: pull.headRef,
+      headSha: pull.headSha,
+      baseRef: pull.baseRef,
+      state: pull.state,
+      merged: pull.merged,
+    });
+    const moved = await engine.store.runs.transitionTask(task.id, ['dispatched', 'running'], {
+      state: 'in_review',
+      prNumber: pull.number,
+    });
+    if (!moved) return;
+    crashPoint('track.in-review');
+    await enforceBudget(engine, scope);
+    engine.log.info(
+      {
+        run: scope.run.id,
+        issue: scope.run.issueNumber,
+        task: task.taskKey,
+        attempt: attempt.attempt,
+        pr: pull.number,
+      },
+      'attempt succeeded; PR in review',
+    );
+    engine.requestStatus(scope.run.id);
+    await advanceRun(engine, scope);
+    return;
+  }
+  const reason =
+    attempt.failureReason === 'no_changes'
+      ? 'the worker finished without a pull request (no_changes)'
+      : `the worker run ended with ${attempt.failureReason ?? attempt.conclusion ?? 'failure'}`;
+  await recordFailedAttempt(engine, scope, task, attempt, reason);
 }
 
 export interface PullEventInfo {

@@ -24,6 +24,11 @@ export interface DatabaseHandle {
    * when someone else holds it. One sweep at a time across replicas.
    */
   tryExclusive<T>(key: bigint, fn: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Run `fn` holding the lock `key`, waiting for it while another holder (in any process) has
+   * it: work on one run takes turns. Not reentrant: never nest two for the same key.
+   */
+  withLock<T>(key: bigint, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -53,9 +58,14 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
-    // Without this a killed backend (pg_terminate_backend, restart) crashes the process.
     allowExitOnIdle: false,
   });
+  // The pool listens for errors only on idle clients. A checked-out client whose backend dies
+  // between two queries (pg_terminate_backend, a restart, a cut network: the sweep lock's client
+  // sits idle while the sweep runs, a transaction between statements) emits 'error' with nobody
+  // listening, which would end the process. Listen on every client; the pool drops broken ones
+  // when they are released, and their next query fails in the caller instead.
+  pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
   pool.on('error', (error) => options.onPoolError?.(error));
   const db = drizzlePg(pool, { schema }) as unknown as AppDatabase;
 
@@ -90,7 +100,27 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
         try {
           return await fn();
         } finally {
-          await client.query('select pg_advisory_unlock($1)', [key.toString()]);
+          // A lost connection took the lock with its session: nothing left to unlock, and the
+          // outcome of `fn` (its result or its own error) is what the caller needs to see.
+          await client
+            .query('select pg_advisory_unlock($1)', [key.toString()])
+            .catch((error: Error) => options.onPoolError?.(error));
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async withLock(key, fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [key.toString()]);
+        try {
+          return await fn();
+        } finally {
+          // A lost connection took the lock with its session: nothing left to unlock.
+          await client
+            .query('select pg_advisory_unlock($1)', [key.toString()])
+            .catch((error: Error) => options.onPoolError?.(error));
         }
       } finally {
         client.release();
@@ -125,6 +155,7 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   }
   // One process owns a PGlite directory, so an in-process flag is the whole lock.
   const held = new Set<bigint>();
+  const queues = new Map<bigint, Promise<void>>();
   return {
     kind: 'pglite',
     db,
@@ -135,6 +166,20 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
         return await fn();
       } finally {
         held.delete(key);
+      }
+    },
+    async withLock(key, fn) {
+      const before = queues.get(key) ?? Promise.resolve();
+      let release!: () => void;
+      const turn = new Promise<void>((resolve) => (release = resolve));
+      const mine = before.then(() => turn);
+      queues.set(key, mine);
+      await before;
+      try {
+        return await fn();
+      } finally {
+        release();
+        if (queues.get(key) === mine) queues.delete(key);
       }
     },
     async ping() {

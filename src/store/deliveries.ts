@@ -55,7 +55,9 @@ export class DeliveryStore {
 
   /**
    * Claim pending deliveries, oldest first. SKIP LOCKED lets several processes share the
-   * inbox; a delivery whose processor died (stale lock) is claimed again.
+   * inbox; a delivery whose processor died (stale lock) is claimed again. So is one `worker`
+   * itself still holds: a worker claims only when none of its deliveries is in hand, so such a
+   * row is one whose outcome could not be written (the database went away mid-handling).
    */
   async claim(
     worker: string,
@@ -76,6 +78,7 @@ export class DeliveryStore {
             eq(webhookDeliveries.status, 'processing'),
             lt(webhookDeliveries.lockedAt, sql`now() - ${staleAfterMs} * interval '1 millisecond'`),
           ),
+          and(eq(webhookDeliveries.status, 'processing'), eq(webhookDeliveries.lockedBy, worker)),
         ),
       )
       .orderBy(webhookDeliveries.receivedAt)
@@ -99,6 +102,20 @@ export class DeliveryStore {
       });
     rows.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     return rows.map(({ receivedAt: _r, ...rest }) => rest);
+  }
+
+  /** Still being handled by `worker`: keeps the claim from going stale. */
+  async renewLock(id: string, worker: string): Promise<void> {
+    await this.db
+      .update(webhookDeliveries)
+      .set({ lockedAt: sql`now()` })
+      .where(
+        and(
+          eq(webhookDeliveries.deliveryId, id),
+          eq(webhookDeliveries.lockedBy, worker),
+          eq(webhookDeliveries.status, 'processing'),
+        ),
+      );
   }
 
   async complete(id: string): Promise<void> {

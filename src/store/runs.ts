@@ -113,10 +113,13 @@ export class RunStore {
     plan: Plan,
     source: string,
     awaitApproval: boolean,
+    /** Only when the run has no plan yet (starting a run, which may be finished twice). */
+    options: { firstOnly?: boolean } = {},
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for('update');
       if (!run || run.finishedAt) return false;
+      if (options.firstOnly && run.planSource !== null) return false;
       const [merged] = await tx
         .select({ n: sql<number>`count(*)::int` })
         .from(tasks)
@@ -231,23 +234,11 @@ export class RunStore {
     await this.db.update(runs).set({ statusCommentId: commentId }).where(eq(runs.id, runId));
   }
 
-  /** Claim the right to render the status comment at its wanted version; null when up to date. */
-  async claimStatusRender(runId: number): Promise<number | null> {
-    const rows = await this.db
-      .update(runs)
-      .set({ statusVersionRendered: runs.statusVersionWanted })
-      .where(
-        and(eq(runs.id, runId), sql`${runs.statusVersionRendered} < ${runs.statusVersionWanted}`),
-      )
-      .returning({ version: runs.statusVersionWanted });
-    return rows[0]?.version ?? null;
-  }
-
-  /** A render that failed gives its claim back so a later refresh retries it. */
-  async releaseStatusRender(runId: number, version: number): Promise<void> {
+  /** The comment now shows `version`: rendered up to there (a change made meanwhile stays due). */
+  async markStatusRendered(runId: number, version: number): Promise<void> {
     await this.db
       .update(runs)
-      .set({ statusVersionRendered: sql`least(${runs.statusVersionRendered}, ${version - 1})` })
+      .set({ statusVersionRendered: sql`greatest(${runs.statusVersionRendered}, ${version})` })
       .where(eq(runs.id, runId));
   }
 
@@ -309,12 +300,18 @@ export class RunStore {
       .where(eq(runs.id, runId));
   }
 
-  /** Incremental readiness: only the merged task's dependents are touched. */
+  /**
+   * Incremental readiness: only the merged task's dependents are touched, each recounting its
+   * unmerged deps, so doing it again (a crash came between the merge and this) changes nothing.
+   */
   async decrementDependents(runId: number, mergedKey: string, db: Db = this.db): Promise<void> {
     await db.execute(sql`
-      update ${tasks} set unmet_deps = greatest(unmet_deps - 1, 0)
-      where run_id = ${runId}
-        and task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})`);
+      update ${tasks} as t set unmet_deps = (
+          select count(*)::int from ${taskEdges} e
+            join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
+           where e.run_id = t.run_id and e.task_key = t.task_key and d.state <> 'merged')
+      where t.run_id = ${runId}
+        and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})`);
   }
 
   async planAttempts(runId: number): Promise<PlanAttemptRow[]> {

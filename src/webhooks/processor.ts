@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { ClaimedDelivery, DeliveryStore } from '../store/deliveries.js';
+import { crashPoint } from '../crash-points.js';
 
 export type DeliveryHandler = (delivery: ClaimedDelivery) => Promise<void>;
 
@@ -19,7 +20,35 @@ export interface ProcessorOptions {
   afterDrain?: () => Promise<void>;
 }
 
+const MAX_WAIT_MS = 60 * 60_000;
+/**
+ * A delivery being handled has its lock renewed this often; one whose lock is older than
+ * STALE_AFTER_MS lost its process (a crash) and is claimed again.
+ */
+const HEARTBEAT_MS = 10_000;
+const STALE_AFTER_MS = 45_000;
 const defaultRetryDelay = (attempt: number) => Math.min(1000 * 2 ** attempt, 5 * 60_000);
+
+/**
+ * How long GitHub asked us to wait, from a failed request's `retry-after` or rate-limit reset
+ * (Probot hands handler errors over inside an AggregateError).
+ */
+export function retryAfterMs(error: unknown, now = Date.now()): number {
+  const nested = (error as { errors?: unknown } | null)?.errors;
+  const errors = [error, ...(Array.isArray(nested) ? (nested as unknown[]) : [])];
+  let wait = 0;
+  for (const e of errors) {
+    const headers = (e as { response?: { headers?: Record<string, unknown> } } | null)?.response
+      ?.headers;
+    if (!headers) continue;
+    const retryAfter = Number(headers['retry-after']);
+    const reset = Number(headers['x-ratelimit-reset']);
+    if (Number.isFinite(retryAfter) && retryAfter > 0) wait = Math.max(wait, retryAfter * 1000);
+    else if (headers['x-ratelimit-remaining'] === '0' && Number.isFinite(reset))
+      wait = Math.max(wait, reset * 1000 - now);
+  }
+  return Math.min(wait, MAX_WAIT_MS);
+}
 
 /**
  * Drains the delivery inbox. `kick()` after each accepted delivery; the sweep kicks it too,
@@ -31,6 +60,9 @@ export class DeliveryProcessor {
   private again = false;
   private stopped = false;
   private readonly idleWaiters: Array<() => void> = [];
+  /** Retry timers not fired yet, and who waits for the next one (tests drive retries to the end). */
+  private retriesDue = 0;
+  private readonly retryWaiters: Array<() => void> = [];
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -61,6 +93,18 @@ export class DeliveryProcessor {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Like `whenIdle`, but also waits out the in-process retries this processor has scheduled
+   * (tests shorten `retryDelayMs` and wait here until every retry has run or given up).
+   */
+  async whenDrained(): Promise<void> {
+    for (;;) {
+      await this.whenIdle();
+      if (this.retriesDue === 0 || this.stopped) return;
+      await new Promise<void>((resolve) => this.retryWaiters.push(resolve));
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.draining;
@@ -70,7 +114,7 @@ export class DeliveryProcessor {
     const concurrency = this.options.concurrency ?? 4;
     for (;;) {
       this.again = false;
-      const batch = await this.options.deliveries.claim(this.workerId, concurrency);
+      const batch = await this.options.deliveries.claim(this.workerId, concurrency, STALE_AFTER_MS);
       if (batch.length === 0) {
         await this.options.afterDrain?.();
         return;
@@ -80,27 +124,67 @@ export class DeliveryProcessor {
     }
   }
 
+  private scheduleRetry(delay: number): void {
+    this.retriesDue += 1;
+    setTimeout(() => {
+      this.retriesDue -= 1;
+      this.kick();
+      for (const resolve of this.retryWaiters.splice(0)) resolve();
+    }, delay).unref();
+  }
+
   private async handleOne(delivery: ClaimedDelivery): Promise<void> {
     const { deliveries, metrics, log } = this.options;
     const maxAttempts = this.options.maxAttempts ?? 5;
     const timer = metrics.webhookHandlingSeconds.startTimer({ event: delivery.event });
+    const heartbeat = setInterval(
+      () => void deliveries.renewLock(delivery.id, this.workerId).catch(() => {}),
+      HEARTBEAT_MS,
+    ).unref();
     try {
+      crashPoint('processor.claimed');
       await this.options.handle(delivery);
+      crashPoint('processor.handled');
       await deliveries.complete(delivery.id);
       log.debug({ delivery: delivery.id, event: delivery.event }, 'delivery handled');
       metrics.webhooksHandled.inc({ event: delivery.event, outcome: 'ok' });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const retry = delivery.attempts < maxAttempts;
-      const delay = (this.options.retryDelayMs ?? defaultRetryDelay)(delivery.attempts);
+      // GitHub's retry-after (a rate limit the Octokit plugins did not wait out) comes first.
+      const delay = Math.max(
+        (this.options.retryDelayMs ?? defaultRetryDelay)(delivery.attempts),
+        retryAfterMs(error),
+      );
       log.error(
-        { err: error, delivery: delivery.id, event: delivery.event, attempt: delivery.attempts },
+        {
+          err: error,
+          delivery: delivery.id,
+          event: delivery.event,
+          attempt: delivery.attempts,
+          ...(retry ? { retryInMs: delay } : {}),
+        },
         retry ? 'handling failed; will retry' : 'handling failed; giving up until redelivered',
       );
-      await deliveries.fail(delivery.id, message, retry ? new Date(Date.now() + delay) : undefined);
-      if (retry) setTimeout(() => this.kick(), delay).unref();
+      try {
+        await deliveries.fail(
+          delivery.id,
+          message,
+          retry ? new Date(Date.now() + delay) : undefined,
+        );
+      } catch (failError) {
+        // The database is gone too: the row stays claimed by this worker, and its next claim
+        // takes it back. Never throw here, or the rest of the batch would still be running when
+        // the next claim comes.
+        log.error(
+          { err: failError, delivery: delivery.id },
+          'could not record the failed handling; the delivery will be claimed again',
+        );
+      }
+      if (retry) this.scheduleRetry(delay);
       metrics.webhooksHandled.inc({ event: delivery.event, outcome: retry ? 'retry' : 'failed' });
     } finally {
+      clearInterval(heartbeat);
       timer();
     }
   }

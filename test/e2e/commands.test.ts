@@ -4,7 +4,15 @@ import { MAINTAINER, REPO, startScenario, statusComment, type Scenario } from '.
 type Pull = { number: number; state: string; head: { ref: string; sha: string } };
 type Comment = { id: number; body: string; user: { login: string }; reaction_contents: string[] };
 
-const CHAIN = ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '  deps: [a]', '```'].join('\n');
+const CHAIN = [
+  '```tasks',
+  '- id: a',
+  '  title: A',
+  '- id: b',
+  '  title: B',
+  '  deps: [a]',
+  '```',
+].join('\n');
 
 /** The issue-level commands of SPEC §4, replies, reactions and the command log. */
 describe('commands on the issue (GitHub double)', () => {
@@ -45,7 +53,9 @@ describe('commands on the issue (GitHub double)', () => {
     expect(command.reaction_contents).toEqual(['agent-coordinator[bot]:+1']);
     expect((await task(issue, 'a'))?.state).toBe('merged');
     const log = await s.app.store.commands.ofRepository(repositoryId());
-    expect(log.map((c) => [c.name, c.actorLogin, c.accepted])).toEqual([['approve', MAINTAINER, true]]);
+    expect(log.map((c) => [c.name, c.actorLogin, c.accepted])).toEqual([
+      ['approve', MAINTAINER, true],
+    ]);
   });
 
   it('vetoes and retries a task by id from the issue', async () => {
@@ -138,12 +148,19 @@ describe('commands on the issue (GitHub double)', () => {
   });
 
   it('needs a new approval after new work is pushed to an approved PR', async () => {
-    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'), 'merge:\n  requireApproval: true\n');
+    const issue = await start(
+      ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
+      'merge:\n  requireApproval: true\n',
+    );
     const a = prOf('a')!;
     await s.double.setCheck(REPO, a.head.sha, 'ci', 'in_progress');
     await say(a.number, '/approve');
     expect((await task(issue, 'a'))?.approvedSha).toBe(a.head.sha);
-    await s.double.pushCommit(REPO, 'agent/1/a', { message: 'more work', files: { 'more.txt': 'x' }, by: 'someone' });
+    await s.double.pushCommit(REPO, 'agent/1/a', {
+      message: 'more work',
+      files: { 'more.txt': 'x' },
+      by: 'someone',
+    });
     await s.settle();
     const newHead = prOf('a')!.head.sha;
     await s.double.setCheck(REPO, a.head.sha, 'ci', 'completed', 'success');

@@ -8,6 +8,7 @@ import {
   type TestCoordinator,
 } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import type { CoordinatorOptions } from '../../src/coordinator.js';
 
 export const OWNER = 'octo-org';
 export const REPO_NAME = 'widgets';
@@ -55,6 +56,12 @@ export async function startScenario(
     env?: NodeJS.ProcessEnv;
     /** Events the double delivers (default all): leaving one out simulates missed webhooks. */
     subscribedEvents?: string[];
+    /** Octokit behaviour (default `test`: retries and throttling off). */
+    octokit?: 'test' | 'production';
+    processor?: CoordinatorOptions['processor'];
+    sweepGraceMs?: number;
+    /** Use this database (the caller owns it) instead of a fresh clone of the template. */
+    databaseUrl?: string;
   } = {},
 ): Promise<Scenario> {
   const double = await startGitHubDouble({
@@ -63,7 +70,7 @@ export async function startScenario(
     subscribedEvents: options.subscribedEvents,
   });
   let database: TestDatabase | undefined;
-  if ((options.engine ?? 'postgres') === 'postgres')
+  if ((options.engine ?? 'postgres') === 'postgres' && !options.databaseUrl)
     database = await createTestDatabase(inject('templateDatabase'));
   const clock = {
     now: new Date(),
@@ -72,10 +79,13 @@ export async function startScenario(
     },
   };
   const app = await startTestCoordinator({
-    databaseUrl: database?.url,
+    databaseUrl: options.databaseUrl ?? database?.url,
     githubBaseUrl: double.apiUrl,
     now: () => clock.now,
     env: options.env,
+    octokit: options.octokit,
+    processor: options.processor,
+    sweepGraceMs: options.sweepGraceMs,
   });
   double.setWebhookUrl(`${app.url}/api/github/webhooks`);
   await double.createRepo({

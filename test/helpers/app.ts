@@ -51,7 +51,12 @@ export async function startTestCoordinator(
     databaseUrl?: string;
     githubBaseUrl?: string;
     env?: NodeJS.ProcessEnv;
-  } & Partial<Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs'>> = {},
+    /**
+     * `test` (default): TestOctokit, retries and throttling off. `production`: the Octokit
+     * `npm start` uses (Probot's, retry and throttling plugins on).
+     */
+    octokit?: 'test' | 'production';
+  } & Partial<Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs' | 'processor'>> = {},
 ): Promise<TestCoordinator> {
   const env = parseEnv({
     APP_ID: String(TEST_APP_ID),
@@ -70,11 +75,12 @@ export async function startTestCoordinator(
   const coordinator = await startCoordinator({
     env: { ...env, appId: env.appId!, privateKey: env.privateKey! },
     log: createLogger({ level: 'debug', destination: logs }),
-    Octokit: TestOctokit,
+    Octokit: options.octokit === 'production' ? undefined : TestOctokit,
     inMemoryDatabase: !options.databaseUrl,
     services: options.services,
     now: options.now,
     sweepGraceMs: options.sweepGraceMs,
+    processor: options.processor,
     // Tests step the sweep by hand.
     schedule: false,
   });
