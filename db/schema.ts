@@ -16,36 +16,15 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { RUN_STATES, TASK_STATES } from '../src/core/states.js';
 
 const githubId = (name: string) => bigint(name, { mode: 'number' });
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
 
-export const runState = pgEnum('run_state', [
-  'planning',
-  'plan_invalid',
-  'awaiting_approval',
-  'running',
-  'held',
-  'done',
-  'failed',
-  'cancelled',
-]);
+export const runState = pgEnum('run_state', RUN_STATES);
 
-export const taskState = pgEnum('task_state', [
-  'pending',
-  'dispatched',
-  'running',
-  'in_review',
-  'approved',
-  'merging',
-  'merged',
-  'failed',
-  'vetoed',
-  'rejected',
-  'blocked',
-  'cancelled',
-]);
+export const taskState = pgEnum('task_state', TASK_STATES);
 
 export const deliveryStatus = pgEnum('delivery_status', [
   'pending',
