@@ -40,7 +40,9 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     // A label event as old as the issue's last, finished run (handled again after a crash, or
     // redelivered) was that run's trigger: it never starts another one.
     const latest = await services.store.runs.latestRun(repository.id, issue.number);
-    const delivery = latest?.finishedAt ? await services.store.deliveries.get(context.id) : undefined;
+    const delivery = latest?.finishedAt
+      ? await services.store.deliveries.get(context.id)
+      : undefined;
     if (latest && delivery && latest.createdAt >= delivery.receivedAt) {
       log.info({ run: latest.id }, 'label event older than the finished run it started; ignored');
       return;

@@ -19,21 +19,42 @@ describe('worker against the GitHub double', () => {
 
   it('opens the PR with both markers, then updates the same PR on a retry', async () => {
     double = await startGitHubDouble({ webhookSecret: 's' });
-    const repo = await double.createRepo({ owner: 'acme', name: 'widgets', files: { 'README.md': '# w\n' } });
+    const repo = await double.createRepo({
+      owner: 'acme',
+      name: 'widgets',
+      files: { 'README.md': '# w\n' },
+    });
     await double.setPermission(repo, 'agent-bot', 'write');
     const h = createHarness('agent/7/task_001');
     // The double keeps its own branches: mirror the task branch the worker pushes to.
-    await double.pushCommit(repo, 'agent/7/task_001', { message: 'start', files: { 'x.txt': 'x' }, by: 'agent-bot' });
-    const env = { GITHUB_API_URL: double.apiUrl, GH_TOKEN: double.createUserToken('agent-bot'), GITHUB_TOKEN: '' };
+    await double.pushCommit(repo, 'agent/7/task_001', {
+      message: 'start',
+      files: { 'x.txt': 'x' },
+      by: 'agent-bot',
+    });
+    const env = {
+      GITHUB_API_URL: double.apiUrl,
+      GH_TOKEN: double.createUserToken('agent-bot'),
+      GITHUB_TOKEN: '',
+    };
 
     const first = await h.run(env);
     expect(first.exitCode).toBe(0);
-    const pulls = double.pulls(repo) as Array<{ number: number; body: string; head: { ref: string }; base: { ref: string } }>;
+    const pulls = double.pulls(repo) as Array<{
+      number: number;
+      body: string;
+      head: { ref: string };
+      base: { ref: string };
+    }>;
     expect(pulls).toHaveLength(1);
     expect(pulls[0]!.head.ref).toBe('agent/7/task_001');
     expect(pulls[0]!.base.ref).toBe('main');
-    expect(pulls[0]!.body).toContain('<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->');
-    expect(pulls[0]!.body).toMatch(/<!-- agent-coordinator:usage cost_usd=[\d.]+ input_tokens=\d+ output_tokens=\d+ -->/);
+    expect(pulls[0]!.body).toContain(
+      '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->',
+    );
+    expect(pulls[0]!.body).toMatch(
+      /<!-- agent-coordinator:usage cost_usd=[\d.]+ input_tokens=\d+ output_tokens=\d+ -->/,
+    );
 
     const second = await h.run({ ...env, AC_ATTEMPT: '2' });
     expect(second.exitCode).toBe(0);

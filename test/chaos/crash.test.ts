@@ -1,0 +1,162 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CRASH_POINTS } from '../../src/crash-points.js';
+import { CrashRun, DoubleProcess, type CrashScenario, type ScenarioOutcome } from './harness.js';
+import { DONE_LABEL, DONE_STATUS } from './shared.js';
+
+/**
+ * The crash test: the coordinator (`src/main.ts`, a real process on Postgres) is killed with
+ * SIGKILL at one of its own steps (`src/crash-points.ts`) during the SPEC §3 run, while the
+ * GitHub double goes on in its own process: its workers keep working and every webhook sent
+ * while the coordinator is down fails. After a restart the run must still finish, with each
+ * task dispatched once per attempt and merged once, in dependency order.
+ *
+ * `npm test` runs the `quick` rows; `npm run test:chaos` (CHAOS_FULL=1) runs them all.
+ * CHAOS_LOG_DIR=<dir> keeps every coordinator's log and the phases' timings, one file a row.
+ */
+interface Row extends CrashScenario {
+  quick?: boolean;
+}
+
+const TASKS = ['task_001', 'task_002', 'task_003', 'task_004'];
+
+const ROWS: Row[] = [
+  { crashes: ['ingest.stored#2'], quick: true },
+  { crashes: ['processor.claimed#3'] },
+  { crashes: ['processor.handled#2'] },
+  { crashes: ['start.run-created'] },
+  { crashes: ['start.status-written'] },
+  { crashes: ['plan.stored'] },
+  { crashes: ['planner.intent-recorded'], planner: true },
+  { crashes: ['planner.dispatched'], planner: true, quick: true },
+  { crashes: ['dispatch.intent-recorded'] },
+  { crashes: ['dispatch.branch-created#2'] },
+  { crashes: ['dispatch.called'], quick: true },
+  { crashes: ['dispatch.run-recorded#3'] },
+  { crashes: ['track.running'] },
+  { crashes: ['track.before-complete#2'] },
+  { crashes: ['track.attempt-completed'] },
+  { crashes: ['track.in-review#3'] },
+  { crashes: ['status.claimed#2'] },
+  { crashes: ['status.comment-created'] },
+  { crashes: ['merge.order-check-created#2'] },
+  { crashes: ['merge.claimed'] },
+  { crashes: ['merge.called#2'] },
+  { crashes: ['merge.task-merged'], quick: true },
+  { crashes: ['merge.dependents-freed#3'] },
+  { crashes: ['merge.enqueued#2'], mergeQueue: true },
+  { crashes: ['finish.run-finished'] },
+  { crashes: ['finish.labelled'], quick: true },
+  // Crashes while recovering from a crash.
+  { crashes: ['dispatch.intent-recorded', 'sweep.before-redispatch'] },
+  { crashes: ['dispatch.called', 'sweep.before-adopt'], missedEvents: ['workflow_run'] },
+  { crashes: ['dispatch.called#2', 'redeliver.requested'] },
+];
+
+const full = process.env.CHAOS_FULL === '1';
+const rows = full ? ROWS : ROWS.filter((row) => row.quick);
+
+function title(row: Row): string {
+  const notes = [
+    ...(row.planner ? ['planner'] : []),
+    ...(row.mergeQueue ? ['merge queue'] : []),
+    ...(row.missedEvents ?? []).map((e) => `no ${e} webhooks`),
+  ];
+  return `${row.crashes.join(' → ')}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
+}
+
+function expectCompleted(outcome: ScenarioOutcome, row: Row): void {
+  const { report } = outcome;
+  expect(report.problems).toEqual([]);
+
+  // The run finished: merged, labelled, closed, one status comment that says so.
+  expect(report.issue).toEqual({ state: 'closed', labels: expect.arrayContaining([DONE_LABEL]) });
+  expect(outcome.runStates).toEqual(['done']);
+  expect(report.statusComments).toHaveLength(1);
+  expect(report.statusComments[0]).toContain(DONE_STATUS);
+
+  // Exactly one workflow run per (task, attempt), and no attempt beyond the first (the worker
+  // never fails, so a second attempt would be a dispatch repeated by mistake). The planner runs
+  // once; its attempt number may be 2 when attempt 1 died before reaching GitHub.
+  const planner = report.runs.filter((r) => r.task === 'plan');
+  expect(planner).toHaveLength(row.planner ? 1 : 0);
+  const dispatched = report.runs
+    .filter((r) => r.task !== 'plan')
+    .map((r) => `${r.task}#${r.attempt}`);
+  expect(dispatched.sort()).toEqual(TASKS.map((t) => `${t}#1`));
+  for (const task of TASKS) {
+    const run = report.runs.find((r) => r.task === task)!;
+    expect(outcome.attempts.get(task)).toEqual([
+      { attempt: 1, phase: 'completed', workflowRunId: run.id },
+    ]);
+  }
+
+  // One PR per task, each merged once (by exactly one successful merge call, or by the merge
+  // queue with none), in dependency order.
+  expect(report.pulls.map((p) => p.task).sort()).toEqual(TASKS);
+  expect(report.pulls.every((p) => p.merged)).toBe(true);
+  for (const pull of report.pulls)
+    expect(report.merges[pull.number]).toBe(row.mergeQueue ? undefined : 1);
+  expect(report.mergeOrder).toHaveLength(4);
+  expect(new Set(report.mergeOrder).size).toBe(4);
+  expect(report.mergeOrder[0]).toBe('task_001');
+  expect(report.mergeOrder[3]).toBe('task_004');
+
+  // No webhook that failed while the coordinator was down was lost: each one reached the
+  // inbox (redelivered through the App's delivery log, or stored before the crash).
+  const lost = report.deliveries.failedGuids.filter((g) => !outcome.storedDeliveries.has(g));
+  expect(lost).toEqual([]);
+}
+
+describe('crash points', () => {
+  it('lists only points the code reaches, and the code uses only listed points', () => {
+    const root = resolve(import.meta.dirname, '../../src');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.ts'),
+    );
+    const used = new Set<string>();
+    for (const file of files) {
+      for (const m of readFileSync(join(root, file), 'utf8').matchAll(/crashPoint\('([^']+)'\)/g))
+        used.add(m[1]!);
+    }
+    expect([...used].sort()).toEqual([...CRASH_POINTS].sort());
+    expect(CRASH_POINTS.length).toBeGreaterThanOrEqual(20);
+    // The full table crashes at every point at least once.
+    const tried = new Set(ROWS.flatMap((r) => r.crashes.map((c) => c.split('#')[0])));
+    expect([...CRASH_POINTS].filter((p) => !tried.has(p))).toEqual([]);
+  });
+});
+
+describe.concurrent('the SPEC §3 run survives SIGKILL at', () => {
+  // One process for the doubles of every scenario (each double has its own port and state).
+  let doubles: DoubleProcess;
+  // Runs not closed yet: a test that timed out still has its processes stopped.
+  const open = new Set<CrashRun>();
+  beforeAll(async () => {
+    doubles = await DoubleProcess.start();
+  });
+  afterAll(async () => {
+    await Promise.all([...open].map((run) => run.close()));
+    await doubles?.close();
+  });
+
+  for (const row of rows) {
+    it(title(row), { timeout: 240_000 }, async () => {
+      const run = new CrashRun(row, doubles, inject('templateDatabase'));
+      open.add(run);
+      try {
+        const outcome = await run.run();
+        if (process.env.CHAOS_LOG_DIR) run.saveLogs(process.env.CHAOS_LOG_DIR, title(row));
+        expectCompleted(outcome, row);
+      } catch (error) {
+        // What the coordinator processes said last is what explains a failure.
+        if (error instanceof Error) error.message += `\n${run.tail()}`;
+        throw error;
+      } finally {
+        await run.close();
+        open.delete(run);
+      }
+    });
+  }
+});

@@ -1,0 +1,228 @@
+/**
+ * GitHub doubles in a process of their own, for the crash test: the coordinator is killed and
+ * restarted around its double while the double (and its simulated workers) go on. One process
+ * serves every scenario of a test file, a double (own port, own state) per scenario. Started by
+ * `child_process.fork` with `--import tsx`; controlled over the IPC channel with
+ * `{ id, double, method, params }` requests answered by `{ id, ok, result | error }`.
+ */
+import { startGitHubDouble, type GitHubDouble, type WorkerPolicy } from '../github-double/index.js';
+import {
+  MAINTAINER,
+  OWNER,
+  REPO,
+  REPO_NAME,
+  SPEC_EXAMPLE_PLAN,
+  REPO_CONFIG,
+  STATUS_MARKER,
+  DONE_LABEL,
+  DONE_STATUS,
+  type DoubleReport,
+  type DoubleRequest,
+} from './shared.js';
+
+const doubles = new Map<number, GitHubDouble>();
+let nextDouble = 1;
+
+/** Plans with the SPEC §3 example; every task attempt opens its PR and succeeds. */
+const worker: WorkerPolicy = (run) =>
+  run.inputs['mode'] === 'plan'
+    ? { kind: 'plan', tasksBlock: SPEC_EXAMPLE_PLAN }
+    : { kind: 'pr', costUsd: 0.5 };
+
+async function handle(id: number | undefined, request: DoubleRequest): Promise<unknown> {
+  const started = (): GitHubDouble => {
+    const double = id === undefined ? undefined : doubles.get(id);
+    if (!double) throw new Error(`no double ${id}`);
+    return double;
+  };
+  switch (request.method) {
+    case 'start': {
+      const { webhookSecret, appId, webhookUrl, missedEvents = [] } = request.params;
+      const double = await startGitHubDouble({
+        webhookSecret,
+        appId,
+        webhookUrl,
+        subscribedEvents: missedEvents.length > 0 ? subscribedExcept(missedEvents) : undefined,
+      });
+      await double.createRepo({
+        owner: OWNER,
+        name: REPO_NAME,
+        files: { '.github/agent-coordinator.yml': REPO_CONFIG },
+      });
+      await double.setPermission(REPO, MAINTAINER, 'maintain');
+      double.setWorker(worker);
+      if (request.params.mergeQueue) await runMergeQueue(double);
+      const started = nextDouble++;
+      doubles.set(started, double);
+      return { double: started, gheHost: double.gheHost };
+    }
+    case 'openLabelledIssue': {
+      const d = started();
+      const body = request.params.withPlan
+        ? `Add login.\n\n${SPEC_EXAMPLE_PLAN}`
+        : 'Add login: an API signature, its implementation, unit and integration tests.';
+      const issue = await d.openIssue(REPO, { title: 'Login', body, user: MAINTAINER });
+      await d.addLabel(REPO, issue, 'agent', MAINTAINER);
+      return issue;
+    }
+    case 'waitForRunDone': {
+      // Closed, labelled, and the status comment says so (it is written last).
+      const { issue, timeoutMs } = request.params;
+      const d = started();
+      await d.waitFor(
+        (x) =>
+          (x.issue(REPO, issue) as { state: string }).state === 'closed' &&
+          x.labels(REPO, issue).includes(DONE_LABEL) &&
+          (x.comments(REPO, issue) as Array<{ body: string }>).some(
+            (c) => c.body.includes(STATUS_MARKER) && c.body.includes(DONE_STATUS),
+          ),
+        { timeoutMs, description: `issue #${issue} done: closed, labelled, final status` },
+      );
+      return true;
+    }
+    case 'settle': {
+      // Until no webhook is in flight and no simulated worker is busy.
+      const d = started();
+      for (let round = 0; round < 100; round++) {
+        const before = d.deliveries().length;
+        await d.waitForWorkers();
+        await d.waitForDeliveries();
+        if (d.deliveries().length === before) return true;
+      }
+      throw new Error('the double never went quiet');
+    }
+    case 'report':
+      return report(started(), request.params.issue);
+    case 'close':
+      await doubles.get(id ?? 0)?.close();
+      doubles.delete(id ?? 0);
+      return true;
+  }
+}
+
+/**
+ * The default branch gets a merge queue, and GitHub's side of it runs by itself: whatever is
+ * enqueued is grouped and lands (no required checks), whether the coordinator is up or not.
+ */
+async function runMergeQueue(double: GitHubDouble): Promise<void> {
+  await double.enableMergeQueue(REPO, 'main');
+  let turn = Promise.resolve();
+  double.on('state-change', ({ kind, detail }) => {
+    if (kind !== 'merge-queue' || !(detail as { enqueued?: number }).enqueued) return;
+    turn = turn
+      .then(async () => {
+        // Each group takes at least one entry off the queue.
+        for (let round = 0; round < 100; round++) {
+          if ((double.mergeQueue(REPO, 'main') ?? []).length === 0) return;
+          await double.processMergeQueue(REPO, 'main');
+        }
+      })
+      .catch((error: unknown) => {
+        problemsOf(double).push(`[merge-queue] ${String(error)}`);
+      });
+  });
+}
+
+/** What went wrong on the double's side outside a request (reported with the run). */
+const problems = new WeakMap<GitHubDouble, string[]>();
+function problemsOf(double: GitHubDouble): string[] {
+  let list = problems.get(double);
+  if (!list) problems.set(double, (list = []));
+  return list;
+}
+
+/** The App's subscription (SPEC §8, app.yml) minus some events. */
+function subscribedExcept(missed: string[]): string[] {
+  const all = [
+    'issues',
+    'issue_comment',
+    'pull_request',
+    'pull_request_review',
+    'check_run',
+    'check_suite',
+    'workflow_run',
+    'workflow_job',
+    'merge_group',
+  ];
+  return all.filter((event) => !missed.includes(event));
+}
+
+function report(d: GitHubDouble, issue: number): DoubleReport {
+  const json = d.issue(REPO, issue) as { state: string };
+  const runs = d.runs(REPO).map((r) => ({
+    id: r.id as number,
+    task: r.inputs['task_id'] ?? '',
+    attempt: r.inputs['attempt'] ?? '',
+    mode: r.inputs['mode'] ?? '',
+    status: r.status as string,
+    conclusion: r.conclusion as string | null,
+  }));
+  const pulls = (
+    d.pulls(REPO) as Array<{
+      number: number;
+      state: string;
+      merged_at: string | null;
+      head: { ref: string };
+    }>
+  ).map((p) => ({
+    number: p.number,
+    task: p.head.ref.split('/')[2] ?? p.head.ref,
+    state: p.state,
+    merged: p.merged_at !== null,
+  }));
+  const merges: Record<number, number> = {};
+  for (const r of d.requests) {
+    const m = /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)\/merge$/.exec(r.path);
+    if (r.method === 'PUT' && m && r.status === 200)
+      merges[Number(m[1])] = (merges[Number(m[1])] ?? 0) + 1;
+  }
+  const all = d.deliveries();
+  const mergeOrder = all
+    .filter((x) => x.event === 'pull_request' && x.action === 'closed' && !x.redelivery)
+    .map((x) => x.payload.pull_request as { merged: boolean; head: { ref: string } })
+    .filter((pr) => pr.merged)
+    .map((pr) => pr.head.ref.split('/')[2] ?? pr.head.ref);
+  const ok = (code: number | null) => code !== null && code >= 200 && code < 300;
+  const failedGuids = [...new Set(all.filter((x) => !ok(x.statusCode)).map((x) => x.guid))];
+  const deliveredGuids = new Set(all.filter((x) => ok(x.statusCode)).map((x) => x.guid));
+  const statusComments = (d.comments(REPO, issue) as Array<{ body: string }>)
+    .map((c) => c.body)
+    .filter((body) => body.includes(STATUS_MARKER));
+  return {
+    issue: { state: json.state, labels: d.labels(REPO, issue) },
+    runs,
+    pulls,
+    merges,
+    mergeOrder,
+    statusComments,
+    deliveries: {
+      total: all.length,
+      failedGuids,
+      neverDeliveredGuids: failedGuids.filter((g) => !deliveredGuids.has(g)),
+      redeliveries: all.filter((x) => x.redelivery).length,
+    },
+    problems: [
+      ...d.violations.map((v) => `[${v.kind}] ${v.method} ${v.path}: ${v.message}`),
+      ...d.workerErrors.map((e) => `[worker-error] ${e.message}`),
+      ...d.selfCheckErrors.map((e) => `[self-check] ${e}`),
+      ...problemsOf(d),
+    ],
+  };
+}
+
+process.on('message', (message: { id: number; double?: number } & DoubleRequest) => {
+  handle(message.double, message).then(
+    (result) => process.send?.({ id: message.id, ok: true, result }),
+    (error: unknown) =>
+      process.send?.({
+        id: message.id,
+        ok: false,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+  );
+});
+// The test runner going away takes the doubles with it.
+process.on('disconnect', () => {
+  void Promise.all([...doubles.values()].map((d) => d.close())).finally(() => process.exit(0));
+});
+process.send?.({ ready: true });

@@ -1,0 +1,85 @@
+/** What the crash test and the double's process share: the scenario and the control messages. */
+
+export const OWNER = 'octo-org';
+export const REPO_NAME = 'widgets';
+export const REPO = `${OWNER}/${REPO_NAME}`;
+export const MAINTAINER = 'maintainer';
+export const DONE_LABEL = 'agent:done';
+export const STATUS_MARKER = '<!-- agent-coordinator:status -->';
+/** What the status comment says once every task is merged. */
+export const DONE_STATUS = 'every task is merged';
+
+/** SPEC §3's example plan. */
+export const SPEC_EXAMPLE_PLAN = [
+  '```tasks',
+  '- id: task_001',
+  '  title: Define the login API signature',
+  '  type: code_edit',
+  '  deps: []',
+  '- id: task_002',
+  '  title: Implement login',
+  '  deps: [task_001]',
+  '  prompt: |',
+  '    Implement POST /login using the signature from task_001.',
+  '  priority: 4',
+  '  timeoutMinutes: 15',
+  '- id: task_003',
+  '  title: Unit tests for login',
+  '  type: test',
+  '  deps: [task_001]',
+  '- id: task_004',
+  '  title: Integration test',
+  '  deps: [task_002, task_003]',
+  '```',
+].join('\n');
+
+/** Merges need no person: the run goes from label to closed issue on its own. */
+export const REPO_CONFIG = 'merge:\n  requireApproval: false\n';
+
+export interface StartParams {
+  webhookSecret: string;
+  appId: number;
+  webhookUrl: string;
+  /** Events GitHub never delivers (left out of the App's subscription). */
+  missedEvents?: string[];
+  /** The default branch has a merge queue, which GitHub runs by itself. */
+  mergeQueue?: boolean;
+}
+
+export interface DispatchedRun {
+  id: number;
+  task: string;
+  attempt: string;
+  mode: string;
+  status: string;
+  conclusion: string | null;
+}
+
+export interface DoubleReport {
+  issue: { state: string; labels: string[] };
+  runs: DispatchedRun[];
+  pulls: Array<{ number: number; task: string; state: string; merged: boolean }>;
+  /** Successful `PUT …/merge` answers, per PR number. */
+  merges: Record<number, number>;
+  /** Tasks in the order GitHub merged their PRs. */
+  mergeOrder: string[];
+  /** The status comments on the issue (there should be one). */
+  statusComments: string[];
+  deliveries: {
+    total: number;
+    /** Guids with at least one attempt that was not answered 2xx. */
+    failedGuids: string[];
+    /** Of those, the guids no attempt of which was ever answered 2xx. */
+    neverDeliveredGuids: string[];
+    redeliveries: number;
+  };
+  problems: string[];
+}
+
+export type DoubleRequest =
+  | { method: 'start'; params: StartParams }
+  | { method: 'openLabelledIssue'; params: { withPlan: boolean } }
+  | { method: 'waitForRunDone'; params: { issue: number; timeoutMs: number } }
+  | { method: 'settle'; params: Record<string, never> }
+  | { method: 'report'; params: { issue: number } }
+  | { method: 'close'; params: Record<string, never> };
