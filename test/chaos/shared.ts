@@ -9,29 +9,7 @@ export const STATUS_MARKER = '<!-- agent-coordinator:status -->';
 /** What the status comment says once every task is merged. */
 export const DONE_STATUS = 'every task is merged';
 
-/** SPEC §3's example plan. */
-export const SPEC_EXAMPLE_PLAN = [
-  '```tasks',
-  '- id: task_001',
-  '  title: Define the login API signature',
-  '  type: code_edit',
-  '  deps: []',
-  '- id: task_002',
-  '  title: Implement login',
-  '  deps: [task_001]',
-  '  prompt: |',
-  '    Implement POST /login using the signature from task_001.',
-  '  priority: 4',
-  '  timeoutMinutes: 15',
-  '- id: task_003',
-  '  title: Unit tests for login',
-  '  type: test',
-  '  deps: [task_001]',
-  '- id: task_004',
-  '  title: Integration test',
-  '  deps: [task_002, task_003]',
-  '```',
-].join('\n');
+export { SPEC_EXAMPLE_PLAN } from '../fixtures/spec-example-plan.js';
 
 /** Merges need no person: the run goes from label to closed issue on its own. */
 export const REPO_CONFIG = 'merge:\n  requireApproval: false\n';

@@ -15,29 +15,7 @@ export const REPO_NAME = 'widgets';
 export const REPO = `${OWNER}/${REPO_NAME}`;
 export const MAINTAINER = 'maintainer';
 
-/** SPEC §3's example plan. */
-export const SPEC_EXAMPLE_PLAN = [
-  '```tasks',
-  '- id: task_001',
-  '  title: Define the login API signature',
-  '  type: code_edit',
-  '  deps: []',
-  '- id: task_002',
-  '  title: Implement login',
-  '  deps: [task_001]',
-  '  prompt: |',
-  '    Implement POST /login using the signature from task_001.',
-  '  priority: 4',
-  '  timeoutMinutes: 15',
-  '- id: task_003',
-  '  title: Unit tests for login',
-  '  type: test',
-  '  deps: [task_001]',
-  '- id: task_004',
-  '  title: Integration test',
-  '  deps: [task_002, task_003]',
-  '```',
-].join('\n');
+export { SPEC_EXAMPLE_PLAN } from '../fixtures/spec-example-plan.js';
 
 export interface Scenario {
   double: GitHubDouble;
