@@ -33,7 +33,10 @@ const CELL_ESCAPES: Readonly<Record<string, string>> = {
  * escaped too, or `\|` in the input would turn our `\|` back into a cell break.
  */
 export function escapeMarkdownCell(text: string): string {
-  return flatten(text).replace(/[\\|`[\]&<>]/g, (c) => CELL_ESCAPES[c] ?? c);
+  // A zero-width joiner after `@` keeps a title like "@org/team" from pinging anyone.
+  return flatten(text)
+    .replace(/[\\|`[\]&<>]/g, (c) => CELL_ESCAPES[c] ?? c)
+    .replace(/@(?=[\w-])/g, '@\u200d');
 }
 
 const MERMAID_NAMED: Readonly<Record<string, string>> = {

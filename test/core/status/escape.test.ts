@@ -75,3 +75,12 @@ describe('sanitizeMarkdownBlock', () => {
     expect(sanitizeMarkdownBlock(md)).toBe(md);
   });
 });
+
+describe('mentions in table cells', () => {
+  it('never pings: a zero-width joiner follows every @ before a name', () => {
+    expect(escapeMarkdownCell('ask @octocat and @org/team')).toBe(
+      'ask @\u200doctocat and @\u200dorg/team',
+    );
+    expect(escapeMarkdownCell('mail a @ b')).toBe('mail a @ b');
+  });
+});
