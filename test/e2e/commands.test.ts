@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, startScenario, statusComment, type Scenario } from './harness.js';
+import {
+  MAINTAINER,
+  REPO,
+  repositoryIdOf,
+  startScenario,
+  statusComment,
+  taskOf,
+  type Scenario,
+} from './harness.js';
 
 type Pull = { number: number; state: string; head: { ref: string; sha: string } };
 type Comment = { id: number; body: string; user: { login: string }; reaction_contents: string[] };
@@ -25,13 +33,10 @@ describe('commands on the issue (GitHub double)', () => {
     }
   });
 
-  const repositoryId = () => (s.double.repository(REPO) as { id: number }).id;
+  const repositoryId = () => repositoryIdOf(s.double);
   const pulls = () => s.double.pulls(REPO) as Pull[];
   const prOf = (task: string) => pulls().find((p) => p.head.ref.endsWith(`/${task}`));
-  const task = async (issue: number, key: string) => {
-    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
-    return s.app.store.runs.task(run!.id, key);
-  };
+  const task = (issue: number, key: string) => taskOf(s, issue, key);
   const comments = (n: number) => s.double.comments(REPO, n) as Comment[];
   const say = async (n: number, body: string, by = MAINTAINER) => {
     const id = await s.double.comment(REPO, n, body, by);

@@ -107,3 +107,13 @@ export function statusComment(double: GitHubDouble, issue: number): string {
   if (status.length !== 1) throw new Error(`expected one status comment, found ${status.length}`);
   return status[0]!.body;
 }
+
+export function repositoryIdOf(double: GitHubDouble): number {
+  return (double.repository(REPO) as { id: number }).id;
+}
+
+/** A task of the issue's newest run, as the coordinator stores it. */
+export async function taskOf(s: Scenario, issue: number, key: string) {
+  const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
+  return s.app.store.runs.task(run!.id, key);
+}

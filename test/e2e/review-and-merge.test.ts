@@ -6,6 +6,8 @@ import {
   startScenario,
   statusComment,
   type Scenario,
+  repositoryIdOf,
+  taskOf,
 } from './harness.js';
 
 type Pull = {
@@ -27,13 +29,10 @@ describe('review and merge (GitHub double)', () => {
     }
   });
 
-  const repositoryId = () => (s.double.repository(REPO) as { id: number }).id;
+  const repositoryId = () => repositoryIdOf(s.double);
   const pulls = () => s.double.pulls(REPO) as Pull[];
   const prOf = (task: string) => pulls().find((p) => p.head.ref.endsWith(`/${task}`));
-  const task = async (issue: number, key: string) => {
-    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
-    return s.app.store.runs.task(run!.id, key);
-  };
+  const task = (issue: number, key: string) => taskOf(s, issue, key);
   const mergedOrder = () =>
     s.double
       .deliveries({ event: 'pull_request', action: 'closed' })
