@@ -6,6 +6,7 @@ import { createApp, type AppServices } from './app.js';
 import { createDashboard } from './dashboard/index.js';
 import { createEngine, type RunningEngine } from './engine/create.js';
 import { CoordinatorOctokit } from './github/coordinator-octokit.js';
+import { withRateLimitMetrics } from './github/rate-limit-metrics.js';
 import { createRedeliverer } from './engine/redeliver.js';
 import { sweep, SWEEP_LOCK_KEY, type SweepReport } from './engine/sweep.js';
 import type { AppEnv } from './env.js';
@@ -13,6 +14,7 @@ import { createHttpServer, listen, type RouteHandler } from './http/server.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
+import { readMetricsSnapshot } from './store/metrics-queries.js';
 import { createWebhookIngest } from './webhooks/ingest.js';
 import { DeliveryProcessor, type ProcessorOptions } from './webhooks/processor.js';
 
@@ -33,6 +35,8 @@ export interface CoordinatorOptions {
   schedule?: boolean;
   /** Grace before a dispatch with no known run is checked against GitHub. */
   sweepGraceMs?: number;
+  /** How long one database read serves later /metrics scrapes (default 2 s). */
+  metricsSnapshotMaxAgeMs?: number;
   /** Delivery processor tuning (tests shorten the retry backoff). */
   processor?: Pick<ProcessorOptions, 'retryDelayMs' | 'maxAttempts' | 'concurrency'>;
 }
@@ -54,7 +58,6 @@ export interface Coordinator {
 
 export async function startCoordinator(options: CoordinatorOptions): Promise<Coordinator> {
   const { env, log } = options;
-  const metrics = createMetrics();
   const handle = await openDatabase({
     databaseUrl: env.databaseUrl,
     dataDir: env.dataDir,
@@ -64,6 +67,11 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
   });
   log.info({ database: handle.kind }, 'database ready, migrations applied');
   const store = createStore(handle);
+  const metrics = createMetrics({
+    readSnapshot: () => readMetricsSnapshot(handle.db),
+    snapshotMaxAgeMs: options.metricsSnapshotMaxAgeMs,
+    log,
+  });
 
   const probot = new Probot({
     appId: env.appId,
@@ -71,7 +79,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     secret: env.webhookSecret,
     baseUrl: env.githubBaseUrl,
     log: log.child({ name: 'probot' }),
-    Octokit: options.Octokit ?? CoordinatorOctokit,
+    Octokit: withRateLimitMetrics(options.Octokit ?? CoordinatorOctokit, metrics),
   });
   const engine = createEngine({
     store,
@@ -80,6 +88,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     appId: env.appId,
     maxParallel: env.maxParallel,
     now: options.now,
+    metrics,
   });
   await probot.load(createApp({ store, metrics, engine, appId: env.appId, ...options.services }));
 
@@ -131,11 +140,13 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
   const redeliver = createRedeliverer({ probot, deliveries: store.deliveries, log });
   const runSweep = async () => {
     const report = await handle.tryExclusive(SWEEP_LOCK_KEY, async () => {
+      const timer = metrics.sweepSeconds.startTimer();
       await redeliver().catch((error: unknown) =>
         log.warn({ err: error }, 'could not redeliver failed webhook deliveries'),
       );
       const result = await sweep(engine, { graceMs: options.sweepGraceMs });
       await engine.flushStatus();
+      timer();
       return result;
     });
     // Retries that came due and deliveries a crashed process left behind.

@@ -1,37 +1,223 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TASK_STATES } from './core/states.js';
+import type { MetricsSnapshot } from './store/metrics-queries.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+export type Decision = 'schedule' | 'merge';
+
+export interface MetricsOptions {
+  /** Reads the database's side (tasks, attempts, deliveries); without it those series stay empty. */
+  readSnapshot?: () => Promise<MetricsSnapshot>;
+  /** How long one read serves later scrapes (default 2 s; tests use 0 to see what they just did). */
+  snapshotMaxAgeMs?: number;
+  /** A read slower than this leaves the last snapshot in place (default 3 s). */
+  snapshotTimeoutMs?: number;
+  log?: Pick<Logger, 'debug'>;
+}
+
 /** One registry per app instance, so tests can run several apps in one process. */
-export function createMetrics() {
+export function createMetrics(options: MetricsOptions = {}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'agent_coordinator_' });
+  const snapshot = options.readSnapshot
+    ? cachedSnapshot(options.readSnapshot, {
+        maxAgeMs: options.snapshotMaxAgeMs ?? 2_000,
+        timeoutMs: options.snapshotTimeoutMs ?? 3_000,
+        log: options.log,
+      })
+    : async () => undefined;
+  const registers = [registry];
+
+  // State read from the database when scraped (see src/store/metrics-queries.ts).
+  new Gauge({
+    name: 'agent_coordinator_tasks',
+    help: 'Tasks of unfinished runs, by state.',
+    labelNames: ['state'] as const,
+    registers,
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      for (const state of TASK_STATES)
+        this.set({ state }, sum(s.tasks.filter((t) => t.state === state).map((t) => t.count)));
+    },
+  });
+  new Gauge({
+    name: 'agent_coordinator_tasks_running',
+    help: 'Tasks with a worker run in flight (dispatched or running), by repository with an unfinished run.',
+    labelNames: ['repository'] as const,
+    registers,
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      this.reset();
+      for (const t of s.tasks)
+        this.inc(
+          { repository: t.repository },
+          t.state === 'dispatched' || t.state === 'running' ? t.count : 0,
+        );
+    },
+  });
+  new Gauge({
+    name: 'agent_coordinator_dispatch_queue_depth',
+    help: 'Tasks ready to dispatch but not dispatched yet (deps merged, run running, no backoff), by repository with an unfinished run.',
+    labelNames: ['repository'] as const,
+    registers,
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      this.reset();
+      for (const t of s.tasks) this.inc({ repository: t.repository }, t.ready);
+    },
+  });
+  // Counters although read from the database: the totals only grow, and rate() needs counters.
+  new Counter({
+    name: 'agent_coordinator_attempts_completed_total',
+    help: 'Worker attempts completed, by conclusion (all time, every replica).',
+    labelNames: ['conclusion'] as const,
+    registers,
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      this.reset();
+      for (const a of s.attempts) this.inc({ conclusion: a.conclusion }, a.count);
+    },
+  });
+  new Counter({
+    name: 'agent_coordinator_spend_usd_total',
+    help: 'Cost in US dollars the workers reported for their attempts (all time, every replica).',
+    registers,
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      this.reset();
+      this.inc(sum(s.attempts.map((a) => a.costUsd)));
+    },
+  });
+  new Gauge({
+    name: 'agent_coordinator_webhook_lag_seconds',
+    help: 'Age of the oldest webhook delivery stored but not handled yet; 0 when the inbox is empty.',
+    registers,
+    async collect() {
+      const s = await snapshot();
+      if (s) this.set(s.oldestUnhandledDeliverySeconds);
+    },
+  });
+  new Gauge({
+    name: 'agent_coordinator_webhook_deliveries',
+    help: 'Webhook deliveries waiting (pending), being handled (processing), or whose handling failed for good (failed).',
+    labelNames: ['status'] as const,
+    registers,
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      for (const status of ['pending', 'processing', 'failed'] as const)
+        this.set(
+          { status },
+          sum(s.deliveries.filter((d) => d.status === status).map((d) => d.count)),
+        );
+    },
+  });
+
   return {
     registry,
     webhooksReceived: new Counter({
       name: 'agent_coordinator_webhooks_received_total',
       help: 'Webhook deliveries received, by event and ingest outcome (accepted, duplicate, rejected).',
       labelNames: ['event', 'outcome'] as const,
-      registers: [registry],
+      registers,
     }),
     webhooksHandled: new Counter({
       name: 'agent_coordinator_webhooks_handled_total',
       help: 'Webhook deliveries handled, by event and outcome (ok, retry, failed).',
       labelNames: ['event', 'outcome'] as const,
-      registers: [registry],
+      registers,
     }),
     webhookIngestSeconds: new Histogram({
       name: 'agent_coordinator_webhook_ingest_seconds',
       help: 'Time from request to acknowledgement of a webhook delivery.',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
+      registers,
     }),
     webhookHandlingSeconds: new Histogram({
       name: 'agent_coordinator_webhook_handling_seconds',
       help: 'Time spent handling a webhook delivery after it was acknowledged.',
       labelNames: ['event'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [registry],
+      registers,
+    }),
+    decisionSeconds: new Histogram({
+      name: 'agent_coordinator_decision_seconds',
+      help: 'Time of one decision pass and the actions it takes: schedule (dispatch what is ready in a repository) or merge (advance the merges of a run, waiting for its lock included).',
+      labelNames: ['decision'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    sweepSeconds: new Histogram({
+      name: 'agent_coordinator_sweep_seconds',
+      help: 'Time of one sweep pass (redelivery, repairs, merges, scheduling, status comments).',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    }),
+    // Last seen on a response to an installation's requests (GitHub's x-ratelimit-* headers).
+    githubRateLimitRemaining: new Gauge({
+      name: 'agent_coordinator_github_rate_limit_remaining',
+      help: 'Requests left in the current rate limit window, by installation and resource (core, graphql, …).',
+      labelNames: ['installation', 'resource'] as const,
+      registers,
+    }),
+    githubRateLimitLimit: new Gauge({
+      name: 'agent_coordinator_github_rate_limit_limit',
+      help: 'Requests allowed per rate limit window, by installation and resource.',
+      labelNames: ['installation', 'resource'] as const,
+      registers,
+    }),
+    githubRateLimitReset: new Gauge({
+      name: 'agent_coordinator_github_rate_limit_reset_timestamp_seconds',
+      help: 'When the current rate limit window ends (Unix time), by installation and resource.',
+      labelNames: ['installation', 'resource'] as const,
+      registers,
     }),
   };
+}
+
+/**
+ * The series of one scrape share one read (they are collected together, while it is in flight),
+ * and scrapes within `maxAgeMs` of it reuse it. A read that fails or is slower than `timeoutMs`
+ * leaves the last snapshot in place: a scrape never fails or hangs because the database does
+ * (the health check reports that).
+ */
+function cachedSnapshot(
+  read: () => Promise<MetricsSnapshot>,
+  options: { maxAgeMs: number; timeoutMs: number; log: MetricsOptions['log'] },
+): () => Promise<MetricsSnapshot | undefined> {
+  const { maxAgeMs, timeoutMs, log } = options;
+  let last: MetricsSnapshot | undefined;
+  let readAt = -Infinity;
+  let reading: Promise<void> | undefined;
+  return async () => {
+    if (Date.now() - readAt < maxAgeMs) return last;
+    reading ??= read()
+      .then(
+        (snapshot) => {
+          last = snapshot;
+        },
+        (error: unknown) => log?.debug({ err: error }, 'metrics: database read failed'),
+      )
+      .finally(() => {
+        readAt = Date.now();
+        reading = undefined;
+      });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs).unref();
+    });
+    await Promise.race([reading, timeout]).finally(() => clearTimeout(timer));
+    return last;
+  };
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }

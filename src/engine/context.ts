@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { RepoConfig } from '../config/schema.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
+import type { Decision, Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
 import type { RunRow } from '../store/runs.js';
 
@@ -14,6 +15,22 @@ export interface Engine {
   now(): Date;
   /** Ask for the run's status comment to be rewritten; writes are coalesced. */
   requestStatus(runId: number): void;
+  /** Where decision passes are timed (absent in tests that build an engine by hand). */
+  readonly metrics?: Pick<Metrics, 'decisionSeconds'>;
+}
+
+/** Time one decision pass, failed ones included, for the decision latency histogram. */
+export async function timeDecision<T>(
+  engine: Engine,
+  decision: Decision,
+  pass: () => Promise<T>,
+): Promise<T> {
+  const done = engine.metrics?.decisionSeconds.startTimer({ decision });
+  try {
+    return await pass();
+  } finally {
+    done?.();
+  }
 }
 
 /** Everything one step of work on a run needs, loaded once. */

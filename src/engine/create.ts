@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Probot } from 'probot';
 import { createOctokitPort, type Octokit } from '../github/octokit-port.js';
+import type { Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
 import type { Engine } from './context.js';
 import { refreshStatus, StatusQueue } from './status.js';
@@ -12,6 +13,7 @@ export interface EngineOptions {
   appId: number;
   maxParallel: number;
   now?: () => Date;
+  metrics?: Pick<Metrics, 'decisionSeconds'>;
 }
 
 export type RunningEngine = Engine & {
@@ -24,6 +26,7 @@ export function createEngine(options: EngineOptions): RunningEngine {
     store: options.store,
     log: options.log,
     maxParallel: options.maxParallel,
+    metrics: options.metrics,
     now: options.now ?? (() => new Date()),
     async portFor(installationId: number) {
       const octokit = (await options.probot.auth(installationId)) as Octokit;

@@ -3,7 +3,14 @@ import { selectDispatches, type Candidate } from '../core/scheduler/index.js';
 import { buildWorkerInputs } from '../core/worker-inputs.js';
 import { statusOf } from '../github/port.js';
 import type { DispatchIntent } from '../store/attempts.js';
-import { loadRunScope, runName, taskBranch, type Engine, type RunScope } from './context.js';
+import {
+  loadRunScope,
+  runName,
+  taskBranch,
+  timeDecision,
+  type Engine,
+  type RunScope,
+} from './context.js';
 import { failTaskForGood } from './failures.js';
 import { crashPoint } from '../crash-points.js';
 
@@ -12,7 +19,11 @@ import { crashPoint } from '../crash-points.js';
  * lock), then GitHub is called, then the run id is recorded: a crash in between leaves an
  * intent that the sweep resolves against GitHub, never a second dispatch.
  */
-export async function scheduleRepository(engine: Engine, repositoryId: number): Promise<number> {
+export function scheduleRepository(engine: Engine, repositoryId: number): Promise<number> {
+  return timeDecision(engine, 'schedule', () => schedule(engine, repositoryId));
+}
+
+async function schedule(engine: Engine, repositoryId: number): Promise<number> {
   const runs = await engine.store.runs.activeRunsOf(repositoryId);
   const newest = runs[runs.length - 1];
   if (!newest) return 0;

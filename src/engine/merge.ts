@@ -10,7 +10,7 @@ import {
 import type { TaskState } from '../core/states.js';
 import type { PullRow } from '../store/attempts.js';
 import type { TaskRow } from '../store/runs.js';
-import type { Engine, RunScope } from './context.js';
+import { timeDecision, type Engine, type RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { failTaskForGood } from './failures.js';
 import { settleRun } from './finish.js';
@@ -31,8 +31,10 @@ export async function advanceRun(engine: Engine, scope: RunScope): Promise<void>
   // Two deliveries, two processes or the sweep deciding for one run at once would each create
   // the order check of a new head (two check runs, the stale one possibly last) and act on
   // snapshots the other is changing: decisions for a run take turns, across processes.
-  await engine.store.handle.withLock(ADVANCE_LOCK_BASE + BigInt(scope.run.id), () =>
-    advanceOnce(engine, scope, 0),
+  await timeDecision(engine, 'merge', () =>
+    engine.store.handle.withLock(ADVANCE_LOCK_BASE + BigInt(scope.run.id), () =>
+      advanceOnce(engine, scope, 0),
+    ),
   );
 }
 

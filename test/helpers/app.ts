@@ -83,6 +83,8 @@ export async function startTestCoordinator(
     processor: options.processor,
     // Tests step the sweep by hand.
     schedule: false,
+    // A scrape shows what the test just did.
+    metricsSnapshotMaxAgeMs: 0,
   });
   return Object.assign(coordinator, {
     logs,
