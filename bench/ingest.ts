@@ -21,7 +21,7 @@ const examples = require('@octokit/webhooks-examples/api.github.com/index.json')
 const INSTALLATION_ID = 2 ** 33 + 5;
 const REPOSITORIES = 10;
 
-interface Delivery {
+export interface Delivery {
   event: string;
   body: string;
   signature: string;
@@ -38,7 +38,7 @@ function example(event: string, action: string, index: number): Record<string, u
  * are not commands (40%), labels other than the trigger on unrelated issues (30%), CI check
  * events on commits that are no agent PR's head (30%). Real payloads from @octokit/webhooks-examples.
  */
-async function buildMix(count: number): Promise<Delivery[]> {
+export async function buildMix(count: number): Promise<Delivery[]> {
   const random = rng(1);
   const out: Delivery[] = [];
   for (let i = 0; i < count; i++) {
@@ -275,8 +275,23 @@ export async function runIngest(report: Report, options: IngestOptions): Promise
         report.note(`ours: deliveries by status at the end: ${JSON.stringify(stats.byStatus)}`);
         report.note(`ours: mean handling time by event: ${describeHandling(stats.handling)}`);
       }
+      let drainPerS = Number.NaN;
+      if (mode === 'ours') {
+        // Handling alone: traffic has stopped and the backlog drains.
+        const before = await handledCount(child);
+        const drainMeter = new CpuMeter(child.pid);
+        const drainStart = nowMs();
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+        const handled = (await handledCount(child)) - before;
+        const drainCpu = drainMeter.elapsed();
+        drainPerS = handled / ((nowMs() - drainStart) / 1000);
+        const perHandled = (ms: number) => ((1000 * ms) / Math.max(1, handled)).toFixed(0);
+        report.note(
+          `ours: backlog drains at ${drainPerS.toFixed(0)}/s once traffic stops; CPU per handled delivery: server ${perHandled(drainCpu.childMs)} µs, Postgres ${perHandled(drainCpu.postgresMs)} µs`,
+        );
+      }
       loader.close();
-      return { fixed, flat, backlog, handledPerS };
+      return { fixed, flat, backlog, handledPerS, drainPerS };
     } finally {
       await stopChild(child);
     }
@@ -296,6 +311,7 @@ export async function runIngest(report: Report, options: IngestOptions): Promise
     report.figure('ingest_probot_p99_ms', percentile(probot.fixed.latenciesMs, 99), 'ms');
     report.figure('ingest_handled_per_s', ours.handledPerS, 'deliveries/s');
     report.figure('ingest_backlog_at_1000', ours.backlog, 'deliveries');
+    report.figure('ingest_drain_per_s', ours.drainPerS, 'deliveries/s');
     report.figure('ingest_errors', ours.fixed.failed + ours.flat.failed, 'responses');
     const { requests } = await ask<{ type: string; requests: number }>(
       stub,

@@ -1,5 +1,6 @@
 import type { ApplicationFunction, Context, ProbotOctokit } from 'probot';
 import type { RepoConfig } from './config/schema.js';
+import { TriggerLabelCache } from './config/trigger-labels.js';
 import { loadRunScope, type Engine } from './engine/context.js';
 import { cancelRun } from './engine/finish.js';
 import { startRun } from './engine/start-run.js';
@@ -29,13 +30,16 @@ export interface AppServices {
     port: GitHubPort;
   }) => Promise<void>;
   onCancelRequested?: (request: { run: RunRow; port: GitHubPort; why: string }) => Promise<void>;
+  triggerLabels: TriggerLabelCache;
 }
 
-export type AppServiceInput = Omit<AppServices, 'port'> & Partial<Pick<AppServices, 'port'>>;
+export type AppServiceInput = Omit<AppServices, 'port' | 'triggerLabels'> &
+  Partial<Pick<AppServices, 'port' | 'triggerLabels'>>;
 
 export function createApp(input: AppServiceInput): ApplicationFunction {
   const services: AppServices = {
     port: (octokit) => createOctokitPort(octokit, { appId: input.appId }),
+    triggerLabels: new TriggerLabelCache(),
     ...input,
   };
   const { engine } = services;

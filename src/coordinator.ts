@@ -12,6 +12,8 @@ import { sweep, SWEEP_LOCK_KEY, type SweepReport } from './engine/sweep.js';
 import type { AppEnv } from './env.js';
 import { createHttpServer, listen, type RouteHandler } from './http/server.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { parseWebhookBody } from './webhooks/payload.js';
+import { IngestPressure } from './webhooks/pressure.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
 import { readMetricsSnapshot } from './store/metrics-queries.js';
@@ -56,6 +58,8 @@ export interface Coordinator {
   close(): Promise<void>;
 }
 
+const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
 export async function startCoordinator(options: CoordinatorOptions): Promise<Coordinator> {
   const { env, log } = options;
   const handle = await openDatabase({
@@ -92,18 +96,24 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
   });
   await probot.load(createApp({ store, metrics, engine, appId: env.appId, ...options.services }));
 
+  const pressure = new IngestPressure();
   const processor = new DeliveryProcessor({
+    pressure,
     ...options.processor,
     deliveries: store.deliveries,
     log,
     metrics,
     afterDrain: () => engine.flushStatus(),
-    handle: (delivery) =>
-      probot.receive({
+    handle: (delivery) => {
+      const payload = parseWebhookBody(delivery.body);
+      // Ingest stored only JSON objects: anything else is a row written by something else.
+      if (!payload) throw new Error(`delivery ${delivery.id} holds no JSON object`);
+      return probot.receive({
         id: delivery.id,
         name: delivery.event,
-        payload: delivery.payload,
-      } as Parameters<Probot['receive']>[0]),
+        payload,
+      } as Parameters<Probot['receive']>[0]);
+    },
   });
 
   const ingest = createWebhookIngest({
@@ -112,6 +122,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     metrics,
     log,
     onAccepted: () => processor.kick(),
+    pressure,
   });
   // Off (404) unless DASHBOARD_TOKEN is set.
   const dashboard = env.dashboardToken
@@ -144,6 +155,10 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
       await redeliver().catch((error: unknown) =>
         log.warn({ err: error }, 'could not redeliver failed webhook deliveries'),
       );
+      // Kept well past GitHub's 3-day redelivery window, so a late redelivery is still known.
+      await store.deliveries
+        .forget(new Date(Date.now() - DELIVERY_RETENTION_MS))
+        .catch((error: unknown) => log.warn({ err: error }, 'could not forget old deliveries'));
       const result = await sweep(engine, { graceMs: options.sweepGraceMs });
       await engine.flushStatus();
       timer();

@@ -9,7 +9,7 @@ import {
   tasks,
 } from '../../db/schema.js';
 import type { RunState, TaskState } from '../core/states.js';
-import type { AppDatabase } from '../store/database.js';
+import { rowsOf, type AppDatabase } from '../store/database.js';
 
 // Read-only views of the coordinator's tables for the dashboard. Several replicas may share
 // the database, so everything shown is read from it, never from one process's memory.
@@ -307,10 +307,4 @@ export class DashboardQueries {
     }
     return counts;
   }
-}
-
-// node-postgres answers { rows }, PGlite answers { rows } too, but typed differently.
-function rowsOf<T>(result: unknown): T[] {
-  const rows = (result as { rows?: T[] }).rows;
-  return Array.isArray(rows) ? rows : (result as T[]);
 }

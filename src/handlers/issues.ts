@@ -13,6 +13,7 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     const port = services.port(context.octokit);
     const log = context.log.child({ repo: repository.full_name, issue: issue.number });
 
+    if (services.triggerLabels.isKnownOther(repository.id, label.name)) return;
     const file = await port.readConfigFile(repo);
     const checked = file.ok
       ? validateConfig(file.raw)
@@ -20,6 +21,7 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     const triggerLabel = checked.ok
       ? checked.config.label
       : (rawLabel(file) ?? DEFAULT_CONFIG.label);
+    services.triggerLabels.remember(repository.id, triggerLabel);
     if (label.name !== triggerLabel) return;
 
     const role = await port.roleOf(repo, sender.login);

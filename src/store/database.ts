@@ -29,7 +29,18 @@ export interface DatabaseHandle {
    * it: work on one run takes turns. Not reentrant: never nest two for the same key.
    */
   withLock<T>(key: bigint, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Plain SQL on connections of its own, for the webhook inbox: acknowledging a delivery never
+   * waits for a connection behind the handlers, and skips the query builder on its hot path.
+   */
+  inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string): Promise<Row[]>;
   close(): Promise<void>;
+}
+
+/** The rows of `db.execute`, whose result is shaped differently by node-postgres and PGlite. */
+export function rowsOf<T>(result: unknown): T[] {
+  const rows = (result as { rows?: T[] }).rows;
+  return Array.isArray(rows) ? rows : (result as T[]);
 }
 
 export interface OpenOptions {
@@ -68,6 +79,18 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
   pool.on('error', (error) => options.onPoolError?.(error));
   const db = drizzlePg(pool, { schema }) as unknown as AppDatabase;
+  // Inserts (one batch at a time), claims and completions. The inbox's statistics are always
+  // stale (it turns over faster than ANALYZE runs), and a planner that thinks few rows are
+  // pending reads them all and sorts them instead of walking the index to the oldest few: on
+  // these connections, where every query has an index to use, only index scans are planned.
+  const inboxPool = new pg.Pool({
+    connectionString: url,
+    max: 3,
+    options: '-c enable_bitmapscan=off -c enable_seqscan=off',
+    connectionTimeoutMillis: 5_000,
+  });
+  inboxPool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
+  inboxPool.on('error', (error) => options.onPoolError?.(error));
 
   // drizzle's migrator takes no lock: hold a session advisory lock on one connection so
   // processes starting together on an empty database apply each migration once.
@@ -126,8 +149,14 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
         client.release();
       }
     },
+    async inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string) {
+      // A named statement is planned once per connection: the claim's plan costs more than
+      // running it.
+      const result = await inboxPool.query({ text, values: params, name: preparedAs });
+      return result.rows as Row[];
+    },
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), inboxPool.end()]);
     },
   };
 }
@@ -184,6 +213,10 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
     },
     async ping() {
       await client.query('select 1');
+    },
+    async inboxQuery<Row>(text: string, params: unknown[]) {
+      const result = await client.query<Row>(text, params);
+      return result.rows;
     },
     async close() {
       await client.close();

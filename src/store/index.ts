@@ -17,7 +17,7 @@ export interface Store {
 export function createStore(handle: DatabaseHandle): Store {
   return {
     handle,
-    deliveries: new DeliveryStore(handle.db),
+    deliveries: new DeliveryStore(handle.db, (text, params) => handle.inboxQuery(text, params)),
     repositories: new RepositoryStore(handle.db),
     runs: new RunStore(handle.db),
     attempts: new AttemptStore(handle.db),

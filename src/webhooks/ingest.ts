@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { DeliveryStore } from '../store/deliveries.js';
 import { crashPoint } from '../crash-points.js';
+import { parseWebhookBody } from './payload.js';
+import type { IngestPressure } from './pressure.js';
 
 /** GitHub caps webhook payloads at 25 MB. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
@@ -15,6 +17,8 @@ export interface IngestDeps {
   log: Logger;
   /** Called after a delivery is stored and acknowledged: handling happens after the answer. */
   onAccepted: (deliveryId: string) => void;
+  /** Told about every request from arrival to answer. */
+  pressure?: IngestPressure;
   maxBytes?: number;
 }
 
@@ -29,7 +33,13 @@ export function createWebhookIngest(deps: IngestDeps) {
   return async function ingest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const event = header(req, 'x-github-event');
-    const answer = await decide(req, event);
+    deps.pressure?.enter();
+    let answer: Answer;
+    try {
+      answer = await decide(req, event);
+    } finally {
+      deps.pressure?.leave(Number(process.hrtime.bigint() - started) / 1e6);
+    }
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
     deps.metrics.webhooksReceived.inc({ event: event ?? 'unknown', outcome: answer.outcome });
     deps.metrics.webhookIngestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
@@ -58,15 +68,8 @@ export function createWebhookIngest(deps: IngestDeps) {
       return reject(401, 'signature does not match');
     }
 
-    let payload: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(body);
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error();
-      const value = UNSTORABLE_ESCAPE.test(body) ? storable(parsed) : parsed;
-      payload = value as Record<string, unknown>;
-    } catch {
-      return reject(400, 'payload is not a JSON object');
-    }
+    const payload = parseWebhookBody(body);
+    if (!payload) return reject(400, 'payload is not a JSON object');
 
     try {
       const outcome = await deps.deliveries.record({
@@ -75,7 +78,7 @@ export function createWebhookIngest(deps: IngestDeps) {
         action: typeof payload.action === 'string' ? payload.action : undefined,
         installationId: numericId(payload.installation),
         repositoryId: numericId(payload.repository),
-        payload,
+        body,
       });
       if (outcome === 'accepted') {
         crashPoint('ingest.stored');
@@ -93,22 +96,6 @@ export function createWebhookIngest(deps: IngestDeps) {
       };
     }
   }
-}
-
-// Postgres jsonb holds neither NUL nor a lone surrogate (both only reach us as JSON escapes):
-// a payload carrying one would answer 503 forever, and be redelivered forever. They become
-// U+FFFD, as a UTF-8 decoder would make them.
-const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f])/i;
-const UNSTORABLE_CHARS =
-  // eslint-disable-next-line no-control-regex -- NUL is the point
-  /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-function storable(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(UNSTORABLE_CHARS, '\ufffd');
-  if (Array.isArray(value)) return value.map(storable);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storable(v)]));
-  return value;
 }
 
 function reject(status: number, message: string): Answer {

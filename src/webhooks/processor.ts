@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { ClaimedDelivery, DeliveryStore } from '../store/deliveries.js';
 import { crashPoint } from '../crash-points.js';
+import type { IngestPressure } from './pressure.js';
 
 export type DeliveryHandler = (delivery: ClaimedDelivery) => Promise<void>;
 
@@ -16,11 +17,15 @@ export interface ProcessorOptions {
   maxAttempts?: number;
   /** Backoff before retry n (1-based). */
   retryDelayMs?: (attempt: number) => number;
+  /** While it is high, one delivery at a time (see IngestPressure). */
+  pressure?: IngestPressure;
   /** Runs once the inbox is empty, before the processor counts as idle (status comment writes). */
   afterDrain?: () => Promise<void>;
 }
 
 const MAX_WAIT_MS = 60 * 60_000;
+/** Deliveries handled at once by one process; the pool has 10 connections for them. */
+const DEFAULT_CONCURRENCY = 8;
 /**
  * A delivery being handled has its lock renewed this often; one whose lock is older than
  * STALE_AFTER_MS lost its process (a crash) and is claimed again.
@@ -60,6 +65,7 @@ export class DeliveryProcessor {
   private again = false;
   private stopped = false;
   private readonly idleWaiters: Array<() => void> = [];
+  private readonly newsWaiters: Array<() => void> = [];
   /** Retry timers not fired yet, and who waits for the next one (tests drive retries to the end). */
   private retriesDue = 0;
   private readonly retryWaiters: Array<() => void> = [];
@@ -70,6 +76,7 @@ export class DeliveryProcessor {
     if (this.stopped) return;
     if (this.draining) {
       this.again = true;
+      for (const resolve of this.newsWaiters.splice(0)) resolve();
       return;
     }
     this.draining = this.drain()
@@ -107,21 +114,50 @@ export class DeliveryProcessor {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const resolve of this.newsWaiters.splice(0)) resolve();
     await this.draining;
   }
 
+  /**
+   * Keeps up to `concurrency` deliveries in hand, claiming more as soon as one finishes, so one
+   * slow handler (a GitHub call, a lock) never holds the rest of a batch back.
+   */
   private async drain(): Promise<void> {
-    const concurrency = this.options.concurrency ?? 4;
+    const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY;
+    const inHand = new Map<string, Promise<void>>();
     for (;;) {
       this.again = false;
-      const batch = await this.options.deliveries.claim(this.workerId, concurrency, STALE_AFTER_MS);
-      if (batch.length === 0) {
+      const width = this.options.pressure?.high ? 1 : concurrency;
+      const room = width - inHand.size;
+      // Claim in handfuls, not one per freed slot: a claim costs Postgres about as much for
+      // one delivery as for several.
+      const worthClaiming = inHand.size === 0 || room >= Math.ceil(width / 2);
+      const claimed =
+        worthClaiming && !this.stopped
+          ? await this.options.deliveries.claim(this.workerId, room, STALE_AFTER_MS, [
+              ...inHand.keys(),
+            ])
+          : [];
+      for (const delivery of claimed) {
+        const handled = this.handleOne(delivery).finally(() => inHand.delete(delivery.id));
+        inHand.set(delivery.id, handled);
+      }
+      if (inHand.size === 0) {
+        if (this.again && !this.stopped) continue;
         await this.options.afterDrain?.();
         return;
       }
-      await Promise.all(batch.map((delivery) => this.handleOne(delivery)));
-      if (this.stopped) return;
+      // Every slot is taken or the inbox is empty for now: wait for a free slot, or for news;
+      // in a burst, also for its end.
+      const calm = width < concurrency ? [this.options.pressure!.whenCalm()] : [];
+      await Promise.race([...inHand.values(), this.news(), ...calm]);
     }
+  }
+
+  /** Resolves on the next `kick()`: a delivery arrived while the inbox looked empty. */
+  private news(): Promise<void> {
+    if (this.again) return Promise.resolve();
+    return new Promise((resolve) => this.newsWaiters.push(resolve));
   }
 
   private scheduleRetry(delay: number): void {

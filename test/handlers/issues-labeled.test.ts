@@ -102,6 +102,19 @@ describe('issues.labeled', () => {
     expect(started).toEqual([]);
   });
 
+  it('reads the config once for a run of other labels, but afresh for the trigger label', async () => {
+    configFile('label: agents\n');
+    await receive(payload('bug'));
+    // Within the cache's minute: no read (nock fails any request it was not told about).
+    await receive(payload('bug'));
+    await receive(payload('documentation'));
+    // A label that may start a run is decided on the file as it is now.
+    configFile('label: agents\n');
+    role('Codertocat', 'write');
+    await receive(payload('agents'));
+    expect(started).toHaveLength(1);
+  });
+
   it.each(['triage', 'read', 'none'])('replies once to a %s user and starts nothing', async (r) => {
     configFile(null);
     role('Codertocat', r, r === 'triage' ? 'read' : r);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { DeliveryStore } from '../../src/store/deliveries.js';
@@ -10,7 +11,7 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db);
+    store = new DeliveryStore(handle.db, (text, params) => handle.inboxQuery(text, params));
   });
   afterAll(() => dispose());
 
@@ -20,7 +21,7 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
     action: 'labeled',
     installationId: 2 ** 33 + 1,
     repositoryId: 2 ** 32 + 7,
-    payload: { action: 'labeled', n: id },
+    body: JSON.stringify({ action: 'labeled', n: id }),
   });
 
   it('accepts a new delivery once and calls a repeat a duplicate', async () => {
@@ -85,5 +86,81 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(20);
     for (const id of ids) await store.complete(id);
+  });
+
+  it('writes deliveries that arrive together in one batch, each with its own outcome', async () => {
+    await store.record(delivery('b-0'));
+    const outcomes = await Promise.all([
+      store.record(delivery('b-0')),
+      ...Array.from({ length: 30 }, (_, i) => store.record(delivery(`b-${i + 1}`))),
+      store.record(delivery('b-1')),
+    ]);
+    expect(outcomes[0]).toBe('duplicate');
+    expect(outcomes.slice(1, 31)).toEqual(Array(30).fill('accepted'));
+    // The same id twice in flight: one handling, the other a duplicate.
+    expect(outcomes[31]).toBe('duplicate');
+    const claimed = await store.claim('w-batch', 100);
+    const body = claimed.find((d) => d.id === 'b-17')?.body ?? '';
+    expect(JSON.parse(body)).toEqual({ action: 'labeled', n: 'b-17' });
+    expect(claimed.map((d) => d.id).sort()).toEqual(
+      Array.from({ length: 31 }, (_, i) => `b-${i}`).sort(),
+    );
+    expect(claimed.map((d) => d.receivedAt.getTime())).toEqual(
+      claimed.map((d) => d.receivedAt.getTime()).sort((a, b) => a - b),
+    );
+    for (const d of claimed) await store.complete(d.id);
+  });
+
+  it('takes back its own unfinished claims, but never one it is handling right now', async () => {
+    await store.record(delivery('h-1'));
+    await store.record(delivery('h-2'));
+    const first = await store.claim('w-hand', 2);
+    expect(first.map((d) => d.id)).toEqual(['h-1', 'h-2']);
+    // h-1 is still being handled; h-2's outcome could not be written.
+    const again = await store.claim('w-hand', 2, 60_000, ['h-1']);
+    expect(again.map((d) => d.id)).toEqual(['h-2']);
+    expect(again[0]?.attempts).toBe(2);
+    await store.complete('h-1');
+    await store.complete('h-2');
+  });
+
+  it('forgets settled deliveries older than the cut-off, and nothing in the inbox', async () => {
+    await store.record(delivery('f-done'));
+    await store.record(delivery('f-failed'));
+    await store.record(delivery('f-pending'));
+    const claimed = await store.claim('w-forget', 10);
+    await store.complete('f-done');
+    await store.fail('f-failed', 'gave up');
+    await store.fail('f-pending', 'try later', new Date(Date.now() + 60_000));
+    expect(claimed.map((d) => d.id)).toEqual(['f-done', 'f-failed', 'f-pending']);
+    expect(await store.forget(new Date(Date.now() - 60_000))).toBe(0);
+    expect(await store.forget(new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(2);
+    expect(await store.get('f-done')).toBeUndefined();
+    expect(await store.get('f-failed')).toBeUndefined();
+    expect((await store.get('f-pending'))?.status).toBe('pending');
+    // Forgotten means new again: a delivery this old is past GitHub's redelivery window.
+    expect(await store.record(delivery('f-done'))).toBe('accepted');
+    expect((await store.claim('w-forget', 10)).map((d) => d.id)).toEqual(['f-done']);
+    await store.complete('f-done');
+  });
+
+  it('hands over a delivery stored before bodies were compressed (a jsonb payload)', async () => {
+    await handle.db.execute(sql`
+      insert into webhook_deliveries (delivery_id, event, payload)
+      values ('legacy-1', 'issues', ${JSON.stringify({ action: 'opened', n: 'ü' })}::jsonb)`);
+    const [claimed] = await store.claim('w-legacy', 1);
+    expect(claimed?.id).toBe('legacy-1');
+    expect(JSON.parse(claimed?.body ?? '')).toEqual({ action: 'opened', n: 'ü' });
+    await store.complete('legacy-1');
+  });
+
+  it('keeps the body byte for byte, compressed to a fraction of its size', async () => {
+    const text = JSON.stringify({ action: 'created', comment: { body: 'x'.repeat(20_000) } });
+    await store.record({ ...delivery('z-1'), body: text });
+    const row = await store.get('z-1');
+    expect(row?.body?.byteLength).toBeLessThan(text.length / 10);
+    const [claimed] = await store.claim('w-z', 1);
+    expect(claimed?.body).toBe(text);
+    await store.complete('z-1');
   });
 });
