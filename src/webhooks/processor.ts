@@ -132,12 +132,20 @@ export class DeliveryProcessor {
       // Claim in handfuls, not one per freed slot: a claim costs Postgres about as much for
       // one delivery as for several.
       const worthClaiming = inHand.size === 0 || room >= Math.ceil(width / 2);
-      const claimed =
-        worthClaiming && !this.stopped
-          ? await this.options.deliveries.claim(this.workerId, room, STALE_AFTER_MS, [
-              ...inHand.keys(),
-            ])
-          : [];
+      let claimed: ClaimedDelivery[] = [];
+      if (worthClaiming && !this.stopped) {
+        try {
+          claimed = await this.options.deliveries.claim(this.workerId, room, STALE_AFTER_MS, [
+            ...inHand.keys(),
+          ]);
+        } catch (error) {
+          // Never end the drain with deliveries in hand: whenIdle and stop() would not wait for
+          // them, and the next drain's claim would take them back (ours, and not in its hand)
+          // and handle them a second time alongside.
+          await Promise.allSettled(inHand.values());
+          throw error;
+        }
+      }
       for (const delivery of claimed) {
         const handled = this.handleOne(delivery).finally(() => inHand.delete(delivery.id));
         inHand.set(delivery.id, handled);
