@@ -147,6 +147,11 @@ export const tasks = pgTable(
       .on(t.priority.desc(), t.runId, t.planIndex)
       .where(sql`${t.state} = 'pending' and ${t.unmetDeps} = 0`),
     index('tasks_state_idx').on(t.runId, t.state),
+    // Counted under the global dispatch lock on every scheduling pass: the few in flight, not
+    // every task.
+    index('tasks_inflight_idx')
+      .on(t.runId)
+      .where(sql`${t.state} in ('dispatched', 'running')`),
   ],
 );
 

@@ -24,8 +24,8 @@ export function scheduleRepository(engine: Engine, repositoryId: number): Promis
 }
 
 async function schedule(engine: Engine, repositoryId: number): Promise<number> {
-  const runs = await engine.store.runs.activeRunsOf(repositoryId);
-  const newest = runs[runs.length - 1];
+  // The repository's limit as its newest run saw the config (one row, not every active run).
+  const newest = await engine.store.runs.newestActiveRun(repositoryId);
   if (!newest) return 0;
   const config = newest.config as RepoConfig;
   const now = engine.now();
@@ -54,8 +54,23 @@ async function schedule(engine: Engine, repositoryId: number): Promise<number> {
     },
   );
   for (const intent of claim.intents) engine.requestStatus(intent.run.id);
-  await Promise.all(claim.intents.map((intent) => performDispatch(engine, intent)));
+  // One scope per run and one read of each base branch per pass, however many tasks go out.
+  const scopes = new Map<number, Promise<RunScope>>();
+  const pass: DispatchPass = { baseHeads: new Map() };
+  await Promise.all(
+    claim.intents.map(async (intent) => {
+      let scope = scopes.get(intent.run.id);
+      if (!scope) scopes.set(intent.run.id, (scope = loadRunScope(engine, intent.run)));
+      await performDispatch(engine, intent, await scope, pass);
+    }),
+  );
   return claim.intents.length;
+}
+
+/** What the dispatches of one scheduling pass share. */
+export interface DispatchPass {
+  /** Base branch → its head, read once per pass. */
+  baseHeads: Map<string, Promise<string | null>>;
 }
 
 /** Create the branch if missing and dispatch the worker; safe to call again for the same intent. */
@@ -63,6 +78,7 @@ export async function performDispatch(
   engine: Engine,
   intent: DispatchIntent,
   scope?: RunScope,
+  pass: DispatchPass = { baseHeads: new Map() },
 ): Promise<void> {
   const { attempt, task, run } = intent;
   const s = scope ?? (await loadRunScope(engine, run));
@@ -76,8 +92,14 @@ export async function performDispatch(
   try {
     crashPoint('dispatch.intent-recorded');
     const base = run.baseBranch ?? (await s.port.defaultBranch(s.repo));
-    if ((await s.port.branchHead(s.repo, branch)) === null) {
-      const baseSha = await s.port.branchHead(s.repo, base);
+    // A first attempt's branch is new, so it is created without asking first (GitHub's 422
+    // says when it exists after all); a retry's branch usually exists, with the PR on it.
+    const branchMissing =
+      attempt.attempt === 1 || (await s.port.branchHead(s.repo, branch)) === null;
+    if (branchMissing) {
+      let baseHead = pass.baseHeads.get(base);
+      if (!baseHead) pass.baseHeads.set(base, (baseHead = s.port.branchHead(s.repo, base)));
+      const baseSha = await baseHead;
       if (baseSha === null)
         throw Object.assign(new Error(`base branch "${base}" does not exist`), { status: 422 });
       await s.port.ensureBranch(s.repo, branch, baseSha);

@@ -48,32 +48,23 @@ export class AttemptStore {
   ): Promise<ClaimResult> {
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${repoLockKey(repositoryId)}::bigint)`);
-      const globalCapped = Number.isFinite(limits.globalLimit);
-      if (globalCapped)
-        await tx.execute(
-          sql`select pg_advisory_xact_lock(${GLOBAL_DISPATCH_LOCK.toString()}::bigint)`,
-        );
-
-      const [repoCount] = await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(tasks)
-        .innerJoin(runs, eq(runs.id, tasks.runId))
-        .where(and(eq(runs.repositoryId, repositoryId), inArray(tasks.state, [...INFLIGHT])));
-      const repoInflight = repoCount?.n ?? 0;
-      let globalInflight = 0;
-      if (globalCapped) {
-        const [all] = await tx
+      const inflightOf = (repository?: number) =>
+        tx
           .select({ n: sql<number>`count(*)::int` })
           .from(tasks)
-          .where(inArray(tasks.state, [...INFLIGHT]));
-        globalInflight = all?.n ?? 0;
-      }
-      const headroom = Math.max(
-        0,
-        Math.min(limits.repoLimit - repoInflight, limits.globalLimit - globalInflight),
-      );
-      if (headroom === 0) return { intents: [], repoInflight, globalInflight };
-
+          .innerJoin(runs, eq(runs.id, tasks.runId))
+          .where(
+            and(
+              inArray(tasks.state, [...INFLIGHT]),
+              repository === undefined ? undefined : eq(runs.repositoryId, repository),
+            ),
+          )
+          .then(([row]) => row?.n ?? 0);
+      const repoInflight = await inflightOf(repositoryId);
+      const repoHeadroom = Math.max(0, limits.repoLimit - repoInflight);
+      if (repoHeadroom === 0) return { intents: [], repoInflight, globalInflight: 0 };
+      // Read before the global lock, which every repository's dispatch waits for: under it
+      // there is only the count and the writes.
       const candidates = await tx
         .select({ task: tasks, runCreatedAt: runs.createdAt })
         .from(tasks)
@@ -89,41 +80,72 @@ export class AttemptStore {
           ),
         )
         .orderBy(desc(tasks.priority), asc(runs.createdAt), asc(runs.id), asc(tasks.planIndex))
-        .limit(headroom * 4 + 16);
+        .limit(repoHeadroom * 4 + 16);
+      if (candidates.length === 0) return { intents: [], repoInflight, globalInflight: 0 };
+
+      let globalInflight = 0;
+      if (Number.isFinite(limits.globalLimit)) {
+        await tx.execute(
+          sql`select pg_advisory_xact_lock(${GLOBAL_DISPATCH_LOCK.toString()}::bigint)`,
+        );
+        globalInflight = await inflightOf();
+      }
+      const headroom = Math.max(0, Math.min(repoHeadroom, limits.globalLimit - globalInflight));
+      if (headroom === 0) return { intents: [], repoInflight, globalInflight };
       const chosen = choose(
         candidates.map((c) => ({ ...c.task, runCreatedAt: c.runCreatedAt })),
         headroom,
       );
+      if (chosen.length === 0) return { intents: [], repoInflight, globalInflight };
 
-      const intents: DispatchIntent[] = [];
-      for (const candidate of chosen) {
-        const [task] = await tx
-          .update(tasks)
-          .set({
-            state: 'dispatched',
-            attemptCount: sql`${tasks.attemptCount} + 1`,
-            nextAttemptAt: null,
-            pendingFeedback: null,
-            updatedAt: new Date(),
-          })
-          .where(and(eq(tasks.id, candidate.id), eq(tasks.state, 'pending')))
-          .returning();
-        if (!task) continue;
-        const [attempt] = await tx
-          .insert(attempts)
-          .values({
+      // Set-based: three statements whatever the number of tasks.
+      const dispatched = await tx
+        .update(tasks)
+        .set({
+          state: 'dispatched',
+          attemptCount: sql`${tasks.attemptCount} + 1`,
+          nextAttemptAt: null,
+          pendingFeedback: null,
+          updatedAt: new Date(),
+        })
+        .where(
+          and(
+            inArray(
+              tasks.id,
+              chosen.map((c) => c.id),
+            ),
+            eq(tasks.state, 'pending'),
+          ),
+        )
+        .returning();
+      if (dispatched.length === 0) return { intents: [], repoInflight, globalInflight };
+      const before = new Map(chosen.map((c) => [c.id, c]));
+      const newAttempts = await tx
+        .insert(attempts)
+        .values(
+          dispatched.map((task) => ({
             taskId: task.id,
             attempt: task.attemptCount,
-            mode: candidate.nextMode,
-            feedback: candidate.pendingFeedback,
-          })
-          .returning();
-        const [run] = await tx
-          .update(runs)
-          .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
-          .where(eq(runs.id, task.runId))
-          .returning();
-        if (attempt && run) intents.push({ attempt, task, run });
+            mode: before.get(task.id)!.nextMode,
+            feedback: before.get(task.id)!.pendingFeedback,
+          })),
+        )
+        .returning();
+      const touchedRuns = await tx
+        .update(runs)
+        .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
+        .where(inArray(runs.id, [...new Set(dispatched.map((t) => t.runId))]))
+        .returning();
+      const attemptOf = new Map(newAttempts.map((a) => [a.taskId, a]));
+      const runOf = new Map(touchedRuns.map((r) => [r.id, r]));
+      // In the order chosen: the scheduler's order is the dispatch order.
+      const dispatchedById = new Map(dispatched.map((t) => [t.id, t]));
+      const intents: DispatchIntent[] = [];
+      for (const candidate of chosen) {
+        const task = dispatchedById.get(candidate.id);
+        const attempt = task && attemptOf.get(task.id);
+        const run = task && runOf.get(task.runId);
+        if (task && attempt && run) intents.push({ attempt, task, run });
       }
       return {
         intents,

@@ -17,7 +17,9 @@ export interface Store {
 export function createStore(handle: DatabaseHandle): Store {
   return {
     handle,
-    deliveries: new DeliveryStore(handle.db, (text, params) => handle.inboxQuery(text, params)),
+    deliveries: new DeliveryStore(handle.db, (text, params, name) =>
+      handle.inboxQuery(text, params, name),
+    ),
     repositories: new RepositoryStore(handle.db),
     runs: new RunStore(handle.db),
     attempts: new AttemptStore(handle.db),

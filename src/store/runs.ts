@@ -98,6 +98,16 @@ export class RunStore {
       .orderBy(asc(runs.id));
   }
 
+  async newestActiveRun(repositoryId: number): Promise<RunRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.repositoryId, repositoryId), isNull(runs.finishedAt)))
+      .orderBy(desc(runs.id))
+      .limit(1);
+    return row;
+  }
+
   async repositoryOf(run: RunRow) {
     const [repo] = await this.db
       .select()

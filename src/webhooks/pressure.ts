@@ -10,9 +10,10 @@ export class IngestPressure {
   /** Exponentially weighted mean of recent acknowledgement times. */
   private recentMs = 0;
   private readonly calmWaiters: Array<() => void> = [];
+  private calm: Promise<void> | undefined;
 
   constructor(
-    private readonly burstAt = 4,
+    private readonly burstAt = 16,
     private readonly slowMs = 5,
   ) {}
 
@@ -23,16 +24,20 @@ export class IngestPressure {
   leave(elapsedMs: number): void {
     this.inFlight -= 1;
     this.recentMs += (elapsedMs - this.recentMs) * 0.2;
-    if (!this.high) for (const resolve of this.calmWaiters.splice(0)) resolve();
+    if (!this.high && this.calm) {
+      this.calm = undefined;
+      for (const resolve of this.calmWaiters.splice(0)) resolve();
+    }
   }
 
   get high(): boolean {
     return this.inFlight >= this.burstAt || (this.inFlight > 0 && this.recentMs >= this.slowMs);
   }
 
-  /** Resolves once the pressure is off. */
+  /** Resolves once the pressure is off (one promise per spell of pressure, however many wait). */
   whenCalm(): Promise<void> {
     if (!this.high) return Promise.resolve();
-    return new Promise((resolve) => this.calmWaiters.push(resolve));
+    this.calm ??= new Promise<void>((resolve) => this.calmWaiters.push(resolve));
+    return this.calm;
   }
 }

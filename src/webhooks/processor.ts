@@ -19,11 +19,15 @@ export interface ProcessorOptions {
   retryDelayMs?: (attempt: number) => number;
   /** While it is high, one delivery at a time (see IngestPressure). */
   pressure?: IngestPressure;
+  /** How long the inbox must stay empty before `afterDrain` (default 20 ms). */
+  settleMs?: number;
   /** Runs once the inbox is empty, before the processor counts as idle (status comment writes). */
   afterDrain?: () => Promise<void>;
 }
 
 const MAX_WAIT_MS = 60 * 60_000;
+/** How long the inbox must stay empty before the after-drain work runs. */
+const SETTLE_MS = 20;
 /** Deliveries handled at once by one process; the pool has 10 connections for them. */
 const DEFAULT_CONCURRENCY = 8;
 /**
@@ -66,6 +70,7 @@ export class DeliveryProcessor {
   private stopped = false;
   private readonly idleWaiters: Array<() => void> = [];
   private readonly newsWaiters: Array<() => void> = [];
+  private nextNews: Promise<void> | undefined;
   /** Retry timers not fired yet, and who waits for the next one (tests drive retries to the end). */
   private retriesDue = 0;
   private readonly retryWaiters: Array<() => void> = [];
@@ -76,7 +81,7 @@ export class DeliveryProcessor {
     if (this.stopped) return;
     if (this.draining) {
       this.again = true;
-      for (const resolve of this.newsWaiters.splice(0)) resolve();
+      this.announceNews();
       return;
     }
     this.draining = this.drain()
@@ -114,7 +119,7 @@ export class DeliveryProcessor {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const resolve of this.newsWaiters.splice(0)) resolve();
+    this.announceNews();
     await this.draining;
   }
 
@@ -152,6 +157,9 @@ export class DeliveryProcessor {
       }
       if (inHand.size === 0) {
         if (this.again && !this.stopped) continue;
+        // A quiet moment before the after-drain work (status comment edits): deliveries caused
+        // by the writes just made often follow within milliseconds, and one edit can cover them.
+        if (!this.stopped && (await this.newsWithin(this.options.settleMs ?? SETTLE_MS))) continue;
         await this.options.afterDrain?.();
         return;
       }
@@ -162,10 +170,34 @@ export class DeliveryProcessor {
     }
   }
 
-  /** Resolves on the next `kick()`: a delivery arrived while the inbox looked empty. */
+  private announceNews(): void {
+    this.nextNews = undefined;
+    for (const resolve of this.newsWaiters.splice(0)) resolve();
+  }
+
+  /** True if a `kick()` comes within `ms`. */
+  private async newsWithin(ms: number): Promise<boolean> {
+    if (ms <= 0) return this.again;
+    let timer: NodeJS.Timeout | undefined;
+    const quiet = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const news = this.news().then(() => true as const);
+    try {
+      return await Promise.race([news, quiet]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Resolves on the next `kick()`: a delivery arrived while the inbox looked empty. One promise
+   * serves every wait until then, so a long drain without kicks piles up no waiters.
+   */
   private news(): Promise<void> {
     if (this.again) return Promise.resolve();
-    return new Promise((resolve) => this.newsWaiters.push(resolve));
+    this.nextNews ??= new Promise<void>((resolve) => this.newsWaiters.push(resolve));
+    return this.nextNews;
   }
 
   private scheduleRetry(delay: number): void {

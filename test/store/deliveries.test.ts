@@ -11,7 +11,9 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db, (text, params) => handle.inboxQuery(text, params));
+    store = new DeliveryStore(handle.db, (text, params, name) =>
+      handle.inboxQuery(text, params, name),
+    );
   });
   afterAll(() => dispose());
 

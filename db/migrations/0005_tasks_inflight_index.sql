@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_inflight_idx" ON "tasks" USING btree ("run_id") WHERE "tasks"."state" in ('dispatched', 'running');
