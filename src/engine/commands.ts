@@ -220,14 +220,8 @@ export async function executeCommand(
 
 /** Tasks blocked only because of `taskKey` become pending again once it is retried. */
 async function unblockDependents(engine: Engine, runId: number, taskKey: string): Promise<void> {
-  const [tasks, edges] = await Promise.all([
-    engine.store.runs.tasksOf(runId),
-    engine.store.runs.edgesOf(runId),
-  ]);
-  const deps = new Map<string, string[]>(tasks.map((t) => [t.taskKey, []]));
-  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
+  const { depsOf: deps, byKey } = await engine.store.runs.graphOf(runId);
   const index = new DependencyIndex([...deps].map(([id, d]) => ({ id, deps: d })));
-  const byKey = new Map(tasks.map((t) => [t.taskKey, t]));
   const dead = new Set<TaskState>(['failed', 'vetoed', 'rejected', 'cancelled']);
   for (const key of index.transitiveDependents(taskKey)) {
     const task = byKey.get(key);

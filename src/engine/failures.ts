@@ -75,15 +75,8 @@ export async function blockDependents(
   runId: number,
   taskKey: string,
 ): Promise<string[]> {
-  const [tasks, edges] = await Promise.all([
-    engine.store.runs.tasksOf(runId),
-    engine.store.runs.edgesOf(runId),
-  ]);
-  const deps = new Map<string, string[]>();
-  for (const t of tasks) deps.set(t.taskKey, []);
-  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
-  const index = new DependencyIndex([...deps].map(([id, d]) => ({ id, deps: d })));
-  const byKey = new Map(tasks.map((t) => [t.taskKey, t]));
+  const { depsOf, byKey } = await engine.store.runs.graphOf(runId);
+  const index = new DependencyIndex([...depsOf].map(([id, deps]) => ({ id, deps })));
   const blocked: string[] = [];
   for (const key of index.transitiveDependents(taskKey)) {
     const task = byKey.get(key);

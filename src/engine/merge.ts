@@ -40,13 +40,10 @@ export async function advanceRun(engine: Engine, scope: RunScope): Promise<void>
 
 async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Promise<void> {
   const { run } = scope;
-  const [tasks, edges, pulls] = await Promise.all([
-    engine.store.runs.tasksOf(run.id),
-    engine.store.runs.edgesOf(run.id),
+  const [{ tasks, depsOf: deps }, pulls] = await Promise.all([
+    engine.store.runs.graphOf(run.id),
     engine.store.attempts.pullsOfRun(run.id),
   ]);
-  const deps = new Map<string, string[]>(tasks.map((t) => [t.taskKey, []]));
-  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const mergeTasks: MergeTask[] = tasks.map((t) => ({
     taskId: t.taskKey,

@@ -8,15 +8,12 @@ import { crashPoint } from '../crash-points.js';
 
 /** Render the run's status comment from the database. */
 export async function renderRunStatus(engine: Engine, run: RunRow): Promise<string> {
-  const [tasks, edges, attempts, spent, inflight] = await Promise.all([
-    engine.store.runs.tasksOf(run.id),
-    engine.store.runs.edgesOf(run.id),
+  const [{ tasks, depsOf: deps }, attempts, spent, inflight] = await Promise.all([
+    engine.store.runs.graphOf(run.id),
     engine.store.attempts.ofRun(run.id),
     engine.store.attempts.spentByRun(run.id),
     engine.store.attempts.inflightCounts(run.repositoryId),
   ]);
-  const deps = new Map<string, string[]>(tasks.map((t) => [t.taskKey, []]));
-  for (const e of edges) deps.get(e.taskKey)?.push(e.dependsOn);
   const cost = new Map<number, number>();
   for (const a of attempts)
     if (a.costUsd) cost.set(a.taskId, (cost.get(a.taskId) ?? 0) + a.costUsd);

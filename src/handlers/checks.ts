@@ -49,14 +49,11 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
       pulls.push({ number: Number(lastPr) });
     const runs = new Map<string, MergeGroupRun>();
     for (const run of new Map(members.map((m) => [m.run.id, m.run])).values()) {
-      const [tasks, edges] = await Promise.all([
-        engine.store.runs.tasksOf(run.id),
-        engine.store.runs.edgesOf(run.id),
-      ]);
+      const { tasks, depsOf } = await engine.store.runs.graphOf(run.id);
       runs.set(String(run.id), {
         tasks: tasks.map((t) => ({
           taskId: t.taskKey,
-          deps: edges.filter((e) => e.taskKey === t.taskKey).map((e) => e.dependsOn),
+          deps: depsOf.get(t.taskKey) ?? [],
           state: t.state,
           prNumber: t.prNumber ?? undefined,
         })),

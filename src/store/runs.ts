@@ -30,6 +30,13 @@ export interface NewRun {
   issueBody: string;
 }
 
+export interface RunGraph {
+  tasks: TaskRow[];
+  /** Task key → the keys it depends on (an empty list for a root). */
+  depsOf: Map<string, string[]>;
+  byKey: Map<string, TaskRow>;
+}
+
 export class RunStore {
   constructor(private readonly db: AppDatabase) {}
 
@@ -285,6 +292,14 @@ export class RunStore {
       .select({ taskKey: taskEdges.taskKey, dependsOn: taskEdges.dependsOn })
       .from(taskEdges)
       .where(eq(taskEdges.runId, runId));
+  }
+
+  /** A run's tasks in plan order, with each task's deps by key. */
+  async graphOf(runId: number): Promise<RunGraph> {
+    const [rows, edges] = await Promise.all([this.tasksOf(runId), this.edgesOf(runId)]);
+    const depsOf = new Map<string, string[]>(rows.map((t) => [t.taskKey, []]));
+    for (const e of edges) depsOf.get(e.taskKey)?.push(e.dependsOn);
+    return { tasks: rows, depsOf, byKey: new Map(rows.map((t) => [t.taskKey, t])) };
   }
 
   /** Move a task only from one of the expected states; returns the updated row or undefined. */

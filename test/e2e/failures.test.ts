@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, startScenario, statusComment, type Scenario } from './harness.js';
+import {
+  MAINTAINER,
+  REPO,
+  repositoryIdOf,
+  startScenario,
+  statusComment,
+  taskOf,
+  type Scenario,
+} from './harness.js';
 
 const PLAN = [
   '```tasks',
@@ -29,13 +37,7 @@ describe('attempts that go wrong (GitHub double)', () => {
     return issue;
   };
   const runsOn = (branch: string) => s.double.runs(REPO).filter((r) => r.head_branch === branch);
-  const task = async (issue: number, key: string) => {
-    const run = await s.app.store.runs.latestRun(
-      (s.double.repository(REPO) as { id: number }).id,
-      issue,
-    );
-    return s.app.store.runs.task(run!.id, key);
-  };
+  const task = (issue: number, key: string) => taskOf(s, issue, key);
   const issueComments = (issue: number) =>
     (s.double.comments(REPO, issue) as Array<{ body: string }>).map((c) => c.body);
 
@@ -118,8 +120,7 @@ describe('attempts that go wrong (GitHub double)', () => {
     expect(runs).toHaveLength(2);
     expect((await task(issue, 'build'))?.state).toBe('in_review');
     const attempts = await s.app.store.attempts.ofRun(
-      (await s.app.store.runs.latestRun((s.double.repository(REPO) as { id: number }).id, issue))!
-        .id,
+      (await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue))!.id,
     );
     expect(attempts[0]?.conclusion).toBe('timed_out');
   });
