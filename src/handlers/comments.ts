@@ -9,7 +9,10 @@ import { onWorkflowRun } from '../engine/track.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 
-/** Who may post a plan for the planner job (SPEC §2): the Actions bot or the App itself. */
+/**
+ * Who may post a plan for the planner job (SPEC §2): the Actions bot, or the App itself (a
+ * planner job that comments with the App's token), known by `performed_via_github_app`.
+ */
 const PLANNER_AUTHORS = new Set(['github-actions[bot]']);
 
 export function registerCommentHandlers(app: Probot, services: AppServices): void {
@@ -29,7 +32,12 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
 
     // Comments from bots are never commands; the planner's plan comment is the one thing read.
     if (sender.type === 'Bot' || comment.user?.type === 'Bot') {
-      if (issue.pull_request || !PLANNER_AUTHORS.has(comment.user?.login ?? '')) return;
+      const byThisApp =
+        services.appId !== undefined &&
+        (comment as { performed_via_github_app?: { id?: number } | null }).performed_via_github_app
+          ?.id === services.appId;
+      if (issue.pull_request || !(byThisApp || PLANNER_AUTHORS.has(comment.user?.login ?? '')))
+        return;
       const runId = plannerRunId(comment.body);
       if (runId === undefined) return;
       const run = await engine.store.runs.activeRun(repository.id, issue.number);

@@ -211,6 +211,21 @@ describe('attempts that go wrong (GitHub double)', () => {
     expect(runsOn('agent/1/build')).toHaveLength(1);
   });
 
+  it('accepts the plan from the App itself (a planner commenting with the App token)', async () => {
+    s = await startScenario();
+    s.double.setWorker((run) => (run.inputs.mode === 'plan' ? { kind: 'manual' } : { kind: 'pr' }));
+    const issue = await start('No plan.');
+    const plannerRun = runsOn('agent/1/plan')[0]!;
+    await s.double.commentAsApp(
+      REPO,
+      issue,
+      `${PLAN}\n<!-- agent-coordinator:plan run_id=${plannerRun.id as number} -->`,
+    );
+    await s.settle();
+    expect(runsOn('agent/1/build')).toHaveLength(1);
+    expect((await task(issue, 'docs'))?.state).toBe('pending');
+  });
+
   it('cancels the run when the label is removed: workflow runs cancelled, PRs left open', async () => {
     s = await startScenario();
     s.double.setWorker(() => ({ kind: 'hang' }));

@@ -167,6 +167,20 @@ export class GitHubDouble extends DoubleQueries {
     return comment.id;
   }
 
+  /** A comment written with the App's own installation token: by `<slug>[bot]`, via the App. */
+  async commentAsApp(repo: string, number: number, body: string): Promise<number> {
+    const { comment, sent } = createComment(
+      this.core,
+      this.repoOf(repo),
+      this.issueOf(repo, number),
+      body,
+      this.core.app.bot,
+      this.core.app,
+    );
+    await settle(sent);
+    return comment.id;
+  }
+
   async editComment(repo: string, commentId: number, body: string, by: string): Promise<void> {
     const r = this.repoOf(repo);
     const comment = r.comments.get(commentId);
