@@ -30,46 +30,48 @@ export function createMetrics(options: MetricsOptions = {}) {
     : async () => undefined;
   const registers = [registry];
 
-  // State read from the database when scraped (see src/store/metrics-queries.ts).
+  // State read from the database when scraped (see src/store/metrics-queries.ts): each series
+  // is refilled from the scrape's snapshot, and keeps its values while there is none.
+  const fromSnapshot = <M extends { reset(): void }>(
+    fill: (metric: M, s: MetricsSnapshot) => void,
+  ) =>
+    async function collect(this: M) {
+      const s = await snapshot();
+      if (!s) return;
+      this.reset();
+      fill(this, s);
+    };
   new Gauge({
     name: 'agent_coordinator_tasks',
     help: 'Tasks of unfinished runs, by state.',
     labelNames: ['state'] as const,
     registers,
-    async collect() {
-      const s = await snapshot();
-      if (!s) return;
+    collect: fromSnapshot((g, s) => {
       for (const state of TASK_STATES)
-        this.set({ state }, sum(s.tasks.filter((t) => t.state === state).map((t) => t.count)));
-    },
+        g.set({ state }, sum(s.tasks.filter((t) => t.state === state).map((t) => t.count)));
+    }),
   });
   new Gauge({
     name: 'agent_coordinator_tasks_running',
     help: 'Tasks with a worker run in flight (dispatched or running), by repository with an unfinished run.',
     labelNames: ['repository'] as const,
     registers,
-    async collect() {
-      const s = await snapshot();
-      if (!s) return;
-      this.reset();
+    collect: fromSnapshot((g, s) => {
       for (const t of s.tasks)
-        this.inc(
+        g.inc(
           { repository: t.repository },
           t.state === 'dispatched' || t.state === 'running' ? t.count : 0,
         );
-    },
+    }),
   });
   new Gauge({
     name: 'agent_coordinator_dispatch_queue_depth',
     help: 'Tasks ready to dispatch but not dispatched yet (deps merged, run running, no backoff), by repository with an unfinished run.',
     labelNames: ['repository'] as const,
     registers,
-    async collect() {
-      const s = await snapshot();
-      if (!s) return;
-      this.reset();
-      for (const t of s.tasks) this.inc({ repository: t.repository }, t.ready);
-    },
+    collect: fromSnapshot((g, s) => {
+      for (const t of s.tasks) g.inc({ repository: t.repository }, t.ready);
+    }),
   });
   // Counters although read from the database: the totals only grow, and rate() needs counters.
   new Counter({
@@ -77,47 +79,31 @@ export function createMetrics(options: MetricsOptions = {}) {
     help: 'Worker attempts completed, by conclusion (all time, every replica).',
     labelNames: ['conclusion'] as const,
     registers,
-    async collect() {
-      const s = await snapshot();
-      if (!s) return;
-      this.reset();
-      for (const a of s.attempts) this.inc({ conclusion: a.conclusion }, a.count);
-    },
+    collect: fromSnapshot((c, s) => {
+      for (const a of s.attempts) c.inc({ conclusion: a.conclusion }, a.count);
+    }),
   });
   new Counter({
     name: 'agent_coordinator_spend_usd_total',
     help: 'Cost in US dollars the workers reported for their attempts (all time, every replica).',
     registers,
-    async collect() {
-      const s = await snapshot();
-      if (!s) return;
-      this.reset();
-      this.inc(sum(s.attempts.map((a) => a.costUsd)));
-    },
+    collect: fromSnapshot<Counter>((c, s) => c.inc(sum(s.attempts.map((a) => a.costUsd)))),
   });
   new Gauge({
     name: 'agent_coordinator_webhook_lag_seconds',
     help: 'Age of the oldest webhook delivery stored but not handled yet; 0 when the inbox is empty.',
     registers,
-    async collect() {
-      const s = await snapshot();
-      if (s) this.set(s.oldestUnhandledDeliverySeconds);
-    },
+    collect: fromSnapshot<Gauge>((g, s) => g.set(s.oldestUnhandledDeliverySeconds)),
   });
   new Gauge({
     name: 'agent_coordinator_webhook_deliveries',
     help: 'Webhook deliveries waiting (pending), being handled (processing), or whose handling failed for good (failed).',
     labelNames: ['status'] as const,
     registers,
-    async collect() {
-      const s = await snapshot();
-      if (!s) return;
+    collect: fromSnapshot((g, s) => {
       for (const status of ['pending', 'processing', 'failed'] as const)
-        this.set(
-          { status },
-          sum(s.deliveries.filter((d) => d.status === status).map((d) => d.count)),
-        );
-    },
+        g.set({ status }, sum(s.deliveries.filter((d) => d.status === status).map((d) => d.count)));
+    }),
   });
 
   return {

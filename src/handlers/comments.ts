@@ -151,10 +151,16 @@ async function taskOfPullRequest(services: AppServices, repositoryId: number, nu
   return { run: found.run, task: found.task };
 }
 
-/** The plan marker counts only as the comment's last line: a marker quoted inside the plan is not one. */
+/**
+ * The plan marker counts only as the whole last line, as the planner writes it: a marker quoted
+ * inside the plan is not one, nor is one the App's own replies quote back from a comment.
+ */
 function plannerRunId(body: string): number | undefined {
   const lines = body.trimEnd().split(/\r?\n/);
-  return parsePlanMarker(lines[lines.length - 1] ?? '');
+  const last = (lines[lines.length - 1] ?? '').trim();
+  return /^<!-- agent-coordinator:plan run_id=\d{1,19} -->$/.test(last)
+    ? parsePlanMarker(last)
+    : undefined;
 }
 
 /** Permissions are asked of GitHub, cached briefly per (repository, user). */

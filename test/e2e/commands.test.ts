@@ -7,6 +7,7 @@ import {
   statusComment,
   taskOf,
   type Scenario,
+  closeScenario,
 } from './harness.js';
 
 type Pull = { number: number; state: string; head: { ref: string; sha: string } };
@@ -25,13 +26,7 @@ const CHAIN = [
 /** The issue-level commands of SPEC §4, replies, reactions and the command log. */
 describe('commands on the issue (GitHub double)', () => {
   let s: Scenario;
-  afterEach(async () => {
-    try {
-      s.double.assertNoViolations();
-    } finally {
-      await s.close();
-    }
-  });
+  afterEach(() => closeScenario(s));
 
   const repositoryId = () => repositoryIdOf(s.double);
   const pulls = () => s.double.pulls(REPO) as Pull[];

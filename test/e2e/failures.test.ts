@@ -7,6 +7,7 @@ import {
   statusComment,
   taskOf,
   type Scenario,
+  closeScenario,
 } from './harness.js';
 
 const PLAN = [
@@ -22,13 +23,7 @@ const PLAN = [
 /** Failed attempts, timeouts, invalid plans, permissions and duplicate deliveries (SPEC §2, §6). */
 describe('attempts that go wrong (GitHub double)', () => {
   let s: Scenario;
-  afterEach(async () => {
-    try {
-      s.double.assertNoViolations();
-    } finally {
-      await s.close();
-    }
-  });
+  afterEach(() => closeScenario(s));
 
   const start = async (body: string, label = 'agent', by = MAINTAINER) => {
     const issue = await s.double.openIssue(REPO, { title: 'Feature', body, user: MAINTAINER });

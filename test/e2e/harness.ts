@@ -117,3 +117,13 @@ export async function taskOf(s: Scenario, issue: number, key: string) {
   const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
   return s.app.store.runs.task(run!.id, key);
 }
+
+/** After each test: the double saw nothing GitHub would refuse, and the scenario closes either way. */
+export async function closeScenario(s: Scenario | undefined): Promise<void> {
+  if (!s) return;
+  try {
+    s.double.assertNoViolations();
+  } finally {
+    await s.close();
+  }
+}

@@ -7,6 +7,7 @@ import {
   repositoryIdOf,
   startScenario,
   type Scenario,
+  closeScenario,
 } from './harness.js';
 
 type Pull = { number: number; state: string; head: { ref: string } };
@@ -14,13 +15,7 @@ type Pull = { number: number; state: string; head: { ref: string } };
 /** `GET /metrics` over HTTP while the SPEC §3 example runs on the GitHub double, and after. */
 describe('/metrics during a run (GitHub double)', () => {
   let s: Scenario;
-  afterEach(async () => {
-    try {
-      s.double.assertNoViolations();
-    } finally {
-      await s.close();
-    }
-  });
+  afterEach(() => closeScenario(s));
 
   const pulls = () => s.double.pulls(REPO) as Pull[];
   const approveAllOpen = async () => {

@@ -6,6 +6,7 @@ import {
   startScenario,
   statusComment,
   type Scenario,
+  closeScenario,
 } from './harness.js';
 
 /** SPEC §2 steps 1–6 on the GitHub double, with the real app and real Postgres. */
@@ -14,13 +15,7 @@ describe('label → plan → dispatch (GitHub double)', () => {
   beforeEach(async () => {
     s = await startScenario();
   });
-  afterEach(async () => {
-    try {
-      s.double.assertNoViolations();
-    } finally {
-      await s.close();
-    }
-  });
+  afterEach(() => closeScenario(s));
 
   const branchesDispatched = () =>
     s.double

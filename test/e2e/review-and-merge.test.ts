@@ -8,6 +8,7 @@ import {
   type Scenario,
   repositoryIdOf,
   taskOf,
+  closeScenario,
 } from './harness.js';
 
 type Pull = {
@@ -21,13 +22,7 @@ type Pull = {
 /** SPEC §2 steps 7–11 and §4 on the GitHub double: review, commands, merge order, the queue. */
 describe('review and merge (GitHub double)', () => {
   let s: Scenario;
-  afterEach(async () => {
-    try {
-      s.double.assertNoViolations();
-    } finally {
-      await s.close();
-    }
-  });
+  afterEach(() => closeScenario(s));
 
   const repositoryId = () => repositoryIdOf(s.double);
   const pulls = () => s.double.pulls(REPO) as Pull[];

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, startScenario, statusComment, type Scenario } from './harness.js';
+import {
+  MAINTAINER,
+  REPO,
+  startScenario,
+  statusComment,
+  type Scenario,
+  closeScenario,
+} from './harness.js';
 
 const independent = (n: number, extra: (i: number) => string[] = () => []) =>
   [
@@ -15,13 +22,7 @@ const independent = (n: number, extra: (i: number) => string[] = () => []) =>
 /** Concurrency, priority, the 204 fallback, crash-safe dispatch and coalesced status writes. */
 describe('scheduling and dispatch (GitHub double)', () => {
   let s: Scenario;
-  afterEach(async () => {
-    try {
-      s.double.assertNoViolations();
-    } finally {
-      await s.close();
-    }
-  });
+  afterEach(() => closeScenario(s));
 
   const start = async (body: string) => {
     const issue = await s.double.openIssue(REPO, { title: 'Many', body, user: MAINTAINER });

@@ -229,7 +229,7 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
     ]);
   });
 
-  it('plays failures, hangs until cancelled, and posts plans from github-actions[bot]', async () => {
+  it('plays failures, hangs until cancelled, and posts plans as the App (its token)', async () => {
     const { octokit, double, repo } = w;
     const issue = await double.openIssue(repo, { title: 'Plan me', user: 'alice' });
     await createTaskBranch('agent/1/plan');
@@ -262,7 +262,8 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
     expect(double.run(failRun)).toMatchObject({ status: 'completed', conclusion: 'timed_out' });
     expect(double.run(hangRun)).toMatchObject({ status: 'in_progress', conclusion: null });
     const planComment = double.comments(repo, issue).at(-1)!;
-    expect(planComment['user']).toMatchObject({ login: 'github-actions[bot]', type: 'Bot' });
+    expect(planComment['user']).toMatchObject({ login: `${double.appSlug}[bot]`, type: 'Bot' });
+    expect(planComment['performed_via_github_app']).toMatchObject({ id: double.appId });
     expect(String(planComment['body'])).toContain('```tasks\n- id: a');
     expect(String(planComment['body'])).toContain(
       `<!-- agent-coordinator:plan run_id=${planRun} -->`,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, startScenario, type Scenario } from '../e2e/harness.js';
+import { MAINTAINER, REPO, startScenario, type Scenario, closeScenario } from '../e2e/harness.js';
 import {
   APP_BOT,
   appComments,
@@ -263,13 +263,7 @@ describe('hostile task titles, issue text, comments and veto reasons', () => {
 
 describe('forging the status comment or a plan acceptance', () => {
   let s: Scenario;
-  afterEach(async () => {
-    try {
-      s.double.assertNoViolations();
-    } finally {
-      await s.close();
-    }
-  });
+  afterEach(() => closeScenario(s));
 
   it('keeps one status comment whatever other comments carry its marker', async () => {
     s = await startScenario();

@@ -98,7 +98,15 @@ export class SimulatedWorker {
       ? tasksBlock
       : `\`\`\`tasks\n${tasksBlock.trimEnd()}\n\`\`\``;
     const body = `Proposed plan:\n\n${block}\n\n${planMarker(run.id)}`;
-    const { sent } = createComment(this.core, run.repo, issue, body, this.core.ciApp.bot, null);
+    // As the worker template does: with the App's token, so the App is the author.
+    const { sent } = createComment(
+      this.core,
+      run.repo,
+      issue,
+      body,
+      this.core.app.bot,
+      this.core.app,
+    );
     await this.step(sent);
   }
 
