@@ -1,6 +1,6 @@
 // Benchmark 2: scheduling at scale. Tasks in Postgres → ready set; one completion → next dispatches;
 // the seed's scan-everything tick as the baseline; how both grow with the number of tasks.
-import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { pino } from 'pino';
 import { runs, taskEdges, tasks } from '../db/schema.js';
@@ -316,22 +316,8 @@ async function dbPath(store: Store, repositoryId: number, samples: number): Prom
   };
   const db = store.handle.db;
   const readyStart = nowMs();
-  await db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .innerJoin(runs, eq(runs.id, tasks.runId))
-    .where(
-      and(
-        eq(runs.repositoryId, repositoryId),
-        eq(runs.state, 'running'),
-        isNull(runs.finishedAt),
-        eq(tasks.state, 'pending'),
-        eq(tasks.unmetDeps, 0),
-        sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${new Date()})`,
-      ),
-    )
-    .orderBy(desc(tasks.priority), asc(runs.createdAt), asc(runs.id), asc(tasks.planIndex))
-    .limit(REPO_LIMIT * 4 + 16);
+  // The claim's own query, at the claim's limit for a full repository's headroom.
+  await store.attempts.readyTasks(repositoryId, new Date(), REPO_LIMIT * 4 + 16);
   const readyQueryMs = nowMs() - readyStart;
 
   const burstStart = nowMs();

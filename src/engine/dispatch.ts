@@ -29,7 +29,7 @@ async function schedule(engine: Engine, repositoryId: number): Promise<number> {
   if (!newest) return 0;
   const config = newest.config as RepoConfig;
   const now = engine.now();
-  const claim = await engine.store.attempts.claimDispatches(
+  const intents = await engine.store.attempts.claimDispatches(
     repositoryId,
     { repoLimit: config.concurrency.maxParallel, globalLimit: engine.maxParallel, now },
     (rows, headroom) => {
@@ -53,18 +53,18 @@ async function schedule(engine: Engine, repositoryId: number): Promise<number> {
       return decision.dispatch.map((c) => byKey.get(`${c.runId}:${c.taskId}`)!);
     },
   );
-  for (const intent of claim.intents) engine.requestStatus(intent.run.id);
+  for (const intent of intents) engine.requestStatus(intent.run.id);
   // One scope per run and one read of each base branch per pass, however many tasks go out.
   const scopes = new Map<number, Promise<RunScope>>();
   const pass: DispatchPass = { baseHeads: new Map() };
   await Promise.all(
-    claim.intents.map(async (intent) => {
+    intents.map(async (intent) => {
       let scope = scopes.get(intent.run.id);
       if (!scope) scopes.set(intent.run.id, (scope = loadRunScope(engine, intent.run)));
       await performDispatch(engine, intent, await scope, pass);
     }),
   );
-  return claim.intents.length;
+  return intents.length;
 }
 
 /** What the dispatches of one scheduling pass share. */

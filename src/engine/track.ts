@@ -188,17 +188,7 @@ export async function moveOnFromAttempt(
     const pull = knownPull ?? (await agentPullOf(scope, task));
     // Gone since (closed by a person): the closed PR's own event decides what happens.
     if (!pull) return;
-    await engine.store.attempts.upsertPull({
-      repositoryId: scope.repositoryId,
-      number: pull.number,
-      taskId: task.id,
-      nodeId: pull.nodeId,
-      headRef: pull.headRef,
-      headSha: pull.headSha,
-      baseRef: pull.baseRef,
-      state: pull.state,
-      merged: pull.merged,
-    });
+    await recordPull(engine, scope.repositoryId, task.id, pull);
     const moved = await engine.store.runs.transitionTask(task.id, ['dispatched', 'running'], {
       state: 'in_review',
       prNumber: pull.number,
@@ -255,17 +245,7 @@ export async function linkPullRequest(
   let task = await engine.store.runs.task(run.id, parsed.taskKey);
   if (!task) return null;
   const previous = await engine.store.attempts.pullWithTask(repositoryId, pull.number);
-  const row = await engine.store.attempts.upsertPull({
-    repositoryId,
-    number: pull.number,
-    taskId: task.id,
-    nodeId: pull.nodeId,
-    headRef: pull.headRef,
-    headSha: pull.headSha,
-    baseRef: pull.baseRef,
-    state: pull.state,
-    merged: pull.merged,
-  });
+  const row = await recordPull(engine, repositoryId, task.id, pull);
   const updateFrom = previous?.pull.updatedByCoordinatorFrom ?? null;
   if (pull.before !== undefined && updateFrom !== null) {
     // The coordinator's own update of a branch that was behind keeps the approval; any other
@@ -319,4 +299,27 @@ export async function onPullRequestClosed(
   );
   engine.requestStatus(run.id);
   await settleRun(engine, scope);
+}
+
+/** The task's PR as GitHub last showed it, from a listing or from a pull_request event. */
+function recordPull(
+  engine: Engine,
+  repositoryId: number,
+  taskId: number,
+  pull: Pick<
+    PullEventInfo,
+    'number' | 'nodeId' | 'headRef' | 'headSha' | 'baseRef' | 'state' | 'merged'
+  >,
+) {
+  return engine.store.attempts.upsertPull({
+    repositoryId,
+    number: pull.number,
+    taskId,
+    nodeId: pull.nodeId,
+    headRef: pull.headRef,
+    headSha: pull.headSha,
+    baseRef: pull.baseRef,
+    state: pull.state,
+    merged: pull.merged,
+  });
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, pullRequests, repositories, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
-import type { RunRow, TaskRow } from './runs.js';
+import type { Db, RunRow, TaskRow } from './runs.js';
 
 export type AttemptRow = typeof attempts.$inferSelect;
 export type PullRow = typeof pullRequests.$inferSelect;
@@ -16,12 +16,6 @@ export interface ClaimLimits {
   repoLimit: number;
   globalLimit: number;
   now: Date;
-}
-
-export interface ClaimResult {
-  intents: DispatchIntent[];
-  repoInflight: number;
-  globalInflight: number;
 }
 
 const INFLIGHT = ['dispatched', 'running'] as const;
@@ -45,7 +39,7 @@ export class AttemptStore {
     repositoryId: number,
     limits: ClaimLimits,
     choose: (candidates: Array<TaskRow & { runCreatedAt: Date }>, headroom: number) => TaskRow[],
-  ): Promise<ClaimResult> {
+  ): Promise<DispatchIntent[]> {
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${repoLockKey(repositoryId)}::bigint)`);
       const inflightOf = (repository?: number) =>
@@ -62,26 +56,11 @@ export class AttemptStore {
           .then(([row]) => row?.n ?? 0);
       const repoInflight = await inflightOf(repositoryId);
       const repoHeadroom = Math.max(0, limits.repoLimit - repoInflight);
-      if (repoHeadroom === 0) return { intents: [], repoInflight, globalInflight: 0 };
+      if (repoHeadroom === 0) return [];
       // Read before the global lock, which every repository's dispatch waits for: under it
       // there is only the count and the writes.
-      const candidates = await tx
-        .select({ task: tasks, runCreatedAt: runs.createdAt })
-        .from(tasks)
-        .innerJoin(runs, eq(runs.id, tasks.runId))
-        .where(
-          and(
-            eq(runs.repositoryId, repositoryId),
-            eq(runs.state, 'running'),
-            isNull(runs.finishedAt),
-            eq(tasks.state, 'pending'),
-            eq(tasks.unmetDeps, 0),
-            sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${limits.now})`,
-          ),
-        )
-        .orderBy(desc(tasks.priority), asc(runs.createdAt), asc(runs.id), asc(tasks.planIndex))
-        .limit(repoHeadroom * 4 + 16);
-      if (candidates.length === 0) return { intents: [], repoInflight, globalInflight: 0 };
+      const candidates = await this.readyTasks(repositoryId, limits.now, repoHeadroom * 4 + 16, tx);
+      if (candidates.length === 0) return [];
 
       let globalInflight = 0;
       if (Number.isFinite(limits.globalLimit)) {
@@ -91,12 +70,12 @@ export class AttemptStore {
         globalInflight = await inflightOf();
       }
       const headroom = Math.max(0, Math.min(repoHeadroom, limits.globalLimit - globalInflight));
-      if (headroom === 0) return { intents: [], repoInflight, globalInflight };
+      if (headroom === 0) return [];
       const chosen = choose(
         candidates.map((c) => ({ ...c.task, runCreatedAt: c.runCreatedAt })),
         headroom,
       );
-      if (chosen.length === 0) return { intents: [], repoInflight, globalInflight };
+      if (chosen.length === 0) return [];
 
       // Set-based: three statements whatever the number of tasks.
       const dispatched = await tx
@@ -118,7 +97,7 @@ export class AttemptStore {
           ),
         )
         .returning();
-      if (dispatched.length === 0) return { intents: [], repoInflight, globalInflight };
+      if (dispatched.length === 0) return [];
       const before = new Map(chosen.map((c) => [c.id, c]));
       const newAttempts = await tx
         .insert(attempts)
@@ -147,12 +126,31 @@ export class AttemptStore {
         const run = task && runOf.get(task.runId);
         if (task && attempt && run) intents.push({ attempt, task, run });
       }
-      return {
-        intents,
-        repoInflight: repoInflight + intents.length,
-        globalInflight: globalInflight + intents.length,
-      };
+      return intents;
     });
+  }
+
+  /**
+   * The repository's tasks that could be dispatched at `now` (deps merged, run running, no
+   * backoff), in dispatch order: priority, then oldest run, then plan order.
+   */
+  async readyTasks(repositoryId: number, now: Date, limit: number, db: Db = this.db) {
+    return db
+      .select({ task: tasks, runCreatedAt: runs.createdAt })
+      .from(tasks)
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .where(
+        and(
+          eq(runs.repositoryId, repositoryId),
+          eq(runs.state, 'running'),
+          isNull(runs.finishedAt),
+          eq(tasks.state, 'pending'),
+          eq(tasks.unmetDeps, 0),
+          sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${now})`,
+        ),
+      )
+      .orderBy(desc(tasks.priority), asc(runs.createdAt), asc(runs.id), asc(tasks.planIndex))
+      .limit(limit);
   }
 
   /** Worker runs in flight in one repository and across all of them (for the status comment). */

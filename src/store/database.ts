@@ -65,32 +65,55 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
-    allowExitOnIdle: false,
-  });
   // The pool listens for errors only on idle clients. A checked-out client whose backend dies
   // between two queries (pg_terminate_backend, a restart, a cut network: the sweep lock's client
   // sits idle while the sweep runs, a transaction between statements) emits 'error' with nobody
   // listening, which would end the process. Listen on every client; the pool drops broken ones
   // when they are released, and their next query fails in the caller instead.
-  pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
-  pool.on('error', (error) => options.onPoolError?.(error));
+  const newPool = (config: pg.PoolConfig) => {
+    const created = new pg.Pool({
+      connectionString: url,
+      connectionTimeoutMillis: 5_000,
+      ...config,
+    });
+    created.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
+    created.on('error', (error) => options.onPoolError?.(error));
+    return created;
+  };
+  const pool = newPool({ max: options.poolSize ?? 10, allowExitOnIdle: false });
   const db = drizzlePg(pool, { schema }) as unknown as AppDatabase;
   // Inserts (one batch at a time), claims and completions. The inbox's statistics are always
   // stale (it turns over faster than ANALYZE runs), and a planner that thinks few rows are
   // pending reads them all and sorts them instead of walking the index to the oldest few: on
   // these connections, where every query has an index to use, only index scans are planned.
-  const inboxPool = new pg.Pool({
-    connectionString: url,
-    max: 3,
-    options: '-c enable_bitmapscan=off -c enable_seqscan=off',
-    connectionTimeoutMillis: 5_000,
-  });
-  inboxPool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
-  inboxPool.on('error', (error) => options.onPoolError?.(error));
+  const inboxPool = newPool({ max: 3, options: '-c enable_bitmapscan=off -c enable_seqscan=off' });
+
+  /**
+   * Run `fn` holding the advisory lock `key` on one connection, if `lockSql` (which answers
+   * `locked`) takes it; undefined when it did not.
+   */
+  async function holding<T>(
+    key: bigint,
+    lockSql: string,
+    fn: () => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(lockSql, [key.toString()]);
+      if (!rows[0]?.locked) return undefined;
+      try {
+        return { value: await fn() };
+      } finally {
+        // A lost connection took the lock with its session: nothing left to unlock, and the
+        // outcome of `fn` (its result or its own error) is what the caller needs to see.
+        await client
+          .query('select pg_advisory_unlock($1)', [key.toString()])
+          .catch((error: Error) => options.onPoolError?.(error));
+      }
+    } finally {
+      client.release();
+    }
+  }
 
   // drizzle's migrator takes no lock: hold a session advisory lock on one connection so
   // processes starting together on an empty database apply each migration once.
@@ -112,43 +135,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     async ping() {
       await pool.query('select 1');
     },
-    async tryExclusive(key, fn) {
-      const client = await pool.connect();
-      try {
-        const { rows } = await client.query<{ locked: boolean }>(
-          'select pg_try_advisory_lock($1) as locked',
-          [key.toString()],
-        );
-        if (!rows[0]?.locked) return undefined;
-        try {
-          return await fn();
-        } finally {
-          // A lost connection took the lock with its session: nothing left to unlock, and the
-          // outcome of `fn` (its result or its own error) is what the caller needs to see.
-          await client
-            .query('select pg_advisory_unlock($1)', [key.toString()])
-            .catch((error: Error) => options.onPoolError?.(error));
-        }
-      } finally {
-        client.release();
-      }
-    },
-    async withLock(key, fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('select pg_advisory_lock($1)', [key.toString()]);
-        try {
-          return await fn();
-        } finally {
-          // A lost connection took the lock with its session: nothing left to unlock.
-          await client
-            .query('select pg_advisory_unlock($1)', [key.toString()])
-            .catch((error: Error) => options.onPoolError?.(error));
-        }
-      } finally {
-        client.release();
-      }
-    },
+    tryExclusive: (key, fn) =>
+      holding(key, 'select pg_try_advisory_lock($1) as locked', fn).then((r) => r?.value),
+    withLock: (key, fn) =>
+      holding(key, 'select pg_advisory_lock($1), true as locked', fn).then((r) => r!.value),
     async inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string) {
       // A named statement is planned once per connection: the claim's plan costs more than
       // running it.
