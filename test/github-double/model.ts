@@ -288,6 +288,10 @@ export interface TokenInfo {
   installationId: number | null;
   account: Account;
   expiresAt: Date;
+  /** Repositories the token was minted for; undefined: every repository of the installation. */
+  repositoryIds?: number[];
+  /** Permissions the token was minted with; undefined: all the App's permissions. */
+  permissions?: Record<string, 'read' | 'write' | 'admin'>;
 }
 
 export interface Delivery {

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/**
+ * What the worker and the coordinator say to each other at the worker's start
+ * (docs: the worker interface, "Assignment"). Both sides import this module, so a field
+ * added on one side cannot be missed on the other.
+ */
+
+/** Where the coordinator answers workers. */
+export const ASSIGNMENT_PATH = '/api/worker/assignment';
+
+/** The workflow_dispatch inputs: identifiers only; everything else comes with the assignment. */
+export const DISPATCH_INPUT_NAMES = [
+  'task_id',
+  'issue',
+  'attempt',
+  'mode',
+  'coordinator_url',
+] as const;
+export type DispatchInputName = (typeof DISPATCH_INPUT_NAMES)[number];
+export type DispatchInputs = Record<DispatchInputName, string>;
+
+export const WORKER_MODES = ['plan', 'work', 'fix'] as const;
+export type WorkerMode = (typeof WORKER_MODES)[number];
+
+/** The body the worker posts, the same strings it was dispatched with. */
+export const assignmentRequestSchema = z.strictObject({
+  task_id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/),
+  issue: z.string().regex(/^[1-9]\d{0,15}$/),
+  attempt: z.string().regex(/^[1-9]\d{0,3}$/),
+});
+export type AssignmentRequest = z.infer<typeof assignmentRequestSchema>;
+
+const text = z.string().nullable();
+
+/** The coordinator's 200 answer. Every field is a string or null, as the docs promise. */
+export const assignmentResponseSchema = z.object({
+  token: z.string().min(1),
+  expires_at: z.string().min(1),
+  task_id: z.string(),
+  issue: z.string(),
+  attempt: z.string(),
+  mode: z.enum(WORKER_MODES),
+  title: text,
+  prompt: text,
+  feedback: text,
+  base: text,
+  model: text,
+  max_turns: text,
+  timeout_minutes: text,
+});
+export type AssignmentResponse = z.infer<typeof assignmentResponseSchema>;
+
+/** The permissions of the installation token handed to a worker, and nothing else. */
+export const WORKER_TOKEN_PERMISSIONS = {
+  contents: 'write',
+  pull_requests: 'write',
+  issues: 'write',
+} as const;
+
+/** A refusal: 401 (the token itself is bad) or 403 (a valid token for something else). */
+export interface AssignmentRefusal {
+  error: string;
+}
