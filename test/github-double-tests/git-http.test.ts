@@ -136,6 +136,18 @@ describe('git smart HTTP', () => {
     );
     expect(update.payload).toMatchObject({ before: first, created: false, forced: false });
     expect(update.payload['commits']).toMatchObject([{ id: second, modified: ['hello.txt'] }]);
+
+    // An annotated tag: the API sees the commit it points at; git keeps the tag object.
+    await git.ok(['tag', '-a', 'v1', '-m', 'Version 1'], dir);
+    const tag = await git.ok(['rev-parse', 'v1'], dir);
+    await git.ok(['push', '--quiet', 'origin', 'v1'], dir);
+    const { data: ref } = await octokit.rest.git.getRef({
+      owner: 'acme',
+      repo: 'widgets',
+      ref: 'tags/v1',
+    });
+    expect(ref.object.sha).toBe(second);
+    expect(await git.ok(['ls-remote', 'origin', 'refs/tags/v1'], dir)).toBe(`${tag}\trefs/tags/v1`);
   });
 
   it("fetches the API's own commits with the shas, trees and parents git computes", async () => {
@@ -168,9 +180,18 @@ describe('git smart HTTP', () => {
     );
     expect(await git.ok(['cat-file', '-t', merge.sha], dir)).toBe('commit');
     expect(await git.ok(['show', `${merge.sha}:src/deep/nested/file.ts`], dir)).toBe('export {};');
+    // As actions/checkout fetches: a fresh repository, one commit by sha, shallow.
+    const checkout = mkdtempSync(join(git.home, 'checkout-'));
+    await git.ok(['init', '--quiet', checkout]);
+    await git.ok(['remote', 'add', 'origin', double.gitUrl(repo)], checkout);
+    await git.ok(
+      ['fetch', '--no-tags', '--depth=1', 'origin', `+${merge.sha}:refs/remotes/origin/main`],
+      checkout,
+    );
+    expect(await git.ok(['rev-parse', 'refs/remotes/origin/main'], checkout)).toBe(merge.sha);
     await git.ok(['fetch', '--quiet', 'origin', `refs/pull/${n}/head`], dir);
     expect(await git.ok(['rev-parse', 'FETCH_HEAD'], dir)).toBe(
-      double.pull(repo, n)['head'] && (double.pull(repo, n)['head'] as { sha: string }).sha,
+      (double.pull(repo, n)['head'] as { sha: string }).sha,
     );
   });
 

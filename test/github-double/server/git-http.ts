@@ -227,21 +227,24 @@ export class GitHttp {
       const old = before.get(ref);
       const sha = now.get(ref);
       if (old === sha) continue;
+      let commit: string | undefined;
+      bare.peeled.delete(ref);
       if (sha !== undefined) {
-        this.store.importCommits(repo, bare, sha, pusher, this.core);
+        commit = this.store.importCommits(repo, bare, sha, pusher, this.core);
         bare.refs.set(ref, sha);
+        if (commit !== sha) bare.peeled.set(ref, commit);
       } else bare.refs.delete(ref);
       const branch = ref.startsWith('heads/') ? ref.slice('heads/'.length) : undefined;
       if (branch !== undefined) {
         sent.push(
-          ...(sha === undefined
+          ...(commit === undefined
             ? deleteBranch(this.core, repo, branch, pusher)
-            : moveBranch(this.core, repo, branch, sha, pusher)),
+            : moveBranch(this.core, repo, branch, commit, pusher)),
         );
       } else {
-        if (sha === undefined) repo.refs.delete(ref);
-        else repo.refs.set(ref, sha);
-        this.core.changed('ref', { repo: repo.fullName, ref, sha: sha ?? null });
+        if (commit === undefined) repo.refs.delete(ref);
+        else repo.refs.set(ref, commit);
+        this.core.changed('ref', { repo: repo.fullName, ref, sha: commit ?? null });
       }
     }
     // GitHub answers the push before its webhooks are delivered.

@@ -36,6 +36,8 @@ export interface Bare {
   network: Network;
   // The refs (without "refs/") the bare repository holds, as last written or read.
   refs: Map<string, string>;
+  // Annotated tags pushed over git: the model holds the commit they point at.
+  peeled: Map<string, string>;
 }
 
 const BARE_CONFIG = `[core]
@@ -126,7 +128,7 @@ export class GitStore {
     mkdirSync(join(dir, 'hooks'));
     writeFileSync(join(dir, 'hooks', 'pre-receive'), PRE_RECEIVE_HOOK);
     chmodSync(join(dir, 'hooks', 'pre-receive'), 0o755);
-    const bare: Bare = { dir, name, network, refs: new Map() };
+    const bare: Bare = { dir, name, network, refs: new Map(), peeled: new Map() };
     this.bares.set(repo.id, bare);
     return bare;
   }
@@ -145,10 +147,15 @@ export class GitStore {
     const wanted = modelRefs(repo);
     const commands: string[] = [];
     for (const [ref, sha] of wanted) {
-      if (bare.refs.get(ref) !== sha) commands.push(`update refs/${ref} ${sha}`);
+      const held = bare.refs.get(ref);
+      if (held !== undefined && bare.peeled.get(ref) === sha) wanted.set(ref, held);
+      else if (held !== sha) commands.push(`update refs/${ref} ${sha}`);
     }
     for (const ref of bare.refs.keys()) {
       if (!wanted.has(ref)) commands.push(`delete refs/${ref}`);
+    }
+    for (const ref of bare.peeled.keys()) {
+      if (wanted.get(ref) !== bare.refs.get(ref)) bare.peeled.delete(ref);
     }
     if (commands.length > 0)
       await run(['update-ref', '--stdin'], bare.dir, `${commands.join('\n')}\n`);
@@ -169,8 +176,21 @@ export class GitStore {
     return refs;
   }
 
-  /** Reads `tip` and its ancestors the model lacks into the model, parents first. */
-  importCommits(repo: Repo, bare: Bare, tip: string, pusher: Account, core: AccountLookup): void {
+  /**
+   * Reads the commit `pushed` names (through annotated tags) and its ancestors the model
+   * lacks into the model, parents first; answers that commit's sha.
+   */
+  importCommits(
+    repo: Repo,
+    bare: Bare,
+    pushed: string,
+    pusher: Account,
+    core: AccountLookup,
+  ): string {
+    let tip = pushed;
+    for (let o = this.readRaw(bare, tip); o.type === 'tag'; o = this.readRaw(bare, tip)) {
+      tip = /^object ([0-9a-f]{40})$/m.exec(o.body.toString('utf8'))?.[1] ?? '';
+    }
     const fresh: string[] = [];
     const stack = [tip];
     const seen = new Set<string>();
@@ -198,6 +218,7 @@ export class GitStore {
       repo.commits.set(sha, commit);
       bare.network.written.add(sha);
     }
+    return tip;
   }
 
   close(): void {
@@ -233,12 +254,28 @@ export class GitStore {
   }
 
   private readObject(bare: Bare, sha: string, type: GitObject['type']): Buffer {
+    const o = this.readRaw(bare, sha);
+    if (o.type !== type) throw new Error(`github double: ${sha} is a ${o.type}, not a ${type}`);
+    return o.body;
+  }
+
+  private readRaw(bare: Bare, sha: string): { type: string; body: Buffer } {
     const path = this.objectPath(bare, sha);
-    if (!existsSync(path)) {
-      return execFileSync('git', ['cat-file', type, sha], { cwd: bare.dir, env: gitEnv(bare.dir) });
+    if (existsSync(path)) {
+      const raw = inflateSync(readFileSync(path));
+      const type = raw.subarray(0, raw.indexOf(0x20)).toString('utf8');
+      return { type, body: raw.subarray(raw.indexOf(0) + 1) };
     }
-    const raw = inflateSync(readFileSync(path));
-    return raw.subarray(raw.indexOf(0) + 1);
+    // Everything is loose (see BARE_CONFIG); this is for a pack from outside the double.
+    // --batch answers "<sha> <type> <size>\n<body>\n".
+    const out = execFileSync('git', ['cat-file', '--batch'], {
+      cwd: bare.dir,
+      env: gitEnv(bare.dir),
+      input: `${sha}\n`,
+    });
+    const nl = out.indexOf(0x0a);
+    const [, type = 'missing', size = '0'] = out.subarray(0, nl).toString('utf8').split(' ');
+    return { type, body: out.subarray(nl + 1, nl + 1 + Number(size)) };
   }
 }
 
