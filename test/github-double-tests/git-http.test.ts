@@ -242,6 +242,8 @@ describe('git smart HTTP', () => {
     expect(double.branch(repo, 'other')).toBeUndefined();
     const deletion = await git.run(['push', 'origin', '--delete', 'main'], dir);
     expect(deletion.stderr).toContain('(refusing to delete the current branch: refs/heads/main)');
+    const pullRef = await git.run(['push', 'origin', `${main}:refs/pull/1/head`], dir);
+    expect(pullRef.stderr).toContain('(deny updating a hidden ref)');
 
     const allowed = client({
       token: double.createInstallationToken('acme', {
