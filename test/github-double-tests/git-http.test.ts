@@ -193,6 +193,19 @@ describe('git smart HTTP', () => {
     expect(await git.ok(['rev-parse', 'FETCH_HEAD'], dir)).toBe(
       (double.pull(repo, n)['head'] as { sha: string }).sha,
     );
+
+    // A fork shares its parent's objects, as a GitHub fork network does.
+    const fromFork = await double.openPr(repo, {
+      head: 'patch-1',
+      title: 'A fork PR',
+      by: 'alice',
+      fromFork: true,
+    });
+    const forkHead = (double.pull(repo, fromFork)['head'] as { sha: string }).sha;
+    const fork = await git.clone(double.gitUrl('alice/widgets'));
+    expect(await git.ok(['rev-parse', 'origin/patch-1'], fork)).toBe(forkHead);
+    await git.ok(['fetch', '--quiet', 'origin', `refs/pull/${fromFork}/head`], dir);
+    expect(await git.ok(['rev-parse', 'FETCH_HEAD'], dir)).toBe(forkHead);
   });
 
   it('a push to a pull request branch moves its head and sends synchronize; a push deleting it closes it', async () => {

@@ -18,18 +18,12 @@ while read -r old new ref; do
   if [ "$new" = "$zero" ]; then
     if [ "$ref" = "$head" ]; then reason="refusing to delete the current branch: $ref"; fi
   elif [ "$DOUBLE_WORKFLOWS" != write ]; then
-    for c in $(git rev-list "$new" --not --all); do
-      parent=$(git rev-parse -q --verify "$c^1")
-      if [ -n "$parent" ]; then
-        file=$(git diff-tree -r --name-only --no-commit-id "$parent" "$c" -- .github/workflows | head -n 1)
-      else
-        file=$(git diff-tree -r --root --name-only --no-commit-id "$c" -- .github/workflows | head -n 1)
-      fi
-      if [ -n "$file" ]; then
-        reason="refusing to allow $DOUBLE_ACTOR_KIND to create or update workflow \\\`$file\\\` without \\\`workflows\\\` permission"
-        break
-      fi
-    done
+    file=$(git rev-list "$new" --not --all |
+      git diff-tree --stdin -r --root --name-only --no-commit-id --diff-merges=first-parent \\
+        -- .github/workflows | head -n 1)
+    if [ -n "$file" ]; then
+      reason="refusing to allow $DOUBLE_ACTOR_KIND to create or update workflow \\\`$file\\\` without \\\`workflows\\\` permission"
+    fi
   fi
   if [ -n "$reason" ]; then
     printf '%s %s\\n' "$ref" "$reason" >> "$DOUBLE_REFUSALS"
