@@ -23,7 +23,12 @@ class GitClient {
     private readonly auth: { token?: string; bearer?: boolean } = {},
   ) {}
 
-  run(args: string[], cwd = this.home): Promise<GitRun> {
+  run(
+    args: string[],
+    cwd = this.home,
+    extraEnv: NodeJS.ProcessEnv = {},
+    input?: string,
+  ): Promise<GitRun> {
     const header = this.auth.token
       ? this.auth.bearer
         ? `AUTHORIZATION: Bearer ${this.auth.token}`
@@ -45,12 +50,15 @@ class GitClient {
             GIT_CONFIG_VALUE_0: header,
           }
         : {}),
+      ...extraEnv,
     };
     return new Promise((resolve) => {
-      execFile('git', args, { cwd, env }, (error, stdout, stderr) => {
+      const child = execFile('git', args, { cwd, env }, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       });
+      child.stdin?.on('error', () => {});
+      child.stdin?.end(input ?? '');
     });
   }
 
@@ -206,6 +214,24 @@ describe('git smart HTTP', () => {
     expect(await git.ok(['rev-parse', 'origin/patch-1'], fork)).toBe(forkHead);
     await git.ok(['fetch', '--quiet', 'origin', `refs/pull/${fromFork}/head`], dir);
     expect(await git.ok(['rev-parse', 'FETCH_HEAD'], dir)).toBe(forkHead);
+
+    // Many local commits make many "have" lines: git gzips that request body.
+    // Newer than what the remote has, so git offers them all before a common commit.
+    const base = await git.ok(['rev-parse', 'HEAD'], dir);
+    const now = Math.floor(Date.now() / 1000) + 60;
+    const stream = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `commit refs/heads/local-${i}\ncommitter a <a@example.com> ${now + i} +0000\ndata ${String(i).length}\n${i}\nfrom ${base}\n`,
+    ).join('');
+    expect((await git.run(['fast-import', '--quiet'], dir, {}, stream)).code).toBe(0);
+    const moved = await double.advanceBranch(repo, 'main');
+    const traced = await git.run(['fetch', 'origin'], dir, {
+      GIT_TRACE_CURL: '1',
+      GIT_TRACE_CURL_NO_DATA: '1',
+    });
+    expect(traced.stderr).toContain('Content-Encoding: gzip');
+    expect(await git.ok(['rev-parse', 'origin/main'], dir)).toBe(moved);
   });
 
   it('a push to a pull request branch moves its head and sends synchronize; a push deleting it closes it', async () => {
