@@ -5,7 +5,7 @@ import type { GitIdent, Tree } from './model.js';
 // an object's id is sha1("<type> <byte length>\0<body>"), so the double's shas are the ones
 // `git hash-object` / `git cat-file` report for the same content.
 
-export type ObjectType = 'blob' | 'tree' | 'commit';
+type ObjectType = 'blob' | 'tree' | 'commit';
 
 export interface GitObject {
   sha: string;
@@ -13,7 +13,7 @@ export interface GitObject {
   body: Buffer;
 }
 
-export function objectId(type: ObjectType, body: Buffer): string {
+function objectId(type: ObjectType, body: Buffer): string {
   return createHash('sha1').update(`${type} ${body.length}\0`).update(body).digest('hex');
 }
 
@@ -21,7 +21,7 @@ function object(type: ObjectType, body: Buffer): GitObject {
   return { sha: objectId(type, body), type, body };
 }
 
-export function blobObject(content: string): GitObject {
+function blobObject(content: string): GitObject {
   return object('blob', Buffer.from(content, 'utf8'));
 }
 
@@ -91,7 +91,7 @@ export function treeSha(tree: Tree): string {
   return objects[objects.length - 1]?.sha ?? '';
 }
 
-export function identLine(ident: GitIdent): string {
+function identLine(ident: GitIdent): string {
   return `${ident.name} <${ident.email}> ${ident.seconds} ${ident.tz}`;
 }
 
@@ -107,7 +107,7 @@ export function commitObject(input: {
   return object('commit', Buffer.from(`${lines.join('\n')}\n\n${input.message}`, 'utf8'));
 }
 
-export interface ParsedCommit {
+interface ParsedCommit {
   tree: string;
   parents: string[];
   author: GitIdent;
@@ -147,7 +147,7 @@ export function parseCommit(body: Buffer): ParsedCommit {
   return parsed;
 }
 
-export interface TreeEntry {
+interface TreeEntry {
   mode: string;
   name: string;
   sha: string;

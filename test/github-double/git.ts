@@ -5,13 +5,11 @@ import type { Account, Commit, GitIdent, Repo, Tree } from './model.js';
 // Files are whole-tree snapshots per commit: small test repos make that cheap, and it lets
 // merges be real three-way merges with real conflicts.
 
-export { treeSha };
-
-export function noreplyEmail(account: Account): string {
+function noreplyEmail(account: Account): string {
   return `${account.id}+${account.login}@users.noreply.github.com`;
 }
 
-export function identOf(account: Account, seconds: number): GitIdent {
+function identOf(account: Account, seconds: number): GitIdent {
   return { name: account.login, email: noreplyEmail(account), seconds, tz: '+0000' };
 }
 

@@ -7,7 +7,7 @@ import { appPermissions } from '../render/accounts.js';
 // HTTPS git: a token is the password of Basic auth (`x-access-token:<token>`, as
 // actions/checkout and the worker send it) or a Bearer/token header.
 
-export type GitCredential =
+type GitCredential =
   | { kind: 'none' }
   | { kind: 'invalid' }
   | {
@@ -19,7 +19,7 @@ export type GitCredential =
       app: boolean;
     };
 
-export function tokenFromHeader(header: string | undefined): string | null | undefined {
+function tokenFromHeader(header: string | undefined): string | null | undefined {
   if (!header) return null;
   const bearer = /^(?:bearer|token)\s+(\S+)$/i.exec(header.trim());
   if (bearer?.[1]) return bearer[1];

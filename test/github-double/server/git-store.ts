@@ -279,7 +279,7 @@ export class GitStore {
   }
 }
 
-export interface AccountLookup {
+interface AccountLookup {
   account(login: string): Account;
 }
 
