@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
 import type { Core } from './core.js';
-import type { Delivery, RequestLogEntry, Violation } from './model.js';
+import type { Delivery, RequestLogEntry, TokenInfo, Violation } from './model.js';
 import { CONTENT_WRITES } from './server/content-writes.js';
-import { expireAllTokens, issueUserToken } from './server/auth.js';
+import { expireAllTokens, issueInstallationToken, issueUserToken } from './server/auth.js';
+import type { GitHttp } from './server/git-http.js';
 import type { Faults } from './server/faults.js';
 import { waitUntil } from './wait.js';
 import type { WebhookSender } from './webhooks/sender.js';
@@ -44,6 +45,7 @@ export interface DoubleParts {
   faults: Faults;
   sender: WebhookSender;
   worker: SimulatedWorker;
+  git: GitHttp;
 }
 
 // Lifecycle, strictness reporting and test synchronisation.
@@ -56,8 +58,10 @@ export class DoubleBase {
   protected readonly server: Server;
   protected readonly sender: WebhookSender;
   protected readonly worker: SimulatedWorker;
+  private readonly git: GitHttp;
 
   constructor(parts: DoubleParts) {
+    this.git = parts.git;
     this.core = parts.core;
     this.server = parts.server;
     this.faults = parts.faults;
@@ -134,6 +138,42 @@ export class DoubleBase {
     this.core.contentWritesPerMinute = limit;
   }
 
+  // GITHUB_SERVER_URL: where repositories are cloned from (GitHub's https://github.com).
+  get serverUrl(): string {
+    return this.url;
+  }
+
+  // The URL actions/checkout clones from: `${serverUrl}/<owner>/<repo>` (git's smart HTTP,
+  // with or without .git). Pushes need a token: `Authorization: basic
+  // base64("x-access-token:<token>")` or `Bearer <token>`.
+  gitUrl(repo: string): string {
+    const r = this.core.repo(repo);
+    return `${this.serverUrl}/${r.owner.login}/${r.name}`;
+  }
+
+  // An installation token as POST /app/installations/{id}/access_tokens would mint it:
+  // `repositories` and `permissions` narrow it; left out, it has all the installation's
+  // repositories and all the App's permissions (which include no `workflows`).
+  createInstallationToken(
+    owner: string,
+    options: {
+      repositories?: string[];
+      permissions?: Record<string, 'read' | 'write' | 'admin'>;
+    } = {},
+  ): string {
+    const inst = this.core.installations.get(owner.toLowerCase());
+    if (!inst) throw new Error(`github double: the App is not installed on ${owner}`);
+    const info: TokenInfo = {
+      ...issueInstallationToken(this.core, inst),
+      ...(options.repositories
+        ? { repositoryIds: options.repositories.map((r) => this.core.repo(r).id) }
+        : {}),
+      ...(options.permissions ? { permissions: { ...options.permissions } } : {}),
+    };
+    this.core.tokens.set(info.token, info);
+    return info.token;
+  }
+
   // For Probot's GHE_HOST (with GHE_PROTOCOL=http).
   get gheHost(): string {
     return new URL(this.url).host;
@@ -155,6 +195,7 @@ export class DoubleBase {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.worker.idle();
     await this.sender.idle();
+    this.git.close();
   }
 
   assertNoViolations(): void {

@@ -1,29 +1,45 @@
 import type { Core } from './core.js';
-import { sha1 } from './ids.js';
-import type { Account, Commit, Repo, Tree } from './model.js';
+import { commitObject, treeSha } from './git-objects.js';
+import type { Account, Commit, GitIdent, Repo, Tree } from './model.js';
 
 // Files are whole-tree snapshots per commit: small test repos make that cheap, and it lets
 // merges be real three-way merges with real conflicts.
 
-let commitNonce = 0;
-
-export function treeSha(tree: Tree): string {
-  const entries = Object.keys(tree)
-    .sort()
-    .map((p) => `${p}\0${sha1(tree[p] ?? '')}`);
-  return sha1(`tree\n${entries.join('\n')}`);
+function noreplyEmail(account: Account): string {
+  return `${account.id}+${account.login}@users.noreply.github.com`;
 }
 
+function identOf(account: Account, seconds: number): GitIdent {
+  return { name: account.login, email: noreplyEmail(account), seconds, tz: '+0000' };
+}
+
+export function isoSeconds(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+// The sha is the one git computes for this commit. Two identical commits made in the same
+// second would share it; the second one is dated a second later instead, as it would be if
+// it had been made a moment after.
 export function createCommit(
   core: Core,
   repo: Repo,
   input: { parents: string[]; message: string; tree: Tree; author: Account },
 ): Commit {
   const tSha = treeSha(input.tree);
-  // The nonce keeps two identical pushes distinct, like differing timestamps would.
-  const sha = sha1(
-    `commit\n${input.parents.join(' ')}\n${input.message}\n${tSha}\n${commitNonce++}`,
-  );
+  let seconds = Math.floor(Date.parse(core.now()) / 1000);
+  let sha = '';
+  for (; ; seconds++) {
+    const ident = identOf(input.author, seconds);
+    sha = commitObject({
+      treeSha: tSha,
+      parents: input.parents,
+      author: ident,
+      committer: ident,
+      message: input.message,
+    }).sha;
+    if (!repo.commits.has(sha)) break;
+  }
+  const ident = identOf(input.author, seconds);
   const commit: Commit = {
     sha,
     parents: input.parents,
@@ -31,10 +47,22 @@ export function createCommit(
     tree: input.tree,
     treeSha: tSha,
     author: input.author,
-    at: core.now(),
+    at: isoSeconds(seconds),
+    ident: { author: ident, committer: ident },
   };
   repo.commits.set(sha, commit);
   return commit;
+}
+
+/** The commit object git stores for a commit the double made itself. */
+export function encodeCommit(c: Commit): Buffer {
+  return commitObject({
+    treeSha: c.treeSha,
+    parents: c.parents,
+    author: c.ident.author,
+    committer: c.ident.committer,
+    message: c.message,
+  }).body;
 }
 
 export function applyFiles(tree: Tree, files: Readonly<Record<string, string | null>>): Tree {

@@ -22,14 +22,28 @@ export interface AppInfo {
 
 export type Tree = Readonly<Record<string, string>>;
 
+// An author or committer line of a git commit object.
+export interface GitIdent {
+  name: string;
+  email: string;
+  seconds: number;
+  tz: string;
+}
+
 export interface Commit {
   sha: string;
   parents: string[];
   message: string;
   tree: Tree;
   treeSha: string;
+  // The GitHub account the commit is attributed to.
   author: Account;
+  // The committer date.
   at: string;
+  ident: { author: GitIdent; committer: GitIdent };
+  // Pushed over git: its objects (possibly with modes or bytes the text tree cannot hold)
+  // are already in the bare repository and are never re-encoded from `tree`.
+  pushed?: boolean;
 }
 
 export interface Label {

@@ -4,6 +4,7 @@ import { handleGraphql } from './graphql/handler.js';
 import { buildRoutes } from './routes.js';
 import { GitHubDouble } from './scenario.js';
 import { Faults } from './server/faults.js';
+import { GitHttp } from './server/git-http.js';
 import { createHttpServer } from './server/http-server.js';
 import { openApi } from './server/openapi.js';
 import { WebhookSender } from './webhooks/sender.js';
@@ -38,12 +39,19 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     onDispatch: (runId) => worker.onDispatch(runId),
   };
   const faults = new Faults();
-  const server = createHttpServer({ core, routes: buildRoutes(), faults, graphql: handleGraphql });
+  const git = new GitHttp(core, faults);
+  const server = createHttpServer({
+    core,
+    routes: buildRoutes(),
+    faults,
+    graphql: handleGraphql,
+    git,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   core.url = `http://127.0.0.1:${port}`;
-  return new GitHubDouble({ core, server, faults, sender, worker });
+  return new GitHubDouble({ core, server, faults, sender, worker, git });
 }

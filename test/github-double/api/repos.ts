@@ -1,5 +1,5 @@
 import { branchSha, compare, isAncestor, resolveRef } from '../git.js';
-import { sha1 } from '../ids.js';
+import { blobSha, treeSha } from '../git-objects.js';
 import type { Repo } from '../model.js';
 import { legacyPermission, roleOf } from '../ops/repos.js';
 import { deleteBranch, moveBranch, refJson } from '../ops/refs.js';
@@ -20,8 +20,12 @@ import {
   type Handler,
 } from '../server/http.js';
 
-function blobSha(content: string): string {
-  return sha1(`blob ${Buffer.byteLength(content)}\0${content}`);
+function subtree(tree: Readonly<Record<string, string>>, prefix: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(tree)
+      .filter(([p]) => p.startsWith(prefix))
+      .map(([p, content]) => [p.slice(prefix.length), content]),
+  );
 }
 
 function fileJson(
@@ -92,7 +96,7 @@ function getContents(req: ApiRequest): ReturnType<Handler> {
         size: file ? file['size'] : 0,
         name,
         path: full,
-        sha: file ? file['sha'] : sha1(full),
+        sha: file ? file['sha'] : treeSha(subtree(tree, `${full}/`)),
         url: `${repoApiUrl(req.core, repo)}/contents/${full}?ref=${ref}`,
         git_url: null,
         html_url: null,

@@ -134,7 +134,7 @@ export async function processMergeQueue(
     head_ref: `refs/heads/${queueBranch}`,
     base_sha: baseSha,
     base_ref: `refs/heads/${branch}`,
-    head_commit: headCommit ? simpleCommitJson(core, headCommit) : null,
+    head_commit: headCommit ? simpleCommitJson(headCommit) : null,
   };
   const groupHead = head;
   sent.push(

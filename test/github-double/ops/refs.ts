@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { applyFiles, branchSha, compare, createCommit, isAncestor } from '../git.js';
-import type { Account, Commit, Repo } from '../model.js';
+import type { Account, Commit, GitIdent, Repo } from '../model.js';
 import { repoHtmlUrl, repoApiUrl } from '../render/repos.js';
 import { openPullsWithHead, sendPullEvent, type Sent } from './pull-events.js';
 
@@ -18,11 +18,11 @@ function pushCommitJson(core: Core, repo: Repo, c: Commit): Record<string, unkno
     else if (c.tree[p] === undefined) removed.push(p);
     else if (before[p] !== c.tree[p]) modified.push(p);
   }
-  const who = {
-    name: c.author.login,
-    email: `${c.author.id}+${c.author.login}@users.noreply.${new URL(core.url).hostname}`,
+  const who = (ident: GitIdent): Record<string, unknown> => ({
+    name: ident.name,
+    email: ident.email,
     username: c.author.login,
-  };
+  });
   return {
     id: c.sha,
     tree_id: c.treeSha,
@@ -30,8 +30,8 @@ function pushCommitJson(core: Core, repo: Repo, c: Commit): Record<string, unkno
     message: c.message,
     timestamp: c.at,
     url: `${repoHtmlUrl(core, repo)}/commit/${c.sha}`,
-    author: who,
-    committer: who,
+    author: who(c.ident.author),
+    committer: who(c.ident.committer),
     added,
     removed,
     modified,

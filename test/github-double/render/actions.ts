@@ -59,7 +59,7 @@ export function runJson(core: Core, run: Run): Record<string, unknown> {
     rerun_url: `${api}/rerun`,
     previous_attempt_url: null,
     workflow_url: `${repoApiUrl(core, repo)}/actions/workflows/${run.workflow.id}`,
-    head_commit: head ? simpleCommitJson(core, head) : null,
+    head_commit: head ? simpleCommitJson(head) : null,
     repository: repoJson(core, repo),
     head_repository: repoJson(core, repo),
   };

@@ -73,7 +73,7 @@ export function checkSuiteJson(core: Core, repo: Repo, s: CheckSuite): Record<st
     runs_rerequestable: true,
     latest_check_runs_count: runs.length,
     check_runs_url: `${repoApiUrl(core, repo)}/check-suites/${s.id}/check-runs`,
-    head_commit: head ? simpleCommitJson(core, head) : null,
+    head_commit: head ? simpleCommitJson(head) : null,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Core } from '../core.js';
-import type { Commit, Repo } from '../model.js';
+import { isoSeconds } from '../git.js';
+import type { Commit, GitIdent, Repo } from '../model.js';
 import { userJson } from './accounts.js';
 
 export function repoApiUrl(core: Core, repo: Repo): string {
@@ -105,18 +106,18 @@ export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
   };
 }
 
-export function gitUser(core: Core, c: Commit): Record<string, unknown> {
-  return {
-    name: c.author.login,
-    email: `${c.author.id}+${c.author.login}@users.noreply.${new URL(core.url).hostname}`,
-    date: c.at,
-  };
+function gitIdentJson(ident: GitIdent): Record<string, unknown> {
+  return { name: ident.name, email: ident.email, date: isoSeconds(ident.seconds) };
+}
+
+export function gitUser(c: Commit): Record<string, unknown> {
+  return gitIdentJson(c.ident.author);
 }
 
 // The `commit` schema used by branches, compare and the commits endpoints.
 export function commitJson(core: Core, repo: Repo, c: Commit): Record<string, unknown> {
   const api = repoApiUrl(core, repo);
-  const who = gitUser(core, c);
+  const who = gitUser(c);
   return {
     sha: c.sha,
     node_id: `C_${c.sha.slice(0, 20)}`,
@@ -126,7 +127,7 @@ export function commitJson(core: Core, repo: Repo, c: Commit): Record<string, un
     commit: {
       url: `${api}/git/commits/${c.sha}`,
       author: who,
-      committer: who,
+      committer: gitIdentJson(c.ident.committer),
       message: c.message,
       comment_count: 0,
       tree: { sha: c.treeSha, url: `${api}/git/trees/${c.treeSha}` },
@@ -149,14 +150,13 @@ export function commitJson(core: Core, repo: Repo, c: Commit): Record<string, un
 }
 
 // `simple-commit` / webhook head_commit shape.
-export function simpleCommitJson(core: Core, c: Commit): Record<string, unknown> {
-  const who = { name: c.author.login, email: gitUser(core, c)['email'] };
+export function simpleCommitJson(c: Commit): Record<string, unknown> {
   return {
     id: c.sha,
     tree_id: c.treeSha,
     message: c.message,
     timestamp: c.at,
-    author: who,
-    committer: who,
+    author: { name: c.ident.author.name, email: c.ident.author.email },
+    committer: { name: c.ident.committer.name, email: c.ident.committer.email },
   };
 }

@@ -4,6 +4,7 @@ import type { Core } from '../core.js';
 import { isoNow, uuid } from '../ids.js';
 import { authenticate, authProblem } from './auth.js';
 import type { Faults } from './faults.js';
+import type { GitHttp } from './git-http.js';
 import {
   HttpError,
   type ApiRequest,
@@ -34,6 +35,7 @@ export interface ServerDeps {
   routes: RouteTable;
   faults: Faults;
   graphql: (call: GraphqlCall) => Promise<ApiResponse>;
+  git?: GitHttp;
 }
 
 const DOCS = 'https://docs.github.com/rest';
@@ -81,6 +83,7 @@ async function handle(
 ): Promise<void> {
   const { core } = deps;
   const url = new URL(req.url ?? '/', 'http://double.invalid');
+  if (deps.git?.handles(url.pathname)) return deps.git.serve(req, res);
   const method = (req.method ?? 'GET').toUpperCase();
   const raw = await readBody(req);
   let apiPath: string | null = null;
