@@ -3,6 +3,8 @@ import { Core } from './core.js';
 import { handleGraphql } from './graphql/handler.js';
 import { buildRoutes } from './routes.js';
 import { GitHubDouble } from './scenario.js';
+import type { PermissionLevel } from './model.js';
+import { manifestPermissions } from './server/app-manifest.js';
 import { Faults } from './server/faults.js';
 import { createHttpServer } from './server/http-server.js';
 import { openApi } from './server/openapi.js';
@@ -18,6 +20,8 @@ export interface GitHubDoubleOptions {
   subscribedEvents?: readonly string[];
   // Check the double's own answers and webhooks against GitHub's spec (default true).
   selfCheck?: boolean;
+  // The App's permissions; default: `default_permissions` of the project's app.yml.
+  appPermissions?: Record<string, PermissionLevel>;
 }
 
 export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<GitHubDouble> {
@@ -29,6 +33,7 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     appSlug: options.appSlug ?? 'agent-coordinator',
     subscribedEvents: options.subscribedEvents,
     selfCheck: options.selfCheck ?? true,
+    appPermissions: options.appPermissions ?? manifestPermissions(),
   });
   const sender = new WebhookSender(core);
   const worker = new SimulatedWorker(core);

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Core } from '../core.js';
 import { isoNow, uuid } from '../ids.js';
-import { authenticate, authProblem } from './auth.js';
+import { authenticate, authProblem, permissionProblem } from './auth.js';
 import type { Faults } from './faults.js';
 import {
   HttpError,
@@ -289,7 +289,9 @@ async function rest(
   const name = params['repo'];
   const repo =
     owner !== undefined && name !== undefined ? (core.findRepo(`${owner}/${name}`) ?? null) : null;
-  const problem = authProblem(core, auth, operation.template, repo);
+  const problem =
+    authProblem(core, auth, operation.template, repo) ??
+    permissionProblem(core, auth, route, repo, operation.raw.externalDocs?.url ?? DOCS);
   if (problem) return { response: errorResponse(problem), route, actor: auth.actor?.login ?? null };
 
   checkQuery(core, method, apiPath, operation, url.searchParams);
