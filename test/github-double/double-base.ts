@@ -3,6 +3,7 @@ import type { Core } from './core.js';
 import type { Delivery, RequestLogEntry, Violation } from './model.js';
 import { CONTENT_WRITES } from './server/content-writes.js';
 import { expireAllTokens, issueUserToken } from './server/auth.js';
+import type { OidcIssuer } from './oidc/issuer.js';
 import type { Faults } from './server/faults.js';
 import { waitUntil } from './wait.js';
 import type { WebhookSender } from './webhooks/sender.js';
@@ -44,6 +45,7 @@ export interface DoubleParts {
   faults: Faults;
   sender: WebhookSender;
   worker: SimulatedWorker;
+  oidc: OidcIssuer;
 }
 
 // Lifecycle, strictness reporting and test synchronisation.
@@ -52,6 +54,8 @@ export class DoubleBase {
   readonly apiUrl: string;
   readonly graphqlUrl: string;
   readonly faults: Faults;
+  // GitHub Actions' OIDC provider for the runs this double starts.
+  readonly oidc: OidcIssuer;
   protected readonly core: Core;
   protected readonly server: Server;
   protected readonly sender: WebhookSender;
@@ -61,6 +65,7 @@ export class DoubleBase {
     this.core = parts.core;
     this.server = parts.server;
     this.faults = parts.faults;
+    this.oidc = parts.oidc;
     this.sender = parts.sender;
     this.worker = parts.worker;
     this.url = parts.core.url;

@@ -5,6 +5,7 @@ import { buildRoutes } from './routes.js';
 import { GitHubDouble } from './scenario.js';
 import type { PermissionLevel } from './model.js';
 import { manifestPermissions } from './server/app-manifest.js';
+import { OidcIssuer } from './oidc/issuer.js';
 import { Faults } from './server/faults.js';
 import { createHttpServer } from './server/http-server.js';
 import { openApi } from './server/openapi.js';
@@ -43,12 +44,19 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     onDispatch: (runId) => worker.onDispatch(runId),
   };
   const faults = new Faults();
-  const server = createHttpServer({ core, routes: buildRoutes(), faults, graphql: handleGraphql });
+  const oidc = await OidcIssuer.create(core);
+  const server = createHttpServer({
+    core,
+    routes: buildRoutes(),
+    faults,
+    graphql: handleGraphql,
+    services: (method, url, authorization) => oidc.answer(method, url, authorization),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   core.url = `http://127.0.0.1:${port}`;
-  return new GitHubDouble({ core, server, faults, sender, worker });
+  return new GitHubDouble({ core, server, faults, sender, worker, oidc });
 }

@@ -34,6 +34,12 @@ export interface ServerDeps {
   routes: RouteTable;
   faults: Faults;
   graphql: (call: GraphqlCall) => Promise<ApiResponse>;
+  // Actions' OIDC issuer and token request endpoint, under /_services/.
+  services?: (
+    method: string,
+    url: URL,
+    authorization: string | undefined,
+  ) => Promise<ApiResponse | null>;
 }
 
 const DOCS = 'https://docs.github.com/rest';
@@ -101,6 +107,15 @@ async function handle(
     }
   }
 
+  if (url.pathname.startsWith('/_services/') && deps.services) {
+    const answer = await deps.services(method, url, req.headers.authorization);
+    if (answer) {
+      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(answer.body));
+      record(core, { method, logPath, url, status: answer.status, body, route: null, actor: null });
+      return;
+    }
+  }
   const fault = deps.faults.take(method, logPath);
   if (fault?.delayMs) await delay(fault.delayMs);
   if (fault?.drop) {
