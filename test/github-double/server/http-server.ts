@@ -107,15 +107,6 @@ async function handle(
     }
   }
 
-  if (url.pathname.startsWith('/_services/') && deps.services) {
-    const answer = await deps.services(method, url, req.headers.authorization);
-    if (answer) {
-      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(answer.body));
-      record(core, { method, logPath, url, status: answer.status, body, route: null, actor: null });
-      return;
-    }
-  }
   const fault = deps.faults.take(method, logPath);
   if (fault?.delayMs) await delay(fault.delayMs);
   if (fault?.drop) {
@@ -135,14 +126,19 @@ async function handle(
       actor: null,
     };
   } else if (apiPath === null) {
-    core.violation(
-      'undocumented-endpoint',
-      method,
-      url.pathname,
-      'not under /api/v3 or /api/graphql',
-    );
+    const served = deps.services
+      ? await deps.services(method, url, req.headers.authorization)
+      : null;
+    if (!served) {
+      core.violation(
+        'undocumented-endpoint',
+        method,
+        url.pathname,
+        'not under /api/v3, /api/graphql or /_services',
+      );
+    }
     outcome = {
-      response: errorResponse(new HttpError(404, 'Not Found')),
+      response: served ?? errorResponse(new HttpError(404, 'Not Found')),
       route: null,
       actor: null,
     };
