@@ -7,7 +7,7 @@ import { repoHtmlUrl } from '../render/repos.js';
 export type GqlObject = { __typename: string } & Record<string, unknown>;
 
 // The repository an object belongs to, for the permission check (not a GraphQL field).
-export const OWNING_REPO: unique symbol = Symbol('owning repository');
+const OWNING_REPO: unique symbol = Symbol('owning repository');
 
 function owned<T extends GqlObject>(repo: Repo, node: T): T {
   Object.defineProperty(node, OWNING_REPO, { value: repo, enumerable: false });

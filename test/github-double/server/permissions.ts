@@ -4,7 +4,7 @@
 // An endpoint listed under several permissions there accepts any one of them (e.g. an issue
 // comment is reachable with Issues or with Pull requests), hence `anyOf`.
 
-export type Level = 'read' | 'write';
+type Level = 'read' | 'write';
 
 export interface Requirement {
   permission: string;
