@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Core } from './core.js';
-import type { Delivery, RequestLogEntry, Violation } from './model.js';
+import type { Delivery, PermissionLevel, RequestLogEntry, Violation } from './model.js';
 import { CONTENT_WRITES } from './server/content-writes.js';
 import { expireAllTokens, issueUserToken } from './server/auth.js';
 import type { OidcIssuer } from './oidc/issuer.js';
@@ -193,6 +193,11 @@ export class DoubleBase {
       contentWrites: writes.length,
       maxContentWritesPerMinute: max,
     };
+  }
+
+  /** The App's permissions from now on (default: app.yml's `default_permissions`). */
+  setAppPermissions(permissions: Record<string, PermissionLevel>): void {
+    this.core.appPermissions = { ...permissions };
   }
 
   createUserToken(login: string): string {
