@@ -118,7 +118,9 @@ describe('checks and statuses', () => {
       (await octokit.rest.repos.getCombinedStatusForRef({ owner, repo: repoName, ref: 'main' }))
         .data;
     expect(await combined()).toMatchObject({ state: 'pending', total_count: 0 });
-    await octokit.rest.repos.createCommitStatus({
+    // The App only reads statuses (app.yml): a CI account posts them.
+    await double.setPermission(repo, 'ci-bot', 'write');
+    await userOctokit(double, 'ci-bot').rest.repos.createCommitStatus({
       owner,
       repo: repoName,
       sha,

@@ -284,6 +284,8 @@ describe('git smart HTTP', () => {
     const pullRef = await git.run(['push', 'origin', `${main}:refs/pull/1/head`], dir);
     expect(pullRef.stderr).toContain('(deny updating a hidden ref)');
 
+    // Only an App that was granted `workflows` can mint a token with it.
+    double.setAppPermissions({ contents: 'write', workflows: 'write', metadata: 'read' });
     const allowed = client({
       token: double.createInstallationToken('acme', {
         permissions: { contents: 'write', workflows: 'write' },

@@ -6,6 +6,7 @@ import type {
   AppInfo,
   Delivery,
   Installation,
+  PermissionLevel,
   Repo,
   RequestLogEntry,
   TokenInfo,
@@ -20,6 +21,8 @@ export interface CoreOptions {
   appSlug: string;
   subscribedEvents: readonly string[] | undefined;
   selfCheck: boolean;
+  // The App's granted permissions (an installation accepts all of them).
+  appPermissions: Record<string, PermissionLevel>;
 }
 
 // Hooks other areas plug in, so the core does not import them (no cycles).
@@ -53,6 +56,7 @@ export class Core {
   readonly workerErrors: Error[] = [];
   readonly app: AppInfo;
   readonly ciApp: AppInfo;
+  appPermissions: Record<string, PermissionLevel>;
   url = '';
   closed = false;
   webhooksDown = false;
@@ -64,6 +68,7 @@ export class Core {
 
   constructor(readonly options: CoreOptions) {
     this.events.setMaxListeners(0);
+    this.appPermissions = { ...options.appPermissions };
     const appOwner = this.account('agent-coordinator-owner');
     this.app = {
       id: options.appId,

@@ -1,9 +1,10 @@
 import type { Server } from 'node:http';
 import type { Core } from './core.js';
-import type { Delivery, RequestLogEntry, TokenInfo, Violation } from './model.js';
+import type { Delivery, PermissionLevel, RequestLogEntry, TokenInfo, Violation } from './model.js';
 import { CONTENT_WRITES } from './server/content-writes.js';
 import { expireAllTokens, issueInstallationToken, issueUserToken } from './server/auth.js';
 import type { GitHttp } from './server/git-http.js';
+import type { OidcIssuer } from './oidc/issuer.js';
 import type { Faults } from './server/faults.js';
 import { waitUntil } from './wait.js';
 import type { WebhookSender } from './webhooks/sender.js';
@@ -46,6 +47,7 @@ export interface DoubleParts {
   sender: WebhookSender;
   worker: SimulatedWorker;
   git: GitHttp;
+  oidc: OidcIssuer;
 }
 
 // Lifecycle, strictness reporting and test synchronisation.
@@ -54,6 +56,8 @@ export class DoubleBase {
   readonly apiUrl: string;
   readonly graphqlUrl: string;
   readonly faults: Faults;
+  // GitHub Actions' OIDC provider for the runs this double starts.
+  readonly oidc: OidcIssuer;
   protected readonly core: Core;
   protected readonly server: Server;
   protected readonly sender: WebhookSender;
@@ -65,6 +69,7 @@ export class DoubleBase {
     this.core = parts.core;
     this.server = parts.server;
     this.faults = parts.faults;
+    this.oidc = parts.oidc;
     this.sender = parts.sender;
     this.worker = parts.worker;
     this.url = parts.core.url;
@@ -229,6 +234,11 @@ export class DoubleBase {
       contentWrites: writes.length,
       maxContentWritesPerMinute: max,
     };
+  }
+
+  /** The App's permissions from now on (default: app.yml's `default_permissions`). */
+  setAppPermissions(permissions: Record<string, PermissionLevel>): void {
+    this.core.appPermissions = { ...permissions };
   }
 
   createUserToken(login: string): string {

@@ -158,7 +158,11 @@ export interface Run {
   repo: Repo;
   workflow: Workflow;
   runNumber: number;
+  // Re-runs are not modelled: every run is its first attempt.
+  runAttempt: number;
   headBranch: string;
+  // What the dispatch ref named: GitHub's ref_type and GITHUB_REF_TYPE.
+  refType: 'branch' | 'tag';
   headSha: string;
   event: string;
   status: RunStatus;
@@ -296,6 +300,8 @@ export interface Repo {
   mergeQueues: Map<string, MergeQueue>;
 }
 
+export type PermissionLevel = 'read' | 'write' | 'admin';
+
 export interface TokenInfo {
   token: string;
   kind: 'installation' | 'user';
@@ -305,7 +311,9 @@ export interface TokenInfo {
   /** Repositories the token was minted for; undefined: every repository of the installation. */
   repositoryIds?: number[];
   /** Permissions the token was minted with; undefined: all the App's permissions. */
-  permissions?: Record<string, 'read' | 'write' | 'admin'>;
+  permissions?: Record<string, PermissionLevel>;
+  /** Set on a job's GITHUB_TOKEN: GitHub revokes it when that run's job ends. */
+  jobRunId?: number;
 }
 
 export interface Delivery {

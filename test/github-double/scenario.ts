@@ -1,8 +1,10 @@
+import { actionsEnv, jobToken, type ActionsEnvOptions } from './actions-env.js';
 import { DoubleQueries } from './double-queries.js';
 import { branchSha } from './git.js';
 import type {
   CheckConclusion,
   CheckStatus,
+  PermissionLevel,
   RoleName,
   RunConclusion,
   StatusState,
@@ -400,6 +402,16 @@ export class GitHubDouble extends DoubleQueries {
 
   async completeWorkflowRun(runId: number, conclusion: RunConclusion): Promise<void> {
     await settle(completeRun(this.core, this.runOf(runId), conclusion));
+  }
+
+  /** The environment GitHub gives a JavaScript action step in workflow run `runId`. */
+  actionsEnv(runId: number, options: ActionsEnvOptions = {}): Promise<Record<string, string>> {
+    return actionsEnv(this.core, this.oidc, this.runOf(runId), options);
+  }
+
+  /** The run's GITHUB_TOKEN (default: the workflow's `permissions:`, else contents: read). */
+  jobToken(runId: number, permissions?: Record<string, PermissionLevel>): string {
+    return jobToken(this.core, this.runOf(runId), permissions);
   }
 
   // Plays a scripted outcome on a run the worker left alone ('manual').

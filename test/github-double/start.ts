@@ -3,6 +3,9 @@ import { Core } from './core.js';
 import { handleGraphql } from './graphql/handler.js';
 import { buildRoutes } from './routes.js';
 import { GitHubDouble } from './scenario.js';
+import type { PermissionLevel } from './model.js';
+import { manifestPermissions } from './server/app-manifest.js';
+import { OidcIssuer } from './oidc/issuer.js';
 import { Faults } from './server/faults.js';
 import { GitHttp } from './server/git-http.js';
 import { createHttpServer } from './server/http-server.js';
@@ -19,6 +22,8 @@ export interface GitHubDoubleOptions {
   subscribedEvents?: readonly string[];
   // Check the double's own answers and webhooks against GitHub's spec (default true).
   selfCheck?: boolean;
+  // The App's permissions; default: `default_permissions` of the project's app.yml.
+  appPermissions?: Record<string, PermissionLevel>;
 }
 
 export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<GitHubDouble> {
@@ -30,6 +35,7 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     appSlug: options.appSlug ?? 'agent-coordinator',
     subscribedEvents: options.subscribedEvents,
     selfCheck: options.selfCheck ?? true,
+    appPermissions: options.appPermissions ?? manifestPermissions(),
   });
   const sender = new WebhookSender(core);
   const worker = new SimulatedWorker(core);
@@ -40,12 +46,14 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
   };
   const faults = new Faults();
   const git = new GitHttp(core, faults);
+  const oidc = await OidcIssuer.create(core);
   const server = createHttpServer({
     core,
     routes: buildRoutes(),
     faults,
     graphql: handleGraphql,
     git,
+    services: (method, url, authorization) => oidc.answer(method, url, authorization),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -53,5 +61,5 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
   });
   const { port } = server.address() as AddressInfo;
   core.url = `http://127.0.0.1:${port}`;
-  return new GitHubDouble({ core, server, faults, sender, worker, git });
+  return new GitHubDouble({ core, server, faults, sender, worker, git, oidc });
 }

@@ -1,7 +1,9 @@
 import type { Delivery, Installation } from '../model.js';
 import { appJson, appPermissions, installationJson } from '../render/accounts.js';
-import { issueInstallationToken } from '../server/auth.js';
+import { repoJson } from '../render/repos.js';
+import { issueInstallationToken, ScopeError, scopeFor } from '../server/auth.js';
 import {
+  bodyObject,
   HttpError,
   intParam,
   json,
@@ -89,12 +91,27 @@ export const appRoutes: [string, Handler][] = [
     'POST /app/installations/{installation_id}/access_tokens',
     (req) => {
       const inst = findInstallation(req);
-      const token = issueInstallationToken(req.core, inst);
+      let scope: ReturnType<typeof scopeFor>;
+      try {
+        scope = scopeFor(req.core, inst, bodyObject(req));
+      } catch (error) {
+        if (error instanceof ScopeError) throw new HttpError(422, error.message);
+        throw error;
+      }
+      const token = issueInstallationToken(req.core, inst, {
+        ...(scope.repos ? { repositoryIds: scope.repos.map((r) => r.id) } : {}),
+        ...(scope.permissions ? { permissions: scope.permissions } : {}),
+      });
+      // GitHub answers with what the token holds; metadata comes with any repository access.
+      const permissions = scope.permissions
+        ? { ...scope.permissions, metadata: 'read' }
+        : appPermissions(req.core);
       return json(201, {
         token: token.token,
         expires_at: token.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        permissions: appPermissions(),
-        repository_selection: 'all',
+        permissions,
+        repository_selection: scope.repos ? 'selected' : 'all',
+        ...(scope.repos ? { repositories: scope.repos.map((r) => repoJson(req.core, r)) } : {}),
       });
     },
   ],

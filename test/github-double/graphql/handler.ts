@@ -7,20 +7,60 @@ import {
   type GraphQLFieldResolver,
 } from 'graphql';
 import type { Core } from '../core.js';
-import type { Account, Pull, Repo } from '../model.js';
+import type { Account, Pull, Repo, TokenInfo } from '../model.js';
 import { dequeue, enqueue, QueueError } from '../ops/merge-queue.js';
+import { atLeast, tokenPermission } from '../server/auth.js';
 import type { ApiResponse } from '../server/http.js';
+import {
+  GRAPHQL_MUTATION_PERMISSIONS,
+  GRAPHQL_OBJECT_PERMISSIONS,
+  isReadOnly,
+  type Access,
+} from '../server/permissions.js';
 import type { GraphqlCall } from '../server/http-server.js';
 import {
   actorNode,
   entryNode,
   GitHubGraphQLError,
   mergeQueueNode,
+  owningRepo,
   pullNode,
   repositoryNode,
   type GqlObject,
 } from './nodes.js';
 import { githubSchema } from './schema.js';
+
+// GitHub answers an object an installation token may not see as missing, and one it may see
+// but not read (or a change it may not make) as FORBIDDEN.
+function checkAccess(
+  core: Core,
+  token: TokenInfo | undefined,
+  repo: Repo,
+  access: Access | undefined,
+  what: string,
+): void {
+  if (!token || token.kind !== 'installation') return;
+  if (tokenPermission(core, token, repo, 'metadata') === 'none') {
+    throw new GitHubGraphQLError(
+      `Could not resolve to a ${what} with the name '${repo.fullName}'.`,
+      'NOT_FOUND',
+    );
+  }
+  if (!access || access.kind !== 'repository') return;
+  if (!repo.private && isReadOnly(access)) return;
+  if (access.anyOf.some((r) => atLeast(tokenPermission(core, token, repo, r.permission), r.level)))
+    return;
+  throw new GitHubGraphQLError('Resource not accessible by integration', 'FORBIDDEN');
+}
+
+function checkRead(core: Core, token: TokenInfo | undefined, value: unknown): void {
+  for (const item of Array.isArray(value) ? value : [value]) {
+    const repo = owningRepo(item);
+    if (!repo) continue;
+    const type = (item as { __typename: string }).__typename;
+    checkAccess(core, token, repo, GRAPHQL_OBJECT_PERMISSIONS[type], type);
+  }
+}
 
 function findPullByNodeId(core: Core, id: string): { repo: Repo; pull: Pull } | undefined {
   for (const repo of core.repos.values()) {
@@ -60,7 +100,13 @@ function findNode(core: Core, id: string): GqlObject | null {
   );
 }
 
-function rootValue(core: Core, viewer: Account): Record<string, unknown> {
+function rootValue(
+  core: Core,
+  viewer: Account,
+  token: TokenInfo | undefined,
+): Record<string, unknown> {
+  const mayChange = (mutation: string, repo: Repo): void =>
+    checkAccess(core, token, repo, GRAPHQL_MUTATION_PERMISSIONS[mutation], 'Repository');
   const queueCall = <T>(fn: () => T): T => {
     try {
       return fn();
@@ -100,6 +146,7 @@ function rootValue(core: Core, viewer: Account): Record<string, unknown> {
             `Could not resolve to a node with the global id of '${args.input.pullRequestId}'`,
             'NOT_FOUND',
           );
+        mayChange('enqueuePullRequest', found.repo);
         const { entry } = enqueue(core, found.repo, found.pull, viewer, args.input.expectedHeadOid);
         const queue = found.repo.mergeQueues.get(found.pull.baseRef);
         return {
@@ -116,6 +163,7 @@ function rootValue(core: Core, viewer: Account): Record<string, unknown> {
             `Could not resolve to a node with the global id of '${args.input.id}'`,
             'NOT_FOUND',
           );
+        mayChange('dequeuePullRequest', found.repo);
         const queue = found.repo.mergeQueues.get(found.pull.baseRef);
         const entry = queue?.entries.find((e) => e.pull === found.pull);
         const snapshot = entry && queue ? entryNode(core, found.repo, queue, entry) : null;
@@ -169,6 +217,7 @@ export async function handleGraphql(call: GraphqlCall): Promise<ApiResponse> {
   }
   const document: DocumentNode = parse(query);
   const viewer = call.auth.actor ?? core.app.bot;
+  const token = call.auth.token ? core.tokens.get(call.auth.token) : undefined;
   // A field the client asks for but the double does not model is a gap to fix, not a null.
   const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, _ctx, info) => {
     const obj = source as Record<string, unknown> | null;
@@ -183,12 +232,15 @@ export async function handleGraphql(call: GraphqlCall): Promise<ApiResponse> {
       return null;
     }
     const value = obj[info.fieldName];
-    return typeof value === 'function' ? (value as (a: unknown) => unknown)(args) : value;
+    const result: unknown =
+      typeof value === 'function' ? (value as (a: unknown) => unknown)(args) : value;
+    checkRead(core, token, result);
+    return result;
   };
   const result = await execute({
     schema: githubSchema(),
     document,
-    rootValue: rootValue(core, viewer),
+    rootValue: rootValue(core, viewer, token),
     variableValues: (body.variables ?? {}) as Record<string, unknown>,
     operationName: typeof body.operationName === 'string' ? body.operationName : null,
     fieldResolver,

@@ -6,6 +6,20 @@ import { repoHtmlUrl } from '../render/repos.js';
 // GraphQL objects as plain records; function-valued fields receive the field arguments.
 export type GqlObject = { __typename: string } & Record<string, unknown>;
 
+// The repository an object belongs to, for the permission check (not a GraphQL field).
+const OWNING_REPO: unique symbol = Symbol('owning repository');
+
+function owned<T extends GqlObject>(repo: Repo, node: T): T {
+  Object.defineProperty(node, OWNING_REPO, { value: repo, enumerable: false });
+  return node;
+}
+
+export function owningRepo(value: unknown): Repo | undefined {
+  return value && typeof value === 'object'
+    ? ((value as Record<symbol, unknown>)[OWNING_REPO] as Repo | undefined)
+    : undefined;
+}
+
 // Errors GitHub itself would answer with (type is GitHub's error type).
 export class GitHubGraphQLError extends Error {
   constructor(
@@ -57,7 +71,7 @@ export function actorNode(a: Account): GqlObject {
 }
 
 export function repositoryNode(core: Core, repo: Repo): GqlObject {
-  return {
+  return owned(repo, {
     __typename: 'Repository',
     id: repo.nodeId,
     databaseId: repo.id,
@@ -86,7 +100,7 @@ export function repositoryNode(core: Core, repo: Repo): GqlObject {
         );
       return pullNode(core, repo, pull);
     },
-  };
+  });
 }
 
 export function pullNode(core: Core, repo: Repo, pull: Pull): GqlObject {
@@ -100,7 +114,7 @@ export function pullNode(core: Core, repo: Repo, pull: Pull): GqlObject {
   };
   const queue = repo.mergeQueues.get(pull.baseRef);
   const entry = queue?.entries.find((e) => e.pull === pull);
-  return {
+  return owned(repo, {
     __typename: 'PullRequest',
     id: pull.nodeId,
     databaseId: pull.id,
@@ -128,11 +142,11 @@ export function pullNode(core: Core, repo: Repo, pull: Pull): GqlObject {
     createdAt: pull.issue.createdAt,
     updatedAt: pull.issue.updatedAt,
     repository: () => repositoryNode(core, repo),
-  };
+  });
 }
 
 export function mergeQueueNode(core: Core, repo: Repo, queue: MergeQueue): GqlObject {
-  return {
+  return owned(repo, {
     __typename: 'MergeQueue',
     id: queue.id,
     url: `${repoHtmlUrl(core, repo)}/queue/${queue.branch}`,
@@ -144,7 +158,7 @@ export function mergeQueueNode(core: Core, repo: Repo, queue: MergeQueue): GqlOb
         queue.entries.map((e) => entryNode(core, repo, queue, e)),
         args,
       ),
-  };
+  });
 }
 
 export function entryNode(
@@ -153,7 +167,7 @@ export function entryNode(
   queue: MergeQueue,
   entry: MergeQueueEntry,
 ): GqlObject {
-  return {
+  return owned(repo, {
     __typename: 'MergeQueueEntry',
     id: entry.id,
     position: queue.entries.indexOf(entry) + 1,
@@ -167,5 +181,5 @@ export function entryNode(
     baseCommit: { __typename: 'Commit', oid: repo.refs.get(`heads/${queue.branch}`) },
     pullRequest: () => pullNode(core, repo, entry.pull),
     mergeQueue: () => mergeQueueNode(core, repo, queue),
-  };
+  });
 }

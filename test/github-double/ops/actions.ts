@@ -24,21 +24,39 @@ export function findRun(core: Core, runId: number): Run | undefined {
 }
 
 // workflow_dispatch takes a branch or tag, never a bare sha.
-function dispatchRefSha(repo: Repo, ref: string): string | undefined {
+function dispatchRef(repo: Repo, ref: string): { sha: string; type: 'branch' | 'tag' } | undefined {
   const short = ref.replace(/^refs\//, '');
-  return repo.refs.get(short) ?? repo.refs.get(`heads/${short}`) ?? repo.refs.get(`tags/${short}`);
+  for (const full of [short, `heads/${short}`, `tags/${short}`]) {
+    const sha = repo.refs.get(full);
+    if (sha) return { sha, type: full.startsWith('tags/') ? 'tag' : 'branch' };
+  }
+  return undefined;
 }
 
+function dispatchRefSha(repo: Repo, ref: string): string | undefined {
+  return dispatchRef(repo, ref)?.sha;
+}
+
+// GitHub renders run-name with the inputs and the github context it has at dispatch; an
+// unknown expression renders empty, as a missing context value does on GitHub.
 function renderRunName(
   template: string | null,
   fallback: string,
-  inputs: Record<string, string>,
+  context: { inputs: Record<string, string>; actor: string; refName: string },
 ): string {
   if (!template) return fallback;
-  return template.replace(
-    /\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}/g,
-    (_m, name: string) => inputs[name] ?? '',
-  );
+  const github: Record<string, string> = {
+    actor: context.actor,
+    triggering_actor: context.actor,
+    ref_name: context.refName,
+    event_name: 'workflow_dispatch',
+  };
+  return template.replace(/\$\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_m, path: string) => {
+    const input = /^(?:github\.event\.)?inputs\.(.+)$/.exec(path)?.[1];
+    if (input !== undefined) return context.inputs[input] ?? '';
+    const key = /^github\.(.+)$/.exec(path)?.[1];
+    return key !== undefined ? (github[key] ?? '') : '';
+  });
 }
 
 function sendJobEvent(core: Core, run: Run, action: string): Promise<unknown> {
@@ -119,8 +137,9 @@ export function dispatchWorkflow(
   const wf = findWorkflow(repo, workflowId);
   if (!wf) throw notFound();
   const inputs = validateDispatch(wf, repo, ref, rawInputs);
-  const headSha = dispatchRefSha(repo, ref);
-  if (!headSha) throw validationFailed(`No ref found for: ${ref}`);
+  const resolved = dispatchRef(repo, ref);
+  if (!resolved) throw validationFailed(`No ref found for: ${ref}`);
+  const headSha = resolved.sha;
   const id = core.ids.next('run');
   const suiteId = core.ids.next('checkSuite');
   const now = core.now();
@@ -131,14 +150,20 @@ export function dispatchWorkflow(
     repo,
     workflow: wf,
     runNumber: wf.runCount,
+    runAttempt: 1,
     headBranch: ref.replace(/^refs\/(heads|tags)\//, ''),
+    refType: resolved.type,
     headSha,
     event: 'workflow_dispatch',
     status: 'queued',
     conclusion: null,
     actor: by,
     inputs,
-    displayTitle: renderRunName(wf.runName, wf.name, inputs),
+    displayTitle: renderRunName(wf.runName, wf.name, {
+      inputs,
+      actor: by.login,
+      refName: ref.replace(/^refs\/(heads|tags)\//, ''),
+    }),
     createdAt: now,
     updatedAt: now,
     runStartedAt: now,
@@ -174,6 +199,8 @@ export function completeRun(core: Core, run: Run, conclusion: RunConclusion): Se
   run.status = 'completed';
   run.conclusion = conclusion;
   run.updatedAt = core.now();
+  // GitHub revokes a job's GITHUB_TOKEN when the job ends.
+  for (const t of core.tokens.values()) if (t.jobRunId === run.id) t.expiresAt = new Date(0);
   core.changed('run', { repo: run.repo.fullName, id: run.id, status: run.status, conclusion });
   const sent: Sent = [];
   // A startup failure never gets as far as creating jobs.

@@ -28,6 +28,8 @@ export interface WorkflowSpec {
   name?: string;
   inputs?: Record<string, WorkflowInput> | readonly string[];
   runName?: string | null;
+  // The workflow's top-level `permissions:` (the job's GITHUB_TOKEN and id-token access).
+  permissions?: Record<string, 'read' | 'write' | 'none'>;
 }
 
 export interface CreateRepoOptions {
@@ -62,12 +64,16 @@ function workflowYaml(spec: WorkflowSpec, inputs: Record<string, WorkflowInput>)
   const lines = [`name: ${spec.name ?? spec.file}`];
   if (spec.runName) lines.push(`run-name: ${spec.runName}`);
   lines.push('on:', '  workflow_dispatch:', '    inputs:');
+  const permissions = Object.entries(spec.permissions ?? {});
   for (const [name, def] of Object.entries(inputs)) {
     lines.push(
       `      ${name}:`,
       `        type: string`,
       `        required: ${def.required === true}`,
     );
+  }
+  if (permissions.length > 0) {
+    lines.push('permissions:', ...permissions.map(([k, v]) => `  ${k}: ${v}`));
   }
   lines.push(
     'jobs:',
@@ -110,6 +116,8 @@ export function defaultWorkflows(): WorkflowSpec[] {
         ]),
       ),
       runName: WORKER_RUN_NAME,
+      // As the worker template asks: nothing but reading the code and an OIDC token.
+      permissions: { contents: 'read', 'id-token': 'write' },
     },
   ];
 }

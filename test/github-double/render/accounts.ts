@@ -29,16 +29,6 @@ export function userJson(core: Core, a: Account): Record<string, unknown> {
   };
 }
 
-const APP_PERMISSIONS = {
-  actions: 'write',
-  checks: 'write',
-  contents: 'write',
-  issues: 'write',
-  pull_requests: 'write',
-  merge_queues: 'write',
-  metadata: 'read',
-} as const;
-
 const APP_EVENTS = [
   'issues',
   'issue_comment',
@@ -51,8 +41,8 @@ const APP_EVENTS = [
   'merge_group',
 ];
 
-export function appPermissions(): Record<string, string> {
-  return { ...APP_PERMISSIONS };
+export function appPermissions(core: Core): Record<string, string> {
+  return { ...core.appPermissions };
 }
 
 export function appJson(core: Core, app: AppInfo): Record<string, unknown> {
@@ -68,7 +58,7 @@ export function appJson(core: Core, app: AppInfo): Record<string, unknown> {
     html_url: `${core.url}/apps/${app.slug}`,
     created_at: '2024-01-01T00:00:00Z',
     updated_at: '2024-01-01T00:00:00Z',
-    permissions: appPermissions(),
+    permissions: appPermissions(core),
     events: APP_EVENTS,
     installations_count: core.installations.size,
   };
@@ -87,7 +77,7 @@ export function installationJson(core: Core, inst: Installation): Record<string,
     client_id: `Iv1.${core.app.id.toString(16).padStart(16, '0')}`,
     target_id: inst.account.id,
     target_type: inst.account.type === 'Organization' ? 'Organization' : 'User',
-    permissions: appPermissions(),
+    permissions: appPermissions(core),
     events: APP_EVENTS,
     created_at: inst.createdAt,
     updated_at: inst.createdAt,

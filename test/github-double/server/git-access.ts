@@ -1,7 +1,7 @@
 import type { Core } from '../core.js';
 import type { Account, Repo } from '../model.js';
 import { roleOf } from '../ops/repos.js';
-import { appPermissions } from '../render/accounts.js';
+import { tokenPermission } from './auth.js';
 
 // What a git client may do with a repository, decided the way GitHub decides it for
 // HTTPS git: a token is the password of Basic auth (`x-access-token:<token>`, as
@@ -55,20 +55,16 @@ export function gitCredential(core: Core, header: string | undefined, repo: Repo
       app: false,
     };
   }
-  const inst = core.installationFor(repo);
-  const reaches =
-    inst !== undefined &&
-    inst.id === info.installationId &&
-    (info.repositoryIds === undefined || info.repositoryIds.includes(repo.id));
-  // Undefined permissions are the App's own; the double's App has no `workflows`.
-  const permissions: Record<string, string> = info.permissions ?? appPermissions();
+  // One decision for git and the API: the token's repositories and permissions, narrowed
+  // from the App's (which hold no `workflows`), or a job token's own.
+  const level = (name: string) => tokenPermission(core, info, repo, name);
   return {
     kind: 'token',
     actor: info.account,
     // Anyone may read a public repository; a token reaches only its own otherwise.
-    read: !repo.private || (reaches && allows(permissions['contents'], 'read')),
-    write: reaches && allows(permissions['contents'], 'write'),
-    workflows: reaches && allows(permissions['workflows'], 'write'),
+    read: !repo.private || allows(level('contents'), 'read'),
+    write: allows(level('contents'), 'write'),
+    workflows: allows(level('workflows'), 'write'),
     app: true,
   };
 }

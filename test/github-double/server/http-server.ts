@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Core } from '../core.js';
 import { isoNow, uuid } from '../ids.js';
-import { authenticate, authProblem } from './auth.js';
+import { authenticate, authProblem, permissionProblem } from './auth.js';
 import type { Faults } from './faults.js';
 import type { GitHttp } from './git-http.js';
 import {
@@ -36,6 +36,12 @@ export interface ServerDeps {
   faults: Faults;
   graphql: (call: GraphqlCall) => Promise<ApiResponse>;
   git?: GitHttp;
+  // Actions' OIDC issuer and token request endpoint, under /_services/.
+  services?: (
+    method: string,
+    url: URL,
+    authorization: string | undefined,
+  ) => Promise<ApiResponse | null>;
 }
 
 const DOCS = 'https://docs.github.com/rest';
@@ -123,14 +129,19 @@ async function handle(
       actor: null,
     };
   } else if (apiPath === null) {
-    core.violation(
-      'undocumented-endpoint',
-      method,
-      url.pathname,
-      'not under /api/v3 or /api/graphql',
-    );
+    const served = deps.services
+      ? await deps.services(method, url, req.headers.authorization)
+      : null;
+    if (!served) {
+      core.violation(
+        'undocumented-endpoint',
+        method,
+        url.pathname,
+        'not under /api/v3, /api/graphql or /_services',
+      );
+    }
     outcome = {
-      response: errorResponse(new HttpError(404, 'Not Found')),
+      response: served ?? errorResponse(new HttpError(404, 'Not Found')),
       route: null,
       actor: null,
     };
@@ -292,7 +303,9 @@ async function rest(
   const name = params['repo'];
   const repo =
     owner !== undefined && name !== undefined ? (core.findRepo(`${owner}/${name}`) ?? null) : null;
-  const problem = authProblem(core, auth, operation.template, repo);
+  const problem =
+    authProblem(core, auth, operation.template, repo) ??
+    permissionProblem(core, auth, route, repo, operation.raw.externalDocs?.url ?? DOCS);
   if (problem) return { response: errorResponse(problem), route, actor: auth.actor?.login ?? null };
 
   checkQuery(core, method, apiPath, operation, url.searchParams);

@@ -7,6 +7,7 @@ export type Schema = Record<string, unknown>;
 
 interface RawOperation {
   operationId?: string;
+  externalDocs?: { url?: string };
   requestBody?: unknown;
   responses?: Record<string, unknown>;
 }

@@ -10,7 +10,7 @@ import { checkValue } from '../server/schema-check.js';
 const HOOK_ID = 480_000_001;
 const RECEIVER_TIMEOUT_MS = 10_000;
 
-function orgJson(core: Core, org: Account): Record<string, unknown> {
+export function orgJson(core: Core, org: Account): Record<string, unknown> {
   const api = `${core.apiUrl}/orgs/${org.login}`;
   return {
     login: org.login,
