@@ -4,7 +4,11 @@
  */
 export type FailureReason =
   | 'bad_input'
+  // No OIDC token, the coordinator refused, or it could not be reached.
+  | 'assignment_failed'
   | 'no_changes'
+  // The token never has the `workflows` permission, so GitHub would refuse the push.
+  | 'workflow_files_changed'
   | 'timeout'
   | 'agent_failed'
   | 'git_failed'

@@ -95,7 +95,7 @@ describe('work mode', () => {
 
     const workspace = h.fx.freshWorkspace(BRANCH);
     const result = await h.run(
-      { AC_ATTEMPT: '2', AC_FEEDBACK: 'Use a trailing newline.' },
+      { attempt: '2', feedback: 'Use a trailing newline.' },
       workspace,
     );
 
@@ -125,7 +125,7 @@ describe('work mode', () => {
     const script = `git -C ${human} commit --quiet --allow-empty -m late && git -C ${human} push --quiet origin HEAD:refs/heads/${BRANCH} && echo changed > feature.txt`;
     const result = await h.run(
       {
-        AC_ATTEMPT: '2',
+        attempt: '2',
         AGENT_COMMAND: `sh -c ${JSON.stringify(script)}`,
         GIT_AUTHOR_NAME: 'Human',
         GIT_AUTHOR_EMAIL: 'human@example.com',
@@ -148,7 +148,7 @@ describe('work mode', () => {
         return true;
       })
       .reply(201, pullFixture(12, BRANCH, ''));
-    const result = await h.run({ AC_BASE: '' });
+    const result = await h.run({ base: '' });
     expect(result.outcome).toMatchObject({ ok: true });
     expect(base).toBe('main');
   });
@@ -169,7 +169,7 @@ describe('work mode', () => {
     const result = await h.run({
       FAKE_AGENT: 'hang',
       FAKE_AGENT_PIDS: pidsFile,
-      AC_TIMEOUT_MINUTES: '0.01',
+      timeout_minutes: '0.01',
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.outcome).toMatchObject({ ok: false, reason: 'timeout' });
