@@ -248,3 +248,43 @@ async function waitUntilDead(pid: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe('work mode: what GitHub and Claude Code would refuse or report', () => {
+  it('fails with workflow_files_changed, naming the files, and pushes nothing', async () => {
+    const before = h.fx.originRev(BRANCH);
+    const result = await h.run({ FAKE_AGENT: 'workflow' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'workflow_files_changed' });
+    expect(result.outcome.ok ? '' : result.outcome.detail).toContain('.github/workflows/ci.yml');
+    expect(result.log.trimEnd().split('\n').at(-1)).toBe(
+      '::error::agent-coordinator: workflow_files_changed',
+    );
+    expect(h.fx.originRev(BRANCH)).toBe(before);
+  });
+
+  it('asks the coordinator again before pushing when the token is about to expire', async () => {
+    const taskMarker = '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->';
+    nock(API)
+      .matchHeader('authorization', 'token ghs_app_token_for_tests_1')
+      .get(`${REPO}/pulls`)
+      .query(HEAD_QUERY)
+      .reply(200, [pullFixture(12, BRANCH, taskMarker)]);
+    nock(API)
+      .matchHeader('authorization', 'token ghs_app_token_for_tests_1')
+      .patch(`${REPO}/pulls/12`)
+      .reply(200, pullFixture(12, BRANCH, ''));
+    const result = await h.run({ expires_at: new Date(Date.now() + 5 * 60_000).toISOString() });
+    expect(result.outcome).toMatchObject({ ok: true });
+    expect(h.assignmentRequests()).toBe(2);
+    expect(result.log).toContain('the token was about to expire: asked the coordinator again');
+  });
+
+  it("gives Claude Code's error reason (errors[], not result) when it stops early", async () => {
+    const result = await h.run({ FAKE_AGENT: 'max_turns' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'agent_failed' });
+    expect(result.outcome.ok ? '' : result.outcome.detail).toBe(
+      'the agent exited with code 1: error_max_turns: Reached maximum number of turns (3)',
+    );
+    // Cache reads and writes are input tokens too.
+    expect(result.log).toContain('agent usage: cost_usd=0.5 input_tokens=130 output_tokens=5');
+  });
+});

@@ -115,10 +115,14 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
       let log = '';
       const io = { out: (t: string) => void (log += t), err: (t: string) => void (log += t) };
       const { env } = setup(overrides);
+      let asked = 0;
       const coordinator: Coordinator = {
         async requestAssignment() {
           requests++;
-          return setup(overrides).assignment;
+          const { assignment } = setup(overrides);
+          // Asked again within a run (the token was about to expire): a new token, like GitHub's.
+          const n = asked++;
+          return n === 0 ? assignment : { ...assignment, token: `${assignment.token}_${n}` };
         },
       };
       const result = await runWorker({ env, cwd, io, coordinator, graceMs: 500 });
