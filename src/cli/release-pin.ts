@@ -43,7 +43,8 @@ export async function releaseCommit(
     const { type, sha } = answer.object ?? {};
     if (!sha || !/^[0-9a-f]{40}$/.test(sha)) return { ok: false, why: 'no object in the answer' };
     if (type === 'commit') return { ok: true, sha };
-    if (type !== 'tag') return { ok: false, why: `the tag points at a ${type ?? 'unknown object'}` };
+    if (type !== 'tag')
+      return { ok: false, why: `the tag points at a ${type ?? 'unknown object'}` };
     answer = await get(`tags/${sha}`);
   }
   return { ok: false, why: 'too many nested tags' };

@@ -59,6 +59,7 @@ export function workerActionUses(
 export function pinWorkerAction(workflow: string, project: GitHubRepo, uses: string): string {
   const name = workerActionName(project).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const line = new RegExp(`^([ \\t]*(?:- )?uses:[ \\t]*)${name}@\\S+(?:[ \\t]+#.*)?$`, 'm');
-  if (!line.test(workflow)) throw new Error(`the workflow does not use ${workerActionName(project)}`);
+  if (!line.test(workflow))
+    throw new Error(`the workflow does not use ${workerActionName(project)}`);
   return workflow.replace(line, (_m, prefix: string) => `${prefix}${uses}`);
 }

@@ -58,7 +58,9 @@ function findResultObject(stdout: string): Json | undefined {
 }
 
 const sum = (values: (number | undefined)[]): number | undefined =>
-  values.some((v) => v !== undefined) ? values.reduce<number>((a, v) => a + (v ?? 0), 0) : undefined;
+  values.some((v) => v !== undefined)
+    ? values.reduce<number>((a, v) => a + (v ?? 0), 0)
+    : undefined;
 
 /**
  * Tokens as Claude Code reports them. `usage` follows the Messages API, where

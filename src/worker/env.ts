@@ -175,7 +175,9 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentRespo
       problems.push(`${name}: the coordinator assigned another ${name} than the run's input`);
   }
   if (assignment.mode !== action.mode)
-    problems.push(`mode: the coordinator assigned ${assignment.mode}, the run's input says ${action.mode}`);
+    problems.push(
+      `mode: the coordinator assigned ${assignment.mode}, the run's input says ${action.mode}`,
+    );
   const parsed = assignmentSchema.safeParse(assignment);
   if (!parsed.success) problems.push(...problemsOf(parsed.error));
   if (!parsed.success || problems.length > 0)

@@ -106,7 +106,16 @@ export class Git {
 
   /** Paths under `dir` whose content differs between `from` and HEAD, renames as both sides. */
   async changedFilesUnder(from: string, dir: string): Promise<string[]> {
-    const out = await this.out(['diff', '--name-only', '--no-renames', '-z', from, 'HEAD', '--', dir]);
+    const out = await this.out([
+      'diff',
+      '--name-only',
+      '--no-renames',
+      '-z',
+      from,
+      'HEAD',
+      '--',
+      dir,
+    ]);
     return out.split('\0').filter(Boolean);
   }
 

@@ -84,7 +84,10 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
     fail('agent_failed', `the agent ${how}${reason ? `: ${reason.slice(0, 1000)}` : ''}`);
   }
   if (report.isError)
-    fail('agent_failed', `the agent reported an error: ${(reason || 'no reason given').slice(0, 1000)}`);
+    fail(
+      'agent_failed',
+      `the agent reported an error: ${(reason || 'no reason given').slice(0, 1000)}`,
+    );
   return report;
 }
 
@@ -115,7 +118,10 @@ export const WORKFLOWS_DIR = '.github/workflows/';
  * Push HEAD to the task branch. `since` is where the commits to push start; `lease` (an
  * expected remote sha, '' = absent) allows a rewrite.
  */
-export async function push(ctx: ModeContext, opts: { since: string; lease?: string }): Promise<void> {
+export async function push(
+  ctx: ModeContext,
+  opts: { since: string; lease?: string },
+): Promise<void> {
   // GitHub refuses a push from an App token without the `workflows` permission when it
   // creates or changes a workflow file, and the coordinator never grants that permission.
   // Failing here names the files; GitHub's refusal would only say "refusing to allow".
@@ -126,7 +132,8 @@ export async function push(ctx: ModeContext, opts: { since: string; lease?: stri
       `the commits to push change files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
     );
   }
-  if (await ctx.credentials.ensureFresh()) log(ctx, 'the token was about to expire: asked the coordinator again');
+  if (await ctx.credentials.ensureFresh())
+    log(ctx, 'the token was about to expire: asked the coordinator again');
   const { lease } = opts;
   const args = ['push', '--no-verify', '--quiet', 'origin', `HEAD:refs/heads/${ctx.env.branch}`];
   if (lease !== undefined)

@@ -128,7 +128,9 @@ describe('agent-coordinator doctor', () => {
     expect(out).toContain('ok    required check agent-coordinator/order: required on main');
     // The App may not list secrets (app.yml asks for no secrets permission): it names them.
     // No App key or App id: only what the agent needs.
-    expect(out).toMatch(/\?\? {4}workflow secrets: .*no secrets permission.*reads: ANTHROPIC_API_KEY$/m);
+    expect(out).toMatch(
+      /\?\? {4}workflow secrets: .*no secrets permission.*reads: ANTHROPIC_API_KEY$/m,
+    );
     expect(out).toMatch(/\?\? {4}workflow variables: .*reads: AGENT_COMMAND$/m);
     expect(out).not.toMatch(/PRIVATE_KEY|APP_ID/);
     expect(out).toContain('No problems found; 2 things could not be checked');
@@ -199,10 +201,13 @@ describe('agent-coordinator doctor', () => {
     const down = await startApp(503);
     const { code, out } = await doctor(['doctor', '--repo', REPO, '--public-url', down]);
     expect(code).toBe(1);
-    const distance = version === '0.0.3' ? undefined : version.startsWith('0.0.') ? 'patch' : 'minor';
+    const distance =
+      version === '0.0.3' ? undefined : version.startsWith('0.0.') ? 'patch' : 'minor';
     expect(distance).toBeDefined();
     expect(out).toMatch(
-      new RegExp(`FAIL  worker action in ${WORKFLOW}: uses the worker action at v0\\.0\\.3, \\d+ ${distance} behind the App \\(v${version.replace(/\./g, '\\.')}\\)`),
+      new RegExp(
+        `FAIL  worker action in ${WORKFLOW}: uses the worker action at v0\\.0\\.3, \\d+ ${distance} behind the App \\(v${version.replace(/\./g, '\\.')}\\)`,
+      ),
     );
     expect(out).toContain(`init --force\` pins ${ACTION} to v${version}`);
     expect(out).toContain(`FAIL  PUBLIC_URL: ${down}/healthz answers 503`);

@@ -56,7 +56,9 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
     ],
     [
       'worker:\n  timeoutMinutes: 341',
-      ['worker.timeoutMinutes: at most 340 minutes: GitHub ends any job at 6 hours, setup included'],
+      [
+        'worker.timeoutMinutes: at most 340 minutes: GitHub ends any job at 6 hours, setup included',
+      ],
     ],
     [
       'retries:\n  backoff: [0s, soon]',

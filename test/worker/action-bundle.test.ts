@@ -182,17 +182,25 @@ describe('the action bundle, run as GitHub runs it', () => {
     const lines = run.stdout.split('\n');
     expect(lines.indexOf('::add-mask::eyJ.oidc-jwt-for-tests.sig')).toBe(0);
     expect(lines.indexOf(`::add-mask::${token}`)).toBe(1);
-    expect(lines.at(-2)).toMatch(/^::notice::agent-coordinator: pushed [0-9a-f]{12} to agent\/7\/task_001; PR #\d+ opened$/);
+    expect(lines.at(-2)).toMatch(
+      /^::notice::agent-coordinator: pushed [0-9a-f]{12} to agent\/7\/task_001; PR #\d+ opened$/,
+    );
 
     expect(git(fx.origin, 'show', 'agent/7/task_001:feature.txt')).toBe('attempt 1');
-    const pulls = double.pulls(repo) as Array<{ body: string; head: { ref: string }; base: { ref: string } }>;
+    const pulls = double.pulls(repo) as Array<{
+      body: string;
+      head: { ref: string };
+      base: { ref: string };
+    }>;
     expect(pulls).toHaveLength(1);
     expect(pulls[0]!.head.ref).toBe('agent/7/task_001');
     expect(pulls[0]!.base.ref).toBe('main');
-    expect(pulls[0]!.body).toContain('<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->');
+    expect(pulls[0]!.body).toContain(
+      '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->',
+    );
   });
 
-  it('shows the coordinator\'s JSON refusal and fails with ::error::', async () => {
+  it("shows the coordinator's JSON refusal and fails with ::error::", async () => {
     fx = createGitFixture('agent/7/task_001');
     const refusal = { error: 'run_id 987654321 is not the run dispatched for task_001 attempt 1' };
     const coordinator = await startCoordinator(() => ({ status: 403, body: refusal }));
@@ -202,7 +210,9 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(run.stdout).toContain(
       `agent-coordinator: the coordinator refused the assignment (403 from ${coordinator.url}${ASSIGNMENT_PATH}): ${JSON.stringify(refusal)}`,
     );
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: assignment_failed');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '::error::agent-coordinator: assignment_failed',
+    );
   });
 
   it('says the id-token permission is missing when the job has no OIDC request URL', async () => {
@@ -214,7 +224,9 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('ACTIONS_ID_TOKEN_REQUEST_URL is unset');
     expect(run.stdout).toContain('id-token: write');
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: assignment_failed');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '::error::agent-coordinator: assignment_failed',
+    );
   });
 
   it('names each bad input variable and exits 2', async () => {

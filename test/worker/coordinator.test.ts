@@ -2,7 +2,11 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AssignmentError, httpCoordinator, WorkerCredentials } from '../../src/worker/coordinator.js';
+import {
+  AssignmentError,
+  httpCoordinator,
+  WorkerCredentials,
+} from '../../src/worker/coordinator.js';
 import type { AssignmentResponse } from '../../src/protocol/assignment.js';
 
 let server: Server | undefined;
@@ -83,7 +87,10 @@ describe('httpCoordinator', () => {
 
 describe('WorkerCredentials', () => {
   const assignment = (token: string, inMinutes: number) =>
-    ({ token, expires_at: new Date(Date.now() + inMinutes * 60_000).toISOString() }) as AssignmentResponse;
+    ({
+      token,
+      expires_at: new Date(Date.now() + inMinutes * 60_000).toISOString(),
+    }) as AssignmentResponse;
 
   it('keeps a token that outlives the margin and replaces one that does not', async () => {
     let next = assignment('second', 60);

@@ -54,7 +54,11 @@ describe('inputVariable', () => {
 describe('readActionContext', () => {
   it('reads the inputs and the job, and keeps the request strings as dispatched', () => {
     expect(
-      readActionContext({ ...base, INPUT_ISSUE: ' 7 ', GITHUB_API_URL: 'https://ghe.example/api/v3/' }),
+      readActionContext({
+        ...base,
+        INPUT_ISSUE: ' 7 ',
+        GITHUB_API_URL: 'https://ghe.example/api/v3/',
+      }),
     ).toMatchObject({
       taskId: 'task_001',
       issue: 7,

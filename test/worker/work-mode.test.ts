@@ -94,10 +94,7 @@ describe('work mode', () => {
       .reply(200, pullFixture(12, BRANCH, 'updated'));
 
     const workspace = h.fx.freshWorkspace(BRANCH);
-    const result = await h.run(
-      { attempt: '2', feedback: 'Use a trailing newline.' },
-      workspace,
-    );
+    const result = await h.run({ attempt: '2', feedback: 'Use a trailing newline.' }, workspace);
 
     expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 12, created: false } });
     expect(git(h.fx.origin, 'rev-parse', `${BRANCH}^`)).toBe(newMain);

@@ -101,7 +101,8 @@ describe('templates/agent-worker.yml', () => {
       .split('\n')
       .filter((l) => /^\s*(- )?uses:/.test(l) && !l.includes(workerActionName(project)));
     expect(others.length).toBe(2);
-    for (const line of others) expect(line).toMatch(/uses: [\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+    for (const line of others)
+      expect(line).toMatch(/uses: [\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 
   it('installs a pinned Claude Code on Node 22 only when no other agent is set', () => {

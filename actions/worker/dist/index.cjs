@@ -27336,7 +27336,9 @@ function workerEnvFrom(action, assignment) {
       problems.push(`${name}: the coordinator assigned another ${name} than the run's input`);
   }
   if (assignment.mode !== action.mode)
-    problems.push(`mode: the coordinator assigned ${assignment.mode}, the run's input says ${action.mode}`);
+    problems.push(
+      `mode: the coordinator assigned ${assignment.mode}, the run's input says ${action.mode}`
+    );
   const parsed = assignmentSchema.safeParse(assignment);
   if (!parsed.success) problems.push(...problemsOf(parsed.error));
   if (!parsed.success || problems.length > 0)
@@ -27432,7 +27434,16 @@ var Git = class {
   }
   /** Paths under `dir` whose content differs between `from` and HEAD, renames as both sides. */
   async changedFilesUnder(from, dir) {
-    const out = await this.out(["diff", "--name-only", "--no-renames", "-z", from, "HEAD", "--", dir]);
+    const out = await this.out([
+      "diff",
+      "--name-only",
+      "--no-renames",
+      "-z",
+      from,
+      "HEAD",
+      "--",
+      dir
+    ]);
     return out.split("\0").filter(Boolean);
   }
   async unmergedFiles() {
@@ -32106,7 +32117,10 @@ async function invokeAgent(ctx, prompt) {
     fail("agent_failed", `the agent ${how}${reason ? `: ${reason.slice(0, 1e3)}` : ""}`);
   }
   if (report.isError)
-    fail("agent_failed", `the agent reported an error: ${(reason || "no reason given").slice(0, 1e3)}`);
+    fail(
+      "agent_failed",
+      `the agent reported an error: ${(reason || "no reason given").slice(0, 1e3)}`
+    );
   return report;
 }
 function commitSubject(env) {
@@ -32136,7 +32150,8 @@ async function push(ctx, opts) {
       `the commits to push change files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`
     );
   }
-  if (await ctx.credentials.ensureFresh()) log(ctx, "the token was about to expire: asked the coordinator again");
+  if (await ctx.credentials.ensureFresh())
+    log(ctx, "the token was about to expire: asked the coordinator again");
   const { lease } = opts;
   const args = ["push", "--no-verify", "--quiet", "origin", `HEAD:refs/heads/${ctx.env.branch}`];
   if (lease !== void 0)

@@ -191,11 +191,22 @@ function checkActionPin(text: string, expect: DoctorExpectations, subject: strin
     );
   if (!pin.version)
     return /^v\d+$/.test(pin.ref)
-      ? ok(subject, `follows the moving tag ${pin.ref} of the worker action (the App is ${current})`)
-      : unknown(subject, `uses the worker action at ${pin.ref}, with no # vX.Y.Z comment to compare`, fix);
+      ? ok(
+          subject,
+          `follows the moving tag ${pin.ref} of the worker action (the App is ${current})`,
+        )
+      : unknown(
+          subject,
+          `uses the worker action at ${pin.ref}, with no # vX.Y.Z comment to compare`,
+          fix,
+        );
   const distance = versionDistance(pin.version, expect.appVersion);
   if (!distance) return ok(subject, `uses the worker action at ${current}, the App's version`);
-  return problem(subject, `uses the worker action at v${pin.version}, ${distance} the App (${current})`, fix);
+  return problem(
+    subject,
+    `uses the worker action at v${pin.version}, ${distance} the App (${current})`,
+    fix,
+  );
 }
 
 async function checkWorkflow(
@@ -223,7 +234,9 @@ async function checkWorkflow(
   const facts = readWorkflow(String(text.data));
   if (facts.errors.length > 0)
     return { findings: [problem(subject, `is not valid YAML: ${facts.errors.join('; ')}`)], facts };
-  const findings: Finding[] = [checkActionPin(String(text.data), expect, `worker action in ${path}`)];
+  const findings: Finding[] = [
+    checkActionPin(String(text.data), expect, `worker action in ${path}`),
+  ];
   if (!facts.dispatchable) {
     findings.push(
       problem(
