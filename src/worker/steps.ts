@@ -75,8 +75,8 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
       `agent usage: cost_usd=${u.costUsd} input_tokens=${u.inputTokens} output_tokens=${u.outputTokens}`,
     );
   }
-  // Claude Code ends an error result (error_max_turns, error_during_execution…) with exit
-  // code 1 and gives the reason in `errors`, not `result`: say both.
+  // Claude Code's error results (error_max_turns, error_during_execution…) carry their
+  // reason in `errors`, not `result`.
   const reason = report.structured ? report.failure || report.result : '';
   if (exit.code !== 0) {
     const how =

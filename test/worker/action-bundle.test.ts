@@ -23,7 +23,6 @@ describe('the committed action bundle', () => {
     expect(result.outputFiles).toHaveLength(1);
     const fresh = Buffer.from(result.outputFiles[0]!.contents);
     const committed = readFileSync(BUNDLE);
-    // Compared as text first, so a mismatch shows where; then byte for byte.
     expect(
       committed.equals(fresh),
       `${ACTION_BUNDLE} is stale: run \`npm run build:action\` and commit it`,
@@ -155,10 +154,12 @@ describe('the action bundle, run as GitHub runs it', () => {
     const coordinator = await startCoordinator(() => ({ status: 200, body: assignment }));
     server = coordinator.server;
 
+    const recordPath = join(fx.root, 'agent-record.json');
     const run = await runBundle(
       {
         ...actionEnv(coordinator.url, fx.workspace, agent.command),
         GITHUB_API_URL: double.apiUrl,
+        FAKE_AGENT_RECORD: recordPath,
       },
       fx.workspace,
     );
@@ -185,6 +186,17 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(lines.at(-2)).toMatch(
       /^::notice::agent-coordinator: pushed [0-9a-f]{12} to agent\/7\/task_001; PR #\d+ opened$/,
     );
+
+    // The agent can neither ask for an OIDC token nor use the assignment's token.
+    const record = JSON.parse(readFileSync(recordPath, 'utf8')) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      ghToken: null,
+      githubToken: null,
+      idTokenUrl: null,
+      inputs: [],
+      isSandbox: null,
+    });
+    expect(record.stdin).toContain('Create feature.txt.');
 
     expect(git(fx.origin, 'show', 'agent/7/task_001:feature.txt')).toBe('attempt 1');
     const pulls = double.pulls(repo) as Array<{
