@@ -2,7 +2,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', 'coverage/', 'db/migrations/'] },
+  {
+    ignores: ['node_modules/', 'dist/', 'actions/*/dist/', '.data/', 'coverage/', 'db/migrations/'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,15 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { CliIo } from './io.js';
-import { packageVersion, pinWorkerVersion, readTemplate } from './templates.js';
+import { releaseCommit } from './release-pin.js';
+import {
+  packageVersion,
+  pinWorkerAction,
+  projectRepository,
+  readTemplate,
+  WORKER_ACTION_MOVING_TAG,
+  workerActionUses,
+} from './templates.js';
 
 export const WORKFLOW_PATH = '.github/workflows/agent-worker.yml';
 export const CONFIG_PATH = '.github/agent-coordinator.yml';
@@ -10,11 +18,10 @@ const NEXT_STEPS = `
 Next steps:
   1. Create the GitHub App (permissions and events: see app.yml of agent-coordinator) and
      install it on this repository.
-  2. In Settings → Secrets and variables → Actions, add:
-       variable AGENT_COORDINATOR_APP_ID        the App's numeric id
-       secret   AGENT_COORDINATOR_PRIVATE_KEY   a private key of the App (PEM)
-       secret   ANTHROPIC_API_KEY               for Claude Code
-     (or set the variable AGENT_COMMAND to run another agent).
+     The App must be reachable from GitHub's runners at its PUBLIC_URL: the worker asks it
+     for its task there.
+  2. In Settings → Secrets and variables → Actions, add the secret ANTHROPIC_API_KEY for
+     Claude Code (or set the variable AGENT_COMMAND to run another agent).
   3. Commit both files to the default branch: GitHub dispatches only workflows it finds there.
   4. Label an issue \`agent\` to start.
 `;
@@ -23,6 +30,35 @@ async function exists(path: string): Promise<boolean> {
   return stat(path).then(
     () => true,
     () => false,
+  );
+}
+
+/**
+ * The template with the worker action pinned to the commit of this version's release tag
+ * (`@<sha> # v<version>`, which Dependabot and Renovate know how to update), or left on the
+ * moving tag when GitHub cannot be asked.
+ */
+async function pinnedWorkflow(io: CliIo): Promise<string> {
+  const template = await readTemplate('agent-worker.yml');
+  const project = await projectRepository();
+  const version = await packageVersion();
+  const tag = `v${version}`;
+  const commit = await releaseCommit(project, tag, io.env);
+  if (commit.ok) {
+    io.out(`pinned the worker action to ${tag} (${commit.sha})\n`);
+    return pinWorkerAction(
+      template,
+      project,
+      workerActionUses(project, { sha: commit.sha, version }),
+    );
+  }
+  io.err(
+    `could not look up the commit of ${tag} (${commit.why}): the workflow uses the moving tag ${WORKER_ACTION_MOVING_TAG}; run init again, or pin it by hand, to pin it\n`,
+  );
+  return pinWorkerAction(
+    template,
+    project,
+    workerActionUses(project, { tag: WORKER_ACTION_MOVING_TAG }),
   );
 }
 
@@ -43,7 +79,7 @@ export async function runInit(args: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const root = resolve(io.cwd, positional[0] ?? '.');
-  const workflow = pinWorkerVersion(await readTemplate('agent-worker.yml'), await packageVersion());
+  const workflow = await pinnedWorkflow(io);
   const files = [
     { path: WORKFLOW_PATH, content: workflow },
     { path: CONFIG_PATH, content: await readTemplate('agent-coordinator.yml') },

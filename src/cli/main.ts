@@ -1,4 +1,3 @@
-import { runWorker } from '../worker/index.js';
 import type { CliIo } from './io.js';
 import { runDoctor } from './doctor.js';
 import { runInit } from './init.js';
@@ -13,22 +12,6 @@ interface Command {
 
 // One entry per subcommand.
 const COMMANDS: Record<string, Command> = {
-  worker: {
-    usage: 'worker',
-    summary: 'run one task attempt inside the agent-worker workflow (reads AC_* variables)',
-    async run(args, io) {
-      if (args.length > 0) {
-        io.err('agent-coordinator worker: takes no arguments; inputs come from AC_* variables\n');
-        return 2;
-      }
-      const { exitCode } = await runWorker({
-        env: io.env,
-        cwd: io.env.GITHUB_WORKSPACE || io.cwd,
-        io,
-      });
-      return exitCode;
-    },
-  },
   init: {
     usage: 'init [dir] [--force]',
     summary: 'write .github/workflows/agent-worker.yml and .github/agent-coordinator.yml',

@@ -10,17 +10,56 @@ export async function readTemplate(
   return readFile(join(packageRoot(), 'templates', name), 'utf8');
 }
 
-export async function packageVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as {
-    version?: string;
-  };
-  return pkg.version ?? 'latest';
+interface PackageJson {
+  version?: string;
+  repository?: string | { url?: string };
 }
 
-/** The copied workflow runs the worker version that wrote it, not whatever `latest` is later. */
-export function pinWorkerVersion(workflow: string, version: string): string {
-  return workflow.replace(
-    /^([ \t]*AGENT_COORDINATOR_VERSION:[ \t]*)latest[ \t]*$/m,
-    `$1${version}`,
-  );
+async function packageJson(): Promise<PackageJson> {
+  return JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as PackageJson;
+}
+
+export async function packageVersion(): Promise<string> {
+  return (await packageJson()).version ?? '0.0.0';
+}
+
+/** Where the worker action lives inside this project's repository. */
+export const WORKER_ACTION_PATH = 'actions/worker';
+/** The tag that follows the latest release of the current major version. */
+export const WORKER_ACTION_MOVING_TAG = 'v0';
+
+export interface GitHubRepo {
+  owner: string;
+  repo: string;
+}
+
+/** `owner/name` of package.json's `repository`, the one place the project names it. */
+export async function projectRepository(): Promise<GitHubRepo> {
+  const { repository } = await packageJson();
+  const url = typeof repository === 'string' ? repository : repository?.url;
+  const match = /github\.com[/:]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url ?? '');
+  if (!match) throw new Error('package.json: repository is not a GitHub URL');
+  return { owner: match[1]!, repo: match[2]! };
+}
+
+export function workerActionName({ owner, repo }: GitHubRepo): string {
+  return `${owner}/${repo}/${WORKER_ACTION_PATH}`;
+}
+
+/** The `uses:` line's value: a tag, or a commit with the version it is as a comment. */
+export function workerActionUses(
+  project: GitHubRepo,
+  ref: { tag: string } | { sha: string; version: string },
+): string {
+  const name = workerActionName(project);
+  return 'tag' in ref ? `${name}@${ref.tag}` : `${name}@${ref.sha} # v${ref.version}`;
+}
+
+/** Put `uses` in place of the worker action's `uses:` line, whatever it pointed at before. */
+export function pinWorkerAction(workflow: string, project: GitHubRepo, uses: string): string {
+  const name = workerActionName(project).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const line = new RegExp(`^([ \\t]*(?:- )?uses:[ \\t]*)${name}@\\S+(?:[ \\t]+#.*)?$`, 'm');
+  if (!line.test(workflow))
+    throw new Error(`the workflow does not use ${workerActionName(project)}`);
+  return workflow.replace(line, (_m, prefix: string) => `${prefix}${uses}`);
 }

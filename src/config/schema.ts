@@ -40,7 +40,13 @@ export const repoConfigSchema = z
           .string()
           .regex(/^[\w.-]+\.ya?ml$/, 'expected a workflow file name such as agent-worker.yml')
           .default('agent-worker.yml'),
-        timeoutMinutes: z.number().int().min(1).max(360).default(10),
+        // GitHub ends any job at 6 hours; the worker workflow needs some of that for setup.
+        timeoutMinutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(340, 'at most 340 minutes: GitHub ends any job at 6 hours, setup included')
+          .default(10),
         maxTurns: z.number().int().min(1).max(1000).default(50),
         models: z
           .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'expected a task type'), modelName)

@@ -48,6 +48,11 @@ export const assignmentResponseSchema = z.object({
   model: text,
   max_turns: text,
   timeout_minutes: text,
+  /**
+   * The repository's `plan.maxTasks`, for a planner to check its plan against. Optional: a
+   * coordinator that leaves it out gets plans checked against the default, 50.
+   */
+  max_tasks: text.optional(),
 });
 export type AssignmentResponse = z.infer<typeof assignmentResponseSchema>;
 

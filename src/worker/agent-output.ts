@@ -10,6 +10,12 @@ export interface AgentReport {
   usage?: Usage;
   /** Claude's own verdict (`is_error`), e.g. when it ran out of turns. */
   isError: boolean;
+  /**
+   * Why Claude's run ended in error: an error result (subtype error_max_turns,
+   * error_during_execution, error_max_budget_usd…) has no `result`, its reasons are in
+   * `errors`. Empty when there is none.
+   */
+  failure: string;
   /** True when `result` came from a JSON report, not raw output (then it is fit for a PR body). */
   structured: boolean;
 }
@@ -51,22 +57,68 @@ function findResultObject(stdout: string): Json | undefined {
   return undefined;
 }
 
+const sum = (values: (number | undefined)[]): number | undefined =>
+  values.some((v) => v !== undefined)
+    ? values.reduce<number>((a, v) => a + (v ?? 0), 0)
+    : undefined;
+
+/**
+ * Tokens as Claude Code reports them. `usage` follows the Messages API, where
+ * `input_tokens` leaves out the tokens read from and written to the prompt cache
+ * (`cache_read_input_tokens`, `cache_creation_input_tokens`): they are input all the same.
+ * `usage` covers the main loop only; `modelUsage` (per model, camelCase) adds subagents and
+ * internal calls, so it is preferred when present.
+ */
+function tokensOf(obj: Json): { input?: number; output?: number } {
+  const models = isObject(obj.modelUsage) ? Object.values(obj.modelUsage).filter(isObject) : [];
+  if (models.length > 0) {
+    return {
+      input: sum(
+        models.flatMap((m) => [
+          num(m.inputTokens),
+          num(m.cacheReadInputTokens),
+          num(m.cacheCreationInputTokens),
+        ]),
+      ),
+      output: sum(models.map((m) => num(m.outputTokens))),
+    };
+  }
+  const u = isObject(obj.usage) ? obj.usage : {};
+  return {
+    input: sum([
+      num(u.input_tokens),
+      num(u.cache_read_input_tokens),
+      num(u.cache_creation_input_tokens),
+    ]),
+    output: num(u.output_tokens),
+  };
+}
+
+function failureOf(obj: Json): string {
+  const errors = Array.isArray(obj.errors)
+    ? obj.errors.filter((e): e is string => typeof e === 'string' && e.trim() !== '')
+    : [];
+  const subtype = typeof obj.subtype === 'string' && obj.subtype !== 'success' ? obj.subtype : '';
+  if (errors.length > 0) return `${subtype ? `${subtype}: ` : ''}${errors.join('; ')}`;
+  return subtype;
+}
+
 export function parseAgentOutput(stdout: string): AgentReport {
   const obj = findResultObject(stdout);
-  if (!obj) return { result: stdout, isError: false, structured: false };
+  if (!obj) return { result: stdout, isError: false, failure: '', structured: false };
 
-  const usageObj = isObject(obj.usage) ? obj.usage : {};
   const cost = num(obj.total_cost_usd) ?? num(obj.cost_usd);
-  const input = num(usageObj.input_tokens);
-  const output = num(usageObj.output_tokens);
+  const { input, output } = tokensOf(obj);
   const usage =
     cost !== undefined || input !== undefined || output !== undefined
       ? { costUsd: cost ?? 0, inputTokens: input ?? 0, outputTokens: output ?? 0 }
       : undefined;
+  const structured = typeof obj.result === 'string' || obj.type === 'result';
   return {
-    result: typeof obj.result === 'string' ? obj.result : stdout,
+    result: typeof obj.result === 'string' ? obj.result : structured ? '' : stdout,
     usage,
     isError: obj.is_error === true,
-    structured: typeof obj.result === 'string',
+    failure: failureOf(obj),
+    structured,
   };
 }

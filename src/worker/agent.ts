@@ -32,6 +32,35 @@ export function agentArgv(env: Pick<WorkerEnv, 'model' | 'maxTurns' | 'agentComm
   return argv;
 }
 
+export interface AgentLaunch {
+  argv: string[];
+  /** Added to the agent's environment. */
+  env: NodeJS.ProcessEnv;
+  /** Said in the log when the launch differs from the plain command. */
+  note?: string;
+}
+
+/**
+ * Claude Code refuses `--permission-mode bypassPermissions` when its uid is 0 unless
+ * IS_SANDBOX=1 says the machine is a deliberate sandbox (its CLI exits with
+ * "--dangerously-skip-permissions cannot be used with root/sudo privileges"). A job in a
+ * container runs as root; the runner is thrown away after the job and the agent holds no
+ * GitHub credentials, which is what that variable vouches for. GitHub-hosted runners run
+ * jobs as an unprivileged user, so there nothing changes.
+ */
+export function agentLaunch(
+  env: Pick<WorkerEnv, 'model' | 'maxTurns' | 'agentCommand'>,
+  uid: number | undefined = process.getuid?.(),
+): AgentLaunch {
+  const argv = agentArgv(env);
+  if (env.agentCommand || uid !== 0) return { argv, env: {} };
+  return {
+    argv,
+    env: { IS_SANDBOX: '1' },
+    note: 'running as root: IS_SANDBOX=1 lets Claude Code bypass permission prompts on this throwaway runner',
+  };
+}
+
 // The agent reads untrusted text (issue bodies, review comments): whatever it is talked
 // into doing, it must not hold a token that writes to the repository or the job.
 const WITHHELD = [
@@ -52,8 +81,9 @@ const WITHHELD = [
 
 export function agentEnv(env: NodeJS.ProcessEnv, promptFile: string): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
+  // The job's own INPUT_* are the action's: the agent gets its task from the prompt.
   for (const [k, v] of Object.entries(env)) {
-    if (WITHHELD.includes(k) || k.startsWith('GIT_CONFIG_')) continue;
+    if (WITHHELD.includes(k) || k.startsWith('GIT_CONFIG_') || k.startsWith('INPUT_')) continue;
     out[k] = v;
   }
   out.AC_PROMPT_FILE = promptFile;

@@ -1,6 +1,15 @@
 import { z } from 'zod';
+import {
+  DISPATCH_INPUT_NAMES,
+  WORKER_MODES,
+  type AssignmentRequest,
+  type AssignmentResponse,
+  type WorkerMode,
+} from '../protocol/assignment.js';
 
-/** Same rule as plan task ids (SPEC §3); `plan` also matches. Keeps branch names and git argv sane. */
+export type { WorkerMode } from '../protocol/assignment.js';
+
+/** Same rule as plan task ids; `plan` also matches. Keeps branch names and git argv sane. */
 const TASK_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
 /**
@@ -10,13 +19,22 @@ const TASK_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 const BRANCH =
   /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[A-Za-z0-9._/-]{1,200}$/;
 
-// GitHub sends an input the coordinator left out as an empty string: treat it as unset.
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+/**
+ * The variable GitHub sets for an action input, as @actions/core's getInput reads it: the
+ * name upper-cased with spaces as `_`; hyphens stay (`agent-command` → `INPUT_AGENT-COMMAND`).
+ */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+
+// GitHub sends an input or field left out as an empty string (or null): treat it as unset.
+const blankToUndefined = (v: unknown) =>
+  v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v;
 
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess(blankToUndefined, schema.optional());
 
-// zod's own wording for a missing variable ("expected string, received undefined") helps nobody.
+// zod's own wording for a missing value ("expected string, received undefined") helps nobody.
 const requiredText = () =>
   z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'expected text') });
 
@@ -29,47 +47,47 @@ const wholeNumber = (min: number, max: number) =>
       z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`),
     );
 
-const text = z.preprocess((v) => (v === undefined ? '' : v), z.string());
+const mode = z.enum(WORKER_MODES, {
+  error: (issue) => (issue.input === undefined ? 'required' : 'expected plan, work or fix'),
+});
 
-const schema = z.object({
-  AC_TASK_ID: requiredText().regex(TASK_ID, 'expected a task id such as task_001, or plan'),
-  AC_ISSUE: wholeNumber(1, Number.MAX_SAFE_INTEGER),
-  AC_ATTEMPT: wholeNumber(1, 1000),
-  AC_MODE: z.enum(['plan', 'work', 'fix'], {
-    error: (issue) => (issue.input === undefined ? 'required' : 'expected plan, work or fix'),
-  }),
-  AC_TITLE: text,
-  AC_PROMPT: text,
-  AC_FEEDBACK: text,
-  AC_BASE: optional(z.string().regex(BRANCH, 'expected a branch name')),
-  // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
-  AC_TIMEOUT_MINUTES: optional(
-    z
-      .string()
-      .trim()
-      .regex(/^\d+(\.\d+)?$/, 'expected a number of minutes')
-      .transform(Number)
-      .pipe(z.number().positive('expected more than 0 minutes').max(10_000)),
-  ),
-  AC_MODEL: optional(z.string().regex(/^[\w.:@/-]{1,100}$/, 'expected a model name')),
-  AC_MAX_TURNS: optional(wholeNumber(1, 10_000)),
-  AC_MAX_TASKS: optional(wholeNumber(1, 5000)),
+// Keys spelled out (they are inputVariable(name) of each input) so the parsed type has them.
+const actionSchema = z.object({
+  INPUT_TASK_ID: requiredText()
+    .trim()
+    .regex(TASK_ID, 'expected a task id such as task_001, or plan'),
+  INPUT_ISSUE: wholeNumber(1, Number.MAX_SAFE_INTEGER),
+  INPUT_ATTEMPT: wholeNumber(1, 1000),
+  INPUT_MODE: z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), mode),
+  INPUT_COORDINATOR_URL: requiredText()
+    .trim()
+    .pipe(z.url({ protocol: /^https?$/, error: 'expected the http(s) URL of the coordinator' })),
+  'INPUT_AGENT-COMMAND': optional(z.string()),
   GITHUB_REPOSITORY: requiredText().regex(/^[\w.-]+\/[\w.-]+$/, 'expected owner/repo'),
   GITHUB_RUN_ID: requiredText().regex(/^\d+$/, 'expected the numeric workflow run id'),
   GITHUB_SERVER_URL: optional(z.url()),
   GITHUB_API_URL: optional(z.url()),
-  GH_TOKEN: optional(z.string()),
-  GITHUB_TOKEN: optional(z.string()),
   AGENT_COMMAND: optional(z.string()),
 });
 
-export type WorkerMode = 'plan' | 'work' | 'fix';
-
-export interface WorkerEnv {
+/** What the job itself knows before it has asked the coordinator anything. */
+export interface ActionContext {
   taskId: string;
   issue: number;
   attempt: number;
   mode: WorkerMode;
+  coordinatorUrl: string;
+  agentCommand?: string;
+  owner: string;
+  repo: string;
+  runId: string;
+  serverUrl: string;
+  apiUrl: string;
+  /** The body of the assignment request: the inputs exactly as dispatched. */
+  request: AssignmentRequest;
+}
+
+export interface WorkerEnv extends Omit<ActionContext, 'coordinatorUrl' | 'request'> {
   title: string;
   prompt: string;
   feedback: string;
@@ -79,58 +97,107 @@ export interface WorkerEnv {
   model?: string;
   maxTurns?: number;
   maxTasks: number;
-  owner: string;
-  repo: string;
-  runId: string;
-  serverUrl: string;
-  apiUrl: string;
-  token: string;
-  agentCommand?: string;
   /** `agent/<issue>/<task_id>`: the only branch this worker ever pushes. */
   branch: string;
 }
 
 export const DEFAULT_TIMEOUT_MINUTES = 30;
+/** `plan.maxTasks` by default, for a coordinator that does not send `max_tasks`. */
 export const DEFAULT_MAX_TASKS = 50;
 
 export class WorkerEnvError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid worker environment:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  constructor(
+    readonly problems: string[],
+    what = 'invalid worker inputs',
+  ) {
+    super(`${what}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
 }
 
-/** Parse the job's environment; every problem names its variable (values are not echoed: some are secrets). */
-export function readWorkerEnv(env: NodeJS.ProcessEnv): WorkerEnv {
-  const parsed = schema.safeParse(env);
-  const token = env.GH_TOKEN?.trim() || env.GITHUB_TOKEN?.trim();
-  const problems = parsed.success
-    ? []
-    : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'env'}: ${issue.message}`);
-  if (!token) problems.push('GH_TOKEN: required (the App installation token)');
-  if (!parsed.success || !token) throw new WorkerEnvError(problems);
+function problemsOf(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+}
 
+/**
+ * The action's inputs and the job's GitHub variables; every problem names its variable
+ * (values are not echoed: they come from whoever dispatched the run).
+ */
+export function readActionContext(env: NodeJS.ProcessEnv): ActionContext {
+  const parsed = actionSchema.safeParse(env);
+  if (!parsed.success) throw new WorkerEnvError(problemsOf(parsed.error));
   const e = parsed.data;
   const [owner, repo] = e.GITHUB_REPOSITORY.split('/') as [string, string];
+  const taskId = e.INPUT_TASK_ID;
+  const issue = e.INPUT_ISSUE;
+  const attempt = e.INPUT_ATTEMPT;
   return {
-    taskId: e.AC_TASK_ID,
-    issue: e.AC_ISSUE,
-    attempt: e.AC_ATTEMPT,
-    mode: e.AC_MODE,
-    title: e.AC_TITLE,
-    prompt: e.AC_PROMPT,
-    feedback: e.AC_FEEDBACK,
-    base: e.AC_BASE,
-    timeoutMinutes: e.AC_TIMEOUT_MINUTES ?? DEFAULT_TIMEOUT_MINUTES,
-    model: e.AC_MODEL,
-    maxTurns: e.AC_MAX_TURNS,
-    maxTasks: e.AC_MAX_TASKS ?? DEFAULT_MAX_TASKS,
+    taskId,
+    issue,
+    attempt,
+    mode: e.INPUT_MODE,
+    coordinatorUrl: e.INPUT_COORDINATOR_URL.replace(/\/+$/, ''),
+    agentCommand: e['INPUT_AGENT-COMMAND'] ?? e.AGENT_COMMAND,
     owner,
     repo,
     runId: e.GITHUB_RUN_ID,
     serverUrl: (e.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, ''),
     apiUrl: (e.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
-    token,
-    agentCommand: e.AGENT_COMMAND,
-    branch: `agent/${e.AC_ISSUE}/${e.AC_TASK_ID}`,
+    request: { task_id: taskId, issue: String(issue), attempt: String(attempt) },
   };
 }
+
+// The coordinator sends every number as a string, and null for what it leaves unset.
+const assignmentSchema = z.object({
+  title: z.string().nullable(),
+  prompt: z.string().nullable(),
+  feedback: z.string().nullable(),
+  base: optional(z.string().regex(BRANCH, 'expected a branch name')),
+  // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
+  timeout_minutes: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+(\.\d+)?$/, 'expected a number of minutes')
+      .transform(Number)
+      .pipe(z.number().positive('expected more than 0 minutes').max(10_000)),
+  ),
+  model: optional(z.string().regex(/^[\w.:@/-]{1,100}$/, 'expected a model name')),
+  max_turns: optional(wholeNumber(1, 10_000)),
+  max_tasks: optional(wholeNumber(1, 5000)),
+});
+
+/** The task as the coordinator assigned it, checked as strictly as any other untrusted input. */
+export function workerEnvFrom(action: ActionContext, assignment: AssignmentResponse): WorkerEnv {
+  const problems: string[] = [];
+  // The coordinator answers for the run it dispatched: a different task means a bug there.
+  for (const name of ['task_id', 'issue', 'attempt'] as const) {
+    if (assignment[name] !== action.request[name])
+      problems.push(`${name}: the coordinator assigned another ${name} than the run's input`);
+  }
+  if (assignment.mode !== action.mode)
+    problems.push(
+      `mode: the coordinator assigned ${assignment.mode}, the run's input says ${action.mode}`,
+    );
+  const parsed = assignmentSchema.safeParse(assignment);
+  if (!parsed.success) problems.push(...problemsOf(parsed.error));
+  if (!parsed.success || problems.length > 0)
+    throw new WorkerEnvError(problems, 'invalid assignment from the coordinator');
+
+  const a = parsed.data;
+  const { coordinatorUrl: _url, request: _request, ...job } = action;
+  return {
+    ...job,
+    title: a.title ?? '',
+    prompt: a.prompt ?? '',
+    feedback: a.feedback ?? '',
+    base: a.base,
+    timeoutMinutes: a.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
+    model: a.model,
+    maxTurns: a.max_turns,
+    maxTasks: a.max_tasks ?? DEFAULT_MAX_TASKS,
+    branch: `agent/${action.issue}/${action.taskId}`,
+  };
+}
+
+/** Every input the action declares: the dispatch inputs plus the optional agent command. */
+export const ACTION_INPUT_NAMES = [...DISPATCH_INPUT_NAMES, 'agent-command'] as const;

@@ -76,7 +76,7 @@ export async function runFixMode(ctx: ModeContext): Promise<WorkerOutcome> {
   if (head === start)
     fail('no_changes', `already up to date with ${base} and the agent changed nothing`);
 
-  await push(ctx);
+  await push(ctx, { since: start });
   const pr = await openOrUpdatePull(ctx.github, env, {
     base,
     summary: report?.structured ? report.result : '',

@@ -23,8 +23,11 @@ export const BOT_EMAIL = 'agent-coordinator[bot]@users.noreply.github.com';
 export interface GitOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** With serverUrl: sent as an HTTP header by fetch/push only, never written to .git/config. */
-  token?: string;
+  /**
+   * With serverUrl: sent as an HTTP header by fetch/push only, never written to .git/config.
+   * Read at each command, so a token asked for again is the one used.
+   */
+  token?: () => string;
   serverUrl?: string;
 }
 
@@ -101,13 +104,29 @@ export class Git {
     return diff.code === 1;
   }
 
+  /** Paths under `dir` whose content differs between `from` and HEAD, renames as both sides. */
+  async changedFilesUnder(from: string, dir: string): Promise<string[]> {
+    const out = await this.out([
+      'diff',
+      '--name-only',
+      '--no-renames',
+      '-z',
+      from,
+      'HEAD',
+      '--',
+      dir,
+    ]);
+    return out.split('\0').filter(Boolean);
+  }
+
   async unmergedFiles(): Promise<string[]> {
     const out = await this.out(['diff', '--name-only', '--diff-filter=U', '-z']);
     return out.split('\0').filter(Boolean);
   }
 
   private withAuth(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    const { token, serverUrl } = this.options;
+    const token = this.options.token?.();
+    const { serverUrl } = this.options;
     if (!token || !serverUrl) return env;
     const n = Number(env.GIT_CONFIG_COUNT ?? '0') || 0;
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');

@@ -22,14 +22,17 @@ export interface WorkerGitHub {
   createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
 }
 
-type GitHubEnv = Pick<WorkerEnv, 'owner' | 'repo' | 'apiUrl' | 'token'>;
+type GitHubEnv = Pick<WorkerEnv, 'owner' | 'repo' | 'apiUrl'>;
 
-export function createWorkerGitHub(env: GitHubEnv): WorkerGitHub {
+/** `token` is read at each request, so a token asked for again is the one used. */
+export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerGitHub {
   const octokit = new Octokit({
-    auth: env.token,
     baseUrl: env.apiUrl,
     userAgent: 'agent-coordinator-worker',
     log: { debug: () => {}, info: () => {}, warn: console.warn, error: console.error },
+  });
+  octokit.hook.before('request', (options) => {
+    options.headers.authorization = `token ${token()}`;
   });
   const { owner, repo } = env;
 
@@ -41,7 +44,7 @@ export function createWorkerGitHub(env: GitHubEnv): WorkerGitHub {
       state: 'open',
       per_page: 100,
     });
-    // SPEC §6: only a same-repository PR from exactly this branch belongs to the task.
+    // Only a same-repository PR from exactly this branch belongs to the task.
     const pr = data.find(
       (p) =>
         p.head.ref === branch &&

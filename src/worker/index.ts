@@ -1,7 +1,9 @@
 export { runWorker } from './run-worker.js';
 export type { RunWorkerOptions, WorkerResult } from './run-worker.js';
-export { readWorkerEnv, WorkerEnvError } from './env.js';
-export type { WorkerEnv, WorkerMode } from './env.js';
+export { readActionContext, workerEnvFrom, WorkerEnvError, inputVariable } from './env.js';
+export type { ActionContext, WorkerEnv, WorkerMode } from './env.js';
+export { AssignmentError, httpCoordinator, WorkerCredentials } from './coordinator.js';
+export type { Coordinator } from './coordinator.js';
 export type { FailureReason, WorkerOutcome } from './outcome.js';
 export { splitShellWords } from './shell-words.js';
 export { parseAgentOutput } from './agent-output.js';

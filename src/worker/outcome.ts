@@ -1,18 +1,11 @@
+import type { WorkerFailureReason } from '../protocol/failure-reasons.js';
+
 /**
- * Why an attempt ended. The last log line carries it (`::error::agent-coordinator: <reason>`)
- * so a person reading the run, and the coordinator reading its annotations, see the same word.
+ * Why an attempt ended (the reasons and their meaning: src/protocol/failure-reasons.ts). The
+ * last log line carries it (`::error::agent-coordinator: <reason>`) so a person reading the
+ * run, and the coordinator reading its annotations, see the same word.
  */
-export type FailureReason =
-  | 'bad_input'
-  | 'no_changes'
-  | 'timeout'
-  | 'agent_failed'
-  | 'git_failed'
-  | 'push_failed'
-  | 'api_failed'
-  | 'plan_invalid'
-  // A bug in the worker itself; the stack is in the log.
-  | 'worker_error';
+export type FailureReason = WorkerFailureReason;
 
 export type WorkerOutcome =
   | {

@@ -33,6 +33,7 @@ export async function runPlanMode(ctx: ModeContext): Promise<WorkerOutcome> {
   const issue = await github.getIssue(env.issue);
   const report = await invokeAgent(ctx, planPrompt(env, issue));
   const runUrl = `${env.serverUrl}/${env.owner}/${env.repo}/actions/runs/${env.runId}`;
+  await ctx.credentials.ensureFresh();
 
   const block = extractTasksBlock(report.result);
   let errors: PlanError[];

@@ -1,5 +1,11 @@
 import { appendFile } from 'node:fs/promises';
-import { readWorkerEnv, WorkerEnvError, type WorkerEnv } from './env.js';
+import {
+  AssignmentError,
+  httpCoordinator,
+  WorkerCredentials,
+  type Coordinator,
+} from './coordinator.js';
+import { readActionContext, workerEnvFrom, WorkerEnvError, type WorkerEnv } from './env.js';
 import { Git, GitError } from './git.js';
 import { createWorkerGitHub, type WorkerGitHub } from './github.js';
 import { processIo, type WorkerIo } from './io.js';
@@ -10,12 +16,17 @@ import { runWorkMode } from './work-mode.js';
 import type { ModeContext } from './steps.js';
 
 export interface RunWorkerOptions {
+  /** The action's environment: INPUT_*, GITHUB_*, ACTIONS_ID_TOKEN_REQUEST_*. */
   env: NodeJS.ProcessEnv;
   /** The checkout (GITHUB_WORKSPACE in a job). */
   cwd: string;
   io?: WorkerIo;
   /** Replace the Octokit adapter (tests use nock against the real one instead). */
   github?: WorkerGitHub;
+  /** Replace the coordinator over HTTP (mode tests hand out assignments in memory). */
+  coordinator?: Coordinator;
+  /** Waits between tries of an OIDC or assignment request that failed on the way. */
+  retryDelaysMs?: number[];
   graceMs?: number;
 }
 
@@ -24,7 +35,7 @@ export interface WorkerResult {
   outcome: WorkerOutcome;
 }
 
-/** `agent-coordinator worker`: one task attempt, start to finish. Never throws. */
+/** The worker action: one task attempt, start to finish. Never throws. */
 export async function runWorker(options: RunWorkerOptions): Promise<WorkerResult> {
   const io = options.io ?? processIo;
   const outcome = await attempt(options, io);
@@ -36,25 +47,37 @@ export async function runWorker(options: RunWorkerOptions): Promise<WorkerResult
 
 async function attempt(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerOutcome> {
   let env: WorkerEnv;
+  let credentials: WorkerCredentials;
   try {
-    env = readWorkerEnv(options.env);
+    const action = readActionContext(options.env);
+    const coordinator =
+      options.coordinator ??
+      httpCoordinator({
+        env: options.env,
+        coordinatorUrl: action.coordinatorUrl,
+        request: action.request,
+        io,
+        retryDelaysMs: options.retryDelaysMs,
+      });
+    const assignment = await coordinator.requestAssignment();
+    env = workerEnvFrom(action, assignment);
+    credentials = new WorkerCredentials(coordinator, assignment);
   } catch (error) {
     if (error instanceof WorkerEnvError)
       return { ok: false, reason: 'bad_input', detail: error.message };
+    if (error instanceof AssignmentError)
+      return { ok: false, reason: 'assignment_failed', detail: error.message };
     throw error;
   }
+  const token = () => credentials.token;
   const ctx: ModeContext = {
     env,
     rawEnv: options.env,
     cwd: options.cwd,
     io,
-    git: new Git({
-      cwd: options.cwd,
-      env: options.env,
-      token: env.token,
-      serverUrl: env.serverUrl,
-    }),
-    github: options.github ?? createWorkerGitHub(env),
+    git: new Git({ cwd: options.cwd, env: options.env, token, serverUrl: env.serverUrl }),
+    github: options.github ?? createWorkerGitHub(env, token),
+    credentials,
     graceMs: options.graceMs,
   };
   io.out(
@@ -79,6 +102,8 @@ function classify(error: unknown, io: WorkerIo): WorkerOutcome {
   if (error instanceof WorkerFailure)
     return { ok: false, reason: error.reason, detail: error.message };
   if (error instanceof GitError) return { ok: false, reason: 'git_failed', detail: error.message };
+  if (error instanceof AssignmentError)
+    return { ok: false, reason: 'assignment_failed', detail: error.message };
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number') {
     return {

@@ -1,4 +1,4 @@
-import { agentArgv, runAgent } from './agent.js';
+import { agentLaunch, runAgent, type AgentLaunch } from './agent.js';
 import { parseAgentOutput, type AgentReport } from './agent-output.js';
 import type { WorkerEnv } from './env.js';
 import { GitError, type Git } from './git.js';
@@ -15,6 +15,8 @@ export interface ModeContext {
   io: WorkerIo;
   git: Git;
   github: WorkerGitHub;
+  /** The assignment's GitHub token, asked for again when it is about to run out. */
+  credentials: { readonly token: string; ensureFresh(): Promise<boolean> };
   /** Between SIGTERM and SIGKILL when the agent times out. */
   graceMs?: number;
 }
@@ -42,18 +44,20 @@ export async function resolveBase(ctx: ModeContext): Promise<string> {
 }
 
 export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<AgentReport> {
-  let argv: string[];
+  let launch: AgentLaunch;
   try {
-    argv = agentArgv(ctx.env);
+    launch = agentLaunch(ctx.env);
   } catch (error) {
     fail('bad_input', (error as Error).message);
   }
+  const { argv } = launch;
+  if (launch.note) log(ctx, launch.note);
   log(ctx, `running the agent: ${argv[0]} (timeout ${ctx.env.timeoutMinutes} min)`);
   const exit = await runAgent({
     argv,
     prompt,
     cwd: ctx.cwd,
-    env: ctx.rawEnv,
+    env: { ...ctx.rawEnv, ...launch.env },
     timeoutMs: Math.round(ctx.env.timeoutMinutes * 60_000),
     io: ctx.io,
     graceMs: ctx.graceMs,
@@ -71,16 +75,19 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
       `agent usage: cost_usd=${u.costUsd} input_tokens=${u.inputTokens} output_tokens=${u.outputTokens}`,
     );
   }
+  // Claude Code's error results (error_max_turns, error_during_execution…) carry their
+  // reason in `errors`, not `result`.
+  const reason = report.structured ? report.failure || report.result : '';
   if (exit.code !== 0) {
     const how =
       exit.code === null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    fail(
-      'agent_failed',
-      `the agent ${how}${report.structured ? `: ${report.result.slice(0, 500)}` : ''}`,
-    );
+    fail('agent_failed', `the agent ${how}${reason ? `: ${reason.slice(0, 1000)}` : ''}`);
   }
   if (report.isError)
-    fail('agent_failed', `the agent reported an error: ${report.result.slice(0, 500)}`);
+    fail(
+      'agent_failed',
+      `the agent reported an error: ${(reason || 'no reason given').slice(0, 1000)}`,
+    );
   return report;
 }
 
@@ -105,8 +112,29 @@ export async function commit(ctx: ModeContext, subject: string): Promise<void> {
   ]);
 }
 
-/** Push HEAD to the task branch; `lease` (an expected remote sha, '' = absent) allows a rewrite. */
-export async function push(ctx: ModeContext, lease?: string): Promise<void> {
+export const WORKFLOWS_DIR = '.github/workflows/';
+
+/**
+ * Push HEAD to the task branch. `since` is where the commits to push start; `lease` (an
+ * expected remote sha, '' = absent) allows a rewrite.
+ */
+export async function push(
+  ctx: ModeContext,
+  opts: { since: string; lease?: string },
+): Promise<void> {
+  // GitHub refuses a push from an App token without the `workflows` permission when it
+  // creates or changes a workflow file, and the coordinator never grants that permission.
+  // Failing here names the files; GitHub's refusal would only say "refusing to allow".
+  const workflows = await ctx.git.changedFilesUnder(opts.since, WORKFLOWS_DIR);
+  if (workflows.length > 0) {
+    fail(
+      'workflow_files_changed',
+      `the commits to push change files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
+    );
+  }
+  if (await ctx.credentials.ensureFresh())
+    log(ctx, 'the token was about to expire: asked the coordinator again');
+  const { lease } = opts;
   const args = ['push', '--no-verify', '--quiet', 'origin', `HEAD:refs/heads/${ctx.env.branch}`];
   if (lease !== undefined)
     args.splice(1, 0, `--force-with-lease=refs/heads/${ctx.env.branch}:${lease}`);

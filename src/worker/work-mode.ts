@@ -14,7 +14,7 @@ import {
 
 /**
  * `work`: do the task on its branch and open (or update) its PR. A retry starts again from
- * the base and rewrites the branch, so the PR shows only the new attempt (SPEC §2).
+ * the base and rewrites the branch, so the PR shows only the new attempt.
  */
 export async function runWorkMode(ctx: ModeContext): Promise<WorkerOutcome> {
   const { env, git } = ctx;
@@ -38,7 +38,7 @@ export async function runWorkMode(ctx: ModeContext): Promise<WorkerOutcome> {
   const head = await git.head();
   if (head === start) fail('no_changes', 'the agent left no changes to commit');
 
-  await push(ctx, lease);
+  await push(ctx, { since: start, lease });
   const pr = await openOrUpdatePull(ctx.github, env, {
     base,
     summary: report.structured ? report.result : '',

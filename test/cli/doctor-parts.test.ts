@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { compareGrants, readAppManifest } from '../../src/cli/doctor/permissions.js';
 import { formatReport, ok, problem, unknown } from '../../src/cli/doctor/report.js';
-import { compareInputs, readWorkflow, WORKER_INPUT_NAMES } from '../../src/cli/doctor/workflow.js';
+import {
+  compareInputs,
+  findActionPin,
+  readWorkflow,
+  versionDistance,
+  WORKER_INPUT_NAMES,
+} from '../../src/cli/doctor/workflow.js';
 
 describe('doctor parts', () => {
   it('compares an installation with app.yml: lower levels and missing events are named', async () => {
@@ -63,6 +69,25 @@ describe('doctor parts', () => {
       extra: ['extra'],
     });
     expect(compareInputs([...WORKER_INPUT_NAMES])).toEqual({ missing: [], extra: [] });
+  });
+
+  it('finds where the worker action is pinned, and how far that is from a version', () => {
+    const action = 'agent-coordinator/agent-coordinator/actions/worker';
+    const sha = '0123456789abcdef0123456789abcdef01234567';
+    expect(findActionPin(`      - uses: ${action}@${sha} # v0.1.0\n`, action)).toEqual({
+      ref: sha,
+      version: '0.1.0',
+    });
+    expect(findActionPin(`        uses: ${action}@v0\n`, action)).toEqual({ ref: 'v0' });
+    expect(findActionPin(`        uses: '${action}@v1.2.3'\n`, action)).toEqual({
+      ref: 'v1.2.3',
+      version: '1.2.3',
+    });
+    expect(findActionPin(`        uses: other/action@v1\n`, action)).toBeUndefined();
+    expect(versionDistance('0.1.0', '0.1.0')).toBeUndefined();
+    expect(versionDistance('0.0.9', '0.1.0')).toBe('1 minor behind');
+    expect(versionDistance('0.1.0', '0.1.3')).toBe('3 patch behind');
+    expect(versionDistance('1.0.0', '0.4.0')).toBe('1 major ahead');
   });
 
   it('prints a list of problems to fix', () => {

@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/main.js';
@@ -16,11 +19,28 @@ const WORKFLOW = '.github/workflows/agent-worker.yml';
  * `GET /repos/{o}/{r}/rules/branches/{branch}`. The tests answer those with the double's
  * fault knob (as GitHub would answer), and one test shows the doctor's "could not check".
  */
+const ACTION = 'agent-coordinator/agent-coordinator/actions/worker';
+const version = (
+  JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
+).version;
+
 describe('agent-coordinator doctor', () => {
   let double: GitHubDouble;
+  let app: Server | undefined;
   afterEach(async () => {
+    app?.close();
     await double?.close();
   });
+
+  /** Stands in for the running App: GET /healthz answers `status`. */
+  const startApp = async (status = 200) => {
+    app = createServer((req, res) => {
+      res.writeHead(req.url === '/healthz' ? status : 404).end('{}');
+    }).listen(0, '127.0.0.1');
+    await once(app, 'listening');
+    return `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  };
+  const template = () => readFile(join(packageRoot(), 'templates/agent-worker.yml'), 'utf8');
 
   const start = async () => {
     double = await startGitHubDouble({ webhookSecret: 'doctor-secret', appId: TEST_APP_ID });
@@ -77,12 +97,12 @@ describe('agent-coordinator doctor', () => {
 
   it('passes a repository set up as the README says', async () => {
     await start();
-    const template = await readFile(join(packageRoot(), 'templates/agent-worker.yml'), 'utf8');
+    const publicUrl = await startApp();
     await double.createRepo({
       owner: 'octo-org',
       name: 'widgets',
       files: {
-        [WORKFLOW]: template,
+        [WORKFLOW]: await template(),
         '.github/agent-coordinator.yml': 'merge:\n  method: rebase\n',
       },
     });
@@ -90,23 +110,29 @@ describe('agent-coordinator doctor', () => {
     await double.enableMergeQueue(REPO, 'main');
     label('agent', true);
 
-    const { code, out } = await doctor();
+    const { code, out } = await doctor(undefined, env({ PUBLIC_URL: publicUrl }));
     expect(out).not.toContain('FAIL');
     expect(code).toBe(0);
+    expect(out).toContain(`ok    PUBLIC_URL: ${publicUrl}/healthz answers 200`);
+    expect(out).toContain(
+      `ok    worker action in ${WORKFLOW}: follows the moving tag v0 of the worker action (the App is v${version})`,
+    );
     expect(out).toContain('ok    App credentials');
     expect(out).toMatch(
       /ok {4}installation \d+ on octo-org: permissions and events as in app\.yml/,
     );
     expect(out).toContain('ok    config .github/agent-coordinator.yml: valid');
     expect(out).toContain('ok    label "agent": exists');
-    expect(out).toContain(`ok    workflow ${WORKFLOW}: declares exactly the 11 worker inputs`);
+    expect(out).toContain(`ok    workflow ${WORKFLOW}: declares exactly the 5 worker inputs`);
     expect(out).toContain('ok    merge queue on main: on');
     expect(out).toContain('ok    required check agent-coordinator/order: required on main');
     // The App may not list secrets (app.yml asks for no secrets permission): it names them.
+    // No App key or App id: only what the agent needs.
     expect(out).toMatch(
-      /\?\? {4}workflow secrets: .*no secrets permission.*AGENT_COORDINATOR_PRIVATE_KEY, ANTHROPIC_API_KEY/,
+      /\?\? {4}workflow secrets: .*no secrets permission.*reads: ANTHROPIC_API_KEY$/m,
     );
-    expect(out).toMatch(/\?\? {4}workflow variables: .*AGENT_COMMAND.*AGENT_COORDINATOR_APP_ID/);
+    expect(out).toMatch(/\?\? {4}workflow variables: .*reads: AGENT_COMMAND$/m);
+    expect(out).not.toMatch(/PRIVATE_KEY|APP_ID/);
     expect(out).toContain('No problems found; 2 things could not be checked');
     double.assertNoViolations();
   });
@@ -154,11 +180,38 @@ describe('agent-coordinator doctor', () => {
     expect(code).toBe(1);
     expect(out).toContain('ok    label "ai-task": exists');
     expect(out).toContain(
-      'FAIL  workflow .github/workflows/agents.yml: does not declare the inputs attempt, title, prompt, feedback, base, timeout_minutes, model, max_turns',
+      'FAIL  workflow .github/workflows/agents.yml: does not declare the inputs attempt, coordinator_url',
     );
     expect(out).toContain('declares inputs the coordinator never sends: branch');
-    expect(out).toContain('1 problem to fix:');
+    // The double's workflow file runs no worker action either.
+    expect(out).toContain(
+      `FAIL  worker action in .github/workflows/agents.yml: does not use the worker action ${ACTION}`,
+    );
+    expect(out).toContain('2 problems to fix:');
     double.assertNoViolations();
+  });
+
+  it('says how far behind the App a pinned worker action is, and when PUBLIC_URL does not answer', async () => {
+    await start();
+    const pinned = (await template()).replace(
+      `uses: ${ACTION}@v0`,
+      `uses: ${ACTION}@${'a'.repeat(40)} # v0.0.3`,
+    );
+    await double.createRepo({ owner: 'octo-org', name: 'widgets', files: { [WORKFLOW]: pinned } });
+    const down = await startApp(503);
+    const { code, out } = await doctor(['doctor', '--repo', REPO, '--public-url', down]);
+    expect(code).toBe(1);
+    const distance =
+      version === '0.0.3' ? undefined : version.startsWith('0.0.') ? 'patch' : 'minor';
+    expect(distance).toBeDefined();
+    expect(out).toMatch(
+      new RegExp(
+        `FAIL  worker action in ${WORKFLOW}: uses the worker action at v0\\.0\\.3, \\d+ ${distance} behind the App \\(v${version.replace(/\./g, '\\.')}\\)`,
+      ),
+    );
+    expect(out).toContain(`init --force\` pins ${ACTION} to v${version}`);
+    expect(out).toContain(`FAIL  PUBLIC_URL: ${down}/healthz answers 503`);
+    expect(out).toContain('cannot reach its database');
   });
 
   it('stops at a missing installation and says where to install the App', async () => {
@@ -182,7 +235,11 @@ describe('agent-coordinator doctor', () => {
 
   it('says what it could not check when GitHub (here: the double) does not answer', async () => {
     await start();
-    await double.createRepo({ owner: 'octo-org', name: 'widgets' });
+    await double.createRepo({
+      owner: 'octo-org',
+      name: 'widgets',
+      files: { [WORKFLOW]: await template() },
+    });
     const { code, out } = await doctor();
     expect(out).toMatch(/\?\? {4}label "agent": could not check it \(HTTP 501/);
     expect(out).toMatch(

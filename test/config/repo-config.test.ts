@@ -55,6 +55,12 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
       ['worker.timeoutMinutes: Too small: expected number to be >=1'],
     ],
     [
+      'worker:\n  timeoutMinutes: 341',
+      [
+        'worker.timeoutMinutes: at most 340 minutes: GitHub ends any job at 6 hours, setup included',
+      ],
+    ],
+    [
       'retries:\n  backoff: [0s, soon]',
       ['retries.backoff[1]: expected a duration such as 0s, 30s, 5m or 1h'],
     ],

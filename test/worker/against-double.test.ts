@@ -34,8 +34,7 @@ describe('worker against the GitHub double', () => {
     });
     const env = {
       GITHUB_API_URL: double.apiUrl,
-      GH_TOKEN: double.createUserToken('agent-bot'),
-      GITHUB_TOKEN: '',
+      token: double.createUserToken('agent-bot'),
     };
 
     const first = await h.run(env);
@@ -56,7 +55,7 @@ describe('worker against the GitHub double', () => {
       /<!-- agent-coordinator:usage cost_usd=[\d.]+ input_tokens=\d+ output_tokens=\d+ -->/,
     );
 
-    const second = await h.run({ ...env, AC_ATTEMPT: '2' });
+    const second = await h.run({ ...env, attempt: '2' });
     expect(second.exitCode).toBe(0);
     const after = double.pulls(repo) as Array<{ number: number; body: string }>;
     expect(after).toHaveLength(1);

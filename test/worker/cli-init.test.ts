@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/main.js';
 import { repoConfigSchema } from '../../src/config/schema.js';
@@ -39,8 +40,22 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ac-init-'));
   out = '';
   err = '';
+  nock.disableNetConnect();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  nock.enableNetConnect();
+  expect(pending, 'GitHub mocks never called').toEqual([]);
+});
+
+const GIT = 'https://api.github.com/repos/agent-coordinator/agent-coordinator/git';
+const COMMIT = 'c0ffee'.padEnd(40, '0');
+const TAG_OBJECT = '7a9'.padEnd(40, '1');
+const ACTION = 'agent-coordinator/agent-coordinator/actions/worker';
+/** GitHub has no such tag (yet): init falls back to the moving tag. */
+const noTag = () => nock(GIT).get(`/ref/tags/v${version}`).reply(404, { message: 'Not Found' });
 
 const read = (path: string) => readFileSync(join(dir, path), 'utf8');
 const template = readFileSync(new URL('../../templates/agent-worker.yml', import.meta.url), 'utf8');
@@ -51,16 +66,17 @@ const version = (
 ).version;
 
 describe('agent-coordinator init', () => {
-  it('writes the workflow (pinned to this version) and the commented default config', async () => {
+  it('writes the workflow (the action pinned to this release) and the commented default config', async () => {
+    nock(GIT)
+      .get(`/ref/tags/v${version}`)
+      .reply(200, { ref: `refs/tags/v${version}`, object: { type: 'commit', sha: COMMIT } });
     expect(await runCli(['init', 'repo'], io())).toBe(0);
 
     const workflow = readFileSync(join(dir, 'repo', WORKFLOW), 'utf8');
     expect(workflow).toBe(
-      template.replace(
-        'AGENT_COORDINATOR_VERSION: latest',
-        `AGENT_COORDINATOR_VERSION: ${version}`,
-      ),
+      template.replace(`uses: ${ACTION}@v0`, `uses: ${ACTION}@${COMMIT} # v${version}`),
     );
+    expect(out).toContain(`pinned the worker action to v${version} (${COMMIT})`);
 
     const config = readFileSync(join(dir, 'repo', CONFIG), 'utf8');
     expect(config).toMatch(/^# /m);
@@ -69,16 +85,33 @@ describe('agent-coordinator init', () => {
 
     expect(out).toContain(`wrote ${join('repo', WORKFLOW)}`);
     expect(out).toContain(`wrote ${join('repo', CONFIG)}`);
-    for (const name of [
-      'AGENT_COORDINATOR_APP_ID',
-      'AGENT_COORDINATOR_PRIVATE_KEY',
-      'ANTHROPIC_API_KEY',
-    ]) {
-      expect(out).toContain(name);
-    }
+    expect(out).toContain('ANTHROPIC_API_KEY');
+    expect(out).toContain('PUBLIC_URL');
+    expect(out).not.toMatch(/PRIVATE_KEY|APP_ID/);
+  });
+
+  it('dereferences an annotated release tag to its commit', async () => {
+    nock(GIT)
+      .get(`/ref/tags/v${version}`)
+      .reply(200, { object: { type: 'tag', sha: TAG_OBJECT } })
+      .get(`/tags/${TAG_OBJECT}`)
+      .reply(200, { sha: TAG_OBJECT, object: { type: 'commit', sha: COMMIT } });
+    expect(await runCli(['init'], io())).toBe(0);
+    expect(read(WORKFLOW)).toContain(`uses: ${ACTION}@${COMMIT} # v${version}\n`);
+  });
+
+  it('writes the moving tag, and says so, when GitHub cannot tell the commit', async () => {
+    noTag();
+    expect(await runCli(['init'], io())).toBe(0);
+    expect(read(WORKFLOW)).toBe(template);
+    expect(err).toContain(`could not look up the commit of v${version} (GitHub answered 404`);
+    expect(err).toContain('moving tag v0');
   });
 
   it('refuses to overwrite existing files, and --force overwrites them', async () => {
+    noTag();
+    noTag();
+    noTag();
     expect(await runCli(['init'], io())).toBe(0);
     writeFileSync(join(dir, CONFIG), 'label: mine\n');
     writeFileSync(join(dir, WORKFLOW), 'name: mine\n');
@@ -96,6 +129,8 @@ describe('agent-coordinator init', () => {
   });
 
   it('writes what is missing and keeps what exists', async () => {
+    noTag();
+    noTag();
     expect(await runCli(['init'], io())).toBe(0);
     rmSync(join(dir, WORKFLOW));
     writeFileSync(join(dir, CONFIG), 'label: mine\n');
@@ -108,23 +143,12 @@ describe('agent-coordinator init', () => {
 describe('agent-coordinator', () => {
   it('prints help, and rejects unknown commands and options', async () => {
     expect(await runCli(['help'], io())).toBe(0);
-    expect(out).toMatch(/worker[\s\S]*init \[dir\] \[--force\][\s\S]*help/);
+    expect(out).toMatch(/init \[dir\] \[--force\][\s\S]*help/);
+    // The worker is the GitHub Action (actions/worker), not a subcommand.
+    expect(out).not.toContain('worker ');
     expect(await runCli(['frobnicate'], io())).toBe(2);
     expect(err).toContain('unknown command "frobnicate"');
     expect(await runCli(['init', '--bogus'], io())).toBe(2);
     expect(await runCli([], io())).toBe(2);
-  });
-
-  it('worker reports bad input by variable name and exits 2', async () => {
-    const cliIo = {
-      ...io(),
-      env: { AC_TASK_ID: 'Bad Id', AC_ISSUE: 'x', AC_ATTEMPT: '1', AC_MODE: 'work' },
-    };
-    expect(await runCli(['worker'], cliIo)).toBe(2);
-    expect(out).toContain('AC_TASK_ID');
-    expect(out).toContain('AC_ISSUE');
-    expect(out).toContain('GITHUB_REPOSITORY');
-    expect(out).toContain('GH_TOKEN');
-    expect(out.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: bad_input');
   });
 });

@@ -1,19 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { readWorkerEnv, WorkerEnvError } from '../../src/worker/env.js';
+import {
+  inputVariable,
+  readActionContext,
+  workerEnvFrom,
+  WorkerEnvError,
+} from '../../src/worker/env.js';
+import type { AssignmentResponse } from '../../src/protocol/assignment.js';
 
 const base: NodeJS.ProcessEnv = {
-  AC_TASK_ID: 'task_001',
-  AC_ISSUE: '7',
-  AC_ATTEMPT: '1',
-  AC_MODE: 'work',
+  INPUT_TASK_ID: 'task_001',
+  INPUT_ISSUE: '7',
+  INPUT_ATTEMPT: '1',
+  INPUT_MODE: 'work',
+  INPUT_COORDINATOR_URL: 'https://coordinator.example.com/',
   GITHUB_REPOSITORY: 'acme/widgets',
   GITHUB_RUN_ID: '42',
-  GH_TOKEN: 'ghs_x',
 };
 
-function problems(env: NodeJS.ProcessEnv): string[] {
+const assignment: AssignmentResponse = {
+  token: 'ghs_x',
+  expires_at: '2030-01-01T00:00:00Z',
+  task_id: 'task_001',
+  issue: '7',
+  attempt: '1',
+  mode: 'work',
+  title: 'Add it',
+  prompt: 'Do it.',
+  feedback: null,
+  base: null,
+  model: null,
+  max_turns: null,
+  timeout_minutes: null,
+};
+
+function problems(run: () => unknown): string[] {
   try {
-    readWorkerEnv(env);
+    run();
   } catch (error) {
     if (error instanceof WorkerEnvError) return error.problems;
     throw error;
@@ -21,76 +43,66 @@ function problems(env: NodeJS.ProcessEnv): string[] {
   return [];
 }
 
-describe('readWorkerEnv', () => {
-  it('fills defaults, treating the empty strings GitHub sends for absent inputs as unset', () => {
-    const env = readWorkerEnv({
-      ...base,
-      AC_TITLE: '',
-      AC_BASE: '',
-      AC_MODEL: '',
-      AC_MAX_TURNS: '',
-      AC_TIMEOUT_MINUTES: '',
-      AGENT_COMMAND: '',
-    });
-    expect(env).toMatchObject({
+describe('inputVariable', () => {
+  it('names variables as GitHub sets them for action inputs', () => {
+    expect(inputVariable('task_id')).toBe('INPUT_TASK_ID');
+    expect(inputVariable('agent-command')).toBe('INPUT_AGENT-COMMAND');
+    expect(inputVariable('some input')).toBe('INPUT_SOME_INPUT');
+  });
+});
+
+describe('readActionContext', () => {
+  it('reads the inputs and the job, and keeps the request strings as dispatched', () => {
+    expect(
+      readActionContext({
+        ...base,
+        INPUT_ISSUE: ' 7 ',
+        GITHUB_API_URL: 'https://ghe.example/api/v3/',
+      }),
+    ).toMatchObject({
       taskId: 'task_001',
       issue: 7,
       attempt: 1,
       mode: 'work',
-      title: '',
-      base: undefined,
-      timeoutMinutes: 30,
-      maxTasks: 50,
-      model: undefined,
-      maxTurns: undefined,
-      agentCommand: undefined,
+      coordinatorUrl: 'https://coordinator.example.com',
       owner: 'acme',
       repo: 'widgets',
-      apiUrl: 'https://api.github.com',
+      runId: '42',
       serverUrl: 'https://github.com',
-      branch: 'agent/7/task_001',
-      token: 'ghs_x',
+      apiUrl: 'https://ghe.example/api/v3',
+      agentCommand: undefined,
+      request: { task_id: 'task_001', issue: '7', attempt: '1' },
     });
   });
 
-  it('reads every limit', () => {
-    const env = readWorkerEnv({
-      ...base,
-      AC_BASE: 'release/1.x',
-      AC_TIMEOUT_MINUTES: '15',
-      AC_MODEL: 'claude-haiku-4-5',
-      AC_MAX_TURNS: '40',
-      AC_MAX_TASKS: '12',
-      GITHUB_API_URL: 'https://ghe.example.com/api/v3/',
-    });
-    expect(env).toMatchObject({
-      base: 'release/1.x',
-      timeoutMinutes: 15,
-      model: 'claude-haiku-4-5',
-      maxTurns: 40,
-      maxTasks: 12,
-      apiUrl: 'https://ghe.example.com/api/v3',
-    });
+  it('takes the agent command from the input, else from AGENT_COMMAND', () => {
+    expect(readActionContext({ ...base, AGENT_COMMAND: 'aider' }).agentCommand).toBe('aider');
+    expect(
+      readActionContext({ ...base, AGENT_COMMAND: 'aider', 'INPUT_AGENT-COMMAND': 'codex' })
+        .agentCommand,
+    ).toBe('codex');
+    expect(readActionContext({ ...base, AGENT_COMMAND: '' }).agentCommand).toBeUndefined();
   });
 
-  it('names each bad variable', () => {
-    const found = problems({
-      ...base,
-      AC_TASK_ID: '--upload-pack=evil',
-      AC_ISSUE: '0',
-      AC_MODE: 'deploy',
-      AC_BASE: '-x',
-      AC_MAX_TURNS: 'many',
-      GH_TOKEN: '',
-      GITHUB_TOKEN: undefined,
-    });
+  it('names each bad variable without echoing its value', () => {
+    const found = problems(() =>
+      readActionContext({
+        INPUT_TASK_ID: '--upload-pack=evil',
+        INPUT_ISSUE: '0',
+        INPUT_ATTEMPT: 'many',
+        INPUT_MODE: 'deploy',
+        INPUT_COORDINATOR_URL: 'file:///etc/passwd',
+        GITHUB_RUN_ID: 'x',
+      }),
+    );
     for (const name of [
-      'AC_TASK_ID',
-      'AC_ISSUE',
-      'AC_MODE',
-      'AC_BASE',
-      'AC_MAX_TURNS',
-      'GH_TOKEN',
+      'INPUT_TASK_ID',
+      'INPUT_ISSUE',
+      'INPUT_ATTEMPT',
+      'INPUT_MODE',
+      'INPUT_COORDINATOR_URL',
+      'GITHUB_REPOSITORY',
+      'GITHUB_RUN_ID',
     ]) {
       expect(
         found.some((p) => p.startsWith(`${name}:`)),
@@ -98,11 +110,65 @@ describe('readWorkerEnv', () => {
       ).toBe(true);
     }
     expect(found.join('\n')).not.toContain('evil');
+    expect(found.join('\n')).not.toContain('passwd');
+  });
+});
+
+describe('workerEnvFrom', () => {
+  const action = readActionContext(base);
+
+  it('fills defaults for the fields the coordinator leaves null', () => {
+    expect(workerEnvFrom(action, assignment)).toMatchObject({
+      title: 'Add it',
+      prompt: 'Do it.',
+      feedback: '',
+      base: undefined,
+      timeoutMinutes: 30,
+      model: undefined,
+      maxTurns: undefined,
+      maxTasks: 50,
+      branch: 'agent/7/task_001',
+      owner: 'acme',
+    });
   });
 
-  it('accepts GITHUB_TOKEN when GH_TOKEN is unset', () => {
-    expect(readWorkerEnv({ ...base, GH_TOKEN: undefined, GITHUB_TOKEN: 'ghs_y' }).token).toBe(
-      'ghs_y',
+  it('reads every limit', () => {
+    const env = workerEnvFrom(action, {
+      ...assignment,
+      base: 'release/1.x',
+      timeout_minutes: '15',
+      model: 'claude-haiku-4-5',
+      max_turns: '40',
+      max_tasks: '12',
+      feedback: 'Keep it short.',
+    });
+    expect(env).toMatchObject({
+      base: 'release/1.x',
+      timeoutMinutes: 15,
+      model: 'claude-haiku-4-5',
+      maxTurns: 40,
+      maxTasks: 12,
+      feedback: 'Keep it short.',
+    });
+  });
+
+  it('refuses an assignment for another task, or with fields git or the CLI would misread', () => {
+    const found = problems(() =>
+      workerEnvFrom(action, {
+        ...assignment,
+        attempt: '2',
+        mode: 'fix',
+        base: '-x',
+        model: 'a b',
+        max_turns: 'many',
+        timeout_minutes: '0',
+      }),
     );
+    for (const name of ['attempt', 'mode', 'base', 'model', 'max_turns', 'timeout_minutes']) {
+      expect(
+        found.some((p) => p.startsWith(`${name}:`)),
+        name,
+      ).toBe(true);
+    }
   });
 });

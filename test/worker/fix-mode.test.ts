@@ -45,8 +45,8 @@ function expectPatch(): { body?: string } {
 }
 
 const fixEnv = (extra: NodeJS.ProcessEnv = {}) => ({
-  AC_MODE: 'fix',
-  AC_ATTEMPT: '2',
+  mode: 'fix',
+  attempt: '2',
   FAKE_AGENT: 'resolve',
   ...extra,
 });
@@ -61,7 +61,7 @@ describe('fix mode', () => {
     const patch = expectPatch();
     const workspace = h.fx.freshWorkspace(BRANCH);
 
-    const result = await h.run(fixEnv({ AC_FEEDBACK: 'Keep both intents.' }), workspace);
+    const result = await h.run(fixEnv({ feedback: 'Keep both intents.' }), workspace);
 
     expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 12, created: false } });
     const stdin = h.record()!.stdin;
@@ -108,7 +108,7 @@ describe('fix mode', () => {
 
   it('fails with no_changes when already up to date and the agent changes nothing', async () => {
     const result = await h.run(
-      fixEnv({ FAKE_AGENT: 'nothing', AC_FEEDBACK: 'Check failed: lint' }),
+      fixEnv({ FAKE_AGENT: 'nothing', feedback: 'Check failed: lint' }),
       h.fx.freshWorkspace(BRANCH),
     );
     expect(result.outcome).toMatchObject({ ok: false, reason: 'no_changes' });

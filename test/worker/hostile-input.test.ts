@@ -43,7 +43,7 @@ describe('hostile task text', () => {
       })
       .reply(201, pullFixture(12, BRANCH, ''));
 
-    const result = await h.run({ AC_TITLE: title, AC_PROMPT: prompt, AC_FEEDBACK: feedback });
+    const result = await h.run({ title: title, prompt: prompt, feedback: feedback });
 
     expect(result.outcome).toMatchObject({ ok: true });
     const record = h.record()!;

@@ -52,10 +52,10 @@ function mockIssueAndComment(): { body?: string } {
 }
 
 const planEnv = (answer: string): NodeJS.ProcessEnv => ({
-  AC_MODE: 'plan',
-  AC_TASK_ID: 'plan',
-  AC_TITLE: '',
-  AC_PROMPT: '',
+  mode: 'plan',
+  task_id: 'plan',
+  title: '',
+  prompt: '',
   FAKE_AGENT: 'plan',
   FAKE_PLAN: answer,
 });
@@ -91,9 +91,9 @@ describe('plan mode', () => {
     expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
   });
 
-  it('reports a missing tasks block, and honours AC_MAX_TASKS', async () => {
+  it('reports a missing tasks block, and honours max_tasks', async () => {
     const comment = mockIssueAndComment();
-    const result = await h.run({ ...planEnv('I could not make a plan.'), AC_MAX_TASKS: '1' });
+    const result = await h.run({ ...planEnv('I could not make a plan.'), max_tasks: '1' });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
     expect(h.record()!.stdin).toContain('At most 1 tasks');
     expect(comment.body).toContain('no `tasks` code block');
@@ -103,7 +103,7 @@ describe('plan mode', () => {
 
   it('rejects a plan over the task limit', async () => {
     const comment = mockIssueAndComment();
-    const result = await h.run({ ...planEnv(VALID_ANSWER), AC_MAX_TASKS: '1' });
+    const result = await h.run({ ...planEnv(VALID_ANSWER), max_tasks: '1' });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
     expect(comment.body).toContain('```tasks');
     expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');

@@ -94,10 +94,7 @@ describe('work mode', () => {
       .reply(200, pullFixture(12, BRANCH, 'updated'));
 
     const workspace = h.fx.freshWorkspace(BRANCH);
-    const result = await h.run(
-      { AC_ATTEMPT: '2', AC_FEEDBACK: 'Use a trailing newline.' },
-      workspace,
-    );
+    const result = await h.run({ attempt: '2', feedback: 'Use a trailing newline.' }, workspace);
 
     expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 12, created: false } });
     expect(git(h.fx.origin, 'rev-parse', `${BRANCH}^`)).toBe(newMain);
@@ -125,7 +122,7 @@ describe('work mode', () => {
     const script = `git -C ${human} commit --quiet --allow-empty -m late && git -C ${human} push --quiet origin HEAD:refs/heads/${BRANCH} && echo changed > feature.txt`;
     const result = await h.run(
       {
-        AC_ATTEMPT: '2',
+        attempt: '2',
         AGENT_COMMAND: `sh -c ${JSON.stringify(script)}`,
         GIT_AUTHOR_NAME: 'Human',
         GIT_AUTHOR_EMAIL: 'human@example.com',
@@ -148,7 +145,7 @@ describe('work mode', () => {
         return true;
       })
       .reply(201, pullFixture(12, BRANCH, ''));
-    const result = await h.run({ AC_BASE: '' });
+    const result = await h.run({ base: '' });
     expect(result.outcome).toMatchObject({ ok: true });
     expect(base).toBe('main');
   });
@@ -169,7 +166,7 @@ describe('work mode', () => {
     const result = await h.run({
       FAKE_AGENT: 'hang',
       FAKE_AGENT_PIDS: pidsFile,
-      AC_TIMEOUT_MINUTES: '0.01',
+      timeout_minutes: '0.01',
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.outcome).toMatchObject({ ok: false, reason: 'timeout' });
@@ -248,3 +245,43 @@ async function waitUntilDead(pid: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe('work mode: what GitHub and Claude Code would refuse or report', () => {
+  it('fails with workflow_files_changed, naming the files, and pushes nothing', async () => {
+    const before = h.fx.originRev(BRANCH);
+    const result = await h.run({ FAKE_AGENT: 'workflow' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'workflow_files_changed' });
+    expect(result.outcome.ok ? '' : result.outcome.detail).toContain('.github/workflows/ci.yml');
+    expect(result.log.trimEnd().split('\n').at(-1)).toBe(
+      '::error::agent-coordinator: workflow_files_changed',
+    );
+    expect(h.fx.originRev(BRANCH)).toBe(before);
+  });
+
+  it('asks the coordinator again before pushing when the token is about to expire', async () => {
+    const taskMarker = '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->';
+    nock(API)
+      .matchHeader('authorization', 'token ghs_app_token_for_tests_1')
+      .get(`${REPO}/pulls`)
+      .query(HEAD_QUERY)
+      .reply(200, [pullFixture(12, BRANCH, taskMarker)]);
+    nock(API)
+      .matchHeader('authorization', 'token ghs_app_token_for_tests_1')
+      .patch(`${REPO}/pulls/12`)
+      .reply(200, pullFixture(12, BRANCH, ''));
+    const result = await h.run({ expires_at: new Date(Date.now() + 5 * 60_000).toISOString() });
+    expect(result.outcome).toMatchObject({ ok: true });
+    expect(h.assignmentRequests()).toBe(2);
+    expect(result.log).toContain('the token was about to expire: asked the coordinator again');
+  });
+
+  it("gives Claude Code's error reason (errors[], not result) when it stops early", async () => {
+    const result = await h.run({ FAKE_AGENT: 'max_turns' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'agent_failed' });
+    expect(result.outcome.ok ? '' : result.outcome.detail).toBe(
+      'the agent exited with code 1: error_max_turns: Reached maximum number of turns (3)',
+    );
+    // Cache reads and writes are input tokens too.
+    expect(result.log).toContain('agent usage: cost_usd=0.5 input_tokens=130 output_tokens=5');
+  });
+});

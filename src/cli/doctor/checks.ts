@@ -5,7 +5,23 @@ import { ORDER_CHECK_NAME } from '../../core/merge/order-check.js';
 import { why, type DoctorClient, type InstallationInfo } from './client.js';
 import { canRead, compareGrants, type AppManifest } from './permissions.js';
 import { ok, problem, unknown, type Finding } from './report.js';
-import { compareInputs, readWorkflow, WORKER_INPUT_NAMES } from './workflow.js';
+import {
+  compareInputs,
+  findActionPin,
+  readWorkflow,
+  versionDistance,
+  WORKER_INPUT_NAMES,
+} from './workflow.js';
+
+/** What the doctor compares the repository with: this installation of the App. */
+export interface DoctorExpectations {
+  /** package.json's version: the worker action release that matches this App. */
+  appVersion: string;
+  /** `owner/repo/actions/worker`. */
+  actionName: string;
+  /** Where runners must reach the App; undefined when neither PUBLIC_URL nor --public-url says. */
+  publicUrl?: string;
+}
 
 const list = (names: readonly string[]) => names.join(', ');
 
@@ -14,8 +30,12 @@ const list = (names: readonly string[]) => names.join(', ');
  * repository's config, label and workflow, then merging. A failed prerequisite (no
  * installation) stops the checks that need it; everything else is checked and reported.
  */
-export async function runChecks(gh: DoctorClient, manifest: AppManifest): Promise<Finding[]> {
-  const findings: Finding[] = [];
+export async function runChecks(
+  gh: DoctorClient,
+  manifest: AppManifest,
+  expect: DoctorExpectations,
+): Promise<Finding[]> {
+  const findings: Finding[] = [await checkPublicUrl(expect.publicUrl)];
   const app = await gh.app();
   if (!app.ok) {
     findings.push(
@@ -54,7 +74,7 @@ export async function runChecks(gh: DoctorClient, manifest: AppManifest): Promis
   const { finding: configFinding, config } = await checkConfig(gh, branch);
   findings.push(configFinding);
   findings.push(await checkLabel(gh, config.label));
-  const workflow = await checkWorkflow(gh, branch, config.worker.workflow);
+  const workflow = await checkWorkflow(gh, branch, config.worker.workflow, expect);
   findings.push(...workflow.findings);
   if (workflow.facts)
     findings.push(...(await checkActionsNames(gh, installation.data.permissions, workflow.facts)));
@@ -125,10 +145,75 @@ async function checkLabel(gh: DoctorClient, name: string): Promise<Finding> {
   return unknown(subject, `could not check it (${why(label)})`);
 }
 
+/**
+ * The worker calls the App at PUBLIC_URL (the coordinator_url input) for its assignment, so
+ * that URL must answer from outside the App's own process; this asks from the doctor's.
+ */
+async function checkPublicUrl(publicUrl: string | undefined): Promise<Finding> {
+  const subject = 'PUBLIC_URL';
+  if (!publicUrl)
+    return unknown(
+      subject,
+      'not given, so not checked: the worker asks the App for its task there',
+      'set PUBLIC_URL or pass --public-url https://…',
+    );
+  const url = `${publicUrl.replace(/\/+$/, '')}/healthz`;
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    await response.body?.cancel();
+    if (response.ok) return ok(subject, `${url} answers ${response.status}`);
+    return problem(
+      subject,
+      `${url} answers ${response.status}`,
+      response.status === 503
+        ? 'the App runs but cannot reach its database'
+        : 'point PUBLIC_URL at the running App (GET /healthz answers 200 there)',
+    );
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return problem(
+      subject,
+      `${url} does not answer (${cause ?? (error as Error).message}): workers could not get their tasks`,
+      "make the App reachable from GitHub's runners at PUBLIC_URL",
+    );
+  }
+}
+
+function checkActionPin(text: string, expect: DoctorExpectations, subject: string): Finding {
+  const pin = findActionPin(text, expect.actionName);
+  const current = `v${expect.appVersion}`;
+  const fix = `\`npx agent-coordinator@${expect.appVersion} init --force\` pins ${expect.actionName} to ${current}`;
+  if (!pin)
+    return problem(
+      subject,
+      `does not use the worker action ${expect.actionName}`,
+      `${fix} (a workflow with an App key instead is the old template: the key is no longer needed)`,
+    );
+  if (!pin.version)
+    return /^v\d+$/.test(pin.ref)
+      ? ok(
+          subject,
+          `follows the moving tag ${pin.ref} of the worker action (the App is ${current})`,
+        )
+      : unknown(
+          subject,
+          `uses the worker action at ${pin.ref}, with no # vX.Y.Z comment to compare`,
+          fix,
+        );
+  const distance = versionDistance(pin.version, expect.appVersion);
+  if (!distance) return ok(subject, `uses the worker action at ${current}, the App's version`);
+  return problem(
+    subject,
+    `uses the worker action at v${pin.version}, ${distance} the App (${current})`,
+    fix,
+  );
+}
+
 async function checkWorkflow(
   gh: DoctorClient,
   branch: string,
   file: string,
+  expect: DoctorExpectations,
 ): Promise<{ findings: Finding[]; facts?: ReturnType<typeof readWorkflow> }> {
   const path = `.github/workflows/${file}`;
   const subject = `workflow ${path}`;
@@ -149,13 +234,15 @@ async function checkWorkflow(
   const facts = readWorkflow(String(text.data));
   if (facts.errors.length > 0)
     return { findings: [problem(subject, `is not valid YAML: ${facts.errors.join('; ')}`)], facts };
-  const findings: Finding[] = [];
+  const findings: Finding[] = [
+    checkActionPin(String(text.data), expect, `worker action in ${path}`),
+  ];
   if (!facts.dispatchable) {
     findings.push(
       problem(
         subject,
         'has no `on: workflow_dispatch` trigger',
-        'declare workflow_dispatch with the inputs of SPEC §6',
+        `declare workflow_dispatch with the inputs ${list(WORKER_INPUT_NAMES)}`,
       ),
     );
   } else {

@@ -1,25 +1,40 @@
 import { parseDocument } from 'yaml';
-import type { WorkerInputs } from '../../core/worker-inputs.js';
+import { DISPATCH_INPUT_NAMES } from '../../protocol/assignment.js';
 
-/** SPEC §6: the inputs the coordinator sends with every dispatch, and the only ones. */
-export const WORKER_INPUT_NAMES = [
-  'task_id',
-  'issue',
-  'attempt',
-  'mode',
-  'title',
-  'prompt',
-  'feedback',
-  'base',
-  'timeout_minutes',
-  'model',
-  'max_turns',
-] as const satisfies ReadonlyArray<keyof WorkerInputs>;
+/** The inputs the coordinator sends with every dispatch, and the only ones. */
+export const WORKER_INPUT_NAMES = DISPATCH_INPUT_NAMES;
 
-// Compile-time: every WorkerInputs key is in the list above.
-type Missing = Exclude<keyof WorkerInputs, (typeof WORKER_INPUT_NAMES)[number]>;
-const _exhaustive: Missing extends never ? true : never = true;
-void _exhaustive;
+/** Where a workflow points the worker action: a tag or a commit, and the version it says. */
+export interface ActionPin {
+  ref: string;
+  /** From a `# vX.Y.Z` comment, or the ref itself when it is such a tag. */
+  version?: string;
+}
+
+/** The first `uses: <action>@<ref>` line of the worker action, with its `# vX.Y.Z` comment. */
+export function findActionPin(text: string, action: string): ActionPin | undefined {
+  const name = action.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const line = new RegExp(
+    `^[ \\t]*(?:- )?uses:[ \\t]*['"]?${name}@([^\\s'"#]+)['"]?(?:[ \\t]+#[ \\t]*(\\S+))?`,
+    'mi',
+  );
+  const m = line.exec(text);
+  if (!m) return undefined;
+  const ref = m[1]!;
+  const version = [m[2], ref].map((v) => /^v?(\d+\.\d+\.\d+)$/.exec(v ?? '')?.[1]).find(Boolean);
+  return version ? { ref, version } : { ref };
+}
+
+/** How far `pinned` is from `current` (both X.Y.Z), in words; undefined when equal. */
+export function versionDistance(pinned: string, current: string): string | undefined {
+  const a = pinned.split('.').map(Number);
+  const b = current.split('.').map(Number);
+  for (const [i, part] of ['major', 'minor', 'patch'].entries()) {
+    const d = b[i]! - a[i]!;
+    if (d !== 0) return d > 0 ? `${d} ${part} behind` : `${-d} ${part} ahead`;
+  }
+  return undefined;
+}
 
 export interface WorkflowFacts {
   /** YAML problems; when present nothing else is meaningful. */

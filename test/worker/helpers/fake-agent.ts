@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * FAKE_AGENT_RECORD receives what it saw (stdin, the prompt file, a few env variables).
  */
 const SCRIPT = String.raw`
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 
 const stdin = readFileSync(0, 'utf8');
@@ -20,6 +20,9 @@ if (env.FAKE_AGENT_RECORD) {
     ghToken: env.GH_TOKEN ?? null,
     githubToken: env.GITHUB_TOKEN ?? null,
     githubEnv: env.GITHUB_ENV ?? null,
+    idTokenUrl: env.ACTIONS_ID_TOKEN_REQUEST_URL ?? null,
+    inputs: Object.keys(env).filter((k) => k.startsWith('INPUT_')),
+    isSandbox: env.IS_SANDBOX ?? null,
   }));
 }
 const report = (result, extra = {}) =>
@@ -28,11 +31,30 @@ const report = (result, extra = {}) =>
     total_cost_usd: 0.25, usage: { input_tokens: 1000, output_tokens: 200 }, ...extra,
   }));
 
+// The worker tells the agent its attempt in the prompt, as it tells Claude Code.
+const attempt = /attempt (\d+)/.exec(stdin)?.[1];
+
 switch (env.FAKE_AGENT) {
   case 'write':
-    writeFileSync('feature.txt', 'attempt ' + env.AC_ATTEMPT + '\n');
-    report('Added feature.txt for attempt ' + env.AC_ATTEMPT + '.');
+    writeFileSync('feature.txt', 'attempt ' + attempt + '\n');
+    report('Added feature.txt for attempt ' + attempt + '.');
     break;
+  case 'workflow':
+    mkdirSync('.github/workflows', { recursive: true });
+    writeFileSync('.github/workflows/ci.yml', 'on: push\n');
+    writeFileSync('feature.txt', 'with a workflow\n');
+    report('Added a CI workflow.');
+    break;
+  case 'max_turns':
+    // What Claude Code 2.x prints (--output-format json) when it runs out of turns, exit 1.
+    writeFileSync('feature.txt', 'half done\n');
+    console.log(JSON.stringify({
+      type: 'result', subtype: 'error_max_turns', is_error: true, num_turns: 3,
+      duration_ms: 1200, duration_api_ms: 1000, stop_reason: null, total_cost_usd: 0.5,
+      usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
+      modelUsage: {}, permission_denials: [], errors: ['Reached maximum number of turns (3)'],
+    }));
+    process.exit(1);
   case 'nothing':
     report('Nothing needed changing.');
     break;

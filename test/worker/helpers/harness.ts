@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runWorker, type WorkerResult } from '../../../src/worker/index.js';
+import type { AssignmentResponse } from '../../../src/protocol/assignment.js';
+import { runWorker, type Coordinator, type WorkerResult } from '../../../src/worker/index.js';
 import { writeFakeAgent } from './fake-agent.js';
 import { createGitFixture, isolatedEnv, type GitFixture } from './git-fixture.js';
 
@@ -12,55 +13,119 @@ export interface AgentRecord {
   ghToken: string | null;
   githubToken: string | null;
   githubEnv: string | null;
+  idTokenUrl: string | null;
+  inputs: string[];
+  isSandbox: string | null;
 }
+
+/**
+ * What a test changes for one run. Lower-case keys are the assignment's fields (and, for
+ * task_id, issue, attempt and mode, the action inputs too); upper-case keys are variables of
+ * the job's environment.
+ */
+export type RunOverrides = Partial<Record<AssignmentField, string | null>> & NodeJS.ProcessEnv;
+
+type AssignmentField = keyof AssignmentResponse;
+
+const FIELDS: AssignmentField[] = [
+  'token',
+  'expires_at',
+  'task_id',
+  'issue',
+  'attempt',
+  'mode',
+  'title',
+  'prompt',
+  'feedback',
+  'base',
+  'model',
+  'max_turns',
+  'timeout_minutes',
+  'max_tasks',
+];
+
+export const TEST_TOKEN = 'ghs_app_token_for_tests';
 
 export interface Harness {
   fx: GitFixture;
-  env(overrides?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
-  run(overrides?: NodeJS.ProcessEnv, cwd?: string): Promise<WorkerResult & { log: string }>;
+  /** The assignment and the job environment a run with these overrides gets. */
+  setup(overrides?: RunOverrides): { env: NodeJS.ProcessEnv; assignment: AssignmentResponse };
+  run(overrides?: RunOverrides, cwd?: string): Promise<WorkerResult & { log: string }>;
   record(): AgentRecord | undefined;
   recordPath: string;
+  /** How many times the worker asked the coordinator, over all runs. */
+  assignmentRequests(): number;
 }
 
+/**
+ * The worker's modes against a local bare origin, a fake agent, and a coordinator that
+ * hands out assignments in memory (the HTTP path is covered by the bundle's own test).
+ */
 export function createHarness(branch = 'agent/7/task_001'): Harness {
   const fx = createGitFixture(branch);
   const agent = writeFakeAgent(fx.root);
   const recordPath = join(fx.root, 'agent-record.json');
   const taskId = branch.split('/')[2]!;
+  let requests = 0;
 
-  const env = (overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-    ...isolatedEnv,
-    AC_TASK_ID: taskId,
-    AC_ISSUE: '7',
-    AC_ATTEMPT: '1',
-    AC_MODE: 'work',
-    AC_TITLE: 'Add the feature file',
-    AC_PROMPT: 'Create feature.txt.',
-    AC_FEEDBACK: '',
-    AC_BASE: 'main',
-    AC_TIMEOUT_MINUTES: '1',
-    AC_MODEL: '',
-    AC_MAX_TURNS: '',
-    GITHUB_REPOSITORY: 'acme/widgets',
-    GITHUB_RUN_ID: '987654321',
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_API_URL: 'https://api.github.com',
-    GH_TOKEN: 'ghs_app_token_for_tests',
-    GITHUB_TOKEN: 'ghs_app_token_for_tests',
-    AGENT_COMMAND: agent.command,
-    FAKE_AGENT: 'write',
-    FAKE_AGENT_RECORD: recordPath,
-    ...overrides,
-  });
+  const setup = (overrides: RunOverrides = {}) => {
+    const fields: Record<string, string | null> = {
+      token: TEST_TOKEN,
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      task_id: taskId,
+      issue: '7',
+      attempt: '1',
+      mode: 'work',
+      title: 'Add the feature file',
+      prompt: 'Create feature.txt.',
+      feedback: null,
+      base: 'main',
+      model: null,
+      max_turns: null,
+      timeout_minutes: '1',
+    };
+    const env: NodeJS.ProcessEnv = {
+      ...isolatedEnv,
+      GITHUB_REPOSITORY: 'acme/widgets',
+      GITHUB_RUN_ID: '987654321',
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_API_URL: 'https://api.github.com',
+      AGENT_COMMAND: agent.command,
+      FAKE_AGENT: 'write',
+      FAKE_AGENT_RECORD: recordPath,
+    };
+    for (const [key, value] of Object.entries(overrides)) {
+      if ((FIELDS as string[]).includes(key)) fields[key] = value ?? null;
+      else env[key] = value ?? undefined;
+    }
+    env.INPUT_TASK_ID ??= fields.task_id!;
+    env.INPUT_ISSUE ??= fields.issue!;
+    env.INPUT_ATTEMPT ??= fields.attempt!;
+    env.INPUT_MODE ??= fields.mode!;
+    env.INPUT_COORDINATOR_URL ??= 'https://coordinator.example.com';
+    return { env, assignment: fields as unknown as AssignmentResponse };
+  };
 
   return {
     fx,
-    env,
+    setup,
     recordPath,
+    assignmentRequests: () => requests,
     async run(overrides = {}, cwd = fx.workspace) {
       let log = '';
       const io = { out: (t: string) => void (log += t), err: (t: string) => void (log += t) };
-      const result = await runWorker({ env: env(overrides), cwd, io, graceMs: 500 });
+      const { env } = setup(overrides);
+      let asked = 0;
+      const coordinator: Coordinator = {
+        async requestAssignment() {
+          requests++;
+          const { assignment } = setup(overrides);
+          // Asked again within a run (the token was about to expire): a new token, like GitHub's.
+          const n = asked++;
+          return n === 0 ? assignment : { ...assignment, token: `${assignment.token}_${n}` };
+        },
+      };
+      const result = await runWorker({ env, cwd, io, coordinator, graceMs: 500 });
       return { ...result, log };
     },
     record() {

@@ -1,0 +1,257 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTION_BUNDLE, actionBuildOptions } from '../../scripts/action-bundle.js';
+import { ASSIGNMENT_PATH, type AssignmentResponse } from '../../src/protocol/assignment.js';
+import { startGitHubDouble } from '../github-double/index.js';
+import type { GitHubDouble } from '../github-double/scenario.js';
+import { writeFakeAgent } from './helpers/fake-agent.js';
+import { createGitFixture, git, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BUNDLE = join(ROOT, ACTION_BUNDLE);
+
+describe('the committed action bundle', () => {
+  it('is what `npm run build:action` builds from the current sources', async () => {
+    const result = await build({ ...actionBuildOptions, write: false });
+    expect(result.outputFiles).toHaveLength(1);
+    const fresh = Buffer.from(result.outputFiles[0]!.contents);
+    const committed = readFileSync(BUNDLE);
+    expect(
+      committed.equals(fresh),
+      `${ACTION_BUNDLE} is stale: run \`npm run build:action\` and commit it`,
+    ).toBe(true);
+  });
+});
+
+interface Seen {
+  oidc: { url: string; authorization?: string }[];
+  assignments: { authorization?: string; body: unknown }[];
+}
+
+/** Plays GitHub's OIDC token endpoint and the coordinator's assignment endpoint. */
+async function startCoordinator(
+  answer: (body: unknown) => { status: number; body: unknown },
+): Promise<{ url: string; seen: Seen; server: Server }> {
+  const seen: Seen = { oidc: [], assignments: [] };
+  const read = async (req: IncomingMessage) => {
+    let text = '';
+    for await (const chunk of req) text += String(chunk);
+    return text;
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method === 'GET' && req.url?.startsWith('/oidc?')) {
+        seen.oidc.push({ url: req.url, authorization: req.headers.authorization });
+        return send(200, { value: 'eyJ.oidc-jwt-for-tests.sig' });
+      }
+      if (req.method === 'POST' && req.url === ASSIGNMENT_PATH) {
+        const body: unknown = JSON.parse(await read(req));
+        seen.assignments.push({ authorization: req.headers.authorization, body });
+        const a = answer(body);
+        return send(a.status, a.body);
+      }
+      send(404, { error: 'not found' });
+    })();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, seen, server };
+}
+
+interface BundleRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node dist/index.cjs` as the runner starts a JavaScript action: in the workspace, INPUT_* set. */
+async function runBundle(env: NodeJS.ProcessEnv, cwd: string): Promise<BundleRun> {
+  const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+  child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+describe('the action bundle, run as GitHub runs it', () => {
+  let double: GitHubDouble | undefined;
+  let fx: GitFixture | undefined;
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.close();
+    fx?.cleanup();
+    try {
+      double?.assertNoViolations();
+    } finally {
+      await double?.close();
+      double = undefined;
+    }
+  });
+
+  const actionEnv = (coordinatorUrl: string, workspace: string, agent: string) => ({
+    ...isolatedEnv,
+    INPUT_TASK_ID: 'task_001',
+    INPUT_ISSUE: '7',
+    INPUT_ATTEMPT: '1',
+    INPUT_MODE: 'work',
+    INPUT_COORDINATOR_URL: coordinatorUrl,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_REPOSITORY: 'acme/widgets',
+    GITHUB_RUN_ID: '987654321',
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_SERVER_URL: 'https://github.com',
+    ACTIONS_ID_TOKEN_REQUEST_URL: `${coordinatorUrl}/oidc?api-version=2.0`,
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-bearer',
+    AGENT_COMMAND: agent,
+    FAKE_AGENT: 'write',
+  });
+
+  it('gets its assignment with an OIDC token, pushes the branch and opens the PR', async () => {
+    double = await startGitHubDouble({ webhookSecret: 's' });
+    const repo = await double.createRepo({
+      owner: 'acme',
+      name: 'widgets',
+      files: { 'README.md': '# w\n' },
+    });
+    await double.setPermission(repo, 'agent-bot', 'write');
+    await double.pushCommit(repo, 'agent/7/task_001', {
+      message: 'start',
+      files: { 'x.txt': 'x' },
+      by: 'agent-bot',
+    });
+    const token = double.createUserToken('agent-bot');
+    fx = createGitFixture('agent/7/task_001');
+    const agent = writeFakeAgent(fx.root);
+    const assignment: AssignmentResponse = {
+      token,
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      task_id: 'task_001',
+      issue: '7',
+      attempt: '1',
+      mode: 'work',
+      title: 'Add the feature file',
+      prompt: 'Create feature.txt.',
+      feedback: null,
+      base: 'main',
+      model: null,
+      max_turns: null,
+      timeout_minutes: '1',
+    };
+    const coordinator = await startCoordinator(() => ({ status: 200, body: assignment }));
+    server = coordinator.server;
+
+    const recordPath = join(fx.root, 'agent-record.json');
+    const run = await runBundle(
+      {
+        ...actionEnv(coordinator.url, fx.workspace, agent.command),
+        GITHUB_API_URL: double.apiUrl,
+        FAKE_AGENT_RECORD: recordPath,
+      },
+      fx.workspace,
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code, run.stdout).toBe(0);
+
+    // The OIDC request exactly as @actions/core makes it.
+    expect(coordinator.seen.oidc).toEqual([
+      {
+        url: `/oidc?api-version=2.0&audience=${encodeURIComponent(coordinator.url)}`,
+        authorization: 'Bearer oidc-request-bearer',
+      },
+    ]);
+    expect(coordinator.seen.assignments).toEqual([
+      {
+        authorization: 'Bearer eyJ.oidc-jwt-for-tests.sig',
+        body: { task_id: 'task_001', issue: '7', attempt: '1' },
+      },
+    ]);
+    // Both secrets are masked before anything else could print them.
+    const lines = run.stdout.split('\n');
+    expect(lines.indexOf('::add-mask::eyJ.oidc-jwt-for-tests.sig')).toBe(0);
+    expect(lines.indexOf(`::add-mask::${token}`)).toBe(1);
+    expect(lines.at(-2)).toMatch(
+      /^::notice::agent-coordinator: pushed [0-9a-f]{12} to agent\/7\/task_001; PR #\d+ opened$/,
+    );
+
+    // The agent can neither ask for an OIDC token nor use the assignment's token.
+    const record = JSON.parse(readFileSync(recordPath, 'utf8')) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      ghToken: null,
+      githubToken: null,
+      idTokenUrl: null,
+      inputs: [],
+      isSandbox: null,
+    });
+    expect(record.stdin).toContain('Create feature.txt.');
+
+    expect(git(fx.origin, 'show', 'agent/7/task_001:feature.txt')).toBe('attempt 1');
+    const pulls = double.pulls(repo) as Array<{
+      body: string;
+      head: { ref: string };
+      base: { ref: string };
+    }>;
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]!.head.ref).toBe('agent/7/task_001');
+    expect(pulls[0]!.base.ref).toBe('main');
+    expect(pulls[0]!.body).toContain(
+      '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->',
+    );
+  });
+
+  it("shows the coordinator's JSON refusal and fails with ::error::", async () => {
+    fx = createGitFixture('agent/7/task_001');
+    const refusal = { error: 'run_id 987654321 is not the run dispatched for task_001 attempt 1' };
+    const coordinator = await startCoordinator(() => ({ status: 403, body: refusal }));
+    server = coordinator.server;
+    const run = await runBundle(actionEnv(coordinator.url, fx.workspace, 'false'), fx.workspace);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      `agent-coordinator: the coordinator refused the assignment (403 from ${coordinator.url}${ASSIGNMENT_PATH}): ${JSON.stringify(refusal)}`,
+    );
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '::error::agent-coordinator: assignment_failed',
+    );
+  });
+
+  it('says the id-token permission is missing when the job has no OIDC request URL', async () => {
+    fx = createGitFixture('agent/7/task_001');
+    const env: NodeJS.ProcessEnv = actionEnv('http://127.0.0.1:9', fx.workspace, 'false');
+    delete env.ACTIONS_ID_TOKEN_REQUEST_URL;
+    delete env.ACTIONS_ID_TOKEN_REQUEST_TOKEN;
+    const run = await runBundle(env, fx.workspace);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('ACTIONS_ID_TOKEN_REQUEST_URL is unset');
+    expect(run.stdout).toContain('id-token: write');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '::error::agent-coordinator: assignment_failed',
+    );
+  });
+
+  it('names each bad input variable and exits 2', async () => {
+    fx = createGitFixture('agent/7/task_001');
+    const env = {
+      ...actionEnv('http://127.0.0.1:9', fx.workspace, 'false'),
+      INPUT_TASK_ID: 'Bad Id',
+      INPUT_ISSUE: 'x',
+    };
+    const run = await runBundle(env, fx.workspace);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain('INPUT_TASK_ID: expected a task id');
+    expect(run.stdout).toContain('INPUT_ISSUE: expected a whole number');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: bad_input');
+  });
+});
