@@ -4,7 +4,8 @@
  * emoji, math, HTML or formatting, and no way to open a block. Two layers, because GitHub has
  * two (see the README, "Untrusted text"):
  * - cmark-gfm parses the markdown: a backslash before ASCII punctuation makes it literal, which
- *   covers emphasis, code, links, images, HTML, tables, strikethrough and math (`$`).
+ *   covers emphasis, code, links, images, tables, strikethrough and math (`$`); `<`, `>` and
+ *   `&` become entities, so no HTML and no entity survives.
  * - GitHub then scans the rendered text (outside `<code>` and `<a>`) for `@login`,
  *   `@org/team`, `#12`, `GH-12`, `owner/repo#12`, commit SHAs, `:emoji:`, and cmark-gfm's
  *   autolink extension for `https://`, `www.` and e-mail addresses. A backslash is gone by
@@ -22,8 +23,11 @@ const INVISIBLE =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-// Every character cmark-gfm (with GitHub's extensions) gives inline meaning to.
-const BACKSLASHED = new Set(['\\', '`', '*', '_', '[', ']', '<', '>', '&', '~', '|', '$']);
+// Every character cmark-gfm (with GitHub's extensions) gives inline meaning to. HTML's own
+// three become entities, which read the same and keep raw `<` out of the markdown altogether.
+const BACKSLASHED = new Set(['\\', '`', '*', '_', '[', ']', '~', '|', '$']);
+const ENTITIES: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
+const ALPHANUMERIC = /[\p{L}\p{N}]/u;
 // What may follow `:` in `https://` or an `:emoji:` shortcode.
 const AFTER_COLON = /[/\p{L}\p{N}_+-]/u;
 const LETTER = /\p{L}/u;
@@ -72,13 +76,20 @@ export function escapeInlineText(text: string): string {
       i += 2;
       continue;
     }
-    out += BACKSLASHED.has(c) ? `\\${c}` : c;
+    out += ENTITIES[c] ?? (BACKSLASHED.has(c) && !intraword(chars, i) ? `\\${c}` : c);
     if (c === '@' || c === '#') out += WORD_JOINER;
     else if (c === ':' && AFTER_COLON.test(next)) out += WORD_JOINER;
     // `GH-12`, and the `PREFIX-12` of a repository's own autolinks.
     else if (c === '-' && DIGIT.test(next) && LETTER.test(chars[i - 1] ?? '')) out += WORD_JOINER;
   }
   return out;
+}
+
+/** `task_001`: an underscore inside a word can neither open nor close emphasis. */
+function intraword(chars: readonly string[], i: number): boolean {
+  return (
+    chars[i] === '_' && ALPHANUMERIC.test(chars[i - 1] ?? '') && ALPHANUMERIC.test(chars[i + 1] ?? '')
+  );
 }
 
 function breakShaLikeRuns(text: string): string {
