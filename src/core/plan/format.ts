@@ -1,5 +1,5 @@
 import type { PlanError } from './types.js';
-import { escapeInlineText, stripInvisible } from '../inert-markdown.js';
+import { escapeInlineText, neutraliseHtmlComments, stripInvisible } from '../inert-markdown.js';
 import { LINE_BREAKS_AND_CONTROLS, sanitizeForCode } from './quote.js';
 
 // Messages quote untrusted values in backtick spans (see quote.ts). Those spans are kept
@@ -36,14 +36,14 @@ function location(error: PlanError): string {
 }
 
 function renderMessage(message: string): string {
-  const flat = stripInvisible(message.replace(LINE_BREAKS_AND_CONTROLS, ' '));
+  const flat = stripInvisible(message.replace(/\r\n/g, '\n').replace(LINE_BREAKS_AND_CONTROLS, ' '));
   const parts = flat.split('`');
   // An odd number of backticks cannot be paired into spans: escape them all.
   if (parts.length % 2 === 0) return escapeInlineText(flat);
   return parts
     .map((part, i) => {
       if (i % 2 === 0) return escapeInlineText(part);
-      return part === '' ? '\\`\\`' : '`' + part + '`';
+      return part === '' ? '\\`\\`' : '`' + neutraliseHtmlComments(part) + '`';
     })
     .join('');
 }
