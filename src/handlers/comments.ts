@@ -119,7 +119,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         accepted++;
         if (outcome.reply) replies.push(outcome.reply);
       } else if (allowed || replies.length === 0) {
-        replies.push(`\`/${name}\`: ${outcome.reason}.`);
+        replies.push(`\`/${name}\`: ${outcome.reason.replace(/\.$/, '')}.`);
       }
       if (!allowed) break; // one short reply, nothing changes
     }

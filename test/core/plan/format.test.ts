@@ -30,7 +30,7 @@ describe('formatPlanErrors', () => {
   });
 
   it.each([
-    { name: 'newlines', message: 'a\nb\r\nc\u2028d', has: 'a b  c d' },
+    { name: 'newlines', message: 'a\nb\r\nc\u2028d', has: 'a b c d' },
     {
       name: 'HTML outside code',
       message: '<img src=x> & <!-- c -->',
