@@ -71,7 +71,13 @@ export function escapeInlineText(text: string): string {
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
     const next = chars[i + 1] ?? '';
-    if ((c === 'w' || c === 'W') && chars.slice(i, i + 4).join('').toLowerCase() === 'www.') {
+    if (
+      (c === 'w' || c === 'W') &&
+      chars
+        .slice(i, i + 4)
+        .join('')
+        .toLowerCase() === 'www.'
+    ) {
       out += `${chars.slice(i, i + 3).join('')}${WORD_JOINER}`;
       i += 2;
       continue;
@@ -88,7 +94,9 @@ export function escapeInlineText(text: string): string {
 /** `task_001`: an underscore inside a word can neither open nor close emphasis. */
 function intraword(chars: readonly string[], i: number): boolean {
   return (
-    chars[i] === '_' && ALPHANUMERIC.test(chars[i - 1] ?? '') && ALPHANUMERIC.test(chars[i + 1] ?? '')
+    chars[i] === '_' &&
+    ALPHANUMERIC.test(chars[i - 1] ?? '') &&
+    ALPHANUMERIC.test(chars[i + 1] ?? '')
   );
 }
 

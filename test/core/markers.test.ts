@@ -57,8 +57,16 @@ describe('markers and names', () => {
     ['with another run id too', `${MARKER}\n<!-- agent-coordinator:plan run_id=43 -->`, undefined],
     ['with a word joiner after <', MARKER.replace('<', '<\u2060'), undefined],
     ['with an entity for <', MARKER.replace('<', '&lt;'), undefined],
-    ['with a run id past 19 digits', '<!-- agent-coordinator:plan run_id=12345678901234567890 -->', undefined],
-    ['with an unsafe run id', '<!-- agent-coordinator:plan run_id=9999999999999999999 -->', undefined],
+    [
+      'with a run id past 19 digits',
+      '<!-- agent-coordinator:plan run_id=12345678901234567890 -->',
+      undefined,
+    ],
+    [
+      'with an unsafe run id',
+      '<!-- agent-coordinator:plan run_id=9999999999999999999 -->',
+      undefined,
+    ],
     ['nowhere', FENCE, undefined],
   ])('reads the plan marker on %s', (_where, body, id) => {
     expect(parsePlanMarker(body)).toBe(id);

@@ -21,7 +21,8 @@ export function renderGfm(markdown: string): string {
         : `${CMARK_GFM} failed: ${result.error.message}`,
     );
   }
-  if (result.status !== 0) throw new Error(`${CMARK_GFM} exited ${result.status}: ${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${CMARK_GFM} exited ${result.status}: ${result.stderr}`);
   return result.stdout;
 }
 
@@ -63,7 +64,8 @@ const NAMED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', qu
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
     if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+      const code =
+        name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
       return String.fromCodePoint(code);
     }
     return NAMED[name] ?? whole;

@@ -67,7 +67,11 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
       taskView({ id: `t_${i}`, title: text, waiting: text, state: 'pending', attempts: 1 }),
     );
     const body = renderStatusComment(
-      statusView({ runState: 'held', tasks, holdReason: '/hold by @alice see #1 https://x.example' }),
+      statusView({
+        runState: 'held',
+        tasks,
+        holdReason: '/hold by @alice see #1 https://x.example',
+      }),
     );
     const tokens = tokenize(renderGfm(body));
     const rows = elements(tokens, 'tr').slice(1);
@@ -113,7 +117,9 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
         const quoted = elements(tokens, 'code').map((code) => visibleText(code));
         const expected = asRead(text).replace(/\s+/g, ' ');
         expect(quoted.some((shown) => readsAs(shown, expected))).toBe(true);
-        expect(githubReferences(tokens)).toEqual([{ kind: 'mention or team', text: '@maintainer' }]);
+        expect(githubReferences(tokens)).toEqual([
+          { kind: 'mention or team', text: '@maintainer' },
+        ]);
         expect(reply).not.toContain('<!--');
         expect(parsePlanMarker(reply)).toBeUndefined();
       }
@@ -166,7 +172,9 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
       expect(readsAs(lines, asRead(text).replace(/\s+/g, ' '))).toBe(true);
       expect(githubReferences(quote)).toEqual([]);
 
-      const row = elements(tokens, 'tr').find((r) => visibleText(elements(r, 'td')[0] ?? []) === 'dep');
+      const row = elements(tokens, 'tr').find(
+        (r) => visibleText(elements(r, 'td')[0] ?? []) === 'dep',
+      );
       expectInertText(elements(row ?? [], 'td')[1] ?? [], asRead(text));
       expect(summary).not.toContain('<!--');
       expect(parsePlanMarker(summary)).toBeUndefined();
@@ -230,7 +238,13 @@ describe('text the App echoes never carries a marker', () => {
     [
       'a failure comment',
       (text) =>
-        renderFailureComment({ taskKey: 'a', attempts: 1, reason: text, logUrl: null, blocked: [] }),
+        renderFailureComment({
+          taskKey: 'a',
+          attempts: 1,
+          reason: text,
+          logUrl: null,
+          blocked: [],
+        }),
     ],
     [
       'an order check',

@@ -36,7 +36,9 @@ function location(error: PlanError): string {
 }
 
 function renderMessage(message: string): string {
-  const flat = stripInvisible(message.replace(/\r\n/g, '\n').replace(LINE_BREAKS_AND_CONTROLS, ' '));
+  const flat = stripInvisible(
+    message.replace(/\r\n/g, '\n').replace(LINE_BREAKS_AND_CONTROLS, ' '),
+  );
   const parts = flat.split('`');
   // An odd number of backticks cannot be paired into spans: escape them all.
   if (parts.length % 2 === 0) return escapeInlineText(flat);

@@ -2,8 +2,6 @@
 // issue text end up here. These helpers make sure such text stays text in its medium.
 import { flattenLine, inertInline, neutraliseHtmlComments } from '../inert-markdown.js';
 
-export { neutraliseHtmlComments };
-
 /** Cuts to at most `max` code points (never splitting a surrogate pair), marking the cut. */
 export function truncate(text: string, max: number): string {
   const points = Array.from(text);

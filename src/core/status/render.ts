@@ -1,7 +1,7 @@
 import type { RunState, TaskState } from '../states.js';
 import { COMMANDS_DETAILS } from './commands.js';
-import { inertInline } from '../inert-markdown.js';
-import { neutraliseHtmlComments, sanitizeMarkdownBlock, truncate } from './escape.js';
+import { inertInline, neutraliseHtmlComments } from '../inert-markdown.js';
+import { sanitizeMarkdownBlock, truncate } from './escape.js';
 import { renderMermaidGraph } from './mermaid.js';
 import { formatUsd, moreTasksRow, renderTaskRow, TABLE_HEADER } from './table.js';
 import { STATUS_MARKER, type RenderOptions, type StatusView } from './types.js';
