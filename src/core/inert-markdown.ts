@@ -13,7 +13,11 @@
  *   two characters to touch: a person reads the same characters, no pattern matches.
  */
 
-/** U+2060: invisible, no width, no line break, no emoji or bidi meaning. */
+/**
+ * U+2060: invisible, no width, no line break, no emoji or bidi meaning. Not U+200D (the
+ * zero-width joiner used before): that one is a Join_Control, a word character to
+ * Unicode-aware patterns, and it glues emoji sequences (`#` and digits are emoji).
+ */
 export const WORD_JOINER = '\u2060';
 
 const LINE_BREAKS = /\r\n?|[\n\u2028\u2029]/g;
