@@ -1,4 +1,5 @@
 /** Hidden markers the coordinator and its workers leave in comments and PR bodies (SPEC §2, §5, §6). */
+import { classifyLines, splitLines } from './commands/markdown-lines.js';
 
 export interface Usage {
   costUsd: number;
@@ -8,7 +9,8 @@ export interface Usage {
 
 const USAGE =
   /<!-- agent-coordinator:usage cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+) -->/g;
-const PLAN = /<!-- agent-coordinator:plan run_id=(\d{1,19}) -->/;
+// On a line of its own, as an HTML block may be indented: up to three spaces.
+const PLAN_LINE = /^ {0,3}<!-- agent-coordinator:plan run_id=(\d{1,19}) -->[ \t]*$/;
 const TASK =
   /<!-- agent-coordinator:task issue=(\d+) task=([a-z0-9][a-z0-9_-]{0,39}) attempt=(\d+) -->/;
 
@@ -26,10 +28,23 @@ export function parseUsageMarker(body: string | null | undefined): Usage | undef
   return last && Number.isFinite(last.costUsd) ? last : undefined;
 }
 
+/**
+ * The planner's workflow run id, from its marker on a line of its own anywhere outside code
+ * blocks, quotes and HTML comments: a marker quoted in the plan, in a quote or inline in a
+ * sentence (as a reply echoing one would have it) is not one. Two different run ids are
+ * no answer at all.
+ */
 export function parsePlanMarker(body: string | null | undefined): number | undefined {
-  const match = body ? PLAN.exec(body) : null;
-  if (!match) return undefined;
-  const id = Number(match[1]);
+  if (!body) return undefined;
+  const lines = splitLines(body);
+  const kinds = classifyLines(lines);
+  const ids = new Set<string>();
+  lines.forEach((line, i) => {
+    const match = kinds[i] === 'html_comment' ? PLAN_LINE.exec(line) : null;
+    if (match) ids.add(match[1]!);
+  });
+  if (ids.size !== 1) return undefined;
+  const id = Number([...ids][0]);
   return Number.isSafeInteger(id) ? id : undefined;
 }
 

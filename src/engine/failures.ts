@@ -1,6 +1,7 @@
 import { parseDuration } from '../config/schema.js';
 import { DependencyIndex } from '../core/scheduler/index.js';
 import type { TaskState } from '../core/states.js';
+import { renderFailureComment } from '../core/status/index.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
@@ -56,15 +57,14 @@ export async function failTaskForGood(
   if (!failed) return;
   const blocked = await blockDependents(engine, scope.run.id, failed.taskKey);
   engine.log.warn({ run: scope.run.id, task: failed.taskKey, reason, blocked }, 'task failed');
-  const lines = [
-    `**agent-coordinator**: task \`${failed.taskKey}\` failed after ${failed.attemptCount} attempt${failed.attemptCount === 1 ? '' : 's'}: ${reason.replace(/`/g, "'")}.`,
-    logUrl ? `Log: ${logUrl}` : '',
-    blocked.length > 0
-      ? `Blocked until it succeeds: ${blocked.map((k) => `\`${k}\``).join(', ')}.`
-      : '',
-    `Comment \`/retry ${failed.taskKey} [feedback]\` to run it again.`,
-  ].filter(Boolean);
-  await scope.port.createIssueComment(scope.repo, scope.run.issueNumber, lines.join('\n\n'));
+  const body = renderFailureComment({
+    taskKey: failed.taskKey,
+    attempts: failed.attemptCount,
+    reason,
+    logUrl,
+    blocked,
+  });
+  await scope.port.createIssueComment(scope.repo, scope.run.issueNumber, body);
   engine.requestStatus(scope.run.id);
   await settleRun(engine, scope);
 }

@@ -1,4 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
+import { inertInline } from '../core/inert-markdown.js';
 import { extractTasksBlock, formatPlanErrors, parsePlanMarkdown } from '../core/plan/index.js';
 import { buildWorkerInputs } from '../core/worker-inputs.js';
 import { statusOf, type GitHubPort, type RepoCoords } from '../github/port.js';
@@ -163,7 +164,7 @@ export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<
     if (status === 404 || status === 422) {
       await engine.store.runs.setPlanInvalid(
         run.id,
-        `- The planner could not be dispatched: GitHub answered ${status} (${(error as Error).message.replace(/[`<>]/g, "'")}). Check that \`.github/workflows/${config.worker.workflow}\` exists on the default branch, or put a \`tasks\` block in the issue.`,
+        `- The planner could not be dispatched: GitHub answered ${status} (${inertInline((error as Error).message)}). Check that \`.github/workflows/${config.worker.workflow}\` exists on the default branch, or put a \`tasks\` block in the issue.`,
         'planner',
       );
       await engine.store.runs.updatePlanAttempt(attempt.id, {

@@ -73,7 +73,6 @@ export async function renderRunStatus(engine: Engine, run: RunRow): Promise<stri
   if (run.state === 'planning') notes.push('Planning: waiting for the planner job to post a plan.');
   if (run.state === 'awaiting_approval')
     notes.push('Waiting for `/approve` on this issue to start.');
-  if (run.state === 'held' && run.holdReason) notes.push(`Held: ${run.holdReason}`);
   return renderStatusComment({
     runState: run.state as RunState,
     issueNumber: run.issueNumber,
@@ -82,6 +81,7 @@ export async function renderRunStatus(engine: Engine, run: RunRow): Promise<stri
     budgetUsd: config.budget.maxCostUsdPerRun,
     planErrors: run.planError ?? undefined,
     notes,
+    holdReason: run.state === 'held' ? (run.holdReason ?? undefined) : undefined,
     updatedAt: engine.now().toISOString(),
   });
 }

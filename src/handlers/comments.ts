@@ -38,7 +38,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
           ?.id === services.appId;
       if (issue.pull_request || !(byThisApp || PLANNER_AUTHORS.has(comment.user?.login ?? '')))
         return;
-      const runId = plannerRunId(comment.body);
+      const runId = parsePlanMarker(comment.body);
       if (runId === undefined) return;
       const run = await engine.store.runs.activeRun(repository.id, issue.number);
       if (!run || (run.state !== 'planning' && run.state !== 'plan_invalid')) return;
@@ -119,7 +119,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         accepted++;
         if (outcome.reply) replies.push(outcome.reply);
       } else if (allowed || replies.length === 0) {
-        replies.push(`\`/${name}\`: ${outcome.reason}.`);
+        replies.push(`\`/${name}\`: ${outcome.reason.replace(/\.$/, '')}.`);
       }
       if (!allowed) break; // one short reply, nothing changes
     }
@@ -149,18 +149,6 @@ async function taskOfPullRequest(services: AppServices, repositoryId: number, nu
   const found = await services.engine!.store.attempts.pullWithTask(repositoryId, number);
   if (!found) return undefined;
   return { run: found.run, task: found.task };
-}
-
-/**
- * The plan marker counts only as the whole last line, as the planner writes it: a marker quoted
- * inside the plan is not one, nor is one the App's own replies quote back from a comment.
- */
-function plannerRunId(body: string): number | undefined {
-  const lines = body.trimEnd().split(/\r?\n/);
-  const last = (lines[lines.length - 1] ?? '').trim();
-  return /^<!-- agent-coordinator:plan run_id=\d{1,19} -->$/.test(last)
-    ? parsePlanMarker(last)
-    : undefined;
 }
 
 /** Permissions are asked of GitHub, cached briefly per (repository, user). */

@@ -1,5 +1,6 @@
 import type { Probot } from 'probot';
 import { validateConfig } from '../config/load.js';
+import { codeSpan } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { WRITE_ROLES } from '../github/port.js';
 import type { AppServices } from '../app.js';
@@ -77,7 +78,8 @@ function rawLabel(file: { ok: boolean; raw?: unknown }): string | undefined {
 }
 
 export function configErrorComment(errors: string[]): string {
-  const lines = errors.map((e) => `- \`${e.replace(/`/g, "'")}\``);
+  // Each error is quoted as code: it may repeat a key or value from the file as written.
+  const lines = errors.map((e) => `- ${codeSpan(e, 300)}`);
   return [
     '**agent-coordinator** cannot start: `.github/agent-coordinator.yml` is invalid.',
     '',

@@ -18,7 +18,7 @@ describe('markers and names', () => {
   });
 
   it('reads plan and task markers', () => {
-    expect(parsePlanMarker('x <!-- agent-coordinator:plan run_id=9876543210 -->')).toBe(9876543210);
+    expect(parsePlanMarker('<!-- agent-coordinator:plan run_id=9876543210 -->')).toBe(9876543210);
     expect(parsePlanMarker('<!-- agent-coordinator:plan run_id=abc -->')).toBeUndefined();
     expect(
       parseTaskMarker('<!-- agent-coordinator:task issue=7 task=task_001 attempt=2 -->'),
@@ -27,6 +27,49 @@ describe('markers and names', () => {
       task: 'task_001',
       attempt: 2,
     });
+  });
+
+  const MARKER = '<!-- agent-coordinator:plan run_id=42 -->';
+  const FENCE = '```tasks\n- id: a\n  title: A\n```';
+  it.each([
+    ['the last line', `${FENCE}\n${MARKER}`, 42],
+    ['the last line, then a newline', `${FENCE}\n${MARKER}\n`, 42],
+    ['the first line', `${MARKER}\n${FENCE}`, 42],
+    ['a line between paragraphs', `Plan:\n\n${MARKER}\n\n${FENCE}\n\nDone.`, 42],
+    ['right after a paragraph line', `Here is the plan.\n${MARKER}\n${FENCE}`, 42],
+    ['with CRLF line endings', `${FENCE}\r\n${MARKER}\r\n`, 42],
+    ['indented up to three spaces', `${FENCE}\n   ${MARKER}`, 42],
+    ['with trailing spaces', `${FENCE}\n${MARKER}  `, 42],
+    ['twice with the same run id', `${MARKER}\n${FENCE}\n${MARKER}`, 42],
+    ['after a closed HTML comment', `<!-- note -->\n${MARKER}`, 42],
+    ['inside a code fence', `\`\`\`\n${MARKER}\n\`\`\``, undefined],
+    ['inside the tasks block', '```tasks\n' + MARKER + '\n```', undefined],
+    ['inside a tilde fence', `~~~\n${MARKER}\n~~~`, undefined],
+    ['inside an unclosed fence', `\`\`\`\n${MARKER}`, undefined],
+    ['in a blockquote', `> ${MARKER}`, undefined],
+    ['in a nested blockquote', `> > ${MARKER}`, undefined],
+    ['inline after text', `Plan ${MARKER}`, undefined],
+    ['inline before text', `${MARKER} done`, undefined],
+    ['in a code span', `\`${MARKER}\``, undefined],
+    ['indented four spaces', `${FENCE}\n\n    ${MARKER}`, undefined],
+    ['inside an open HTML comment', `<!--\n${MARKER}\n-->`, undefined],
+    ['in a list item', `- ${MARKER}`, undefined],
+    ['with another run id too', `${MARKER}\n<!-- agent-coordinator:plan run_id=43 -->`, undefined],
+    ['with a word joiner after <', MARKER.replace('<', '<\u2060'), undefined],
+    ['with an entity for <', MARKER.replace('<', '&lt;'), undefined],
+    [
+      'with a run id past 19 digits',
+      '<!-- agent-coordinator:plan run_id=12345678901234567890 -->',
+      undefined,
+    ],
+    [
+      'with an unsafe run id',
+      '<!-- agent-coordinator:plan run_id=9999999999999999999 -->',
+      undefined,
+    ],
+    ['nowhere', FENCE, undefined],
+  ])('reads the plan marker on %s', (_where, body, id) => {
+    expect(parsePlanMarker(body)).toBe(id);
   });
 
   it.each([

@@ -292,7 +292,7 @@ describe('review and merge (GitHub double)', () => {
     expect((await task(issue, 'b'))?.state).toBe('merged');
     expect((await task(issue, 'c'))?.state).toBe('pending');
     const note = (s.double.comments(REPO, issue) as Array<{ body: string }>).find((c) =>
-      c.body.includes('budget reached'),
+      c.body.startsWith('**agent-coordinator**: budget reached'),
     );
     expect(note?.body).toContain('$1.20 of $1.00');
     expect(statusComment(s.double, issue)).toContain('budget reached');

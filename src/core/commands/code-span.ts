@@ -1,19 +1,28 @@
+import { neutraliseHtmlComments, stripInvisible, WORD_JOINER } from '../inert-markdown.js';
+
 const MAX_LENGTH = 60;
+// GitHub draws a colour swatch for a code span that holds only a colour (`#0969DA`,
+// `rgb(9, 105, 218)`, `hsl(…)`); a word joiner after its first character keeps it text.
+const COLOUR = /^(?:#[0-9a-f]{3,8}|(?:rgb|hsl)a?\(.*\))$/i;
 
 /**
- * Wraps commenter text in an inline code span that renders it literally: no mentions, no
- * HTML, no emphasis, and no way for its own backticks to end the span early. Whitespace runs
- * become one space (a code span shows newlines as spaces anyway) and long text is cut.
+ * Wraps commenter text in an inline code span that renders it literally: GitHub neither
+ * links, mentions nor references anything inside `<code>`, and cmark-gfm renders its HTML and
+ * emphasis as text. Its own backticks cannot end the span early, and a `<!--` in it never
+ * reads as one of our markers. Whitespace runs become one space (a code span shows newlines
+ * as spaces anyway) and long text is cut.
  */
-export function codeSpan(raw: string): string {
-  let text = raw.replace(/\s+/g, ' ').trim();
-  if (text.length > MAX_LENGTH) {
-    let cut = MAX_LENGTH - 1;
+export function codeSpan(raw: string, maxLength = MAX_LENGTH): string {
+  let text = stripInvisible(raw).replace(/\s+/g, ' ').trim();
+  if (text.length > maxLength) {
+    let cut = maxLength - 1;
     // Never split a surrogate pair.
     if (isHighSurrogate(text.charCodeAt(cut - 1))) cut--;
     text = `${text.slice(0, cut)}…`;
   }
   if (text === '') return '` `';
+  if (COLOUR.test(text)) text = `${text.slice(0, 1)}${WORD_JOINER}${text.slice(1)}`;
+  text = neutraliseHtmlComments(text);
   let longestRun = 0;
   for (const run of text.match(/`+/g) ?? []) longestRun = Math.max(longestRun, run.length);
   const fence = '`'.repeat(longestRun + 1);

@@ -9,3 +9,4 @@ export { COMMAND_NAMES } from './command-names.js';
 export { parseCommands } from './parse-commands.js';
 export { describeParseError } from './describe-error.js';
 export { helpText } from './help-text.js';
+export { codeSpan } from './code-span.js';

@@ -1,6 +1,7 @@
 /**
- * Decides which lines of a comment may hold a command: the ones GitHub renders as plain
- * text, i.e. outside fenced code, blockquotes and HTML comments. A line-by-line CommonMark
+ * Decides which lines of a comment may hold a command (the ones GitHub renders as plain
+ * text, i.e. outside fenced code, blockquotes and HTML comments) or one of our markers (an
+ * HTML comment on a line of its own, outside fenced code and blockquotes). A line-by-line CommonMark
  * approximation, kept linear in the comment's length so a huge comment cannot stall a webhook.
  */
 
@@ -20,10 +21,21 @@ export function firstNonSpace(line: string): number {
   return line.search(NON_SPACE);
 }
 
+/**
+ * What each line is, for commands and markers: `text` is rendered as plain text (it may start
+ * a command), `html_comment` opens an HTML comment outside code and quotes (it may be one of
+ * our markers), `other` is blank, fenced, quoted or inside an HTML comment.
+ */
+export type LineKind = 'text' | 'html_comment' | 'other';
+
 /** `mask[i]` is true when line i is rendered as plain text and so may start a command. */
 export function commandLineMask(lines: readonly string[]): boolean[] {
+  return classifyLines(lines).map((kind) => kind === 'text');
+}
+
+export function classifyLines(lines: readonly string[]): LineKind[] {
   const closesBeforeParagraphEnd = inlineCommentLookahead(lines);
-  const mask = new Array<boolean>(lines.length).fill(false);
+  const kinds = new Array<LineKind>(lines.length).fill('other');
   let state = TEXT;
   lines.forEach((line, i) => {
     switch (state.kind) {
@@ -53,16 +65,17 @@ export function commandLineMask(lines: readonly string[]): boolean[] {
         }
         if (rest.startsWith('<!--')) {
           // An HTML block: the whole line is raw HTML, up to and including the line with -->.
+          kinds[i] = 'html_comment';
           state = line.includes('-->', start + 4) ? TEXT : { kind: 'html_block' };
           return;
         }
-        mask[i] = true;
+        kinds[i] = 'text';
         state = scanInlineComments(line, start, i, closesBeforeParagraphEnd);
         return;
       }
     }
   });
-  return mask;
+  return kinds;
 }
 
 function runLength(text: string, from: number, char: string): number {

@@ -1,6 +1,7 @@
 // Check run output carries untrusted text (veto reasons, task titles). These helpers keep it
 // readable and verbatim while making sure it can neither ping people nor inject markup, and
-// stays inside GitHub's size limits.
+// stays inside GitHub's size limits. The summary is markdown: see inertInline for its text.
+import { flattenLine, WORD_JOINER } from '../inert-markdown.js';
 
 /** GitHub's limit for `output.title`. */
 export const CHECK_TITLE_MAX = 1000;
@@ -10,35 +11,14 @@ export const CHECK_TITLE_MAX = 1000;
  */
 export const CHECK_SUMMARY_MAX_BYTES = 65535;
 
-const ZWJ = '\u200d';
-const LINE_BREAKS = /\r\n?|[\n\u2028\u2029]/g;
-// C0/C1 controls (tabs and newlines are handled apart) and bidi overrides.
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
 /** `@user` and `@org/team` still read the same but no longer mention anyone. */
-export function neutraliseMentions(text: string): string {
-  return text.replace(/@(?=[\p{L}\p{N}_-])/gu, `@${ZWJ}`);
-}
-
-/** Markdown keeps the text, HTML turns into text: no tags, no `<!--` that hides the rest. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
-}
-
-/** One line, no invisible controls. */
-export function flattenLine(text: string): string {
-  return text.replace(LINE_BREAKS, ' ').replace(/\t/g, ' ').replace(INVISIBLE, '');
+function neutraliseMentions(text: string): string {
+  return text.replace(/@(?=[\p{L}\p{N}_-])/gu, `@${WORD_JOINER}`);
 }
 
 /** Untrusted text for a plain-text field such as the check run title. */
 export function plainText(text: string): string {
   return neutraliseMentions(flattenLine(text));
-}
-
-/** Untrusted text for markdown, keeping its lines. */
-export function markdownText(text: string): string {
-  return neutraliseMentions(escapeHtml(text.replace(/\r\n?/g, '\n').replace(INVISIBLE, '')));
 }
 
 /** At most `max` code points (never splitting a surrogate pair), marking the cut with `…`. */

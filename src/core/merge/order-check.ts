@@ -1,13 +1,10 @@
 import { formatWaitReason } from '../scheduler/index.js';
+import { inertInline, inertLines } from '../inert-markdown.js';
 import {
   CHECK_SUMMARY_MAX_BYTES,
   CHECK_TITLE_MAX,
   capBytes,
   capChars,
-  escapeHtml,
-  flattenLine,
-  markdownText,
-  neutraliseMentions,
   plainText,
 } from './check-text.js';
 import { unmergedDeps } from './dependency-order.js';
@@ -101,16 +98,14 @@ function depsTable(
   return ['| dependency | title | state | PR |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
-/** A table cell: one line, no HTML, no mentions, no cell breaks. */
+/** A table cell that reads as written: one line, no cell breaks, no markup. */
 function cell(text: string): string {
-  const safe = neutraliseMentions(escapeHtml(flattenLine(capChars(text, MAX_CELL))));
-  return safe.replace(/[\\|]/g, (c) => `\\${c}`);
+  return inertInline(capChars(text, MAX_CELL));
 }
 
-/** The reason as a blockquote: its markdown renders, its lines stay, its HTML does not. */
+/** The reason as a blockquote of its own lines, each read as written (no markup, no links). */
 function quote(text: string): string {
-  return markdownText(text)
-    .split('\n')
-    .map((line) => `> ${line}`)
+  return inertLines(text)
+    .map((line) => (line === '' ? '>' : `> ${line}`))
     .join('\n');
 }

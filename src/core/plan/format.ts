@@ -1,4 +1,5 @@
 import type { PlanError } from './types.js';
+import { escapeInlineText, neutraliseHtmlComments, stripInvisible } from '../inert-markdown.js';
 import { LINE_BREAKS_AND_CONTROLS, sanitizeForCode } from './quote.js';
 
 // Messages quote untrusted values in backtick spans (see quote.ts). Those spans are kept
@@ -35,36 +36,16 @@ function location(error: PlanError): string {
 }
 
 function renderMessage(message: string): string {
-  const flat = message.replace(LINE_BREAKS_AND_CONTROLS, ' ');
+  const flat = stripInvisible(
+    message.replace(/\r\n/g, '\n').replace(LINE_BREAKS_AND_CONTROLS, ' '),
+  );
   const parts = flat.split('`');
   // An odd number of backticks cannot be paired into spans: escape them all.
-  if (parts.length % 2 === 0) return escapeProse(flat);
+  if (parts.length % 2 === 0) return escapeInlineText(flat);
   return parts
     .map((part, i) => {
-      if (i % 2 === 0) return escapeProse(part);
-      return part === '' ? '\\`\\`' : '`' + part + '`';
+      if (i % 2 === 0) return escapeInlineText(part);
+      return part === '' ? '\\`\\`' : '`' + neutraliseHtmlComments(part) + '`';
     })
     .join('');
-}
-
-/** Escape text so it renders literally: no emphasis, links, HTML, mentions or references. */
-export function escapeProse(text: string): string {
-  return text.replace(/[\\`*_[\]~|#<>&@]/g, (c) => {
-    switch (c) {
-      case '<':
-        return '&lt;';
-      case '>':
-        return '&gt;';
-      case '&':
-        return '&amp;';
-      // GitHub links mentions and issue references after markdown is parsed, so a
-      // backslash does not stop them; a zero-width space does.
-      case '@':
-        return '@\u200b';
-      case '#':
-        return '#\u200b';
-      default:
-        return '\\' + c;
-    }
-  });
 }

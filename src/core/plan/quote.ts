@@ -1,3 +1,4 @@
+import { neutraliseHtmlComments } from '../inert-markdown.js';
 // Every untrusted value that goes into a PlanError message passes through here, so the
 // message's backtick spans are always well-formed and formatPlanErrors can trust them.
 
@@ -11,9 +12,11 @@ export function truncate(text: string, max: number): string {
   return points.length <= max ? text : points.slice(0, max).join('') + '…';
 }
 
-/** The text a code span may hold: one line, no backticks. */
+/** The text a code span may hold: one line, no backticks, no `<!--` that reads as a marker. */
 export function sanitizeForCode(text: string, max = 80): string {
-  const clean = truncate(text, max).replace(/`/g, 'ˋ').replace(LINE_BREAKS_AND_CONTROLS, ' ');
+  const clean = neutraliseHtmlComments(
+    truncate(text, max).replace(/`/g, 'ˋ').replace(LINE_BREAKS_AND_CONTROLS, ' '),
+  );
   return clean === '' ? '""' : clean;
 }
 

@@ -1,14 +1,6 @@
 // Everything rendered from task titles, ids, errors and notes is untrusted: planner output and
 // issue text end up here. These helpers make sure such text stays text in its medium.
-
-const LINE_BREAKS = /\r\n?|[\n\u2028\u2029]/g;
-// Other C0/C1 controls and bidi overrides (which can make a cell read as something it is not).
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-function flatten(text: string): string {
-  return text.replace(LINE_BREAKS, ' ').replace(/\t/g, ' ').replace(INVISIBLE, '');
-}
+import { flattenLine, inertInline, neutraliseHtmlComments } from '../inert-markdown.js';
 
 /** Cuts to at most `max` code points (never splitting a surrogate pair), marking the cut. */
 export function truncate(text: string, max: number): string {
@@ -16,27 +8,12 @@ export function truncate(text: string, max: number): string {
   return points.length <= max ? text : `${points.slice(0, Math.max(0, max - 1)).join('')}…`;
 }
 
-const CELL_ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\\\',
-  '|': '\\|',
-  '`': '\\`',
-  '[': '\\[',
-  ']': '\\]',
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-};
-
 /**
- * One table cell's worth of plain text: no cell breaks (`|`, newlines), no code spans, no
- * HTML (so no `<!--` marker look-alikes, no `<details>`), no links or images. Backslashes are
- * escaped too, or `\|` in the input would turn our `\|` back into a cell break.
+ * One table cell's worth of text that renders as written: no cell breaks (`|`, newlines), no
+ * code spans, HTML, links, references, mentions or formatting (see inertInline).
  */
 export function escapeMarkdownCell(text: string): string {
-  // A zero-width joiner after `@` keeps a title like "@org/team" from pinging anyone.
-  return flatten(text)
-    .replace(/[\\|`[\]&<>]/g, (c) => CELL_ESCAPES[c] ?? c)
-    .replace(/@(?=[\w-])/g, '@\u200d');
+  return inertInline(text);
 }
 
 const MERMAID_NAMED: Readonly<Record<string, string>> = {
@@ -48,19 +25,28 @@ const MERMAID_NAMED: Readonly<Record<string, string>> = {
 // Letters, digits, spaces and punctuation that mean nothing inside a quoted Mermaid label.
 // `#` is not here: Mermaid reads `#name;` as an entity. `%` is not: `%%{init}%%` directives
 // are recognised anywhere in the text. `>` and `"` are not: `-->` edges and quote breakouts.
-const MERMAID_SAFE = /^[\p{L}\p{N} _.,:;/()+?!'@=*-]$/u;
+// `:` is not: before parsing, Mermaid drops the last `;` of any line matching
+// `style.*:\S*#.*;` (so `style x fill:#f00;` lost a character of its `#35;`), and after it
+// turns `fa:fa-car` into an icon; with no literal `:` neither can happen.
+const MERMAID_SAFE = /^[\p{L}\p{N} _.,;/()+?!'@=*-]$/u;
+// Mermaid marks its entities with these pairs and replaces them in the finished SVG, even
+// when they came from an entity: `ﬂ°` becomes `&`, `¶ß` becomes `;`. An invisible word
+// joiner between the two keeps such text as written.
+const MERMAID_SENTINEL_PAIRS = new Set(['\ufb02\u00b0', '\u00b6\u00df']);
+const WORD_JOINER_ENTITY = '#8288;';
 
 /**
- * A quoted Mermaid node label, e.g. `"task_001: Say #quot;hi#quot;"`. Anything outside a small
- * safe set becomes a Mermaid entity (`#quot;`, `#lt;`, `#96;`), which Mermaid turns into
+ * A quoted Mermaid node label, e.g. `"task_001#58; Say #quot;hi#quot;"`. Anything outside a
+ * small safe set becomes a Mermaid entity (`#quot;`, `#lt;`, `#96;`), which Mermaid turns into
  * text, never into markup or syntax. Whitespace runs collapse; long text is cut.
  */
 export function mermaidLabel(text: string, maxLength = 100): string {
-  const flat = truncate(flatten(text).replace(/ {2,}/g, ' ').trim(), maxLength);
+  const flat = Array.from(truncate(flattenLine(text).replace(/ {2,}/g, ' ').trim(), maxLength));
   let out = '';
-  for (const c of flat) {
+  flat.forEach((c, i) => {
     out += MERMAID_SAFE.test(c) ? c : (MERMAID_NAMED[c] ?? `#${c.codePointAt(0)};`);
-  }
+    if (MERMAID_SENTINEL_PAIRS.has(c + (flat[i + 1] ?? ''))) out += WORD_JOINER_ENTITY;
+  });
   return `"${out}"`;
 }
 
@@ -71,10 +57,6 @@ export function mermaidLabel(text: string, maxLength = 100): string {
  */
 export function sanitizeMarkdownBlock(markdown: string): string {
   return closeOpenFence(neutraliseHtmlComments(markdown.replace(/\r\n?/g, '\n')));
-}
-
-export function neutraliseHtmlComments(text: string): string {
-  return text.replaceAll('<!--', '&lt;!--');
 }
 
 function closeOpenFence(markdown: string): string {

@@ -1,6 +1,7 @@
 import type { RunState, TaskState } from '../states.js';
 import { COMMANDS_DETAILS } from './commands.js';
-import { neutraliseHtmlComments, sanitizeMarkdownBlock, truncate } from './escape.js';
+import { inertInline, neutraliseHtmlComments } from '../inert-markdown.js';
+import { sanitizeMarkdownBlock, truncate } from './escape.js';
 import { renderMermaidGraph } from './mermaid.js';
 import { formatUsd, moreTasksRow, renderTaskRow, TABLE_HEADER } from './table.js';
 import { STATUS_MARKER, type RenderOptions, type StatusView } from './types.js';
@@ -42,6 +43,10 @@ export function renderStatusComment(view: StatusView, options: RenderOptions = {
     head.push('', '#### Plan errors', '', planErrors(view.planErrors, maxChars));
   }
   const notes = (view.notes ?? []).slice(0, MAX_NOTES);
+  if (view.holdReason !== undefined && view.holdReason.trim() !== '') {
+    // `/hold by @alice` must not mention alice again on every edit of this comment.
+    notes.push(`Held: ${inertInline(truncate(view.holdReason, MAX_NOTE_CHARS))}`);
+  }
   if (notes.length > 0) {
     head.push('', ...notes.map(noteLine));
   }

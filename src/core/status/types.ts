@@ -26,6 +26,8 @@ export interface StatusView {
   planErrors?: string;
   /** Markdown lines, one bullet each. */
   notes?: string[];
+  /** Why the run is held, as plain text (it may name who held it): shown as written. */
+  holdReason?: string;
   /** ISO timestamp. */
   updatedAt: string;
 }

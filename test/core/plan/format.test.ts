@@ -30,7 +30,7 @@ describe('formatPlanErrors', () => {
   });
 
   it.each([
-    { name: 'newlines', message: 'a\nb\r\nc\u2028d', has: 'a b  c d' },
+    { name: 'newlines', message: 'a\nb\r\nc\u2028d', has: 'a b c d' },
     {
       name: 'HTML outside code',
       message: '<img src=x> & <!-- c -->',
@@ -44,7 +44,7 @@ describe('formatPlanErrors', () => {
     {
       name: 'mentions and references',
       message: 'ping @octocat about #12',
-      has: '@\u200boctocat about #\u200b12',
+      has: '@\u2060octocat about #\u206012',
     },
     { name: 'an unpaired backtick', message: 'a ` b `c` d', has: 'a \\` b \\`c\\` d' },
     { name: 'an empty code span', message: 'x `` y', has: 'x \\`\\` y' },

@@ -5,6 +5,7 @@ import {
   sanitizeMarkdownBlock,
   truncate,
 } from '../../../src/core/status/index.js';
+import { WORD_JOINER as WJ } from '../../../src/core/inert-markdown.js';
 
 describe('escapeMarkdownCell', () => {
   it.each([
@@ -15,11 +16,11 @@ describe('escapeMarkdownCell', () => {
     { text: '<script>alert(1)</script>', cell: '&lt;script&gt;alert(1)&lt;/script&gt;' },
     {
       text: '<!-- agent-coordinator:status -->',
-      cell: '&lt;!-- agent-coordinator:status --&gt;',
+      cell: `&lt;!-- agent-coordinator:${WJ}status --&gt;`,
     },
     { text: 'line one\nline two\r\nthree', cell: 'line one line two three' },
-    { text: '${{ secrets.X }}', cell: '${{ secrets.X }}' },
-    { text: '[click](https://x.test)', cell: '\\[click\\](https://x.test)' },
+    { text: '${{ secrets.X }}', cell: '\\${{ secrets.X }}' },
+    { text: '[click](https://x.test)', cell: `\\[click\\](https:${WJ}//x.test)` },
     { text: 'a &lt; b', cell: 'a &amp;lt; b' },
     { text: 'evil\u202eeulav', cell: 'evileulav' },
   ])('$text', ({ text, cell }) => {
@@ -29,13 +30,16 @@ describe('escapeMarkdownCell', () => {
 
 describe('mermaidLabel', () => {
   it.each([
-    { text: 'task_001: Define the API', label: '"task_001: Define the API"' },
+    { text: 'task_001: Define the API', label: '"task_001#58; Define the API"' },
+    { text: 'style x fill:#f00;', label: '"style x fill#58;#35;f00;"' },
+    { text: 'fa:fa-car', label: '"fa#58;fa-car"' },
+    { text: '\ufb02\u00b0 \u00b6\u00df', label: '"\ufb02#8288;#176; #182;#8288;\u00df"' },
     { text: 'say "hi"', label: '"say #quot;hi#quot;"' },
     { text: '"]; click A call x()', label: '"#quot;#93;; click A call x()"' },
     { text: 'A-->B', label: '"A--#gt;B"' },
     { text: '<b>x</b>', label: '"#lt;b#gt;x#lt;/b#gt;"' },
     { text: '`md` string', label: '"#96;md#96; string"' },
-    { text: '%%{init: {}}%%', label: '"#37;#37;#123;init: #123;#125;#125;#37;#37;"' },
+    { text: '%%{init: {}}%%', label: '"#37;#37;#123;init#58; #123;#125;#125;#37;#37;"' },
     { text: 'C#quot; x', label: '"C#35;quot; x"' },
     { text: 'a | b & c', label: '"a #124; b #amp; c"' },
     { text: 'two\nlines   here', label: '"two lines here"' },
@@ -66,7 +70,7 @@ describe('truncate', () => {
 describe('sanitizeMarkdownBlock', () => {
   it('encodes HTML comment openers and closes an open fence', () => {
     expect(sanitizeMarkdownBlock('bad:\n```yaml\n<!-- agent-coordinator:status -->')).toBe(
-      'bad:\n```yaml\n&lt;!-- agent-coordinator:status -->\n```',
+      `bad:\n\`\`\`yaml\n<${WJ}!-- agent-coordinator:status -->\n\`\`\``,
     );
   });
 
@@ -77,10 +81,10 @@ describe('sanitizeMarkdownBlock', () => {
 });
 
 describe('mentions in table cells', () => {
-  it('never pings: a zero-width joiner follows every @ before a name', () => {
+  it('never pings: a word joiner follows every @', () => {
     expect(escapeMarkdownCell('ask @octocat and @org/team')).toBe(
-      'ask @\u200doctocat and @\u200dorg/team',
+      `ask @${WJ}octocat and @${WJ}org/team`,
     );
-    expect(escapeMarkdownCell('mail a @ b')).toBe('mail a @ b');
+    expect(escapeMarkdownCell('mail a @ b')).toBe(`mail a @${WJ} b`);
   });
 });

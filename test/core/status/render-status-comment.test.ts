@@ -4,6 +4,7 @@ import {
   STATUS_MARKER,
   type StatusTaskView,
 } from '../../../src/core/status/index.js';
+import { WORD_JOINER as WJ } from '../../../src/core/inert-markdown.js';
 import { MARKER_PREFIX, occurrences, SPEC_VIEW_TASKS, statusView, taskView } from './builders.js';
 
 const mermaidBlock = (body: string): string | undefined =>
@@ -28,10 +29,10 @@ describe('renderStatusComment', () => {
   it('draws the SPEC §3 graph with generated node ids, edges and state classes', () => {
     expect(mermaidBlock(body)?.split('\n')).toEqual([
       'graph TD',
-      '  t0["task_001: Define the login API signature"]',
-      '  t1["task_002: Implement login"]',
-      '  t2["task_003: Unit tests for login"]',
-      '  t3["task_004: Integration test"]',
+      '  t0["task_001#58; Define the login API signature"]',
+      '  t1["task_002#58; Implement login"]',
+      '  t2["task_003#58; Unit tests for login"]',
+      '  t3["task_004#58; Integration test"]',
       '  t0 --> t1',
       '  t0 --> t2',
       '  t1 --> t3',
@@ -55,7 +56,7 @@ describe('renderStatusComment', () => {
         '| task_001 | Define the login API signature | – | merged | 1 | #12 | $0.42 |',
         '| task_002 | Implement login | task_001 | running | 2 | – | $0.81 |',
         '| task_003 | Unit tests for login | task_001 | in_review | 1 | #14 | – |',
-        '| task_004 | Integration test | task_002, task_003 | pending: waiting for task_002, task_003 (#14) | 0 | – | – |',
+        `| task_004 | Integration test | task_002, task_003 | pending: waiting for task_002, task_003 (#${WJ}14) | 0 | – | – |`,
       ].join('\n'),
     );
   });
@@ -140,10 +141,10 @@ describe('renderStatusComment', () => {
 
     it('keeps labels inside quoted Mermaid strings', () => {
       const graph = mermaidBlock(out) ?? '';
-      expect(graph).toContain('  t4["task_4: #quot;#93;; click A call x()"]');
-      expect(graph).toContain('  t5["task_5: A--#gt;B"]');
-      expect(graph).toContain('  t1["task_1: run #96;rm -rf /#96;"]');
-      expect(graph).toContain('  t2["task_2: #lt;!-- agent-coordinator:status --#gt;"]');
+      expect(graph).toContain('  t4["task_4#58; #quot;#93;; click A call x()"]');
+      expect(graph).toContain('  t5["task_5#58; A--#gt;B"]');
+      expect(graph).toContain('  t1["task_1#58; run #96;rm -rf /#96;"]');
+      expect(graph).toContain('  t2["task_2#58; #lt;!-- agent-coordinator#58;status --#gt;"]');
       for (const line of graph.split('\n').filter((l) => l.includes('['))) {
         expect(line).toMatch(/^ {2}t\d+\["[^"<>`%]*"\]$/);
       }

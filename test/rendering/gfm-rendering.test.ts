@@ -1,0 +1,284 @@
+import { describe, expect, it } from 'vitest';
+import { codeSpan, describeParseError } from '../../src/core/commands/index.js';
+import { parsePlanMarker } from '../../src/core/markers.js';
+import { orderCheck, type MergeTask } from '../../src/core/merge/index.js';
+import { formatPlanErrors } from '../../src/core/plan/index.js';
+import {
+  renderFailureComment,
+  renderStatusComment,
+  type StatusTaskView,
+} from '../../src/core/status/index.js';
+import { configErrorComment } from '../../src/handlers/issues.js';
+import { statusView, taskView } from '../core/status/builders.js';
+import {
+  elements,
+  renderGfm,
+  tagNames,
+  tokenize,
+  visibleText,
+  type HtmlToken,
+} from './cmark-gfm.js';
+import { githubReferences } from './github-references.js';
+import { asRead, HOSTILE_TEXT, readsAs } from './hostile-text.js';
+
+/**
+ * The App's comments and check run summaries rendered by cmark-gfm with GitHub's extensions,
+ * and GitHub's own linking (mentions, references, SHAs) modelled on the rendered text: every
+ * piece of untrusted text must come out as text that reads as written, with no tag, no HTML
+ * and nothing GitHub would link.
+ */
+
+const PLAN_MARKER = '<!-- agent-coordinator:plan run_id=1 -->';
+
+/** Tags the App's own markdown produces around the untrusted text. */
+const STATUS_TAGS = new Set([
+  'h3',
+  'p',
+  'ul',
+  'li',
+  'pre',
+  'code',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'details',
+  'summary',
+  'sub',
+]);
+
+function expectInertText(tokens: readonly HtmlToken[], expected: string): void {
+  expect(tagNames(tokens)).toEqual([]);
+  expect(tokens.filter((t) => t.kind === 'comment')).toEqual([]);
+  const shown = visibleText(tokens).trim();
+  expect(readsAs(shown, expected), `shows ${JSON.stringify(shown)}`).toBe(true);
+  expect(githubReferences(tokens)).toEqual([]);
+}
+
+function mergeTask(overrides: Partial<MergeTask>): MergeTask {
+  return { taskId: 'task_a', title: 'A', deps: [], state: 'in_review', held: false, ...overrides };
+}
+
+describe('cmark-gfm renders untrusted text as written and inert', () => {
+  describe('the status comment', () => {
+    const tasks: StatusTaskView[] = HOSTILE_TEXT.map(([, text], i) =>
+      taskView({ id: `t_${i}`, title: text, waiting: text, state: 'pending', attempts: 1 }),
+    );
+    const body = renderStatusComment(
+      statusView({
+        runState: 'held',
+        tasks,
+        holdReason: '/hold by @alice see #1 https://x.example',
+      }),
+    );
+    const tokens = tokenize(renderGfm(body));
+    const rows = elements(tokens, 'tr').slice(1);
+
+    it('holds only its own tags and its one marker', () => {
+      expect(new Set(tagNames(tokens))).toEqual(STATUS_TAGS);
+      expect(tokens.filter((t) => t.kind === 'comment').map((t) => t.raw)).toEqual([
+        '<!-- agent-coordinator:status -->',
+      ]);
+      expect(parsePlanMarker(body)).toBeUndefined();
+    });
+
+    it.each(HOSTILE_TEXT.map(([name, text], i) => ({ name, text, i })))(
+      'shows the title and wait reason $name as written',
+      ({ text, i }) => {
+        const row = rows.find((r) => visibleText(elements(r, 'td')[0] ?? []) === `t_${i}`);
+        const cells = elements(row ?? [], 'td');
+        expect(cells).toHaveLength(7);
+        expectInertText(cells[1]!, asRead(text));
+        const state = cells[3]!;
+        expect(visibleText(state).startsWith('pending: ')).toBe(true);
+        expectInertText(state, `pending: ${asRead(text)}`);
+      },
+    );
+
+    it('names who held the run without mentioning or linking anything', () => {
+      const held = elements(tokens, 'li').find((li) => visibleText(li).startsWith('Held: '));
+      expect(held).toBeDefined();
+      expectInertText(held!, 'Held: /hold by @alice see #1 https://x.example');
+    });
+  });
+
+  describe('replies to commands', () => {
+    it.each(HOSTILE_TEXT)('quotes %s as code, mentioning only the commenter', (_name, text) => {
+      for (const error of [
+        { kind: 'unexpected_argument', name: 'hold', text },
+        { kind: 'invalid_task_id', name: 'approve', text },
+      ] as const) {
+        // As the comment handler composes a reply.
+        const reply = `@maintainer \`/${error.name}\`: ${describeParseError(error)}.`;
+        const tokens = tokenize(renderGfm(reply));
+        expect(new Set(tagNames(tokens))).toEqual(new Set(['p', 'code']));
+        const quoted = elements(tokens, 'code').map((code) => visibleText(code));
+        const expected = asRead(text).replace(/\s+/g, ' ');
+        expect(quoted.some((shown) => readsAs(shown, expected))).toBe(true);
+        expect(githubReferences(tokens)).toEqual([
+          { kind: 'mention or team', text: '@maintainer' },
+        ]);
+        expect(reply).not.toContain('<!--');
+        expect(parsePlanMarker(reply)).toBeUndefined();
+      }
+    });
+
+    it.each(HOSTILE_TEXT)('lists a config error holding %s as code', (_name, text) => {
+      const body = configErrorComment([text]);
+      const tokens = tokenize(renderGfm(body));
+      expect(new Set(tagNames(tokens))).toEqual(new Set(['p', 'strong', 'code', 'ul', 'li']));
+      const item = elements(tokens, 'li')[0]!;
+      expect(tagNames(item)).toEqual(['code']);
+      expect(readsAs(visibleText(item), asRead(text).replace(/\s+/g, ' '))).toBe(true);
+      expect(githubReferences(tokens)).toEqual([]);
+      expect(body).not.toContain('<!--');
+    });
+  });
+
+  describe('the failure comment', () => {
+    it.each(HOSTILE_TEXT)('gives the reason %s as written', (_name, text) => {
+      const body = renderFailureComment({
+        taskKey: 'task_001',
+        attempts: 3,
+        reason: text,
+        logUrl: 'https://github.com/o/r/actions/runs/1',
+        blocked: ['task_002'],
+      });
+      const tokens = tokenize(renderGfm(body));
+      const first = elements(tokens, 'p')[0]!;
+      expect(tagNames(first)).toEqual(['strong', 'code']);
+      const lead = 'agent-coordinator: task task_001 failed after 3 attempts: ';
+      const shown = visibleText(first);
+      expect(shown.startsWith(lead)).toBe(true);
+      const reason = shown.slice(lead.length, -1);
+      expect(readsAs(reason, asRead(text).replace(/[.\s]+$/, ''))).toBe(true);
+      expect(githubReferences(first)).toEqual([]);
+      expect(body).not.toContain('<!--');
+      expect(parsePlanMarker(body)).toBeUndefined();
+    });
+  });
+
+  describe('the order check summary', () => {
+    it.each(HOSTILE_TEXT)('quotes the veto reason and the dep title %s as written', (_n, text) => {
+      const dep = mergeTask({ taskId: 'dep', title: text, state: 'merged', prNumber: 7 });
+      const vetoed = mergeTask({ state: 'vetoed', vetoReason: text, deps: ['dep'] });
+      const { summary } = orderCheck(vetoed, { tasks: [vetoed, dep] });
+      const tokens = tokenize(renderGfm(summary));
+      const quote = elements(tokens, 'blockquote')[0]!;
+      expect(new Set(tagNames(quote))).toEqual(new Set(['p']));
+      const lines = visibleText(quote).replace(/\s+/g, ' ').trim();
+      expect(readsAs(lines, asRead(text).replace(/\s+/g, ' '))).toBe(true);
+      expect(githubReferences(quote)).toEqual([]);
+
+      const row = elements(tokens, 'tr').find(
+        (r) => visibleText(elements(r, 'td')[0] ?? []) === 'dep',
+      );
+      expectInertText(elements(row ?? [], 'td')[1] ?? [], asRead(text));
+      expect(summary).not.toContain('<!--');
+      expect(parsePlanMarker(summary)).toBeUndefined();
+    });
+  });
+
+  describe('plan errors', () => {
+    it.each(HOSTILE_TEXT.filter(([, text]) => !text.includes('`')))(
+      'escapes a message holding %s',
+      (_name, text) => {
+        const markdown = formatPlanErrors([{ code: 'invalid_value', message: text }]);
+        const tokens = tokenize(renderGfm(markdown));
+        const item = elements(tokens, 'li')[0]!;
+        expectInertText(item, asRead(text));
+      },
+    );
+  });
+});
+
+describe('the checks above catch what raw text would do', () => {
+  // Without the escaping, each of these renders as markup or something GitHub links.
+  it.each(HOSTILE_TEXT.filter(([name]) => RAW_LEAKS.has(name)))('%s', (_name, text) => {
+    const tokens = tokenize(renderGfm(text));
+    const markup = tagNames(tokens).filter((name) => name !== 'p');
+    const comments = tokens.filter((t) => t.kind === 'comment');
+    const leaks = markup.length + comments.length + githubReferences(tokens).length;
+    expect(leaks).toBeGreaterThan(0);
+  });
+});
+
+const RAW_LEAKS: ReadonlySet<string> = new Set(
+  HOSTILE_TEXT.map(([name]) => name).filter(
+    (name) =>
+      ![
+        'pipes',
+        'backslashes',
+        'newlines',
+        'HTML entities',
+        'RTL override',
+        'math',
+        'setext underline',
+        'non-ASCII',
+        'custom autolink prefix',
+        // cmark-gfm's tagfilter already writes `<script` as text; GitHub's sanitiser drops it.
+        'script',
+        'footnote and task box',
+        // Harmless in markdown; Mermaid is where it bit (see mermaid.browser.test.ts).
+        'colon then hash',
+      ].includes(name),
+  ),
+);
+
+describe('text the App echoes never carries a marker', () => {
+  const ECHOES: ReadonlyArray<readonly [surface: string, render: (text: string) => string]> = [
+    ['a code span', (text) => codeSpan(text)],
+    [
+      'a parse error',
+      (text) => describeParseError({ kind: 'unexpected_argument', name: 'hold', text }),
+    ],
+    ['a config error', (text) => configErrorComment([text])],
+    [
+      'a failure comment',
+      (text) =>
+        renderFailureComment({
+          taskKey: 'a',
+          attempts: 1,
+          reason: text,
+          logUrl: null,
+          blocked: [],
+        }),
+    ],
+    [
+      'an order check',
+      (text) => orderCheck(mergeTask({ state: 'vetoed', vetoReason: text }), { tasks: [] }).summary,
+    ],
+    ['plan errors', (text) => formatPlanErrors([{ code: 'yaml', message: text }])],
+    [
+      'the status comment',
+      (text) =>
+        renderStatusComment(
+          statusView({
+            runState: 'held',
+            holdReason: text,
+            planErrors: `- bad\n${text}\n`,
+            notes: [text],
+            tasks: [taskView({ title: text, waiting: text })],
+          }),
+        ).replace(/^<!-- agent-coordinator:status -->\n/, ''),
+    ],
+  ];
+  const MARKERS = [
+    PLAN_MARKER,
+    `\n${PLAN_MARKER}\n`,
+    `text\n\n${PLAN_MARKER}\n\nmore`,
+    '<!-- agent-coordinator:status -->',
+    `\`${PLAN_MARKER}\``,
+  ];
+
+  it.each(ECHOES.flatMap(([surface, render]) => MARKERS.map((m) => [surface, m, render] as const)))(
+    '%s quoting %j',
+    (_surface, marker, render) => {
+      const out = render(marker);
+      expect(out).not.toContain('<!--');
+      expect(parsePlanMarker(out)).toBeUndefined();
+    },
+  );
+});
