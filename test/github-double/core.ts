@@ -6,6 +6,7 @@ import type {
   AppInfo,
   Delivery,
   Installation,
+  ManifestRegistration,
   Repo,
   RequestLogEntry,
   TokenInfo,
@@ -51,6 +52,7 @@ export class Core {
   readonly requests: RequestLogEntry[] = [];
   readonly deliveries: Delivery[] = [];
   readonly workerErrors: Error[] = [];
+  readonly manifestCodes = new Map<string, ManifestRegistration>();
   readonly app: AppInfo;
   readonly ciApp: AppInfo;
   url = '';

@@ -36,6 +36,7 @@ const APP_PERMISSIONS = {
   issues: 'write',
   pull_requests: 'write',
   merge_queues: 'write',
+  statuses: 'read',
   metadata: 'read',
 } as const;
 
