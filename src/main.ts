@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { startCoordinator } from './coordinator.js';
 import { EnvError, parseEnv } from './env.js';
 import { createLogger } from './logger.js';
-import { startSetupServer } from './setup/server.js';
 
 async function main(): Promise<void> {
   // The setup flow writes the App's credentials here; variables already set take precedence.
@@ -24,6 +23,7 @@ async function main(): Promise<void> {
   if (env.appId === undefined || env.privateKey === undefined) {
     // Not registered yet: the setup flow registers the App from app.yml and writes .env.
     log.info('APP_ID or PRIVATE_KEY missing: starting the GitHub App setup flow');
+    const { startSetupServer } = await import('./setup/server.js');
     const setup = await startSetupServer({
       env,
       organization: process.env.GH_ORG?.trim() || undefined,
