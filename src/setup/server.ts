@@ -8,8 +8,8 @@ import { updateEnvFile } from './env-file.js';
 import { buildManifest, readAppYml, webhookUrl } from './manifest.js';
 import { messagePage, setupPage } from './page.js';
 
-export const SETUP_PAGE_PATH = '/probot';
-export const SETUP_CALLBACK_PATH = '/probot/setup';
+const SETUP_PAGE_PATH = '/probot';
+const SETUP_CALLBACK_PATH = '/probot/setup';
 
 // GitHub's manifest flow must finish within an hour of the page (README "Registering the App").
 const STATE_LIFETIME_MS = 60 * 60_000;

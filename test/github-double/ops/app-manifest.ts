@@ -45,7 +45,7 @@ function permissionLevels(): Map<string, readonly string[]> {
 }
 
 /** What GitHub's "register new GitHub App" form would refuse in this manifest. */
-export function manifestProblems(manifest: unknown): string[] {
+function manifestProblems(manifest: unknown): string[] {
   if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest))
     return ['the manifest is not a JSON object'];
   const m = manifest as Record<string, unknown>;
