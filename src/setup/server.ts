@@ -115,7 +115,20 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
     };
     if (app.webhook_secret) credentials['WEBHOOK_SECRET'] = app.webhook_secret;
     else log.warn('GitHub returned no webhook secret: set WEBHOOK_SECRET in the App settings');
-    updateEnvFile(options.envFile, credentials);
+    try {
+      updateEnvFile(options.envFile, credentials);
+    } catch (error) {
+      // The code is spent: GitHub will not hand these credentials out again.
+      log.error({ err: error, appId: app.id, app: app.html_url }, 'could not write the env file');
+      return send(
+        res,
+        500,
+        messagePage(
+          'The App is registered, but its credentials could not be saved',
+          `Could not write ${options.envFile} (${(error as Error).message}). In the App's settings (${newAppUrl.replace(/new$/, app.slug ?? '')}), generate a private key and set a webhook secret, then set APP_ID=${app.id}, PRIVATE_KEY and WEBHOOK_SECRET.`,
+        ),
+      );
+    }
     log.info(
       { appId: app.id, app: app.html_url, envFile: options.envFile },
       'GitHub App registered and its credentials written: restart to run it, then install it',

@@ -93,6 +93,21 @@ describe('the setup page', () => {
     double.assertNoViolations();
   });
 
+  it('says what to do when the credentials cannot be written', async () => {
+    const envFile = join(dir, 'no-such-dir', '.env');
+    await withSetup({ envFile }, async (url) => {
+      const { action, manifest } = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const code = double.registerAppFromManifest(manifest);
+      const state = action.searchParams.get('state');
+      const answer = await fetch(`${url}/probot/setup?code=${code}&state=${state}`);
+      expect(answer.status).toBe(500);
+      expect(await answer.text()).toContain(
+        `${double.url}/settings/apps/${double.appSlug}), generate a private key`,
+      );
+    });
+    double.assertNoViolations();
+  });
+
   it('keeps the variables already in .env', async () => {
     const envFile = join(dir, 'kept.env');
     writeFileSync(envFile, 'PUBLIC_URL=https://coordinator.example.test\nWEBHOOK_SECRET=old\n');
