@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { EmitterWebhookEvent } from '@octokit/webhooks';
 import { Probot, ProbotOctokit } from 'probot';
 import type { Logger } from 'pino';
 import cron from 'node-cron';
@@ -112,7 +113,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
         id: delivery.id,
         name: delivery.event,
         payload,
-      } as Parameters<Probot['receive']>[0]);
+      } as EmitterWebhookEvent);
     },
   });
 

@@ -11,6 +11,10 @@ const optionalText = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
 
+const optionalUrl = optionalText.pipe(
+  z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
+);
+
 const integerIn = (min: number, max: number) =>
   z
     .string()
@@ -37,6 +41,8 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('localhost'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  PUBLIC_URL: optionalUrl,
+  WEBHOOK_PROXY_URL: optionalUrl,
   GHE_HOST: optionalText.pipe(
     z
       .string()
@@ -66,6 +72,10 @@ export interface AppEnv {
   host: string;
   logLevel: (typeof LOG_LEVELS)[number];
   logFormat?: 'json' | 'pretty';
+  /** Base URL at which GitHub and the Actions runners reach the app, without a trailing slash. */
+  publicUrl?: string;
+  /** A webhook proxy channel (smee.io) GitHub delivers to during local development. */
+  webhookProxyUrl?: string;
   /** GitHub REST base URL; undefined means api.github.com. */
   githubBaseUrl?: string;
   maxParallel: number;
@@ -147,6 +157,8 @@ export function parseEnv(
     host: env.HOST,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
+    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
+    webhookProxyUrl: env.WEBHOOK_PROXY_URL,
     githubBaseUrl: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}/api/v3` : undefined,
     maxParallel: env.COORDINATOR_MAX_PARALLEL ?? Number.POSITIVE_INFINITY,
     sweepSchedule: env.SWEEP_SCHEDULE,

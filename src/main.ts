@@ -1,9 +1,13 @@
-import { run } from 'probot';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { startCoordinator } from './coordinator.js';
 import { EnvError, parseEnv } from './env.js';
 import { createLogger } from './logger.js';
 
 async function main(): Promise<void> {
+  // The setup flow writes the App's credentials here; variables already set take precedence.
+  const envFile = join(process.cwd(), '.env');
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
   let env;
   try {
     env = parseEnv(process.env);
@@ -17,9 +21,16 @@ async function main(): Promise<void> {
   const log = createLogger({ level: env.logLevel });
 
   if (env.appId === undefined || env.privateKey === undefined) {
-    // Not registered yet: Probot's setup flow creates the App from app.yml and writes .env.
+    // Not registered yet: the setup flow registers the App from app.yml and writes .env.
     log.info('APP_ID or PRIVATE_KEY missing: starting the GitHub App setup flow');
-    await run(() => {}, { env: { ...process.env, PORT: String(env.port), HOST: env.host } });
+    const { startSetupServer } = await import('./setup/server.js');
+    const setup = await startSetupServer({
+      env,
+      organization: process.env.GH_ORG?.trim() || undefined,
+      envFile,
+      log,
+    });
+    onSignal(async () => setup.close());
     return;
   }
 
@@ -27,12 +38,18 @@ async function main(): Promise<void> {
     env: { ...env, appId: env.appId, privateKey: env.privateKey },
     log,
   });
+  onSignal(async (signal) => {
+    log.info({ signal }, 'shutting down: finishing in-flight deliveries');
+    await coordinator.close();
+  });
+}
+
+function onSignal(close: (signal: string) => Promise<void>): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight deliveries');
-    await coordinator.close();
+    await close(signal);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

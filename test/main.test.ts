@@ -62,7 +62,7 @@ describe('the app process', () => {
     const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     cleanups.push(() => app.kill());
     await app.waitForLine(/starting the GitHub App setup flow/);
-    await app.waitForLine(/Welcome to Probot/);
+    await app.waitForLine(/open the setup page to register the GitHub App/);
   });
 
   it('runs on PGlite under DATA_DIR and keeps its data across a kill and restart', async () => {

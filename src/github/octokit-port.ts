@@ -1,3 +1,4 @@
+import { GraphqlResponseError } from '@octokit/graphql';
 import type { ProbotOctokit } from 'probot';
 import { CONFIG_PATH } from '../config/schema.js';
 import {
@@ -377,8 +378,10 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         );
         return { ok: true };
       } catch (error) {
-        const errors = (error as { errors?: Array<{ message: string }> }).errors;
-        if (errors?.length) return { ok: false, message: errors.map((e) => e.message).join('; ') };
+        // GitHub refuses a mutation with HTTP 200 and `errors` (@octokit/graphql throws those as
+        // GraphqlResponseError); an HTTP failure is a RequestError and is not a refusal.
+        if (error instanceof GraphqlResponseError && error.errors?.length)
+          return { ok: false, message: error.errors.map((e) => e.message).join('; ') };
         throw error;
       }
     },

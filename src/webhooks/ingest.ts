@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { verify } from '@octokit/webhooks-methods';
+import { Webhooks } from '@octokit/webhooks';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { DeliveryStore } from '../store/deliveries.js';
@@ -30,6 +30,9 @@ type Answer = { status: number; body: string; outcome: 'accepted' | 'duplicate' 
  */
 export function createWebhookIngest(deps: IngestDeps) {
   const maxBytes = deps.maxBytes ?? MAX_WEBHOOK_BYTES;
+  // Only its HMAC-SHA256 check (X-Hub-Signature-256, compared in constant time) is used here:
+  // handling happens later, from the stored delivery.
+  const webhooks = new Webhooks({ secret: deps.secret });
   return async function ingest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const event = header(req, 'x-github-event');
@@ -59,7 +62,7 @@ export function createWebhookIngest(deps: IngestDeps) {
 
     let valid = false;
     try {
-      valid = await verify(deps.secret, body, signature);
+      valid = await webhooks.verify(body, signature);
     } catch {
       valid = false;
     }

@@ -253,6 +253,30 @@ describe('agent-coordinator doctor', () => {
     ]);
   });
 
+  it("quotes GitHub's reasons when it refuses a GraphQL query", async () => {
+    await start();
+    await double.createRepo({ owner: 'octo-org', name: 'widgets' });
+    double.faults.add({
+      method: 'POST',
+      path: /^\/graphql$/,
+      status: 200,
+      body: {
+        data: { repository: null },
+        errors: [
+          {
+            type: 'FORBIDDEN',
+            path: ['repository'],
+            message: 'Resource not accessible by integration',
+          },
+        ],
+      },
+    });
+    const { out } = await doctor();
+    expect(out).toMatch(
+      /\?\? {4}merge queue on main: could not check it \(HTTP 200: Resource not accessible by integration\)/,
+    );
+  });
+
   it('explains its usage and its credentials', async () => {
     await start();
     expect((await doctor(['doctor'])).code).toBe(2);

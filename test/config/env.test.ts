@@ -115,6 +115,24 @@ describe('environment', () => {
     ]);
   });
 
+  it('reads the URLs the setup flow registers as the webhook URL, and names bad ones', () => {
+    expect(
+      parseEnv({
+        PUBLIC_URL: 'https://coordinator.example.com/',
+        WEBHOOK_PROXY_URL: 'https://smee.io/abc123',
+      }),
+    ).toMatchObject({
+      publicUrl: 'https://coordinator.example.com',
+      webhookProxyUrl: 'https://smee.io/abc123',
+    });
+    expect(
+      problems({ PUBLIC_URL: 'coordinator.example.com', WEBHOOK_PROXY_URL: 'ftp://x' }),
+    ).toEqual([
+      'PUBLIC_URL: expected an http:// or https:// URL (got "coordinator.example.com")',
+      'WEBHOOK_PROXY_URL: expected an http:// or https:// URL (got "ftp://x")',
+    ]);
+  });
+
   it('never echoes a secret value in its errors', () => {
     const found = problems({ DATABASE_URL: 'mysql://user:hunter2@db/x', PRIVATE_KEY: 'hunter2' });
     expect(found.join('\n')).not.toContain('hunter2');

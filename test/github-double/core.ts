@@ -7,6 +7,7 @@ import type {
   Delivery,
   Installation,
   PermissionLevel,
+  ManifestRegistration,
   Repo,
   RequestLogEntry,
   TokenInfo,
@@ -54,6 +55,7 @@ export class Core {
   readonly requests: RequestLogEntry[] = [];
   readonly deliveries: Delivery[] = [];
   readonly workerErrors: Error[] = [];
+  readonly manifestCodes = new Map<string, ManifestRegistration>();
   readonly app: AppInfo;
   readonly ciApp: AppInfo;
   appPermissions: Record<string, PermissionLevel>;

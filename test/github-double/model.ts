@@ -336,6 +336,12 @@ export interface Delivery {
   responseHeaders: Record<string, string>;
 }
 
+/** A manifest GitHub's form accepted, waiting for its code to be converted. */
+export interface ManifestRegistration {
+  manifest: Record<string, unknown>;
+  expiresAt: number;
+}
+
 export type ViolationKind =
   | 'undocumented-endpoint'
   | 'unimplemented-endpoint'

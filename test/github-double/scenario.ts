@@ -10,6 +10,7 @@ import type {
   StatusState,
 } from './model.js';
 import { completeRun, findRun, startRun } from './ops/actions.js';
+import { registerFromManifest } from './ops/app-manifest.js';
 import { createCheckRun, createStatus, updateCheckRun } from './ops/checks.js';
 import {
   addLabels,
@@ -45,6 +46,12 @@ async function settle(sent: Sent): Promise<void> {
 // Scenario verbs: each changes the double's state the way the named GitHub action would
 // and resolves once the webhooks it caused have been answered by the receiver.
 export class GitHubDouble extends DoubleQueries {
+  // A user posting the setup page's form to /settings/apps/new and clicking "Create": the code
+  // GitHub appends to the manifest's redirect_url (throws what GitHub's form would refuse).
+  registerAppFromManifest(manifest: unknown): string {
+    return registerFromManifest(this.core, manifest);
+  }
+
   async createRepo(options: CreateRepoOptions): Promise<string> {
     return createRepo(this.core, options).fullName;
   }

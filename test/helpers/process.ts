@@ -1,9 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '../..');
+// Absolute, so a process running in another directory (a temp cwd) still finds them.
+const tsxLoader = pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href;
+const mainScript = join(root, 'src/main.ts');
 
 export interface AppProcess {
   child: ChildProcess;
@@ -14,10 +18,16 @@ export interface AppProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs `src/main.ts` as a real process (through tsx), the way `npm start` runs the build. */
-export function spawnApp(env: Record<string, string | undefined>): AppProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
+/**
+ * Runs `src/main.ts` as a real process (through tsx), the way `npm start` runs the build, in
+ * `cwd` (default: the repository).
+ */
+export function spawnApp(
+  env: Record<string, string | undefined>,
+  options: { cwd?: string } = {},
+): AppProcess {
+  const child = spawn(process.execPath, ['--import', tsxLoader, mainScript], {
+    cwd: options.cwd ?? root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,3 +1,4 @@
+import { GraphqlResponseError } from '@octokit/graphql';
 import { pino } from 'pino';
 import { Probot, ProbotOctokit } from 'probot';
 
@@ -15,6 +16,9 @@ async function ask<T>(call: () => Promise<{ status: number; data: unknown }>): P
     const response = await call();
     return { ok: true, status: response.status, data: response.data as T };
   } catch (error) {
+    // GitHub refuses a GraphQL query with HTTP 200 and its reasons in `errors`.
+    if (error instanceof GraphqlResponseError && error.errors?.length)
+      return { ok: false, status: 200, message: error.errors.map((e) => e.message).join('; ') };
     const status = (error as { status?: unknown }).status;
     return {
       ok: false,

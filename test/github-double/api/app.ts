@@ -1,5 +1,6 @@
 import type { Delivery, Installation } from '../model.js';
 import { appJson, appPermissions, installationJson } from '../render/accounts.js';
+import { convertManifestCode } from '../ops/app-manifest.js';
 import { repoJson } from '../render/repos.js';
 import { issueInstallationToken, ScopeError, scopeFor } from '../server/auth.js';
 import {
@@ -77,6 +78,14 @@ function findDelivery(req: ApiRequest): Delivery {
 }
 
 export const appRoutes: [string, Handler][] = [
+  [
+    'POST /app-manifests/{code}/conversions',
+    (req) => {
+      const app = convertManifestCode(req.core, req.params['code'] ?? '');
+      if (!app) throw notFound();
+      return json(201, app);
+    },
+  ],
   ['GET /app', (req) => json(200, appJson(req.core, req.core.app))],
   [
     'GET /app/installations',

@@ -85,6 +85,8 @@ export function authProblem(
   const wantsJwt =
     template === '/app' || template.startsWith('/app/') || JWT_TEMPLATES.has(template);
   if (template === '/rate_limit' || template === '/meta' || template === '/zen') return null;
+  // The manifest code is the credential: GitHub wants no token for its conversion.
+  if (template === '/app-manifests/{code}/conversions') return null;
   if (wantsJwt) {
     if (ctx.kind === 'app') return null;
     if (ctx.kind === 'none') return new HttpError(401, 'Requires authentication');
