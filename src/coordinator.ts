@@ -228,8 +228,10 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await processor.stop();
+      // Writes waiting for the budget fail now rather than hold the shutdown for up to a
+      // window: their deliveries are handled again after the restart.
       writeBudget?.close();
+      await processor.stop();
       await handle.close();
     },
   };

@@ -81,7 +81,7 @@ export async function renderRunStatus(
   const writeWait =
     installationId === undefined
       ? undefined
-      : engine.writeBudget?.nextWriteInSeconds(installationId);
+      : await engine.writeBudget?.nextWriteInSeconds(installationId);
   if (writeWait !== undefined) notes.push(`GitHub write budget: next write in ${writeWait} s`);
   return renderStatusComment({
     runState: run.state as RunState,

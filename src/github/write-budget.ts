@@ -45,6 +45,7 @@ export interface WriteReservations {
     limits: WriteLimits,
   ): Promise<Reservation>;
   markSent(id: number, at: Date): Promise<void>;
+  nextFreeAt?(installationId: number, now: Date, limits: WriteLimits): Promise<Date | undefined>;
 }
 
 export interface WriteRequest {
@@ -119,11 +120,22 @@ export class WriteBudget {
     });
   }
 
-  /** Seconds until the installation's next queued write may go; undefined when none waits. */
-  nextWriteInSeconds(installationId: number): number | undefined {
-    const at = this.nextAt.get(installationId);
-    if (at === undefined) return undefined;
-    return Math.max(0, Math.ceil((at - this.clock.now().getTime()) / 1000));
+  /**
+   * Seconds until the installation's next write may go: this replica's queue when it waits,
+   * else the shared window (another replica's writes may have filled it); undefined when a
+   * write would go now.
+   */
+  async nextWriteInSeconds(installationId: number): Promise<number | undefined> {
+    const now = this.clock.now().getTime();
+    const at =
+      this.nextAt.get(installationId) ??
+      (
+        await this.options.reservations
+          .nextFreeAt?.(installationId, this.clock.now(), this.limits)
+          .catch(() => undefined)
+      )?.getTime();
+    if (at === undefined || at <= now) return undefined;
+    return Math.ceil((at - now) / 1000);
   }
 
   /** Writes waiting for the budget (all installations). */
@@ -156,12 +168,13 @@ export class WriteBudget {
           );
         } catch (error) {
           // The database is down: this write fails like any request would, the rest try again.
-          queue.shift();
+          remove(queue, head);
           head.reject(error);
           continue;
         }
         if (result.granted) {
-          queue.shift();
+          // By identity: a more urgent write may have queued in front of it meanwhile.
+          remove(queue, head);
           this.grant(installationId, head, result.id);
           continue;
         }
@@ -212,4 +225,9 @@ export class WriteBudget {
       this.queues.get(installationId)?.length ?? 0,
     );
   }
+}
+
+function remove(queue: Waiter[], waiter: Waiter): void {
+  const at = queue.indexOf(waiter);
+  if (at !== -1) queue.splice(at, 1);
 }

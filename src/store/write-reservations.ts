@@ -89,23 +89,34 @@ export class WriteReservationStore {
     });
   }
 
+  /**
+   * When the installation's next write may go, every replica's writes counted; undefined while
+   * the short window has room. A read without the lock: an estimate for people, not a grant.
+   */
+  async nextFreeAt(
+    installationId: number,
+    now: Date,
+    limits: WriteLimits,
+  ): Promise<Date | undefined> {
+    const nowIso = now.toISOString();
+    const rows = rowsOf<{ t: string | Date }>(
+      await this.db.execute(sql`
+        select coalesce(sent_at, ${nowIso}::timestamptz) as t
+        from github_write_reservations
+        where installation_id = ${installationId}
+          and (sent_at > ${new Date(now.getTime() - limits.windowMs).toISOString()}::timestamptz
+            or (sent_at is null
+              and reserved_at > ${new Date(now.getTime() - limits.inFlightLeaseMs).toISOString()}::timestamptz))
+        order by t desc
+        offset ${limits.perWindow - 1} limit 1`),
+    );
+    return rows[0] ? new Date(new Date(rows[0].t).getTime() + limits.windowMs) : undefined;
+  }
+
   /** GitHub answered (or the request failed): the row counts until a window after this. */
   async markSent(id: number, at: Date): Promise<void> {
     await this.db.execute(
       sql`update github_write_reservations set sent_at = ${at.toISOString()}::timestamptz where id = ${id}`,
     );
-  }
-
-  /** Writes counted in the short window now (tests and the two-replica check). */
-  async countInWindow(installationId: number, now: Date, limits: WriteLimits): Promise<number> {
-    const rows = rowsOf<{ n: number }>(
-      await this.db.execute(sql`
-        select count(*)::int as n from github_write_reservations
-        where installation_id = ${installationId}
-          and (sent_at > ${new Date(now.getTime() - limits.windowMs).toISOString()}::timestamptz
-            or (sent_at is null
-              and reserved_at > ${new Date(now.getTime() - limits.inFlightLeaseMs).toISOString()}::timestamptz))`),
-    );
-    return rows[0]?.n ?? 0;
   }
 }

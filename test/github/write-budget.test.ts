@@ -117,6 +117,9 @@ describe('write budget queue', () => {
     await database.drop();
   });
 
+  /** Granted writes whose answer is not recorded yet. */
+  let sending = 0;
+
   interface Granted {
     label: string;
     at: number;
@@ -135,7 +138,10 @@ describe('write budget queue', () => {
       requests.map(async ({ label, priority, createsContent }) => {
         const ticket = await budget.acquire(id, { priority, createsContent: !!createsContent });
         granted.push({ label, at: time.now().getTime(), ticket });
+        // Answered at once: time does not move until it is recorded (see stepUntilDone).
+        sending++;
         await ticket.sent();
+        sending--;
         time.changed();
       }),
     );
@@ -153,7 +159,9 @@ describe('write budget queue', () => {
     });
     for (;;) {
       await time.until(
-        () => finished || parts.every((p) => p.budget.queued === 0 || p.clock.sleeping),
+        () =>
+          finished ||
+          (sending === 0 && parts.every((p) => p.budget.queued === 0 || p.clock.sleeping)),
       );
       if (finished) return;
       const next = time.nextWake();
@@ -190,14 +198,14 @@ describe('write budget queue', () => {
       granted,
     );
     await time.until(() => clock.sleeping);
-    expect(budget.nextWriteInSeconds(id)).toBe(60);
+    expect(await budget.nextWriteInSeconds(id)).toBe(60);
     expect(budget.queued).toBe(5);
     const exposition = new Exposition(await metrics.registry.metrics());
     expect(
       exposition.value('agent_coordinator_github_writes_queued', { installation: String(id) }),
     ).toBe(5);
     time.advance(12_000);
-    expect(budget.nextWriteInSeconds(id)).toBe(48);
+    expect(await budget.nextWriteInSeconds(id)).toBe(48);
     await stepUntilDone(time, [{ budget, clock }], rest);
     expect(granted.map((g) => g.label)).toEqual([
       'first',
@@ -210,7 +218,16 @@ describe('write budget queue', () => {
     // One a minute, each as soon as the last left the window.
     const start = granted[0]!.at;
     expect(granted.map((g) => (g.at - start) / 1000)).toEqual([0, 60, 120, 180, 240, 300]);
-    expect(budget.nextWriteInSeconds(id)).toBeUndefined();
+    // The last write fills the window again: the next one, from any replica, waits for it.
+    expect(await budget.nextWriteInSeconds(id)).toBe(60);
+    const otherReplica = new WriteBudget({
+      reservations: new WriteReservationStore(handles[1]!.db),
+      limits: { ...LIMITS, perWindow: 1 },
+      clock: time.clock(),
+    });
+    expect(await otherReplica.nextWriteInSeconds(id)).toBe(60);
+    time.advance(60_000);
+    expect(await budget.nextWriteInSeconds(id)).toBeUndefined();
     const after = new Exposition(await metrics.registry.metrics());
     const labels = { installation: String(id) };
     expect(after.value('agent_coordinator_github_writes_queued', labels)).toBe(0);
@@ -218,6 +235,41 @@ describe('write budget queue', () => {
     expect(after.value('agent_coordinator_github_write_wait_seconds_sum', labels)).toBe(
       60 + 120 + 180 + 240 + 300,
     );
+  });
+
+  it('loses no write that queues in front of one whose reservation is under way', async () => {
+    const time = new ManualTime();
+    const store = new WriteReservationStore(handles[0]!.db);
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    let reserving!: () => void;
+    const reserveStarted = new Promise<void>((resolve) => (reserving = resolve));
+    const budget = new WriteBudget({
+      reservations: {
+        reserve: async (...args) => {
+          reserving();
+          await gate;
+          return store.reserve(...args);
+        },
+        markSent: (id, at) => store.markSent(id, at),
+      },
+      limits: LIMITS,
+      clock: time.clock(),
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    const first = acquireAll(
+      budget,
+      time,
+      id,
+      [{ label: 'check run', priority: 'report' }],
+      granted,
+    );
+    await reserveStarted;
+    const urgent = acquireAll(budget, time, id, [{ label: 'merge', priority: 'advance' }], granted);
+    openGate();
+    await Promise.all([first, urgent]);
+    expect(granted.map((g) => g.label)).toEqual(['check run', 'merge']);
   });
 
   it('lets a write that creates nothing pass one held by the hourly content limit', async () => {
@@ -249,7 +301,7 @@ describe('write budget queue', () => {
     );
     await time.until(() => clock.sleeping);
     expect(granted.map((g) => g.label)).toEqual(['comment', 'check run']);
-    expect(budget.nextWriteInSeconds(id)).toBe(3600);
+    expect(await budget.nextWriteInSeconds(id)).toBe(3600);
     await stepUntilDone(time, [{ budget, clock }], rest);
     expect(granted.map((g) => g.label)).toEqual(['comment', 'check run', 'reply']);
   });
