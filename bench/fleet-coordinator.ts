@@ -27,6 +27,9 @@ const coordinator = await startCoordinator({
   // Octokit's throttling plugin spaces writes 1 s apart per process (GitHub's advice for one
   // token); against the double that would measure the plugin, not the coordinator.
   Octokit: TestOctokit,
+  // Likewise the installation write budget (80 writes a minute): the fleet is one installation,
+  // and the double's own limit is off. `writes_per_task` says what the budget would meter.
+  writeBudget: false,
   // What-if runs only (bench/fleet.ts --what-if): the processor's concurrency, default 4.
   ...(whatIf > 0 ? { processor: { concurrency: whatIf } } : {}),
 });

@@ -4,6 +4,7 @@ import type { TaskSpec } from '../src/core/plan/index.js';
 import { startGitHubDouble } from '../test/github-double/index.js';
 import type { GitHubDouble } from '../test/github-double/scenario.js';
 import type { DeliveryView, RequestLogEntry } from '../test/github-double/index.js';
+import { isWrite } from '../test/github-double/double-base.js';
 import { CONTENT_WRITES } from '../test/github-double/server/content-writes.js';
 import { ask, forkTs, nextMessage, stopChild } from './lib/child.js';
 import { CpuMeter } from './lib/cpu.js';
@@ -70,7 +71,6 @@ export const FULL_FLEET: FleetSize = {
 /** The double keeps every request and delivery (with payloads) forever; a long run trims them. */
 function trimDoubleLogs(double: GitHubDouble): void {
   const core = (double as unknown as { core: { requests: unknown[]; deliveries: unknown[] } }).core;
-  // Its secondary-rate-limit check scans the whole request log on every content write.
   if (core.requests.length > 4000) core.requests.splice(0, core.requests.length - 1000);
   if (core.deliveries.length > 4000) core.deliveries.splice(0, core.deliveries.length - 1000);
 }
@@ -78,6 +78,8 @@ function trimDoubleLogs(double: GitHubDouble): void {
 interface Tracker {
   apiCalls: number;
   contentWrites: number;
+  /** Every write (what the installation write budget counts): non-GET, GraphQL mutations. */
+  writes: number;
   failedCalls: number;
   byRoute: Map<string, number>;
   merges: number;
@@ -167,6 +169,7 @@ export async function runFleet(
     const t: Tracker = {
       apiCalls: 0,
       contentWrites: 0,
+      writes: 0,
       failedCalls: 0,
       byRoute: new Map(),
       merges: 0,
@@ -210,6 +213,7 @@ export async function runFleet(
       const route = entry.route ?? `${entry.method} ${entry.path}`;
       t.byRoute.set(route, (t.byRoute.get(route) ?? 0) + 1);
       if (entry.route && CONTENT_WRITES.has(entry.route) && entry.status < 400) t.contentWrites++;
+      if (entry.actor === double.botLogin && isWrite(entry)) t.writes++;
       if (entry.route === DISPATCH_ROUTE && entry.status < 300) {
         const inputs = (entry.body as { inputs?: Record<string, string> }).inputs ?? {};
         if (inputs.task_id === 'plan') return;
@@ -316,6 +320,7 @@ export async function runFleet(
     report.figure(name('fleet_tasks_per_s'), merged / elapsedS, 'tasks/s');
     report.figure(name('api_calls_per_task'), t.apiCalls / Math.max(1, merged), 'calls');
     report.figure(name('content_writes_per_task'), t.contentWrites / Math.max(1, merged), 'writes');
+    report.figure(name('writes_per_task'), t.writes / Math.max(1, merged), 'writes');
     report.figure('dispatch_p99_ms', percentile(t.dispatchLatency, 99), 'ms');
     report.figure('dispatch_p50_ms', percentile(t.dispatchLatency, 50), 'ms');
     report.figure('dispatch_uncapped_p99_ms', percentile(t.dispatchLatencyFree, 99), 'ms');

@@ -335,3 +335,23 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_received_idx').using('brin', t.receivedAt),
   ],
 );
+
+/**
+ * GitHub writes an installation made or is making, from every replica: the shared count behind
+ * the write budget (src/github/write-budget.ts). A row is reserved before its request is sent
+ * and stamped `sent_at` when GitHub answered; rows are pruned once no window counts them.
+ */
+export const githubWriteReservations = pgTable(
+  'github_write_reservations',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    // No foreign key: a write can come before the installation's first webhook is stored.
+    installationId: githubId('installation_id').notNull(),
+    reservedAt: timestamp('reserved_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** null while the request is in flight. */
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+    /** Comments, issues, pull requests, reviews, labels: GitHub's hourly content limit counts these. */
+    createsContent: boolean('creates_content').notNull(),
+  },
+  (t) => [index('github_write_reservations_installation_idx').on(t.installationId, t.reservedAt)],
+);

@@ -8,6 +8,8 @@ import { createDashboard } from './dashboard/index.js';
 import { createEngine, type RunningEngine } from './engine/create.js';
 import { CoordinatorOctokit } from './github/coordinator-octokit.js';
 import { withRateLimitMetrics } from './github/rate-limit-metrics.js';
+import { WriteBudget, type BudgetClock } from './github/write-budget.js';
+import { withWriteBudget } from './github/write-budget-octokit.js';
 import { createRedeliverer } from './engine/redeliver.js';
 import { sweep, SWEEP_LOCK_KEY, type SweepReport } from './engine/sweep.js';
 import type { AppEnv } from './env.js';
@@ -18,6 +20,7 @@ import { IngestPressure } from './webhooks/pressure.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
 import { readMetricsSnapshot } from './store/metrics-queries.js';
+import { WriteReservationStore, type WriteLimits } from './store/write-reservations.js';
 import { createWebhookIngest } from './webhooks/ingest.js';
 import { DeliveryProcessor, type ProcessorOptions } from './webhooks/processor.js';
 
@@ -42,6 +45,11 @@ export interface CoordinatorOptions {
   metricsSnapshotMaxAgeMs?: number;
   /** Delivery processor tuning (tests shorten the retry backoff). */
   processor?: Pick<ProcessorOptions, 'retryDelayMs' | 'maxAttempts' | 'concurrency'>;
+  /**
+   * The installation write budget shared with the other replicas (default GitHub's limits on
+   * real time; tests scale the windows, benchmarks that measure the coordinator turn it off).
+   */
+  writeBudget?: { limits?: WriteLimits; clock?: BudgetClock } | false;
 }
 
 export interface Coordinator {
@@ -51,6 +59,8 @@ export interface Coordinator {
   readonly processor: DeliveryProcessor;
   readonly server: Server;
   readonly engine: RunningEngine;
+  /** Undefined when the options turned it off. */
+  readonly writeBudget: WriteBudget | undefined;
   readonly url: string;
   /** One sweep now (skipped, returning undefined, when another process holds the sweep lock). */
   sweep(): Promise<SweepReport | undefined>;
@@ -78,13 +88,26 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     log,
   });
 
+  const writeBudget =
+    options.writeBudget === false
+      ? undefined
+      : new WriteBudget({
+          reservations: new WriteReservationStore(handle.db),
+          ...options.writeBudget,
+          metrics,
+          log,
+        });
+  const Octokit = options.Octokit ?? CoordinatorOctokit;
   const probot = new Probot({
     appId: env.appId,
     privateKey: env.privateKey,
     secret: env.webhookSecret,
     baseUrl: env.githubBaseUrl,
     log: log.child({ name: 'probot' }),
-    Octokit: withRateLimitMetrics(options.Octokit ?? CoordinatorOctokit, metrics),
+    Octokit: withRateLimitMetrics(
+      writeBudget ? withWriteBudget(Octokit, writeBudget) : Octokit,
+      metrics,
+    ),
   });
   const engine = createEngine({
     store,
@@ -94,6 +117,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     maxParallel: env.maxParallel,
     now: options.now,
     metrics,
+    writeBudget,
   });
   await probot.load(createApp({ store, metrics, engine, appId: env.appId, ...options.services }));
 
@@ -194,6 +218,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     processor,
     server,
     engine,
+    writeBudget,
     url,
     sweep: runSweep,
     whenIdle: () => processor.whenIdle(),
@@ -204,6 +229,9 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      // Writes waiting for the budget fail now rather than hold the shutdown for up to a
+      // window: their deliveries are handled again after the restart.
+      writeBudget?.close();
       await processor.stop();
       await handle.close();
     },

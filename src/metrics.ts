@@ -159,6 +159,20 @@ export function createMetrics(options: MetricsOptions = {}) {
       labelNames: ['installation', 'resource'] as const,
       registers,
     }),
+    // The shared write budget (src/github/write-budget.ts), this replica's side of it.
+    githubWritesQueued: new Gauge({
+      name: 'agent_coordinator_github_writes_queued',
+      help: 'Writes to GitHub waiting in this replica for the installation write budget (80 a minute, 500 content creations an hour), by installation.',
+      labelNames: ['installation'] as const,
+      registers,
+    }),
+    githubWriteWaitSeconds: new Histogram({
+      name: 'agent_coordinator_github_write_wait_seconds',
+      help: 'Time a write to GitHub waited for the installation write budget, by installation.',
+      labelNames: ['installation'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+      registers,
+    }),
     githubRateLimitReset: new Gauge({
       name: 'agent_coordinator_github_rate_limit_reset_timestamp_seconds',
       help: 'When the current rate limit window ends (Unix time), by installation and resource.',

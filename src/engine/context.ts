@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { RepoConfig } from '../config/schema.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
+import type { WriteBudget } from '../github/write-budget.js';
 import type { Decision, Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
 import type { RunRow } from '../store/runs.js';
@@ -17,6 +18,8 @@ export interface Engine {
   requestStatus(runId: number): void;
   /** Where decision passes are timed (absent in tests that build an engine by hand). */
   readonly metrics?: Pick<Metrics, 'decisionSeconds'>;
+  /** The installation write budget, when there is one: the status comment says how long writes wait. */
+  readonly writeBudget?: Pick<WriteBudget, 'nextWriteInSeconds'>;
 }
 
 /** Time one decision pass, failed ones included, for the decision latency histogram. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Probot } from 'probot';
 import { createOctokitPort, type Octokit } from '../github/octokit-port.js';
+import type { WriteBudget } from '../github/write-budget.js';
 import type { Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
 import type { Engine } from './context.js';
@@ -14,6 +15,7 @@ export interface EngineOptions {
   maxParallel: number;
   now?: () => Date;
   metrics?: Pick<Metrics, 'decisionSeconds'>;
+  writeBudget?: Pick<WriteBudget, 'nextWriteInSeconds'>;
 }
 
 export type RunningEngine = Engine & {
@@ -27,6 +29,7 @@ export function createEngine(options: EngineOptions): RunningEngine {
     log: options.log,
     maxParallel: options.maxParallel,
     metrics: options.metrics,
+    writeBudget: options.writeBudget,
     now: options.now ?? (() => new Date()),
     async portFor(installationId: number) {
       const octokit = (await options.probot.auth(installationId)) as Octokit;

@@ -7,7 +7,11 @@ import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
 
 /** Render the run's status comment from the database. */
-export async function renderRunStatus(engine: Engine, run: RunRow): Promise<string> {
+export async function renderRunStatus(
+  engine: Engine,
+  run: RunRow,
+  installationId?: number,
+): Promise<string> {
   const [{ tasks, depsOf: deps }, attempts, spent, inflight] = await Promise.all([
     engine.store.runs.graphOf(run.id),
     engine.store.attempts.ofRun(run.id),
@@ -73,6 +77,11 @@ export async function renderRunStatus(engine: Engine, run: RunRow): Promise<stri
   if (run.state === 'planning') notes.push('Planning: waiting for the planner job to post a plan.');
   if (run.state === 'awaiting_approval')
     notes.push('Waiting for `/approve` on this issue to start.');
+  const writeWait =
+    installationId === undefined
+      ? undefined
+      : await engine.writeBudget?.nextWriteInSeconds(installationId);
+  if (writeWait !== undefined) notes.push(`GitHub write budget: next write in ${writeWait} s`);
   return renderStatusComment({
     runState: run.state as RunState,
     issueNumber: run.issueNumber,
@@ -105,7 +114,11 @@ export async function refreshStatus(engine: Engine, runId: number): Promise<bool
       if (!run || run.statusVersionRendered >= run.statusVersionWanted) return false;
       crashPoint('status.claimed');
       const scope = await loadRunScope(engine, run);
-      await writeStatusComment(engine, scope, await renderRunStatus(engine, run));
+      await writeStatusComment(
+        engine,
+        scope,
+        await renderRunStatus(engine, run, scope.installationId),
+      );
       await engine.store.runs.markStatusRendered(runId, run.statusVersionWanted);
       return true;
     }),

@@ -1,6 +1,7 @@
 import { GraphqlResponseError } from '@octokit/graphql';
 import type { ProbotOctokit } from 'probot';
 import { CONFIG_PATH } from '../config/schema.js';
+import type { WritePriorityOption } from './write-budget-octokit.js';
 import {
   statusOf,
   type CheckInfo,
@@ -13,6 +14,11 @@ import {
 } from './port.js';
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
+
+// How urgent each write is when the installation's write budget is short (write-budget.ts).
+const ADVANCE: WritePriorityOption = { writePriority: 'advance' };
+const PREPARE: WritePriorityOption = { writePriority: 'prepare' };
+const REPORT: WritePriorityOption = { writePriority: 'report' };
 
 const ROLES: ReadonlySet<string> = new Set([
   'admin',
@@ -126,7 +132,12 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
 
     async ensureBranch(repo, branch, sha) {
       try {
-        await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha });
+        await octokit.rest.git.createRef({
+          ...repo,
+          ref: `refs/heads/${branch}`,
+          sha,
+          request: PREPARE,
+        });
         return 'created';
       } catch (error) {
         // 422 "Reference already exists": never reset it, an open PR may live on it.
@@ -146,7 +157,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           inputs: request.inputs,
           return_run_details: true,
           // A retried dispatch could start a second run: the sweep re-dispatches only after checking.
-          request: { retries: 0 },
+          request: { retries: 0, ...ADVANCE },
         },
       );
       const data = (response.status === 200 ? response.data : undefined) as
@@ -180,7 +191,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         await octokit.rest.actions.cancelWorkflowRun({
           ...repo,
           run_id: runId,
-          request: { retries: 0 },
+          request: { retries: 0, ...ADVANCE },
         });
       } catch (error) {
         // 409: the run already finished, which is what we wanted.
@@ -205,13 +216,19 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         ...repo,
         issue_number: issueNumber,
         body,
+        request: PREPARE,
       });
       return { id: data.id };
     },
 
     async updateIssueComment(repo, commentId, body) {
       try {
-        await octokit.rest.issues.updateComment({ ...repo, comment_id: commentId, body });
+        await octokit.rest.issues.updateComment({
+          ...repo,
+          comment_id: commentId,
+          body,
+          request: REPORT,
+        });
         return true;
       } catch (error) {
         if (statusOf(error) === 404) return false;
@@ -238,7 +255,12 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
     },
 
     async addLabels(repo, issueNumber, labels) {
-      await octokit.rest.issues.addLabels({ ...repo, issue_number: issueNumber, labels });
+      await octokit.rest.issues.addLabels({
+        ...repo,
+        issue_number: issueNumber,
+        labels,
+        request: PREPARE,
+      });
     },
 
     async closeIssue(repo, issueNumber) {
@@ -247,6 +269,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         issue_number: issueNumber,
         state: 'closed',
         state_reason: 'completed',
+        request: PREPARE,
       });
     },
 
@@ -255,6 +278,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         ...repo,
         comment_id: commentId,
         content,
+        request: REPORT,
       });
     },
     async pull(repo, number) {
@@ -307,6 +331,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         status: output.status,
         ...(output.conclusion ? { conclusion: output.conclusion } : {}),
         output: { title: output.title, summary: output.summary },
+        request: REPORT,
       });
       return { id: data.id };
     },
@@ -318,6 +343,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         status: output.status,
         ...(output.conclusion ? { conclusion: output.conclusion } : {}),
         output: { title: output.title, summary: output.summary },
+        request: REPORT,
       });
     },
 
@@ -329,7 +355,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           sha,
           merge_method: method,
           // The retry plugin would retry 405/409, which are answers here, not glitches.
-          request: { retries: 0 },
+          request: { retries: 0, ...ADVANCE },
         });
         return { merged: true, sha: data.sha };
       } catch (error) {
@@ -347,7 +373,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           ...repo,
           pull_number: number,
           expected_head_sha: expectedHeadSha,
-          request: { retries: 0 },
+          request: { retries: 0, ...ADVANCE },
         });
         return true;
       } catch (error) {
@@ -374,7 +400,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           `mutation($id: ID!, $oid: GitObjectID!) {
             enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $oid }) { mergeQueueEntry { id } }
           }`,
-          { id: pullRequestNodeId, oid: expectedHeadOid },
+          { id: pullRequestNodeId, oid: expectedHeadOid, request: ADVANCE },
         );
         return { ok: true };
       } catch (error) {
@@ -389,7 +415,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
     async dequeuePullRequest(pullRequestNodeId) {
       await octokit.graphql(
         `mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { id } } }`,
-        { id: pullRequestNodeId },
+        { id: pullRequestNodeId, request: ADVANCE },
       );
     },
   };

@@ -61,7 +61,7 @@ export function withRateLimitMetrics(
  * An installation client asks GitHub's `/app/…` endpoints for its token, with the App's JWT:
  * that answer carries the App's rate limit, not the installation's.
  */
-function isAppCall(url: unknown): boolean {
+export function isAppCall(url: unknown): boolean {
   const path = new URL(String(url), 'https://api.github.com').pathname;
   return /^(?:\/api\/v3)?\/app\//.test(path);
 }

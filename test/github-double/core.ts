@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Ids, isoNow, nodeId } from './ids.js';
-import { CONTENT_WRITES_PER_MINUTE } from './server/content-writes.js';
+import { CONTENT_WRITES_PER_MINUTE, ContentWriteWindow } from './server/content-writes.js';
 import type {
   Account,
   AppInfo,
@@ -65,6 +65,7 @@ export class Core {
   dispatchReturnsNoContent = false;
   mergeabilityLag = 0;
   contentWritesPerMinute: number = CONTENT_WRITES_PER_MINUTE;
+  readonly contentWrites = new ContentWriteWindow();
   hooks: CoreHooks | null = null;
   private nextUserId = 1_000_001;
 

@@ -179,6 +179,38 @@ export class DoubleBase {
     return info.token;
   }
 
+  // The window of that limit (default 60 s); tests that scale the app's write budget scale it too.
+  get contentWritesWindowMs(): number {
+    return this.core.contentWrites.windowMs;
+  }
+
+  set contentWritesWindowMs(ms: number) {
+    this.core.contentWrites.windowMs = ms;
+  }
+
+  /**
+   * The most writes one actor made in any `windowMs`: every request that is not a read (GET,
+   * HEAD, a GraphQL query) or a token request, answered or refused, by GitHub's receive order.
+   */
+  maxWritesInWindow(actor: string, windowMs: number): number {
+    const writes = this.core.requests
+      .filter((r) => r.actor === actor && isWrite(r))
+      .map((r) => Date.parse(r.at))
+      .sort((a, b) => a - b);
+    return maxInWindow(writes, windowMs);
+  }
+
+  /** Writes by one actor (see maxWritesInWindow), grouped by route. */
+  writesByRoute(actor: string): Map<string, number> {
+    const byRoute = new Map<string, number>();
+    for (const r of this.core.requests) {
+      if (r.actor !== actor || !isWrite(r)) continue;
+      const route = r.route ?? `${r.method} ${r.path}`;
+      byRoute.set(route, (byRoute.get(route) ?? 0) + 1);
+    }
+    return byRoute;
+  }
+
   // For Probot's GHE_HOST (with GHE_PROTOCOL=http).
   get gheHost(): string {
     return new URL(this.url).host;
@@ -223,12 +255,7 @@ export class DoubleBase {
     const writes = this.core.requests
       .filter((r) => r.route !== null && CONTENT_WRITES.has(r.route))
       .map((r) => Date.parse(r.at));
-    let max = 0;
-    let start = 0;
-    for (let end = 0; end < writes.length; end++) {
-      while ((writes[end] ?? 0) - (writes[start] ?? 0) >= 60_000) start++;
-      max = Math.max(max, end - start + 1);
-    }
+    const max = maxInWindow(writes, 60_000);
     return {
       apiCalls: this.core.requests.length,
       contentWrites: writes.length,
@@ -301,4 +328,24 @@ function deliveryView(d: Delivery): DeliveryView {
     redelivery: d.redelivery,
     payload: d.payload,
   };
+}
+
+export function isWrite(r: RequestLogEntry): boolean {
+  if (r.method === 'GET' || r.method === 'HEAD') return false;
+  if (r.path.startsWith('/app/')) return false;
+  if (r.route === 'POST /graphql') {
+    const query = (r.body as { query?: unknown } | null)?.query;
+    return typeof query === 'string' && /^mutation\b/.test(query.trimStart());
+  }
+  return true;
+}
+
+function maxInWindow(sortedTimes: number[], windowMs: number): number {
+  let max = 0;
+  let start = 0;
+  for (let end = 0; end < sortedTimes.length; end++) {
+    while ((sortedTimes[end] ?? 0) - (sortedTimes[start] ?? 0) >= windowMs) start++;
+    max = Math.max(max, end - start + 1);
+  }
+  return max;
 }

@@ -56,7 +56,9 @@ export async function startTestCoordinator(
      * `npm start` uses (Probot's, retry and throttling plugins on).
      */
     octokit?: 'test' | 'production';
-  } & Partial<Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs' | 'processor'>> = {},
+  } & Partial<
+    Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs' | 'processor' | 'writeBudget'>
+  > = {},
 ): Promise<TestCoordinator> {
   const env = parseEnv({
     APP_ID: String(TEST_APP_ID),
@@ -81,6 +83,7 @@ export async function startTestCoordinator(
     now: options.now,
     sweepGraceMs: options.sweepGraceMs,
     processor: options.processor,
+    writeBudget: options.writeBudget,
     // Tests step the sweep by hand.
     schedule: false,
     // A scrape shows what the test just did.

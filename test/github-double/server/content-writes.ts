@@ -17,3 +17,27 @@ export const CONTENT_WRITES = new Set([
 ]);
 
 export const CONTENT_WRITES_PER_MINUTE = 80;
+
+/**
+ * Successful content writes per actor over the last `windowMs`, kept as each actor's timestamps
+ * in order: a check drops the ones that left the window instead of scanning the request log.
+ */
+export class ContentWriteWindow {
+  private readonly times = new Map<string | null, number[]>();
+  windowMs = 60_000;
+
+  record(actor: string | null, at: number): void {
+    let times = this.times.get(actor);
+    if (!times) this.times.set(actor, (times = []));
+    times.push(at);
+  }
+
+  count(actor: string | null, now: number): number {
+    const times = this.times.get(actor);
+    if (!times) return 0;
+    let expired = 0;
+    while (expired < times.length && times[expired]! <= now - this.windowMs) expired++;
+    if (expired > 0) times.splice(0, expired);
+    return times.length;
+  }
+}

@@ -225,6 +225,8 @@ function record(
     at: isoNow(),
   };
   core.requests.push(entry);
+  if (e.route !== null && CONTENT_WRITES.has(e.route) && e.status < 400)
+    core.contentWrites.record(e.actor, Date.parse(entry.at));
   core.events.emit('request', entry);
 }
 
@@ -414,26 +416,18 @@ function checkQuery(
 // GitHub's secondary limit on content-creating requests, per actor, over the last minute.
 function secondaryRateLimit(core: Core, route: string, actor: string | null): HttpError | null {
   if (!CONTENT_WRITES.has(route)) return null;
-  const since = Date.now() - 60_000;
-  const recent = core.requests.filter(
-    (r) =>
-      r.actor === actor &&
-      r.route !== null &&
-      CONTENT_WRITES.has(r.route) &&
-      Date.parse(r.at) > since &&
-      r.status < 400,
-  ).length;
+  const recent = core.contentWrites.count(actor, Date.now());
   if (recent < core.contentWritesPerMinute) return null;
   core.violation(
     'secondary-rate-limit',
     'POST',
     route,
-    `${actor ?? 'anonymous'} made more than ${core.contentWritesPerMinute} content-creating requests in a minute`,
+    `${actor ?? 'anonymous'} made more than ${core.contentWritesPerMinute} content-creating requests in ${core.contentWrites.windowMs / 1000} s`,
   );
   return new HttpError(
     403,
     'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
     {},
-    { 'retry-after': '60' },
+    { 'retry-after': String(Math.ceil(core.contentWrites.windowMs / 1000)) },
   );
 }

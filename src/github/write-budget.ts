@@ -1,0 +1,233 @@
+import type { Logger } from 'pino';
+import type { Metrics } from '../metrics.js';
+import type { Reservation, WriteLimits } from '../store/write-reservations.js';
+
+/**
+ * Which writes go first when the budget is short: moving tasks forward (merges, dispatches, merge
+ * queue), then preparing work and answering people (branches, replies, labels), then reporting
+ * (check runs, status comment edits, reactions), which a later write brings up to date anyway.
+ */
+export type WritePriority = 'advance' | 'prepare' | 'report';
+
+const RANK: Record<WritePriority, number> = { advance: 0, prepare: 1, report: 2 };
+
+/**
+ * GitHub's secondary rate limits for content creation: "no more than 80 content-generating
+ * requests per minute and no more than 500 content-generating requests per hour" (docs.github.com,
+ * "Rate limits for the REST API", about secondary rate limits). GitHub does not say which endpoints
+ * generate content, so every write counts in the minute; the hour counts those that plainly do.
+ */
+export const GITHUB_WRITE_LIMITS: WriteLimits = {
+  perWindow: 80,
+  windowMs: 60_000,
+  creatingPerLongWindow: 500,
+  longWindowMs: 3_600_000,
+  inFlightLeaseMs: 10 * 60_000,
+};
+
+/** The budget's time: tests step it by hand. */
+export interface BudgetClock {
+  now(): Date;
+  /** Resolves after `ms` of this clock's time. */
+  sleep(ms: number): Promise<void>;
+}
+
+export const REAL_CLOCK: BudgetClock = {
+  now: () => new Date(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+export interface WriteReservations {
+  reserve(
+    installationId: number,
+    createsContent: boolean,
+    now: Date,
+    limits: WriteLimits,
+  ): Promise<Reservation>;
+  markSent(id: number, at: Date): Promise<void>;
+  nextFreeAt?(installationId: number, now: Date, limits: WriteLimits): Promise<Date | undefined>;
+}
+
+export interface WriteRequest {
+  priority: WritePriority;
+  createsContent: boolean;
+}
+
+/** A granted write: call `sent()` once GitHub answered (or the request failed). */
+export interface WriteTicket {
+  sent(): Promise<void>;
+  /** How long the write waited for the budget. */
+  waitedMs: number;
+}
+
+interface Waiter extends WriteRequest {
+  seq: number;
+  since: number;
+  resolve(ticket: WriteTicket): void;
+  reject(error: unknown): void;
+}
+
+type BudgetMetrics = Pick<Metrics, 'githubWritesQueued' | 'githubWriteWaitSeconds'>;
+
+export interface WriteBudgetOptions {
+  reservations: WriteReservations;
+  limits?: WriteLimits;
+  clock?: BudgetClock;
+  metrics?: BudgetMetrics;
+  log?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * Every replica's writes to one installation share one budget, counted in Postgres (see
+ * WriteReservationStore). Within a process, writes past the budget wait in one queue per
+ * installation, by priority and then in arrival order; only its head asks the database, so one
+ * process makes one reservation at a time per installation. Across replicas the limit is shared
+ * and the order is not: each replica's head takes the next free slot.
+ */
+export class WriteBudget {
+  private readonly limits: WriteLimits;
+  private readonly clock: BudgetClock;
+  private readonly queues = new Map<number, Waiter[]>();
+  /** Installation → when its queue's head may write next, while it waits. */
+  private readonly nextAt = new Map<number, number>();
+  private seq = 0;
+  private closed = false;
+
+  constructor(private readonly options: WriteBudgetOptions) {
+    this.limits = options.limits ?? GITHUB_WRITE_LIMITS;
+    this.clock = options.clock ?? REAL_CLOCK;
+  }
+
+  /** Resolves when the write may be sent. */
+  acquire(installationId: number, request: WriteRequest): Promise<WriteTicket> {
+    if (this.closed) return Promise.reject(new Error('the write budget is closed'));
+    return new Promise<WriteTicket>((resolve, reject) => {
+      let queue = this.queues.get(installationId);
+      const pumping = queue !== undefined;
+      if (!queue) this.queues.set(installationId, (queue = []));
+      const waiter: Waiter = {
+        ...request,
+        seq: this.seq++,
+        since: this.clock.now().getTime(),
+        resolve,
+        reject,
+      };
+      // Sorted insert: by priority, then in arrival order.
+      const at = queue.findIndex((w) => RANK[w.priority] > RANK[waiter.priority]);
+      queue.splice(at === -1 ? queue.length : at, 0, waiter);
+      this.reportQueued(installationId);
+      if (!pumping) void this.pump(installationId, queue);
+    });
+  }
+
+  /**
+   * Seconds until the installation's next write may go: this replica's queue when it waits,
+   * else the shared window (another replica's writes may have filled it); undefined when a
+   * write would go now.
+   */
+  async nextWriteInSeconds(installationId: number): Promise<number | undefined> {
+    const now = this.clock.now().getTime();
+    const at =
+      this.nextAt.get(installationId) ??
+      (
+        await this.options.reservations
+          .nextFreeAt?.(installationId, this.clock.now(), this.limits)
+          .catch(() => undefined)
+      )?.getTime();
+    if (at === undefined || at <= now) return undefined;
+    return Math.ceil((at - now) / 1000);
+  }
+
+  /** Writes waiting for the budget (all installations). */
+  get queued(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
+  }
+
+  /** Writes still waiting fail; the handlers' usual retries take them up again later. */
+  close(): void {
+    this.closed = true;
+    for (const [installationId, queue] of this.queues) {
+      for (const waiter of queue.splice(0)) waiter.reject(new Error('the write budget is closed'));
+      this.reportQueued(installationId);
+    }
+  }
+
+  private async pump(installationId: number, queue: Waiter[]): Promise<void> {
+    try {
+      while (queue.length > 0 && !this.closed) {
+        const head = queue[0]!;
+        let result: Reservation;
+        try {
+          result = await this.options.reservations.reserve(
+            installationId,
+            head.createsContent,
+            this.clock.now(),
+            this.limits,
+          );
+        } catch (error) {
+          // The database is down: this write fails like any request would, the rest try again.
+          remove(queue, head);
+          head.reject(error);
+          continue;
+        }
+        if (result.granted) {
+          // By identity: a more urgent write may have queued in front of it meanwhile.
+          remove(queue, head);
+          this.grant(installationId, head, result.id);
+          continue;
+        }
+        // Only the hourly content limit is full: writes that create nothing may still go.
+        if (result.window === 'long') {
+          const other = queue.findIndex((w) => !w.createsContent);
+          if (other > 0) {
+            queue.unshift(...queue.splice(other, 1));
+            continue;
+          }
+        }
+        const waitMs = Math.max(1, result.retryAt.getTime() - this.clock.now().getTime());
+        this.nextAt.set(installationId, result.retryAt.getTime());
+        await this.clock.sleep(waitMs);
+      }
+    } finally {
+      this.nextAt.delete(installationId);
+      this.queues.delete(installationId);
+      this.reportQueued(installationId);
+    }
+  }
+
+  private grant(installationId: number, waiter: Waiter, id: number): void {
+    const waitedMs = this.clock.now().getTime() - waiter.since;
+    this.reportQueued(installationId);
+    this.options.metrics?.githubWriteWaitSeconds.observe(
+      { installation: String(installationId) },
+      waitedMs / 1000,
+    );
+    let sent = false;
+    waiter.resolve({
+      waitedMs,
+      sent: async () => {
+        if (sent) return;
+        sent = true;
+        await this.options.reservations.markSent(id, this.clock.now()).catch((error: unknown) =>
+          // The row keeps counting as in flight until its lease ends: a stricter count, not a
+          // looser one.
+          this.options.log?.warn({ err: error }, 'write budget: could not stamp a sent write'),
+        );
+      },
+    });
+  }
+
+  private reportQueued(installationId: number): void {
+    this.options.metrics?.githubWritesQueued.set(
+      { installation: String(installationId) },
+      this.queues.get(installationId)?.length ?? 0,
+    );
+  }
+}
+
+function remove(queue: Waiter[], waiter: Waiter): void {
+  const at = queue.indexOf(waiter);
+  if (at !== -1) queue.splice(at, 1);
+}

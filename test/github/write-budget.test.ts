@@ -1,0 +1,400 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import {
+  WriteBudget,
+  type WritePriority,
+  type WriteTicket,
+} from '../../src/github/write-budget.js';
+import { classifyWrite } from '../../src/github/write-budget-octokit.js';
+import { createMetrics } from '../../src/metrics.js';
+import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { WriteReservationStore, type WriteLimits } from '../../src/store/write-reservations.js';
+import { ENGINES } from '../helpers/engines.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { Exposition } from '../helpers/prometheus.js';
+import { ManualTime } from './manual-clock.js';
+
+const INSTALLATION = 2 ** 33 + 5;
+const LIMITS: WriteLimits = {
+  perWindow: 3,
+  windowMs: 60_000,
+  creatingPerLongWindow: 2,
+  longWindowMs: 3_600_000,
+  inFlightLeaseMs: 600_000,
+};
+
+describe.each(ENGINES)('write reservations on $name', (engine) => {
+  let handle: DatabaseHandle;
+  let dispose: () => Promise<void>;
+  let store: WriteReservationStore;
+  let installation = INSTALLATION;
+
+  beforeAll(async () => {
+    ({ handle, dispose } = await engine.open());
+    store = new WriteReservationStore(handle.db);
+  });
+  afterAll(() => dispose());
+
+  const at = (s: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + s * 1000);
+
+  it('grants the window’s writes, then names when the oldest leaves it', async () => {
+    const id = ++installation;
+    for (const s of [0, 10, 20]) {
+      const r = await store.reserve(id, false, at(s), LIMITS);
+      expect(r.granted).toBe(true);
+      if (r.granted) await store.markSent(r.id, at(s + 1));
+    }
+    const denied = await store.reserve(id, false, at(30), LIMITS);
+    // The first write was answered at 1 s: it counts until 61 s.
+    expect(denied).toEqual({ granted: false, retryAt: at(61), window: 'short' });
+    expect((await store.reserve(id, false, at(60.999), LIMITS)).granted).toBe(false);
+    expect((await store.reserve(id, false, at(61), LIMITS)).granted).toBe(true);
+    // Another installation has a budget of its own.
+    expect((await store.reserve(id + 1000, false, at(30), LIMITS)).granted).toBe(true);
+  });
+
+  it('counts a write still in flight, however old its reservation, until its lease ends', async () => {
+    const id = ++installation;
+    for (let i = 0; i < 3; i++)
+      expect((await store.reserve(id, false, at(0), LIMITS)).granted).toBe(true);
+    // Never answered: at 500 s they are still in flight (GitHub may receive them any moment).
+    const later = await store.reserve(id, false, at(500), LIMITS);
+    expect(later).toEqual({ granted: false, retryAt: at(560), window: 'short' });
+    // Past the lease they are taken for a dead process's and no longer count.
+    expect((await store.reserve(id, false, at(601), LIMITS)).granted).toBe(true);
+  });
+
+  it('limits content creation per hour while other writes still go', async () => {
+    const id = ++installation;
+    for (const s of [0, 100]) {
+      const r = await store.reserve(id, true, at(s), LIMITS);
+      expect(r.granted).toBe(true);
+      if (r.granted) await store.markSent(r.id, at(s));
+    }
+    expect(await store.reserve(id, true, at(200), LIMITS)).toEqual({
+      granted: false,
+      retryAt: at(3600),
+      window: 'long',
+    });
+    expect((await store.reserve(id, false, at(200), LIMITS)).granted).toBe(true);
+    expect((await store.reserve(id, true, at(3600), LIMITS)).granted).toBe(true);
+  });
+
+  it('prunes the rows no window counts any more', async () => {
+    const id = ++installation;
+    for (const [s, creates] of [
+      [0, false],
+      [0, true],
+    ] as const) {
+      const r = await store.reserve(id, creates, at(s), LIMITS);
+      if (r.granted) await store.markSent(r.id, at(s));
+    }
+    // At 120 s the plain write left every window; the creating one still counts for the hour.
+    await store.reserve(id, false, at(120), LIMITS);
+    const rows = await handle.db.execute(
+      `select creates_content from github_write_reservations where installation_id = ${id} order by id` as never,
+    );
+    const list = ((rows as { rows?: unknown[] }).rows ?? rows) as Array<{
+      creates_content: boolean;
+    }>;
+    expect(list.map((r) => r.creates_content)).toEqual([true, false]);
+  });
+});
+
+describe('write budget queue', () => {
+  let database: TestDatabase;
+  const handles: DatabaseHandle[] = [];
+  let installation = INSTALLATION + 100;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('templateDatabase'));
+    // Two pools on one database: two replicas.
+    for (let i = 0; i < 2; i++)
+      handles.push(await openDatabase({ databaseUrl: database.url, poolSize: 4 }));
+  });
+  afterAll(async () => {
+    for (const handle of handles) await handle.close();
+    await database.drop();
+  });
+
+  /** Granted writes whose answer is not recorded yet. */
+  let sending = 0;
+
+  interface Granted {
+    label: string;
+    at: number;
+    ticket: WriteTicket;
+  }
+
+  /** Acquire in order; record grants as they happen. */
+  const acquireAll = (
+    budget: WriteBudget,
+    time: ManualTime,
+    id: number,
+    requests: Array<{ label: string; priority: WritePriority; createsContent?: boolean }>,
+    granted: Granted[],
+  ) =>
+    Promise.all(
+      requests.map(async ({ label, priority, createsContent }) => {
+        const ticket = await budget.acquire(id, { priority, createsContent: !!createsContent });
+        granted.push({ label, at: time.now().getTime(), ticket });
+        // Answered at once: time does not move until it is recorded (see stepUntilDone).
+        sending++;
+        await ticket.sent();
+        sending--;
+        time.changed();
+      }),
+    );
+
+  /** Step time to each next wake-up while anything waits (only once every pump sleeps). */
+  const stepUntilDone = async (
+    time: ManualTime,
+    parts: Array<{ budget: WriteBudget; clock: { sleeping: boolean } }>,
+    done: Promise<unknown>,
+  ) => {
+    let finished = false;
+    void done.finally(() => {
+      finished = true;
+      time.changed();
+    });
+    for (;;) {
+      await time.until(
+        () =>
+          finished ||
+          (sending === 0 && parts.every((p) => p.budget.queued === 0 || p.clock.sleeping)),
+      );
+      if (finished) return;
+      const next = time.nextWake();
+      if (next === undefined) continue;
+      time.advanceTo(next);
+    }
+  };
+
+  it('lets writes wait by priority, then arrival, and tells when the next goes', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const metrics = createMetrics();
+    const budget = new WriteBudget({
+      reservations: new WriteReservationStore(handles[0]!.db),
+      limits: { ...LIMITS, perWindow: 1 },
+      clock,
+      metrics,
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    // The first takes the window; the rest queue behind it in this arrival order.
+    await acquireAll(budget, time, id, [{ label: 'first', priority: 'report' }], granted);
+    const rest = acquireAll(
+      budget,
+      time,
+      id,
+      [
+        { label: 'status edit', priority: 'report' },
+        { label: 'branch', priority: 'prepare' },
+        { label: 'check run', priority: 'report' },
+        { label: 'merge', priority: 'advance' },
+        { label: 'dispatch', priority: 'advance' },
+      ],
+      granted,
+    );
+    await time.until(() => clock.sleeping);
+    expect(await budget.nextWriteInSeconds(id)).toBe(60);
+    expect(budget.queued).toBe(5);
+    const exposition = new Exposition(await metrics.registry.metrics());
+    expect(
+      exposition.value('agent_coordinator_github_writes_queued', { installation: String(id) }),
+    ).toBe(5);
+    time.advance(12_000);
+    expect(await budget.nextWriteInSeconds(id)).toBe(48);
+    await stepUntilDone(time, [{ budget, clock }], rest);
+    expect(granted.map((g) => g.label)).toEqual([
+      'first',
+      'merge',
+      'dispatch',
+      'branch',
+      'status edit',
+      'check run',
+    ]);
+    // One a minute, each as soon as the last left the window.
+    const start = granted[0]!.at;
+    expect(granted.map((g) => (g.at - start) / 1000)).toEqual([0, 60, 120, 180, 240, 300]);
+    // The last write fills the window again: the next one, from any replica, waits for it.
+    expect(await budget.nextWriteInSeconds(id)).toBe(60);
+    const otherReplica = new WriteBudget({
+      reservations: new WriteReservationStore(handles[1]!.db),
+      limits: { ...LIMITS, perWindow: 1 },
+      clock: time.clock(),
+    });
+    expect(await otherReplica.nextWriteInSeconds(id)).toBe(60);
+    time.advance(60_000);
+    expect(await budget.nextWriteInSeconds(id)).toBeUndefined();
+    const after = new Exposition(await metrics.registry.metrics());
+    const labels = { installation: String(id) };
+    expect(after.value('agent_coordinator_github_writes_queued', labels)).toBe(0);
+    expect(after.value('agent_coordinator_github_write_wait_seconds_count', labels)).toBe(6);
+    expect(after.value('agent_coordinator_github_write_wait_seconds_sum', labels)).toBe(
+      60 + 120 + 180 + 240 + 300,
+    );
+  });
+
+  it('loses no write that queues in front of one whose reservation is under way', async () => {
+    const time = new ManualTime();
+    const store = new WriteReservationStore(handles[0]!.db);
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    let reserving!: () => void;
+    const reserveStarted = new Promise<void>((resolve) => (reserving = resolve));
+    const budget = new WriteBudget({
+      reservations: {
+        reserve: async (...args) => {
+          reserving();
+          await gate;
+          return store.reserve(...args);
+        },
+        markSent: (id, at) => store.markSent(id, at),
+      },
+      limits: LIMITS,
+      clock: time.clock(),
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    const first = acquireAll(
+      budget,
+      time,
+      id,
+      [{ label: 'check run', priority: 'report' }],
+      granted,
+    );
+    await reserveStarted;
+    const urgent = acquireAll(budget, time, id, [{ label: 'merge', priority: 'advance' }], granted);
+    openGate();
+    await Promise.all([first, urgent]);
+    expect(granted.map((g) => g.label)).toEqual(['check run', 'merge']);
+  });
+
+  it('lets a write that creates nothing pass one held by the hourly content limit', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const budget = new WriteBudget({
+      reservations: new WriteReservationStore(handles[0]!.db),
+      limits: { ...LIMITS, perWindow: 100, creatingPerLongWindow: 1 },
+      clock,
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    await acquireAll(
+      budget,
+      time,
+      id,
+      [{ label: 'comment', priority: 'prepare', createsContent: true }],
+      granted,
+    );
+    const rest = acquireAll(
+      budget,
+      time,
+      id,
+      [
+        { label: 'reply', priority: 'advance', createsContent: true },
+        { label: 'check run', priority: 'report' },
+      ],
+      granted,
+    );
+    await time.until(() => clock.sleeping);
+    expect(granted.map((g) => g.label)).toEqual(['comment', 'check run']);
+    expect(await budget.nextWriteInSeconds(id)).toBe(3600);
+    await stepUntilDone(time, [{ budget, clock }], rest);
+    expect(granted.map((g) => g.label)).toEqual(['comment', 'check run', 'reply']);
+  });
+
+  it('two replicas on one database never exceed the window together', async () => {
+    const time = new ManualTime();
+    const limits: WriteLimits = { ...LIMITS, perWindow: 80, creatingPerLongWindow: 500 };
+    const parts = handles.map((handle) => {
+      const clock = time.clock();
+      return {
+        clock,
+        budget: new WriteBudget({
+          reservations: new WriteReservationStore(handle.db),
+          limits,
+          clock,
+        }),
+      };
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    const priorities: WritePriority[] = ['advance', 'prepare', 'report'];
+    // 250 writes, arriving together on both replicas.
+    const all = Promise.all(
+      parts.map((part, replica) =>
+        acquireAll(
+          part.budget,
+          time,
+          id,
+          Array.from({ length: 125 }, (_, i) => ({
+            label: `${replica}:${i}`,
+            priority: priorities[i % 3]!,
+          })),
+          granted,
+        ),
+      ),
+    );
+    await stepUntilDone(time, parts, all);
+    expect(granted).toHaveLength(250);
+    const times = granted.map((g) => g.at).sort((a, b) => a - b);
+    let max = 0;
+    for (let end = 0, start = 0; end < times.length; end++) {
+      while (times[end]! - times[start]! >= 60_000) start++;
+      max = Math.max(max, end - start + 1);
+    }
+    expect(max).toBe(80);
+    // Both replicas wrote: the budget is shared, not split or taken by one.
+    expect(new Set(granted.slice(0, 80).map((g) => g.label.split(':')[0])).size).toBe(2);
+    // 250 at 80 a minute: the last goes in the fourth minute.
+    expect((times.at(-1)! - times[0]!) / 60_000).toBe(3);
+  });
+});
+
+describe('which requests are writes', () => {
+  it('counts every non-GET request and GraphQL mutations, not token requests or queries', () => {
+    expect(classifyWrite({ method: 'GET', url: '/repos/{owner}/{repo}' })).toBeNull();
+    expect(
+      classifyWrite({ method: 'POST', url: '/app/installations/{installation_id}/access_tokens' }),
+    ).toBeNull();
+    expect(
+      classifyWrite({
+        method: 'POST',
+        url: 'http://h/api/graphql',
+        query: 'query { viewer { login } }',
+      }),
+    ).toBeNull();
+    expect(
+      classifyWrite({
+        method: 'POST',
+        url: 'http://h/api/graphql',
+        query:
+          '  mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { clientMutationId } }',
+        request: { writePriority: 'advance' },
+      }),
+    ).toEqual({ priority: 'advance', createsContent: false });
+    expect(
+      classifyWrite({
+        method: 'PUT',
+        url: '/repos/{owner}/{repo}/pulls/{pull_number}/merge',
+        request: { writePriority: 'advance' },
+      }),
+    ).toEqual({ priority: 'advance', createsContent: false });
+    expect(
+      classifyWrite({
+        method: 'POST',
+        url: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
+      }),
+    ).toEqual({ priority: 'report', createsContent: true });
+    expect(
+      classifyWrite({ method: 'PATCH', url: '/repos/{owner}/{repo}/issues/comments/{comment_id}' }),
+    ).toEqual({ priority: 'report', createsContent: false });
+    expect(classifyWrite({ method: 'POST', url: '/repos/{owner}/{repo}/check-runs' })).toEqual({
+      priority: 'report',
+      createsContent: false,
+    });
+  });
+});
