@@ -5,7 +5,7 @@ import { parsePlanMarker } from '../core/markers.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
 import { applyPlan } from '../engine/start-run.js';
-import { onWorkflowRun } from '../engine/track.js';
+import { linkPullRequest, onWorkflowRun } from '../engine/track.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 
@@ -66,7 +66,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
     if (parsed.length === 0) return;
 
     const target: { run?: RunRow; task?: TaskRow } | undefined = onPullRequest
-      ? await taskOfPullRequest(services, repository.id, issue.number)
+      ? await taskOfPullRequest(services, port, repo, repository.id, issue.number)
       : {
           run:
             (await engine.store.runs.activeRun(repository.id, issue.number)) ??
@@ -145,10 +145,23 @@ async function runCommand(
   return executeCommand(engine, { scope, task: freshTask, actor }, command);
 }
 
-async function taskOfPullRequest(services: AppServices, repositoryId: number, number: number) {
-  const found = await services.engine!.store.attempts.pullWithTask(repositoryId, number);
-  if (!found) return undefined;
-  return { run: found.run, task: found.task };
+/**
+ * The task of an agent PR. A comment can be handled before the delivery that announced the PR
+ * (GitHub delivers late and out of order): then the PR is read from GitHub and linked now.
+ */
+async function taskOfPullRequest(
+  services: AppServices,
+  port: GitHubPort,
+  repo: RepoCoords,
+  repositoryId: number,
+  number: number,
+) {
+  const engine = services.engine!;
+  const found = await engine.store.attempts.pullWithTask(repositoryId, number);
+  if (found) return { run: found.run, task: found.task };
+  const pull = await port.pull(repo, number);
+  if (!pull || pull.state !== 'open') return undefined;
+  return (await linkPullRequest(engine, repositoryId, pull)) ?? undefined;
 }
 
 /**
