@@ -7,13 +7,15 @@ import {
   statusComment,
   type Scenario,
   closeScenario,
+  chaoticDelivery,
+  DELIVERY_SEEDS,
 } from './harness.js';
 
 /** SPEC §2 steps 1–6 on the GitHub double, with the real app and real Postgres. */
-describe('label → plan → dispatch (GitHub double)', () => {
+describe.each(DELIVERY_SEEDS)('label → plan → dispatch (GitHub double, delivery seed %i)', (seed) => {
   let s: Scenario;
   beforeEach(async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery: chaoticDelivery(seed) });
   });
   afterEach(() => closeScenario(s));
 

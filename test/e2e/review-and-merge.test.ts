@@ -9,6 +9,8 @@ import {
   repositoryIdOf,
   taskOf,
   closeScenario,
+  chaoticDelivery,
+  DELIVERY_SEEDS,
 } from './harness.js';
 
 type Pull = {
@@ -20,7 +22,8 @@ type Pull = {
 };
 
 /** SPEC §2 steps 7–11 and §4 on the GitHub double: review, commands, merge order, the queue. */
-describe('review and merge (GitHub double)', () => {
+describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i)', (seed) => {
+  const delivery = chaoticDelivery(seed);
   let s: Scenario;
   afterEach(() => closeScenario(s));
 
@@ -55,7 +58,7 @@ describe('review and merge (GitHub double)', () => {
     ).filter((c) => c.name === 'agent-coordinator/order');
 
   it('takes the SPEC §3 example from label to closed issue, merging only in dependency order', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.5 }));
     const issue = await start(`Add login.\n\n${SPEC_EXAMPLE_PLAN}`);
     for (
@@ -84,7 +87,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('keeps an order check on every agent PR head: waiting, then success', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const plan = ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '```'].join('\n');
     const chain = plan.replace('  title: B', '  title: B\n  deps: [a]');
@@ -99,7 +102,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('merges through the merge queue when the base branch has one', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     await s.double.enableMergeQueue(REPO, 'main');
     s.double.setWorker(() => ({ kind: 'pr' }));
     const plan = [
@@ -134,7 +137,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('sends a PR the merge queue removed for failing checks back to its worker', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     await s.double.enableMergeQueue(REPO, 'main');
     await s.double.setRequiredChecks(REPO, 'main', ['ci']);
     s.double.setWorker(() => ({ kind: 'pr' }));
@@ -159,7 +162,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('vetoes a task (order check fails, dependents blocked), then retries it with feedback', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const plan = [
       '```tasks',
@@ -196,7 +199,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('ignores /approve from users without write access, and from bots', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     await s.double.setPermission(REPO, 'reader', 'read');
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
@@ -216,7 +219,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('approves by an approving review from a write user', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     await s.double.setPermission(REPO, 'reviewer', 'write');
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
@@ -226,7 +229,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('updates a PR that is behind its base, keeping its approval', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     await s.double.setRequiredChecks(REPO, 'main', [], { strict: true });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
@@ -241,7 +244,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('sends a conflicted PR back to its worker in mode=fix', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
     await s.double.setConflict(REPO, prOf('a')!.number, true);
@@ -254,7 +257,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('rejects a task whose PR a person closes, and blocks its dependents', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(
       ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '  deps: [a]', '```'].join(
@@ -271,6 +274,7 @@ describe('review and merge (GitHub double)', () => {
 
   it('holds the run at the budget: merges go on, nothing new is dispatched, /unhold lifts it', async () => {
     s = await startScenario({
+      delivery,
       config: 'budget:\n  maxCostUsdPerRun: 1\nmerge:\n  requireApproval: false\n',
     });
     s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.6 }));

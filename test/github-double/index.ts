@@ -2,6 +2,7 @@ export { startGitHubDouble, type GitHubDoubleOptions } from './start.js';
 export { GitHubDouble } from './scenario.js';
 export type { Counts, DeliveryView, DoubleEvent, DoubleEventMap } from './double-base.js';
 export type { FaultRule } from './server/faults.js';
+export type { DeliveryChaos } from './webhooks/sender.js';
 export type { CreateRepoOptions, WorkflowSpec } from './ops/repos.js';
 export { WORKER_INPUTS, WORKER_RUN_NAME, WORKER_WORKFLOW } from './ops/repos.js';
 export type { QueueRunResult } from './ops/merge-queue.js';

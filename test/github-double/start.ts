@@ -6,7 +6,7 @@ import { GitHubDouble } from './scenario.js';
 import { Faults } from './server/faults.js';
 import { createHttpServer } from './server/http-server.js';
 import { openApi } from './server/openapi.js';
-import { WebhookSender } from './webhooks/sender.js';
+import { WebhookSender, type DeliveryChaos } from './webhooks/sender.js';
 import { SimulatedWorker } from './worker/simulated-worker.js';
 
 export interface GitHubDoubleOptions {
@@ -18,6 +18,8 @@ export interface GitHubDoubleOptions {
   subscribedEvents?: readonly string[];
   // Check the double's own answers and webhooks against GitHub's spec (default true).
   selfCheck?: boolean;
+  // Deliver late, out of order and sometimes twice, as GitHub may (default: in order, once).
+  delivery?: DeliveryChaos;
 }
 
 export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<GitHubDouble> {
@@ -30,8 +32,10 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     subscribedEvents: options.subscribedEvents,
     selfCheck: options.selfCheck ?? true,
   });
-  const sender = new WebhookSender(core);
-  const worker = new SimulatedWorker(core);
+  const sender = new WebhookSender(core, options.delivery);
+  // With reordering on, a worker's steps do not wait for their deliveries either: its push, its
+  // PR and its run's completion reach the app in any order.
+  const worker = new SimulatedWorker(core, { awaitDeliveries: !sender.reorders });
   core.hooks = {
     sendWebhook: (input) => sender.send(input),
     redeliver: (delivery) => sender.redeliver(delivery),
