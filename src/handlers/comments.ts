@@ -7,7 +7,9 @@ import { loadRunScope } from '../engine/context.js';
 import { applyPlan } from '../engine/start-run.js';
 import { linkPullRequest, onWorkflowRun } from '../engine/track.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { NOT_ANSWERED } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
+import { mayAnswerRefusal } from './refusal-budget.js';
 
 /**
  * Who may post a plan for the planner job (SPEC §2): the Actions bot, or the App itself (a
@@ -74,6 +76,19 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         };
     const role = await roles.get(port, repo, sender.login);
     const allowed = WRITE_ROLES.has(role);
+    const now = engine.now();
+    const answerRefusal =
+      allowed ||
+      (await mayAnswerRefusal(
+        engine.store,
+        {
+          repositoryId: repository.id,
+          issueNumber: issue.number,
+          actor: sender.login,
+          commentId: comment.id,
+        },
+        now,
+      ));
     const replies: string[] = [];
     let accepted = 0;
 
@@ -113,12 +128,13 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         name,
         args: item.ok ? item.command : item.error,
         accepted: outcome.ok,
-        outcome: outcome.ok ? 'ok' : outcome.reason,
+        outcome: outcome.ok ? 'ok' : `${outcome.reason}${answerRefusal ? '' : NOT_ANSWERED}`,
+        createdAt: now,
       });
       if (outcome.ok) {
         accepted++;
         if (outcome.reply) replies.push(outcome.reply);
-      } else if (allowed || replies.length === 0) {
+      } else if (allowed || (answerRefusal && replies.length === 0)) {
         replies.push(`\`/${name}\`: ${outcome.reason}.`);
       }
       if (!allowed) break; // one short reply, nothing changes

@@ -56,6 +56,7 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       const current = await services.port(context.octokit).pull(context.repo(), pr.number);
       const linked = await linkPullRequest(engine, repository.id, {
         ...info,
+        ...(current ? { state: current.state, merged: current.merged } : {}),
         currentHeadSha: current?.headSha,
       });
       if (!linked || linked.run.finishedAt) return;

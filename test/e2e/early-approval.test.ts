@@ -36,7 +36,8 @@ describe('an approval given while the worker is still finishing', () => {
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     const run = s.double.runs(REPO).find((r) => r.head_branch === 'agent/1/a')!;
-    await s.double.startWorkflowRun(run.id);
+    const runId = run.id as number;
+    await s.double.startWorkflowRun(runId);
     await s.double.pushCommit(REPO, 'agent/1/a', {
       message: 'a: A',
       files: { 'a.txt': 'A\n' },
@@ -45,7 +46,7 @@ describe('an approval given while the worker is still finishing', () => {
     const pr = await s.double.openPr(REPO, { head: 'agent/1/a', title: 'A', by: APP_BOT });
     await s.settle();
     expect((await taskOf(s, issue, 'a'))?.state).toBe('running');
-    return { issue, pr, runId: run.id };
+    return { issue, pr, runId };
   };
 
   it('merges an /approve handled before the run completed, once it completes', async () => {
