@@ -175,7 +175,7 @@ async function taskOfPullRequest(
   const engine = services.engine!;
   const found = await engine.store.attempts.pullWithTask(repositoryId, number);
   if (found) return { run: found.run, task: found.task };
-  const pull = await port.pull(repo, number);
+  const pull = repo.owner && repo.repo ? await port.pull(repo, number) : null;
   if (!pull || pull.state !== 'open') return undefined;
   return (await linkPullRequest(engine, repositoryId, pull)) ?? undefined;
 }

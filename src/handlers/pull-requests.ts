@@ -53,7 +53,9 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       if (!isAgentPull(info, repository.id)) return;
       // Two pushes' deliveries can arrive in either order: the head recorded is GitHub's now,
       // never an older one a late delivery carries.
-      const current = await services.port(context.octokit).pull(context.repo(), pr.number);
+      const repo = context.repo();
+      const current =
+        repo.owner && repo.repo ? await services.port(context.octokit).pull(repo, pr.number) : null;
       const linked = await linkPullRequest(engine, repository.id, {
         ...info,
         ...(current ? { state: current.state, merged: current.merged } : {}),
@@ -115,7 +117,8 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     const { review, pull_request: pr, repository } = context.payload;
     if (review.state.toLowerCase() !== 'approved' || review.user?.type === 'Bot') return;
     const port = services.port(context.octokit);
-    const current = await port.pull(context.repo(), pr.number);
+    const repo = context.repo();
+    const current = repo.owner && repo.repo ? await port.pull(repo, pr.number) : null;
     const linked =
       (await engine.store.attempts.pullWithTask(repository.id, pr.number)) ??
       (await linkPullRequest(engine, repository.id, {
