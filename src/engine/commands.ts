@@ -7,9 +7,11 @@ import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { blockDependents } from './failures.js';
 import { cancelRun } from './finish.js';
+import { APPROVABLE, recordApproval } from './approval.js';
 import { advanceRun } from './merge.js';
 import { applyPlan } from './start-run.js';
 import { refreshStatus } from './status.js';
+import { currentPullOf } from './track.js';
 
 export type CommandOutcome = { ok: true; reply?: string } | { ok: false; reason: string };
 
@@ -20,7 +22,6 @@ export interface CommandTarget {
   actor: string;
 }
 
-const REVIEWABLE: TaskState[] = ['in_review', 'approved'];
 const RETRYABLE: TaskState[] = [
   'failed',
   'vetoed',
@@ -149,20 +150,18 @@ export async function executeCommand(
       }
       const task = await resolveTask(command.taskId);
       if ('error' in task) return { ok: false, reason: task.error };
-      if (!REVIEWABLE.includes(task.state))
-        return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}, not in review` };
-      const pull =
-        task.prNumber === null
-          ? undefined
-          : (await engine.store.attempts.pullsOfRun(run.id)).find(
-              (p) => p.number === task.prNumber,
-            );
+      if (!APPROVABLE.includes(task.state))
+        return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
+      // The head as GitHub shows it now: the PR may be newer than anything handled so far.
+      const pull = await currentPullOf(engine, scope, task);
       if (!pull) return { ok: false, reason: `task \`${task.taskKey}\` has no pull request yet` };
-      await runs.transitionTask(task.id, REVIEWABLE, {
-        state: 'approved',
-        approvedSha: pull.headSha,
-        approvedBy: target.actor,
+      const fresh = (await runs.taskById(task.id)) ?? task;
+      const approved = await recordApproval(engine, fresh, {
+        sha: pull.headSha,
+        by: target.actor,
+        currentHead: pull.headSha,
       });
+      if (!approved) return { ok: false, reason: `task \`${task.taskKey}\` is ${fresh.state}` };
       await advanceRun(engine, { ...scope, run: (await runs.getRun(run.id)) ?? run });
       return { ok: true };
     }

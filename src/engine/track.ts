@@ -162,6 +162,22 @@ async function completeAttempt(
   if (done) await moveOnFromAttempt(engine, scope, task, done);
 }
 
+/**
+ * The task's open agent PR as GitHub shows it now, recorded and linked to the task: a command
+ * or review may arrive before the delivery that announced the PR has been handled.
+ */
+export async function currentPullOf(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+): Promise<PullInfo | null> {
+  const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
+  const pull = known?.state === 'open' ? known : await agentPullOf(scope, task);
+  if (!pull || pull.state !== 'open' || pull.headRepoId !== scope.repositoryId) return null;
+  const linked = await linkPullRequest(engine, scope.repositoryId, pull);
+  return linked && linked.task.id === task.id ? pull : null;
+}
+
 /** The open PR of the task's branch, from this same repository. */
 async function agentPullOf(scope: RunScope, task: TaskRow): Promise<PullInfo | null> {
   const pull = await scope.port.openPullForBranch(
@@ -189,10 +205,13 @@ export async function moveOnFromAttempt(
     // Gone since (closed by a person): the closed PR's own event decides what happens.
     if (!pull) return;
     await recordPull(engine, scope.repositoryId, task.id, pull);
-    const moved = await engine.store.runs.transitionTask(task.id, ['dispatched', 'running'], {
-      state: 'in_review',
-      prNumber: pull.number,
-    });
+    // An approval given while the worker was still finishing stands if it is for this head.
+    const moved = await engine.store.runs.enterReview(
+      task.id,
+      ['dispatched', 'running'],
+      pull.number,
+      pull.headSha,
+    );
     if (!moved) return;
     crashPoint('track.in-review');
     await enforceBudget(engine, scope);
@@ -226,8 +245,22 @@ export interface PullEventInfo {
   baseRef: string;
   state: string;
   merged: boolean;
-  /** The head before a push (`pull_request.synchronize`). */
+  /** The head before a push (`pull_request.synchronize`); `headSha` is the head it made. */
   before?: string;
+  /**
+   * The head GitHub shows now, when read: recorded instead of `headSha`, which a late delivery
+   * may carry from before a newer push.
+   */
+  currentHeadSha?: string;
+}
+
+/** Fork PRs and look-alike branches are never agent PRs: only the task branch of this repository. */
+export function isAgentPull(
+  pull: Pick<PullEventInfo, 'headRepoId' | 'headRef'>,
+  repositoryId: number,
+): boolean {
+  const parsed = pull.headRepoId === repositoryId ? parseTaskBranch(pull.headRef) : null;
+  return parsed !== null && parsed.taskKey !== 'plan';
 }
 
 /** A PR whose head is a task branch of this same repository, for a task of the issue's run. */
@@ -236,16 +269,17 @@ export async function linkPullRequest(
   repositoryId: number,
   pull: PullEventInfo,
 ): Promise<{ run: RunRow; task: TaskRow } | null> {
-  // Fork PRs and look-alike branches are never agent PRs (SPEC §6).
-  if (pull.headRepoId !== repositoryId) return null;
-  const parsed = parseTaskBranch(pull.headRef);
-  if (!parsed || parsed.taskKey === 'plan') return null;
+  if (!isAgentPull(pull, repositoryId)) return null;
+  const parsed = parseTaskBranch(pull.headRef)!;
   const run = await engine.store.runs.latestRun(repositoryId, parsed.issueNumber);
   if (!run) return null;
   let task = await engine.store.runs.task(run.id, parsed.taskKey);
   if (!task) return null;
   const previous = await engine.store.attempts.pullWithTask(repositoryId, pull.number);
-  const row = await recordPull(engine, repositoryId, task.id, pull);
+  const row = await recordPull(engine, repositoryId, task.id, {
+    ...pull,
+    headSha: pull.currentHeadSha ?? pull.headSha,
+  });
   const updateFrom = previous?.pull.updatedByCoordinatorFrom ?? null;
   if (pull.before !== undefined && updateFrom !== null) {
     // The coordinator's own update of a branch that was behind keeps the approval; any other

@@ -34,7 +34,14 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
     const { merge_group: group, repository } = context.payload;
     if (!repository) return;
     const lastPr = /\/pr-(\d+)-/.exec(group.head_ref)?.[1];
-    const queued = await engine.store.attempts.queuedPulls(repository.id);
+    let queued = await engine.store.attempts.queuedPulls(repository.id);
+    // The group can be handled before our record of the enqueue that made it (the sweep
+    // enqueues outside any delivery): an agent PR we do not know as queued is still judged,
+    // as the queue's last entry, never waved through as someone else's PR.
+    if (lastPr !== undefined && !queued.some((q) => q.pull.number === Number(lastPr))) {
+      const agentPull = await engine.store.attempts.pullWithTask(repository.id, Number(lastPr));
+      if (agentPull) queued = [...queued, agentPull];
+    }
     // The group is the queue up to and including the PR its ref names (GitHub groups cumulatively).
     const cut =
       lastPr === undefined ? -1 : queued.findIndex((q) => q.pull.number === Number(lastPr));

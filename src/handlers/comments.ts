@@ -5,9 +5,11 @@ import { parsePlanMarker } from '../core/markers.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
 import { applyPlan } from '../engine/start-run.js';
-import { onWorkflowRun } from '../engine/track.js';
+import { linkPullRequest, onWorkflowRun } from '../engine/track.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { NOT_ANSWERED } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
+import { mayAnswerRefusal } from './refusal-budget.js';
 
 /**
  * Who may post a plan for the planner job (SPEC §2): the Actions bot, or the App itself (a
@@ -66,7 +68,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
     if (parsed.length === 0) return;
 
     const target: { run?: RunRow; task?: TaskRow } | undefined = onPullRequest
-      ? await taskOfPullRequest(services, repository.id, issue.number)
+      ? await taskOfPullRequest(services, port, repo, repository.id, issue.number)
       : {
           run:
             (await engine.store.runs.activeRun(repository.id, issue.number)) ??
@@ -74,6 +76,19 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         };
     const role = await roles.get(port, repo, sender.login);
     const allowed = WRITE_ROLES.has(role);
+    const now = engine.now();
+    const answerRefusal =
+      allowed ||
+      (await mayAnswerRefusal(
+        engine.store,
+        {
+          repositoryId: repository.id,
+          issueNumber: issue.number,
+          actor: sender.login,
+          commentId: comment.id,
+        },
+        now,
+      ));
     const replies: string[] = [];
     let accepted = 0;
 
@@ -113,12 +128,13 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         name,
         args: item.ok ? item.command : item.error,
         accepted: outcome.ok,
-        outcome: outcome.ok ? 'ok' : outcome.reason,
+        outcome: outcome.ok ? 'ok' : `${outcome.reason}${answerRefusal ? '' : NOT_ANSWERED}`,
+        createdAt: now,
       });
       if (outcome.ok) {
         accepted++;
         if (outcome.reply) replies.push(outcome.reply);
-      } else if (allowed || replies.length === 0) {
+      } else if (allowed || (answerRefusal && replies.length === 0)) {
         replies.push(`\`/${name}\`: ${outcome.reason.replace(/\.$/, '')}.`);
       }
       if (!allowed) break; // one short reply, nothing changes
@@ -145,10 +161,23 @@ async function runCommand(
   return executeCommand(engine, { scope, task: freshTask, actor }, command);
 }
 
-async function taskOfPullRequest(services: AppServices, repositoryId: number, number: number) {
-  const found = await services.engine!.store.attempts.pullWithTask(repositoryId, number);
-  if (!found) return undefined;
-  return { run: found.run, task: found.task };
+/**
+ * The task of an agent PR. A comment can be handled before the delivery that announced the PR
+ * (GitHub delivers late and out of order): then the PR is read from GitHub and linked now.
+ */
+async function taskOfPullRequest(
+  services: AppServices,
+  port: GitHubPort,
+  repo: RepoCoords,
+  repositoryId: number,
+  number: number,
+) {
+  const engine = services.engine!;
+  const found = await engine.store.attempts.pullWithTask(repositoryId, number);
+  if (found) return { run: found.run, task: found.task };
+  const pull = repo.owner && repo.repo ? await port.pull(repo, number) : null;
+  if (!pull || pull.state !== 'open') return undefined;
+  return (await linkPullRequest(engine, repositoryId, pull)) ?? undefined;
 }
 
 /** Permissions are asked of GitHub, cached briefly per (repository, user). */

@@ -4,6 +4,8 @@ import { codeSpan } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { WRITE_ROLES } from '../github/port.js';
 import type { AppServices } from '../app.js';
+import { NOT_ANSWERED } from '../store/commands.js';
+import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
 
 /** Labelling an issue starts a run; only write+ users may, and a bad config stops it with a reason. */
 export function registerIssueHandlers(app: Probot, services: AppServices): void {
@@ -28,11 +30,36 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     const role = await port.roleOf(repo, sender.login);
     if (!WRITE_ROLES.has(role)) {
       log.info({ sender: sender.login, role }, 'label from a user without write access ignored');
-      await port.createIssueComment(
-        repo,
-        issue.number,
-        `@${sender.login} only people with write access can start agent-coordinator (your role: ${role}). Nothing was started.`,
-      );
+      // The same reply budget as refused commands: one per person and issue an hour.
+      const now = services.engine?.now() ?? new Date();
+      const refusal = {
+        repositoryId: repository.id,
+        issueNumber: issue.number,
+        actor: sender.login,
+        commentId: labelRefusalKey(context.id),
+      };
+      const answer = await mayAnswerRefusal(services.store, refusal, now);
+      const reason = `only people with write access can start agent-coordinator (your role: ${role})`;
+      await services.store.commands.record({
+        repositoryId: refusal.repositoryId,
+        issueNumber: refusal.issueNumber,
+        commentId: refusal.commentId,
+        runId: null,
+        ordinal: 0,
+        actorLogin: sender.login,
+        permission: role,
+        name: 'label',
+        args: { label: label.name },
+        accepted: false,
+        outcome: `${reason}${answer ? '' : NOT_ANSWERED}`,
+        createdAt: now,
+      });
+      if (answer)
+        await port.createIssueComment(
+          repo,
+          issue.number,
+          `@${sender.login} ${reason}. Nothing was started.`,
+        );
       return;
     }
     if (!checked.ok) {

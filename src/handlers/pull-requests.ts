@@ -2,8 +2,14 @@ import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
 import { loadRunScope } from '../engine/context.js';
 import { advanceRun, sendBack } from '../engine/merge.js';
-import { linkPullRequest, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
+import {
+  isAgentPull,
+  linkPullRequest,
+  onPullRequestClosed,
+  type PullEventInfo,
+} from '../engine/track.js';
 import { WRITE_ROLES } from '../github/port.js';
+import { recordApproval } from '../engine/approval.js';
 
 interface PullPayload {
   number: number;
@@ -43,7 +49,18 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       if (!engine) return;
       const { pull_request: pr, repository } = context.payload;
       const before = context.payload.action === 'synchronize' ? context.payload.before : undefined;
-      const linked = await linkPullRequest(engine, repository.id, pullInfo(pr, before));
+      const info = pullInfo(pr, before);
+      if (!isAgentPull(info, repository.id)) return;
+      // Two pushes' deliveries can arrive in either order: the head recorded is GitHub's now,
+      // never an older one a late delivery carries.
+      const repo = context.repo();
+      const current =
+        repo.owner && repo.repo ? await services.port(context.octokit).pull(repo, pr.number) : null;
+      const linked = await linkPullRequest(engine, repository.id, {
+        ...info,
+        ...(current ? { state: current.state, merged: current.merged } : {}),
+        currentHeadSha: current?.headSha,
+      });
       if (!linked || linked.run.finishedAt) return;
       await advanceRun(
         engine,
@@ -91,26 +108,32 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     await advanceRun(engine, scope);
   });
 
-  // An approving review from a write+ user approves the task for the reviewed commit.
+  // An approving review from a write+ user approves the task for the reviewed commit, in
+  // whatever phase its attempt is: the review may come (or be handled) before the worker's run
+  // has completed, or before the PR's own opened delivery.
   app.on('pull_request_review.submitted', async (context) => {
     const engine = services.engine;
     if (!engine) return;
     const { review, pull_request: pr, repository } = context.payload;
     if (review.state.toLowerCase() !== 'approved' || review.user?.type === 'Bot') return;
-    const found = await engine.store.attempts.pullWithTask(repository.id, pr.number);
-    if (!found || found.run.finishedAt) return;
     const port = services.port(context.octokit);
+    const repo = context.repo();
+    const current = repo.owner && repo.repo ? await port.pull(repo, pr.number) : null;
+    const linked =
+      (await engine.store.attempts.pullWithTask(repository.id, pr.number)) ??
+      (await linkPullRequest(engine, repository.id, {
+        ...pullInfo(pr),
+        currentHeadSha: current?.headSha,
+      }));
+    if (!linked || linked.run.finishedAt) return;
     const role = await port.roleOf(context.repo(), review.user?.login ?? '');
     if (!WRITE_ROLES.has(role)) return;
-    const approved = await engine.store.runs.transitionTask(
-      found.task.id,
-      ['in_review', 'approved'],
-      {
-        state: review.commit_id === pr.head.sha ? 'approved' : found.task.state,
-        approvedSha: review.commit_id,
-        approvedBy: review.user?.login ?? null,
-      },
-    );
-    if (approved) await advanceRun(engine, await loadRunScope(engine, found.run, port));
+    const task = (await engine.store.runs.taskById(linked.task.id)) ?? linked.task;
+    const approved = await recordApproval(engine, task, {
+      sha: review.commit_id,
+      by: review.user?.login ?? '',
+      currentHead: current?.headSha ?? pr.head.sha,
+    });
+    if (approved) await advanceRun(engine, await loadRunScope(engine, linked.run, port));
   });
 }

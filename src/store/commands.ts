@@ -1,8 +1,12 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gt, ne, notInArray, notLike, sql } from 'drizzle-orm';
 import { commands } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 
 export type CommandRow = typeof commands.$inferSelect;
+
+/** Ends the outcome of a refusal recorded but not answered (the reply budget was spent). */
+export const NOT_ANSWERED = ' [not answered: one reply per person and issue an hour]';
+const WRITE_PERMISSIONS = ['admin', 'maintain', 'write'];
 
 /** Every command seen, accepted or not: who did what, where, when. */
 export class CommandStore {
@@ -16,6 +20,37 @@ export class CommandStore {
       .onConflictDoNothing()
       .returning({ id: commands.id });
     return rows.length > 0;
+  }
+
+  /**
+   * Whether `actor`, below write, got a refusal reply on this issue since `since`, for any
+   * recorded refusal other than `exceptCommentId`'s (the one being decided: a redelivery of it
+   * finds its own row).
+   */
+  async refusalAnsweredSince(where: {
+    repositoryId: number;
+    issueNumber: number;
+    actor: string;
+    since: Date;
+    exceptCommentId: number;
+  }): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: commands.id })
+      .from(commands)
+      .where(
+        and(
+          eq(commands.repositoryId, where.repositoryId),
+          eq(commands.issueNumber, where.issueNumber),
+          sql`lower(${commands.actorLogin}) = lower(${where.actor})`,
+          eq(commands.accepted, false),
+          notInArray(sql`coalesce(${commands.permission}, 'none')`, WRITE_PERMISSIONS),
+          notLike(sql`coalesce(${commands.outcome}, '')`, `%${NOT_ANSWERED}`),
+          gt(commands.createdAt, where.since),
+          ne(commands.commentId, where.exceptCommentId),
+        ),
+      )
+      .limit(1);
+    return row !== undefined;
   }
 
   async ofRun(runId: number): Promise<CommandRow[]> {

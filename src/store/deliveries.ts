@@ -47,6 +47,8 @@ type Compressed = IncomingDelivery & { compressed: Buffer };
 
 /** Rows per insert: a batch stays well under Postgres' 65,535 parameters. */
 const MAX_BATCH = 200;
+/** Inbox claims take turns under this advisory lock (a key no other lock uses: "inbox"). */
+const CLAIM_LOCK_KEY = 0x696e626f78n;
 
 /** The webhook ledger and inbox, keyed by X-GitHub-Delivery. */
 export class DeliveryStore {
@@ -104,10 +106,15 @@ export class DeliveryStore {
   }
 
   /**
-   * Claim pending deliveries, oldest first. SKIP LOCKED lets several processes share the
-   * inbox; a delivery whose processor died (stale lock) is claimed again. So is one `worker`
+   * Claim pending deliveries, oldest first, at most one per repository: a repository with a
+   * delivery being handled (by any process) gets none until that one is settled. So deliveries
+   * that touch one repository are handled one at a time, in the order they arrived, and no
+   * decision depends on which of two concurrent handlers wrote first; different repositories
+   * are still handled side by side. Claims take turns across processes (an advisory lock held
+   * for the claim's transaction only), so two claims never both see a repository as idle.
+   * A delivery whose processor died (stale lock) is claimed again, and so is one `worker`
    * itself still holds but is not handling (`inHand`): a row whose outcome could not be
-   * written (the database went away mid-handling).
+   * written (the database went away mid-handling). Neither counts as in flight.
    */
   async claim(
     worker: string,
@@ -115,8 +122,11 @@ export class DeliveryStore {
     staleAfterMs = 5 * 60_000,
     inHand: readonly string[] = [],
   ): Promise<ClaimedDelivery[]> {
-    // Two index scans rather than one OR: an OR over both states cannot use either index,
-    // and a long inbox would be read in full on every claim.
+    // Each index is walked only to the oldest `window` rows: a claim stays cheap however long
+    // the inbox is. The window is wider than `limit` because several of those rows may belong
+    // to one repository; a backlog of one repository deeper than the window holds the others
+    // back only until it drains below it.
+    const window = Math.max(64, limit * 8);
     const rows = await this.query<{
       delivery_id: string;
       event: string;
@@ -125,26 +135,37 @@ export class DeliveryStore {
       attempts: number;
       received_at: Date | string;
     }>(
-      `with pending as (
-         select delivery_id from webhook_deliveries
-          where status = 'pending' and available_at <= now()
-          order by received_at limit $1 for update skip locked
+      `with busy as (
+         select distinct repository_id from webhook_deliveries
+          where status = 'processing' and repository_id is not null
+            and locked_at >= now() - $2 * interval '1 millisecond'
+            and (locked_by <> $3 or delivery_id = any($4::text[]))
        ), left_behind as (
-         select delivery_id from webhook_deliveries
+         select delivery_id, repository_id, 0 as rank, locked_at as since
+           from webhook_deliveries
           where status = 'processing'
             and (locked_at < now() - $2 * interval '1 millisecond'
                  or (locked_by = $3 and delivery_id <> all($4::text[])))
-          order by locked_at limit $1 for update skip locked
+          order by locked_at limit $5
+       ), pending as (
+         select delivery_id, repository_id, 1 as rank, received_at as since
+           from webhook_deliveries
+          where status = 'pending' and available_at <= now()
+          order by received_at limit $5
+       ), first_per_repository as (
+         select distinct on (coalesce(repository_id::text, delivery_id)) delivery_id, rank, since
+           from (select * from left_behind union all select * from pending) as claimable
+          where repository_id is null or repository_id not in (select repository_id from busy)
+          order by coalesce(repository_id::text, delivery_id), rank, since
        )
        update webhook_deliveries
           set status = 'processing', locked_by = $3, locked_at = now(), attempts = attempts + 1
         where delivery_id in (
-          select delivery_id from (
-            select delivery_id from left_behind union all select delivery_id from pending
-          ) as claimable limit $1)
+          select delivery_id from first_per_repository order by rank, since limit $1)
         returning delivery_id, event, body, payload::text as stored_payload, attempts, received_at`,
-      [limit, staleAfterMs, worker, inHand],
+      [limit, staleAfterMs, worker, inHand, window],
       'agent_coordinator_claim',
+      CLAIM_LOCK_KEY,
     );
     return rows
       .map((r) => ({

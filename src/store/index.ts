@@ -17,8 +17,8 @@ export interface Store {
 export function createStore(handle: DatabaseHandle): Store {
   return {
     handle,
-    deliveries: new DeliveryStore(handle.db, (text, params, name) =>
-      handle.inboxQuery(text, params, name),
+    deliveries: new DeliveryStore(handle.db, (text, params, name, lock) =>
+      handle.inboxQuery(text, params, name, lock),
     ),
     repositories: new RepositoryStore(handle.db),
     runs: new RunStore(handle.db),

@@ -318,6 +318,31 @@ export class RunStore {
     return row;
   }
 
+  /**
+   * The task's PR goes into review: `approved` at once when the task's approval is for `headSha`
+   * (given while the worker was finishing), else `in_review`. One statement, so an approval
+   * recorded meanwhile is never lost between a read and the write.
+   */
+  async enterReview(
+    taskId: number,
+    from: readonly TaskState[],
+    prNumber: number,
+    headSha: string,
+  ): Promise<TaskRow | undefined> {
+    const [row] = await this.db
+      .update(tasks)
+      .set({
+        state: sql`case when ${tasks.approvedSha} = ${headSha} then 'approved'::task_state
+                        else 'in_review'::task_state end`,
+        prNumber,
+        updatedAt: new Date(),
+      })
+      .where(and(eq(tasks.id, taskId), inArray(tasks.state, [...from])))
+      .returning();
+    if (row) await this.bumpStatus(row.runId);
+    return row;
+  }
+
   async bumpStatus(runId: number, db: Db = this.db): Promise<void> {
     await db
       .update(runs)

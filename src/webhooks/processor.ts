@@ -130,6 +130,9 @@ export class DeliveryProcessor {
   private async drain(): Promise<void> {
     const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY;
     const inHand = new Map<string, Promise<void>>();
+    // A claim skips repositories with a delivery in hand; one that finished while the claim
+    // ran may have left its repository's next delivery behind, unseen by that claim.
+    let finishedSinceClaim = false;
     for (;;) {
       this.again = false;
       const width = this.options.pressure?.high ? 1 : concurrency;
@@ -138,7 +141,9 @@ export class DeliveryProcessor {
       // one delivery as for several.
       const worthClaiming = inHand.size === 0 || room >= Math.ceil(width / 2);
       let claimed: ClaimedDelivery[] = [];
-      if (worthClaiming && !this.stopped) {
+      const claiming = worthClaiming && !this.stopped;
+      if (claiming) {
+        finishedSinceClaim = false;
         try {
           claimed = await this.options.deliveries.claim(this.workerId, room, STALE_AFTER_MS, [
             ...inHand.keys(),
@@ -152,17 +157,21 @@ export class DeliveryProcessor {
         }
       }
       for (const delivery of claimed) {
-        const handled = this.handleOne(delivery).finally(() => inHand.delete(delivery.id));
+        const handled = this.handleOne(delivery).finally(() => {
+          inHand.delete(delivery.id);
+          finishedSinceClaim = true;
+        });
         inHand.set(delivery.id, handled);
       }
       if (inHand.size === 0) {
-        if (this.again && !this.stopped) continue;
+        if ((this.again || finishedSinceClaim) && !this.stopped) continue;
         // A quiet moment before the after-drain work (status comment edits): deliveries caused
         // by the writes just made often follow within milliseconds, and one edit can cover them.
         if (!this.stopped && (await this.newsWithin(this.options.settleMs ?? SETTLE_MS))) continue;
         await this.options.afterDrain?.();
         return;
       }
+      if (claiming && finishedSinceClaim) continue;
       // Every slot is taken or the inbox is empty for now: wait for a free slot, or for news;
       // in a burst, also for its end.
       const calm = width < concurrency ? [this.options.pressure!.whenCalm()] : [];

@@ -8,6 +8,8 @@ import {
   taskOf,
   type Scenario,
   closeScenario,
+  chaoticDelivery,
+  DELIVERY_SEEDS,
 } from './harness.js';
 
 type Pull = { number: number; state: string; head: { ref: string; sha: string } };
@@ -24,7 +26,7 @@ const CHAIN = [
 ].join('\n');
 
 /** The issue-level commands of SPEC §4, replies, reactions and the command log. */
-describe('commands on the issue (GitHub double)', () => {
+describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery seed %i)', (seed) => {
   let s: Scenario;
   afterEach(() => closeScenario(s));
 
@@ -39,7 +41,7 @@ describe('commands on the issue (GitHub double)', () => {
     return comments(n).find((c) => c.id === id)!;
   };
   const start = async (body: string, config?: string) => {
-    s = await startScenario({ config });
+    s = await startScenario({ config, delivery: chaoticDelivery(seed) });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await s.double.openIssue(REPO, { title: 'Feature', body, user: MAINTAINER });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { startGitHubDouble } from '../github-double/index.js';
+import { startGitHubDouble, type DeliveryChaos } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
 import {
   startTestCoordinator,
@@ -16,6 +16,19 @@ export const REPO = `${OWNER}/${REPO_NAME}`;
 export const MAINTAINER = 'maintainer';
 
 export { SPEC_EXAMPLE_PLAN } from '../fixtures/spec-example-plan.js';
+
+/**
+ * The seeds the scenarios run under with deliveries late, reordered and sometimes doubled
+ * (`DELIVERY_SEEDS=7,8 npx vitest run test/e2e` tries others). A failing test's name says its seed.
+ */
+export const DELIVERY_SEEDS: readonly number[] = (process.env.DELIVERY_SEEDS ?? '1,2,3')
+  .split(',')
+  .map(Number)
+  .filter(Number.isInteger);
+
+export function chaoticDelivery(seed: number): DeliveryChaos {
+  return { seed, maxDelayMs: 30, duplicateRate: 0.1 };
+}
 
 export interface Scenario {
   double: GitHubDouble;
@@ -40,12 +53,15 @@ export async function startScenario(
     sweepGraceMs?: number;
     /** Use this database (the caller owns it) instead of a fresh clone of the template. */
     databaseUrl?: string;
+    /** How the double delivers (default: in order per repository, once). */
+    delivery?: DeliveryChaos;
   } = {},
 ): Promise<Scenario> {
   const double = await startGitHubDouble({
     webhookSecret: TEST_WEBHOOK_SECRET,
     appId: TEST_APP_ID,
     subscribedEvents: options.subscribedEvents,
+    delivery: options.delivery,
   });
   let database: TestDatabase | undefined;
   if ((options.engine ?? 'postgres') === 'postgres' && !options.databaseUrl)

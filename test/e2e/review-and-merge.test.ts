@@ -9,6 +9,8 @@ import {
   repositoryIdOf,
   taskOf,
   closeScenario,
+  chaoticDelivery,
+  DELIVERY_SEEDS,
 } from './harness.js';
 
 type Pull = {
@@ -20,7 +22,12 @@ type Pull = {
 };
 
 /** SPEC §2 steps 7–11 and §4 on the GitHub double: review, commands, merge order, the queue. */
-describe('review and merge (GitHub double)', () => {
+describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i)', (seed) => {
+  const delivery = chaoticDelivery(seed);
+  // The whole SPEC §3 run and the merge queue run under every seed; the other scenarios under
+  // the first, which keeps the suite's time in bounds.
+  const onFirstSeed = seed === DELIVERY_SEEDS[0] ? it : undefined;
+  const LONG = { timeout: 60_000 };
   let s: Scenario;
   afterEach(() => closeScenario(s));
 
@@ -54,37 +61,41 @@ describe('review and merge (GitHub double)', () => {
       }>
     ).filter((c) => c.name === 'agent-coordinator/order');
 
-  it('takes the SPEC §3 example from label to closed issue, merging only in dependency order', async () => {
-    s = await startScenario();
-    s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.5 }));
-    const issue = await start(`Add login.\n\n${SPEC_EXAMPLE_PLAN}`);
-    for (
-      let round = 0;
-      round < 6 && (s.double.issue(REPO, issue) as { state: string }).state === 'open';
-      round++
-    ) {
-      await approveAllOpen();
-    }
-    expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
-    expect(s.double.labels(REPO, issue)).toContain('agent:done');
-    const order = mergedOrder();
-    expect(order).toHaveLength(4);
-    expect(order[0]).toBe('task_001');
-    expect(order.indexOf('task_004')).toBe(3);
-    const status = statusComment(s.double, issue);
-    expect(status).toContain('every task is merged');
-    expect(status).toContain('$2.00 / $20.00');
-    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
-    expect(run?.state).toBe('done');
-    // Each accepted /approve got a reaction; none got a reply.
-    const replies = (
-      s.double.comments(REPO, issue) as Array<{ body: string; user: { login: string } }>
-    ).filter((c) => c.body.startsWith('@maintainer'));
-    expect(replies).toEqual([]);
-  });
+  it(
+    'takes the SPEC §3 example from label to closed issue, merging only in dependency order',
+    LONG,
+    async () => {
+      s = await startScenario({ delivery });
+      s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.5 }));
+      const issue = await start(`Add login.\n\n${SPEC_EXAMPLE_PLAN}`);
+      for (
+        let round = 0;
+        round < 6 && (s.double.issue(REPO, issue) as { state: string }).state === 'open';
+        round++
+      ) {
+        await approveAllOpen();
+      }
+      expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
+      expect(s.double.labels(REPO, issue)).toContain('agent:done');
+      const order = mergedOrder();
+      expect(order).toHaveLength(4);
+      expect(order[0]).toBe('task_001');
+      expect(order.indexOf('task_004')).toBe(3);
+      const status = statusComment(s.double, issue);
+      expect(status).toContain('every task is merged');
+      expect(status).toContain('$2.00 / $20.00');
+      const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+      expect(run?.state).toBe('done');
+      // Each accepted /approve got a reaction; none got a reply.
+      const replies = (
+        s.double.comments(REPO, issue) as Array<{ body: string; user: { login: string } }>
+      ).filter((c) => c.body.startsWith('@maintainer'));
+      expect(replies).toEqual([]);
+    },
+  );
 
-  it('keeps an order check on every agent PR head: waiting, then success', async () => {
-    s = await startScenario();
+  onFirstSeed?.('keeps an order check on every agent PR head: waiting, then success', async () => {
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const plan = ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '```'].join('\n');
     const chain = plan.replace('  title: B', '  title: B\n  deps: [a]');
@@ -99,7 +110,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('merges through the merge queue when the base branch has one', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     await s.double.enableMergeQueue(REPO, 'main');
     s.double.setWorker(() => ({ kind: 'pr' }));
     const plan = [
@@ -134,7 +145,7 @@ describe('review and merge (GitHub double)', () => {
   });
 
   it('sends a PR the merge queue removed for failing checks back to its worker', async () => {
-    s = await startScenario();
+    s = await startScenario({ delivery });
     await s.double.enableMergeQueue(REPO, 'main');
     await s.double.setRequiredChecks(REPO, 'main', ['ci']);
     s.double.setWorker(() => ({ kind: 'pr' }));
@@ -158,45 +169,48 @@ describe('review and merge (GitHub double)', () => {
     expect((await task(issue, 'a'))?.state).toBe('in_review');
   });
 
-  it('vetoes a task (order check fails, dependents blocked), then retries it with feedback', async () => {
-    s = await startScenario();
-    s.double.setWorker(() => ({ kind: 'pr' }));
-    const plan = [
-      '```tasks',
-      '- id: a',
-      '  title: A',
-      '- id: b',
-      '  title: B',
-      '  deps: [a]',
-      '```',
-    ].join('\n');
-    const issue = await start(plan);
-    const a = prOf('a')!;
-    await s.double.comment(REPO, a.number, '/veto the API shape is wrong', MAINTAINER);
-    await s.settle();
-    expect((await task(issue, 'a'))?.state).toBe('vetoed');
-    expect((await task(issue, 'b'))?.state).toBe('blocked');
-    const check = orderCheck(a.head.sha)[0]!;
-    expect(check.conclusion).toBe('failure');
-    expect(check.output.title).toContain('the API shape is wrong');
-    expect(mergedOrder()).toEqual([]);
+  onFirstSeed?.(
+    'vetoes a task (order check fails, dependents blocked), then retries it with feedback',
+    async () => {
+      s = await startScenario({ delivery });
+      s.double.setWorker(() => ({ kind: 'pr' }));
+      const plan = [
+        '```tasks',
+        '- id: a',
+        '  title: A',
+        '- id: b',
+        '  title: B',
+        '  deps: [a]',
+        '```',
+      ].join('\n');
+      const issue = await start(plan);
+      const a = prOf('a')!;
+      await s.double.comment(REPO, a.number, '/veto the API shape is wrong', MAINTAINER);
+      await s.settle();
+      expect((await task(issue, 'a'))?.state).toBe('vetoed');
+      expect((await task(issue, 'b'))?.state).toBe('blocked');
+      const check = orderCheck(a.head.sha)[0]!;
+      expect(check.conclusion).toBe('failure');
+      expect(check.output.title).toContain('the API shape is wrong');
+      expect(mergedOrder()).toEqual([]);
 
-    await s.double.comment(REPO, a.number, '/retry use a POST body instead', MAINTAINER);
-    await s.settle();
-    const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
-    expect(runs).toHaveLength(2);
-    expect(runs[1]?.inputs).toMatchObject({ mode: 'fix', attempt: '2' });
-    expect(runs[1]?.inputs.feedback).toContain('use a POST body instead');
-    expect(runs[1]?.inputs.feedback).toContain('the API shape is wrong');
-    expect(pulls()).toHaveLength(1); // same PR
-    expect((await task(issue, 'a'))?.state).toBe('in_review');
-    expect((await task(issue, 'b'))?.state).toBe('pending');
-    await approveAllOpen();
-    expect((await task(issue, 'a'))?.state).toBe('merged');
-  });
+      await s.double.comment(REPO, a.number, '/retry use a POST body instead', MAINTAINER);
+      await s.settle();
+      const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
+      expect(runs).toHaveLength(2);
+      expect(runs[1]?.inputs).toMatchObject({ mode: 'fix', attempt: '2' });
+      expect(runs[1]?.inputs.feedback).toContain('use a POST body instead');
+      expect(runs[1]?.inputs.feedback).toContain('the API shape is wrong');
+      expect(pulls()).toHaveLength(1); // same PR
+      expect((await task(issue, 'a'))?.state).toBe('in_review');
+      expect((await task(issue, 'b'))?.state).toBe('pending');
+      await approveAllOpen();
+      expect((await task(issue, 'a'))?.state).toBe('merged');
+    },
+  );
 
-  it('ignores /approve from users without write access, and from bots', async () => {
-    s = await startScenario();
+  onFirstSeed?.('ignores /approve from users without write access, and from bots', async () => {
+    s = await startScenario({ delivery });
     await s.double.setPermission(REPO, 'reader', 'read');
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
@@ -215,8 +229,8 @@ describe('review and merge (GitHub double)', () => {
     expect(recorded.map((c) => [c.actorLogin, c.accepted])).toEqual([['reader', false]]);
   });
 
-  it('approves by an approving review from a write user', async () => {
-    s = await startScenario();
+  onFirstSeed?.('approves by an approving review from a write user', async () => {
+    s = await startScenario({ delivery });
     await s.double.setPermission(REPO, 'reviewer', 'write');
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
@@ -225,8 +239,8 @@ describe('review and merge (GitHub double)', () => {
     expect((await task(issue, 'a'))?.state).toBe('merged');
   });
 
-  it('updates a PR that is behind its base, keeping its approval', async () => {
-    s = await startScenario();
+  onFirstSeed?.('updates a PR that is behind its base, keeping its approval', async () => {
+    s = await startScenario({ delivery });
     await s.double.setRequiredChecks(REPO, 'main', [], { strict: true });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
@@ -240,8 +254,8 @@ describe('review and merge (GitHub double)', () => {
     expect(s.double.runs(REPO)).toHaveLength(1); // no worker needed for an update
   });
 
-  it('sends a conflicted PR back to its worker in mode=fix', async () => {
-    s = await startScenario();
+  onFirstSeed?.('sends a conflicted PR back to its worker in mode=fix', async () => {
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
     await s.double.setConflict(REPO, prOf('a')!.number, true);
@@ -253,8 +267,8 @@ describe('review and merge (GitHub double)', () => {
     expect((await task(issue, 'a'))?.state).toBe('in_review');
   });
 
-  it('rejects a task whose PR a person closes, and blocks its dependents', async () => {
-    s = await startScenario();
+  onFirstSeed?.('rejects a task whose PR a person closes, and blocks its dependents', async () => {
+    s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(
       ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '  deps: [a]', '```'].join(
@@ -269,36 +283,40 @@ describe('review and merge (GitHub double)', () => {
     expect(run?.state).toBe('failed');
   });
 
-  it('holds the run at the budget: merges go on, nothing new is dispatched, /unhold lifts it', async () => {
-    s = await startScenario({
-      config: 'budget:\n  maxCostUsdPerRun: 1\nmerge:\n  requireApproval: false\n',
-    });
-    s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.6 }));
-    const plan = [
-      '```tasks',
-      '- id: a',
-      '  title: A',
-      '- id: b',
-      '  title: B',
-      '- id: c',
-      '  title: C',
-      '  deps: [a, b]',
-      '```',
-    ].join('\n');
-    const issue = await start(plan);
-    const run = await s.app.store.runs.latestRun(repositoryId(), issue);
-    expect(run?.state).toBe('held');
-    expect((await task(issue, 'a'))?.state).toBe('merged');
-    expect((await task(issue, 'b'))?.state).toBe('merged');
-    expect((await task(issue, 'c'))?.state).toBe('pending');
-    const note = (s.double.comments(REPO, issue) as Array<{ body: string }>).find((c) =>
-      c.body.startsWith('**agent-coordinator**: budget reached'),
-    );
-    expect(note?.body).toContain('$1.20 of $1.00');
-    expect(statusComment(s.double, issue)).toContain('budget reached');
-    await s.double.comment(REPO, issue, '/unhold', MAINTAINER);
-    await s.settle();
-    expect((await task(issue, 'c'))?.state).toBe('merged');
-    expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
-  });
+  onFirstSeed?.(
+    'holds the run at the budget: merges go on, nothing new is dispatched, /unhold lifts it',
+    async () => {
+      s = await startScenario({
+        delivery,
+        config: 'budget:\n  maxCostUsdPerRun: 1\nmerge:\n  requireApproval: false\n',
+      });
+      s.double.setWorker(() => ({ kind: 'pr', costUsd: 0.6 }));
+      const plan = [
+        '```tasks',
+        '- id: a',
+        '  title: A',
+        '- id: b',
+        '  title: B',
+        '- id: c',
+        '  title: C',
+        '  deps: [a, b]',
+        '```',
+      ].join('\n');
+      const issue = await start(plan);
+      const run = await s.app.store.runs.latestRun(repositoryId(), issue);
+      expect(run?.state).toBe('held');
+      expect((await task(issue, 'a'))?.state).toBe('merged');
+      expect((await task(issue, 'b'))?.state).toBe('merged');
+      expect((await task(issue, 'c'))?.state).toBe('pending');
+      const note = (s.double.comments(REPO, issue) as Array<{ body: string }>).find((c) =>
+        c.body.startsWith('**agent-coordinator**: budget reached'),
+      );
+      expect(note?.body).toContain('$1.20 of $1.00');
+      expect(statusComment(s.double, issue)).toContain('budget reached');
+      await s.double.comment(REPO, issue, '/unhold', MAINTAINER);
+      await s.settle();
+      expect((await task(issue, 'c'))?.state).toBe('merged');
+      expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
+    },
+  );
 });

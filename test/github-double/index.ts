@@ -12,6 +12,7 @@ export {
   type Requirement,
 } from './server/permissions.js';
 export { tokenPermission } from './server/auth.js';
+export type { DeliveryChaos } from './webhooks/sender.js';
 export type { CreateRepoOptions, WorkflowSpec } from './ops/repos.js';
 export { WORKER_INPUTS, WORKER_RUN_NAME, WORKER_WORKFLOW } from './ops/repos.js';
 export type { QueueRunResult } from './ops/merge-queue.js';

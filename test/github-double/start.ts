@@ -10,7 +10,7 @@ import { Faults } from './server/faults.js';
 import { GitHttp } from './server/git-http.js';
 import { createHttpServer } from './server/http-server.js';
 import { openApi } from './server/openapi.js';
-import { WebhookSender } from './webhooks/sender.js';
+import { WebhookSender, type DeliveryChaos } from './webhooks/sender.js';
 import { SimulatedWorker } from './worker/simulated-worker.js';
 
 export interface GitHubDoubleOptions {
@@ -24,6 +24,8 @@ export interface GitHubDoubleOptions {
   selfCheck?: boolean;
   // The App's permissions; default: `default_permissions` of the project's app.yml.
   appPermissions?: Record<string, PermissionLevel>;
+  // Deliver late, out of order and sometimes twice, as GitHub may (default: in order, once).
+  delivery?: DeliveryChaos;
 }
 
 export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<GitHubDouble> {
@@ -37,8 +39,10 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     selfCheck: options.selfCheck ?? true,
     appPermissions: options.appPermissions ?? manifestPermissions(),
   });
-  const sender = new WebhookSender(core);
-  const worker = new SimulatedWorker(core);
+  const sender = new WebhookSender(core, options.delivery);
+  // With reordering on, a worker's steps do not wait for their deliveries either: its push, its
+  // PR and its run's completion reach the app in any order.
+  const worker = new SimulatedWorker(core, { awaitDeliveries: !sender.reorders });
   core.hooks = {
     sendWebhook: (input) => sender.send(input),
     redeliver: (delivery) => sender.redeliver(delivery),

@@ -106,6 +106,8 @@ describe('the trigger label', () => {
   );
 });
 
+const REPLY_WINDOW = 60 * 60_000 + 1;
+
 describe('commands from users below write, and from bots, move nothing', () => {
   let s: Scenario;
   /** Run held (its task held too), run awaiting plan approval, run with a task in review. */
@@ -197,7 +199,8 @@ describe('commands from users below write, and from bots, move nothing', () => {
     const issues = [held, waiting, running];
     const where = command.where();
     // A refresh of a status comment would now show a new time: `/status` must not cause one.
-    s.clock.advance(60_000);
+    // An hour on, so the one refusal reply per person and issue an hour is due again.
+    s.clock.advance(REPLY_WINDOW);
     const before = await snapshot(s, issues);
     const id = await s.double.comment(REPO, where, command.body, actor.login);
     await s.settle();
@@ -224,6 +227,7 @@ describe('commands from users below write, and from bots, move nothing', () => {
   });
 
   it('answers one reply for a comment holding several commands', async () => {
+    s.clock.advance(REPLY_WINDOW);
     const before = await snapshot(s, [held, waiting, running]);
     const id = await s.double.comment(
       REPO,

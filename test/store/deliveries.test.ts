@@ -11,18 +11,21 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db, (text, params, name) =>
-      handle.inboxQuery(text, params, name),
+    store = new DeliveryStore(handle.db, (text, params, name, lock) =>
+      handle.inboxQuery(text, params, name, lock),
     );
   });
   afterAll(() => dispose());
 
-  const delivery = (id: string) => ({
+  // Each delivery in a repository of its own unless told: one repository's are claimed one at
+  // a time (tested below).
+  let repositories = 0;
+  const delivery = (id: string, repositoryId = 2 ** 32 + 1000 + ++repositories) => ({
     id,
     event: 'issues',
     action: 'labeled',
     installationId: 2 ** 33 + 1,
-    repositoryId: 2 ** 32 + 7,
+    repositoryId,
     body: JSON.stringify({ action: 'labeled', n: id }),
   });
 
@@ -31,7 +34,7 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
     expect(await store.record(delivery('d-1'))).toBe('duplicate');
     const row = await store.get('d-1');
     expect(row?.installationId).toBe(2 ** 33 + 1);
-    expect(row?.repositoryId).toBe(2 ** 32 + 7);
+    expect(row?.repositoryId).toBeGreaterThan(2 ** 32);
     expect(row?.status).toBe('pending');
   });
 
@@ -88,6 +91,43 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(20);
     for (const id of ids) await store.complete(id);
+  });
+
+  it('hands out one delivery of a repository at a time, oldest first, others side by side', async () => {
+    const repo = 2 ** 32 + 77;
+    for (const id of ['r-1', 'r-2', 'r-3']) await store.record(delivery(id, repo));
+    await store.record(delivery('r-other'));
+    const first = await store.claim('w1', 10);
+    expect(first.map((d) => d.id).sort()).toEqual(['r-1', 'r-other']);
+    // r-1 is being handled: nobody, in this process or another, gets r-2 meanwhile.
+    expect(await store.claim('w2', 10)).toEqual([]);
+    expect(await store.claim('w1', 10, 60_000, ['r-1', 'r-other'])).toEqual([]);
+    await store.complete('r-1');
+    await store.complete('r-other');
+    expect((await store.claim('w2', 10)).map((d) => d.id)).toEqual(['r-2']);
+    // A handler that died does not hold its repository: its delivery goes to the next claimer.
+    expect((await store.claim('w3', 10, -1_000)).map((d) => d.id)).toEqual(['r-2']);
+    await store.complete('r-2');
+    expect((await store.claim('w3', 10)).map((d) => d.id)).toEqual(['r-3']);
+    await store.complete('r-3');
+  });
+
+  it('never lets concurrent claimers hold two deliveries of one repository', async () => {
+    const repos = [2 ** 32 + 90, 2 ** 32 + 91, 2 ** 32 + 92];
+    for (let i = 0; i < 30; i++) await store.record(delivery(`p-${i}`, repos[i % 3]));
+    const seen: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const results = await Promise.all(['a', 'b', 'c', 'd'].map((w) => store.claim(w, 8)));
+      const claimed = results.flat();
+      const byRepo = await Promise.all(claimed.map((d) => store.get(d.id)));
+      expect(new Set(byRepo.map((r) => r?.repositoryId)).size).toBe(claimed.length);
+      expect(claimed).toHaveLength(3);
+      for (const d of claimed) {
+        seen.push(d.id);
+        await store.complete(d.id);
+      }
+    }
+    expect(seen.sort()).toEqual(Array.from({ length: 30 }, (_, i) => `p-${i}`).sort());
   });
 
   it('writes deliveries that arrive together in one batch, each with its own outcome', async () => {

@@ -81,8 +81,8 @@ describe.each(ENGINES)('delivery processor on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db, (text, params, name) =>
-      handle.inboxQuery(text, params, name),
+    store = new DeliveryStore(handle.db, (text, params, name, lock) =>
+      handle.inboxQuery(text, params, name, lock),
     );
   });
   afterEach(async () => {
@@ -128,6 +128,42 @@ describe.each(ENGINES)('delivery processor on $name', (engine) => {
   const statuses = async (deliveryIds: string[]) =>
     (await Promise.all(deliveryIds.map((id) => store.get(id)))).map((row) => row?.status);
   const allDone = (deliveryIds: string[]) => deliveryIds.map(() => 'done');
+
+  it("handles one repository's deliveries one at a time, in order, other repositories alongside", async () => {
+    const [first, second, third, elsewhere] = ids('repo', 4) as [string, string, string, string];
+    const inRepo = (id: string, repositoryId: number) =>
+      store.record({ id, event: 'issues', repositoryId, body: JSON.stringify({ id }) });
+    await inRepo(first, 11);
+    await inRepo(second, 11);
+    await inRepo(elsewhere, 12);
+    const handlers = new Handlers((id) => id === first || id === second);
+    const processor = processorWith(handlers, { concurrency: 8 });
+    // The first settles while a claim is under way (after the claim saw its repository busy):
+    // the drain must claim again rather than take the empty answer for an empty inbox.
+    const claim = store.claim.bind(store);
+    let releaseDuringClaim = false;
+    vi.spyOn(store, 'claim').mockImplementation(async (...args) => {
+      const claimed = await claim(...args);
+      if (releaseDuringClaim) {
+        releaseDuringClaim = false;
+        handlers.release(first);
+        await vi.waitFor(async () => expect(await statuses([first])).toEqual(['done']), WAIT);
+      }
+      return claimed;
+    });
+    processor.kick();
+    await vi.waitFor(() => expect(handlers.blocked.has(first)).toBe(true), WAIT);
+    await vi.waitFor(() => expect(handlers.finished).toContain(elsewhere), WAIT);
+    await inRepo(third, 11);
+    releaseDuringClaim = true;
+    processor.kick();
+    await vi.waitFor(() => expect(handlers.blocked.has(second)).toBe(true), WAIT);
+    expect(handlers.started.filter((id) => id !== elsewhere)).toEqual([first, second]);
+    handlers.release(second);
+    await processor.whenIdle();
+    expect(handlers.finished).toEqual([elsewhere, first, second, third]);
+    expect(handlers.maxRunning).toBe(2);
+  });
 
   it('keeps handling the others while one delivery is slow', async () => {
     const [slow, ...others] = ids('slow', 6) as [string, ...string[]];

@@ -28,13 +28,49 @@ export function orgJson(core: Core, org: Account): Record<string, unknown> {
   };
 }
 
-// Deliveries are ordered per repository (GitHub does not promise this, but a receiver that
-// only works with reordering would be untestable); different repositories interleave.
+/**
+ * How GitHub may deliver: late, out of order, and now and then twice with the same
+ * X-GitHub-Delivery id (GitHub documents neither order nor exactly-once delivery). Seeded, so
+ * a failing seed can be run again.
+ */
+export interface DeliveryChaos {
+  seed: number;
+  /** Each post waits a random 0..maxDelayMs first (default 40), so later events overtake. */
+  maxDelayMs?: number;
+  /** Share of deliveries posted a second time, same id and body (default 0.1). */
+  duplicateRate?: number;
+}
+
+// mulberry32: small, seeded, and plenty for shuffling deliveries.
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// By default deliveries are ordered per repository and different repositories interleave;
+// with `chaos` each one is delayed on its own, so they arrive in any order, some twice.
 export class WebhookSender {
   private readonly chains = new Map<string, Promise<unknown>>();
   private pending = 0;
+  private readonly random: (() => number) | undefined;
 
-  constructor(private readonly core: Core) {}
+  constructor(
+    private readonly core: Core,
+    private readonly chaos?: DeliveryChaos,
+  ) {
+    this.random = chaos ? seededRandom(chaos.seed) : undefined;
+  }
+
+  /** Whether deliveries may overtake each other: then senders need not wait for answers. */
+  get reorders(): boolean {
+    return this.chaos !== undefined;
+  }
 
   get inFlight(): number {
     return this.pending;
@@ -117,13 +153,58 @@ export class WebhookSender {
 
   private enqueue(delivery: Delivery): Promise<Delivery> {
     this.pending += 1;
-    const previous = this.chains.get(delivery.repoKey) ?? Promise.resolve();
-    const attempt = previous.then(() => this.post(delivery));
-    this.chains.set(delivery.repoKey, attempt);
+    let attempt: Promise<Delivery>;
+    if (this.random) {
+      attempt = this.postLate(delivery);
+    } else {
+      const previous = this.chains.get(delivery.repoKey) ?? Promise.resolve();
+      attempt = previous.then(() => this.post(delivery));
+      this.chains.set(delivery.repoKey, attempt);
+    }
     return attempt.finally(() => {
       this.pending -= 1;
       if (this.pending === 0) this.core.events.emit('deliveries-idle');
     });
+  }
+
+  /** After a random delay; a duplicate goes out after a delay of its own, same id and body. */
+  private async postLate(delivery: Delivery): Promise<Delivery> {
+    const random = this.random!;
+    const maxDelay = this.chaos?.maxDelayMs ?? 40;
+    const later = () => new Promise((resolve) => setTimeout(resolve, random() * maxDelay));
+    const twice = random() < (this.chaos?.duplicateRate ?? 0.1);
+    const first = later().then(() => this.post(delivery));
+    if (!twice) return first;
+    const again = later().then(() => this.postAgain(delivery));
+    await Promise.all([first, again]);
+    return delivery;
+  }
+
+  /**
+   * The same delivery once more, as GitHub sends it when it did not see the first answer: the
+   * record keeps the first post's outcome.
+   */
+  private async postAgain(delivery: Delivery): Promise<void> {
+    const { core } = this;
+    const url = core.options.webhookUrl;
+    if (core.closed || !url || core.webhooksDown) return;
+    const body = JSON.stringify(delivery.payload);
+    const headers = {
+      ...delivery.requestHeaders,
+      'x-hub-signature-256': await sign(core.options.webhookSecret, body),
+    };
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
+      });
+      await res.text();
+    } catch {
+      // Lost like the first one could have been: the record says how the first post went.
+    }
+    core.events.emit('webhook-answered', delivery);
   }
 
   private async post(delivery: Delivery): Promise<Delivery> {

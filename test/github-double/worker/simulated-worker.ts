@@ -24,8 +24,13 @@ export class SimulatedWorker {
   workflow = WORKER_WORKFLOW;
   private readonly active = new Set<Promise<void>>();
   private readonly perBranch = new Map<string, number>();
+  /** Deliveries of steps that did not wait for them: a job counts as done once they are answered. */
+  private readonly unanswered: Promise<unknown>[] = [];
 
-  constructor(private readonly core: Core) {}
+  constructor(
+    private readonly core: Core,
+    private readonly options: { awaitDeliveries: boolean } = { awaitDeliveries: true },
+  ) {}
 
   onDispatch(runId: number): void {
     const run = findRun(this.core, runId);
@@ -37,6 +42,7 @@ export class SimulatedWorker {
     const job = (async () => {
       const outcome = await policy(view(run), { dispatchesOnBranch: count });
       await this.play(run, outcome);
+      await Promise.all(this.unanswered.splice(0));
     })()
       .catch((error: unknown) => this.core.workerError(error))
       .finally(() => {
@@ -51,7 +57,8 @@ export class SimulatedWorker {
   }
 
   private async step(sent: Sent): Promise<void> {
-    await Promise.all(sent);
+    if (this.options.awaitDeliveries) await Promise.all(sent);
+    else this.unanswered.push(...sent);
     if (this.core.closed) throw new WorkerStopped();
   }
 

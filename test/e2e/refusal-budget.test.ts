@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  closeScenario,
+  MAINTAINER,
+  REPO,
+  repositoryIdOf,
+  startScenario,
+  type Scenario,
+} from './harness.js';
+
+type Comment = { id: number; body: string; user: { login: string } };
+
+const APP_BOT = 'agent-coordinator[bot]';
+const HOUR = 60 * 60_000;
+
+/**
+ * People without write access get one refusal reply per issue an hour; what they post after is
+ * recorded in the command log, not answered, so nobody can spend the installation's writes.
+ */
+describe('the refusal reply budget', () => {
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  const start = async () => {
+    s = await startScenario();
+    s.double.setWorker(null);
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Feature',
+      body: ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    return issue;
+  };
+  const replies = (issue: number) =>
+    (s.double.comments(REPO, issue) as Comment[]).filter(
+      (c) => c.user.login === APP_BOT && c.body.startsWith('@'),
+    );
+  const refusals = async () =>
+    (await s.app.store.commands.ofRepository(repositoryIdOf(s.double))).filter((c) => !c.accepted);
+  const flood = async (issue: number, authors: string[]) => {
+    await Promise.all(authors.map((by) => s.double.comment(REPO, issue, '/approve a', by)));
+    await s.settle();
+  };
+
+  it(
+    'answers a flood of 100 commands from one outsider once, and records all of them',
+    { timeout: 60_000 },
+    async () => {
+      const issue = await start();
+      await flood(issue, Array<string>(100).fill('outsider'));
+      expect(replies(issue)).toHaveLength(1);
+      expect(replies(issue)[0]!.body).toMatch(/^@outsider `\/approve`: only people with write/);
+      const log = await refusals();
+      expect(log).toHaveLength(100);
+      expect(log.every((c) => c.actorLogin === 'outsider' && c.name === 'approve')).toBe(true);
+      expect(log.filter((c) => c.outcome?.includes('not answered'))).toHaveLength(99);
+
+      // An hour on, the next one is answered again.
+      s.clock.advance(HOUR + 1);
+      await flood(issue, ['outsider']);
+      expect(replies(issue)).toHaveLength(2);
+    },
+  );
+
+  it('answers each of 20 outsiders once', async () => {
+    const issue = await start();
+    const outsiders = Array.from({ length: 20 }, (_, i) => `outsider-${i}`);
+    await flood(issue, [...outsiders, ...outsiders]);
+    expect(
+      replies(issue)
+        .map((c) => c.body.split(' ')[0])
+        .sort(),
+    ).toEqual(outsiders.map((o) => `@${o}`).sort());
+    expect(await refusals()).toHaveLength(40);
+  });
+
+  it('counts a refused label against the same budget', async () => {
+    const issue = await start();
+    const other = await s.double.openIssue(REPO, { title: 'Another', user: 'outsider' });
+    await s.double.addLabel(REPO, other, 'agent', 'outsider');
+    await s.double.removeLabel(REPO, other, 'agent', 'outsider');
+    await s.double.addLabel(REPO, other, 'agent', 'outsider');
+    await s.double.comment(REPO, other, '/approve', 'outsider');
+    await s.settle();
+    expect(replies(other)).toHaveLength(1);
+    expect(replies(other)[0]!.body).toContain('only people with write access can start');
+    expect((await refusals()).map((c) => c.name)).toEqual(['label', 'label', 'approve']);
+    expect(replies(issue)).toEqual([]);
+  });
+});
