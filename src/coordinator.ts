@@ -6,6 +6,12 @@ import { createApp, type AppServices } from './app.js';
 import { createDashboard } from './dashboard/index.js';
 import { createEngine, type RunningEngine } from './engine/create.js';
 import { CoordinatorOctokit } from './github/coordinator-octokit.js';
+import type { Octokit } from './github/octokit-port.js';
+import { createPublicUrl } from './github/public-url.js';
+import { ASSIGNMENT_PATH } from './protocol/assignment.js';
+import { createWorkerTokenMinter } from './worker-api/installation-token.js';
+import { actionsIssuer, createOidcVerifier, type OidcIssuer } from './worker-api/oidc.js';
+import { createAssignmentRoute } from './worker-api/route.js';
 import { withRateLimitMetrics } from './github/rate-limit-metrics.js';
 import { createRedeliverer } from './engine/redeliver.js';
 import { sweep, SWEEP_LOCK_KEY, type SweepReport } from './engine/sweep.js';
@@ -39,6 +45,11 @@ export interface CoordinatorOptions {
   sweepGraceMs?: number;
   /** How long one database read serves later /metrics scrapes (default 2 s). */
   metricsSnapshotMaxAgeMs?: number;
+  /**
+   * Where workers' OIDC tokens come from (default GitHub Actions' issuer, or GitHub
+   * Enterprise's at `<GHE_PROTOCOL>://<GHE_HOST>/_services/token`); tests point it at their own.
+   */
+  oidc?: Partial<OidcIssuer>;
   /** Delivery processor tuning (tests shorten the retry backoff). */
   processor?: Pick<ProcessorOptions, 'retryDelayMs' | 'maxAttempts' | 'concurrency'>;
 }
@@ -85,10 +96,20 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     log: log.child({ name: 'probot' }),
     Octokit: withRateLimitMetrics(options.Octokit ?? CoordinatorOctokit, metrics),
   });
+  const appOctokit = async () => (await probot.auth()) as Octokit;
+  const publicUrl = createPublicUrl({
+    configured: env.publicUrl,
+    readWebhookUrl: async () => {
+      const { data } = await (await appOctokit()).request('GET /app/hook/config');
+      return data.url;
+    },
+    log,
+  });
   const engine = createEngine({
     store,
     log,
     probot,
+    publicUrl,
     appId: env.appId,
     maxParallel: env.maxParallel,
     now: options.now,
@@ -138,7 +159,18 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     pingDatabase: () => handle.ping(),
     metrics,
     log,
-    routes: { ...dashboard?.routes, ...options.routes },
+    routes: {
+      ...dashboard?.routes,
+      [ASSIGNMENT_PATH]: createAssignmentRoute({
+        engine,
+        publicUrl,
+        verify: createOidcVerifier({ ...actionsIssuer(env.gheOrigin), ...options.oidc }),
+        mintToken: createWorkerTokenMinter(appOctokit),
+        metrics,
+        log,
+      }),
+      ...options.routes,
+    },
   });
 
   let url = '';
@@ -148,6 +180,9 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     url = `http://${host}:${address.port}`;
     log.info({ url }, 'agent-coordinator listening');
   }
+  // Said at start: an unknown public URL means nothing is dispatched (its own log line says why).
+  const resolvedPublicUrl = await publicUrl.current();
+  if (resolvedPublicUrl) log.info({ publicUrl: resolvedPublicUrl }, 'workers reach the coordinator here');
   const redeliver = createRedeliverer({ probot, deliveries: store.deliveries, log });
   const runSweep = async () => {
     const report = await handle.tryExclusive(SWEEP_LOCK_KEY, async () => {
