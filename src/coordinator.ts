@@ -100,7 +100,11 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
   const publicUrl = createPublicUrl({
     configured: env.publicUrl,
     readWebhookUrl: async () => {
-      const { data } = await (await appOctokit()).request('GET /app/hook/config');
+      const { data } = await (
+        await appOctokit()
+      ).request('GET /app/hook/config', {
+        request: { retries: 0 },
+      });
       return data.url;
     },
     log,
@@ -180,9 +184,11 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     url = `http://${host}:${address.port}`;
     log.info({ url }, 'agent-coordinator listening');
   }
-  // Said at start: an unknown public URL means nothing is dispatched (its own log line says why).
-  const resolvedPublicUrl = await publicUrl.current();
-  if (resolvedPublicUrl) log.info({ publicUrl: resolvedPublicUrl }, 'workers reach the coordinator here');
+  // Said at start, without holding the start up: an unknown public URL means nothing is
+  // dispatched, and its own log line says why.
+  void publicUrl.current().then((known) => {
+    if (known) log.info({ publicUrl: known }, 'workers reach the coordinator at its public URL');
+  });
   const redeliver = createRedeliverer({ probot, deliveries: store.deliveries, log });
   const runSweep = async () => {
     const report = await handle.tryExclusive(SWEEP_LOCK_KEY, async () => {

@@ -37,7 +37,8 @@ const envSchema = z.object({
     z
       .url({
         protocol: /^https?$/,
-        error: 'expected the http(s) base URL at which GitHub and the Actions runners reach the app',
+        error:
+          'expected the http(s) base URL at which GitHub and the Actions runners reach the app',
       })
       .refine((u) => !/[?#]/.test(u), 'expected a base URL without query or fragment')
       .optional(),

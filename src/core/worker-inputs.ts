@@ -1,8 +1,4 @@
-import type {
-  AssignmentResponse,
-  DispatchInputs,
-  WorkerMode,
-} from '../protocol/assignment.js';
+import type { AssignmentResponse, DispatchInputs, WorkerMode } from '../protocol/assignment.js';
 
 /**
  * What the worker is told, in two parts (docs/worker.md): the dispatch carries identifiers

@@ -119,7 +119,8 @@ export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<
   try {
     crashPoint('planner.intent-recorded');
     const coordinatorUrl = await engine.coordinatorUrl();
-    if (!coordinatorUrl) throw new Error('the public URL is unknown; the planner is not dispatched');
+    if (!coordinatorUrl)
+      throw new Error('the public URL is unknown; the planner is not dispatched');
     if ((await port.branchHead(repo, branch)) === null) {
       const sha = await port.branchHead(repo, base);
       if (sha === null)

@@ -42,7 +42,9 @@ export function createPublicUrl(options: PublicUrlOptions): PublicUrl {
         );
         return origin;
       }
-      problem = webhookUrl ? 'the App\'s webhook URL is not an http(s) URL' : 'the App has no webhook URL';
+      problem = webhookUrl
+        ? "the App's webhook URL is not an http(s) URL"
+        : 'the App has no webhook URL';
     } catch (error) {
       problem = `GET /app/hook/config failed: ${(error as Error).message}`;
     }
@@ -50,7 +52,7 @@ export function createPublicUrl(options: PublicUrlOptions): PublicUrl {
       reportedFailure = true;
       options.log.error(
         { problem },
-        'PUBLIC_URL is not set and cannot be worked out from the App\'s webhook URL: no worker is dispatched and /api/worker/assignment answers 503 until it can (set PUBLIC_URL)',
+        "PUBLIC_URL is not set and cannot be worked out from the App's webhook URL: no worker is dispatched and /api/worker/assignment answers 503 until it can (set PUBLIC_URL)",
       );
     }
     return undefined;

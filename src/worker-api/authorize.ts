@@ -17,8 +17,7 @@ export interface Grant {
 }
 
 export type Authorization =
-  | { ok: true; grant: Grant }
-  | { ok: false; code: RefusalCode; context: Record<string, unknown> };
+  { ok: true; grant: Grant } | { ok: false; code: RefusalCode; context: Record<string, unknown> };
 
 const digits = z.string().regex(/^[1-9]\d{0,19}$/);
 

@@ -7,7 +7,10 @@ export interface WorkerToken {
 }
 
 /** Mints the worker's token: one repository, `WORKER_TOKEN_PERMISSIONS`, nothing else. */
-export type WorkerTokenMinter = (installationId: number, repositoryId: number) => Promise<WorkerToken>;
+export type WorkerTokenMinter = (
+  installationId: number,
+  repositoryId: number,
+) => Promise<WorkerToken>;
 
 /** GitHub answered with more (or other) than was asked for: the token is not handed out. */
 export class TokenScopeError extends Error {}
@@ -21,13 +24,16 @@ export class TokenScopeError extends Error {}
 export function createWorkerTokenMinter(appOctokit: () => Promise<Octokit>): WorkerTokenMinter {
   return async (installationId, repositoryId) => {
     const octokit = await appOctokit();
-    const { data } = await octokit.request('POST /app/installations/{installation_id}/access_tokens', {
-      installation_id: installationId,
-      repository_ids: [repositoryId],
-      permissions: { ...WORKER_TOKEN_PERMISSIONS },
-      // A retried mint is harmless, but a slow one is better answered 502 than twice.
-      request: { retries: 0 },
-    });
+    const { data } = await octokit.request(
+      'POST /app/installations/{installation_id}/access_tokens',
+      {
+        installation_id: installationId,
+        repository_ids: [repositoryId],
+        permissions: { ...WORKER_TOKEN_PERMISSIONS },
+        // A retried mint is harmless, but a slow one is better answered 502 than twice.
+        request: { retries: 0 },
+      },
+    );
     const granted = Object.entries(data.permissions ?? {}).filter(
       ([name, level]) => !(name === 'metadata' && level === 'read'),
     );

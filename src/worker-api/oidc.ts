@@ -1,10 +1,4 @@
-import {
-  createRemoteJWKSet,
-  errors,
-  jwtVerify,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { RefusalCode } from './refusals.js';
 
 /** github.com's Actions token issuer. */

@@ -63,7 +63,7 @@ export const REFUSALS = {
   // GitHub would not mint the token, or minted more than was asked for.
   github: {
     status: 502,
-    error: 'github: the installation token could not be created with the worker\'s scope; try again',
+    error: "github: the installation token could not be created with the worker's scope; try again",
   },
 } as const satisfies Record<string, { status: number; error: string }>;
 

@@ -11,8 +11,7 @@ export type AssignmentTarget =
   | { kind: 'plan'; run: RunRow; plan: PlanAttemptRow };
 
 export type TargetLookup =
-  | { ok: true; target: AssignmentTarget }
-  | { ok: false; code: 'issue' | 'task_id' | 'attempt' };
+  { ok: true; target: AssignmentTarget } | { ok: false; code: 'issue' | 'task_id' | 'attempt' };
 
 /** The active run, and in it the task's latest attempt if it is the one asked for. */
 export async function findAssignmentTarget(

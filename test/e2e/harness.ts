@@ -7,6 +7,7 @@ import {
   TEST_WEBHOOK_SECRET,
   type TestCoordinator,
 } from '../helpers/app.js';
+import { assignmentOf } from '../helpers/assignment.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import type { CoordinatorOptions } from '../../src/coordinator.js';
 
@@ -110,6 +111,11 @@ export function statusComment(double: GitHubDouble, issue: number): string {
 
 export function repositoryIdOf(double: GitHubDouble): number {
   return (double.repository(REPO) as { id: number }).id;
+}
+
+/** The assignment the worker of a dispatched run gets (title, prompt, feedback, ...). */
+export function assignmentFor(s: Scenario, run: { inputs: Readonly<Record<string, string>> }) {
+  return assignmentOf(s.app.store, repositoryIdOf(s.double), run.inputs);
 }
 
 /** A task of the issue's newest run, as the coordinator stores it. */

@@ -9,6 +9,7 @@ import {
   repositoryIdOf,
   taskOf,
   closeScenario,
+  assignmentFor,
 } from './harness.js';
 
 type Pull = {
@@ -154,7 +155,9 @@ describe('review and merge (GitHub double)', () => {
     expect(result.merged).toEqual([]);
     const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
     expect(runs.map((r) => r.inputs.mode)).toEqual(['work', 'fix']);
-    expect(runs[1]?.inputs.feedback).toContain('checks failed on the merge group');
+    expect((await assignmentFor(s, runs[1]!)).feedback).toContain(
+      'checks failed on the merge group',
+    );
     expect((await task(issue, 'a'))?.state).toBe('in_review');
   });
 
@@ -186,8 +189,8 @@ describe('review and merge (GitHub double)', () => {
     const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
     expect(runs).toHaveLength(2);
     expect(runs[1]?.inputs).toMatchObject({ mode: 'fix', attempt: '2' });
-    expect(runs[1]?.inputs.feedback).toContain('use a POST body instead');
-    expect(runs[1]?.inputs.feedback).toContain('the API shape is wrong');
+    expect((await assignmentFor(s, runs[1]!)).feedback).toContain('use a POST body instead');
+    expect((await assignmentFor(s, runs[1]!)).feedback).toContain('the API shape is wrong');
     expect(pulls()).toHaveLength(1); // same PR
     expect((await task(issue, 'a'))?.state).toBe('in_review');
     expect((await task(issue, 'b'))?.state).toBe('pending');
@@ -249,7 +252,7 @@ describe('review and merge (GitHub double)', () => {
     const runs = s.double.runs(REPO);
     expect(runs).toHaveLength(2);
     expect(runs[1]?.inputs.mode).toBe('fix');
-    expect(runs[1]?.inputs.feedback).toContain('conflict');
+    expect((await assignmentFor(s, runs[1]!)).feedback).toContain('conflict');
     expect((await task(issue, 'a'))?.state).toBe('in_review');
   });
 

@@ -1,7 +1,9 @@
 import type { Delivery, Installation } from '../model.js';
 import { appJson, appPermissions, installationJson } from '../render/accounts.js';
 import { issueInstallationToken } from '../server/auth.js';
+import { repoJson } from '../render/repos.js';
 import {
+  bodyObject,
   HttpError,
   intParam,
   json,
@@ -90,11 +92,21 @@ export const appRoutes: [string, Handler][] = [
     (req) => {
       const inst = findInstallation(req);
       const token = issueInstallationToken(req.core, inst);
+      // GitHub answers with the scope it granted: the permissions and repositories asked for
+      // (the token is not narrowed here; the double-auth work enforces it).
+      const body = bodyObject(req);
+      const ids = Array.isArray(body['repository_ids']) ? body['repository_ids'] : undefined;
+      const repositories = ids
+        ? [...req.core.repos.values()].filter(
+            (r) => r.owner === inst.account && ids.includes(r.id),
+          )
+        : undefined;
       return json(201, {
         token: token.token,
         expires_at: token.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        permissions: appPermissions(),
-        repository_selection: 'all',
+        permissions: (body['permissions'] as Record<string, string> | undefined) ?? appPermissions(),
+        repository_selection: repositories ? 'selected' : 'all',
+        ...(repositories ? { repositories: repositories.map((r) => repoJson(req.core, r)) } : {}),
       });
     },
   ],
@@ -121,6 +133,15 @@ export const appRoutes: [string, Handler][] = [
       if (!inst) throw notFound();
       return json(200, installationJson(req.core, inst));
     },
+  ],
+  [
+    'GET /app/hook/config',
+    (req) =>
+      json(200, {
+        content_type: 'json',
+        url: req.core.options.webhookUrl ?? '',
+        insecure_ssl: '0',
+      }),
   ],
   ['GET /app/hook/deliveries', listDeliveries],
   [
