@@ -41,6 +41,10 @@ export async function startScenario(
     sweepGraceMs?: number;
     /** Use this database (the caller owns it) instead of a fresh clone of the template. */
     databaseUrl?: string;
+    /** Where the workers' OIDC tokens are checked (a test issuer; default GitHub Enterprise's at the double). */
+    oidc?: CoordinatorOptions['oidc'];
+    /** Set the double up before the app starts (faults the app's start must meet). */
+    beforeApp?: (double: GitHubDouble) => void;
   } = {},
 ): Promise<Scenario> {
   const double = await startGitHubDouble({
@@ -57,7 +61,9 @@ export async function startScenario(
       clock.now = new Date(clock.now.getTime() + ms);
     },
   };
+  options.beforeApp?.(double);
   const app = await startTestCoordinator({
+    oidc: options.oidc,
     databaseUrl: options.databaseUrl ?? database?.url,
     githubBaseUrl: double.apiUrl,
     now: () => clock.now,
