@@ -34,12 +34,12 @@ describe('the public URL', () => {
 
   it("is otherwise the origin of the App's webhook URL, asked again until GitHub has one", async () => {
     const log = recordingLog();
-    let webhookUrl: string | undefined;
+    const hook: { url?: string } = {};
     let reads = 0;
     const url = createPublicUrl({
       readWebhookUrl: async () => {
         reads++;
-        return webhookUrl;
+        return hook.url;
       },
       log,
     });
@@ -49,7 +49,7 @@ describe('the public URL', () => {
     // Said once, not on every dispatch that finds it unknown.
     expect(log.lines.filter((l) => l.level === 'error')).toHaveLength(1);
     expect(log.lines[0]!.msg).toMatch(/PUBLIC_URL is not set and cannot be worked out/);
-    webhookUrl = 'https://hooks.example:8443/api/github/webhooks';
+    hook.url = 'https://hooks.example:8443/api/github/webhooks';
     expect(await url.current()).toBe('https://hooks.example:8443');
     expect(await url.current()).toBe('https://hooks.example:8443');
     expect(reads).toBe(3);

@@ -97,14 +97,13 @@ export const appRoutes: [string, Handler][] = [
       const body = bodyObject(req);
       const ids = Array.isArray(body['repository_ids']) ? body['repository_ids'] : undefined;
       const repositories = ids
-        ? [...req.core.repos.values()].filter(
-            (r) => r.owner === inst.account && ids.includes(r.id),
-          )
+        ? [...req.core.repos.values()].filter((r) => r.owner === inst.account && ids.includes(r.id))
         : undefined;
       return json(201, {
         token: token.token,
         expires_at: token.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        permissions: (body['permissions'] as Record<string, string> | undefined) ?? appPermissions(),
+        permissions:
+          (body['permissions'] as Record<string, string> | undefined) ?? appPermissions(),
         repository_selection: repositories ? 'selected' : 'all',
         ...(repositories ? { repositories: repositories.map((r) => repoJson(req.core, r)) } : {}),
       });

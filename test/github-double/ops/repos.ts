@@ -92,12 +92,7 @@ export function defaultWorkflows(): WorkflowSpec[] {
     {
       file: WORKER_WORKFLOW,
       name: 'agent-coordinator worker',
-      inputs: Object.fromEntries(
-        WORKER_INPUTS.map((n) => [
-          n,
-          { required: true },
-        ]),
-      ),
+      inputs: Object.fromEntries(WORKER_INPUTS.map((n) => [n, { required: true }])),
       runName: WORKER_RUN_NAME,
     },
   ];
