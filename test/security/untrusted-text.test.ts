@@ -225,9 +225,9 @@ describe('hostile task titles, issue text, comments and veto reasons', () => {
 
     await s.double.comment(REPO, pr.number, `/retry ${SCRIPT}`, MAINTAINER);
     await s.settle();
-    const retry = runsOf('t_expr')[1]!.inputs;
-    expect(retry.mode).toBe('fix');
-    expect(retry.feedback).toBe(`Veto: ${reason}\n\n${SCRIPT}`);
+    const retry = runsOf('t_expr')[1]!;
+    expect(retry.inputs.mode).toBe('fix');
+    expect((await assignmentFor(s, retry)).feedback).toBe(`Veto: ${reason}\n\n${SCRIPT}`);
   });
 
   it('quotes commenter text in replies as code, never as markup or a mention', async () => {
