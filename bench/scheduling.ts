@@ -310,6 +310,7 @@ async function dbPath(store: Store, repositoryId: number, samples: number): Prom
     store,
     log: pino({ level: 'silent' }),
     portFor: async () => port,
+    coordinatorUrl: async () => 'https://coordinator.bench.invalid',
     maxParallel: GLOBAL_LIMIT,
     now: () => new Date(),
     requestStatus: () => {},

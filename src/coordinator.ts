@@ -7,6 +7,12 @@ import { createApp, type AppServices } from './app.js';
 import { createDashboard } from './dashboard/index.js';
 import { createEngine, type RunningEngine } from './engine/create.js';
 import { CoordinatorOctokit } from './github/coordinator-octokit.js';
+import type { Octokit } from './github/octokit-port.js';
+import { createPublicUrl } from './github/public-url.js';
+import { ASSIGNMENT_PATH } from './protocol/assignment.js';
+import { createWorkerTokenMinter } from './worker-api/installation-token.js';
+import { actionsIssuer, createOidcVerifier, type OidcIssuer } from './worker-api/oidc.js';
+import { createAssignmentRoute } from './worker-api/route.js';
 import { withRateLimitMetrics } from './github/rate-limit-metrics.js';
 import { WriteBudget, type BudgetClock } from './github/write-budget.js';
 import { withWriteBudget } from './github/write-budget-octokit.js';
@@ -43,6 +49,11 @@ export interface CoordinatorOptions {
   sweepGraceMs?: number;
   /** How long one database read serves later /metrics scrapes (default 2 s). */
   metricsSnapshotMaxAgeMs?: number;
+  /**
+   * Where workers' OIDC tokens come from (default GitHub Actions' issuer, or GitHub
+   * Enterprise's at `<GHE_PROTOCOL>://<GHE_HOST>/_services/token`); tests point it at their own.
+   */
+  oidc?: Partial<OidcIssuer>;
   /** Delivery processor tuning (tests shorten the retry backoff). */
   processor?: Pick<ProcessorOptions, 'retryDelayMs' | 'maxAttempts' | 'concurrency'>;
   /**
@@ -109,10 +120,24 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
       metrics,
     ),
   });
+  const appOctokit = async () => (await probot.auth()) as Octokit;
+  const publicUrl = createPublicUrl({
+    configured: env.publicUrl,
+    readWebhookUrl: async () => {
+      const { data } = await (
+        await appOctokit()
+      ).request('GET /app/hook/config', {
+        request: { retries: 0 },
+      });
+      return data.url;
+    },
+    log,
+  });
   const engine = createEngine({
     store,
     log,
     probot,
+    publicUrl,
     appId: env.appId,
     maxParallel: env.maxParallel,
     now: options.now,
@@ -163,7 +188,18 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     pingDatabase: () => handle.ping(),
     metrics,
     log,
-    routes: { ...dashboard?.routes, ...options.routes },
+    routes: {
+      ...dashboard?.routes,
+      [ASSIGNMENT_PATH]: createAssignmentRoute({
+        engine,
+        publicUrl,
+        verify: createOidcVerifier({ ...actionsIssuer(env.gheOrigin), ...options.oidc }),
+        mintToken: createWorkerTokenMinter(appOctokit),
+        metrics,
+        log,
+      }),
+      ...options.routes,
+    },
   });
 
   let url = '';
@@ -173,6 +209,11 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     url = `http://${host}:${address.port}`;
     log.info({ url }, 'agent-coordinator listening');
   }
+  // Said at start, without holding the start up: an unknown public URL means nothing is
+  // dispatched, and its own log line says why.
+  void publicUrl.current().then((known) => {
+    if (known) log.info({ publicUrl: known }, 'workers reach the coordinator at its public URL');
+  });
   const redeliver = createRedeliverer({ probot, deliveries: store.deliveries, log });
   const runSweep = async () => {
     const report = await handle.tryExclusive(SWEEP_LOCK_KEY, async () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { normalizePublicUrl } from './github/public-url.js';
 
 /** Probot's default; a production app must never accept webhooks signed with it. */
 export const DEVELOPMENT_WEBHOOK_SECRET = 'development';
@@ -36,12 +37,21 @@ const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
       .optional(),
   ),
+  PUBLIC_URL: optionalText.pipe(
+    z
+      .url({
+        protocol: /^https?$/,
+        error:
+          'expected the http(s) base URL at which GitHub and the Actions runners reach the app',
+      })
+      .refine((u) => !/[?#]/.test(u), 'expected a base URL without query or fragment')
+      .optional(),
+  ),
   DATA_DIR: z.string().default('.data'),
   PORT: integerIn(0, 65535).default(3000),
   HOST: z.string().min(1).default('localhost'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
-  PUBLIC_URL: optionalUrl,
   WEBHOOK_PROXY_URL: optionalUrl,
   GHE_HOST: optionalText.pipe(
     z
@@ -67,13 +77,15 @@ export interface AppEnv {
   privateKey?: string;
   webhookSecret: string;
   databaseUrl?: string;
+  /** Where GitHub and the runners reach the app, without a trailing slash; unset → from `GET /app/hook/config`. */
+  publicUrl?: string;
+  /** GitHub's web origin (`<GHE_PROTOCOL>://<GHE_HOST>`) on GitHub Enterprise; undefined means github.com. */
+  gheOrigin?: string;
   dataDir: string;
   port: number;
   host: string;
   logLevel: (typeof LOG_LEVELS)[number];
   logFormat?: 'json' | 'pretty';
-  /** Base URL at which GitHub and the Actions runners reach the app, without a trailing slash. */
-  publicUrl?: string;
   /** A webhook proxy channel (smee.io) GitHub delivers to during local development. */
   webhookProxyUrl?: string;
   /** GitHub REST base URL; undefined means api.github.com. */
@@ -152,12 +164,13 @@ export function parseEnv(
     privateKey,
     webhookSecret,
     databaseUrl: env.DATABASE_URL,
+    publicUrl: env.PUBLIC_URL ? normalizePublicUrl(env.PUBLIC_URL) : undefined,
+    gheOrigin: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}` : undefined,
     dataDir: env.DATA_DIR,
     port: env.PORT,
     host: env.HOST,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
-    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
     webhookProxyUrl: env.WEBHOOK_PROXY_URL,
     githubBaseUrl: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}/api/v3` : undefined,
     maxParallel: env.COORDINATOR_MAX_PARALLEL ?? Number.POSITIVE_INFINITY,

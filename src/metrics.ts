@@ -146,6 +146,12 @@ export function createMetrics(options: MetricsOptions = {}) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers,
     }),
+    workerAssignments: new Counter({
+      name: 'agent_coordinator_worker_assignments_total',
+      help: 'Worker assignment requests (POST /api/worker/assignment), by outcome (granted, refused, unavailable, failed) and the claim that failed (empty when granted).',
+      labelNames: ['outcome', 'claim'] as const,
+      registers,
+    }),
     // Last seen on a response to an installation's requests (GitHub's x-ratelimit-* headers).
     githubRateLimitRemaining: new Gauge({
       name: 'agent_coordinator_github_rate_limit_remaining',

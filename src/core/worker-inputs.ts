@@ -1,9 +1,81 @@
-/** The worker workflow's inputs (SPEC §6). GitHub wants every value a string. */
+import type { AssignmentResponse, DispatchInputs, WorkerMode } from '../protocol/assignment.js';
+
+/**
+ * What the worker is told, in two parts (docs/worker.md): the dispatch carries identifiers
+ * only, and the worker fetches the rest — prompt, feedback, the token — from the coordinator.
+ * Nothing is cut to fit a payload: the assignment answer has no size limit worth the name.
+ */
+export interface DispatchIdentity {
+  taskKey: string;
+  issueNumber: number;
+  attempt: number;
+  mode: WorkerMode;
+  /** The coordinator's public base URL: the worker's OIDC audience and where it asks. */
+  coordinatorUrl: string;
+}
+
+/** The workflow_dispatch inputs. GitHub wants every value a string. */
+export function buildDispatchInputs(identity: DispatchIdentity): DispatchInputs {
+  return {
+    task_id: identity.taskKey,
+    issue: String(identity.issueNumber),
+    attempt: String(identity.attempt),
+    mode: identity.mode,
+    coordinator_url: identity.coordinatorUrl,
+  };
+}
+
+export interface AssignmentSource {
+  issueNumber: number;
+  title: string;
+  /** The task's own prompt; when absent the default is the title and the issue body. */
+  prompt?: string | null;
+  issueTitle: string;
+  issueBody: string;
+  feedback?: string | null;
+  base: string | null;
+  timeoutMinutes: number;
+  model: string;
+  maxTurns: number;
+}
+
+export type AssignmentText = Pick<
+  AssignmentResponse,
+  'title' | 'prompt' | 'feedback' | 'base' | 'model' | 'max_turns' | 'timeout_minutes'
+>;
+
+/** The assignment's words: the whole prompt and feedback, verbatim. */
+export function composeAssignment(source: AssignmentSource): AssignmentText {
+  const prompt =
+    source.prompt ??
+    [
+      source.title,
+      '',
+      `From issue #${source.issueNumber}: ${source.issueTitle}`,
+      '',
+      source.issueBody,
+    ].join('\n');
+  return {
+    title: source.title,
+    prompt,
+    feedback: source.feedback ? source.feedback : null,
+    base: source.base,
+    model: source.model,
+    max_turns: String(source.maxTurns),
+    timeout_minutes: String(source.timeoutMinutes),
+  };
+}
+
+/**
+ * @deprecated The inputs dispatches carried before the assignment endpoint. Only the doctor's
+ * workflow check (src/cli/doctor/workflow.ts) still names them; it moves to
+ * `DISPATCH_INPUT_NAMES` (src/protocol/assignment.ts).
+ */
 export type WorkerInputs = {
   task_id: string;
   issue: string;
   attempt: string;
-  mode: 'plan' | 'work' | 'fix';
+  mode: WorkerMode;
   title: string;
   prompt: string;
   feedback: string;
@@ -12,78 +84,3 @@ export type WorkerInputs = {
   model: string;
   max_turns: string;
 };
-
-/** GitHub rejects a workflow_dispatch payload over 65,535 characters; keep room for the rest. */
-export const MAX_DISPATCH_PAYLOAD = 65_535;
-const RESERVED_FOR_ENVELOPE = 512;
-
-const TRUNCATION_NOTE =
-  "\n\n[prompt truncated by agent-coordinator to fit GitHub's dispatch limit]";
-
-export interface WorkerInputSource {
-  taskKey: string;
-  issueNumber: number;
-  attempt: number;
-  mode: WorkerInputs['mode'];
-  title: string;
-  /** The task's own prompt; when absent the default is the title and the issue body. */
-  prompt?: string | null;
-  issueTitle: string;
-  issueBody: string;
-  feedback?: string | null;
-  base: string;
-  timeoutMinutes: number;
-  model: string;
-  maxTurns: number;
-}
-
-export function buildWorkerInputs(source: WorkerInputSource): WorkerInputs {
-  const prompt =
-    source.prompt ??
-    [
-      `${source.title}`,
-      '',
-      `From issue #${source.issueNumber}: ${source.issueTitle}`,
-      '',
-      source.issueBody,
-    ].join('\n');
-  const inputs: WorkerInputs = {
-    task_id: source.taskKey,
-    issue: String(source.issueNumber),
-    attempt: String(source.attempt),
-    mode: source.mode,
-    title: source.title,
-    prompt,
-    feedback: source.feedback ?? '',
-    base: source.base,
-    timeout_minutes: String(source.timeoutMinutes),
-    model: source.model,
-    max_turns: String(source.maxTurns),
-  };
-  return fitPayload(inputs);
-}
-
-/** Cut the prompt (then the feedback) until the JSON payload fits GitHub's limit. */
-function fitPayload(inputs: WorkerInputs): WorkerInputs {
-  const budget = MAX_DISPATCH_PAYLOAD - RESERVED_FOR_ENVELOPE;
-  const sizeOf = (candidate: WorkerInputs) => JSON.stringify({ inputs: candidate }).length;
-  let result = inputs;
-  for (const field of ['prompt', 'feedback'] as const) {
-    if (sizeOf(result) <= budget) break;
-    const original = result[field];
-    const cut = (keep: number) => ({
-      ...result,
-      [field]: keep > 0 ? original.slice(0, keep) + TRUNCATION_NOTE : '',
-    });
-    // JSON escaping makes a character cost 1 to 6: search for the longest prefix that fits.
-    let low = 0;
-    let high = original.length;
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2);
-      if (sizeOf(cut(mid)) <= budget) low = mid;
-      else high = mid - 1;
-    }
-    result = cut(low);
-  }
-  return result;
-}

@@ -11,6 +11,12 @@ export interface Engine {
   readonly log: Logger;
   /** An installation-authenticated port (the sweep has no webhook context to borrow one from). */
   portFor(installationId: number): Promise<GitHubPort>;
+  /**
+   * The coordinator's public base URL, sent with every dispatch as `coordinator_url`; undefined
+   * while it cannot be worked out, and then nothing is dispatched (the worker could not get
+   * its assignment).
+   */
+  coordinatorUrl(): Promise<string | undefined>;
   /** COORDINATOR_MAX_PARALLEL; Infinity when unset. */
   readonly maxParallel: number;
   now(): Date;

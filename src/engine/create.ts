@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Probot } from 'probot';
 import { createOctokitPort, type Octokit } from '../github/octokit-port.js';
 import type { WriteBudget } from '../github/write-budget.js';
+import type { PublicUrl } from '../github/public-url.js';
 import type { Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
 import type { Engine } from './context.js';
@@ -13,6 +14,7 @@ export interface EngineOptions {
   probot: Probot;
   appId: number;
   maxParallel: number;
+  publicUrl: PublicUrl;
   now?: () => Date;
   metrics?: Pick<Metrics, 'decisionSeconds'>;
   writeBudget?: Pick<WriteBudget, 'nextWriteInSeconds'>;
@@ -28,6 +30,7 @@ export function createEngine(options: EngineOptions): RunningEngine {
     store: options.store,
     log: options.log,
     maxParallel: options.maxParallel,
+    coordinatorUrl: () => options.publicUrl.current(),
     metrics: options.metrics,
     writeBudget: options.writeBudget,
     now: options.now ?? (() => new Date()),

@@ -1,6 +1,6 @@
 import type { RepoConfig } from '../config/schema.js';
 import { selectDispatches, type Candidate } from '../core/scheduler/index.js';
-import { buildWorkerInputs } from '../core/worker-inputs.js';
+import { buildDispatchInputs } from '../core/worker-inputs.js';
 import { statusOf } from '../github/port.js';
 import type { DispatchIntent } from '../store/attempts.js';
 import {
@@ -28,6 +28,9 @@ async function schedule(engine: Engine, repositoryId: number): Promise<number> {
   const newest = await engine.store.runs.newestActiveRun(repositoryId);
   if (!newest) return 0;
   const config = newest.config as RepoConfig;
+  // A worker that cannot reach the coordinator cannot get its assignment: claim nothing yet
+  // (the public URL's own log line says why), and the sweep schedules again.
+  if (!(await engine.coordinatorUrl())) return 0;
   const now = engine.now();
   const intents = await engine.store.attempts.claimDispatches(
     repositoryId,
@@ -91,6 +94,8 @@ export async function performDispatch(
   const branch = taskBranch(run.issueNumber, task.taskKey);
   try {
     crashPoint('dispatch.intent-recorded');
+    const coordinatorUrl = await engine.coordinatorUrl();
+    if (!coordinatorUrl) throw new Error('the public URL is unknown; nothing is dispatched');
     const base = run.baseBranch ?? (await s.port.defaultBranch(s.repo));
     // A first attempt's branch is new, so it is created without asking first (GitHub's 422
     // says when it exists after all); a retry's branch usually exists, with the PR on it.
@@ -105,21 +110,12 @@ export async function performDispatch(
       await s.port.ensureBranch(s.repo, branch, baseSha);
       crashPoint('dispatch.branch-created');
     }
-    const inputs = buildWorkerInputs({
+    const inputs = buildDispatchInputs({
       taskKey: task.taskKey,
       issueNumber: run.issueNumber,
       attempt: attempt.attempt,
       mode: attempt.mode === 'fix' ? 'fix' : 'work',
-      title: task.title,
-      prompt: task.prompt,
-      issueTitle: run.issueTitle,
-      issueBody: run.issueBody,
-      feedback: attempt.feedback,
-      base,
-      timeoutMinutes: task.timeoutMinutes ?? s.config.worker.timeoutMinutes,
-      model:
-        s.config.worker.models[task.type] ?? s.config.worker.models.default ?? 'claude-sonnet-4-5',
-      maxTurns: s.config.worker.maxTurns,
+      coordinatorUrl,
     });
     const result = await s.port.dispatchWorkflow(s.repo, {
       workflow: s.config.worker.workflow,

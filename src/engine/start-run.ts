@@ -1,7 +1,7 @@
 import type { RepoConfig } from '../config/schema.js';
 import { inertInline } from '../core/inert-markdown.js';
 import { extractTasksBlock, formatPlanErrors, parsePlanMarkdown } from '../core/plan/index.js';
-import { buildWorkerInputs } from '../core/worker-inputs.js';
+import { buildDispatchInputs } from '../core/worker-inputs.js';
 import { statusOf, type GitHubPort, type RepoCoords } from '../github/port.js';
 import type { RunRow } from '../store/runs.js';
 import { runName, taskBranch, type Engine, type RunScope } from './context.js';
@@ -119,25 +119,21 @@ export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<
   const base = run.baseBranch ?? (await port.defaultBranch(repo));
   try {
     crashPoint('planner.intent-recorded');
+    const coordinatorUrl = await engine.coordinatorUrl();
+    if (!coordinatorUrl)
+      throw new Error('the public URL is unknown; the planner is not dispatched');
     if ((await port.branchHead(repo, branch)) === null) {
       const sha = await port.branchHead(repo, base);
       if (sha === null)
         throw Object.assign(new Error(`base branch "${base}" does not exist`), { status: 422 });
       await port.ensureBranch(repo, branch, sha);
     }
-    const inputs = buildWorkerInputs({
+    const inputs = buildDispatchInputs({
       taskKey: 'plan',
       issueNumber: run.issueNumber,
       attempt: attempt.attempt,
       mode: 'plan',
-      title: run.issueTitle,
-      prompt: run.issueBody,
-      issueTitle: run.issueTitle,
-      issueBody: run.issueBody,
-      base,
-      timeoutMinutes: config.worker.timeoutMinutes,
-      model: config.worker.models.default,
-      maxTurns: config.worker.maxTurns,
+      coordinatorUrl,
     });
     const result = await port.dispatchWorkflow(repo, {
       workflow: config.worker.workflow,

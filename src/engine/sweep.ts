@@ -1,7 +1,8 @@
 import type { RepoConfig } from '../config/schema.js';
 import type { PullRow } from '../store/attempts.js';
 import type { RunRow } from '../store/runs.js';
-import { loadRunScope, runName, taskBranch, type Engine, type RunScope } from './context.js';
+import { loadRunScope, type Engine, type RunScope } from './context.js';
+import { findDispatchedRun } from './match-run.js';
 import { performDispatch, scheduleRepository } from './dispatch.js';
 import { recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
@@ -61,18 +62,17 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
       if (attempt.workflowRunId === null) {
         if (now.getTime() - startedAt.getTime() < graceMs) continue;
-        const name = runName(run.issueNumber, task.taskKey, attempt.attempt);
-        const runs = await scope.port.workflowRunsOnBranch(
-          scope.repo,
-          config.worker.workflow,
-          taskBranch(run.issueNumber, task.taskKey),
-        );
-        const found = runs.find((r) => r.displayTitle === name);
+        const found = await findDispatchedRun(scope, {
+          issueNumber: run.issueNumber,
+          taskKey: task.taskKey,
+          attempt: attempt.attempt,
+          intentAt: attempt.intentAt,
+        });
         if (found) {
           crashPoint('sweep.before-adopt');
           await onWorkflowRun(engine, scope.repositoryId, found, scope);
           report.adopted++;
-        } else if (!run.finishedAt) {
+        } else if (!run.finishedAt && (await engine.coordinatorUrl())) {
           // GitHub confirms no run exists for this attempt: the dispatch never happened.
           log.warn('no workflow run for this dispatch; dispatching again');
           crashPoint('sweep.before-redispatch');
@@ -126,19 +126,19 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
       try {
         const scope = await loadRunScope(engine, run);
         // Dispatched after all (the process died before recording the run): adopt that run.
-        const name = runName(run.issueNumber, 'plan', last.attempt);
-        const found = (
-          await scope.port.workflowRunsOnBranch(
-            scope.repo,
-            scope.config.worker.workflow,
-            taskBranch(run.issueNumber, 'plan'),
-          )
-        ).find((r) => r.displayTitle === name);
+        const found = await findDispatchedRun(scope, {
+          issueNumber: run.issueNumber,
+          taskKey: 'plan',
+          attempt: last.attempt,
+          intentAt: last.intentAt,
+        });
         if (found) {
           await onWorkflowRun(engine, scope.repositoryId, found, scope);
           report.adopted++;
           continue;
         }
+        // Without a public URL the planner could not get its assignment: sent once it has one.
+        if (!(await engine.coordinatorUrl())) continue;
         await engine.store.runs.updatePlanAttempt(last.id, {
           phase: 'completed',
           conclusion: 'not_dispatched',

@@ -165,12 +165,16 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       return { runId: data?.workflow_run_id, runUrl: data?.html_url };
     },
 
-    async workflowRunsOnBranch(repo, workflow, branch) {
+    async workflowRunsOnBranch(repo, workflow, branch, options = {}) {
       const { data } = await octokit.rest.actions.listWorkflowRuns({
         ...repo,
         workflow_id: workflow,
         branch,
         event: 'workflow_dispatch',
+        // GitHub's search date syntax (`>=2026-01-01T00:00:00Z`), whole seconds.
+        ...(options.createdSince
+          ? { created: `>=${options.createdSince.toISOString().replace(/\.\d{3}Z$/, 'Z')}` }
+          : {}),
         per_page: 50,
       });
       return data.workflow_runs.map((run) => toRun(run as RawRun));

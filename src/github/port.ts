@@ -83,11 +83,12 @@ export interface GitHubPort {
     repo: RepoCoords,
     request: { workflow: string; ref: string; inputs: Record<string, string> },
   ): Promise<DispatchResult>;
-  /** Runs of the workflow on a branch, newest first. */
+  /** workflow_dispatch runs of the workflow on a branch, newest first; optionally only those created since. */
   workflowRunsOnBranch(
     repo: RepoCoords,
     workflow: string,
     branch: string,
+    options?: { createdSince?: Date },
   ): Promise<WorkflowRunInfo[]>;
   workflowRun(repo: RepoCoords, runId: number): Promise<WorkflowRunInfo | null>;
   /** Cancels a run; a run that already finished is not an error. */

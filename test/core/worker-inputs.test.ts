@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  buildWorkerInputs,
-  MAX_DISPATCH_PAYLOAD,
-  type WorkerInputSource,
+  buildDispatchInputs,
+  composeAssignment,
+  type AssignmentSource,
 } from '../../src/core/worker-inputs.js';
+import { DISPATCH_INPUT_NAMES } from '../../src/protocol/assignment.js';
 
-const source = (overrides: Partial<WorkerInputSource> = {}): WorkerInputSource => ({
-  taskKey: 'task_002',
+const source = (overrides: Partial<AssignmentSource> = {}): AssignmentSource => ({
   issueNumber: 7,
-  attempt: 2,
-  mode: 'work',
   title: 'Implement login',
   issueTitle: 'Login',
   issueBody: 'We need a login.',
@@ -20,55 +18,62 @@ const source = (overrides: Partial<WorkerInputSource> = {}): WorkerInputSource =
   ...overrides,
 });
 
-describe('worker inputs (SPEC §6)', () => {
-  it('sends exactly the declared inputs, all strings', () => {
-    const inputs = buildWorkerInputs(
-      source({ prompt: 'Implement POST /login', feedback: 'use bcrypt' }),
-    );
+describe('dispatch inputs', () => {
+  it('are the identifiers only, all strings', () => {
+    const inputs = buildDispatchInputs({
+      taskKey: 'task_002',
+      issueNumber: 7,
+      attempt: 2,
+      mode: 'fix',
+      coordinatorUrl: 'https://coordinator.example',
+    });
     expect(inputs).toEqual({
       task_id: 'task_002',
       issue: '7',
       attempt: '2',
-      mode: 'work',
+      mode: 'fix',
+      coordinator_url: 'https://coordinator.example',
+    });
+    expect(Object.keys(inputs).sort()).toEqual([...DISPATCH_INPUT_NAMES].sort());
+    for (const value of Object.values(inputs)) expect(typeof value).toBe('string');
+  });
+});
+
+describe('the assignment text', () => {
+  it('carries the task prompt and feedback as given', () => {
+    expect(
+      composeAssignment(source({ prompt: 'Implement POST /login', feedback: 'use bcrypt' })),
+    ).toEqual({
       title: 'Implement login',
       prompt: 'Implement POST /login',
       feedback: 'use bcrypt',
       base: 'main',
-      timeout_minutes: '15',
       model: 'claude-sonnet-4-5',
       max_turns: '50',
+      timeout_minutes: '15',
     });
-    for (const value of Object.values(inputs)) expect(typeof value).toBe('string');
   });
 
-  it('defaults the prompt to the title and the issue body', () => {
-    const { prompt, feedback } = buildWorkerInputs(source());
-    expect(prompt).toContain('Implement login');
-    expect(prompt).toContain('We need a login.');
-    expect(feedback).toBe('');
+  it('defaults the prompt to the title and the issue, and has no feedback on a first attempt', () => {
+    const { prompt, feedback } = composeAssignment(source());
+    expect(prompt).toBe('Implement login\n\nFrom issue #7: Login\n\nWe need a login.');
+    expect(feedback).toBeNull();
   });
 
-  it.each([
-    ['a long ASCII prompt', 'x'.repeat(200_000)],
-    ['a prompt that JSON escaping inflates', '"\\\n\u0001'.repeat(40_000)],
-    ['a prompt of astral characters', '😀'.repeat(60_000)],
-  ])('cuts %s to fit the 65,535-character dispatch payload', (_name, prompt) => {
-    const inputs = buildWorkerInputs(source({ prompt, feedback: 'f'.repeat(10_000) }));
-    expect(
-      JSON.stringify({ ref: 'agent/7/task_002', inputs, return_run_details: true }).length,
-    ).toBeLessThanOrEqual(MAX_DISPATCH_PAYLOAD);
-    expect(inputs.prompt).toContain('[prompt truncated by agent-coordinator');
-    expect(inputs.feedback).toBe('f'.repeat(10_000));
+  it('never cuts a long prompt or feedback', () => {
+    const prompt = '😀"\\\n'.repeat(100_000);
+    const feedback = 'f'.repeat(200_000);
+    const text = composeAssignment(source({ prompt, feedback }));
+    expect(text.prompt).toBe(prompt);
+    expect(text.feedback).toBe(feedback);
   });
 
-  it('keeps untrusted text verbatim (the workflow passes it through env, never into a script)', () => {
+  it('keeps untrusted text verbatim (the worker passes it through env, never into a script)', () => {
     const hostile =
       '${{ secrets.GITHUB_TOKEN }} `rm -rf /` $(curl x) <!-- agent-coordinator:status -->';
-    const inputs = buildWorkerInputs(
-      source({ title: hostile, prompt: hostile, feedback: hostile }),
-    );
-    expect(inputs.title).toBe(hostile);
-    expect(inputs.prompt).toBe(hostile);
-    expect(inputs.feedback).toBe(hostile);
+    const text = composeAssignment(source({ title: hostile, prompt: hostile, feedback: hostile }));
+    expect(text.title).toBe(hostile);
+    expect(text.prompt).toBe(hostile);
+    expect(text.feedback).toBe(hostile);
   });
 });

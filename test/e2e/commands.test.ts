@@ -10,6 +10,7 @@ import {
   closeScenario,
   chaoticDelivery,
   DELIVERY_SEEDS,
+  assignmentFor,
 } from './harness.js';
 
 type Pull = { number: number; state: string; head: { ref: string; sha: string } };
@@ -69,7 +70,9 @@ describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery se
     const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
     expect(runs).toHaveLength(2);
     expect(runs[1]?.inputs.mode).toBe('fix');
-    expect(runs[1]?.inputs.feedback).toContain('please use the builder pattern\nand add tests');
+    expect((await assignmentFor(s, runs[1]!)).feedback).toContain(
+      'please use the builder pattern\nand add tests',
+    );
     expect((await task(issue, 'b'))?.state).toBe('pending');
   });
 

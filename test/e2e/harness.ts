@@ -7,6 +7,7 @@ import {
   TEST_WEBHOOK_SECRET,
   type TestCoordinator,
 } from '../helpers/app.js';
+import { assignmentOf } from '../helpers/assignment.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import type { CoordinatorOptions } from '../../src/coordinator.js';
 
@@ -55,6 +56,10 @@ export async function startScenario(
     databaseUrl?: string;
     /** How the double delivers (default: in order per repository, once). */
     delivery?: DeliveryChaos;
+    /** Where the workers' OIDC tokens are checked (a test issuer; default GitHub Enterprise's at the double). */
+    oidc?: CoordinatorOptions['oidc'];
+    /** Set the double up before the app starts (faults the app's start must meet). */
+    beforeApp?: (double: GitHubDouble) => void;
   } = {},
 ): Promise<Scenario> {
   const double = await startGitHubDouble({
@@ -72,7 +77,9 @@ export async function startScenario(
       clock.now = new Date(clock.now.getTime() + ms);
     },
   };
+  options.beforeApp?.(double);
   const app = await startTestCoordinator({
+    oidc: options.oidc,
     databaseUrl: options.databaseUrl ?? database?.url,
     githubBaseUrl: double.apiUrl,
     now: () => clock.now,
@@ -126,6 +133,11 @@ export function statusComment(double: GitHubDouble, issue: number): string {
 
 export function repositoryIdOf(double: GitHubDouble): number {
   return (double.repository(REPO) as { id: number }).id;
+}
+
+/** The assignment the worker of a dispatched run gets (title, prompt, feedback, ...). */
+export function assignmentFor(s: Scenario, run: { inputs: Readonly<Record<string, string>> }) {
+  return assignmentOf(s.app.store, repositoryIdOf(s.double), run.inputs);
 }
 
 /** A task of the issue's newest run, as the coordinator stores it. */

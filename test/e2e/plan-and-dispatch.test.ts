@@ -9,7 +9,9 @@ import {
   closeScenario,
   chaoticDelivery,
   DELIVERY_SEEDS,
+  assignmentFor,
 } from './harness.js';
+import { TEST_PUBLIC_URL } from '../helpers/app.js';
 
 /** SPEC §2 steps 1–6 on the GitHub double, with the real app and real Postgres. */
 describe.each(DELIVERY_SEEDS)(
@@ -72,18 +74,23 @@ describe.each(DELIVERY_SEEDS)(
         'agent/1/task_003',
       ]);
       const run2 = s.double.runs(REPO).find((r) => r.head_branch === 'agent/1/task_002')!;
-      expect(run2.inputs).toMatchObject({
+      expect(run2.inputs).toEqual({
         task_id: 'task_002',
         issue: '1',
         attempt: '1',
+        mode: 'work',
+        coordinator_url: TEST_PUBLIC_URL,
+      });
+      expect(await assignmentFor(s, run2)).toMatchObject({
         mode: 'work',
         title: 'Implement login',
         base: 'main',
         timeout_minutes: '15',
         model: 'claude-sonnet-4-5',
         max_turns: '50',
+        feedback: null,
       });
-      expect(run2.inputs.prompt).toContain(
+      expect((await assignmentFor(s, run2)).prompt).toContain(
         'Implement POST /login using the signature from task_001.',
       );
       expect(run2.display_title).toBe('agent-coordinator #1 task_002 attempt 1');

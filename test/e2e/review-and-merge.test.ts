@@ -11,6 +11,7 @@ import {
   closeScenario,
   chaoticDelivery,
   DELIVERY_SEEDS,
+  assignmentFor,
 } from './harness.js';
 
 type Pull = {
@@ -165,7 +166,9 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     expect(result.merged).toEqual([]);
     const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
     expect(runs.map((r) => r.inputs.mode)).toEqual(['work', 'fix']);
-    expect(runs[1]?.inputs.feedback).toContain('checks failed on the merge group');
+    expect((await assignmentFor(s, runs[1]!)).feedback).toContain(
+      'checks failed on the merge group',
+    );
     expect((await task(issue, 'a'))?.state).toBe('in_review');
   });
 
@@ -199,8 +202,8 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
       const runs = s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a');
       expect(runs).toHaveLength(2);
       expect(runs[1]?.inputs).toMatchObject({ mode: 'fix', attempt: '2' });
-      expect(runs[1]?.inputs.feedback).toContain('use a POST body instead');
-      expect(runs[1]?.inputs.feedback).toContain('the API shape is wrong');
+      expect((await assignmentFor(s, runs[1]!)).feedback).toContain('use a POST body instead');
+      expect((await assignmentFor(s, runs[1]!)).feedback).toContain('the API shape is wrong');
       expect(pulls()).toHaveLength(1); // same PR
       expect((await task(issue, 'a'))?.state).toBe('in_review');
       expect((await task(issue, 'b'))?.state).toBe('pending');
@@ -263,7 +266,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     const runs = s.double.runs(REPO);
     expect(runs).toHaveLength(2);
     expect(runs[1]?.inputs.mode).toBe('fix');
-    expect(runs[1]?.inputs.feedback).toContain('conflict');
+    expect((await assignmentFor(s, runs[1]!)).feedback).toContain('conflict');
     expect((await task(issue, 'a'))?.state).toBe('in_review');
   });
 

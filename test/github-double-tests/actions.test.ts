@@ -13,8 +13,7 @@ function inputs(over: Record<string, unknown> = {}): Record<string, unknown> {
     issue: '1',
     attempt: '1',
     mode: 'work',
-    title: 'Define API',
-    base: 'main',
+    coordinator_url: 'http://coordinator.test',
     ...over,
   };
 }
@@ -162,7 +161,7 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
       repo: repoName,
       workflow_id: 'agent-worker.yml',
       ref: 'agent/1/task_001',
-      inputs: inputs({ attempt: '2', mode: 'fix', feedback: 'tests fail' }),
+      inputs: inputs({ attempt: '2', mode: 'fix' }),
     });
     await double.waitForWorkers();
     await double.waitForDeliveries();

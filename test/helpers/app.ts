@@ -16,6 +16,7 @@ export const TEST_PRIVATE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048
 
 export const TEST_WEBHOOK_SECRET = 'test-webhook-secret';
 export const TEST_APP_ID = 4242;
+export const TEST_PUBLIC_URL = 'http://coordinator.test';
 
 /** Probot 14 ignores `throttle: { enabled: false }` in options (probot#2039); the function form works. */
 export const TestOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
@@ -57,7 +58,7 @@ export async function startTestCoordinator(
      */
     octokit?: 'test' | 'production';
   } & Partial<
-    Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs' | 'processor' | 'writeBudget'>
+    Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs' | 'processor' | 'writeBudget' | 'oidc'>
   > = {},
 ): Promise<TestCoordinator> {
   const env = parseEnv({
@@ -67,6 +68,9 @@ export async function startTestCoordinator(
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'debug',
+    // The workers' OIDC audience and the dispatches' coordinator_url; a test that wants it
+    // worked out from the App's webhook URL sets PUBLIC_URL to ''.
+    PUBLIC_URL: TEST_PUBLIC_URL,
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...(options.githubBaseUrl
       ? { GHE_HOST: new URL(options.githubBaseUrl).host, GHE_PROTOCOL: 'http' }
@@ -84,6 +88,7 @@ export async function startTestCoordinator(
     sweepGraceMs: options.sweepGraceMs,
     processor: options.processor,
     writeBudget: options.writeBudget,
+    oidc: options.oidc,
     // Tests step the sweep by hand.
     schedule: false,
     // A scrape shows what the test just did.

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, startScenario, type Scenario } from '../e2e/harness.js';
+import { assignmentFor, MAINTAINER, REPO, startScenario, type Scenario } from '../e2e/harness.js';
 import type { RoleName } from '../github-double/model.js';
 import {
   APP_BOT,
@@ -353,7 +353,7 @@ describe.each(ALLOWED.map((a) => [a.label, a] as const))('commands from %s', (_,
     await command(issue, '/retry a use a POST body');
     expect(runsOn('a')).toHaveLength(2);
     expect(runsOn('a')[1]?.inputs).toMatchObject({ mode: 'fix', attempt: '2' });
-    expect(runsOn('a')[1]?.inputs.feedback).toContain('use a POST body');
+    expect((await assignmentFor(s, runsOn('a')[1]!)).feedback).toContain('use a POST body');
     expect(await state('a')).toBe('in_review');
   });
 

@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, startScenario, type Scenario, closeScenario } from '../e2e/harness.js';
+import {
+  assignmentFor,
+  MAINTAINER,
+  REPO,
+  startScenario,
+  type Scenario,
+  closeScenario,
+} from '../e2e/harness.js';
 import {
   APP_BOT,
   appComments,
@@ -172,14 +179,16 @@ describe('hostile task titles, issue text, comments and veto reasons', () => {
 
   it('passes titles, prompts and issue text to the worker verbatim, as strings', async () => {
     for (const id of ['t_expr', 't_marks', 't_html', 't_prompt']) {
-      const inputs = runsOf(id)[0]!.inputs;
-      expect(inputs.title).toBe(TITLES[id]);
-      for (const value of Object.values(inputs)) expect(typeof value).toBe('string');
+      const run = runsOf(id)[0]!;
+      // The dispatch carries identifiers only; the words come with the assignment.
+      for (const value of Object.values(run.inputs)) expect(typeof value).toBe('string');
+      expect(Object.values(run.inputs).join('\n')).not.toContain(TITLES[id]);
+      expect((await assignmentFor(s, run)).title).toBe(TITLES[id]);
     }
-    const defaultPrompt = runsOf('t_expr')[0]!.inputs.prompt!;
+    const defaultPrompt = (await assignmentFor(s, runsOf('t_expr')[0]!)).prompt!;
     expect(defaultPrompt).toContain(ISSUE_TITLE);
     expect(defaultPrompt).toContain(ISSUE_TEXT);
-    const ownPrompt = runsOf('t_prompt')[0]!.inputs.prompt!;
+    const ownPrompt = (await assignmentFor(s, runsOf('t_prompt')[0]!)).prompt!;
     for (const line of HOSTILE) expect(ownPrompt).toContain(line);
   });
 
@@ -216,9 +225,9 @@ describe('hostile task titles, issue text, comments and veto reasons', () => {
 
     await s.double.comment(REPO, pr.number, `/retry ${SCRIPT}`, MAINTAINER);
     await s.settle();
-    const retry = runsOf('t_expr')[1]!.inputs;
-    expect(retry.mode).toBe('fix');
-    expect(retry.feedback).toBe(`Veto: ${reason}\n\n${SCRIPT}`);
+    const retry = runsOf('t_expr')[1]!;
+    expect(retry.inputs.mode).toBe('fix');
+    expect((await assignmentFor(s, retry)).feedback).toBe(`Veto: ${reason}\n\n${SCRIPT}`);
   });
 
   it('quotes commenter text in replies as code, never as markup or a mention', async () => {

@@ -148,6 +148,15 @@ export const appRoutes: [string, Handler][] = [
       return json(200, installationJson(req.core, inst));
     },
   ],
+  [
+    'GET /app/hook/config',
+    (req) =>
+      json(200, {
+        content_type: 'json',
+        url: req.core.options.webhookUrl ?? '',
+        insecure_ssl: '0',
+      }),
+  ],
   ['GET /app/hook/deliveries', listDeliveries],
   [
     'GET /app/hook/deliveries/{delivery_id}',

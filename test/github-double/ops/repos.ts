@@ -1,3 +1,4 @@
+import { DISPATCH_INPUT_NAMES } from '../../../src/protocol/assignment.js';
 import type { Core } from '../core.js';
 import { createCommit } from '../git.js';
 import { nodeId } from '../ids.js';
@@ -5,20 +6,8 @@ import type { Account, Installation, Repo, RoleName, Workflow, WorkflowInput } f
 
 export const WORKER_WORKFLOW = 'agent-worker.yml';
 
-// SPEC §6: the worker workflow declares exactly these inputs.
-export const WORKER_INPUTS = [
-  'task_id',
-  'issue',
-  'attempt',
-  'mode',
-  'title',
-  'prompt',
-  'feedback',
-  'base',
-  'timeout_minutes',
-  'model',
-  'max_turns',
-] as const;
+// The worker workflow declares exactly the dispatch inputs (docs/worker.md): identifiers only.
+export const WORKER_INPUTS = DISPATCH_INPUT_NAMES;
 
 export const WORKER_RUN_NAME =
   'agent-coordinator #${{ inputs.issue }} ${{ inputs.task_id }} attempt ${{ inputs.attempt }}';
@@ -109,12 +98,7 @@ export function defaultWorkflows(): WorkflowSpec[] {
     {
       file: WORKER_WORKFLOW,
       name: 'agent-coordinator worker',
-      inputs: Object.fromEntries(
-        WORKER_INPUTS.map((n) => [
-          n,
-          { required: n === 'task_id' || n === 'issue' || n === 'mode' },
-        ]),
-      ),
+      inputs: Object.fromEntries(WORKER_INPUTS.map((n) => [n, { required: true }])),
       runName: WORKER_RUN_NAME,
       // As the worker template asks: nothing but reading the code and an OIDC token.
       permissions: { contents: 'read', 'id-token': 'write' },
