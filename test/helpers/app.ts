@@ -58,7 +58,10 @@ export async function startTestCoordinator(
      */
     octokit?: 'test' | 'production';
   } & Partial<
-    Pick<CoordinatorOptions, 'services' | 'now' | 'sweepGraceMs' | 'processor' | 'writeBudget' | 'oidc'>
+    Pick<
+      CoordinatorOptions,
+      'services' | 'now' | 'sweepGraceMs' | 'processor' | 'writeBudget' | 'oidc'
+    >
   > = {},
 ): Promise<TestCoordinator> {
   const env = parseEnv({
