@@ -128,7 +128,7 @@ describe('environment', () => {
     expect(
       problems({ PUBLIC_URL: 'coordinator.example.com', WEBHOOK_PROXY_URL: 'ftp://x' }),
     ).toEqual([
-      'PUBLIC_URL: expected an http:// or https:// URL (got "coordinator.example.com")',
+      'PUBLIC_URL: expected the http(s) base URL at which GitHub and the Actions runners reach the app (got "coordinator.example.com")',
       'WEBHOOK_PROXY_URL: expected an http:// or https:// URL (got "ftp://x")',
     ]);
   });

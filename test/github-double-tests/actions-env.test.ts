@@ -40,6 +40,7 @@ describe('github double: the environment of an action step', () => {
       issue: '7',
       attempt: '1',
       mode: 'work',
+      coordinator_url: 'http://coordinator.test',
     });
     const run = w.double.run(runId)!;
     expect(run).toMatchObject({
@@ -116,7 +117,13 @@ describe('github double: the environment of an action step', () => {
   });
 
   it("applies action.yml defaults, ${{ github.token }} as the job's GITHUB_TOKEN", async () => {
-    const runId = await dispatch(WORKER_WORKFLOW, { task_id: 'plan', issue: '1', mode: 'plan' });
+    const runId = await dispatch(WORKER_WORKFLOW, {
+      task_id: 'plan',
+      issue: '1',
+      attempt: '1',
+      mode: 'plan',
+      coordinator_url: 'http://coordinator.test',
+    });
     const dir = await mkdtemp(join(tmpdir(), 'action-'));
     const actionYml = join(dir, 'action.yml');
     await writeFile(

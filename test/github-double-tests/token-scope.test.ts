@@ -116,7 +116,13 @@ describe('github double: scoped installation tokens', () => {
         repo: 'widgets',
         workflow_id: WORKER_WORKFLOW,
         ref: 'main',
-        inputs: { task_id: 'plan', issue: '1', mode: 'plan' },
+        inputs: {
+          task_id: 'plan',
+          issue: '1',
+          attempt: '1',
+          mode: 'plan',
+          coordinator_url: 'http://coordinator.test',
+        },
         return_run_details: true,
       },
     );

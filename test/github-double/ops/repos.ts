@@ -1,3 +1,4 @@
+import { parse as parseYaml } from 'yaml';
 import { DISPATCH_INPUT_NAMES } from '../../../src/protocol/assignment.js';
 import type { Core } from '../core.js';
 import { createCommit } from '../git.js';
@@ -74,6 +75,32 @@ function workflowYaml(spec: WorkflowSpec, inputs: Record<string, WorkflowInput>)
   return `${lines.join('\n')}\n`;
 }
 
+/** A workflow as GitHub reads it from its file: `name`, `run-name`, workflow_dispatch inputs. */
+export function workflowFromYaml(file: string, text: string): WorkflowSpec {
+  const doc = (parseYaml(text) ?? {}) as {
+    name?: string;
+    'run-name'?: string;
+    on?: { workflow_dispatch?: { inputs?: Record<string, { required?: boolean; default?: unknown }> } };
+    permissions?: Record<string, 'read' | 'write' | 'none'>;
+  };
+  const declared = doc.on?.workflow_dispatch?.inputs ?? {};
+  return {
+    file,
+    name: doc.name ?? file,
+    runName: doc['run-name'] ?? null,
+    inputs: Object.fromEntries(
+      Object.entries(declared).map(([name, def]) => [
+        name,
+        {
+          required: def?.required === true,
+          ...(def?.default !== undefined ? { default: String(def.default) } : {}),
+        },
+      ]),
+    ),
+    ...(doc.permissions ? { permissions: doc.permissions } : {}),
+  };
+}
+
 export function addWorkflow(core: Core, repo: Repo, spec: WorkflowSpec): Workflow {
   const inputs: Record<string, WorkflowInput> = Array.isArray(spec.inputs)
     ? Object.fromEntries((spec.inputs as readonly string[]).map((n) => [n, {}]))
@@ -140,8 +167,13 @@ export function createRepo(core: Core, options: CreateRepoOptions): Repo {
     protection: new Map(),
     mergeQueues: new Map(),
   };
-  const workflows = options.workflows ?? defaultWorkflows();
   const tree: Record<string, string> = { 'README.md': `# ${options.name}\n`, ...options.files };
+  // A workflow file the test commits is the workflow, as on GitHub: its name, run-name and
+  // dispatch inputs come from the file, not from the default declaration.
+  const workflows = (options.workflows ?? defaultWorkflows()).map((wf) => {
+    const text = tree[`.github/workflows/${wf.file}`];
+    return text === undefined ? wf : workflowFromYaml(wf.file, text);
+  });
   for (const wf of workflows) {
     const w = addWorkflow(core, repo, wf);
     tree[`.github/workflows/${wf.file}`] ??= workflowYaml(wf, w.inputs);

@@ -17,7 +17,9 @@ export type WorkerOutcome =
   | { kind: 'no_changes' }
   | { kind: 'hang' }
   | { kind: 'plan'; tasksBlock: string }
-  | { kind: 'manual' };
+  | { kind: 'manual' }
+  // A real job: the runner starts it, `run` plays its steps, and its answer is the conclusion.
+  | { kind: 'job'; run: () => Promise<Extract<RunConclusion, 'success' | 'failure'>> };
 
 // What a policy sees of the dispatched run.
 export interface WorkerRun {

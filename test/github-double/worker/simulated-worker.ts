@@ -84,6 +84,10 @@ export class SimulatedWorker {
           await this.postPlan(run, outcome.tasksBlock);
           await this.step(completeRun(core, run, 'success'));
           return;
+        case 'job':
+          await this.step(startRun(core, run));
+          await this.step(completeRun(core, run, await outcome.run()));
+          return;
         case 'pr':
           await this.step(startRun(core, run));
           await this.openOrUpdatePr(run, outcome);
