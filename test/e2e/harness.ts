@@ -54,6 +54,8 @@ export async function startScenario(
     sweepGraceMs?: number;
     /** Use this database (the caller owns it) instead of a fresh clone of the template. */
     databaseUrl?: string;
+    /** A private repository: GitHub checks every call against the App's permissions. */
+    private?: boolean;
     /** How the double delivers (default: in order per repository, once). */
     delivery?: DeliveryChaos;
     /** Where the workers' OIDC tokens are checked (a test issuer; default GitHub Enterprise's at the double). */
@@ -92,6 +94,7 @@ export async function startScenario(
   await double.createRepo({
     owner: OWNER,
     name: REPO_NAME,
+    private: options.private,
     files: {
       'README.md': '# widgets\n',
       ...(options.config ? { '.github/agent-coordinator.yml': options.config } : {}),

@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runWorkerJob, type JobResult } from '../github-double/worker/actions-runner.js';
+import { MAINTAINER, REPO, SPEC_EXAMPLE_PLAN, startScenario, type Scenario } from './harness.js';
+
+/**
+ * The worker as users run it: the committed action bundle, started from the real workflow
+ * file the way a GitHub-hosted runner starts a JavaScript action, against the GitHub double.
+ * It gets its assignment by OIDC, clones and pushes with real git over HTTP, opens its PR, and
+ * the coordinator merges it. The repository is private and holds no App key in any secret.
+ */
+const ROOT = resolve(import.meta.dirname, '../..');
+const TEMPLATE = join(ROOT, 'templates/agent-worker.yml');
+const ACTION_DIR = join(ROOT, 'actions/worker');
+
+// Stands in for Claude Code: writes one file named after the task's title (so tasks never
+// conflict) and reports as Claude Code does, cache tokens apart from input tokens.
+const FAKE_AGENT = String.raw`
+const { readFileSync, writeFileSync, mkdirSync } = require('node:fs');
+const prompt = readFileSync(0, 'utf8');
+const title = prompt.split('\n')[0].trim();
+const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+mkdirSync('work', { recursive: true });
+writeFileSync('work/' + slug + '.txt', title + '\n');
+console.log(JSON.stringify({
+  type: 'result', subtype: 'success', is_error: false, result: 'Wrote work/' + slug + '.txt.',
+  total_cost_usd: 0.25,
+  usage: { input_tokens: 10, cache_read_input_tokens: 900, cache_creation_input_tokens: 90, output_tokens: 200 },
+}));
+`;
+
+describe('the worker action against the GitHub double', () => {
+  let s: Scenario | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    try {
+      s?.double.assertNoViolations();
+    } finally {
+      await s?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs the SPEC §3 plan to the closed issue with the committed bundle, OIDC and git over HTTP', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'fake-agent-'));
+    const agent = join(dir, 'agent.cjs');
+    await writeFile(agent, FAKE_AGENT);
+    s = await startScenario({
+      private: true,
+      // Worked out from the App's webhook URL (GET /app/hook/config), as on a fresh install.
+      env: { PUBLIC_URL: '' },
+      files: { '.github/workflows/agent-worker.yml': readFileSync(TEMPLATE, 'utf8') },
+    });
+    const jobs: JobResult[] = [];
+    const scenario = s;
+    scenario.double.setWorker((run) => ({
+      kind: 'job',
+      run: async () => {
+        const job = await runWorkerJob(
+          scenario.double,
+          { id: run.id, headBranch: run.branch, repoFullName: run.repo, inputs: run.inputs },
+          {
+            workflowFile: TEMPLATE,
+            actionDir: ACTION_DIR,
+            actionPath: 'actions/worker',
+            vars: { AGENT_COMMAND: `"${process.execPath}" "${agent}"` },
+            // No App key, no App id: the only secret the template reads is the agent's API key.
+            secrets: {},
+            env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+          },
+        );
+        jobs.push(job);
+        return job.conclusion;
+      },
+    }));
+
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Login',
+      body: `Add login.\n\n${SPEC_EXAMPLE_PLAN}`,
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    const pulls = () =>
+      s!.double.pulls(REPO) as Array<{
+        number: number;
+        state: string;
+        merged: boolean;
+        body: string;
+      }>;
+    for (let round = 0; round < 8; round++) {
+      await s.settle();
+      const open = pulls().filter((p) => p.state === 'open');
+      if (open.length === 0) break;
+      for (const pr of open) await s.double.comment(REPO, pr.number, '/approve', MAINTAINER);
+    }
+    await s.settle();
+
+    const failed = jobs.filter((j) => j.conclusion !== 'success');
+    expect(failed.map((j) => j.log)).toEqual([]);
+    expect(jobs).toHaveLength(4);
+    for (const job of jobs) {
+      // Nothing installed at run time: the agent CLI install is skipped for AGENT_COMMAND.
+      expect(job.steps).toEqual([
+        { step: 'Check out the task branch', outcome: 'ran' },
+        { step: expect.stringContaining('actions/setup-node@'), outcome: 'ran' },
+        { step: 'Install Claude Code', outcome: 'skipped' },
+        { step: 'Run the worker', outcome: 'ran' },
+      ]);
+    }
+    const merged = pulls().filter((p) => p.merged);
+    expect(merged).toHaveLength(4);
+    for (const pr of merged) {
+      // Input tokens count the cache reads and writes, as the docs say.
+      expect(pr.body).toContain(
+        '<!-- agent-coordinator:usage cost_usd=0.25 input_tokens=1000 output_tokens=200 -->',
+      );
+    }
+    expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
+    expect(s.double.labels(REPO, issue)).toContain('agent:done');
+    // Every file the agents wrote is on main, pushed by git and merged by the coordinator.
+    const written = jobs.map((j) => /Wrote (work\/[a-z0-9-]+\.txt)\./.exec(j.log)?.[1]);
+    expect(new Set(written).size).toBe(4);
+    for (const path of written) expect(s.double.file(REPO, 'main', path!)).toBeDefined();
+    const metrics = await (await fetch(`${s.app.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /agent_coordinator_worker_assignments_total\{outcome="granted",claim=""\} 4/,
+    );
+  }, 180_000);
+});
