@@ -136,17 +136,22 @@ async function completeAttempt(
 ): Promise<void> {
   if (wr.conclusion === 'success') {
     const pull = await agentPullOf(scope, task);
-    let costUsd: number | null = null;
-    if (pull) {
-      const totalCost = parseUsageMarker(pull.body)?.costUsd;
-      const earlier = await engine.store.attempts.costOfTask(task.id);
-      costUsd = totalCost === undefined ? null : Math.max(0, totalCost - earlier);
+    // The marker holds the task's running total; this attempt's share is what it added.
+    let usage: { costUsd: number; inputTokens: number; outputTokens: number } | null = null;
+    const total = pull ? parseUsageMarker(pull.body) : undefined;
+    if (total) {
+      const earlier = await engine.store.attempts.usageOfTask(task.id);
+      usage = {
+        costUsd: Math.max(0, total.costUsd - earlier.costUsd),
+        inputTokens: Math.max(0, total.inputTokens - earlier.inputTokens),
+        outputTokens: Math.max(0, total.outputTokens - earlier.outputTokens),
+      };
     }
     crashPoint('track.before-complete');
     const done = await engine.store.attempts.complete(
       attempt.id,
       pull
-        ? { conclusion: 'success', costUsd }
+        ? { conclusion: 'success', costUsd: null, ...usage }
         : { conclusion: 'success', failureReason: 'no_changes' },
     );
     if (done) await moveOnFromAttempt(engine, scope, task, done, pull);

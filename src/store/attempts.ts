@@ -173,7 +173,13 @@ export class AttemptStore {
   /** Complete an attempt once; returns undefined when it had already completed. */
   async complete(
     id: number,
-    values: { conclusion: string; failureReason?: string | null; costUsd?: number | null },
+    values: {
+      conclusion: string;
+      failureReason?: string | null;
+      costUsd?: number | null;
+      inputTokens?: number | null;
+      outputTokens?: number | null;
+    },
   ): Promise<AttemptRow | undefined> {
     const [row] = await this.db
       .update(attempts)
@@ -244,12 +250,23 @@ export class AttemptStore {
     return Number(row?.total ?? 0);
   }
 
-  async costOfTask(taskId: number): Promise<number> {
+  /** What the task's earlier attempts spent, summed: the PR's usage marker holds the running total. */
+  async usageOfTask(
+    taskId: number,
+  ): Promise<{ costUsd: number; inputTokens: number; outputTokens: number }> {
     const [row] = await this.db
-      .select({ total: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8` })
+      .select({
+        costUsd: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8`,
+        inputTokens: sql<number>`coalesce(sum(${attempts.inputTokens}), 0)::float8`,
+        outputTokens: sql<number>`coalesce(sum(${attempts.outputTokens}), 0)::float8`,
+      })
       .from(attempts)
       .where(eq(attempts.taskId, taskId));
-    return Number(row?.total ?? 0);
+    return {
+      costUsd: Number(row?.costUsd ?? 0),
+      inputTokens: Number(row?.inputTokens ?? 0),
+      outputTokens: Number(row?.outputTokens ?? 0),
+    };
   }
 
   async upsertPull(values: typeof pullRequests.$inferInsert): Promise<PullRow> {

@@ -54,6 +54,8 @@ export async function startScenario(
     sweepGraceMs?: number;
     /** Use this database (the caller owns it) instead of a fresh clone of the template. */
     databaseUrl?: string;
+    /** The app's GitHub write budget (default: GitHub's limits, 80 writes a minute). */
+    writeBudget?: CoordinatorOptions['writeBudget'];
     /** A private repository: GitHub checks every call against the App's permissions. */
     private?: boolean;
     /** How the double delivers (default: in order per repository, once). */
@@ -82,6 +84,7 @@ export async function startScenario(
   options.beforeApp?.(double);
   const app = await startTestCoordinator({
     oidc: options.oidc,
+    writeBudget: options.writeBudget,
     databaseUrl: options.databaseUrl ?? database?.url,
     githubBaseUrl: double.apiUrl,
     now: () => clock.now,
@@ -94,7 +97,9 @@ export async function startScenario(
   await double.createRepo({
     owner: OWNER,
     name: REPO_NAME,
-    private: options.private,
+    // Private unless a test says otherwise: GitHub then checks every call against the App's
+    // permissions, as on most repositories this runs on.
+    private: options.private ?? true,
     files: {
       'README.md': '# widgets\n',
       ...(options.config ? { '.github/agent-coordinator.yml': options.config } : {}),

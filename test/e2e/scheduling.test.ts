@@ -1,3 +1,4 @@
+import { GITHUB_WRITE_LIMITS } from '../../src/github/write-budget.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   MAINTAINER,
@@ -134,9 +135,17 @@ describe('scheduling and dispatch (GitHub double)', () => {
   });
 
   it('coalesces status comment writes: 50 tasks changing at once make a handful of edits', async () => {
-    s = await startScenario({ config: 'concurrency:\n  maxParallel: 50\nplan:\n  maxTasks: 50\n' });
+    // 50 tasks at once are over 80 writes (a branch, a dispatch and a check run each), so the
+    // write budget makes them wait for the window: a 3 s window here instead of GitHub's minute.
+    const limits = { ...GITHUB_WRITE_LIMITS, windowMs: 3_000 };
+    s = await startScenario({
+      config: 'concurrency:\n  maxParallel: 50\nplan:\n  maxTasks: 50\n',
+      writeBudget: { limits },
+    });
+    s.double.contentWritesWindowMs = limits.windowMs;
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await start(independent(50));
+    expect(s.double.maxWritesInWindow(s.double.botLogin, limits.windowMs)).toBeLessThanOrEqual(80);
     expect(s.double.runs(REPO)).toHaveLength(50);
     const statusWrites = s.double.requests.filter(
       (r) =>

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWorkerJob, type JobResult } from '../github-double/worker/actions-runner.js';
-import { MAINTAINER, REPO, SPEC_EXAMPLE_PLAN, startScenario, type Scenario } from './harness.js';
+import {
+  MAINTAINER,
+  REPO,
+  repositoryIdOf,
+  SPEC_EXAMPLE_PLAN,
+  startScenario,
+  type Scenario,
+} from './harness.js';
 
 /**
  * The worker as users run it: the committed action bundle, started from the real workflow
@@ -124,6 +131,12 @@ describe('the worker action against the GitHub double', () => {
     const written = jobs.map((j) => /Wrote (work\/[a-z0-9-]+\.txt)\./.exec(j.log)?.[1]);
     expect(new Set(written).size).toBe(4);
     for (const path of written) expect(s.double.file(REPO, 'main', path!)).toBeDefined();
+    // The dashboard's token columns: each attempt's share of the usage marker.
+    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
+    const attempts = await s.app.store.attempts.ofRun(run!.id);
+    expect(attempts.map((a) => [a.costUsd, a.inputTokens, a.outputTokens])).toEqual(
+      Array(4).fill([0.25, 1000, 200]),
+    );
     const metrics = await (await fetch(`${s.app.url}/metrics`)).text();
     expect(metrics).toMatch(
       /agent_coordinator_worker_assignments_total\{outcome="granted",claim=""\} 4/,
