@@ -45,7 +45,10 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /app/hook/deliveries': APP_JWT,
   'GET /app/hook/deliveries/{delivery_id}': APP_JWT,
   'POST /app/hook/deliveries/{delivery_id}/attempts': APP_JWT,
+  'GET /app/hook/config': APP_JWT,
   'GET /rate_limit': { kind: 'none' },
+  // The setup flow's exchange of the one-time code: no credential at all.
+  'POST /app-manifests/{code}/conversions': { kind: 'none' },
 
   // Metadata
   'GET /repos/{owner}/{repo}': needs('metadata:read'),
