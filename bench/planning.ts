@@ -1,4 +1,4 @@
-// Benchmark 4: validating a 5,000-task plan with a cycle near the end (SPEC §2.3).
+// Benchmark 4: validating a 5,000-task plan with a cycle near the end (docs/lifecycle.md).
 import { LineCounter, parse, parseDocument } from 'yaml';
 import { extractTasksBlock, parsePlanMarkdown } from '../src/core/plan/index.js';
 import type { TaskSpec } from '../src/core/plan/index.js';

@@ -1,4 +1,4 @@
-/** Hidden markers the coordinator and its workers leave in comments and PR bodies (SPEC §2, §5, §6). */
+/** Hidden markers the coordinator and its workers leave in comments and PR bodies (docs/lifecycle.md, docs/status-comment.md, docs/worker.md). */
 import { classifyLines, splitLines } from './commands/markdown-lines.js';
 
 export interface Usage {

@@ -1,5 +1,5 @@
 /**
- * Task and run states of SPEC §2. The arrays are the single source for the DB enums,
+ * Task and run states of docs/lifecycle.md. The arrays are the single source for the DB enums,
  * schemas and renderers, so adding a state here surfaces every switch that must learn it.
  */
 export const TASK_STATES = [

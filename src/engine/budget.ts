@@ -1,7 +1,7 @@
 import type { Engine, RunScope } from './context.js';
 
 /**
- * SPEC §7 budget: once the summed spend of all attempts reaches `budget.maxCostUsdPerRun`, the
+ * docs/configuration.md budget: once the summed spend of all attempts reaches `budget.maxCostUsdPerRun`, the
  * run is held — nothing new is dispatched, merges go on — until someone `/unhold`s it.
  */
 export async function enforceBudget(engine: Engine, scope: RunScope): Promise<boolean> {

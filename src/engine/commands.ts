@@ -127,7 +127,7 @@ export async function executeCommand(
         state: hold ? 'held' : 'running',
         held: hold,
         holdReason: hold ? `/hold by @${target.actor}` : null,
-        // Lifting a budget hold waives the budget for this run (SPEC §7).
+        // Lifting a budget hold waives the budget for this run (docs/configuration.md).
         ...(!hold && run.holdReason?.startsWith('budget') ? { budgetWaived: true } : {}),
       });
       if (!hold) {

@@ -79,7 +79,7 @@ export function parseTaskBranch(ref: string): { issueNumber: number; taskKey: st
   return { issueNumber: Number(match[1]), taskKey: match[2]! };
 }
 
-/** The worker workflow's run-name (SPEC §6), which is how a run found without an id is matched. */
+/** The worker workflow's run-name (docs/worker.md), which is how a run found without an id is matched. */
 export function runName(issueNumber: number, taskKey: string, attempt: number): string {
   return `agent-coordinator #${issueNumber} ${taskKey} attempt ${attempt}`;
 }

@@ -223,7 +223,7 @@ async function act(
         decision.expectedHeadSha,
       );
       if (updated) {
-        // Our own update of an approved branch keeps its approval (SPEC §2 step 8).
+        // Our own update of an approved branch keeps its approval (docs/lifecycle.md step 8).
         await setPull(engine, row.id, { updatedByCoordinatorFrom: decision.expectedHeadSha });
         log.info('branch was behind its base; updated');
         return false;

@@ -17,7 +17,7 @@ import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge.js';
 import { crashPoint } from '../crash-points.js';
 
-/** Conclusions that count as a failed attempt (SPEC §2 "Failures"). */
+/** Conclusions that count as a failed attempt (docs/lifecycle.md "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
   'failure',
   'timed_out',
@@ -288,7 +288,7 @@ export async function linkPullRequest(
   const updateFrom = previous?.pull.updatedByCoordinatorFrom ?? null;
   if (pull.before !== undefined && updateFrom !== null) {
     // The coordinator's own update of a branch that was behind keeps the approval; any other
-    // push is new work and needs approval again (SPEC §2 step 8).
+    // push is new work and needs approval again (docs/lifecycle.md step 8).
     if (pull.before === updateFrom && task.approvedSha === updateFrom) {
       task =
         (await engine.store.runs.transitionTask(task.id, [task.state], {

@@ -12,7 +12,7 @@ import type { RunRow, TaskRow } from '../store/runs.js';
 import { mayAnswerRefusal } from './refusal-budget.js';
 
 /**
- * Who may post a plan for the planner job (SPEC §2): the Actions bot, or the App itself (a
+ * Who may post a plan for the planner job (docs/lifecycle.md): the Actions bot, or the App itself (a
  * planner job that comments with the App's token), known by `performed_via_github_app`.
  */
 const PLANNER_AUTHORS = new Set(['github-actions[bot]']);

@@ -7,7 +7,7 @@ import { DONE_LABEL, DONE_STATUS } from './shared.js';
 
 /**
  * The crash test: the coordinator (`src/main.ts`, a real process on Postgres) is killed with
- * SIGKILL at one of its own steps (`src/crash-points.ts`) during the SPEC §3 run, while the
+ * SIGKILL at one of its own steps (`src/crash-points.ts`) during the docs/tasks-block.md run, while the
  * GitHub double goes on in its own process: its workers keep working and every webhook sent
  * while the coordinator is down fails. After a restart the run must still finish, with each
  * task dispatched once per attempt and merged once, in dependency order.
@@ -128,7 +128,7 @@ describe('crash points', () => {
   });
 });
 
-describe.concurrent('the SPEC §3 run survives SIGKILL at', () => {
+describe.concurrent('the docs/tasks-block.md run survives SIGKILL at', () => {
   // One process for the doubles of every scenario (each double has its own port and state).
   let doubles: DoubleProcess;
   // Runs not closed yet: a test that timed out still has its processes stopped.

@@ -23,7 +23,7 @@ import {
 const doubles = new Map<number, GitHubDouble>();
 let nextDouble = 1;
 
-/** Plans with the SPEC §3 example; every task attempt opens its PR and succeeds. */
+/** Plans with the docs/tasks-block.md example; every task attempt opens its PR and succeeds. */
 const worker: WorkerPolicy = (run) =>
   run.inputs['mode'] === 'plan'
     ? { kind: 'plan', tasksBlock: SPEC_EXAMPLE_PLAN }
@@ -131,7 +131,7 @@ function problemsOf(double: GitHubDouble): string[] {
   return list;
 }
 
-/** The App's subscription (SPEC §8, app.yml) minus some events. */
+/** The App's subscription (docs/running.md, app.yml) minus some events. */
 function subscribedExcept(missed: string[]): string[] {
   const all = [
     'issues',

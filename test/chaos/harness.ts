@@ -62,7 +62,7 @@ export class DoubleProcess {
     return new DoubleProcess(child);
   }
 
-  /** A new double in this process, set up for the SPEC §3 run. */
+  /** A new double in this process, set up for the docs/tasks-block.md run. */
   async startDouble(params: StartParams): Promise<Double> {
     const { double, gheHost } = await this.send(undefined, 'start', params);
     return new Double(this, double, gheHost);

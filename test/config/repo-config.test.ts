@@ -3,7 +3,7 @@ import { parseConfigYaml, validateConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG, parseDuration } from '../../src/config/schema.js';
 
 describe('repository config (.github/agent-coordinator.yml)', () => {
-  it('is all defaults (SPEC §7) when the file is missing or empty', () => {
+  it('is all defaults (docs/configuration.md) when the file is missing or empty', () => {
     const expected = {
       label: 'agent',
       plan: { requireApproval: false, maxTasks: 50 },

@@ -35,7 +35,7 @@ type NodeInfo = {
 };
 
 /**
- * The dashboard in real headless Chromium against the GitHub double, mid-run on SPEC §3's
+ * The dashboard in real headless Chromium against the GitHub double, mid-run on docs/tasks-block.md's
  * example: task_001 merged, task_002 and task_003 in review, task_004 waiting.
  */
 describe('dashboard in a browser', () => {

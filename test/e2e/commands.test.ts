@@ -26,7 +26,7 @@ const CHAIN = [
   '```',
 ].join('\n');
 
-/** The issue-level commands of SPEC §4, replies, reactions and the command log. */
+/** The issue-level commands of docs/commands.md, replies, reactions and the command log. */
 describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery seed %i)', (seed) => {
   let s: Scenario;
   afterEach(() => closeScenario(s));

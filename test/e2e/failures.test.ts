@@ -20,7 +20,7 @@ const PLAN = [
   '```',
 ].join('\n');
 
-/** Failed attempts, timeouts, invalid plans, permissions and duplicate deliveries (SPEC §2, §6). */
+/** Failed attempts, timeouts, invalid plans, permissions and duplicate deliveries (docs/lifecycle.md, docs/worker.md). */
 describe('attempts that go wrong (GitHub double)', () => {
   let s: Scenario;
   afterEach(() => closeScenario(s));

@@ -12,7 +12,7 @@ import {
 
 type Pull = { number: number; state: string; head: { ref: string } };
 
-/** `GET /metrics` over HTTP while the SPEC §3 example runs on the GitHub double, and after. */
+/** `GET /metrics` over HTTP while the docs/tasks-block.md example runs on the GitHub double, and after. */
 describe('/metrics during a run (GitHub double)', () => {
   let s: Scenario;
   afterEach(() => closeScenario(s));

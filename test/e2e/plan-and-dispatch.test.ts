@@ -13,7 +13,7 @@ import {
 } from './harness.js';
 import { TEST_PUBLIC_URL } from '../helpers/app.js';
 
-/** SPEC §2 steps 1–6 on the GitHub double, with the real app and real Postgres. */
+/** docs/lifecycle.md steps 1–6 on the GitHub double, with the real app and real Postgres. */
 describe.each(DELIVERY_SEEDS)(
   'label → plan → dispatch (GitHub double, delivery seed %i)',
   (seed) => {
@@ -44,7 +44,7 @@ describe.each(DELIVERY_SEEDS)(
       await s.settle();
     };
 
-    it('runs the SPEC §3 example: task_001 first, then task_002 and task_003 together, task_004 after both', async () => {
+    it('runs the docs/tasks-block.md example: task_001 first, then task_002 and task_003 together, task_004 after both', async () => {
       s.double.setWorker(() => ({
         kind: 'pr',
         costUsd: 0.25,

@@ -22,10 +22,10 @@ type Pull = {
   body: string;
 };
 
-/** SPEC §2 steps 7–11 and §4 on the GitHub double: review, commands, merge order, the queue. */
+/** docs/lifecycle.md steps 7–11 and §4 on the GitHub double: review, commands, merge order, the queue. */
 describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i)', (seed) => {
   const delivery = chaoticDelivery(seed);
-  // The whole SPEC §3 run and the merge queue run under every seed; the other scenarios under
+  // The whole docs/tasks-block.md run and the merge queue run under every seed; the other scenarios under
   // the first, which keeps the suite's time in bounds.
   const onFirstSeed = seed === DELIVERY_SEEDS[0] ? it : undefined;
   const LONG = { timeout: 60_000 };
@@ -63,7 +63,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     ).filter((c) => c.name === 'agent-coordinator/order');
 
   it(
-    'takes the SPEC §3 example from label to closed issue, merging only in dependency order',
+    'takes the docs/tasks-block.md example from label to closed issue, merging only in dependency order',
     LONG,
     async () => {
       s = await startScenario({ delivery });

@@ -51,7 +51,7 @@ describe('the worker action against the GitHub double', () => {
     }
   });
 
-  it('runs the SPEC §3 plan to the closed issue with the committed bundle, OIDC and git over HTTP', async () => {
+  it('runs the docs/tasks-block.md plan to the closed issue with the committed bundle, OIDC and git over HTTP', async () => {
     dir = await mkdtemp(join(tmpdir(), 'fake-agent-'));
     const agent = join(dir, 'agent.cjs');
     await writeFile(agent, FAKE_AGENT);

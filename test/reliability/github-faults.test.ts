@@ -50,7 +50,7 @@ const P = {
 };
 
 /**
- * One or two faults on every endpoint the SPEC §3 run uses, of every kind: server errors
+ * One or two faults on every endpoint the docs/tasks-block.md run uses, of every kind: server errors
  * (500/502), secondary rate limits (403 and 429 with retry-after), slow answers and dropped
  * connections. Each is consumed by the first matching request.
  */
@@ -89,7 +89,7 @@ const FAULTS: FaultRule[] = [
 type Pull = { number: number; head: { ref: string } };
 
 /**
- * Start the SPEC §3 example with the faults armed, drive it to the end (deliveries, their retries,
+ * Start the docs/tasks-block.md example with the faults armed, drive it to the end (deliveries, their retries,
  * and hand-stepped sweeps with the clock moved past the sweep's grace), and check the outcome.
  */
 async function runThroughFaults(s: Scenario, octokit: 'production' | 'test'): Promise<void> {
@@ -228,7 +228,7 @@ describe('GitHub faults: 5xx, secondary rate limits, slow answers, dropped conne
     return s;
   };
 
-  it('runs the SPEC §3 example to the end with the production Octokit (retry and throttling on)', async () => {
+  it('runs the docs/tasks-block.md example to the end with the production Octokit (retry and throttling on)', async () => {
     await runThroughFaults(await start('production'), 'production');
   }, 180_000);
 

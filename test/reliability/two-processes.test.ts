@@ -16,7 +16,7 @@ import { startFanout, type Fanout } from './fanout.js';
 type Pull = { number: number; head: { ref: string; sha: string } };
 
 /**
- * Two coordinators on one Postgres database (SPEC §8: "several coordinator processes may
+ * Two coordinators on one Postgres database (docs/running.md: "several coordinator processes may
  * share one database"), started together on an empty database, each receiving every webhook
  * and sweeping whenever it likes.
  */

@@ -14,7 +14,7 @@ import {
 } from './security-helpers.js';
 
 /**
- * SPEC §6: a PR belongs to a task only if its head repository is the base repository and its
+ * docs/worker.md: a PR belongs to a task only if its head repository is the base repository and its
  * head ref is exactly that task's branch. Fork PRs, look-alike branches, copied task markers
  * and task branches of issues with no run are never agent PRs: no task is linked, commands on
  * them do nothing, they get no order check, the app never merges them, and their fate (merged

@@ -15,7 +15,7 @@ import {
 } from './security-helpers.js';
 
 /**
- * SPEC §2 step 1 and §4: only write, maintain and admin move anything (decided by the
+ * docs/lifecycle.md step 1 and §4: only write, maintain and admin move anything (decided by the
  * collaborator permission API); everyone else gets one short reply per comment; bots — the
  * app itself included — are never obeyed and never answered.
  */

@@ -10,7 +10,7 @@ import { repoConfigSchema } from '../../src/config/schema.js';
 const WORKFLOW = '.github/workflows/agent-worker.yml';
 const CONFIG = '.github/agent-coordinator.yml';
 
-// SPEC §7, spelled out once more so a drifting template cannot pass.
+// docs/configuration.md, spelled out once more so a drifting template cannot pass.
 const SPEC_DEFAULTS = {
   label: 'agent',
   plan: { requireApproval: false, maxTasks: 50 },

@@ -1,6 +1,6 @@
 import type { CommandContext } from './types.js';
 
-// SPEC §4, one column per context. Usage cells are code spans without pipes, so they are
+// docs/commands.md, one column per context. Usage cells are code spans without pipes, so they are
 // safe inside a table cell.
 const ROWS: Record<CommandContext, readonly (readonly [usage: string, effect: string])[]> = {
   pull_request: [

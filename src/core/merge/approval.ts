@@ -6,7 +6,7 @@ export type ApprovalState =
   | { kind: 'stale'; approvedSha: string; headSha: string };
 
 /**
- * SPEC §2.8: an approval holds for the head it was given on. New work pushed by a worker needs
+ * docs/lifecycle.md: an approval holds for the head it was given on. New work pushed by a worker needs
  * approval again; the coordinator's own update of a behind branch carries the approval over.
  */
 export function approvalOf(task: MergeTask, pull: MergePull): ApprovalState {

@@ -4,7 +4,7 @@ import { allocateSlots, type PoolEntry } from './merge-pool.js';
 import type { MergeDecision, MergePull, MergeSnapshot, MergeTask } from './types.js';
 
 /**
- * The merge sequencer (SPEC §2.8–9): exactly one decision per open PR of the run, in dependency
+ * The merge sequencer (docs/lifecycle.md): exactly one decision per open PR of the run, in dependency
  * order then PR number, each `wait` with the reason it is not moving. Pure: state is derived from
  * the snapshot every time (the webhook handler and the sweep call the same thing), so acting on
  * a decision and calling again converges. A PR whose deps are not all merged never gets a

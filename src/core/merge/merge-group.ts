@@ -22,8 +22,8 @@ export interface MergeGroupRun {
 export type MergeGroupVerdict = { ok: true } | { ok: false; reason: string };
 
 /**
- * The `agent-coordinator/order` verdict on a merge group (`merge_group.checks_requested`, SPEC
- * §2.9): failure when the group would land an agent PR before one of its deps, i.e. a dep that
+ * The `agent-coordinator/order` verdict on a merge group (`merge_group.checks_requested`,
+ * docs/lifecycle.md): failure when the group would land an agent PR before one of its deps, i.e. a dep that
  * is neither merged nor earlier in the same group. A vetoed task must not land either. An agent
  * PR whose run or task is unknown fails closed: ordering cannot be shown to hold. Non-agent PRs
  * are not ours to judge. Every problem is named, in queue order.

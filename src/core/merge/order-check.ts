@@ -32,7 +32,7 @@ const MAX_REASON = 4000;
 const MAX_CELL = 200;
 
 /**
- * The `agent-coordinator/order` check run on a task's PR head (SPEC §2.7): in progress while a
+ * The `agent-coordinator/order` check run on a task's PR head (docs/lifecycle.md): in progress while a
  * dep is unmerged, success once all are merged, failure while the task is vetoed. Branch
  * protection can require it, so GitHub itself then refuses to merge an agent PR out of order.
  */

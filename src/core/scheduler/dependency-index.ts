@@ -8,7 +8,7 @@ const NONE: readonly string[] = Object.freeze([]);
 /**
  * Forward and reverse edges of one run's task graph, built once in O(tasks + deps) so that a
  * merge only touches the merged task's direct dependents. Plans are validated before they get
- * here (SPEC §2.3); a dep on an unknown id simply never becomes met.
+ * here (docs/lifecycle.md); a dep on an unknown id simply never becomes met.
  */
 export class DependencyIndex {
   private readonly depsById = new Map<string, readonly string[]>();

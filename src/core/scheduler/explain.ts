@@ -21,7 +21,7 @@ export interface ExplainInput {
   runId: string;
   /** The whole run: deps are looked up here to name their PRs. */
   tasks: readonly ExplainTaskInput[];
-  /** `/hold` on the issue, or the budget hold (SPEC §7) once it is turned into one. */
+  /** `/hold` on the issue, or the budget hold (docs/configuration.md) once it is turned into one. */
   runHeld: boolean;
   budgetExhausted: boolean;
   /** The repository's latest decision; the only source of concurrency waits. */

@@ -1,4 +1,4 @@
-// SPEC §4, shown collapsed under the status table so people find the commands where they look.
+// docs/commands.md, shown collapsed under the status table so people find the commands where they look.
 export const COMMANDS_DETAILS = [
   '<details><summary>Commands</summary>',
   '',

@@ -26,7 +26,7 @@ const RUN_STATE_LINE: Readonly<Record<RunState, string>> = {
 };
 
 /**
- * The body of the one status comment per issue (SPEC §5). Deterministic for a given view,
+ * The body of the one status comment per issue (docs/status-comment.md). Deterministic for a given view,
  * always under `maxChars`, and containing STATUS_MARKER exactly once whatever the task text.
  */
 export function renderStatusComment(view: StatusView, options: RenderOptions = {}): string {

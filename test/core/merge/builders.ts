@@ -53,7 +53,7 @@ export function snapshot(overrides: Partial<MergeSnapshot> = {}): MergeSnapshot 
 }
 
 /**
- * The four tasks of SPEC §3 with their PRs #11..#14, every PR clean and approved; `states`
+ * The four tasks of docs/tasks-block.md with their PRs #11..#14, every PR clean and approved; `states`
  * overrides task states. Merged tasks have no open PR.
  */
 export function specRun(

@@ -346,7 +346,7 @@ describe('decideMerges: one PR', () => {
 const summary = (decisions: MergeDecision[]) =>
   decisions.map((d) => (d.kind === 'wait' ? `#${d.pr} wait ${d.reason}` : `#${d.pr} ${d.kind}`));
 
-describe('decideMerges: the SPEC §3 plan', () => {
+describe('decideMerges: the docs/tasks-block.md plan', () => {
   it('merges task_001 first; the others wait for their deps by name and PR', () => {
     const decisions = decideMerges(specRun());
     expect(decisions).toEqual([

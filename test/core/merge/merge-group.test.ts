@@ -9,7 +9,7 @@ function groupTask(overrides: Partial<MergeGroupTask> = {}): MergeGroupTask {
   return { taskId: 'task_001', deps: [], state: 'in_review', ...overrides };
 }
 
-/** SPEC §3 in run "r1": task_001 merged unless states say otherwise, PRs #11..#14. */
+/** docs/tasks-block.md in run "r1": task_001 merged unless states say otherwise, PRs #11..#14. */
 function specRuns(states: Partial<Record<string, MergeGroupTask['state']>> = {}) {
   const tasks: MergeGroupTask[] = [
     groupTask({ taskId: 'task_001', state: 'merged', prNumber: 11 }),

@@ -15,7 +15,7 @@ function taskOf(run: ReturnType<typeof specRun>, id: string): MergeTask {
 }
 
 describe('orderCheck', () => {
-  it('is named as SPEC §2.7 says', () => {
+  it('is named as docs/lifecycle.md says', () => {
     expect(ORDER_CHECK_NAME).toBe('agent-coordinator/order');
   });
 

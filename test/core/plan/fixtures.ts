@@ -1,4 +1,4 @@
-/** The example of SPEC §3, as an issue body would hold it. */
+/** The example of docs/tasks-block.md, as an issue body would hold it. */
 export const SPEC_EXAMPLE = [
   'Please add login.',
   '',

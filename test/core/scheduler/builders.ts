@@ -19,7 +19,7 @@ export function schedulerInput(overrides: Partial<SchedulerInput> = {}): Schedul
   };
 }
 
-/** The four tasks of SPEC §3. */
+/** The four tasks of docs/tasks-block.md. */
 export const SPEC_TASKS: DependencyNode[] = [
   { id: 'task_001', deps: [] },
   { id: 'task_002', deps: ['task_001'] },

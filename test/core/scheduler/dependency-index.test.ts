@@ -3,7 +3,7 @@ import { DependencyIndex } from '../../../src/core/scheduler/index.js';
 import { chain, DIAMOND, fanOut, SPEC_TASKS } from './builders.js';
 
 describe('DependencyIndex', () => {
-  it('gives deps and dependents of the SPEC §3 plan', () => {
+  it('gives deps and dependents of the docs/tasks-block.md plan', () => {
     const index = new DependencyIndex(SPEC_TASKS);
     expect(index.depsOf('task_004')).toEqual(['task_002', 'task_003']);
     expect(index.dependentsOf('task_001')).toEqual(['task_002', 'task_003']);

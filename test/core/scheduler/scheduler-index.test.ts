@@ -22,7 +22,7 @@ function drain(index: SchedulerIndex, batch: number): string[] {
 }
 
 describe('SchedulerIndex', () => {
-  it('runs the SPEC §3 plan in dependency order', () => {
+  it('runs the docs/tasks-block.md plan in dependency order', () => {
     const index = new SchedulerIndex();
     expect(ids(index.addRun('run1', SPEC_TASKS))).toEqual(['task_001']);
     expect(ids(index.take(10))).toEqual(['task_001']);

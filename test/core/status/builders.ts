@@ -16,7 +16,7 @@ export function statusView(overrides: Partial<StatusView> = {}): StatusView {
   };
 }
 
-/** SPEC §3, mid-run: task_001 merged, task_002 running, task_003 in review, task_004 waiting. */
+/** docs/tasks-block.md, mid-run: task_001 merged, task_002 running, task_003 in review, task_004 waiting. */
 export const SPEC_VIEW_TASKS: StatusTaskView[] = [
   taskView({
     id: 'task_001',

@@ -26,7 +26,7 @@ describe('renderStatusComment', () => {
     expect(occurrences(body, MARKER_PREFIX)).toBe(1);
   });
 
-  it('draws the SPEC §3 graph with generated node ids, edges and state classes', () => {
+  it('draws the docs/tasks-block.md graph with generated node ids, edges and state classes', () => {
     expect(mermaidBlock(body)?.split('\n')).toEqual([
       'graph TD',
       '  t0["task_001#58; Define the login API signature"]',

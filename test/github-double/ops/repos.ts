@@ -31,7 +31,7 @@ export interface CreateRepoOptions {
   ownerType?: 'User' | 'Organization';
   // Install the app on the owner (default true).
   installed?: boolean;
-  // Defaults to the worker workflow of SPEC §6.
+  // Defaults to the worker workflow of docs/worker.md.
   workflows?: WorkflowSpec[];
 }
 
@@ -80,7 +80,9 @@ export function workflowFromYaml(file: string, text: string): WorkflowSpec {
   const doc = (parseYaml(text) ?? {}) as {
     name?: string;
     'run-name'?: string;
-    on?: { workflow_dispatch?: { inputs?: Record<string, { required?: boolean; default?: unknown }> } };
+    on?: {
+      workflow_dispatch?: { inputs?: Record<string, { required?: boolean; default?: unknown }> };
+    };
     permissions?: Record<string, 'read' | 'write' | 'none'>;
   };
   const declared = doc.on?.workflow_dispatch?.inputs ?? {};
