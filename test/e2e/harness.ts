@@ -1,3 +1,4 @@
+import { GITHUB_WRITE_LIMITS } from '../../src/github/write-budget.js';
 import { inject } from 'vitest';
 import { startGitHubDouble, type DeliveryChaos } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
@@ -56,6 +57,11 @@ export async function startScenario(
     databaseUrl?: string;
     /** The app's GitHub write budget (default: GitHub's limits, 80 writes a minute). */
     writeBudget?: CoordinatorOptions['writeBudget'];
+    /**
+     * A shorter window for GitHub's 80-writes limit, in the app's budget and in the double alike,
+     * for scenarios that write in bursts (many commands and replies in one test file).
+     */
+    writeWindowMs?: number;
     /** A private repository: GitHub checks every call against the App's permissions. */
     private?: boolean;
     /** How the double delivers (default: in order per repository, once). */
@@ -84,7 +90,11 @@ export async function startScenario(
   options.beforeApp?.(double);
   const app = await startTestCoordinator({
     oidc: options.oidc,
-    writeBudget: options.writeBudget,
+    writeBudget:
+      options.writeBudget ??
+      (options.writeWindowMs
+        ? { limits: { ...GITHUB_WRITE_LIMITS, windowMs: options.writeWindowMs } }
+        : undefined),
     databaseUrl: options.databaseUrl ?? database?.url,
     githubBaseUrl: double.apiUrl,
     now: () => clock.now,
@@ -93,6 +103,7 @@ export async function startScenario(
     processor: options.processor,
     sweepGraceMs: options.sweepGraceMs,
   });
+  if (options.writeWindowMs) double.contentWritesWindowMs = options.writeWindowMs;
   double.setWebhookUrl(`${app.url}/api/github/webhooks`);
   await double.createRepo({
     owner: OWNER,

@@ -30,7 +30,7 @@ describe('PRs that are not agent PRs', () => {
     `<!-- agent-coordinator:task issue=${n} task=${task} attempt=1 -->`;
 
   beforeAll(async () => {
-    s = await startScenario();
+    s = await startScenario({ private: false });
     await s.double.setPermission(REPO, WRITER, 'write');
     // c's first attempt is driven by hand (see the last test); every other attempt opens its PR.
     s.double.setWorker((run, ctx) =>

@@ -56,10 +56,15 @@ async function openIssue(s: Scenario, body: string, by = MAINTAINER): Promise<nu
   return s.double.openIssue(REPO, { title: 'Login', body, user: by });
 }
 
+// Outsiders and fork authors can only reach a public repository, so these run on one.
 describe('the trigger label', () => {
   let s: Scenario;
   beforeAll(async () => {
-    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    s = await startScenario({
+      config: 'merge:\n  requireApproval: true\n',
+      private: false,
+      writeWindowMs: 5_000,
+    });
     s.double.setWorker(null); // dispatched runs stay queued: this is about starting
     await grantRoles(s);
   });
@@ -118,7 +123,7 @@ describe('commands from users below write, and from bots, move nothing', () => {
   let runningPr: number;
 
   beforeAll(async () => {
-    s = await startScenario({ config: CONFIG });
+    s = await startScenario({ config: CONFIG, private: false, writeWindowMs: 5_000 });
     // Well over a hundred rejected commands inside a minute, each answered: more than GitHub's
     // secondary limit of 80 content writes a minute would let through (see the report).
     s.double.contentWritesPerMinute = 10_000;
@@ -278,7 +283,7 @@ describe.each(ALLOWED.map((a) => [a.label, a] as const))('commands from %s', (_,
   };
 
   beforeAll(async () => {
-    s = await startScenario({ config: CONFIG });
+    s = await startScenario({ config: CONFIG, private: false, writeWindowMs: 5_000 });
     s.double.setWorker(() => ({ kind: 'pr' }));
     await grantRoles(s);
     issue = await openIssue(
