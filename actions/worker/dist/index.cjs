@@ -31593,6 +31593,12 @@ var processIo = {
   err: (text2) => void process.stderr.write(text2)
 };
 
+// src/protocol/failure-reasons.ts
+function failureAnnotation(reason, detail) {
+  const text2 = detail.replace(/\s+/g, " ").trim();
+  return text2 ? `agent-coordinator: ${reason} (${text2})` : `agent-coordinator: ${reason}`;
+}
+
 // src/worker/outcome.ts
 var WorkerFailure = class extends Error {
   constructor(reason, detail) {
@@ -31610,7 +31616,11 @@ function oneLine(text2) {
 function outcomeLines(outcome) {
   if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
   const detail = outcome.detail.split(/\r?\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${line.slice(0, 2e3)}`);
-  return [...detail, `::error::agent-coordinator: ${outcome.reason}`];
+  const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
+  return [...detail, `::error::${escapeCommandData(annotation)}`];
+}
+function escapeCommandData(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
 // src/worker/fix-mode.ts
@@ -32535,6 +32545,51 @@ function finishErrors(errors) {
   ).slice(0, MAX_ERRORS).map(({ error: error62 }) => error62);
 }
 
+// src/core/inert-markdown.ts
+var WORD_JOINER = "⁠";
+var INVISIBLE = (
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+);
+var BACKSLASHED = /* @__PURE__ */ new Set(["\\", "`", "*", "_", "[", "]", "~", "|", "$"]);
+var ENTITIES = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
+var ALPHANUMERIC = /[\p{L}\p{N}]/u;
+var AFTER_COLON = /[/\p{L}\p{N}_+-]/u;
+var LETTER = new RegExp("\\p{L}", "u");
+var DIGIT = /[0-9]/;
+var HEX_RUN = /[0-9a-f]{7,}/gi;
+var SHA_PIECE = /[0-9a-f]{1,6}/gi;
+function stripInvisible(text2) {
+  return text2.replace(INVISIBLE, "");
+}
+function escapeInlineText(text2) {
+  const chars = Array.from(breakShaLikeRuns(text2));
+  let out = "";
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    const next = chars[i + 1] ?? "";
+    if ((c === "w" || c === "W") && chars.slice(i, i + 4).join("").toLowerCase() === "www.") {
+      out += `${chars.slice(i, i + 3).join("")}${WORD_JOINER}`;
+      i += 2;
+      continue;
+    }
+    out += ENTITIES[c] ?? (BACKSLASHED.has(c) && !intraword(chars, i) ? `\\${c}` : c);
+    if (c === "@" || c === "#") out += WORD_JOINER;
+    else if (c === ":" && AFTER_COLON.test(next)) out += WORD_JOINER;
+    else if (c === "-" && DIGIT.test(next) && LETTER.test(chars[i - 1] ?? "")) out += WORD_JOINER;
+  }
+  return out;
+}
+function intraword(chars, i) {
+  return chars[i] === "_" && ALPHANUMERIC.test(chars[i - 1] ?? "") && ALPHANUMERIC.test(chars[i + 1] ?? "");
+}
+function breakShaLikeRuns(text2) {
+  return text2.replace(HEX_RUN, (run) => (run.match(SHA_PIECE) ?? [run]).join(WORD_JOINER));
+}
+function neutraliseHtmlComments(text2) {
+  return text2.replaceAll("<!--", `<${WORD_JOINER}!--`);
+}
+
 // src/core/plan/quote.ts
 var LINE_BREAKS_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 function truncate(text2, max) {
@@ -32543,7 +32598,9 @@ function truncate(text2, max) {
   return points.length <= max ? text2 : points.slice(0, max).join("") + "…";
 }
 function sanitizeForCode(text2, max = 80) {
-  const clean = truncate(text2, max).replace(/`/g, "ˋ").replace(LINE_BREAKS_AND_CONTROLS, " ");
+  const clean = neutraliseHtmlComments(
+    truncate(text2, max).replace(/`/g, "ˋ").replace(LINE_BREAKS_AND_CONTROLS, " ")
+  );
   return clean === "" ? '""' : clean;
 }
 function code(text2, max = 80) {
@@ -33165,33 +33222,15 @@ function location(error62) {
   return parts.length > 0 ? `${parts.join(" ")}: ` : "";
 }
 function renderMessage(message) {
-  const flat = message.replace(LINE_BREAKS_AND_CONTROLS, " ");
+  const flat = stripInvisible(
+    message.replace(/\r\n/g, "\n").replace(LINE_BREAKS_AND_CONTROLS, " ")
+  );
   const parts = flat.split("`");
-  if (parts.length % 2 === 0) return escapeProse(flat);
+  if (parts.length % 2 === 0) return escapeInlineText(flat);
   return parts.map((part, i) => {
-    if (i % 2 === 0) return escapeProse(part);
-    return part === "" ? "\\`\\`" : "`" + part + "`";
+    if (i % 2 === 0) return escapeInlineText(part);
+    return part === "" ? "\\`\\`" : "`" + neutraliseHtmlComments(part) + "`";
   }).join("");
-}
-function escapeProse(text2) {
-  return text2.replace(/[\\`*_[\]~|#<>&@]/g, (c) => {
-    switch (c) {
-      case "<":
-        return "&lt;";
-      case ">":
-        return "&gt;";
-      case "&":
-        return "&amp;";
-      // GitHub links mentions and issue references after markdown is parsed, so a
-      // backslash does not stop them; a zero-width space does.
-      case "@":
-        return "@​";
-      case "#":
-        return "#​";
-      default:
-        return "\\" + c;
-    }
-  });
 }
 
 // src/worker/plan-mode.ts
