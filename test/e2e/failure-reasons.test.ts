@@ -4,6 +4,7 @@ import {
   MAINTAINER,
   REPO,
   startScenario,
+  statusComment,
   taskOf,
   type Scenario,
 } from './harness.js';
@@ -18,7 +19,11 @@ describe("the worker's failure reason (GitHub double)", () => {
 
   const failingWith = async (outcome: { reason: string; detail: string }) => {
     s.double.setWorker(() => ({ kind: 'fail', conclusion: 'failure', ...outcome }));
-    const issue = await s.double.openIssue(REPO, { title: 'Feature', body: PLAN, user: MAINTAINER });
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Feature',
+      body: PLAN,
+      user: MAINTAINER,
+    });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     const failure = (s.double.comments(REPO, issue) as Array<{ body: string }>)
@@ -26,12 +31,12 @@ describe("the worker's failure reason (GitHub double)", () => {
       .find((b) => b.includes('task `build` failed'));
     const task = await taskOf(s, issue, 'build');
     const attempt = await s.app.store.attempts.byTaskAttempt(task!.id, 1);
-    return { failure, task, attempt };
+    return { failure, task, attempt, status: statusComment(s.double, issue) };
   };
 
   it('names workflow_files_changed and the files in the failure comment', async () => {
     s = await startScenario({ config: ONE_ATTEMPT });
-    const { failure, task, attempt } = await failingWith({
+    const { failure, task, attempt, status } = await failingWith({
       reason: 'workflow_files_changed',
       detail:
         "the commits to push change files under .github/workflows/, which the worker's token may not push: .github/workflows/ci.yml",
@@ -44,11 +49,13 @@ describe("the worker's failure reason (GitHub double)", () => {
     expect(failure).toContain('the worker failed: workflow_files_changed: ');
     expect(failure).toContain('.github/workflows/ci.yml');
     expect(failure).not.toContain('ended with failure');
+    // The status comment's row says why too (its cell is cut short).
+    expect(status).toContain('| failed: workflow_files_changed: the commits to push');
   });
 
   it("brings the agent's own error to the issue, rendered inert", async () => {
     s = await startScenario({ config: ONE_ATTEMPT });
-    const { failure, attempt } = await failingWith({
+    const { failure, attempt, status } = await failingWith({
       reason: 'agent_failed',
       detail:
         'the agent reported an error: error_max_turns: Reached maximum number of turns (3) @octocat <img src=x>',
@@ -60,6 +67,8 @@ describe("the worker's failure reason (GitHub double)", () => {
     // The agent's text mentions nobody and opens no HTML.
     expect(failure).not.toMatch(/@octocat|<img/);
     expect(failure).toContain('&lt;img src=x&gt;');
+    expect(status).toContain('failed: agent_failed: the agent reported an error: error_max_turns');
+    expect(status).not.toMatch(/@octocat|<img/);
   });
 
   it("falls back to the run's conclusion when GitHub will not give the annotations", async () => {

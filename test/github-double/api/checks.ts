@@ -99,7 +99,8 @@ export const checkRoutes: [string, Handler][] = [
       const job = [...repo.runs.values()].find(
         (r) => r.jobId === id && r.conclusion !== 'startup_failure',
       );
-      if (job) return listResponse(req, job.jobAnnotations, (a) => annotationJson(req.core, job, a));
+      if (job)
+        return listResponse(req, job.jobAnnotations, (a) => annotationJson(req.core, job, a));
       checkRunOf(req);
       return json(200, []);
     },

@@ -74,7 +74,9 @@ export class SimulatedWorker {
         case 'fail':
           if (outcome.conclusion !== 'startup_failure') await this.step(startRun(core, run));
           if (outcome.reason !== undefined)
-            annotateJob(run, [{ message: workerErrorMessage(outcome), annotation_level: 'failure' }]);
+            annotateJob(run, [
+              { message: workerErrorMessage(outcome), annotation_level: 'failure' },
+            ]);
           await this.step(completeRun(core, run, outcome.conclusion ?? 'failure'));
           return;
         case 'no_changes':
