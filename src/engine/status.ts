@@ -19,8 +19,14 @@ export async function renderRunStatus(
     engine.store.attempts.inflightCounts(run.repositoryId),
   ]);
   const cost = new Map<number, number>();
-  for (const a of attempts)
+  // Why each task's latest failed attempt failed (the worker's own reason when it gave one).
+  const lastFailure = new Map<number, { attempt: number; reason: string }>();
+  for (const a of attempts) {
     if (a.costUsd) cost.set(a.taskId, (cost.get(a.taskId) ?? 0) + a.costUsd);
+    const known = lastFailure.get(a.taskId);
+    if (a.failureReason && (!known || known.attempt < a.attempt))
+      lastFailure.set(a.taskId, { attempt: a.attempt, reason: a.failureReason });
+  }
   const now = engine.now().getTime();
   const config = run.config as RepoConfig;
   // Ready tasks that are not running wait on a concurrency limit: say which one.
@@ -62,6 +68,7 @@ export async function renderRunStatus(
   });
   const views: StatusTaskView[] = tasks.map((t) => {
     const reason = why.get(t.taskKey);
+    const failure = t.state === 'failed' ? lastFailure.get(t.id)?.reason : undefined;
     return {
       id: t.taskKey,
       title: t.title,
@@ -70,7 +77,7 @@ export async function renderRunStatus(
       attempts: t.attemptCount,
       prNumber: t.prNumber ?? undefined,
       costUsd: cost.get(t.id),
-      waiting: reason ? formatWaitReason(reason) : undefined,
+      waiting: reason ? formatWaitReason(reason) : failure,
     };
   });
   const notes: string[] = [];

@@ -16,6 +16,7 @@ import { blockDependents, recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge.js';
 import { crashPoint } from '../crash-points.js';
+import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 
 /** Conclusions that count as a failed attempt (docs/lifecycle.md "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
@@ -160,9 +161,10 @@ async function completeAttempt(
   const conclusion = wr.conclusion ?? 'failure';
   if (!FAILED_CONCLUSIONS.has(conclusion) && conclusion !== 'neutral' && conclusion !== 'skipped')
     return;
+  const workerReason = await workerFailureReason(engine, scope, wr);
   const done = await engine.store.attempts.complete(attempt.id, {
     conclusion,
-    failureReason: conclusion,
+    failureReason: workerReason ?? conclusion,
   });
   if (done) await moveOnFromAttempt(engine, scope, task, done);
 }
@@ -234,11 +236,7 @@ export async function moveOnFromAttempt(
     await advanceRun(engine, scope);
     return;
   }
-  const reason =
-    attempt.failureReason === 'no_changes'
-      ? 'the worker finished without a pull request (no_changes)'
-      : `the worker run ended with ${attempt.failureReason ?? attempt.conclusion ?? 'failure'}`;
-  await recordFailedAttempt(engine, scope, task, attempt, reason);
+  await recordFailedAttempt(engine, scope, task, attempt, describeAttemptFailure(attempt));
 }
 
 export interface PullEventInfo {

@@ -190,6 +190,28 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
+    async runFailureAnnotations(repo, runId) {
+      const { data } = await octokit.rest.actions.listJobsForWorkflowRun({
+        ...repo,
+        run_id: runId,
+        filter: 'latest',
+        per_page: 100,
+      });
+      const messages: string[] = [];
+      for (const job of data.jobs) {
+        const checkRunId = Number(/\/check-runs\/(\d+)$/.exec(job.check_run_url ?? '')?.[1]);
+        if (!Number.isSafeInteger(checkRunId)) continue;
+        const { data: annotations } = await octokit.rest.checks.listAnnotations({
+          ...repo,
+          check_run_id: checkRunId,
+          per_page: 100,
+        });
+        for (const a of annotations)
+          if (a.annotation_level === 'failure' && a.message) messages.push(a.message);
+      }
+      return messages;
+    },
+
     async cancelWorkflowRun(repo, runId) {
       try {
         await octokit.rest.actions.cancelWorkflowRun({

@@ -91,6 +91,11 @@ export interface GitHubPort {
     options?: { createdSince?: Date },
   ): Promise<WorkflowRunInfo[]>;
   workflowRun(repo: RepoCoords, runId: number): Promise<WorkflowRunInfo | null>;
+  /**
+   * The messages of the `failure` annotations on the run's job check runs: a job's `::error::`
+   * workflow commands become annotations of the check run its `check_run_url` names.
+   */
+  runFailureAnnotations(repo: RepoCoords, runId: number): Promise<string[]>;
   /** Cancels a run; a run that already finished is not an error. */
   cancelWorkflowRun(repo: RepoCoords, runId: number): Promise<void>;
   /** The open pull request whose head is `branch` in this same repository. */

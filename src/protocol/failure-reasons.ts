@@ -1,8 +1,8 @@
 /**
  * Why a worker attempt failed. The worker's last log line is `::error::agent-coordinator:
- * <reason>`, which GitHub turns into an annotation of the job's check run with the message
- * `agent-coordinator: <reason>`: a coordinator reading the annotations gets the same word a
- * person reading the log sees. Shared so both sides spell the reasons alike.
+ * <reason> (<detail>)`, which GitHub turns into an annotation of the job's check run with the
+ * message `agent-coordinator: <reason> (<detail>)`: a coordinator reading the annotations gets
+ * the same words a person reading the log sees. Shared so both sides spell the reasons alike.
  */
 export const WORKER_FAILURE_REASONS = {
   bad_input: 'the worker was given inputs or an assignment it could not use',
@@ -21,12 +21,29 @@ export const WORKER_FAILURE_REASONS = {
 
 export type WorkerFailureReason = keyof typeof WORKER_FAILURE_REASONS;
 
-const ANNOTATION = /^agent-coordinator: ([a-z_]+)$/;
+const ANNOTATION = /^agent-coordinator: ([a-z_]+)(?: \((.*)\))?$/s;
+
+/** What a worker job's error annotation says: its reason and, when given, the detail. */
+export interface WorkerFailureAnnotation {
+  reason: WorkerFailureReason;
+  detail: string;
+}
+
+/** The annotation message the worker's last line becomes (GitHub unescapes the command data). */
+export function failureAnnotation(reason: WorkerFailureReason, detail: string): string {
+  const text = detail.replace(/\s+/g, ' ').trim();
+  return text ? `agent-coordinator: ${reason} (${text})` : `agent-coordinator: ${reason}`;
+}
+
+/** The reason and detail in a worker job's error annotation, if it is one. */
+export function failureFromAnnotation(message: string): WorkerFailureAnnotation | undefined {
+  const match = ANNOTATION.exec(message.trim());
+  const reason = match?.[1];
+  if (!reason || !Object.hasOwn(WORKER_FAILURE_REASONS, reason)) return undefined;
+  return { reason: reason as WorkerFailureReason, detail: (match[2] ?? '').trim() };
+}
 
 /** The reason in a worker job's error annotation, if it is one. */
 export function reasonFromAnnotation(message: string): WorkerFailureReason | undefined {
-  const reason = ANNOTATION.exec(message.trim())?.[1];
-  return reason && Object.hasOwn(WORKER_FAILURE_REASONS, reason)
-    ? (reason as WorkerFailureReason)
-    : undefined;
+  return failureFromAnnotation(message)?.reason;
 }

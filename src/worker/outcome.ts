@@ -1,8 +1,8 @@
-import type { WorkerFailureReason } from '../protocol/failure-reasons.js';
+import { failureAnnotation, type WorkerFailureReason } from '../protocol/failure-reasons.js';
 
 /**
  * Why an attempt ended (the reasons and their meaning: src/protocol/failure-reasons.ts). The
- * last log line carries it (`::error::agent-coordinator: <reason>`) so a person reading the
+ * last log line carries it (`::error::agent-coordinator: <reason> (<detail>)`) so a person reading the
  * run, and the coordinator reading its annotations, see the same word.
  */
 export type FailureReason = WorkerFailureReason;
@@ -43,5 +43,16 @@ export function outcomeLines(outcome: WorkerOutcome): string[] {
     .split(/\r?\n|\r/)
     .filter((line) => line.trim() !== '')
     .map((line) => `agent-coordinator: ${line.slice(0, 2000)}`);
-  return [...detail, `::error::agent-coordinator: ${outcome.reason}`];
+  // The error line becomes the job's annotation, which the coordinator reads; its detail is
+  // cut short there (a whole log's worth belongs in the lines above).
+  const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1000));
+  return [...detail, `::error::${escapeCommandData(annotation)}`];
+}
+
+/**
+ * Workflow command data as @actions/core escapes it (`%`, CR, LF as `%25`, `%0D`, `%0A`); the
+ * runner unescapes it into the annotation's message.
+ */
+export function escapeCommandData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }

@@ -17,7 +17,14 @@ export type { CreateRepoOptions, WorkflowSpec } from './ops/repos.js';
 export { WORKER_INPUTS, WORKER_RUN_NAME, WORKER_WORKFLOW } from './ops/repos.js';
 export type { QueueRunResult } from './ops/merge-queue.js';
 export type { Mergeability, MergeableState } from './ops/mergeability.js';
-export type { Delivery, PermissionLevel, RequestLogEntry, RoleName, Violation } from './model.js';
+export type {
+  Delivery,
+  JobAnnotation,
+  PermissionLevel,
+  RequestLogEntry,
+  RoleName,
+  Violation,
+} from './model.js';
 export {
   autoWorker,
   manualWorker,

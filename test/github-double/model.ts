@@ -178,6 +178,21 @@ export interface Run {
   // The run's single job ('work'); none exists after a startup_failure.
   jobId: number;
   jobHasRunner: boolean;
+  // Annotations of the job's check run (id `jobId`), from its `::error::`-style commands.
+  jobAnnotations: JobAnnotation[];
+}
+
+export type AnnotationLevel = 'notice' | 'warning' | 'failure';
+
+// What a workflow command becomes on the job's check run. GitHub puts an annotation without
+// `file=` on the path `.github`, line 1.
+export interface JobAnnotation {
+  message: string;
+  annotation_level: AnnotationLevel;
+  path?: string;
+  start_line?: number;
+  end_line?: number;
+  title?: string;
 }
 
 export type CheckStatus =

@@ -4,12 +4,13 @@ import { branchSha } from './git.js';
 import type {
   CheckConclusion,
   CheckStatus,
+  JobAnnotation,
   PermissionLevel,
   RoleName,
   RunConclusion,
   StatusState,
 } from './model.js';
-import { completeRun, findRun, startRun } from './ops/actions.js';
+import { annotateJob, completeRun, findRun, startRun } from './ops/actions.js';
 import { registerFromManifest } from './ops/app-manifest.js';
 import { createCheckRun, createStatus, updateCheckRun } from './ops/checks.js';
 import {
@@ -409,6 +410,14 @@ export class GitHubDouble extends DoubleQueries {
 
   async completeWorkflowRun(runId: number, conclusion: RunConclusion): Promise<void> {
     await settle(completeRun(this.core, this.runOf(runId), conclusion));
+  }
+
+  /**
+   * Annotations on the job check run of a running workflow run, as its `::error::` (and
+   * `::warning::`, `::notice::`) commands make them.
+   */
+  annotateJob(runId: number, annotations: JobAnnotation[]): void {
+    annotateJob(this.runOf(runId), annotations);
   }
 
   /** The environment GitHub gives a JavaScript action step in workflow run `runId`. */

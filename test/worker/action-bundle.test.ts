@@ -13,6 +13,7 @@ import { startGitHubDouble } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
 import { writeFakeAgent } from './helpers/fake-agent.js';
 import { createGitFixture, git, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
+import { errorLine } from './error-line.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUNDLE = join(ROOT, ACTION_BUNDLE);
@@ -222,9 +223,7 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(run.stdout).toContain(
       `agent-coordinator: the coordinator refused the assignment (403 from ${coordinator.url}${ASSIGNMENT_PATH}): ${JSON.stringify(refusal)}`,
     );
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
-      '::error::agent-coordinator: assignment_failed',
-    );
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('assignment_failed'));
   });
 
   it('says the id-token permission is missing when the job has no OIDC request URL', async () => {
@@ -236,9 +235,7 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('ACTIONS_ID_TOKEN_REQUEST_URL is unset');
     expect(run.stdout).toContain('id-token: write');
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
-      '::error::agent-coordinator: assignment_failed',
-    );
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('assignment_failed'));
   });
 
   it('names each bad input variable and exits 2', async () => {
@@ -252,6 +249,6 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toContain('INPUT_TASK_ID: expected a task id');
     expect(run.stdout).toContain('INPUT_ISSUE: expected a whole number');
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: bad_input');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('bad_input'));
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  failureFromAnnotation,
   reasonFromAnnotation,
   WORKER_FAILURE_REASONS,
 } from '../../src/protocol/failure-reasons.js';
@@ -17,8 +18,28 @@ describe('worker failure reasons', () => {
     expect(WORKER_FAILURE_REASONS.workflow_files_changed).toContain('.github/workflows/');
   });
 
+  it('carries the detail, on one line, through the runner unescaping the command data', () => {
+    const last = outcomeLines({
+      ok: false,
+      reason: 'agent_failed',
+      detail: 'the agent reported an error: error_max_turns: 100% of (3)\nturns used',
+    }).at(-1)!;
+    expect(last).not.toMatch(/[\r\n]/);
+    // The runner's unescaping of `::error::` data (%25, %0D, %0A) gives the annotation message.
+    const message = decodeURIComponent(last.replace(/^::error::/, ''));
+    expect(failureFromAnnotation(message)).toEqual({
+      reason: 'agent_failed',
+      detail: 'the agent reported an error: error_max_turns: 100% of (3) turns used',
+    });
+    expect(failureFromAnnotation('agent-coordinator: no_changes')).toEqual({
+      reason: 'no_changes',
+      detail: '',
+    });
+  });
+
   it('reads nothing into other annotations', () => {
     expect(reasonFromAnnotation('agent-coordinator: made_up')).toBeUndefined();
     expect(reasonFromAnnotation('Process completed with exit code 1.')).toBeUndefined();
+    expect(reasonFromAnnotation('agent-coordinator: no_changes (x) and more')).toBeUndefined();
   });
 });

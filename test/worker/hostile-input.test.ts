@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from './helpers/git-fixture.js';
 import { API, REPO, pullFixture, strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
+import { errorLine } from './error-line.js';
 
 const BRANCH = 'agent/7/task_001';
 
@@ -83,6 +84,6 @@ describe('hostile task text', () => {
     const forged = result.log.indexOf('::error::agent-coordinator: forged');
     expect(start).toBeLessThan(forged);
     expect(forged).toBeLessThan(resume);
-    expect(result.log.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: no_changes');
+    expect(result.log.trimEnd().split('\n').at(-1)).toMatch(errorLine('no_changes'));
   });
 });

@@ -2,6 +2,7 @@ import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, REPO, strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
+import { errorLine } from './error-line.js';
 
 strictGitHub();
 
@@ -86,7 +87,7 @@ describe('plan mode', () => {
 
     expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
     expect(result.exitCode).toBe(1);
-    expect(result.log).toContain('::error::agent-coordinator: plan_invalid');
+    expect(result.log).toMatch(errorLine('plan_invalid', 'm'));
     expect(comment.body).toMatch(/task_a -> task_b -> task_a|task_b -> task_a -> task_b/);
     expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
   });

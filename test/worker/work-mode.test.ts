@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from './helpers/git-fixture.js';
 import { API, pullFixture, REPO, strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
+import { errorLine } from './error-line.js';
 
 const BRANCH = 'agent/7/task_001';
 const HEAD_QUERY = { head: `acme:${BRANCH}`, state: 'open', per_page: '100' };
@@ -155,7 +156,7 @@ describe('work mode', () => {
     const result = await h.run({ FAKE_AGENT: 'nothing' });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'no_changes' });
     expect(result.exitCode).toBe(1);
-    expect(result.log.trimEnd().split('\n').at(-1)).toBe('::error::agent-coordinator: no_changes');
+    expect(result.log.trimEnd().split('\n').at(-1)).toMatch(errorLine('no_changes'));
     expect(h.fx.originRev(BRANCH)).toBe(before);
   });
 
@@ -170,7 +171,7 @@ describe('work mode', () => {
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.outcome).toMatchObject({ ok: false, reason: 'timeout' });
-    expect(result.log).toContain('::error::agent-coordinator: timeout');
+    expect(result.log).toMatch(errorLine('timeout', 'm'));
     expect(h.fx.originRev(BRANCH)).toBe(before);
 
     const pids = JSON.parse(readFileSync(pidsFile, 'utf8')) as number[];
@@ -252,9 +253,9 @@ describe('work mode: what GitHub and Claude Code would refuse or report', () => 
     const result = await h.run({ FAKE_AGENT: 'workflow' });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'workflow_files_changed' });
     expect(result.outcome.ok ? '' : result.outcome.detail).toContain('.github/workflows/ci.yml');
-    expect(result.log.trimEnd().split('\n').at(-1)).toBe(
-      '::error::agent-coordinator: workflow_files_changed',
-    );
+    const last = result.log.trimEnd().split('\n').at(-1);
+    expect(last).toMatch(errorLine('workflow_files_changed'));
+    expect(last).toContain('.github/workflows/ci.yml');
     expect(h.fx.originRev(BRANCH)).toBe(before);
   });
 

@@ -31593,6 +31593,12 @@ var processIo = {
   err: (text2) => void process.stderr.write(text2)
 };
 
+// src/protocol/failure-reasons.ts
+function failureAnnotation(reason, detail) {
+  const text2 = detail.replace(/\s+/g, " ").trim();
+  return text2 ? `agent-coordinator: ${reason} (${text2})` : `agent-coordinator: ${reason}`;
+}
+
 // src/worker/outcome.ts
 var WorkerFailure = class extends Error {
   constructor(reason, detail) {
@@ -31610,7 +31616,11 @@ function oneLine(text2) {
 function outcomeLines(outcome) {
   if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
   const detail = outcome.detail.split(/\r?\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${line.slice(0, 2e3)}`);
-  return [...detail, `::error::agent-coordinator: ${outcome.reason}`];
+  const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
+  return [...detail, `::error::${escapeCommandData(annotation)}`];
+}
+function escapeCommandData(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
 // src/worker/fix-mode.ts

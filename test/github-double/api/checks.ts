@@ -1,7 +1,7 @@
 import { resolveRef } from '../git.js';
 import type { CheckConclusion, CheckOutput, CheckRun, CheckStatus, StatusState } from '../model.js';
 import { createCheckRun, createStatus, updateCheckRun, type CheckRunInput } from '../ops/checks.js';
-import { checkRunJson, statusJson } from '../render/checks.js';
+import { annotationJson, checkRunJson, statusJson } from '../render/checks.js';
 import { repoApiUrl, repoJson } from '../render/repos.js';
 import {
   actorOf,
@@ -9,6 +9,7 @@ import {
   HttpError,
   intParam,
   json,
+  listResponse,
   paginate,
   param,
   repoOf,
@@ -87,6 +88,22 @@ export const checkRoutes: [string, Handler][] = [
   [
     'GET /repos/{owner}/{repo}/check-runs/{check_run_id}',
     (req) => json(200, checkRunJson(req.core, repoOf(req), checkRunOf(req))),
+  ],
+  [
+    // A workflow job is a check run with the job's id (its `check_run_url`); an App's own check
+    // runs carry no annotations in this double.
+    'GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations',
+    (req) => {
+      const repo = repoOf(req);
+      const id = intParam(req, 'check_run_id');
+      const job = [...repo.runs.values()].find(
+        (r) => r.jobId === id && r.conclusion !== 'startup_failure',
+      );
+      if (job)
+        return listResponse(req, job.jobAnnotations, (a) => annotationJson(req.core, job, a));
+      checkRunOf(req);
+      return json(200, []);
+    },
   ],
   [
     'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}',

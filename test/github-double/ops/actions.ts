@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { nodeId } from '../ids.js';
-import type { Account, Repo, Run, RunConclusion, Workflow } from '../model.js';
+import type { Account, JobAnnotation, Repo, Run, RunConclusion, Workflow } from '../model.js';
 import { jobJson, runJson, workflowJson } from '../render/actions.js';
 import { HttpError, notFound, validationFailed } from '../server/http.js';
 import type { Sent } from './pull-events.js';
@@ -171,6 +171,7 @@ export function dispatchWorkflow(
     checkSuiteNodeId: nodeId('CS', suiteId),
     jobId: core.ids.next('job'),
     jobHasRunner: false,
+    jobAnnotations: [],
   };
   repo.runs.set(id, run);
   core.changed('run', { repo: repo.fullName, id, status: run.status });
@@ -192,6 +193,13 @@ export function startRun(core: Core, run: Run): Sent {
     sendRunEvent(core, run, 'in_progress', run.actor),
     sendJobEvent(core, run, 'in_progress'),
   ];
+}
+
+// A running job's workflow commands: annotations land on its check run as the job prints them.
+export function annotateJob(run: Run, annotations: JobAnnotation[]): void {
+  if (run.status !== 'in_progress')
+    throw new Error(`github double: run ${run.id} is ${run.status}, not running: nothing prints`);
+  run.jobAnnotations.push(...annotations.map((a) => ({ ...a })));
 }
 
 export function completeRun(core: Core, run: Run, conclusion: RunConclusion): Sent {

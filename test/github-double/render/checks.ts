@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import type { CheckRun, CheckSuite, CommitStatus, Repo } from '../model.js';
+import type { CheckRun, CheckSuite, CommitStatus, JobAnnotation, Repo, Run } from '../model.js';
 import { appJson, userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, simpleCommitJson } from './repos.js';
 
@@ -90,5 +90,24 @@ export function statusJson(core: Core, repo: Repo, s: CommitStatus): Record<stri
     created_at: s.createdAt,
     updated_at: s.updatedAt,
     creator: userJson(core, s.creator),
+  };
+}
+
+// `check-annotation`. A workflow command without `file=` lands on `.github`, line 1, with an
+// empty title and no raw details.
+export function annotationJson(core: Core, run: Run, a: JobAnnotation): Record<string, unknown> {
+  const path = a.path ?? '.github';
+  const startLine = a.start_line ?? 1;
+  return {
+    path,
+    blob_href: `${repoHtmlUrl(core, run.repo)}/blob/${run.headSha}/${path}`,
+    start_line: startLine,
+    end_line: a.end_line ?? startLine,
+    start_column: null,
+    end_column: null,
+    annotation_level: a.annotation_level,
+    title: a.title ?? '',
+    message: a.message,
+    raw_details: '',
   };
 }

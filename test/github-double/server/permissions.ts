@@ -78,6 +78,7 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /repos/{owner}/{repo}/check-runs': needs('checks:write'),
   'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': needs('checks:read'),
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': needs('checks:write'),
+  'GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations': needs('checks:read'),
   'GET /repos/{owner}/{repo}/commits/{ref}/check-runs': needs('checks:read'),
 
   // Actions

@@ -13,6 +13,10 @@ export type WorkerOutcome =
   | {
       kind: 'fail';
       conclusion?: Extract<RunConclusion, 'failure' | 'timed_out' | 'startup_failure'>;
+      // The worker's last line, `::error::agent-coordinator: <reason> (<detail>)`, which
+      // becomes an annotation of the job's check run.
+      reason?: string;
+      detail?: string;
     }
   | { kind: 'no_changes' }
   | { kind: 'hang' }

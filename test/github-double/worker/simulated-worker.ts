@@ -1,7 +1,7 @@
 import type { Core } from '../core.js';
 import { branchSha } from '../git.js';
 import type { Run } from '../model.js';
-import { completeRun, findRun, startRun } from '../ops/actions.js';
+import { annotateJob, completeRun, findRun, startRun } from '../ops/actions.js';
 import { createComment, editIssue } from '../ops/issues.js';
 import type { Sent } from '../ops/pull-events.js';
 import { openPull } from '../ops/pulls.js';
@@ -73,6 +73,10 @@ export class SimulatedWorker {
           return;
         case 'fail':
           if (outcome.conclusion !== 'startup_failure') await this.step(startRun(core, run));
+          if (outcome.reason !== undefined)
+            annotateJob(run, [
+              { message: workerErrorMessage(outcome), annotation_level: 'failure' },
+            ]);
           await this.step(completeRun(core, run, outcome.conclusion ?? 'failure'));
           return;
         case 'no_changes':
@@ -190,4 +194,9 @@ function view(run: Run): WorkerRun {
     inputs: { ...run.inputs },
     displayTitle: run.displayTitle,
   };
+}
+
+function workerErrorMessage(outcome: { reason?: string; detail?: string }): string {
+  const detail = outcome.detail?.trim();
+  return `agent-coordinator: ${outcome.reason}${detail ? ` (${detail})` : ''}`;
 }
