@@ -38,7 +38,13 @@ describe('github double: Actions OIDC', () => {
         repo: 'widgets',
         workflow_id: WORKER_WORKFLOW,
         ref: 'agent/7/api',
-        inputs: { task_id: 'api', issue: '7', attempt: '2', mode: 'work' },
+        inputs: {
+          task_id: 'api',
+          issue: '7',
+          attempt: '2',
+          mode: 'work',
+          coordinator_url: 'http://coordinator.test',
+        },
         return_run_details: true,
       },
     );
