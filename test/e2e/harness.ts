@@ -39,17 +39,38 @@ const RETRY_DELAY_MS = 50;
  * handling, a retry), which is where a delivery-order bug shows first.
  */
 function reportFailure(app: TestCoordinator, delivery: DeliveryChaos | undefined): void {
-  const troubles = app.logs.lines.filter((line) => {
+  const troubles: string[] = [];
+  for (const line of app.logs.lines) {
+    let entry: LogEntry;
     try {
-      return (JSON.parse(line) as { level?: number }).level! >= 40;
+      entry = JSON.parse(line) as LogEntry;
     } catch {
-      return false;
+      continue;
     }
-  });
+    if ((entry.level ?? 0) < 40) continue;
+    // The message and what it names, without the payloads Probot attaches to a failed handling.
+    const event = typeof entry.event === 'string' ? entry.event : '';
+    const error = entry.err?.errors?.[0]?.message ?? entry.err?.message ?? '';
+    troubles.push(
+      [entry.msg, event, entry.delivery, entry.attempt && `attempt ${entry.attempt}`, error]
+        .filter(Boolean)
+        .join(' | ')
+        .slice(0, 500),
+    );
+  }
   const seed = delivery ? `delivery seed ${delivery.seed}` : 'deliveries in order';
   console.error(
     `scenario failed (${seed}); the app's warnings and errors:\n${troubles.join('\n') || '(none)'}`,
   );
+}
+
+interface LogEntry {
+  level?: number;
+  msg?: string;
+  event?: unknown;
+  delivery?: string;
+  attempt?: number;
+  err?: { message?: string; errors?: Array<{ message?: string }> };
 }
 
 export interface Scenario {
