@@ -144,7 +144,11 @@ export async function startScenario(
   });
   await double.setPermission(REPO, MAINTAINER, 'maintain');
 
-  onTestFailed(() => reportFailure(app, options.delivery));
+  try {
+    onTestFailed(() => reportFailure(app, options.delivery));
+  } catch {
+    // Started in a beforeAll, outside any one test: nothing to attach the report to.
+  }
 
   // Quiet means: every delivery answered, every simulated worker done, and the app with nothing
   // in hand and no retry scheduled (a handling that failed is retried after a backoff, and what
