@@ -322,6 +322,18 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
+    async issue(repo, number) {
+      try {
+        const { data } = await octokit.rest.issues.get({ ...repo, issue_number: number });
+        // GitHub lists labels as objects; older payload shapes allow bare names.
+        const labels = data.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
+        return { state: data.state, labels };
+      } catch (error) {
+        if (statusOf(error) === 404 || statusOf(error) === 410) return null;
+        throw error;
+      }
+    },
+
     async checksFor(repo, ref) {
       const [runs, statuses] = await Promise.all([
         octokit.paginate(octokit.rest.checks.listForRef, {

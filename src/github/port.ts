@@ -40,6 +40,11 @@ export interface DispatchResult {
   runUrl?: string;
 }
 
+export interface IssueState {
+  state: string;
+  labels: string[];
+}
+
 export interface PullState extends PullInfo {
   draft: boolean;
   /** null while GitHub is still computing it. */
@@ -113,6 +118,8 @@ export interface GitHubPort {
   closeIssue(repo: RepoCoords, issueNumber: number): Promise<void>;
   reactToComment(repo: RepoCoords, commentId: number, content: ReactionContent): Promise<void>;
   pull(repo: RepoCoords, number: number): Promise<PullState | null>;
+  /** The issue's state and label names as GitHub shows them now; null when it is gone. */
+  issue(repo: RepoCoords, number: number): Promise<IssueState | null>;
   /** Check runs and commit statuses on a ref, newest per name. */
   checksFor(repo: RepoCoords, ref: string): Promise<CheckInfo[]>;
   createCheckRun(

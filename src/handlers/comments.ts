@@ -2,6 +2,8 @@ import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
 import { describeParseError, parseCommands, type Command } from '../core/commands/index.js';
 import { parsePlanMarker } from '../core/markers.js';
+import { validateConfig } from '../config/load.js';
+import { DEFAULT_CONFIG } from '../config/schema.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
 import { applyPlan } from '../engine/start-run.js';
@@ -76,6 +78,8 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         };
     const role = await roles.get(port, repo, sender.login);
     const allowed = WRITE_ROLES.has(role);
+    if (allowed && !onPullRequest && !target?.run && parsed.some((p) => p.ok))
+      await awaitLabelDelivery(port, repo, issue.number);
     const now = engine.now();
     const answerRefusal =
       allowed ||
@@ -178,6 +182,30 @@ async function taskOfPullRequest(
   const pull = repo.owner && repo.repo ? await port.pull(repo, number) : null;
   if (!pull || pull.state !== 'open') return undefined;
   return (await linkPullRequest(engine, repositoryId, pull)) ?? undefined;
+}
+
+/**
+ * GitHub delivers in no set order, so a command can come before the `issues.labeled` delivery
+ * that starts the issue's run. When GitHub shows the trigger label on the open issue now, the
+ * handling fails on purpose: the delivery is retried after a backoff, by when the label's
+ * delivery has usually been handled. (A label from someone without write access never starts a
+ * run; such a command stays unanswered once its retries are spent.)
+ */
+async function awaitLabelDelivery(
+  port: GitHubPort,
+  repo: RepoCoords,
+  issueNumber: number,
+): Promise<void> {
+  if (!repo.owner || !repo.repo) return;
+  const now = await port.issue(repo, issueNumber);
+  if (!now || now.state !== 'open' || now.labels.length === 0) return;
+  const file = await port.readConfigFile(repo);
+  const checked = file.ok ? validateConfig(file.raw) : undefined;
+  const trigger = checked?.ok ? checked.config.label : DEFAULT_CONFIG.label;
+  if (now.labels.includes(trigger))
+    throw new Error(
+      `issue #${issueNumber} carries the label ${trigger} but has no run yet: waiting for the label's delivery`,
+    );
 }
 
 /** Permissions are asked of GitHub, cached briefly per (repository, user). */

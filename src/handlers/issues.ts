@@ -89,9 +89,16 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     if (!run) return;
     const config = run.config as { label: string };
     if (context.payload.action === 'unlabeled' && label?.name !== config.label) return;
+    const port = services.port(context.octokit);
+    // GitHub does not deliver in order: the label taken off and put back, or the issue closed and
+    // reopened, can arrive the other way round. The issue as GitHub shows it now decides.
+    const repo = context.repo();
+    const now = repo.owner && repo.repo ? await port.issue(repo, issue.number) : null;
+    if (now && context.payload.action === 'unlabeled' && now.labels.includes(config.label)) return;
+    if (now && context.payload.action === 'closed' && now.state !== 'closed') return;
     await services.onCancelRequested?.({
       run,
-      port: services.port(context.octokit),
+      port,
       why: context.payload.action === 'closed' ? 'issue closed' : 'label removed',
     });
   });

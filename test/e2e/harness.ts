@@ -1,5 +1,5 @@
 import { GITHUB_WRITE_LIMITS } from '../../src/github/write-budget.js';
-import { inject } from 'vitest';
+import { inject, onTestFailed } from 'vitest';
 import { startGitHubDouble, type DeliveryChaos } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
 import {
@@ -30,6 +30,48 @@ export const DELIVERY_SEEDS: readonly number[] = (process.env.DELIVERY_SEEDS ?? 
 
 export function chaoticDelivery(seed: number): DeliveryChaos {
   return { seed, maxDelayMs: 30, duplicateRate: 0.1 };
+}
+
+/** The e2e scenarios' retry backoff: short, since `settle()` waits for every retry. */
+const RETRY_DELAY_MS = 50;
+
+/**
+ * A failed scenario says its delivery seed and what the app logged at warn and above (a failed
+ * handling, a retry), which is where a delivery-order bug shows first.
+ */
+function reportFailure(app: TestCoordinator, delivery: DeliveryChaos | undefined): void {
+  const troubles: string[] = [];
+  for (const line of app.logs.lines) {
+    let entry: LogEntry;
+    try {
+      entry = JSON.parse(line) as LogEntry;
+    } catch {
+      continue;
+    }
+    if ((entry.level ?? 0) < 40) continue;
+    // The message and what it names, without the payloads Probot attaches to a failed handling.
+    const event = typeof entry.event === 'string' ? entry.event : '';
+    const error = entry.err?.errors?.[0]?.message ?? entry.err?.message ?? '';
+    troubles.push(
+      [entry.msg, event, entry.delivery, entry.attempt && `attempt ${entry.attempt}`, error]
+        .filter(Boolean)
+        .join(' | ')
+        .slice(0, 500),
+    );
+  }
+  const seed = delivery ? `delivery seed ${delivery.seed}` : 'deliveries in order';
+  console.error(
+    `scenario failed (${seed}); the app's warnings and errors:\n${troubles.join('\n') || '(none)'}`,
+  );
+}
+
+interface LogEntry {
+  level?: number;
+  msg?: string;
+  event?: unknown;
+  delivery?: string;
+  attempt?: number;
+  err?: { message?: string; errors?: Array<{ message?: string }> };
 }
 
 export interface Scenario {
@@ -100,7 +142,9 @@ export async function startScenario(
     now: () => clock.now,
     env: options.env,
     octokit: options.octokit,
-    processor: options.processor,
+    // A delivery whose handling failed is retried after a backoff; here a short one, so that
+    // `settle()`, which waits for every retry, stays quick.
+    processor: { retryDelayMs: () => RETRY_DELAY_MS, ...options.processor },
     sweepGraceMs: options.sweepGraceMs,
   });
   if (options.writeWindowMs) double.contentWritesWindowMs = options.writeWindowMs;
@@ -119,13 +163,23 @@ export async function startScenario(
   });
   await double.setPermission(REPO, MAINTAINER, 'maintain');
 
+  try {
+    onTestFailed(() => reportFailure(app, options.delivery));
+  } catch {
+    // Started in a beforeAll, outside any one test: nothing to attach the report to.
+  }
+
+  // Quiet means: every delivery answered, every simulated worker done, and the app with nothing
+  // in hand and no retry scheduled (a handling that failed is retried after a backoff, and what
+  // the retry does is part of what the test waits for), all with no new delivery in between.
   const settle = async () => {
     for (let round = 0; round < 200; round++) {
       const before = double.deliveries().length;
       await double.waitForDeliveries();
       await double.waitForWorkers();
-      await app.whenIdle();
+      await app.processor.whenDrained();
       await double.waitForDeliveries();
+      await double.waitForWorkers();
       if (double.deliveries().length === before) return;
     }
     throw new Error('the app and the double never went quiet');
