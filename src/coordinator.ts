@@ -270,8 +270,8 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      // Writes waiting for the budget fail now rather than hold the shutdown for up to a
-      // window: their deliveries are handled again after the restart.
+      // Writes waiting for the budget's window fail now rather than hold the shutdown for up to
+      // a window (their deliveries are handled again after the restart); the rest go on.
       writeBudget?.close();
       await processor.stop();
       await handle.close();

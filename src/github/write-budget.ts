@@ -100,7 +100,10 @@ export class WriteBudget {
 
   /** Resolves when the write may be sent. */
   acquire(installationId: number, request: WriteRequest): Promise<WriteTicket> {
-    if (this.closed) return Promise.reject(new Error('the write budget is closed'));
+    // Shutting down: a write that would wait for the window fails now; one that may go, goes, so
+    // the deliveries in flight can finish.
+    if (this.closed && this.nextAt.has(installationId))
+      return Promise.reject(new Error('the write budget is closed'));
     return new Promise<WriteTicket>((resolve, reject) => {
       let queue = this.queues.get(installationId);
       const pumping = queue !== undefined;
@@ -145,10 +148,15 @@ export class WriteBudget {
     return n;
   }
 
-  /** Writes still waiting fail; the handlers' usual retries take them up again later. */
+  /**
+   * Writes waiting for the window fail (the handlers' usual retries take them up again after the
+   * restart); writes the window still has room for go on, so a shutdown finishes what is in
+   * flight without waiting up to a window.
+   */
   close(): void {
     this.closed = true;
     for (const [installationId, queue] of this.queues) {
+      if (!this.nextAt.has(installationId)) continue;
       for (const waiter of queue.splice(0)) waiter.reject(new Error('the write budget is closed'));
       this.reportQueued(installationId);
     }
@@ -156,7 +164,7 @@ export class WriteBudget {
 
   private async pump(installationId: number, queue: Waiter[]): Promise<void> {
     try {
-      while (queue.length > 0 && !this.closed) {
+      while (queue.length > 0) {
         const head = queue[0]!;
         let result: Reservation;
         try {
@@ -185,6 +193,11 @@ export class WriteBudget {
             queue.unshift(...queue.splice(other, 1));
             continue;
           }
+        }
+        if (this.closed) {
+          for (const waiter of queue.splice(0))
+            waiter.reject(new Error('the write budget is closed'));
+          break;
         }
         const waitMs = Math.max(1, result.retryAt.getTime() - this.clock.now().getTime());
         this.nextAt.set(installationId, result.retryAt.getTime());

@@ -62,6 +62,7 @@ describe('migrations', () => {
       expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual([
         'attempts',
         'commands',
+        'github_write_reservations',
         'installations',
         'plan_attempts',
         'pull_requests',
