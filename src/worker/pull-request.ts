@@ -1,6 +1,7 @@
 import type { Usage } from './agent-output.js';
 import type { WorkerEnv } from './env.js';
 import type { WorkerGitHub } from './github.js';
+import { inertInline } from '../core/inert-markdown.js';
 import { markerBlock, neutralizeMarkers, updateBodyMarkers } from './markers.js';
 
 type PullEnv = Pick<WorkerEnv, 'issue' | 'taskId' | 'attempt' | 'title' | 'prompt' | 'branch'>;
@@ -18,7 +19,8 @@ export function pullTitle(env: Pick<WorkerEnv, 'issue' | 'title' | 'taskId'>): s
 }
 
 export function pullBody(env: PullEnv, summary: string, usage: Usage | undefined): string {
-  const parts = [`Task \`${env.taskId}\`: ${neutralizeMarkers(env.title.trim() || env.taskId)}`];
+  // The title is untrusted text: in the PR body it must not link, mention or format.
+  const parts = [`Task \`${env.taskId}\`: ${inertInline(env.title.trim() || env.taskId)}`];
   if (summary.trim()) parts.push(neutralizeMarkers(clip(summary.trim(), MAX_SUMMARY)));
   if (env.prompt.trim()) {
     parts.push(

@@ -31627,6 +31627,61 @@ function escapeCommandData(text2) {
 var import_promises3 = require("node:fs/promises");
 var import_node_path2 = require("node:path");
 
+// src/core/inert-markdown.ts
+var WORD_JOINER = "⁠";
+var LINE_BREAKS = /\r\n?|[\n\u2028\u2029]/g;
+var INVISIBLE = (
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+);
+var BACKSLASHED = /* @__PURE__ */ new Set(["\\", "`", "*", "_", "[", "]", "~", "|", "$"]);
+var ENTITIES = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
+var ALPHANUMERIC = /[\p{L}\p{N}]/u;
+var AFTER_COLON = /[/\p{L}\p{N}_+-]/u;
+var LETTER = new RegExp("\\p{L}", "u");
+var DIGIT = /[0-9]/;
+var HEX_RUN = /[0-9a-f]{7,}/gi;
+var SHA_PIECE = /[0-9a-f]{1,6}/gi;
+function flattenLine(text2) {
+  return stripInvisible(text2.replace(LINE_BREAKS, " ").replace(/\t/g, " "));
+}
+function stripInvisible(text2) {
+  return text2.replace(INVISIBLE, "");
+}
+function inertInline(text2) {
+  return guardLineStart(escapeInlineText(flattenLine(text2).trimStart()));
+}
+function escapeInlineText(text2) {
+  const chars = Array.from(breakShaLikeRuns(text2));
+  let out = "";
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    const next = chars[i + 1] ?? "";
+    if ((c === "w" || c === "W") && chars.slice(i, i + 4).join("").toLowerCase() === "www.") {
+      out += `${chars.slice(i, i + 3).join("")}${WORD_JOINER}`;
+      i += 2;
+      continue;
+    }
+    out += ENTITIES[c] ?? (BACKSLASHED.has(c) && !intraword(chars, i) ? `\\${c}` : c);
+    if (c === "@" || c === "#") out += WORD_JOINER;
+    else if (c === ":" && AFTER_COLON.test(next)) out += WORD_JOINER;
+    else if (c === "-" && DIGIT.test(next) && LETTER.test(chars[i - 1] ?? "")) out += WORD_JOINER;
+  }
+  return out;
+}
+function intraword(chars, i) {
+  return chars[i] === "_" && ALPHANUMERIC.test(chars[i - 1] ?? "") && ALPHANUMERIC.test(chars[i + 1] ?? "");
+}
+function breakShaLikeRuns(text2) {
+  return text2.replace(HEX_RUN, (run) => (run.match(SHA_PIECE) ?? [run]).join(WORD_JOINER));
+}
+function guardLineStart(line) {
+  return line.replace(/^([-+=])/, "\\$1").replace(/^(\d{1,9})([.)])/, "$1\\$2");
+}
+function neutraliseHtmlComments(text2) {
+  return text2.replaceAll("<!--", `<${WORD_JOINER}!--`);
+}
+
 // src/worker/markers.ts
 var TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
 var USAGE_MARKER = /<!--\s*agent-coordinator:usage\b([^>]*)-->/g;
@@ -31691,7 +31746,7 @@ function pullTitle(env) {
   return `[#${env.issue}] ${title}`.slice(0, 256);
 }
 function pullBody(env, summary, usage) {
-  const parts = [`Task \`${env.taskId}\`: ${neutralizeMarkers(env.title.trim() || env.taskId)}`];
+  const parts = [`Task \`${env.taskId}\`: ${inertInline(env.title.trim() || env.taskId)}`];
   if (summary.trim()) parts.push(neutralizeMarkers(clip2(summary.trim(), MAX_SUMMARY)));
   if (env.prompt.trim()) {
     parts.push(
@@ -32543,51 +32598,6 @@ function finishErrors(errors) {
   return errors.map((error62, i) => ({ error: error62, i })).sort(
     (a, b) => (a.error.line ?? 0) - (b.error.line ?? 0) || (a.error.column ?? 0) - (b.error.column ?? 0) || a.i - b.i
   ).slice(0, MAX_ERRORS).map(({ error: error62 }) => error62);
-}
-
-// src/core/inert-markdown.ts
-var WORD_JOINER = "⁠";
-var INVISIBLE = (
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
-);
-var BACKSLASHED = /* @__PURE__ */ new Set(["\\", "`", "*", "_", "[", "]", "~", "|", "$"]);
-var ENTITIES = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
-var ALPHANUMERIC = /[\p{L}\p{N}]/u;
-var AFTER_COLON = /[/\p{L}\p{N}_+-]/u;
-var LETTER = new RegExp("\\p{L}", "u");
-var DIGIT = /[0-9]/;
-var HEX_RUN = /[0-9a-f]{7,}/gi;
-var SHA_PIECE = /[0-9a-f]{1,6}/gi;
-function stripInvisible(text2) {
-  return text2.replace(INVISIBLE, "");
-}
-function escapeInlineText(text2) {
-  const chars = Array.from(breakShaLikeRuns(text2));
-  let out = "";
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i];
-    const next = chars[i + 1] ?? "";
-    if ((c === "w" || c === "W") && chars.slice(i, i + 4).join("").toLowerCase() === "www.") {
-      out += `${chars.slice(i, i + 3).join("")}${WORD_JOINER}`;
-      i += 2;
-      continue;
-    }
-    out += ENTITIES[c] ?? (BACKSLASHED.has(c) && !intraword(chars, i) ? `\\${c}` : c);
-    if (c === "@" || c === "#") out += WORD_JOINER;
-    else if (c === ":" && AFTER_COLON.test(next)) out += WORD_JOINER;
-    else if (c === "-" && DIGIT.test(next) && LETTER.test(chars[i - 1] ?? "")) out += WORD_JOINER;
-  }
-  return out;
-}
-function intraword(chars, i) {
-  return chars[i] === "_" && ALPHANUMERIC.test(chars[i - 1] ?? "") && ALPHANUMERIC.test(chars[i + 1] ?? "");
-}
-function breakShaLikeRuns(text2) {
-  return text2.replace(HEX_RUN, (run) => (run.match(SHA_PIECE) ?? [run]).join(WORD_JOINER));
-}
-function neutraliseHtmlComments(text2) {
-  return text2.replaceAll("<!--", `<${WORD_JOINER}!--`);
 }
 
 // src/core/plan/quote.ts
