@@ -65,22 +65,3 @@ export function composeAssignment(source: AssignmentSource): AssignmentText {
     timeout_minutes: String(source.timeoutMinutes),
   };
 }
-
-/**
- * @deprecated The inputs dispatches carried before the assignment endpoint. Only the doctor's
- * workflow check (src/cli/doctor/workflow.ts) still names them; it moves to
- * `DISPATCH_INPUT_NAMES` (src/protocol/assignment.ts).
- */
-export type WorkerInputs = {
-  task_id: string;
-  issue: string;
-  attempt: string;
-  mode: WorkerMode;
-  title: string;
-  prompt: string;
-  feedback: string;
-  base: string;
-  timeout_minutes: string;
-  model: string;
-  max_turns: string;
-};

@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTION_BUNDLE, actionBuildOptions } from '../../scripts/action-bundle.js';
-import { ASSIGNMENT_PATH, type AssignmentResponse } from '../../src/protocol/assignment.js';
+import { ASSIGNMENT_PATH } from '../../src/protocol/assignment.js';
 import { startGitHubDouble } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
 import { writeFakeAgent } from './helpers/fake-agent.js';
 import { createGitFixture, git, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
+import { assignmentFixture } from './helpers/harness.js';
 import { errorLine } from './error-line.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -137,21 +138,7 @@ describe('the action bundle, run as GitHub runs it', () => {
     const token = double.createUserToken('agent-bot');
     fx = createGitFixture('agent/7/task_001');
     const agent = writeFakeAgent(fx.root);
-    const assignment: AssignmentResponse = {
-      token,
-      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-      task_id: 'task_001',
-      issue: '7',
-      attempt: '1',
-      mode: 'work',
-      title: 'Add the feature file',
-      prompt: 'Create feature.txt.',
-      feedback: null,
-      base: 'main',
-      model: null,
-      max_turns: null,
-      timeout_minutes: '1',
-    };
+    const assignment = assignmentFixture(token);
     const coordinator = await startCoordinator(() => ({ status: 200, body: assignment }));
     server = coordinator.server;
 

@@ -46,6 +46,25 @@ const FIELDS: AssignmentField[] = [
 
 export const TEST_TOKEN = 'ghs_app_token_for_tests';
 
+/** The assignment a coordinator hands the worker for attempt 1 of the feature task. */
+export function assignmentFixture(token: string, taskId = 'task_001'): AssignmentResponse {
+  return {
+    token,
+    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    task_id: taskId,
+    issue: '7',
+    attempt: '1',
+    mode: 'work',
+    title: 'Add the feature file',
+    prompt: 'Create feature.txt.',
+    feedback: null,
+    base: 'main',
+    model: null,
+    max_turns: null,
+    timeout_minutes: '1',
+  };
+}
+
 export interface Harness {
   fx: GitFixture;
   /** The assignment and the job environment a run with these overrides gets. */
@@ -69,21 +88,7 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
   let requests = 0;
 
   const setup = (overrides: RunOverrides = {}) => {
-    const fields: Record<string, string | null> = {
-      token: TEST_TOKEN,
-      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-      task_id: taskId,
-      issue: '7',
-      attempt: '1',
-      mode: 'work',
-      title: 'Add the feature file',
-      prompt: 'Create feature.txt.',
-      feedback: null,
-      base: 'main',
-      model: null,
-      max_turns: null,
-      timeout_minutes: '1',
-    };
+    const fields: Record<string, string | null> = { ...assignmentFixture(TEST_TOKEN, taskId) };
     const env: NodeJS.ProcessEnv = {
       ...isolatedEnv,
       GITHUB_REPOSITORY: 'acme/widgets',
