@@ -23,6 +23,7 @@ import { workload, type Shape } from './lib/graphs.js';
 import { createBenchDatabase, openBenchDatabase } from './lib/postgres.js';
 import type { Report } from './lib/report.js';
 import { mean, nowMs, nowUs, percentile } from './lib/stats.js';
+import { createEngineMemory } from '../src/engine/memory.js';
 
 const INSTALLATION_ID = 77;
 /** COORDINATOR_MAX_PARALLEL of the issue; concurrency.maxParallel is capped at 1,000 by the config schema. */
@@ -313,6 +314,7 @@ async function dbPath(store: Store, repositoryId: number, samples: number): Prom
     coordinatorUrl: async () => 'https://coordinator.bench.invalid',
     maxParallel: GLOBAL_LIMIT,
     now: () => new Date(),
+    memory: createEngineMemory(() => new Date()),
     requestStatus: () => {},
   };
   const db = store.handle.db;

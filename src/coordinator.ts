@@ -17,7 +17,8 @@ import { withRateLimitMetrics } from './github/rate-limit-metrics.js';
 import { WriteBudget, type BudgetClock } from './github/write-budget.js';
 import { withWriteBudget } from './github/write-budget-octokit.js';
 import { createRedeliverer } from './engine/redeliver.js';
-import { sweep, SWEEP_LOCK_KEY, type SweepReport } from './engine/sweep.js';
+import { sweep, type SweepReport } from './engine/sweep.js';
+import { LOCK_KEYS } from './store/lock-keys.js';
 import type { AppEnv } from './env.js';
 import { createHttpServer, listen, type RouteHandler } from './http/server.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -216,7 +217,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
   });
   const redeliver = createRedeliverer({ probot, deliveries: store.deliveries, log });
   const runSweep = async () => {
-    const report = await handle.tryExclusive(SWEEP_LOCK_KEY, async () => {
+    const report = await handle.tryExclusive(LOCK_KEYS.sweep, async () => {
       const timer = metrics.sweepSeconds.startTimer();
       await redeliver().catch((error: unknown) =>
         log.warn({ err: error }, 'could not redeliver failed webhook deliveries'),

@@ -5,6 +5,7 @@ import type { WriteBudget } from '../github/write-budget.js';
 import type { Decision, Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
 import type { RunRow } from '../store/runs.js';
+import type { EngineMemory } from './memory.js';
 
 export interface Engine {
   readonly store: Store;
@@ -20,6 +21,8 @@ export interface Engine {
   /** COORDINATOR_MAX_PARALLEL; Infinity when unset. */
   readonly maxParallel: number;
   now(): Date;
+  /** Caches and in-process turns (engine/memory.ts); state that must survive lives in Postgres. */
+  readonly memory: EngineMemory;
   /** Ask for the run's status comment to be rewritten; writes are coalesced. */
   requestStatus(runId: number): void;
   /** Where decision passes are timed (absent in tests that build an engine by hand). */

@@ -6,6 +6,7 @@ import type { PublicUrl } from '../github/public-url.js';
 import type { Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
 import type { Engine } from './context.js';
+import { createEngineMemory } from './memory.js';
 import { refreshStatus, StatusQueue } from './status.js';
 
 export interface EngineOptions {
@@ -26,6 +27,7 @@ export type RunningEngine = Engine & {
 };
 
 export function createEngine(options: EngineOptions): RunningEngine {
+  const now = options.now ?? (() => new Date());
   const engine: RunningEngine = {
     store: options.store,
     log: options.log,
@@ -33,7 +35,8 @@ export function createEngine(options: EngineOptions): RunningEngine {
     coordinatorUrl: () => options.publicUrl.current(),
     metrics: options.metrics,
     writeBudget: options.writeBudget,
-    now: options.now ?? (() => new Date()),
+    now,
+    memory: createEngineMemory(now),
     async portFor(installationId: number) {
       const octokit = (await options.probot.auth(installationId)) as Octokit;
       return createOctokitPort(octokit, { appId: options.appId });

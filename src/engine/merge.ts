@@ -1,3 +1,4 @@
+import { LOCK_KEYS } from '../store/lock-keys.js';
 import {
   classifyMergeError,
   decideMerges,
@@ -17,11 +18,6 @@ import { settleRun } from './finish.js';
 import { crashPoint } from '../crash-points.js';
 
 const AWAITING_MERGE: TaskState[] = ['in_review', 'approved', 'merging'];
-/** Merge queue detection is a GraphQL call: each engine remembers the answer per branch for a while. */
-const queueCaches = new WeakMap<Engine, Map<string, { value: boolean; until: number }>>();
-const QUEUE_CACHE_MS = 5 * 60_000;
-/** Advisory lock keys of merge decisions, one per run (a namespace of their own). */
-const ADVANCE_LOCK_BASE = 1n << 58n;
 
 /**
  * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and
@@ -32,7 +28,7 @@ export async function advanceRun(engine: Engine, scope: RunScope): Promise<void>
   // the order check of a new head (two check runs, the stale one possibly last) and act on
   // snapshots the other is changing: decisions for a run take turns, across processes.
   await timeDecision(engine, 'merge', () =>
-    engine.store.handle.withLock(ADVANCE_LOCK_BASE + BigInt(scope.run.id), () =>
+    engine.store.handle.withLock(LOCK_KEYS.runMerges(scope.run.id), () =>
       advanceOnce(engine, scope, 0),
     ),
   );
@@ -384,13 +380,12 @@ async function usesMergeQueue(engine: Engine, scope: RunScope, base: string): Pr
   const setting = scope.config.merge.useMergeQueue;
   if (setting === 'never') return false;
   if (setting === 'always') return true;
-  let queueCache = queueCaches.get(engine);
-  if (!queueCache) queueCaches.set(engine, (queueCache = new Map()));
+  // Merge queue detection is a GraphQL call: the engine remembers the answer for a while.
   const key = `${scope.repositoryId}:${base}`;
-  const hit = queueCache.get(key);
-  if (hit && hit.until > Date.now()) return hit.value;
+  const hit = engine.memory.mergeQueues.get(key);
+  if (hit !== undefined) return hit;
   const value = await scope.port.hasMergeQueue(scope.repo, base);
-  queueCache.set(key, { value, until: Date.now() + QUEUE_CACHE_MS });
+  engine.memory.mergeQueues.set(key, value);
   return value;
 }
 
@@ -418,9 +413,7 @@ async function ensureOrderCheck(
   // completed) would each find no check on the head and create one, and a later veto would
   // fail only one of them while GitHub shows the other, newer one passing. So one write per
   // PR at a time, each deciding from the row as it is now.
-  let turns = orderCheckTurns.get(engine);
-  if (!turns) orderCheckTurns.set(engine, (turns = new Map()));
-  await inTurn(turns, row.id, async () => {
+  await engine.memory.orderCheckTurns.run(row.id, async () => {
     const now = (await engine.store.attempts.pullWithTask(scope.repositoryId, row.number))?.pull;
     const current = now ?? row;
     if (current.orderCheckSha === row.headSha && current.orderCheckConclusion === signature) return;
@@ -442,25 +435,6 @@ async function ensureOrderCheck(
       orderCheckConclusion: signature,
     });
   });
-}
-
-/** Order check writes in flight, per engine and pull request row: see ensureOrderCheck. */
-const orderCheckTurns = new WeakMap<Engine, Map<number, Promise<void>>>();
-
-/** Runs `fn` after every earlier call for `key` has settled. */
-async function inTurn(
-  turns: Map<number, Promise<void>>,
-  key: number,
-  fn: () => Promise<void>,
-): Promise<void> {
-  const mine = (turns.get(key) ?? Promise.resolve()).then(fn);
-  const tail = mine.catch(() => undefined);
-  turns.set(key, tail);
-  try {
-    await mine;
-  } finally {
-    if (turns.get(key) === tail) turns.delete(key);
-  }
 }
 
 async function setPull(

@@ -1,3 +1,4 @@
+import { LOCK_KEYS } from '../store/lock-keys.js';
 import type { RepoConfig } from '../config/schema.js';
 import { explainRun, formatWaitReason, selectDispatches } from '../core/scheduler/index.js';
 import type { RunState } from '../core/states.js';
@@ -102,11 +103,6 @@ export async function renderRunStatus(
   });
 }
 
-/** Advisory lock keys of status comment writers, one per run (a namespace of their own). */
-const STATUS_LOCK_BASE = 1n << 59n;
-/** Each engine's last status refresh: refreshes take turns (see refreshStatus). */
-const statusTurns = new WeakMap<Engine, Promise<unknown>>();
-
 /**
  * Write the status comment if it is behind. One writer per run at a time across processes (an
  * advisory lock; when another process holds it, the next sweep writes what is left), since two
@@ -115,8 +111,8 @@ const statusTurns = new WeakMap<Engine, Promise<unknown>>();
  * version is recorded as rendered only after the write, so a failed write or a crash leaves it due.
  */
 export async function refreshStatus(engine: Engine, runId: number): Promise<boolean> {
-  const mine = (statusTurns.get(engine) ?? Promise.resolve()).then(() =>
-    engine.store.handle.tryExclusive(STATUS_LOCK_BASE + BigInt(runId), async () => {
+  const written = await engine.memory.statusTurns.run('all', () =>
+    engine.store.handle.tryExclusive(LOCK_KEYS.runStatus(runId), async () => {
       const run = await engine.store.runs.getRun(runId);
       if (!run || run.statusVersionRendered >= run.statusVersionWanted) return false;
       crashPoint('status.claimed');
@@ -130,13 +126,7 @@ export async function refreshStatus(engine: Engine, runId: number): Promise<bool
       return true;
     }),
   );
-  const tail = mine.catch(() => undefined);
-  statusTurns.set(engine, tail);
-  try {
-    return (await mine) === true;
-  } finally {
-    if (statusTurns.get(engine) === tail) statusTurns.delete(engine);
-  }
+  return written === true;
 }
 
 /** Edit the one status comment in place; find it by its marker after a crash; create it last. */

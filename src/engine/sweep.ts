@@ -12,8 +12,6 @@ import { refreshStatus } from './status.js';
 import { moveOnFromAttempt, onWorkflowRun } from './track.js';
 import { crashPoint } from '../crash-points.js';
 
-export const SWEEP_LOCK_KEY = 0x73776565706c6fn; // "sweeplo"
-
 export interface SweepOptions {
   /** How long a dispatch may go without a known workflow run before GitHub is asked. */
   graceMs?: number;

@@ -1,3 +1,4 @@
+import { LOCK_KEYS } from './lock-keys.js';
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, pullRequests, repositories, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
@@ -19,13 +20,6 @@ export interface ClaimLimits {
 }
 
 const INFLIGHT = ['dispatched', 'running'] as const;
-/** Namespaces for advisory lock keys, so repository ids never collide with other locks. */
-const REPO_LOCK_BASE = 1n << 60n;
-const GLOBAL_DISPATCH_LOCK = (1n << 61n) + 1n;
-
-export function repoLockKey(repositoryId: number): string {
-  return (REPO_LOCK_BASE + BigInt(repositoryId)).toString();
-}
 
 export class AttemptStore {
   constructor(private readonly db: AppDatabase) {}
@@ -41,7 +35,9 @@ export class AttemptStore {
     choose: (candidates: Array<TaskRow & { runCreatedAt: Date }>, headroom: number) => TaskRow[],
   ): Promise<DispatchIntent[]> {
     return this.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(${repoLockKey(repositoryId)}::bigint)`);
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(${LOCK_KEYS.repositoryDispatch(repositoryId).toString()}::bigint)`,
+      );
       const inflightOf = (repository?: number) =>
         tx
           .select({ n: sql<number>`count(*)::int` })
@@ -65,7 +61,7 @@ export class AttemptStore {
       let globalInflight = 0;
       if (Number.isFinite(limits.globalLimit)) {
         await tx.execute(
-          sql`select pg_advisory_xact_lock(${GLOBAL_DISPATCH_LOCK.toString()}::bigint)`,
+          sql`select pg_advisory_xact_lock(${LOCK_KEYS.globalDispatch.toString()}::bigint)`,
         );
         globalInflight = await inflightOf();
       }

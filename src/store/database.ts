@@ -1,3 +1,4 @@
+import { LOCK_KEYS } from './lock-keys.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -59,9 +60,6 @@ export interface OpenOptions {
   poolSize?: number;
   onPoolError?: (error: Error) => void;
 }
-
-/** Any constant works as long as every process uses the same one; this spells "agentco". */
-const MIGRATION_LOCK_KEY = 0x6167656e74636fn;
 
 export function migrationsFolder(): string {
   return join(packageRoot(), 'db', 'migrations');
@@ -127,11 +125,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // processes starting together on an empty database apply each migration once.
   const client = await pool.connect();
   try {
-    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    await client.query('select pg_advisory_lock($1)', [LOCK_KEYS.migrations.toString()]);
     try {
       await migratePg(drizzlePg(client, { schema }), { migrationsFolder: migrationsFolder() });
     } finally {
-      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
+      await client.query('select pg_advisory_unlock($1)', [LOCK_KEYS.migrations.toString()]);
     }
   } finally {
     client.release();
@@ -194,13 +192,13 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   const db = drizzlePglite(client, { schema }) as unknown as AppDatabase;
   // One PGlite data directory belongs to one process, so there is nobody to race; the same
   // lock is still taken to keep one code path for both engines' SQL.
-  await db.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`);
+  await db.execute(sql`select pg_advisory_lock(${LOCK_KEYS.migrations.toString()}::bigint)`);
   try {
     await migratePglite(drizzlePglite(client, { schema }), {
       migrationsFolder: migrationsFolder(),
     });
   } finally {
-    await db.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`);
+    await db.execute(sql`select pg_advisory_unlock(${LOCK_KEYS.migrations.toString()}::bigint)`);
   }
   // One process owns a PGlite directory, so an in-process flag is the whole lock.
   const held = new Set<bigint>();

@@ -1,3 +1,4 @@
+import { LOCK_KEYS } from './lock-keys.js';
 import zlib from 'node:zlib';
 import { and, eq, sql } from 'drizzle-orm';
 import { webhookDeliveries } from '../../db/schema.js';
@@ -47,8 +48,6 @@ type Compressed = IncomingDelivery & { compressed: Buffer };
 
 /** Rows per insert: a batch stays well under Postgres' 65,535 parameters. */
 const MAX_BATCH = 200;
-/** Inbox claims take turns under this advisory lock (a key no other lock uses: "inbox"). */
-const CLAIM_LOCK_KEY = 0x696e626f78n;
 
 /** The webhook ledger and inbox, keyed by X-GitHub-Delivery. */
 export class DeliveryStore {
@@ -165,7 +164,7 @@ export class DeliveryStore {
         returning delivery_id, event, body, payload::text as stored_payload, attempts, received_at`,
       [limit, staleAfterMs, worker, inHand, window],
       'agent_coordinator_claim',
-      CLAIM_LOCK_KEY,
+      LOCK_KEYS.inboxClaims,
     );
     return rows
       .map((r) => ({

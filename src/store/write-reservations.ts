@@ -1,3 +1,4 @@
+import { LOCK_KEYS } from './lock-keys.js';
 import { sql } from 'drizzle-orm';
 import { rowsOf, type AppDatabase } from './database.js';
 
@@ -18,9 +19,6 @@ export interface WriteLimits {
 
 export type Reservation =
   { granted: true; id: number } | { granted: false; retryAt: Date; window: 'short' | 'long' };
-
-/** Namespace of the per-installation advisory locks (see attempts.ts for the others). */
-const WRITE_BUDGET_LOCK_BASE = 1n << 57n;
 
 /**
  * The reservations table behind the write budget. A reservation checks the windows and inserts
@@ -46,7 +44,7 @@ export class WriteReservationStore {
     const leaseSince = new Date(at - limits.inFlightLeaseMs).toISOString();
     const nowIso = now.toISOString();
     return this.db.transaction(async (tx) => {
-      const key = (WRITE_BUDGET_LOCK_BASE + BigInt(installationId)).toString();
+      const key = LOCK_KEYS.installationWrites(installationId).toString();
       await tx.execute(sql`select pg_advisory_xact_lock(${key}::bigint)`);
       // The n-th most recent counted write, n being the limit: when it exists the window is
       // full, and the next write may go when that one leaves the window.

@@ -1,0 +1,63 @@
+/**
+ * What one engine keeps in process between deliveries. Nothing here is state the coordinator
+ * depends on across restarts (that lives in Postgres): a cache of GitHub answers and the turns
+ * that keep this process's own writes to one object in order.
+ */
+export interface EngineMemory {
+  /** Does `repositoryId:base` use a merge queue (a GraphQL call to find out). */
+  readonly mergeQueues: TtlCache<boolean>;
+  /** Order-check writes per pull request row (see ensureOrderCheck in merge.ts). */
+  readonly orderCheckTurns: Turns<number>;
+  /** Status comment refreshes, one at a time in this process (see refreshStatus). */
+  readonly statusTurns: Turns<'all'>;
+}
+
+export function createEngineMemory(now: () => Date): EngineMemory {
+  return {
+    mergeQueues: new TtlCache(5 * 60_000, now),
+    orderCheckTurns: new Turns(),
+    statusTurns: new Turns(),
+  };
+}
+
+export class TtlCache<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => Date,
+  ) {}
+
+  get(key: string): T | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.until > this.now().getTime()) return hit.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: T): void {
+    this.entries.set(key, { value, until: this.now().getTime() + this.ttlMs });
+  }
+}
+
+/** Calls for one key run one after another, in the order they were made; keys run side by side. */
+export class Turns<K> {
+  private readonly tails = new Map<K, Promise<unknown>>();
+
+  async run<T>(key: K, fn: () => Promise<T>): Promise<T> {
+    const mine = (this.tails.get(key) ?? Promise.resolve()).then(fn);
+    const tail = mine.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await mine;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+
+  /** Keys with a call in flight or waiting (for tests and shutdown). */
+  get size(): number {
+    return this.tails.size;
+  }
+}
