@@ -9,7 +9,7 @@ import {
   type MergeTask,
 } from '../core/merge/index.js';
 import type { TaskState } from '../core/states.js';
-import type { PullRow } from '../store/attempts.js';
+import type { PullRow } from '../store/pulls.js';
 import type { TaskRow } from '../store/runs.js';
 import { timeDecision, type Engine, type RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
@@ -38,7 +38,7 @@ async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Prom
   const { run } = scope;
   const [{ tasks, depsOf: deps }, pulls] = await Promise.all([
     engine.store.runs.graphOf(run.id),
-    engine.store.attempts.pullsOfRun(run.id),
+    engine.store.pulls.ofRun(run.id),
   ]);
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const mergeTasks: MergeTask[] = tasks.map((t) => ({
@@ -414,7 +414,7 @@ async function ensureOrderCheck(
   // fail only one of them while GitHub shows the other, newer one passing. So one write per
   // PR at a time, each deciding from the row as it is now.
   await engine.memory.orderCheckTurns.run(row.id, async () => {
-    const now = (await engine.store.attempts.pullWithTask(scope.repositoryId, row.number))?.pull;
+    const now = (await engine.store.pulls.withTask(scope.repositoryId, row.number))?.pull;
     const current = now ?? row;
     if (current.orderCheckSha === row.headSha && current.orderCheckConclusion === signature) return;
     if (current.orderCheckSha === row.headSha && current.orderCheckRunId !== null) {
@@ -442,5 +442,5 @@ async function setPull(
   id: number,
   values: Partial<Omit<PullRow, 'id'>>,
 ): Promise<void> {
-  await engine.store.attempts.updatePull(id, values);
+  await engine.store.pulls.update(id, values);
 }

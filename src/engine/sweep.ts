@@ -1,5 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
-import type { PullRow } from '../store/attempts.js';
+import type { PullRow } from '../store/pulls.js';
 import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { findDispatchedRun } from './match-run.js';
@@ -163,7 +163,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     if (run.state !== 'running' && run.state !== 'held') continue;
     try {
       report.reconciled += await resumeStalled(engine, run, graceMs);
-      const pulls = await engine.store.attempts.pullsOfRun(run.id);
+      const pulls = await engine.store.pulls.ofRun(run.id);
       if (pulls.some((p) => p.state === 'open'))
         await advanceRun(engine, await loadRunScope(engine, run));
     } catch (error) {
@@ -214,7 +214,7 @@ async function resumeStalled(engine: Engine, run: RunRow, graceMs: number): Prom
       await moveOnFromAttempt(engine, scope, task, latest);
       resumed++;
     } else if (task.state === 'merging' && task.updatedAt.getTime() < staleBefore) {
-      pulls ??= await engine.store.attempts.pullsOfRun(run.id);
+      pulls ??= await engine.store.pulls.ofRun(run.id);
       const pull = pulls.find((p) => p.taskId === task.id && p.number === task.prNumber);
       if (pull?.enqueuedAt) continue;
       engine.log.warn({ run: run.id, task: task.taskKey }, 'stale merge claim released');

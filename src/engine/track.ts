@@ -278,7 +278,7 @@ export async function linkPullRequest(
   if (!run) return null;
   let task = await engine.store.runs.task(run.id, parsed.taskKey);
   if (!task) return null;
-  const previous = await engine.store.attempts.pullWithTask(repositoryId, pull.number);
+  const previous = await engine.store.pulls.withTask(repositoryId, pull.number);
   const row = await recordPull(engine, repositoryId, task.id, {
     ...pull,
     headSha: pull.currentHeadSha ?? pull.headSha,
@@ -293,7 +293,7 @@ export async function linkPullRequest(
           approvedSha: pull.headSha,
         })) ?? task;
     }
-    await engine.store.attempts.updatePull(row.id, { updatedByCoordinatorFrom: null });
+    await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
   }
   if (task.prNumber !== pull.number) {
     task =
@@ -348,7 +348,7 @@ function recordPull(
     'number' | 'nodeId' | 'headRef' | 'headSha' | 'baseRef' | 'state' | 'merged'
   >,
 ) {
-  return engine.store.attempts.upsertPull({
+  return engine.store.pulls.upsert({
     repositoryId,
     number: pull.number,
     taskId,

@@ -21,7 +21,7 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
     if (payload.check_run?.name === ORDER_CHECK_NAME) return; // our own
     const sha = payload.check_run?.head_sha ?? payload.check_suite?.head_sha;
     if (!sha) return;
-    const found = await engine.store.attempts.pullsWithHead(context.payload.repository.id, sha);
+    const found = await engine.store.pulls.withHead(context.payload.repository.id, sha);
     const runs = new Map(found.filter((f) => !f.run.finishedAt).map((f) => [f.run.id, f.run]));
     const port = services.port(context.octokit);
     for (const run of runs.values())
@@ -34,12 +34,12 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
     const { merge_group: group, repository } = context.payload;
     if (!repository) return;
     const lastPr = /\/pr-(\d+)-/.exec(group.head_ref)?.[1];
-    let queued = await engine.store.attempts.queuedPulls(repository.id);
+    let queued = await engine.store.pulls.queued(repository.id);
     // The group can be handled before our record of the enqueue that made it (the sweep
     // enqueues outside any delivery): an agent PR we do not know as queued is still judged,
     // as the queue's last entry, never waved through as someone else's PR.
     if (lastPr !== undefined && !queued.some((q) => q.pull.number === Number(lastPr))) {
-      const agentPull = await engine.store.attempts.pullWithTask(repository.id, Number(lastPr));
+      const agentPull = await engine.store.pulls.withTask(repository.id, Number(lastPr));
       if (agentPull) queued = [...queued, agentPull];
     }
     // The group is the queue up to and including the PR its ref names (GitHub groups cumulatively).

@@ -177,7 +177,7 @@ async function taskOfPullRequest(
   number: number,
 ) {
   const engine = services.engine!;
-  const found = await engine.store.attempts.pullWithTask(repositoryId, number);
+  const found = await engine.store.pulls.withTask(repositoryId, number);
   if (found) return { run: found.run, task: found.task };
   const pull = repo.owner && repo.repo ? await port.pull(repo, number) : null;
   if (!pull || pull.state !== 'open') return undefined;

@@ -85,7 +85,7 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     const { pull_request: pr, repository } = context.payload;
     const reason = (context.payload as { reason?: string }).reason ?? '';
     if (reason === 'MERGE') return;
-    const found = await engine.store.attempts.pullWithTask(repository.id, pr.number);
+    const found = await engine.store.pulls.withTask(repository.id, pr.number);
     if (!found || found.task.state !== 'merging') return;
     const failed = reason === 'CI_FAILURE' || reason === 'MERGE_CONFLICT';
     engine.log.info({ pr: pr.number, reason }, 'PR left the merge queue');
@@ -103,7 +103,7 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       );
       return;
     }
-    await engine.store.attempts.updatePull(found.pull.id, { enqueuedAt: null });
+    await engine.store.pulls.update(found.pull.id, { enqueuedAt: null });
     await engine.store.runs.transitionTask(found.task.id, ['merging'], { state: 'approved' });
     await advanceRun(engine, scope);
   });
@@ -120,7 +120,7 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     const repo = context.repo();
     const current = repo.owner && repo.repo ? await port.pull(repo, pr.number) : null;
     const linked =
-      (await engine.store.attempts.pullWithTask(repository.id, pr.number)) ??
+      (await engine.store.pulls.withTask(repository.id, pr.number)) ??
       (await linkPullRequest(engine, repository.id, {
         ...pullInfo(pr),
         currentHeadSha: current?.headSha,

@@ -1,11 +1,10 @@
 import { LOCK_KEYS } from './lock-keys.js';
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
-import { attempts, pullRequests, repositories, runs, tasks } from '../../db/schema.js';
+import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 import type { Db, RunRow, TaskRow } from './runs.js';
 
 export type AttemptRow = typeof attempts.$inferSelect;
-export type PullRow = typeof pullRequests.$inferSelect;
 
 export interface DispatchIntent {
   attempt: AttemptRow;
@@ -263,80 +262,5 @@ export class AttemptStore {
       inputTokens: Number(row?.inputTokens ?? 0),
       outputTokens: Number(row?.outputTokens ?? 0),
     };
-  }
-
-  async upsertPull(values: typeof pullRequests.$inferInsert): Promise<PullRow> {
-    const [row] = await this.db
-      .insert(pullRequests)
-      .values(values)
-      .onConflictDoUpdate({
-        target: [pullRequests.repositoryId, pullRequests.number],
-        set: {
-          taskId: values.taskId,
-          nodeId: values.nodeId,
-          headRef: values.headRef,
-          headSha: values.headSha,
-          baseRef: values.baseRef,
-          state: values.state,
-          merged: values.merged,
-          updatedAt: new Date(),
-        },
-      })
-      .returning();
-    if (!row) throw new Error(`pull request #${values.number} not stored`);
-    return row;
-  }
-
-  async updatePull(id: number, values: Partial<Omit<PullRow, 'id'>>): Promise<void> {
-    await this.db
-      .update(pullRequests)
-      .set({ ...values, updatedAt: new Date() })
-      .where(eq(pullRequests.id, id));
-  }
-
-  /** Open agent PRs whose head is `sha` (check events name a SHA, not a PR). */
-  async pullsWithHead(repositoryId: number, sha: string) {
-    return this.db
-      .select({ pull: pullRequests, task: tasks, run: runs })
-      .from(pullRequests)
-      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(and(eq(pullRequests.repositoryId, repositoryId), eq(pullRequests.headSha, sha)));
-  }
-
-  /** Agent PRs in the merge queue of a repository, oldest enqueue first. */
-  async queuedPulls(repositoryId: number) {
-    return this.db
-      .select({ pull: pullRequests, task: tasks, run: runs })
-      .from(pullRequests)
-      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(
-        and(
-          eq(pullRequests.repositoryId, repositoryId),
-          sql`${pullRequests.enqueuedAt} is not null`,
-        ),
-      )
-      .orderBy(asc(pullRequests.enqueuedAt));
-  }
-
-  /** The agent PR `number` with its task and run, if it is one. */
-  async pullWithTask(repositoryId: number, number: number) {
-    const [row] = await this.db
-      .select({ pull: pullRequests, task: tasks, run: runs })
-      .from(pullRequests)
-      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(and(eq(pullRequests.repositoryId, repositoryId), eq(pullRequests.number, number)));
-    return row;
-  }
-
-  async pullsOfRun(runId: number): Promise<PullRow[]> {
-    const rows = await this.db
-      .select({ pull: pullRequests })
-      .from(pullRequests)
-      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-      .where(eq(tasks.runId, runId));
-    return rows.map((r) => r.pull);
   }
 }

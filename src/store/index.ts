@@ -2,6 +2,7 @@ import { AttemptStore } from './attempts.js';
 import { CommandStore } from './commands.js';
 import type { DatabaseHandle } from './database.js';
 import { DeliveryStore } from './deliveries.js';
+import { PullStore } from './pulls.js';
 import { RepositoryStore } from './repositories.js';
 import { RunStore } from './runs.js';
 
@@ -11,6 +12,7 @@ export interface Store {
   readonly repositories: RepositoryStore;
   readonly runs: RunStore;
   readonly attempts: AttemptStore;
+  readonly pulls: PullStore;
   readonly commands: CommandStore;
 }
 
@@ -23,6 +25,7 @@ export function createStore(handle: DatabaseHandle): Store {
     repositories: new RepositoryStore(handle.db),
     runs: new RunStore(handle.db),
     attempts: new AttemptStore(handle.db),
+    pulls: new PullStore(handle.db),
     commands: new CommandStore(handle.db),
   };
 }

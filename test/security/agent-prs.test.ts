@@ -60,7 +60,7 @@ describe('PRs that are not agent PRs', () => {
     const run = await latestRun(s, issue);
     return s.app.store.runs.task(run!.id, key);
   };
-  const linked = (pr: number) => s.app.store.attempts.pullWithTask(repositoryId(s), pr);
+  const linked = (pr: number) => s.app.store.pulls.withTask(repositoryId(s), pr);
   const mergedByApp = () =>
     s.double
       .deliveries({ event: 'pull_request', action: 'closed' })
