@@ -2,6 +2,8 @@ import { eq, sql } from 'drizzle-orm';
 import { installations, repositories } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 
+export type RepositoryRow = typeof repositories.$inferSelect;
+
 export interface RepositoryRef {
   id: number;
   owner: string;
