@@ -1,30 +1,11 @@
-import type { AssignmentResponse, DispatchInputs, WorkerMode } from '../protocol/assignment.js';
+import type { AssignmentResponse } from '../protocol/assignment.js';
 
 /**
- * What the worker is told, in two parts (docs/worker.md): the dispatch carries identifiers
- * only, and the worker fetches the rest — prompt, feedback, the token — from the coordinator.
- * Nothing is cut to fit a payload: the assignment answer has no size limit worth the name.
+ * The assignment's words (docs/worker.md, "Assignment"): the dispatch carries identifiers only
+ * (src/protocol/assignment.ts), and the worker fetches the rest — prompt, feedback, the token —
+ * from the coordinator. Nothing is cut to fit a payload: the assignment answer has no size
+ * limit worth the name.
  */
-export interface DispatchIdentity {
-  taskKey: string;
-  issueNumber: number;
-  attempt: number;
-  mode: WorkerMode;
-  /** The coordinator's public base URL: the worker's OIDC audience and where it asks. */
-  coordinatorUrl: string;
-}
-
-/** The workflow_dispatch inputs. GitHub wants every value a string. */
-export function buildDispatchInputs(identity: DispatchIdentity): DispatchInputs {
-  return {
-    task_id: identity.taskKey,
-    issue: String(identity.issueNumber),
-    attempt: String(identity.attempt),
-    mode: identity.mode,
-    coordinator_url: identity.coordinatorUrl,
-  };
-}
-
 export interface AssignmentSource {
   issueNumber: number;
   title: string;

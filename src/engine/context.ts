@@ -70,30 +70,3 @@ export async function loadRunScope(
     port: port ?? (await engine.portFor(repository.installationId)),
   };
 }
-
-export function taskBranch(issueNumber: number, taskKey: string): string {
-  return `agent/${issueNumber}/${taskKey}`;
-}
-
-/** `agent/<issue>/<task_id>` → its parts; anything else (look-alikes included) → null. */
-export function parseTaskBranch(ref: string): { issueNumber: number; taskKey: string } | null {
-  const match = /^agent\/([1-9]\d{0,9})\/([a-z0-9][a-z0-9_-]{0,39})$/.exec(ref);
-  if (!match) return null;
-  return { issueNumber: Number(match[1]), taskKey: match[2]! };
-}
-
-/** The worker workflow's run-name (docs/worker.md), which is how a run found without an id is matched. */
-export function runName(issueNumber: number, taskKey: string, attempt: number): string {
-  return `agent-coordinator #${issueNumber} ${taskKey} attempt ${attempt}`;
-}
-
-export function parseRunName(
-  title: string,
-): { issueNumber: number; taskKey: string; attempt: number } | null {
-  const match =
-    /^agent-coordinator #([1-9]\d{0,9}) ([a-z0-9][a-z0-9_-]{0,39}) attempt ([1-9]\d{0,5})$/.exec(
-      title,
-    );
-  if (!match) return null;
-  return { issueNumber: Number(match[1]), taskKey: match[2]!, attempt: Number(match[3]) };
-}

@@ -1,16 +1,11 @@
 import type { RepoConfig } from '../config/schema.js';
 import { selectDispatches, type Candidate } from '../core/scheduler/index.js';
-import { buildDispatchInputs } from '../core/worker-inputs.js';
 import { statusOf } from '../github/port.js';
 import type { DispatchIntent } from '../store/attempts.js';
-import {
-  loadRunScope,
-  runName,
-  taskBranch,
-  timeDecision,
-  type Engine,
-  type RunScope,
-} from './context.js';
+import { buildDispatchInputs } from '../protocol/assignment.js';
+import { taskBranch } from '../protocol/branch.js';
+import { runName } from '../protocol/run-name.js';
+import { loadRunScope, timeDecision, type Engine, type RunScope } from './context.js';
 import { failTaskForGood } from './failures.js';
 import { crashPoint } from '../crash-points.js';
 

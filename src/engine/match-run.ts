@@ -1,5 +1,7 @@
 import type { WorkflowRunInfo } from '../github/port.js';
-import { runName, taskBranch, type RunScope } from './context.js';
+import { taskBranch } from '../protocol/branch.js';
+import { runName } from '../protocol/run-name.js';
+import type { RunScope } from './context.js';
 
 /** Our clock and GitHub's may differ; the creation-time window allows this much. */
 export const DISPATCH_CLOCK_SKEW_MS = 2 * 60_000;

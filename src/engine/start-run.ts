@@ -1,10 +1,12 @@
 import type { RepoConfig } from '../config/schema.js';
 import { inertInline } from '../core/inert-markdown.js';
 import { extractTasksBlock, formatPlanErrors, parsePlanMarkdown } from '../core/plan/index.js';
-import { buildDispatchInputs } from '../core/worker-inputs.js';
 import { statusOf, type GitHubPort, type RepoCoords } from '../github/port.js';
 import type { RunRow } from '../store/runs.js';
-import { runName, taskBranch, type Engine, type RunScope } from './context.js';
+import { buildDispatchInputs } from '../protocol/assignment.js';
+import { taskBranch } from '../protocol/branch.js';
+import { runName } from '../protocol/run-name.js';
+import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { refreshStatus } from './status.js';
 import { crashPoint } from '../crash-points.js';

@@ -1,15 +1,10 @@
-import { parseUsageMarker } from '../core/markers.js';
 import type { PullInfo, WorkflowRunInfo } from '../github/port.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { PlanAttemptRow, RunRow, TaskRow } from '../store/runs.js';
-import {
-  loadRunScope,
-  parseRunName,
-  parseTaskBranch,
-  taskBranch,
-  type Engine,
-  type RunScope,
-} from './context.js';
+import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
+import { parseUsageMarker } from '../protocol/markers.js';
+import { parseRunName } from '../protocol/run-name.js';
+import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { enforceBudget } from './budget.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';

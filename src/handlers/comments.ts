@@ -1,7 +1,6 @@
 import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
 import { describeParseError, parseCommands, type Command } from '../core/commands/index.js';
-import { parsePlanMarker } from '../core/markers.js';
 import { validateConfig } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
@@ -9,6 +8,7 @@ import { loadRunScope } from '../engine/context.js';
 import { applyPlan } from '../engine/start-run.js';
 import { linkPullRequest, onWorkflowRun } from '../engine/track.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { parsePlanMarker } from '../protocol/markers.js';
 import { NOT_ANSWERED } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { mayAnswerRefusal } from './refusal-budget.js';

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { ATTEMPT_NUMBER, ISSUE_NUMBER, TASK_KEY } from './identifiers.js';
 
 /**
  * What the worker and the coordinator say to each other at the worker's start
- * (docs: the worker interface, "Assignment"). Both sides import this module, so a field
- * added on one side cannot be missed on the other.
+ * (docs/worker.md, "Dispatch inputs" and "Assignment"). Both sides import this module, so a
+ * field added on one side cannot be missed on the other.
  */
 
 /** Where the coordinator answers workers. */
@@ -23,11 +24,32 @@ export type DispatchInputs = Record<DispatchInputName, string>;
 export const WORKER_MODES = ['plan', 'work', 'fix'] as const;
 export type WorkerMode = (typeof WORKER_MODES)[number];
 
+/** What one dispatch names: the task's attempt, how to work on it, and whom to ask. */
+export interface DispatchIdentity {
+  taskKey: string;
+  issueNumber: number;
+  attempt: number;
+  mode: WorkerMode;
+  /** The coordinator's public base URL: the worker's OIDC audience and where it asks. */
+  coordinatorUrl: string;
+}
+
+/** The workflow_dispatch inputs. GitHub wants every value a string. */
+export function buildDispatchInputs(identity: DispatchIdentity): DispatchInputs {
+  return {
+    task_id: identity.taskKey,
+    issue: String(identity.issueNumber),
+    attempt: String(identity.attempt),
+    mode: identity.mode,
+    coordinator_url: identity.coordinatorUrl,
+  };
+}
+
 /** The body the worker posts, the same strings it was dispatched with. */
 export const assignmentRequestSchema = z.strictObject({
-  task_id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/),
-  issue: z.string().regex(/^[1-9]\d{0,15}$/),
-  attempt: z.string().regex(/^[1-9]\d{0,3}$/),
+  task_id: z.string().regex(TASK_KEY),
+  issue: z.string().regex(ISSUE_NUMBER),
+  attempt: z.string().regex(ATTEMPT_NUMBER),
 });
 export type AssignmentRequest = z.infer<typeof assignmentRequestSchema>;
 

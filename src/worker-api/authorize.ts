@@ -1,10 +1,11 @@
 import type { JWTPayload } from 'jose';
 import { z } from 'zod';
 import type { RepoConfig } from '../config/schema.js';
-import { loadRunScope, taskBranch, type Engine, type RunScope } from '../engine/context.js';
+import { loadRunScope, type Engine, type RunScope } from '../engine/context.js';
 import { findDispatchedRun } from '../engine/match-run.js';
 import { onWorkflowRun } from '../engine/track.js';
 import type { AssignmentRequest } from '../protocol/assignment.js';
+import { taskBranch } from '../protocol/branch.js';
 import type { RefusalCode } from './refusals.js';
 import { attemptOf, findAssignmentTarget, type AssignmentTarget } from './target.js';
 

@@ -1,8 +1,4 @@
-export interface Usage {
-  costUsd: number;
-  inputTokens: number;
-  outputTokens: number;
-}
+import type { Usage } from '../protocol/markers.js';
 
 export interface AgentReport {
   /** The agent's final answer: Claude's `result`, or the raw stdout of any other agent. */

@@ -6,11 +6,10 @@ import {
   type AssignmentResponse,
   type WorkerMode,
 } from '../protocol/assignment.js';
+import { taskBranch } from '../protocol/branch.js';
+import { MAX_ATTEMPT, MAX_ISSUE_NUMBER, TASK_KEY } from '../protocol/identifiers.js';
 
 export type { WorkerMode } from '../protocol/assignment.js';
-
-/** Same rule as plan task ids; `plan` also matches. Keeps branch names and git argv sane. */
-const TASK_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
 /**
  * A branch name we are willing to hand to git: no leading dash (would read as an option),
@@ -55,9 +54,9 @@ const mode = z.enum(WORKER_MODES, {
 const actionSchema = z.object({
   INPUT_TASK_ID: requiredText()
     .trim()
-    .regex(TASK_ID, 'expected a task id such as task_001, or plan'),
-  INPUT_ISSUE: wholeNumber(1, Number.MAX_SAFE_INTEGER),
-  INPUT_ATTEMPT: wholeNumber(1, 1000),
+    .regex(TASK_KEY, 'expected a task id such as task_001, or plan'),
+  INPUT_ISSUE: wholeNumber(1, MAX_ISSUE_NUMBER),
+  INPUT_ATTEMPT: wholeNumber(1, MAX_ATTEMPT),
   INPUT_MODE: z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), mode),
   INPUT_COORDINATOR_URL: requiredText()
     .trim()
@@ -195,7 +194,7 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentRespo
     model: a.model,
     maxTurns: a.max_turns,
     maxTasks: a.max_tasks ?? DEFAULT_MAX_TASKS,
-    branch: `agent/${action.issue}/${action.taskId}`,
+    branch: taskBranch(action.issue, action.taskId),
   };
 }
 

@@ -7,5 +7,4 @@ export type { Coordinator } from './coordinator.js';
 export type { FailureReason, WorkerOutcome } from './outcome.js';
 export { splitShellWords } from './shell-words.js';
 export { parseAgentOutput } from './agent-output.js';
-export type { AgentReport, Usage } from './agent-output.js';
-export { readUsage, taskMarker, updateBodyMarkers, usageMarker } from './markers.js';
+export type { AgentReport } from './agent-output.js';

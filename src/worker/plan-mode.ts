@@ -5,14 +5,10 @@ import {
   parsePlanYaml,
 } from '../core/plan/index.js';
 import type { PlanError } from '../core/plan/index.js';
-import { neutralizeMarkers } from './markers.js';
+import { neutralizeMarkers, planMarker } from '../protocol/markers.js';
 import { fail, type WorkerOutcome } from './outcome.js';
 import { planPrompt } from './prompts.js';
 import { invokeAgent, log, type ModeContext } from './steps.js';
-
-export function planMarker(runId: string): string {
-  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
-}
 
 /** A fence longer than any backtick run inside, so the content cannot close it early. */
 export function fenced(info: string, content: string): string {

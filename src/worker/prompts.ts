@@ -1,3 +1,4 @@
+import { TASK_KEY } from '../protocol/identifiers.js';
 import type { WorkerEnv } from './env.js';
 
 type PromptEnv = Pick<
@@ -85,7 +86,7 @@ export function planPrompt(
     '```',
     '',
     'Rules:',
-    '- id matches ^[a-z0-9][a-z0-9_-]{0,39}$ and is unique; title is one line.',
+    `- id matches ${TASK_KEY.source} and is unique; title is one line.`,
     '- Allowed keys: id, title, type, deps, prompt, priority (1 lowest .. 5 highest), timeoutMinutes. No other keys.',
     '- deps lists ids of tasks that must be merged first; no cycles.',
     `- At most ${env.maxTasks} tasks.`,

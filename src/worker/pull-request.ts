@@ -1,8 +1,12 @@
-import type { Usage } from './agent-output.js';
 import type { WorkerEnv } from './env.js';
 import type { WorkerGitHub } from './github.js';
 import { inertInline } from '../core/inert-markdown.js';
-import { markerBlock, neutralizeMarkers, updateBodyMarkers } from './markers.js';
+import {
+  markerBlock,
+  neutralizeMarkers,
+  updateBodyMarkers,
+  type Usage,
+} from '../protocol/markers.js';
 
 type PullEnv = Pick<WorkerEnv, 'issue' | 'taskId' | 'attempt' | 'title' | 'prompt' | 'branch'>;
 

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildDispatchInputs,
-  composeAssignment,
-  type AssignmentSource,
-} from '../../src/core/worker-inputs.js';
-import { DISPATCH_INPUT_NAMES } from '../../src/protocol/assignment.js';
+import { composeAssignment, type AssignmentSource } from '../../src/core/worker-inputs.js';
 
 const source = (overrides: Partial<AssignmentSource> = {}): AssignmentSource => ({
   issueNumber: 7,
@@ -16,27 +11,6 @@ const source = (overrides: Partial<AssignmentSource> = {}): AssignmentSource => 
   model: 'claude-sonnet-4-5',
   maxTurns: 50,
   ...overrides,
-});
-
-describe('dispatch inputs', () => {
-  it('are the identifiers only, all strings', () => {
-    const inputs = buildDispatchInputs({
-      taskKey: 'task_002',
-      issueNumber: 7,
-      attempt: 2,
-      mode: 'fix',
-      coordinatorUrl: 'https://coordinator.example',
-    });
-    expect(inputs).toEqual({
-      task_id: 'task_002',
-      issue: '7',
-      attempt: '2',
-      mode: 'fix',
-      coordinator_url: 'https://coordinator.example',
-    });
-    expect(Object.keys(inputs).sort()).toEqual([...DISPATCH_INPUT_NAMES].sort());
-    for (const value of Object.values(inputs)) expect(typeof value).toBe('string');
-  });
 });
 
 describe('the assignment text', () => {

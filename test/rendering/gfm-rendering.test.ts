@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeSpan, describeParseError } from '../../src/core/commands/index.js';
-import { parsePlanMarker } from '../../src/core/markers.js';
+import { parsePlanMarker } from '../../src/protocol/markers.js';
 import { orderCheck, type MergeTask } from '../../src/core/merge/index.js';
 import { formatPlanErrors } from '../../src/core/plan/index.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readUsage, updateBodyMarkers, usageMarker } from '../../src/worker/markers.js';
+import { parseUsageMarker, updateBodyMarkers, usageMarker } from '../../src/protocol/markers.js';
 import { pullBody } from '../../src/worker/pull-request.js';
 
 const task = {
@@ -37,7 +37,7 @@ describe('PR body markers', () => {
     expect(second).toContain('Edited by a person.');
     expect(second.match(/agent-coordinator:task/g)).toHaveLength(1);
     expect(second).toContain('attempt=2 -->');
-    expect(readUsage(second)).toEqual({ costUsd: 1.75, inputTokens: 150, outputTokens: 15 });
+    expect(parseUsageMarker(second)).toEqual({ costUsd: 1.75, inputTokens: 150, outputTokens: 15 });
   });
 
   it('keeps the recorded usage when the attempt reports none, and adds none when nothing was recorded', () => {
@@ -48,7 +48,7 @@ describe('PR body markers', () => {
         attempt: 3,
       },
     );
-    expect(readUsage(body)).toEqual({ costUsd: 1, inputTokens: 1, outputTokens: 1 });
+    expect(parseUsageMarker(body)).toEqual({ costUsd: 1, inputTokens: 1, outputTokens: 1 });
     expect(updateBodyMarkers('plain', { ...task })).not.toContain('usage');
   });
 
@@ -63,6 +63,6 @@ describe('PR body markers', () => {
       undefined,
     );
     expect(body.match(/<!-- agent-coordinator/g)).toHaveLength(1);
-    expect(readUsage(body)).toBeUndefined();
+    expect(parseUsageMarker(body)).toBeUndefined();
   });
 });

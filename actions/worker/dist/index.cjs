@@ -4450,7 +4450,7 @@ var require_resolve_block_scalar = __commonJS({
       if (!header)
         return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar.source ? splitLines(scalar.source) : [];
+      const lines = scalar.source ? splitLines2(scalar.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
         const content = lines[i][1];
@@ -4608,7 +4608,7 @@ var require_resolve_block_scalar = __commonJS({
       }
       return { mode: mode2, indent, chomp, comment, length };
     }
-    function splitLines(source) {
+    function splitLines2(source) {
       const split = source.split(/\n( *)/);
       const first = split[0];
       const m = first.match(/^( *)/);
@@ -27087,6 +27087,16 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/protocol/identifiers.ts
+var TASK_KEY_SOURCE = "[a-z0-9][a-z0-9_-]{0,39}";
+var ISSUE_NUMBER_SOURCE = "[1-9]\\d{0,9}";
+var ATTEMPT_SOURCE = "[1-9]\\d{0,3}";
+var TASK_KEY = new RegExp(`^${TASK_KEY_SOURCE}$`);
+var ISSUE_NUMBER = new RegExp(`^${ISSUE_NUMBER_SOURCE}$`);
+var ATTEMPT_NUMBER = new RegExp(`^${ATTEMPT_SOURCE}$`);
+var MAX_ISSUE_NUMBER = 9999999999;
+var MAX_ATTEMPT = 9999;
+
 // src/protocol/assignment.ts
 var ASSIGNMENT_PATH = "/api/worker/assignment";
 var DISPATCH_INPUT_NAMES = [
@@ -27098,9 +27108,9 @@ var DISPATCH_INPUT_NAMES = [
 ];
 var WORKER_MODES = ["plan", "work", "fix"];
 var assignmentRequestSchema = external_exports.strictObject({
-  task_id: external_exports.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/),
-  issue: external_exports.string().regex(/^[1-9]\d{0,15}$/),
-  attempt: external_exports.string().regex(/^[1-9]\d{0,3}$/)
+  task_id: external_exports.string().regex(TASK_KEY),
+  issue: external_exports.string().regex(ISSUE_NUMBER),
+  attempt: external_exports.string().regex(ATTEMPT_NUMBER)
 });
 var text = external_exports.string().nullable();
 var assignmentResponseSchema = external_exports.object({
@@ -27255,8 +27265,13 @@ var WorkerCredentials = class {
   }
 };
 
+// src/protocol/branch.ts
+function taskBranch(issueNumber, taskKey) {
+  return `agent/${issueNumber}/${taskKey}`;
+}
+var TASK_BRANCH = new RegExp(`^agent/(${ISSUE_NUMBER_SOURCE})/(${TASK_KEY_SOURCE})$`);
+
 // src/worker/env.ts
-var TASK_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 var BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[A-Za-z0-9._/-]{1,200}$/;
 var blankToUndefined = (v) => v === null || typeof v === "string" && v.trim() === "" ? void 0 : v;
 var optional2 = (schema) => external_exports.preprocess(blankToUndefined, schema.optional());
@@ -27268,9 +27283,9 @@ var mode = external_exports.enum(WORKER_MODES, {
   error: (issue2) => issue2.input === void 0 ? "required" : "expected plan, work or fix"
 });
 var actionSchema = external_exports.object({
-  INPUT_TASK_ID: requiredText().trim().regex(TASK_ID, "expected a task id such as task_001, or plan"),
-  INPUT_ISSUE: wholeNumber(1, Number.MAX_SAFE_INTEGER),
-  INPUT_ATTEMPT: wholeNumber(1, 1e3),
+  INPUT_TASK_ID: requiredText().trim().regex(TASK_KEY, "expected a task id such as task_001, or plan"),
+  INPUT_ISSUE: wholeNumber(1, MAX_ISSUE_NUMBER),
+  INPUT_ATTEMPT: wholeNumber(1, MAX_ATTEMPT),
   INPUT_MODE: external_exports.preprocess((v) => typeof v === "string" ? v.trim() : v, mode),
   INPUT_COORDINATOR_URL: requiredText().trim().pipe(external_exports.url({ protocol: /^https?$/, error: "expected the http(s) URL of the coordinator" })),
   "INPUT_AGENT-COMMAND": optional2(external_exports.string()),
@@ -27355,7 +27370,7 @@ function workerEnvFrom(action, assignment) {
     model: a.model,
     maxTurns: a.max_turns,
     maxTasks: a.max_tasks ?? DEFAULT_MAX_TASKS,
-    branch: `agent/${action.issue}/${action.taskId}`
+    branch: taskBranch(action.issue, action.taskId)
   };
 }
 var ACTION_INPUT_NAMES = [...DISPATCH_INPUT_NAMES, "agent-command"];
@@ -31682,30 +31697,29 @@ function neutraliseHtmlComments(text2) {
   return text2.replaceAll("<!--", `<${WORD_JOINER}!--`);
 }
 
-// src/worker/markers.ts
-var TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
-var USAGE_MARKER = /<!--\s*agent-coordinator:usage\b([^>]*)-->/g;
+// src/protocol/markers.ts
 function taskMarker(issue2, taskId, attempt2) {
   return `<!-- agent-coordinator:task issue=${issue2} task=${taskId} attempt=${attempt2} -->`;
 }
+var TASK = new RegExp(
+  `<!-- agent-coordinator:task issue=(${ISSUE_NUMBER_SOURCE}) task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) -->`
+);
 var money = (n) => String(Math.round(n * 1e6) / 1e6);
 function usageMarker(u) {
   return `<!-- agent-coordinator:usage cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)} -->`;
 }
-function readUsage(body) {
-  let found;
-  for (const m of body.matchAll(USAGE_MARKER)) {
-    const fields = Object.fromEntries(
-      [...m[1].matchAll(/(\w+)=([0-9.]+)/g)].map((f) => [f[1], Number(f[2])])
-    );
-    const val = (k) => Number.isFinite(fields[k]) ? fields[k] : 0;
-    found = {
-      costUsd: val("cost_usd"),
-      inputTokens: val("input_tokens"),
-      outputTokens: val("output_tokens")
+var USAGE = /<!-- agent-coordinator:usage cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+) -->/g;
+function parseUsageMarker(body) {
+  if (!body) return void 0;
+  let last;
+  for (const match of body.matchAll(USAGE)) {
+    last = {
+      costUsd: Number(match[1]),
+      inputTokens: Number(match[2]),
+      outputTokens: Number(match[3])
     };
   }
-  return found;
+  return last && Number.isFinite(last.costUsd) ? last : void 0;
 }
 function addUsage(a, b) {
   if (!a) return b;
@@ -31716,21 +31730,26 @@ function addUsage(a, b) {
     outputTokens: a.outputTokens + b.outputTokens
   };
 }
-function neutralizeMarkers(text2) {
-  return text2.replace(/<!--/g, "&lt;!--");
+function markerBlock(issue2, taskId, attempt2, usage) {
+  const lines = [taskMarker(issue2, taskId, attempt2)];
+  if (usage) lines.push(usageMarker(usage));
+  return lines.join("\n");
 }
+var ANY_TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
+var ANY_USAGE_MARKER = /<!--\s*agent-coordinator:usage\b[^>]*-->/g;
 function updateBodyMarkers(body, state) {
-  const total = addUsage(readUsage(body), state.usage);
-  const rest = body.replace(TASK_MARKER, "").replace(USAGE_MARKER, "").trimEnd();
+  const total = addUsage(parseUsageMarker(body), state.usage);
+  const rest = body.replace(ANY_TASK_MARKER, "").replace(ANY_USAGE_MARKER, "").trimEnd();
   return `${rest}
 
 ${markerBlock(state.issue, state.taskId, state.attempt, total)}
 `;
 }
-function markerBlock(issue2, taskId, attempt2, usage) {
-  const lines = [taskMarker(issue2, taskId, attempt2)];
-  if (usage) lines.push(usageMarker(usage));
-  return lines.join("\n");
+function neutralizeMarkers(text2) {
+  return text2.replace(/<!--/g, "&lt;!--");
+}
+function planMarker(runId) {
+  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
 }
 
 // src/worker/pull-request.ts
@@ -31855,7 +31874,7 @@ function planPrompt(env, issue2) {
     "```",
     "",
     "Rules:",
-    "- id matches ^[a-z0-9][a-z0-9_-]{0,39}$ and is unique; title is one line.",
+    `- id matches ${TASK_KEY.source} and is unique; title is one line.`,
     "- Allowed keys: id, title, type, deps, prompt, priority (1 lowest .. 5 highest), timeoutMinutes. No other keys.",
     "- deps lists ids of tasks that must be merged first; no cycles.",
     `- At most ${env.maxTasks} tasks.`,
@@ -32301,7 +32320,7 @@ async function stillConflicted(cwd, files) {
 }
 
 // src/core/plan/types.ts
-var ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+var ID_PATTERN = TASK_KEY;
 var TYPE_PATTERN = ID_PATTERN;
 var TASK_KEYS = [
   "id",
@@ -33244,9 +33263,6 @@ function renderMessage(message) {
 }
 
 // src/worker/plan-mode.ts
-function planMarker(runId) {
-  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
-}
 function fenced(info, content) {
   const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(Math.max(3, longest + 1));

@@ -1,6 +1,6 @@
-// Same pattern as task ids in the tasks block (docs/tasks-block.md).
-const TASK_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+import { TASK_KEY } from '../../protocol/identifiers.js';
 
+// Same pattern as task ids in the tasks block (docs/tasks-block.md).
 export function isTaskId(text: string): boolean {
-  return TASK_ID.test(text);
+  return TASK_KEY.test(text);
 }

@@ -1,3 +1,5 @@
+import { TASK_KEY } from '../../protocol/identifiers.js';
+
 export interface TaskSpec {
   id: string;
   title: string;
@@ -55,7 +57,8 @@ export interface PlanLimits {
   maxTasks: number;
 }
 
-export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+/** A task id becomes the task's key in its branch, run-name and markers. */
+export const ID_PATTERN = TASK_KEY;
 export const TYPE_PATTERN = ID_PATTERN;
 export const TASK_KEYS: readonly string[] = [
   'id',

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { DISPATCH_INPUT_NAMES } from '../../../src/protocol/assignment.js';
+import { WORKFLOW_RUN_NAME } from '../../../src/protocol/run-name.js';
 import type { Core } from '../core.js';
 import { createCommit } from '../git.js';
 import { nodeId } from '../ids.js';
@@ -10,8 +11,7 @@ export const WORKER_WORKFLOW = 'agent-worker.yml';
 // The worker workflow declares exactly the dispatch inputs (docs/worker.md): identifiers only.
 export const WORKER_INPUTS = DISPATCH_INPUT_NAMES;
 
-export const WORKER_RUN_NAME =
-  'agent-coordinator #${{ inputs.issue }} ${{ inputs.task_id }} attempt ${{ inputs.attempt }}';
+export const WORKER_RUN_NAME = WORKFLOW_RUN_NAME;
 
 export interface WorkflowSpec {
   file: string;

@@ -64,15 +64,3 @@ export const autoWorker: WorkerPolicy = (run) =>
     : { kind: 'pr', costUsd: 0.42, inputTokens: 12000, outputTokens: 3400 };
 
 export const manualWorker: WorkerPolicy = () => ({ kind: 'manual' });
-
-export function taskMarker(issue: string, task: string, attempt: string): string {
-  return `<!-- agent-coordinator:task issue=${issue} task=${task} attempt=${attempt} -->`;
-}
-
-export function usageMarker(costUsd: number, inputTokens: number, outputTokens: number): string {
-  return `<!-- agent-coordinator:usage cost_usd=${costUsd} input_tokens=${inputTokens} output_tokens=${outputTokens} -->`;
-}
-
-export function planMarker(runId: number): string {
-  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
-}

@@ -7,15 +7,8 @@ import type { Sent } from '../ops/pull-events.js';
 import { openPull } from '../ops/pulls.js';
 import { pushCommit } from '../ops/refs.js';
 import { WORKER_WORKFLOW } from '../ops/repos.js';
-import {
-  autoWorker,
-  planMarker,
-  taskMarker,
-  usageMarker,
-  type WorkerOutcome,
-  type WorkerPolicy,
-  type WorkerRun,
-} from './outcomes.js';
+import { planMarker, taskMarker, usageMarker } from '../../../src/protocol/markers.js';
+import { autoWorker, type WorkerOutcome, type WorkerPolicy, type WorkerRun } from './outcomes.js';
 
 // Plays the worker workflow: reacts to each dispatch of the worker workflow with the steps a
 // real run would take, each step's webhooks delivered before the next step starts.
@@ -137,14 +130,19 @@ export class SimulatedWorker {
     const attempt = inputs['attempt'] ?? '1';
     const base = inputs['base'] || repo.defaultBranch;
     const bot = core.app.bot;
-    const markers = [taskMarker(issue, task, attempt)];
+    // The markers the real worker writes (docs/worker.md), from the same module.
+    const markers = [taskMarker(Number(issue), task, Number(attempt))];
     if (
       outcome.costUsd !== undefined ||
       outcome.inputTokens !== undefined ||
       outcome.outputTokens !== undefined
     ) {
       markers.push(
-        usageMarker(outcome.costUsd ?? 0, outcome.inputTokens ?? 0, outcome.outputTokens ?? 0),
+        usageMarker({
+          costUsd: outcome.costUsd ?? 0,
+          inputTokens: outcome.inputTokens ?? 0,
+          outputTokens: outcome.outputTokens ?? 0,
+        }),
       );
     }
     const title = outcome.title ?? (inputs['title'] || `${task}`);

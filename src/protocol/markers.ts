@@ -1,0 +1,131 @@
+import { classifyLines, splitLines } from '../core/commands/markdown-lines.js';
+import { ATTEMPT_SOURCE, ISSUE_NUMBER_SOURCE, TASK_KEY_SOURCE } from './identifiers.js';
+
+/**
+ * The hidden markers the worker writes and the coordinator reads: the task and usage markers of a
+ * PR body (docs/worker.md, "Pull request markers") and the planner's plan marker
+ * (docs/lifecycle.md, "Plan"). Writer and reader live here together, so the two sides cannot
+ * drift apart.
+ */
+
+/** What an agent spent, as the usage marker records it (input tokens include cache reads and writes). */
+export interface Usage {
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function taskMarker(issue: number, taskId: string, attempt: number): string {
+  return `<!-- agent-coordinator:task issue=${issue} task=${taskId} attempt=${attempt} -->`;
+}
+
+const TASK = new RegExp(
+  `<!-- agent-coordinator:task issue=(${ISSUE_NUMBER_SOURCE}) task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) -->`,
+);
+
+export function parseTaskMarker(
+  body: string | null | undefined,
+): { issue: number; task: string; attempt: number } | undefined {
+  const match = body ? TASK.exec(body) : null;
+  return match
+    ? { issue: Number(match[1]), task: match[2]!, attempt: Number(match[3]) }
+    : undefined;
+}
+
+// Six decimals: sub-cent precision, and no 0.30000000000000004 in a PR body.
+const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
+
+export function usageMarker(u: Usage): string {
+  return `<!-- agent-coordinator:usage cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)} -->`;
+}
+
+const USAGE =
+  /<!-- agent-coordinator:usage cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+) -->/g;
+
+/**
+ * The last usage marker of a PR body: the worker keeps the task's running total there, adding
+ * each attempt to what it reads, and the coordinator records that total as the task's spend.
+ */
+export function parseUsageMarker(body: string | null | undefined): Usage | undefined {
+  if (!body) return undefined;
+  let last: Usage | undefined;
+  for (const match of body.matchAll(USAGE)) {
+    last = {
+      costUsd: Number(match[1]),
+      inputTokens: Number(match[2]),
+      outputTokens: Number(match[3]),
+    };
+  }
+  return last && Number.isFinite(last.costUsd) ? last : undefined;
+}
+
+function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return {
+    costUsd: a.costUsd + b.costUsd,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+}
+
+export function markerBlock(issue: number, taskId: string, attempt: number, usage?: Usage): string {
+  const lines = [taskMarker(issue, taskId, attempt)];
+  if (usage) lines.push(usageMarker(usage));
+  return lines.join('\n');
+}
+
+// Anything that looks like one of our PR markers, well-formed or not, is replaced on an update.
+const ANY_TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
+const ANY_USAGE_MARKER = /<!--\s*agent-coordinator:usage\b[^>]*-->/g;
+
+export interface MarkerState {
+  issue: number;
+  taskId: string;
+  attempt: number;
+  /** This attempt's usage; added to what the body already records. */
+  usage?: Usage;
+}
+
+/** Replace our markers in a (possibly human-edited) PR body, keeping everything else. */
+export function updateBodyMarkers(body: string, state: MarkerState): string {
+  const total = addUsage(parseUsageMarker(body), state.usage);
+  const rest = body.replace(ANY_TASK_MARKER, '').replace(ANY_USAGE_MARKER, '').trimEnd();
+  return `${rest}\n\n${markerBlock(state.issue, state.taskId, state.attempt, total)}\n`;
+}
+
+/**
+ * Text we did not write (task titles, prompts, the agent's summary) must not be able to
+ * forge a marker: the coordinator trusts them for attempts and spend.
+ */
+export function neutralizeMarkers(text: string): string {
+  return text.replace(/<!--/g, '&lt;!--');
+}
+
+/** The plan marker, on a line of its own in the planner's comment: the workflow run that wrote it. */
+export function planMarker(runId: number | string): string {
+  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
+}
+
+// On a line of its own, as an HTML block may be indented: up to three spaces.
+const PLAN_LINE = /^ {0,3}<!-- agent-coordinator:plan run_id=(\d{1,19}) -->[ \t]*$/;
+
+/**
+ * The planner's workflow run id, from its marker on a line of its own anywhere outside code
+ * blocks, quotes and HTML comments: a marker quoted in the plan, in a quote or inline in a
+ * sentence (as a reply echoing one would have it) is not one. Two different run ids are
+ * no answer at all.
+ */
+export function parsePlanMarker(body: string | null | undefined): number | undefined {
+  if (!body) return undefined;
+  const lines = splitLines(body);
+  const kinds = classifyLines(lines);
+  const ids = new Set<string>();
+  lines.forEach((line, i) => {
+    const match = kinds[i] === 'html_comment' ? PLAN_LINE.exec(line) : null;
+    if (match) ids.add(match[1]!);
+  });
+  if (ids.size !== 1) return undefined;
+  const id = Number([...ids][0]);
+  return Number.isSafeInteger(id) ? id : undefined;
+}
