@@ -47,6 +47,14 @@ export const INFLIGHT_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
   'running',
 ]);
 
+// A PR waits on review and merge. Other states either have a worker attempt coming (its push
+// replaces the head) or have ended (docs/lifecycle.md).
+export const AWAITING_MERGE_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
+  'in_review',
+  'approved',
+  'merging',
+]);
+
 export function isTaskState(value: unknown): value is TaskState {
   return typeof value === 'string' && (TASK_STATES as readonly string[]).includes(value);
 }

@@ -1,13 +1,14 @@
-import type { Command } from '../core/commands/index.js';
-import { helpText } from '../core/commands/index.js';
-import { DependencyIndex } from '../core/scheduler/index.js';
-import type { TaskState } from '../core/states.js';
-import type { TaskRow } from '../store/runs.js';
+import {
+  decideCommand,
+  taskInState,
+  type Command,
+  type CommandEffect,
+} from '../core/commands/index.js';
+import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
-import { blockDependents } from './failures.js';
 import { cancelRun } from './finish.js';
-import { APPROVABLE, recordApproval } from './approval.js';
+import { recordApproval } from './approval.js';
 import { advanceRun } from './merge.js';
 import { applyPlan } from './start-run.js';
 import { refreshStatus } from './status.js';
@@ -17,218 +18,126 @@ export type CommandOutcome = { ok: true; reply?: string } | { ok: false; reason:
 
 export interface CommandTarget {
   scope: RunScope;
-  /** Set when the comment is on the task's agent PR. */
+  /**
+   * Set when the comment is on the task's agent PR. Only its key is used: the task's state is
+   * read with the rest of the run.
+   */
   task?: TaskRow;
   actor: string;
 }
 
-const RETRYABLE: TaskState[] = [
-  'failed',
-  'vetoed',
-  'rejected',
-  'blocked',
-  'cancelled',
-  'in_review',
-  'approved',
-  'pending',
-];
-
-/** Carry out one accepted command. Every "no" says why, for the reply. */
+/**
+ * Carry out one command: read the run once, let core decide (`decideCommand`, with every "no"
+ * saying why, for the reply), then apply its effects in order.
+ */
 export async function executeCommand(
   engine: Engine,
   target: CommandTarget,
   command: Command,
 ): Promise<CommandOutcome> {
-  const { scope } = target;
+  const graph = await engine.store.runs.graphOf(target.scope.run.id);
+  const decision = decideCommand(
+    { run: target.scope.run, tasks: graph.tasks, deps: graph.depsOf },
+    command,
+    { taskKey: target.task?.taskKey, actor: target.actor },
+  );
+  if (!decision.ok) return decision;
+  let scope = target.scope;
+  let reply: string | undefined;
+  for (const effect of decision.effects) {
+    if (effect.kind === 'reply') {
+      reply = effect.text;
+      continue;
+    }
+    if (effect.kind === 'updateRun') {
+      await engine.store.runs.updateRun(scope.run.id, effect.values);
+      scope = { ...scope, run: { ...scope.run, ...effect.values } };
+      continue;
+    }
+    const refusal = await apply(engine, scope, graph, effect);
+    if (refusal !== undefined) return { ok: false, reason: refusal };
+  }
+  return reply === undefined ? { ok: true } : { ok: true, reply };
+}
+
+/** One effect; returns the refusal when a guarded one did not take. */
+async function apply(
+  engine: Engine,
+  scope: RunScope,
+  graph: RunGraph,
+  effect: Exclude<CommandEffect, { kind: 'reply' | 'updateRun' }>,
+): Promise<string | undefined> {
   const { runs } = engine.store;
-  const run = scope.run;
-  const resolveTask = async (taskId: string | undefined): Promise<TaskRow | { error: string }> => {
-    if (target.task) return target.task;
-    if (!taskId) return { error: 'name the task, e.g. `/retry task_001`' };
-    const task = await runs.task(run.id, taskId);
-    return task ?? { error: `there is no task \`${taskId}\` in this run` };
+  const taskOf = (key: string): TaskRow => {
+    const task = graph.byKey.get(key);
+    // decideCommand only names tasks of the snapshot.
+    if (!task) throw new Error(`no task ${key} in run ${scope.run.id}`);
+    return task;
   };
+  switch (effect.kind) {
+    case 'refreshStatus':
+      await runs.bumpStatus(scope.run.id);
+      await refreshStatus(engine, scope.run.id);
+      return undefined;
 
-  switch (command.name) {
-    case 'help':
-      return { ok: true, reply: helpText(target.task ? 'pull_request' : 'issue') };
+    case 'applyPlan':
+      return (await applyPlan(engine, scope, effect.body, 'command'))
+        ? undefined
+        : effect.otherwise;
 
-    case 'status':
-      await runs.bumpStatus(run.id);
-      await refreshStatus(engine, run.id);
-      return { ok: true };
+    case 'cancelRun':
+      return (await cancelRun(engine, scope, effect.why)) ? undefined : effect.otherwise;
 
-    case 'plan': {
-      if (run.finishedAt)
-        return {
-          ok: false,
-          reason: 'the run has finished; add the label again to start a new one',
-        };
-      const merged = (await runs.tasksOf(run.id)).some((t) => t.state === 'merged');
-      if (merged)
-        return {
-          ok: false,
-          reason: 'a task has already been merged: the plan can no longer be replaced',
-        };
-      const inflight = (await runs.tasksOf(run.id)).filter(
-        (t) => t.state === 'dispatched' || t.state === 'running',
-      );
-      if (inflight.length > 0) {
-        return {
-          ok: false,
-          reason: `workers are running (${inflight.map((t) => t.taskKey).join(', ')}): \`/hold\` and wait for them, then send the plan again`,
-        };
-      }
-      const accepted = await applyPlan(engine, scope, command.body, 'command');
-      return accepted
-        ? { ok: true }
-        : { ok: false, reason: 'the plan is invalid; the status comment lists the errors' };
+    case 'reopenRun':
+      return (await runs.reopenRun(scope.run.id)) ? undefined : effect.otherwise;
+
+    case 'transition': {
+      const moved = await runs.transitionTask(taskOf(effect.task).id, effect.from, {
+        ...effect.values,
+        state: effect.to,
+      });
+      return moved || effect.otherwise === undefined ? undefined : effect.otherwise;
     }
 
-    case 'cancel': {
-      if (!target.task) {
-        const done = await cancelRun(engine, scope, `/cancel by @${target.actor}`);
-        return done ? { ok: true } : { ok: false, reason: 'the run has already finished' };
-      }
-      const task = target.task;
-      const cancelled = await runs.transitionTask(
-        task.id,
-        ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
-        { state: 'cancelled' },
-      );
-      if (!cancelled) return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
-      const latest = await engine.store.attempts.latestOf(task.id);
+    case 'updateTask':
+      await runs.transitionTask(taskOf(effect.task).id, [effect.whileIn], effect.values);
+      return undefined;
+
+    case 'cancelAttempt': {
+      const latest = await engine.store.attempts.latestOf(taskOf(effect.task).id);
       if (latest && latest.phase !== 'completed' && latest.workflowRunId !== null) {
         await scope.port.cancelWorkflowRun(scope.repo, latest.workflowRunId);
         await engine.store.attempts.complete(latest.id, {
           conclusion: 'cancelled',
-          failureReason: `/cancel by @${target.actor}`,
+          failureReason: effect.why,
         });
       }
-      await blockDependents(engine, run.id, task.taskKey);
-      engine.requestStatus(run.id);
-      await scheduleRepository(engine, scope.repositoryId);
-      return { ok: true };
-    }
-
-    case 'hold':
-    case 'unhold': {
-      const hold = command.name === 'hold';
-      if (target.task) {
-        await runs.transitionTask(target.task.id, [target.task.state], { held: hold });
-        if (!hold) await advanceRun(engine, scope);
-        return { ok: true };
-      }
-      if (run.finishedAt) return { ok: false, reason: 'the run has finished' };
-      if (hold && run.state !== 'running' && run.state !== 'held')
-        return { ok: false, reason: `the run is ${run.state}` };
-      if (!hold && run.state !== 'held') return { ok: false, reason: 'the run is not held' };
-      await runs.updateRun(run.id, {
-        state: hold ? 'held' : 'running',
-        held: hold,
-        holdReason: hold ? `/hold by @${target.actor}` : null,
-        // Lifting a budget hold waives the budget for this run (docs/configuration.md).
-        ...(!hold && run.holdReason?.startsWith('budget') ? { budgetWaived: true } : {}),
-      });
-      if (!hold) {
-        await scheduleRepository(engine, scope.repositoryId);
-        await advanceRun(engine, { ...scope, run: (await runs.getRun(run.id)) ?? run });
-      }
-      return { ok: true };
+      return undefined;
     }
 
     case 'approve': {
-      if (!target.task && !command.taskId) {
-        if (run.state !== 'awaiting_approval')
-          return {
-            ok: false,
-            reason: `there is no plan waiting for approval (the run is ${run.state})`,
-          };
-        await runs.updateRun(run.id, { planApproved: true, state: run.held ? 'held' : 'running' });
-        await scheduleRepository(engine, scope.repositoryId);
-        return { ok: true };
-      }
-      const task = await resolveTask(command.taskId);
-      if ('error' in task) return { ok: false, reason: task.error };
-      if (!APPROVABLE.includes(task.state))
-        return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
       // The head as GitHub shows it now: the PR may be newer than anything handled so far.
-      const pull = await currentPullOf(engine, scope, task);
-      if (!pull) return { ok: false, reason: `task \`${task.taskKey}\` has no pull request yet` };
-      const fresh = (await runs.taskById(task.id)) ?? task;
-      const approved = await recordApproval(engine, fresh, {
+      const current = await currentPullOf(engine, scope, taskOf(effect.task));
+      if (!current) return effect.otherwise;
+      const { pull, task } = current;
+      const approved = await recordApproval(engine, task, {
         sha: pull.headSha,
-        by: target.actor,
+        by: effect.by,
         currentHead: pull.headSha,
       });
-      if (!approved) return { ok: false, reason: `task \`${task.taskKey}\` is ${fresh.state}` };
-      await advanceRun(engine, { ...scope, run: (await runs.getRun(run.id)) ?? run });
-      return { ok: true };
+      return approved ? undefined : taskInState(task.taskKey, task.state);
     }
 
-    case 'veto': {
-      const task = await resolveTask(command.taskId);
-      if ('error' in task) return { ok: false, reason: task.error };
-      const vetoed = await runs.transitionTask(
-        task.id,
-        ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
-        {
-          state: 'vetoed',
-          vetoReason: command.reason ?? `vetoed by @${target.actor}`,
-          approvedSha: null,
-        },
-      );
-      if (!vetoed) return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
-      await blockDependents(engine, run.id, task.taskKey);
-      await advanceRun(engine, scope);
-      return { ok: true };
-    }
+    case 'requestStatus':
+      engine.requestStatus(scope.run.id);
+      return undefined;
 
-    case 'retry': {
-      const task = await resolveTask(command.taskId);
-      if ('error' in task) return { ok: false, reason: task.error };
-      if (!RETRYABLE.includes(task.state))
-        return {
-          ok: false,
-          reason: `task \`${task.taskKey}\` is ${task.state}: it is already running or merged`,
-        };
-      const feedback = [
-        task.state === 'vetoed' && task.vetoReason ? `Veto: ${task.vetoReason}` : '',
-        command.feedback ?? '',
-      ]
-        .filter(Boolean)
-        .join('\n\n');
-      if (run.finishedAt) {
-        const reopened = await engine.store.runs.reopenRun(run.id);
-        if (!reopened) return { ok: false, reason: 'another run of this issue is active' };
-      }
-      await runs.transitionTask(task.id, RETRYABLE, {
-        state: 'pending',
-        nextMode: task.prNumber === null ? 'work' : 'fix',
-        pendingFeedback: feedback || null,
-        nextAttemptAt: null,
-        vetoReason: null,
-        approvedSha: null,
-      });
-      await unblockDependents(engine, run.id, task.taskKey);
+    case 'schedule':
       await scheduleRepository(engine, scope.repositoryId);
-      return { ok: true };
-    }
-  }
-}
+      return undefined;
 
-/** Tasks blocked only because of `taskKey` become pending again once it is retried. */
-async function unblockDependents(engine: Engine, runId: number, taskKey: string): Promise<void> {
-  const { depsOf: deps, byKey } = await engine.store.runs.graphOf(runId);
-  const index = new DependencyIndex([...deps].map(([id, d]) => ({ id, deps: d })));
-  const dead = new Set<TaskState>(['failed', 'vetoed', 'rejected', 'cancelled']);
-  for (const key of index.transitiveDependents(taskKey)) {
-    const task = byKey.get(key);
-    if (!task || task.state !== 'blocked') continue;
-    const stillDead = (deps.get(key) ?? []).some(
-      (d) => d !== taskKey && dead.has(byKey.get(d)?.state ?? 'pending'),
-    );
-    if (!stillDead)
-      await engine.store.runs.transitionTask(task.id, ['blocked'], { state: 'pending' });
+    case 'advance':
+      await advanceRun(engine, scope);
+      return undefined;
   }
 }

@@ -1,5 +1,4 @@
-import { parseDuration } from '../config/schema.js';
-import { DependencyIndex } from '../core/scheduler/index.js';
+import { afterFailedAttempt, dependentsToBlock } from '../core/lifecycle/index.js';
 import type { TaskState } from '../core/states.js';
 import { renderFailureComment } from '../core/status/index.js';
 import type { AttemptRow } from '../store/attempts.js';
@@ -20,20 +19,22 @@ export async function recordFailedAttempt(
   attempt: AttemptRow,
   reason: string,
 ): Promise<'retry' | 'failed' | 'ignored'> {
-  const { config } = scope;
-  const retriesUsed = task.attemptCount - 1;
-  if (retriesUsed < config.retries.max) {
-    const backoff =
-      config.retries.backoff[Math.min(retriesUsed, config.retries.backoff.length - 1)] ?? '0s';
-    const delay = parseDuration(backoff) ?? 0;
+  const verdict = afterFailedAttempt(task.attemptCount, scope.config.retries, engine.now());
+  if (verdict.kind === 'retry') {
     const moved = await engine.store.runs.transitionTask(task.id, RETRYABLE_FROM, {
       state: 'pending',
-      nextAttemptAt: new Date(engine.now().getTime() + delay),
+      nextAttemptAt: verdict.at,
       pendingFeedback: task.pendingFeedback,
     });
     if (!moved) return 'ignored';
     engine.log.info(
-      { run: scope.run.id, task: task.taskKey, attempt: attempt.attempt, reason, retryInMs: delay },
+      {
+        run: scope.run.id,
+        task: task.taskKey,
+        attempt: attempt.attempt,
+        reason,
+        retryInMs: verdict.delayMs,
+      },
       'attempt failed; retrying',
     );
     engine.requestStatus(scope.run.id);
@@ -75,10 +76,9 @@ export async function blockDependents(
   runId: number,
   taskKey: string,
 ): Promise<string[]> {
-  const { depsOf, byKey } = await engine.store.runs.graphOf(runId);
-  const index = new DependencyIndex([...depsOf].map(([id, deps]) => ({ id, deps })));
+  const { tasks, depsOf, byKey } = await engine.store.runs.graphOf(runId);
   const blocked: string[] = [];
-  for (const key of index.transitiveDependents(taskKey)) {
+  for (const key of dependentsToBlock({ tasks, deps: depsOf }, taskKey)) {
     const task = byKey.get(key);
     if (!task) continue;
     const moved = await engine.store.runs.transitionTask(task.id, ['pending'], {

@@ -4,11 +4,13 @@ import {
   decideMerges,
   ORDER_CHECK_NAME,
   orderCheck,
+  pullsNeedingGitHubView,
   type MergeDecision,
   type MergePull,
   type MergeTask,
 } from '../core/merge/index.js';
-import type { TaskState } from '../core/states.js';
+import { afterSendBack } from '../core/lifecycle/index.js';
+import { AWAITING_MERGE_TASK_STATES, type TaskState } from '../core/states.js';
 import type { PullRow } from '../store/pulls.js';
 import type { TaskRow } from '../store/runs.js';
 import { timeDecision, type Engine, type RunScope } from './context.js';
@@ -16,8 +18,6 @@ import { scheduleRepository } from './dispatch.js';
 import { failTaskForGood } from './failures.js';
 import { settleRun } from './finish.js';
 import { crashPoint } from '../crash-points.js';
-
-const AWAITING_MERGE: TaskState[] = ['in_review', 'approved', 'merging'];
 
 /**
  * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and
@@ -52,8 +52,7 @@ async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Prom
     title: t.title,
   }));
 
-  const state = new Map(tasks.map((t) => [t.taskKey, t.state]));
-  const live: Array<{ row: PullRow; task: TaskRow; pull: MergePull; nodeId: string }> = [];
+  const stored: Array<{ row: PullRow; task: TaskRow; pull: MergePull }> = [];
   for (const row of pulls) {
     const task = row.taskId === null ? undefined : byId.get(row.taskId);
     if (!task || row.state !== 'open' || task.prNumber !== row.number) continue;
@@ -69,17 +68,18 @@ async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Prom
       inMergeQueue: task.state === 'merging' && row.enqueuedAt !== null,
       sentBackForSha: row.sentBackForSha ?? undefined,
     };
-    // Only a PR that could move needs GitHub's view: the decision for one waiting on deps,
-    // approval, a hold or a veto comes out the same from what the database knows, and asking
-    // GitHub for every PR on every event would cost O(PRs²) calls across a run.
-    const couldMove =
-      AWAITING_MERGE.includes(task.state) &&
-      !task.held &&
-      !run.held &&
-      task.vetoReason === null &&
-      (deps.get(task.taskKey) ?? []).every((d) => state.get(d) === 'merged') &&
-      (!scope.config.merge.requireApproval || task.approvedSha !== null);
-    if (!couldMove) {
+    stored.push({ row, task, pull: fromDb });
+  }
+  const needView = pullsNeedingGitHubView({
+    tasks: mergeTasks,
+    pulls: stored.map((s) => s.pull),
+    runHeld: run.held,
+    requireApproval: scope.config.merge.requireApproval,
+  });
+
+  const live: Array<{ row: PullRow; task: TaskRow; pull: MergePull; nodeId: string }> = [];
+  for (const { row, task, pull: fromDb } of stored) {
+    if (!needView.has(row.number)) {
       live.push({ row, task, nodeId: row.nodeId ?? '', pull: fromDb });
       continue;
     }
@@ -300,11 +300,12 @@ export async function sendBack(
 ): Promise<void> {
   const { task, row } = target;
   await setPull(engine, row.id, { sentBackForSha: target.pull.headSha, enqueuedAt: null });
-  if (task.attemptCount - 1 >= scope.config.retries.max) {
-    await failTaskForGood(engine, scope, task.id, `no retries left to fix it: ${feedback}`, null);
+  const verdict = afterSendBack(task.attemptCount, scope.config.retries, feedback);
+  if (verdict.kind === 'fail') {
+    await failTaskForGood(engine, scope, task.id, verdict.reason, null);
     return;
   }
-  const moved = await engine.store.runs.transitionTask(task.id, AWAITING_MERGE, {
+  const moved = await engine.store.runs.transitionTask(task.id, [...AWAITING_MERGE_TASK_STATES], {
     state: 'pending',
     nextMode: 'fix',
     pendingFeedback: feedback,

@@ -166,18 +166,19 @@ async function completeAttempt(
 
 /**
  * The task's open agent PR as GitHub shows it now, recorded and linked to the task: a command
- * or review may arrive before the delivery that announced the PR has been handled.
+ * or review may arrive before the delivery that announced the PR has been handled. Returns the
+ * task as it is after the link.
  */
 export async function currentPullOf(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
-): Promise<PullInfo | null> {
+): Promise<{ pull: PullInfo; task: TaskRow } | null> {
   const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
   const pull = known?.state === 'open' ? known : await agentPullOf(scope, task);
   if (!pull || pull.state !== 'open' || pull.headRepoId !== scope.repositoryId) return null;
   const linked = await linkPullRequest(engine, scope.repositoryId, pull);
-  return linked && linked.task.id === task.id ? pull : null;
+  return linked && linked.task.id === task.id ? { pull, task: linked.task } : null;
 }
 
 /** The open PR of the task's branch, from this same repository. */

@@ -161,8 +161,7 @@ async function runCommand(
   const engine = services.engine!;
   const fresh = (await engine.store.runs.getRun(run.id)) ?? run;
   const scope = await loadRunScope(engine, fresh, port);
-  const freshTask = task ? await engine.store.runs.taskById(task.id) : undefined;
-  return executeCommand(engine, { scope, task: freshTask, actor }, command);
+  return executeCommand(engine, { scope, task, actor }, command);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigYaml, validateConfig } from '../../src/config/load.js';
-import { DEFAULT_CONFIG, parseDuration } from '../../src/config/schema.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { parseDuration } from '../../src/core/duration.js';
 
 describe('repository config (.github/agent-coordinator.yml)', () => {
   it('is all defaults (docs/configuration.md) when the file is missing or empty', () => {

@@ -10,3 +10,13 @@ export { parseCommands } from './parse-commands.js';
 export { describeParseError } from './describe-error.js';
 export { helpText } from './help-text.js';
 export { codeSpan } from './code-span.js';
+export { decideCommand, taskInState } from './decide-command.js';
+export type {
+  CommandDecision,
+  CommandEffect,
+  CommandSnapshot,
+  CommandTarget,
+  CommandTask,
+  RunValues,
+  TaskValues,
+} from './command-effects.js';

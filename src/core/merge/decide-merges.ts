@@ -1,5 +1,10 @@
 import { dependencyLevels } from './dependency-order.js';
-import { evaluatePull, type EvaluationContext } from './evaluate-pull.js';
+import {
+  evaluatePull,
+  needsGitHubView,
+  type EvaluationContext,
+  type StopContext,
+} from './evaluate-pull.js';
 import { allocateSlots, type PoolEntry } from './merge-pool.js';
 import type { MergeDecision, MergePull, MergeSnapshot, MergeTask } from './types.js';
 
@@ -11,17 +16,13 @@ import type { MergeDecision, MergePull, MergeSnapshot, MergeTask } from './types
  * merge, enqueue or update_branch.
  */
 export function decideMerges(snapshot: MergeSnapshot): MergeDecision[] {
-  const tasksById = new Map<string, MergeTask>();
-  for (const task of snapshot.tasks) tasksById.set(task.taskId, task);
-
   const pulls = orderPulls(snapshot, snapshot.pulls);
-  const openPrByTask = new Map<string, number>();
-  for (const pull of pulls) {
-    const own = openPrByTask.get(pull.taskId);
-    if (own === undefined || pull.number < own) openPrByTask.set(pull.taskId, pull.number);
-  }
-  const inFlight = new Set(snapshot.inFlightPrs ?? []);
-  const ctx: EvaluationContext = { snapshot, tasksById, openPrByTask, inFlight };
+  const ctx: EvaluationContext = {
+    ...stopContext(snapshot),
+    snapshot,
+    inFlight: new Set(snapshot.inFlightPrs ?? []),
+  };
+  const { tasksById, inFlight } = ctx;
 
   const entries: PoolEntry[] = pulls.map((pull) => ({
     pull,
@@ -39,6 +40,30 @@ export function decideMerges(snapshot: MergeSnapshot): MergeDecision[] {
     if (!decision) throw new Error(`no merge slot decision for #${pull.number}`);
     return decision;
   });
+}
+
+/**
+ * The PRs of `snapshot` (as the database knows them) whose merge decision needs GitHub's
+ * current view of them; the others decide the same from the snapshot (see needsGitHubView).
+ */
+export function pullsNeedingGitHubView(
+  snapshot: Pick<MergeSnapshot, 'tasks' | 'pulls' | 'runHeld' | 'requireApproval'>,
+): Set<number> {
+  const ctx = stopContext(snapshot);
+  return new Set(snapshot.pulls.filter((p) => needsGitHubView(ctx, p)).map((p) => p.number));
+}
+
+function stopContext(
+  snapshot: Pick<MergeSnapshot, 'tasks' | 'pulls' | 'runHeld' | 'requireApproval'>,
+): StopContext {
+  const tasksById = new Map<string, MergeTask>();
+  for (const task of snapshot.tasks) tasksById.set(task.taskId, task);
+  const openPrByTask = new Map<string, number>();
+  for (const pull of snapshot.pulls) {
+    const own = openPrByTask.get(pull.taskId);
+    if (own === undefined || pull.number < own) openPrByTask.set(pull.taskId, pull.number);
+  }
+  return { snapshot, tasksById, openPrByTask };
 }
 
 function orderPulls(snapshot: MergeSnapshot, pulls: readonly MergePull[]): MergePull[] {

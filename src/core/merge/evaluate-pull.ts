@@ -1,5 +1,5 @@
 import { formatWaitReason } from '../scheduler/index.js';
-import type { TaskState } from '../states.js';
+import { AWAITING_MERGE_TASK_STATES } from '../states.js';
 import { approvalOf, shortSha } from './approval.js';
 import { summarizeChecks } from './checks.js';
 import { unmergedDeps } from './dependency-order.js';
@@ -19,6 +19,11 @@ export interface EvaluationContext {
   inFlight: ReadonlySet<number>;
 }
 
+/** What deciding whether a PR may move at all takes: no GitHub view of it. */
+export type StopContext = Pick<EvaluationContext, 'tasksById' | 'openPrByTask'> & {
+  snapshot: Pick<MergeSnapshot, 'runHeld' | 'requireApproval'>;
+};
+
 /**
  * What one PR would do on its own. `merge` and `update_branch` are only candidates: the base
  * branch's single slot (merge-pool.ts) decides which one goes.
@@ -26,14 +31,6 @@ export interface EvaluationContext {
 export type PullVerdict =
   | { kind: 'decided'; decision: MergeDecision }
   | { kind: 'candidate'; action: 'merge' | 'update_branch' };
-
-// Tasks whose PR waits on review and merge. Others either have a worker attempt coming (its
-// push replaces the head) or have ended.
-const AWAITING_MERGE: ReadonlySet<TaskState> = new Set<TaskState>([
-  'in_review',
-  'approved',
-  'merging',
-]);
 
 // GitHub would merge these now: unstable only means a non-required check did not pass (ours
 // are all green by then), has_hooks that pre-receive hooks run on merge.
@@ -57,11 +54,24 @@ export function evaluatePull(ctx: EvaluationContext, pull: MergePull): PullVerdi
 }
 
 /**
+ * Whether the decision for `pull` depends on what only GitHub knows now (its head, checks,
+ * mergeability). It does not when the PR stops for a reason the snapshot already shows, or
+ * waits for an approval nobody has given: deciding from the stored copy of the PR comes out
+ * the same, and asking GitHub for every PR on every event would cost O(PRs²) calls across a run.
+ */
+export function needsGitHubView(ctx: StopContext, pull: MergePull): boolean {
+  const task = ctx.tasksById.get(pull.taskId);
+  if (!task || stopReason(ctx, pull, task)) return false;
+  // Any approval may be for the head GitHub shows now, which the stored copy may not know yet.
+  return !ctx.snapshot.requireApproval || approvalOf(task, pull).kind !== 'not_approved';
+}
+
+/**
  * Reasons a person or the run's lifecycle keeps this PR from landing at all, whatever GitHub
  * says about it. These are the ones that also take a PR back out of the merge queue.
  */
 function stopReason(
-  ctx: EvaluationContext,
+  ctx: StopContext,
   pull: MergePull,
   task: MergeTask | undefined,
 ): Stop | undefined {
@@ -74,7 +84,7 @@ function stopReason(
     const why = task.vetoReason?.trim();
     return { reason: 'vetoed', detail: why ? `vetoed: ${why}` : 'vetoed' };
   }
-  if (!AWAITING_MERGE.has(task.state)) {
+  if (!AWAITING_MERGE_TASK_STATES.has(task.state)) {
     return { reason: 'task_state', detail: `${task.taskId} is ${task.state}` };
   }
   if (task.held) {

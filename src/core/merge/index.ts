@@ -1,4 +1,4 @@
-export { decideMerges } from './decide-merges.js';
+export { decideMerges, pullsNeedingGitHubView } from './decide-merges.js';
 export { classifyMergeError, type MergeErrorClass } from './classify-merge-error.js';
 export {
   MERGE_ERROR_RULES,

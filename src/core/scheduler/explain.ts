@@ -1,4 +1,4 @@
-import type { TaskState } from '../states.js';
+import { AWAITING_MERGE_TASK_STATES, type TaskState } from '../states.js';
 import {
   type SchedulerDecision,
   type TaskExplanation,
@@ -27,13 +27,6 @@ export interface ExplainInput {
   /** The repository's latest decision; the only source of concurrency waits. */
   decision?: SchedulerDecision;
 }
-
-// Tasks with a PR wait on merges, not on dispatch: only deps and holds apply to them.
-const AWAITING_MERGE: ReadonlySet<TaskState> = new Set<TaskState>([
-  'in_review',
-  'approved',
-  'merging',
-]);
 
 /**
  * Why each non-terminal task that is not running a worker is not moving, keyed by task id.
@@ -75,7 +68,8 @@ function explainOne(
   concurrency: ReadonlyMap<string, WaitReason>,
 ): TaskExplanation | undefined {
   const pending = task.state === 'pending';
-  if (!pending && !AWAITING_MERGE.has(task.state)) return undefined;
+  // Tasks with a PR wait on merges, not on dispatch: only deps and holds apply to them.
+  if (!pending && !AWAITING_MERGE_TASK_STATES.has(task.state)) return undefined;
 
   const unmerged: UnmergedDep[] = [];
   for (const depId of new Set(task.deps)) {

@@ -1,0 +1,14 @@
+export {
+  afterFailedAttempt,
+  afterSendBack,
+  type FailedAttemptVerdict,
+  type RetryPolicy,
+  type SendBackVerdict,
+} from './retries.js';
+export { dependentsToBlock, dependentsToUnblock, type TaskGraph } from './dependents.js';
+export {
+  APPROVABLE_TASK_STATES,
+  decideApproval,
+  type Approval,
+  type ApprovalVerdict,
+} from './approval.js';
