@@ -25,6 +25,7 @@ export type {
   MergeMethod,
   MergePull,
   MergeSnapshot,
+  HeldSlot,
   MergeTask,
   WaitReasonKind,
 } from './types.js';

@@ -1,5 +1,5 @@
 import { wait, type PullVerdict } from './evaluate-pull.js';
-import type { MergeDecision, MergePull, MergeSnapshot } from './types.js';
+import type { HeldSlot, MergeDecision, MergePull, MergeSnapshot } from './types.js';
 
 export interface PoolEntry {
   pull: MergePull;
@@ -31,7 +31,10 @@ export function allocateSlots(
   for (const [base, pool] of byBase) {
     const candidates = pool.filter((e) => e.verdict.kind === 'candidate');
     if (candidates.length === 0) continue;
-    const [chosen, waitDetail] = pickTurn(base, pool, candidates);
+    const held = snapshot.slotsHeldElsewhere?.find((slot) => slot.baseRef === base);
+    const [chosen, waitDetail] = held
+      ? [undefined, heldElsewhereDetail(held)]
+      : pickTurn(base, pool, candidates);
     for (const entry of candidates) {
       const { pull, verdict } = entry;
       if (entry === chosen && verdict.kind === 'candidate') {
@@ -42,6 +45,12 @@ export function allocateSlots(
     }
   }
   return out;
+}
+
+function heldElsewhereDetail(slot: HeldSlot): string {
+  return slot.kind === 'merging'
+    ? `waiting for #${slot.pr} (another run) to finish merging into ${slot.baseRef}`
+    : `waiting for #${slot.pr} (another run, updated with ${slot.baseRef}) to merge first`;
 }
 
 function pickTurn(

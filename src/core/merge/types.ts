@@ -68,6 +68,19 @@ export interface MergeSnapshot {
    * never act twice. A task in state `merging` counts as in flight on its own.
    */
   inFlightPrs?: readonly number[];
+  /**
+   * A base branch is one pool per repository, not per run (Tide): PRs of other runs of the
+   * repository that hold a base's slot right now — a direct merge in flight, or a branch the
+   * coordinator updated that has not merged yet. While one is listed for a base, no PR of this
+   * run merges into or updates against that base.
+   */
+  slotsHeldElsewhere?: readonly HeldSlot[];
+}
+
+export interface HeldSlot {
+  baseRef: string;
+  pr: number;
+  kind: 'merging' | 'updated';
 }
 
 export type WaitReasonKind =

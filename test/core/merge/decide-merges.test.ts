@@ -495,6 +495,42 @@ describe('decideMerges: one merge slot per base branch', () => {
     expect(summary(decisions)).toEqual(['#1 wait mergeability_unknown', '#2 merge']);
   });
 
+  it('waits while another run of the repository holds the base branch', () => {
+    const merging = two(
+      {},
+      { baseRef: 'release' },
+      {
+        slotsHeldElsewhere: [{ baseRef: 'main', pr: 90, kind: 'merging' }],
+      },
+    );
+    expect(summary(merging)).toEqual(['#1 wait waiting_turn', '#2 merge']);
+    expect(merging[0]).toMatchObject({
+      detail: 'waiting for #90 (another run) to finish merging into main',
+    });
+    const updated = two(
+      { mergeableState: 'behind' },
+      {},
+      {
+        slotsHeldElsewhere: [{ baseRef: 'main', pr: 91, kind: 'updated' }],
+      },
+    );
+    expect(summary(updated)).toEqual(['#1 wait waiting_turn', '#2 wait waiting_turn']);
+    expect(updated[1]).toMatchObject({
+      detail: 'waiting for #91 (another run, updated with main) to merge first',
+    });
+  });
+
+  it('does not let a slot held elsewhere stop what is not a merge or an update', () => {
+    const decisions = two(
+      { mergeable: null },
+      { draft: true },
+      {
+        slotsHeldElsewhere: [{ baseRef: 'main', pr: 90, kind: 'merging' }],
+      },
+    );
+    expect(summary(decisions)).toEqual(['#1 wait mergeability_unknown', '#2 wait draft']);
+  });
+
   it('acts on each base branch on its own', () => {
     expect(summary(two({}, { baseRef: 'release' }))).toEqual(['#1 merge', '#2 merge']);
   });
