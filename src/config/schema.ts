@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
 export const CONFIG_PATH = '.github/agent-coordinator.yml';
-export const CONFIG_FILE = 'agent-coordinator.yml';
 
 const DURATION = /^(\d+)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;

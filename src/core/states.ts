@@ -40,17 +40,3 @@ export const TERMINAL_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
   'blocked',
   'cancelled',
 ]);
-
-// A worker run exists for these: they count against concurrency.maxParallel.
-export const INFLIGHT_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
-  'dispatched',
-  'running',
-]);
-
-export function isTaskState(value: unknown): value is TaskState {
-  return typeof value === 'string' && (TASK_STATES as readonly string[]).includes(value);
-}
-
-export function isRunState(value: unknown): value is RunState {
-  return typeof value === 'string' && (RUN_STATES as readonly string[]).includes(value);
-}

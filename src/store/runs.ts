@@ -402,5 +402,3 @@ export class RunStore {
     return row;
   }
 }
-
-export { ACTIVE_RUN_STATES };

@@ -56,7 +56,6 @@ export interface PlanLimits {
 }
 
 export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-export const TYPE_PATTERN = ID_PATTERN;
 export const TASK_KEYS: readonly string[] = [
   'id',
   'title',
