@@ -26,15 +26,14 @@ const IN_REVIEW: readonly TaskState[] = ['in_review', 'approved'];
 export async function recordApproval(
   engine: Engine,
   task: TaskRow,
-  approval: { sha: string; by: string; currentHead: string },
+  approval: { sha: string; currentHead: string },
 ): Promise<TaskRow | undefined> {
   if (!APPROVABLE.includes(task.state)) return undefined;
-  const { sha, by, currentHead } = approval;
+  const { sha, currentHead } = approval;
   if (sha !== currentHead && task.approvedSha === currentHead) return task;
   const inReview = IN_REVIEW.includes(task.state);
   return engine.store.runs.transitionTask(task.id, [task.state], {
     state: inReview ? (sha === currentHead ? 'approved' : 'in_review') : task.state,
     approvedSha: sha,
-    approvedBy: by,
   });
 }

@@ -158,7 +158,6 @@ export async function executeCommand(
       const fresh = (await runs.taskById(task.id)) ?? task;
       const approved = await recordApproval(engine, fresh, {
         sha: pull.headSha,
-        by: target.actor,
         currentHead: pull.headSha,
       });
       if (!approved) return { ok: false, reason: `task \`${task.taskKey}\` is ${fresh.state}` };

@@ -131,7 +131,6 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     const task = (await engine.store.runs.taskById(linked.task.id)) ?? linked.task;
     const approved = await recordApproval(engine, task, {
       sha: review.commit_id,
-      by: review.user?.login ?? '',
       currentHead: current?.headSha ?? pr.head.sha,
     });
     if (approved) await advanceRun(engine, await loadRunScope(engine, linked.run, port));
