@@ -1,5 +1,6 @@
 // Benchmark 2: scheduling at scale. Tasks in Postgres → ready set; one completion → next dispatches;
-// the seed's scan-everything tick as the baseline; how both grow with the number of tasks.
+// an in-memory baseline (bench/in-memory-scheduler/, not the server's path) against the seed's
+// scan-everything tick; the server's own path through Postgres; how each grows with the tasks.
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { pino } from 'pino';
@@ -9,16 +10,12 @@ import type { Engine } from '../src/engine/context.js';
 import { loadRunScope } from '../src/engine/context.js';
 import { scheduleRepository } from '../src/engine/dispatch.js';
 import { markTaskMerged } from '../src/engine/merge.js';
-import {
-  compareCandidates,
-  SchedulerIndex,
-  type Candidate,
-  type SchedulerTask,
-} from '../src/core/scheduler/index.js';
+import { compareCandidates, type Candidate } from '../src/core/scheduler/index.js';
 import type { TaskState } from '../src/core/states.js';
 import type { GitHubPort } from '../src/github/port.js';
 import type { AppDatabase } from '../src/store/database.js';
 import { createStore, type Store } from '../src/store/index.js';
+import { SchedulerIndex, type SchedulerTask } from './in-memory-scheduler/scheduler-index.js';
 import { workload, type Shape } from './lib/graphs.js';
 import { createBenchDatabase, openBenchDatabase } from './lib/postgres.js';
 import type { Report } from './lib/report.js';
@@ -387,12 +384,12 @@ export async function runScheduling(report: Report, options: SchedulingOptions):
       const oursMean = mean(sim.oursUs);
       const seedMean = mean(sim.seedUs);
       report.note(
-        `${c.shape} ${c.tasks} tasks: cold load ${loadMs.toFixed(0)} ms (queries ${loaded.queryMs.toFixed(0)} ms, index ${(loadMs - loaded.queryMs).toFixed(0)} ms; ${loaded.ready} ready); ours ${sim.decisions} decisions mean ${oursMean.toFixed(1)} µs p99 ${percentile(sim.oursUs, 99).toFixed(1)} µs; seed ${sim.seedUs.length} sampled ticks mean ${seedMean.toFixed(0)} µs p99 ${percentile(sim.seedUs, 99).toFixed(0)} µs; ratio ${(seedMean / oursMean).toFixed(0)}x; ${sim.mismatches} decisions differ; ${sim.dispatched} dispatched`,
+        `${c.shape} ${c.tasks} tasks: cold load ${loadMs.toFixed(0)} ms (queries ${loaded.queryMs.toFixed(0)} ms, index ${(loadMs - loaded.queryMs).toFixed(0)} ms; ${loaded.ready} ready); in-memory baseline ${sim.decisions} decisions mean ${oursMean.toFixed(1)} µs p99 ${percentile(sim.oursUs, 99).toFixed(1)} µs; seed ${sim.seedUs.length} sampled ticks mean ${seedMean.toFixed(0)} µs p99 ${percentile(sim.seedUs, 99).toFixed(0)} µs; ratio ${(seedMean / oursMean).toFixed(0)}x; ${sim.mismatches} decisions differ; ${sim.dispatched} dispatched`,
       );
       if (sim.dispatched !== c.tasks)
         throw new Error(`simulation dispatched ${sim.dispatched} of ${c.tasks}`);
       if (sim.mismatches > 0)
-        throw new Error(`the seed and ours disagreed on ${sim.mismatches} ticks`);
+        throw new Error(`the seed and the in-memory baseline disagreed on ${sim.mismatches} ticks`);
       if (c.shape === 'fleet' && c.size === 30_000) {
         report.figure('cold_load_ms', loadMs, 'ms');
         report.figure('decide_p99_us', percentile(sim.oursUs, 99), 'µs');

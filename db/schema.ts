@@ -39,7 +39,6 @@ export const deliveryStatus = pgEnum('delivery_status', [
 
 export const installations = pgTable('installations', {
   id: githubId('id').primaryKey(),
-  accountLogin: text('account_login').notNull(),
   suspendedAt: timestamp('suspended_at', { withTimezone: true }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -132,7 +131,6 @@ export const tasks = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     held: boolean('held').notNull().default(false),
     approvedSha: text('approved_sha'),
-    approvedBy: text('approved_by'),
     vetoReason: text('veto_reason'),
     pendingFeedback: text('pending_feedback'),
     /** Mode of the next attempt: work, or fix when it builds on the PR's commits. */
@@ -218,8 +216,6 @@ export const pullRequests = pgTable(
     baseRef: text('base_ref').notNull(),
     state: text('state').notNull(),
     merged: boolean('merged').notNull().default(false),
-    mergedAt: timestamp('merged_at', { withTimezone: true }),
-    mergeCommitSha: text('merge_commit_sha'),
     orderCheckRunId: githubId('order_check_run_id'),
     orderCheckSha: text('order_check_sha'),
     orderCheckConclusion: text('order_check_conclusion'),
@@ -315,7 +311,6 @@ export const webhookDeliveries = pgTable(
     /** A failed handling is retried with backoff: not claimed before this time. */
     availableAt: timestamp('available_at', { withTimezone: true }).notNull().defaultNow(),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
-    handledAt: timestamp('handled_at', { withTimezone: true }),
   },
   (t) => [
     // The inbox is read oldest first; a retry not due yet is skipped over, and there are few.

@@ -1,8 +1,7 @@
 import type { ApplicationFunction, Context, ProbotOctokit } from 'probot';
 import type { RepoConfig } from './config/schema.js';
 import { TriggerLabelCache } from './config/trigger-labels.js';
-import { loadRunScope, type Engine } from './engine/context.js';
-import { cancelRun } from './engine/finish.js';
+import type { Engine } from './engine/context.js';
 import { startRun } from './engine/start-run.js';
 import { createOctokitPort } from './github/octokit-port.js';
 import type { GitHubPort } from './github/port.js';
@@ -14,7 +13,6 @@ import { registerPullRequestHandlers } from './handlers/pull-requests.js';
 import { registerWorkflowHandlers } from './handlers/workflows.js';
 import type { Metrics } from './metrics.js';
 import type { Store } from './store/index.js';
-import type { RunRow } from './store/runs.js';
 
 export interface AppServices {
   store: Store;
@@ -22,29 +20,25 @@ export interface AppServices {
   appId?: number;
   metrics: Metrics;
   port: (octokit: InstanceType<typeof ProbotOctokit>) => GitHubPort;
-  engine?: Engine;
+  engine: Engine;
   /** Starts a run for a labelled issue (default: the engine's startRun). */
-  onRunRequested?: (request: {
+  onRunRequested: (request: {
     context: Context<'issues.labeled'>;
     config: RepoConfig;
     port: GitHubPort;
   }) => Promise<void>;
-  onCancelRequested?: (request: { run: RunRow; port: GitHubPort; why: string }) => Promise<void>;
   triggerLabels: TriggerLabelCache;
 }
 
-export type AppServiceInput = Omit<AppServices, 'port' | 'triggerLabels'> &
-  Partial<Pick<AppServices, 'port' | 'triggerLabels'>>;
+export type AppServiceInput = Omit<AppServices, 'port' | 'triggerLabels' | 'onRunRequested'> &
+  Partial<Pick<AppServices, 'port' | 'triggerLabels' | 'onRunRequested'>>;
 
 export function createApp(input: AppServiceInput): ApplicationFunction {
+  const { engine } = input;
   const services: AppServices = {
     port: (octokit) => createOctokitPort(octokit, { appId: input.appId }),
     triggerLabels: new TriggerLabelCache(),
-    ...input,
-  };
-  const { engine } = services;
-  if (engine) {
-    services.onRunRequested ??= async ({ context, config, port }) => {
+    onRunRequested: async ({ context, config, port }) => {
       const { issue, repository, installation, sender } = context.payload;
       await startRun(engine, {
         port,
@@ -56,11 +50,9 @@ export function createApp(input: AppServiceInput): ApplicationFunction {
         startedBy: sender.login,
         config,
       });
-    };
-    services.onCancelRequested ??= async ({ run, port, why }) => {
-      await cancelRun(engine, await loadRunScope(engine, run, port), why);
-    };
-  }
+    },
+    ...input,
+  };
   return (app) => {
     // Repositories first: every other handler may look the repository up.
     app.onAny(async (context) => {

@@ -22,13 +22,6 @@ export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/** Runs `fn` and returns its result with the elapsed milliseconds. */
-export async function timed<T>(fn: () => Promise<T> | T): Promise<{ value: T; ms: number }> {
-  const start = nowMs();
-  const value = await fn();
-  return { value, ms: nowMs() - start };
-}
-
 /** A deterministic PRNG (mulberry32) so every run builds the same graphs. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;

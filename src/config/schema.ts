@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { parseDuration } from '../core/duration.js';
 
 export const CONFIG_PATH = '.github/agent-coordinator.yml';
-export const CONFIG_FILE = 'agent-coordinator.yml';
 
 const duration = z.string().refine((v) => parseDuration(v) !== undefined, {
   message: 'expected a duration such as 0s, 30s, 5m or 1h',

@@ -54,11 +54,3 @@ export const AWAITING_MERGE_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskSt
   'approved',
   'merging',
 ]);
-
-export function isTaskState(value: unknown): value is TaskState {
-  return typeof value === 'string' && (TASK_STATES as readonly string[]).includes(value);
-}
-
-export function isRunState(value: unknown): value is RunState {
-  return typeof value === 'string' && (RUN_STATES as readonly string[]).includes(value);
-}

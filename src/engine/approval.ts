@@ -17,6 +17,5 @@ export async function recordApproval(
   return engine.store.runs.transitionTask(task.id, [task.state], {
     state: verdict.state,
     approvedSha: verdict.approvedSha,
-    approvedBy: verdict.approvedBy,
   });
 }

@@ -122,7 +122,6 @@ async function apply(
       const { pull, task } = current;
       const approved = await recordApproval(engine, task, {
         sha: pull.headSha,
-        by: effect.by,
         currentHead: pull.headSha,
       });
       return approved ? undefined : taskInState(task.taskKey, task.state);

@@ -12,8 +12,7 @@ import { advanceRun } from '../engine/merge.js';
 /** Check results on an agent PR head re-decide its merge; merge groups get the order verdict. */
 export function registerCheckHandlers(app: Probot, services: AppServices): void {
   app.on(['check_run.completed', 'check_suite.completed'], async (context) => {
-    const engine = services.engine;
-    if (!engine) return;
+    const { engine } = services;
     const payload = context.payload as {
       check_run?: { head_sha: string; name: string };
       check_suite?: { head_sha: string };
@@ -29,8 +28,7 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
   });
 
   app.on('merge_group.checks_requested', async (context) => {
-    const engine = services.engine;
-    if (!engine) return;
+    const { engine } = services;
     const { merge_group: group, repository } = context.payload;
     if (!repository) return;
     const lastPr = /\/pr-(\d+)-/.exec(group.head_ref)?.[1];

@@ -24,8 +24,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
 
   app.on('issue_comment.created', async (context) => {
     const { comment, issue, repository, sender } = context.payload;
-    const engine = services.engine;
-    if (!engine) return;
+    const { engine } = services;
     const port = services.port(context.octokit);
     const repo = context.repo();
     const log = context.log.child({
@@ -158,7 +157,7 @@ async function runCommand(
   actor: string,
   command: Command,
 ): Promise<CommandOutcome> {
-  const engine = services.engine!;
+  const { engine } = services;
   const fresh = (await engine.store.runs.getRun(run.id)) ?? run;
   const scope = await loadRunScope(engine, fresh, port);
   return executeCommand(engine, { scope, task, actor }, command);
@@ -175,7 +174,7 @@ async function taskOfPullRequest(
   repositoryId: number,
   number: number,
 ) {
-  const engine = services.engine!;
+  const { engine } = services;
   const found = await engine.store.pulls.withTask(repositoryId, number);
   if (found) return { run: found.run, task: found.task };
   const pull = repo.owner && repo.repo ? await port.pull(repo, number) : null;

@@ -7,11 +7,7 @@ export function registerInstallationHandlers(app: Probot, store: Store): void {
     ['installation.created', 'installation.new_permissions_accepted', 'installation.unsuspend'],
     async (context) => {
       const { installation, repositories } = context.payload;
-      const account = installation.account as { login?: string; slug?: string } | null;
-      await store.repositories.upsertInstallation(
-        installation.id,
-        account?.login ?? account?.slug ?? '',
-      );
+      await store.repositories.upsertInstallation(installation.id);
       for (const repo of repositories ?? []) {
         const [owner = '', name = ''] = repo.full_name.split('/');
         await store.repositories.upsertRepository(installation.id, { id: repo.id, owner, name });
@@ -21,21 +17,12 @@ export function registerInstallationHandlers(app: Probot, store: Store): void {
 
   app.on('installation.suspend', async (context) => {
     const { installation } = context.payload;
-    const account = installation.account as { login?: string; slug?: string } | null;
-    await store.repositories.upsertInstallation(
-      installation.id,
-      account?.login ?? account?.slug ?? '',
-      true,
-    );
+    await store.repositories.upsertInstallation(installation.id, true);
   });
 
   app.on('installation_repositories.added', async (context) => {
     const { installation, repositories_added } = context.payload;
-    const account = installation.account as { login?: string; slug?: string } | null;
-    await store.repositories.upsertInstallation(
-      installation.id,
-      account?.login ?? account?.slug ?? '',
-    );
+    await store.repositories.upsertInstallation(installation.id);
     for (const repo of repositories_added) {
       const [owner = '', name = ''] = repo.full_name.split('/');
       await store.repositories.upsertRepository(installation.id, { id: repo.id, owner, name });

@@ -2,6 +2,8 @@ import type { Probot } from 'probot';
 import { validateConfig } from '../config/load.js';
 import { codeSpan } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
+import { loadRunScope } from '../engine/context.js';
+import { cancelRun } from '../engine/finish.js';
 import { WRITE_ROLES } from '../github/port.js';
 import type { AppServices } from '../app.js';
 import { NOT_ANSWERED } from '../store/commands.js';
@@ -31,7 +33,7 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     if (!WRITE_ROLES.has(role)) {
       log.info({ sender: sender.login, role }, 'label from a user without write access ignored');
       // The same reply budget as refused commands: one per person and issue an hour.
-      const now = services.engine?.now() ?? new Date();
+      const now = services.engine.now();
       const refusal = {
         repositoryId: repository.id,
         issueNumber: issue.number,
@@ -77,7 +79,7 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
       log.info({ run: latest.id }, 'label event older than the finished run it started; ignored');
       return;
     }
-    await services.onRunRequested?.({ context, config: checked.config, port });
+    await services.onRunRequested({ context, config: checked.config, port });
   });
 
   // Removing the label or closing the issue cancels the run. The coordinator's own close (run
@@ -96,11 +98,8 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     const now = repo.owner && repo.repo ? await port.issue(repo, issue.number) : null;
     if (now && context.payload.action === 'unlabeled' && now.labels.includes(config.label)) return;
     if (now && context.payload.action === 'closed' && now.state !== 'closed') return;
-    await services.onCancelRequested?.({
-      run,
-      port,
-      why: context.payload.action === 'closed' ? 'issue closed' : 'label removed',
-    });
+    const why = context.payload.action === 'closed' ? 'issue closed' : 'label removed';
+    await cancelRun(services.engine, await loadRunScope(services.engine, run, port), why);
   });
 }
 

@@ -45,8 +45,7 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       'pull_request.ready_for_review',
     ],
     async (context) => {
-      const engine = services.engine;
-      if (!engine) return;
+      const { engine } = services;
       const { pull_request: pr, repository } = context.payload;
       const before = context.payload.action === 'synchronize' ? context.payload.before : undefined;
       const info = pullInfo(pr, before);
@@ -71,7 +70,6 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
 
   app.on('pull_request.closed', async (context) => {
     const { pull_request: pr, repository, sender } = context.payload;
-    if (!services.engine) return;
     await onPullRequestClosed(services.engine, repository.id, pullInfo(pr), {
       login: sender.login,
       isBot: sender.type === 'Bot',
@@ -80,8 +78,7 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
 
   // Left the merge queue without merging: the task waits again, or goes back to its worker.
   app.on('pull_request.dequeued', async (context) => {
-    const engine = services.engine;
-    if (!engine) return;
+    const { engine } = services;
     const { pull_request: pr, repository } = context.payload;
     const reason = (context.payload as { reason?: string }).reason ?? '';
     if (reason === 'MERGE') return;
@@ -112,8 +109,7 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
   // whatever phase its attempt is: the review may come (or be handled) before the worker's run
   // has completed, or before the PR's own opened delivery.
   app.on('pull_request_review.submitted', async (context) => {
-    const engine = services.engine;
-    if (!engine) return;
+    const { engine } = services;
     const { review, pull_request: pr, repository } = context.payload;
     if (review.state.toLowerCase() !== 'approved' || review.user?.type === 'Bot') return;
     const port = services.port(context.octokit);
@@ -131,7 +127,6 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     const task = (await engine.store.runs.taskById(linked.task.id)) ?? linked.task;
     const approved = await recordApproval(engine, task, {
       sha: review.commit_id,
-      by: review.user?.login ?? '',
       currentHead: current?.headSha ?? pr.head.sha,
     });
     if (approved) await advanceRun(engine, await loadRunScope(engine, linked.run, port));

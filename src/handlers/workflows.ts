@@ -12,7 +12,7 @@ export function registerWorkflowHandlers(app: Probot, services: AppServices): vo
       const wr = context.payload.workflow_run as typeof context.payload.workflow_run & {
         display_title?: string;
       };
-      if (wr.event !== 'workflow_dispatch' || !services.engine) return;
+      if (wr.event !== 'workflow_dispatch') return;
       await onWorkflowRun(services.engine, repository.id, {
         id: wr.id,
         status: wr.status ?? 'queued',

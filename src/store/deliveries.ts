@@ -198,7 +198,7 @@ export class DeliveryStore {
   private async completeMany(ids: string[]): Promise<void[]> {
     await this.query(
       `update webhook_deliveries
-          set status = 'done', handled_at = now(), locked_by = null, locked_at = null,
+          set status = 'done', locked_by = null, locked_at = null,
               last_error = null
         where delivery_id = any($1::text[])`,
       [ids],

@@ -14,20 +14,20 @@ export interface RepositoryRef {
 export class RepositoryStore {
   constructor(private readonly db: AppDatabase) {}
 
-  async upsertInstallation(id: number, accountLogin: string, suspended = false): Promise<void> {
+  async upsertInstallation(id: number, suspended = false): Promise<void> {
     const suspendedAt = suspended ? new Date() : null;
     await this.db
       .insert(installations)
-      .values({ id, accountLogin, suspendedAt })
+      .values({ id, suspendedAt })
       .onConflictDoUpdate({
         target: installations.id,
-        set: { accountLogin, suspendedAt, updatedAt: sql`now()` },
+        set: { suspendedAt, updatedAt: sql`now()` },
       });
   }
 
   /** Record an installation seen on an event without touching what we already know of it. */
-  async ensureInstallation(id: number, accountLogin: string): Promise<void> {
-    await this.db.insert(installations).values({ id, accountLogin }).onConflictDoNothing();
+  async ensureInstallation(id: number): Promise<void> {
+    await this.db.insert(installations).values({ id }).onConflictDoNothing();
   }
 
   private readonly known = new Set<number>();
@@ -38,7 +38,7 @@ export class RepositoryStore {
    */
   async ensureRepository(installationId: number, repo: RepositoryRef): Promise<void> {
     if (this.known.has(repo.id)) return;
-    await this.ensureInstallation(installationId, repo.owner);
+    await this.ensureInstallation(installationId);
     await this.upsertRepository(installationId, repo);
     this.known.add(repo.id);
   }
@@ -73,12 +73,5 @@ export class RepositoryStore {
   async getInstallation(id: number) {
     const [row] = await this.db.select().from(installations).where(eq(installations.id, id));
     return row;
-  }
-
-  async listRepositories(installationId: number) {
-    return this.db
-      .select()
-      .from(repositories)
-      .where(eq(repositories.installationId, installationId));
   }
 }

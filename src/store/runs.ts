@@ -13,14 +13,6 @@ export type PlanAttemptRow = typeof planAttempts.$inferSelect;
 export type Tx = Parameters<Parameters<AppDatabase['transaction']>[0]>[0];
 export type Db = AppDatabase | Tx;
 
-const ACTIVE_RUN_STATES: RunState[] = [
-  'planning',
-  'plan_invalid',
-  'awaiting_approval',
-  'running',
-  'held',
-];
-
 export interface NewRun {
   repositoryId: number;
   issueNumber: number;
@@ -95,14 +87,6 @@ export class RunStore {
 
   async activeRuns(): Promise<RunRow[]> {
     return this.db.select().from(runs).where(isNull(runs.finishedAt)).orderBy(asc(runs.id));
-  }
-
-  async activeRunsOf(repositoryId: number): Promise<RunRow[]> {
-    return this.db
-      .select()
-      .from(runs)
-      .where(and(eq(runs.repositoryId, repositoryId), isNull(runs.finishedAt)))
-      .orderBy(asc(runs.id));
   }
 
   async newestActiveRun(repositoryId: number): Promise<RunRow | undefined> {
@@ -402,5 +386,3 @@ export class RunStore {
     return row;
   }
 }
-
-export { ACTIVE_RUN_STATES };

@@ -74,10 +74,6 @@ export function applyFiles(tree: Tree, files: Readonly<Record<string, string | n
   return next;
 }
 
-export function commit(repo: Repo, sha: string): Commit | undefined {
-  return repo.commits.get(sha);
-}
-
 export function branchSha(repo: Repo, branch: string): string | undefined {
   return repo.refs.get(`heads/${branch}`);
 }

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 // Ids start above 2^32 so anything that squeezes them into int32/uint32 breaks in tests,
 // as it would against github.com where comment, run and check ids already exceed 2^31.
@@ -31,10 +31,6 @@ export class Ids {
     // Non-contiguous steps so an off-by-one between kinds does not accidentally line up.
     return BASES[kind] + n * 7;
   }
-}
-
-export function sha1(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
 }
 
 export function nodeId(prefix: string, id: number | string): string {

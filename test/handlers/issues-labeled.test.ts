@@ -3,6 +3,8 @@ import { Probot } from 'probot';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { RepoConfig } from '../../src/config/schema.js';
+import { createEngine } from '../../src/engine/create.js';
+import { createPublicUrl } from '../../src/github/public-url.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
@@ -31,17 +33,32 @@ describe('issues.labeled', () => {
 
   beforeEach(async () => {
     started = [];
+    const log = createLogger({ level: 'silent', destination: new LogCapture() });
     probot = new Probot({
       appId: TEST_APP_ID,
       privateKey: TEST_PRIVATE_KEY,
       secret: 'x',
       Octokit: TestOctokit,
-      log: createLogger({ level: 'silent', destination: new LogCapture() }),
+      log,
+    });
+    const engine = createEngine({
+      store,
+      log,
+      probot,
+      appId: TEST_APP_ID,
+      maxParallel: Infinity,
+      publicUrl: createPublicUrl({
+        configured: 'https://coordinator.test',
+        readWebhookUrl: async () => undefined,
+        log,
+      }),
     });
     await probot.load(
       createApp({
         store,
         metrics: createMetrics(),
+        engine,
+        // The run itself is the engine's (test/e2e); here only who may start one, and with what.
         onRunRequested: async ({ context, config }) => {
           started.push({ config, issue: context.payload.issue.number });
         },

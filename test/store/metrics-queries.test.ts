@@ -23,7 +23,7 @@ describe.each(ENGINES)('metrics snapshot on $name', (engine) => {
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
     const { db } = handle;
-    await db.insert(installations).values({ id: 2 ** 33, accountLogin: 'acme' });
+    await db.insert(installations).values({ id: 2 ** 33 });
     await db.insert(repositories).values([
       { id: 2 ** 32 + 1, installationId: 2 ** 33, owner: 'acme', name: 'widgets' },
       { id: 2 ** 32 + 2, installationId: 2 ** 33, owner: 'acme', name: 'gadgets' },

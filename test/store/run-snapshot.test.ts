@@ -15,7 +15,7 @@ describe.each(ENGINES)('run snapshot on $name', (engine) => {
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
     store = createStore(handle);
-    await store.repositories.ensureInstallation(2 ** 33 + 1, 'octo');
+    await store.repositories.ensureInstallation(2 ** 33 + 1);
     await store.repositories.ensureRepository(2 ** 33 + 1, REPOSITORY);
   });
   afterAll(() => dispose());

@@ -26,10 +26,9 @@ describe.each([
   const store = (id: string, status: string, age: string, availableIn = '0 seconds') =>
     app.store.handle.db.execute(sql`
       insert into webhook_deliveries
-        (delivery_id, event, body, status, attempts, received_at, available_at, handled_at)
+        (delivery_id, event, body, status, attempts, received_at, available_at)
       values (${id}, 'issues', ${Buffer.from('{}')}, ${status}::delivery_status, 1,
-              now() - ${age}::interval, now() + ${availableIn}::interval,
-              case when ${status} = 'done' then now() - ${age}::interval end)`);
+              now() - ${age}::interval, now() + ${availableIn}::interval)`);
 
   it('deletes settled deliveries older than 7 days and keeps the rest', async () => {
     await store('old-done', 'done', '8 days');

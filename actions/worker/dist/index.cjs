@@ -32319,6 +32319,7 @@ async function stillConflicted(cwd, files) {
   return left;
 }
 
+<<<<<<< HEAD
 // src/core/plan/types.ts
 var ID_PATTERN = TASK_KEY;
 var TYPE_PATTERN = ID_PATTERN;
@@ -32339,6 +32340,8 @@ var MAX_PROMPT_CHARS = 6e4;
 var MAX_TIMEOUT_MINUTES = 360;
 var MAX_ERRORS = 50;
 
+=======
+>>>>>>> deadcode
 // src/core/plan/extract.ts
 var FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 var FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
@@ -32589,6 +32592,25 @@ var MinHeap = class {
     return top;
   }
 };
+
+// src/core/plan/types.ts
+var ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+var TASK_KEYS = [
+  "id",
+  "title",
+  "type",
+  "deps",
+  "prompt",
+  "priority",
+  "timeoutMinutes"
+];
+var PLAN_KEYS = ["base", "tasks"];
+var DEFAULT_TYPE = "default";
+var DEFAULT_PRIORITY = 3;
+var MAX_TITLE_CHARS = 256;
+var MAX_PROMPT_CHARS = 6e4;
+var MAX_TIMEOUT_MINUTES = 360;
+var MAX_ERRORS = 50;
 
 // src/core/plan/error-list.ts
 var ErrorList = class {
@@ -32928,7 +32950,7 @@ function readTitle(value, label, where, errors) {
 function readType(value, label, where, errors) {
   const text2 = readText(value);
   if (text2.kind === "null") return void 0;
-  if (text2.kind === "text" && TYPE_PATTERN.test(text2.text)) return text2.text;
+  if (text2.kind === "text" && ID_PATTERN.test(text2.text)) return text2.text;
   const shown = text2.kind === "text" ? code(text2.text) : text2.description;
   errors.add(
     "invalid_value",

@@ -80,7 +80,7 @@ export type CommandEffect =
    * Approve the head GitHub shows now (docs/commands.md): the PR is read from GitHub when this
    * is carried out, and `otherwise` answers when the task has no open PR.
    */
-  | { kind: 'approve'; task: string; by: string; otherwise: string }
+  | { kind: 'approve'; task: string; otherwise: string }
   | { kind: 'requestStatus' }
   /** Dispatch what is ready in the repository. */
   | { kind: 'schedule' }

@@ -117,7 +117,6 @@ export function decideCommand(
         {
           kind: 'approve',
           task: task.taskKey,
-          by: target.actor,
           otherwise: `task \`${task.taskKey}\` has no pull request yet`,
         },
         { kind: 'advance' },

@@ -1,10 +1,4 @@
-export type {
-  Command,
-  CommandContext,
-  CommandName,
-  CommandParseError,
-  ParsedCommand,
-} from './types.js';
+export type { Command, CommandContext, CommandParseError, ParsedCommand } from './types.js';
 export { COMMAND_NAMES } from './command-names.js';
 export { parseCommands } from './parse-commands.js';
 export { describeParseError } from './describe-error.js';
@@ -17,6 +11,4 @@ export type {
   CommandSnapshot,
   CommandTarget,
   CommandTask,
-  RunValues,
-  TaskValues,
 } from './command-effects.js';

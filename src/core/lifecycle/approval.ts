@@ -18,7 +18,6 @@ const IN_REVIEW: ReadonlySet<TaskState> = new Set<TaskState>(['in_review', 'appr
 export interface Approval {
   /** By `/approve`: the PR's head; by a review: the reviewed commit. */
   sha: string;
-  by: string;
   /** The head GitHub shows now. */
   currentHead: string;
 }
@@ -27,7 +26,7 @@ export type ApprovalVerdict =
   | { kind: 'refuse' }
   /** A late approval of an older commit never replaces one of the current head. */
   | { kind: 'keep' }
-  | { kind: 'record'; state: TaskState; approvedSha: string; approvedBy: string };
+  | { kind: 'record'; state: TaskState; approvedSha: string };
 
 /**
  * What an approval does to the task, whichever of two approvals is handled first: the outcome
@@ -38,12 +37,12 @@ export function decideApproval(
   approval: Approval,
 ): ApprovalVerdict {
   if (!APPROVABLE_TASK_STATES.has(task.state)) return { kind: 'refuse' };
-  const { sha, by, currentHead } = approval;
+  const { sha, currentHead } = approval;
   if (sha !== currentHead && task.approvedSha === currentHead) return { kind: 'keep' };
   const state = IN_REVIEW.has(task.state)
     ? sha === currentHead
       ? 'approved'
       : 'in_review'
     : task.state;
-  return { kind: 'record', state, approvedSha: sha, approvedBy: by };
+  return { kind: 'record', state, approvedSha: sha };
 }

@@ -1,10 +1,4 @@
-export {
-  afterFailedAttempt,
-  afterSendBack,
-  type FailedAttemptVerdict,
-  type RetryPolicy,
-  type SendBackVerdict,
-} from './retries.js';
+export { afterFailedAttempt, afterSendBack, type RetryPolicy } from './retries.js';
 export { dependentsToBlock, dependentsToUnblock, type TaskGraph } from './dependents.js';
 export {
   APPROVABLE_TASK_STATES,

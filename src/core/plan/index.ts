@@ -1,9 +1,6 @@
-export type { Plan, PlanError, PlanErrorCode, PlanLimits, PlanResult, TaskSpec } from './types.js';
-export { ID_PATTERN, MAX_ERRORS } from './types.js';
+export type { Plan, PlanError, PlanResult, TaskSpec } from './types.js';
 export { extractTasksBlock } from './extract.js';
-export type { ExtractResult } from './extract.js';
 export { parsePlanYaml } from './parse.js';
 export { parsePlanMarkdown } from './markdown.js';
 export { formatPlanErrors } from './format.js';
 export { findCycle, topologicalOrder } from './cycle.js';
-export type { GraphTask } from './cycle.js';

@@ -11,7 +11,6 @@ import {
   MAX_TIMEOUT_MINUTES,
   MAX_TITLE_CHARS,
   TASK_KEYS,
-  TYPE_PATTERN,
 } from './types.js';
 import { describe, keySegment, keyText, readText } from './yaml-nodes.js';
 
@@ -230,7 +229,8 @@ function readType(
 ): string | undefined {
   const text = readText(value);
   if (text.kind === 'null') return undefined;
-  if (text.kind === 'text' && TYPE_PATTERN.test(text.text)) return text.text;
+  // A type has the same shape as an id.
+  if (text.kind === 'text' && ID_PATTERN.test(text.text)) return text.text;
   const shown = text.kind === 'text' ? code(text.text) : text.description;
   errors.add(
     'invalid_value',

@@ -59,7 +59,6 @@ export interface PlanLimits {
 
 /** A task id becomes the task's key in its branch, run-name and markers. */
 export const ID_PATTERN = TASK_KEY;
-export const TYPE_PATTERN = ID_PATTERN;
 export const TASK_KEYS: readonly string[] = [
   'id',
   'title',

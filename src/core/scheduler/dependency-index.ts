@@ -6,9 +6,10 @@ export interface DependencyNode {
 const NONE: readonly string[] = Object.freeze([]);
 
 /**
- * Forward and reverse edges of one run's task graph, built once in O(tasks + deps) so that a
- * merge only touches the merged task's direct dependents. Plans are validated before they get
- * here (docs/lifecycle.md); a dep on an unknown id simply never becomes met.
+ * Forward and reverse edges of one run's task graph, built once in O(tasks + deps) so that
+ * walking dependents (merge order, blocking what is downstream) never scans the whole graph.
+ * Plans are validated before they get here (docs/lifecycle.md); a dep on an unknown id simply
+ * never becomes met.
  */
 export class DependencyIndex {
   private readonly depsById = new Map<string, readonly string[]>();
@@ -16,7 +17,7 @@ export class DependencyIndex {
 
   constructor(tasks: readonly DependencyNode[]) {
     for (const task of tasks) {
-      // Deduplicate so that one merge is one decrement: `deps: [a, a]` must not need two.
+      // Deduplicate so that `deps: [a, a]` makes `b` one dependent of `a`, not two.
       const deps = [...new Set(task.deps)];
       this.depsById.set(task.id, deps);
       for (const dep of deps) {
@@ -25,10 +26,6 @@ export class DependencyIndex {
         else this.dependentsById.set(dep, [task.id]);
       }
     }
-  }
-
-  get size(): number {
-    return this.depsById.size;
   }
 
   has(id: string): boolean {
@@ -47,21 +44,6 @@ export class DependencyIndex {
     return this.dependentsById.get(id) ?? NONE;
   }
 
-  unmetCount(id: string, merged: ReadonlySet<string>): number {
-    let unmet = 0;
-    for (const dep of this.depsOf(id)) if (!merged.has(dep)) unmet++;
-    return unmet;
-  }
-
-  /** Unmet-dep count of every task not yet merged; merged tasks are left out. */
-  initialUnmetCounts(merged: ReadonlySet<string> = new Set()): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const id of this.depsById.keys()) {
-      if (!merged.has(id)) counts.set(id, this.unmetCount(id, merged));
-    }
-    return counts;
-  }
-
   /**
    * Everything downstream of `id` (not `id` itself), nearest first: the tasks to block when
    * `id` fails, is vetoed or rejected. Iterative so a 30,000-long chain cannot blow the stack.
@@ -78,22 +60,5 @@ export class DependencyIndex {
       }
     }
     return out;
-  }
-
-  /**
-   * Records that `id` merged: drops it from `unmet`, decrements its dependents and returns
-   * those that just reached zero (newly ready). O(dependents). Call once per merge: the
-   * counts cannot tell a duplicate webhook from a second merge, so callers deduplicate.
-   */
-  onMerged(id: string, unmet: Map<string, number>): string[] {
-    unmet.delete(id);
-    const ready: string[] = [];
-    for (const dependent of this.dependentsOf(id)) {
-      const count = unmet.get(dependent);
-      if (count === undefined || count === 0) continue;
-      unmet.set(dependent, count - 1);
-      if (count === 1) ready.push(dependent);
-    }
-    return ready;
   }
 }

@@ -316,7 +316,6 @@ describe('decideCommand', () => {
         {
           kind: 'approve',
           task: 'a',
-          by: 'octocat',
           otherwise: 'task `a` has no pull request yet',
         },
         { kind: 'advance' },
@@ -330,7 +329,6 @@ describe('decideCommand', () => {
         {
           kind: 'approve',
           task: 'b',
-          by: 'octocat',
           otherwise: 'task `b` has no pull request yet',
         },
         { kind: 'advance' },

@@ -21,20 +21,20 @@ describe('decideApproval', () => {
       name: 'in review, the head: approved',
       state: 'in_review',
       sha: HEAD,
-      expected: { kind: 'record', state: 'approved', approvedSha: HEAD, approvedBy: 'octocat' },
+      expected: { kind: 'record', state: 'approved', approvedSha: HEAD },
     },
     {
       name: 'approved again, the head: stays approved',
       state: 'approved',
       approvedSha: HEAD,
       sha: HEAD,
-      expected: { kind: 'record', state: 'approved', approvedSha: HEAD, approvedBy: 'octocat' },
+      expected: { kind: 'record', state: 'approved', approvedSha: HEAD },
     },
     {
       name: 'in review, an older commit: recorded, not approved',
       state: 'in_review',
       sha: OLD,
-      expected: { kind: 'record', state: 'in_review', approvedSha: OLD, approvedBy: 'octocat' },
+      expected: { kind: 'record', state: 'in_review', approvedSha: OLD },
     },
     {
       name: 'a late approval of an older commit keeps the one of the head',
@@ -48,7 +48,7 @@ describe('decideApproval', () => {
       state: 'in_review',
       approvedSha: 'older',
       sha: OLD,
-      expected: { kind: 'record', state: 'in_review', approvedSha: OLD, approvedBy: 'octocat' },
+      expected: { kind: 'record', state: 'in_review', approvedSha: OLD },
     },
     ...(['pending', 'dispatched', 'running'] as const).map((state) => ({
       name: `${state}: recorded for the head, the state stays until review`,
@@ -58,15 +58,11 @@ describe('decideApproval', () => {
         kind: 'record',
         state,
         approvedSha: HEAD,
-        approvedBy: 'octocat',
       } as ApprovalVerdict,
     })),
   ])('$name', ({ state, approvedSha, sha, expected }) => {
     expect(
-      decideApproval(
-        { state, approvedSha: approvedSha ?? null },
-        { sha, by: 'octocat', currentHead: HEAD },
-      ),
+      decideApproval({ state, approvedSha: approvedSha ?? null }, { sha, currentHead: HEAD }),
     ).toEqual(expected);
   });
 
@@ -74,7 +70,7 @@ describe('decideApproval', () => {
     'refuses a task that is %s',
     (state) => {
       expect(
-        decideApproval({ state, approvedSha: null }, { sha: HEAD, by: 'o', currentHead: HEAD }),
+        decideApproval({ state, approvedSha: null }, { sha: HEAD, currentHead: HEAD }),
       ).toEqual({ kind: 'refuse' });
     },
   );

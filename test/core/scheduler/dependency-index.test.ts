@@ -9,43 +9,17 @@ describe('DependencyIndex', () => {
     expect(index.dependentsOf('task_001')).toEqual(['task_002', 'task_003']);
     expect(index.dependentsOf('task_004')).toEqual([]);
     expect(index.depsOf('nope')).toEqual([]);
+    expect([...index.ids()]).toEqual(['task_001', 'task_002', 'task_003', 'task_004']);
+    expect([index.has('task_004'), index.has('nope')]).toEqual([true, false]);
   });
 
-  it('counts unmet deps against a merged set', () => {
-    const index = new DependencyIndex(SPEC_TASKS);
-    expect(index.unmetCount('task_004', new Set(['task_002']))).toBe(1);
-    expect(Object.fromEntries(index.initialUnmetCounts(new Set(['task_001'])))).toEqual({
-      task_002: 0,
-      task_003: 0,
-      task_004: 2,
-    });
-  });
-
-  it('makes task_001 ready first, then task_002 and task_003 together, then task_004', () => {
-    const index = new DependencyIndex(SPEC_TASKS);
-    const unmet = index.initialUnmetCounts();
-    const ready = [...unmet].filter(([, n]) => n === 0).map(([id]) => id);
-    expect(ready).toEqual(['task_001']);
-    expect(index.onMerged('task_001', unmet)).toEqual(['task_002', 'task_003']);
-    expect(index.onMerged('task_002', unmet)).toEqual([]);
-    expect(index.onMerged('task_003', unmet)).toEqual(['task_004']);
-    expect(index.onMerged('task_004', unmet)).toEqual([]);
-    expect(unmet.size).toBe(0);
-  });
-
-  it('counts a repeated dep once', () => {
+  it('lists a repeated dep once', () => {
     const index = new DependencyIndex([
       { id: 'a', deps: [] },
       { id: 'b', deps: ['a', 'a'] },
     ]);
-    const unmet = index.initialUnmetCounts();
-    expect(unmet.get('b')).toBe(1);
-    expect(index.onMerged('a', unmet)).toEqual(['b']);
-  });
-
-  it('never makes a task with an unknown dep ready', () => {
-    const index = new DependencyIndex([{ id: 'a', deps: ['ghost'] }]);
-    expect(index.initialUnmetCounts().get('a')).toBe(1);
+    expect(index.depsOf('b')).toEqual(['a']);
+    expect(index.dependentsOf('a')).toEqual(['b']);
   });
 
   it.each([
@@ -57,29 +31,13 @@ describe('DependencyIndex', () => {
     expect(new DependencyIndex(DIAMOND).transitiveDependents(from)).toEqual(expected);
   });
 
-  it('handles a 30,000-task chain without recursion', () => {
-    const tasks = chain(30_000);
-    const index = new DependencyIndex(tasks);
-    expect(index.transitiveDependents('t0')).toHaveLength(29_999);
-    const unmet = index.initialUnmetCounts();
-    let ready = ['t0'];
-    let merged = 0;
-    while (ready.length > 0) {
-      const next: string[] = [];
-      for (const id of ready) {
-        merged++;
-        next.push(...index.onMerged(id, unmet));
-      }
-      ready = next;
-    }
-    expect(merged).toBe(30_000);
-    expect(unmet.size).toBe(0);
+  it('walks a 30,000-task chain without recursion, nearest first', () => {
+    const downstream = new DependencyIndex(chain(30_000)).transitiveDependents('t0');
+    expect(downstream).toHaveLength(29_999);
+    expect(downstream.slice(0, 2)).toEqual(['t1', 't2']);
   });
 
-  it('releases a 30,000-task fan-out in one merge', () => {
-    const index = new DependencyIndex(fanOut(30_000));
-    const unmet = index.initialUnmetCounts();
-    expect(index.onMerged('t0', unmet)).toHaveLength(29_999);
-    expect(index.transitiveDependents('t0')).toHaveLength(29_999);
+  it('lists a 30,000-task fan-out', () => {
+    expect(new DependencyIndex(fanOut(30_000)).transitiveDependents('t0')).toHaveLength(29_999);
   });
 });

@@ -142,16 +142,6 @@ export function deleteBranch(core: Core, repo: Repo, branch: string, by: Account
   return sent;
 }
 
-export function createBranch(
-  core: Core,
-  repo: Repo,
-  branch: string,
-  sha: string,
-  by: Account,
-): Sent {
-  return moveBranch(core, repo, branch, sha, by);
-}
-
 export interface PushInput {
   message: string;
   files?: Record<string, string | null>;

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AssignmentResponse } from '../../../src/protocol/assignment.js';
-import { runWorker, type Coordinator, type WorkerResult } from '../../../src/worker/index.js';
+import type { Coordinator } from '../../../src/worker/coordinator.js';
+import { runWorker, type WorkerResult } from '../../../src/worker/run-worker.js';
 import { writeFakeAgent } from './fake-agent.js';
 import { createGitFixture, isolatedEnv, type GitFixture } from './git-fixture.js';
 

@@ -1,10 +1,14 @@
-import type { TaskState } from '../states.js';
-import { DependencyIndex } from './dependency-index.js';
+import { DEFAULT_PRIORITY } from '../../src/core/plan/types.js';
+import {
+  candidateKey,
+  compareCandidates,
+  DependencyIndex,
+  type Candidate,
+} from '../../src/core/scheduler/index.js';
+import type { TaskState } from '../../src/core/states.js';
 import { IndexedHeap } from './indexed-heap.js';
 import { ReadyQueue } from './ready-queue.js';
-import { candidateKey, compareCandidates, type Candidate } from './types.js';
-
-export const DEFAULT_PRIORITY = 3;
+import { initialUnmetCounts, onMerged } from './unmet-counts.js';
 
 export interface SchedulerTask {
   id: string;
@@ -50,6 +54,8 @@ function compareRuns(a: RunEntry, b: RunEntry): number {
 }
 
 /**
+ * The benchmark's in-memory baseline, not the server's path (which is selectDispatches over the
+ * claim query in src/store/attempts.ts): what scheduling costs with no database in the loop.
  * In-memory scheduling state for many runs: dependency graphs, unmet counts and ready queues.
  * No I/O and no clock; the database stays the source of truth and this is rebuilt from it.
  * A merge costs O(dependents · log n); take(k) costs O((k + skipped) · log n).
@@ -75,7 +81,7 @@ export class SchedulerIndex {
     const run: RunEntry = {
       runId,
       graph,
-      unmet: graph.initialUnmetCounts(merged),
+      unmet: initialUnmetCounts(graph, merged),
       merged,
       pending: new Set(),
       meta: new Map(),
@@ -111,7 +117,7 @@ export class SchedulerIndex {
     run.pending.delete(taskId);
     run.ready.remove(candidateKey(runId, taskId));
     const ready: Candidate[] = [];
-    for (const id of run.graph.onMerged(taskId, run.unmet)) {
+    for (const id of onMerged(run.graph, taskId, run.unmet)) {
       if (!run.pending.has(id)) continue;
       const candidate = this.enqueue(run, id);
       if (candidate) ready.push(candidate);

@@ -1,11 +1,10 @@
+// The benchmark's in-memory baseline (bench/in-memory-scheduler/): bench/scheduling.ts times it
+// against the seed's scan, so its answers must be right for the comparison to mean anything.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  compareCandidates,
-  ReadyQueue,
-  type Candidate,
-} from '../../../src/core/scheduler/index.js';
-import { candidate, key } from './builders.js';
+import { ReadyQueue } from '../../../bench/in-memory-scheduler/ready-queue.js';
+import { compareCandidates, type Candidate } from '../../../src/core/scheduler/index.js';
+import { candidate, key } from '../../core/scheduler/builders.js';
 
 function drain(queue: ReadyQueue): string[] {
   const out: string[] = [];

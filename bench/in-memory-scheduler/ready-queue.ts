@@ -1,5 +1,5 @@
 import { IndexedHeap } from './indexed-heap.js';
-import { candidateKey, compareCandidates, type Candidate } from './types.js';
+import { candidateKey, compareCandidates, type Candidate } from '../../src/core/scheduler/index.js';
 
 const keyOf = (c: Candidate): string => candidateKey(c.runId, c.taskId);
 

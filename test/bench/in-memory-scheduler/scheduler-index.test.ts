@@ -1,7 +1,12 @@
+// The benchmark's in-memory baseline (bench/in-memory-scheduler/): bench/scheduling.ts times it
+// against the seed's scan, so its answers must be right for the comparison to mean anything.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SchedulerIndex, type SchedulerTask } from '../../../src/core/scheduler/index.js';
-import { chain, fanOut, SPEC_TASKS } from './builders.js';
+import {
+  SchedulerIndex,
+  type SchedulerTask,
+} from '../../../bench/in-memory-scheduler/scheduler-index.js';
+import { chain, fanOut, SPEC_TASKS } from '../../core/scheduler/builders.js';
 
 const ids = (cs: ReadonlyArray<{ taskId: string }>): string[] => cs.map((c) => c.taskId);
 
