@@ -1,5 +1,6 @@
 import type { Command } from '../core/commands/index.js';
 import { helpText } from '../core/commands/index.js';
+import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { DependencyIndex } from '../core/scheduler/index.js';
 import type { TaskState } from '../core/states.js';
 import type { TaskRow } from '../store/runs.js';
@@ -45,7 +46,8 @@ export async function executeCommand(
   const resolveTask = async (taskId: string | undefined): Promise<TaskRow | { error: string }> => {
     if (target.task) return target.task;
     if (!taskId) return { error: 'name the task, e.g. `/retry task_001`' };
-    const task = await runs.task(run.id, taskId);
+    // The planner's task is no task of the plan: no command names it.
+    const task = taskId === PLAN_TASK_KEY ? undefined : await runs.task(run.id, taskId);
     return task ?? { error: `there is no task \`${taskId}\` in this run` };
   };
 

@@ -56,6 +56,11 @@ export interface PlanLimits {
 }
 
 export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+/**
+ * The planner's own task (docs/tasks-block.md: `plan` is reserved): a run planned by the
+ * planner job keeps its attempts as the attempts of this task, on the branch `agent/<issue>/plan`.
+ */
+export const PLAN_TASK_KEY = 'plan';
 export const TYPE_PATTERN = ID_PATTERN;
 export const TASK_KEYS: readonly string[] = [
   'id',
