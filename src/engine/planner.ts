@@ -93,7 +93,10 @@ export async function acceptPlanComment(engine: Engine, comment: PlanComment): P
   const ours = async () =>
     (await store.attempts.byWorkflowRun(comment.workflowRunId))?.taskId === planner.id;
   let accepted = await ours();
-  if (!accepted && (await store.attempts.ofTask(planner.id)).some((a) => a.workflowRunId === null)) {
+  if (
+    !accepted &&
+    (await store.attempts.ofTask(planner.id)).some((a) => a.workflowRunId === null)
+  ) {
     // A dispatch that reached GitHub but not our records (the process died in between):
     // adopted when GitHub's run carries that attempt's run-name on the plan branch.
     const wr = await comment.port.workflowRun(comment.repo, comment.workflowRunId);

@@ -145,7 +145,7 @@ export class RunStore {
       const [merged] = await tx
         .select({ n: sql<number>`count(*)::int` })
         .from(tasks)
-        .where(and(eq(tasks.runId, runId), eq(tasks.state, 'merged')));
+        .where(and(eq(tasks.runId, runId), eq(tasks.state, 'merged'), graphTask));
       // The plan can be replaced until the first merge, never after.
       if ((merged?.n ?? 0) > 0) return false;
       await tx.delete(taskEdges).where(eq(taskEdges.runId, runId));

@@ -32302,6 +32302,7 @@ async function stillConflicted(cwd, files) {
 
 // src/core/plan/types.ts
 var ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+var PLAN_TASK_KEY = "plan";
 var TYPE_PATTERN = ID_PATTERN;
 var TASK_KEYS = [
   "id",
@@ -32872,6 +32873,12 @@ function checkId(value, label, where, errors) {
     errors.add(
       "invalid_id",
       `id ${code(text2.text)} is not valid: ids are 1 to 40 lowercase letters, digits, \`_\` or \`-\`, starting with a letter or digit`,
+      where
+    );
+  } else if (text2.text === PLAN_TASK_KEY) {
+    errors.add(
+      "invalid_id",
+      `id ${code(text2.text)} is reserved for the planner; choose another id`,
       where
     );
   }
