@@ -109,6 +109,10 @@ export const runs = pgTable(
   ],
 );
 
+/**
+ * A run's tasks. The planner job is the reserved task `plan` (PLAN_TASK_KEY, src/core/plan), whose
+ * attempts run in mode `plan`: it is no part of the plan's graph (src/store/runs.ts, graphTask).
+ */
 export const tasks = pgTable(
   'tasks',
   {
@@ -177,6 +181,7 @@ export const attempts = pgTable(
       .notNull()
       .references(() => tasks.id, { onDelete: 'cascade' }),
     attempt: integer('attempt').notNull(),
+    /** work, fix, or plan (the planner task's; a plan comment is accepted only for its runs). */
     mode: text('mode').notNull(),
     /** intent → dispatched → running → completed */
     phase: text('phase').notNull().default('intent'),
@@ -231,29 +236,6 @@ export const pullRequests = pgTable(
   (t) => [
     uniqueIndex('pull_requests_repo_number_idx').on(t.repositoryId, t.number),
     index('pull_requests_task_idx').on(t.taskId),
-  ],
-);
-
-/** Planner job dispatches (mode=plan): a plan comment is accepted only for one of these run ids. */
-export const planAttempts = pgTable(
-  'plan_attempts',
-  {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    runId: bigint('run_id', { mode: 'number' })
-      .notNull()
-      .references(() => runs.id, { onDelete: 'cascade' }),
-    attempt: integer('attempt').notNull(),
-    phase: text('phase').notNull().default('intent'),
-    workflowRunId: githubId('workflow_run_id'),
-    workflowRunUrl: text('workflow_run_url'),
-    conclusion: text('conclusion'),
-    intentAt: timestamp('intent_at', { withTimezone: true }).notNull().defaultNow(),
-    dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
-    completedAt: timestamp('completed_at', { withTimezone: true }),
-  },
-  (t) => [
-    uniqueIndex('plan_attempts_run_attempt_idx').on(t.runId, t.attempt),
-    uniqueIndex('plan_attempts_workflow_run_idx').on(t.workflowRunId),
   ],
 );
 

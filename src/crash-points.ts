@@ -14,9 +14,7 @@ export const CRASH_POINTS = [
   'start.run-created', // run row created, no status comment yet
   'start.status-written', // status comment written, plan not applied yet
   'plan.stored', // plan stored, nothing scheduled yet
-  'planner.intent-recorded', // planner attempt recorded, not dispatched yet
-  'planner.dispatched', // planner dispatched, its run id not recorded yet
-  // Dispatching a task attempt.
+  // Dispatching a task attempt (the planner's too).
   'dispatch.intent-recorded', // attempt intent committed, dispatch not called yet
   'dispatch.branch-created', // task branch created, dispatch not called yet
   'dispatch.called', // workflow dispatched, run id not recorded yet

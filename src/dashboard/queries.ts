@@ -1,4 +1,4 @@
-import { asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import {
   attempts,
   commands,
@@ -10,6 +10,7 @@ import {
 } from '../../db/schema.js';
 import type { RunState, TaskState } from '../core/states.js';
 import { rowsOf, type AppDatabase } from '../store/database.js';
+import { graphTask } from '../store/runs.js';
 
 // Read-only views of the coordinator's tables for the dashboard. Several replicas may share
 // the database, so everything shown is read from it, never from one process's memory.
@@ -170,13 +171,17 @@ export class DashboardQueries {
     if (!row) return undefined;
     const counts = await this.taskCounts([row.id]);
     const [taskRows, edgeRows, attemptRows, prRows, commandRows] = await Promise.all([
-      this.db.select().from(tasks).where(eq(tasks.runId, runId)).orderBy(asc(tasks.planIndex)),
+      this.db
+        .select()
+        .from(tasks)
+        .where(and(eq(tasks.runId, runId), graphTask))
+        .orderBy(asc(tasks.planIndex)),
       this.db.select().from(taskEdges).where(eq(taskEdges.runId, runId)),
       this.db
         .select({ attempt: attempts, taskKey: tasks.taskKey })
         .from(attempts)
         .innerJoin(tasks, eq(tasks.id, attempts.taskId))
-        .where(eq(tasks.runId, runId))
+        .where(and(eq(tasks.runId, runId), graphTask))
         .orderBy(asc(attempts.intentAt), asc(attempts.id)),
       this.db
         .select({ taskId: pullRequests.taskId, number: pullRequests.number })
@@ -298,7 +303,7 @@ export class DashboardQueries {
     const rows = await this.db
       .select({ runId: tasks.runId, state: tasks.state, n: sql<number>`count(*)::int` })
       .from(tasks)
-      .where(inArray(tasks.runId, runIds))
+      .where(and(inArray(tasks.runId, runIds), graphTask))
       .groupBy(tasks.runId, tasks.state);
     for (const row of rows) {
       const entry = counts.get(row.runId) ?? {};

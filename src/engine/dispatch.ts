@@ -1,12 +1,14 @@
 import type { RepoConfig } from '../config/schema.js';
 import { selectDispatches, type Candidate } from '../core/scheduler/index.js';
 import { statusOf } from '../github/port.js';
+import { WORKER_MODES, type WorkerMode } from '../protocol/assignment.js';
 import type { DispatchIntent } from '../store/attempts.js';
 import { buildDispatchInputs } from '../protocol/assignment.js';
 import { taskBranch } from '../protocol/branch.js';
 import { runName } from '../protocol/run-name.js';
 import { loadRunScope, timeDecision, type Engine, type RunScope } from './context.js';
 import { failTaskForGood } from './failures.js';
+import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 
 /**
@@ -71,7 +73,15 @@ export interface DispatchPass {
   baseHeads: Map<string, Promise<string | null>>;
 }
 
-/** Create the branch if missing and dispatch the worker; safe to call again for the same intent. */
+/** The worker's mode for an attempt's: `plan` (the planner task), `fix`, or `work`. */
+export function workerModeOf(mode: string): WorkerMode {
+  return WORKER_MODES.find((m) => m === mode) ?? 'work';
+}
+
+/**
+ * Create the branch if missing and dispatch the worker; safe to call again for the same intent.
+ * The planner task's intent comes here too, from its own claim (src/engine/planner.ts).
+ */
 export async function performDispatch(
   engine: Engine,
   intent: DispatchIntent,
@@ -109,7 +119,7 @@ export async function performDispatch(
       taskKey: task.taskKey,
       issueNumber: run.issueNumber,
       attempt: attempt.attempt,
-      mode: attempt.mode === 'fix' ? 'fix' : 'work',
+      mode: workerModeOf(attempt.mode),
       coordinatorUrl,
     });
     const result = await s.port.dispatchWorkflow(s.repo, {
@@ -131,6 +141,11 @@ export async function performDispatch(
     );
   } catch (error) {
     const status = statusOf(error);
+    if ((status === 404 || status === 422) && isPlannerTask(task)) {
+      log.error({ err: error }, 'planner dispatch refused');
+      await plannerRefused(engine, s, task, attempt, status, error as Error);
+      return;
+    }
     if (status === 404 || status === 422) {
       // GitHub refused the request itself (no workflow, undeclared input, no branch): retrying
       // the same request cannot succeed, so the task fails now with GitHub's reason.

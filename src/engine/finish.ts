@@ -1,6 +1,7 @@
 import { TERMINAL_TASK_STATES } from '../core/states.js';
 import type { Engine, RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
+import { completePlannerAttempt, isPlannerTask } from './planner.js';
 
 export const DONE_LABEL = 'agent:done';
 
@@ -44,23 +45,17 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
     if (TERMINAL_TASK_STATES.has(task.state)) continue;
     await engine.store.runs.transitionTask(task.id, [task.state], { state: 'cancelled' });
   }
+  // The planner's run too, if it is still out: its task is no part of the graph above.
   const open = await engine.store.attempts.open();
   const ofRun = open.filter((o) => o.run.id === scope.run.id && o.attempt.workflowRunId !== null);
-  for (const { attempt } of ofRun) {
+  for (const { attempt, task } of ofRun) {
     await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId!);
-    await engine.store.attempts.complete(attempt.id, {
-      conclusion: 'cancelled',
-      failureReason: why,
-    });
-  }
-  for (const plan of await engine.store.runs.planAttempts(scope.run.id)) {
-    if (plan.phase === 'completed' || plan.workflowRunId === null) continue;
-    await scope.port.cancelWorkflowRun(scope.repo, plan.workflowRunId);
-    await engine.store.runs.updatePlanAttempt(plan.id, {
-      phase: 'completed',
-      conclusion: 'cancelled',
-      completedAt: engine.now(),
-    });
+    if (isPlannerTask(task)) await completePlannerAttempt(engine, task, attempt, 'cancelled');
+    else
+      await engine.store.attempts.complete(attempt.id, {
+        conclusion: 'cancelled',
+        failureReason: why,
+      });
   }
   engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, why }, 'run cancelled');
   engine.requestStatus(scope.run.id);

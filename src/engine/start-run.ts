@@ -1,13 +1,15 @@
 import type { RepoConfig } from '../config/schema.js';
-import { inertInline } from '../core/inert-markdown.js';
-import { extractTasksBlock, formatPlanErrors, parsePlanMarkdown } from '../core/plan/index.js';
-import { statusOf, type GitHubPort, type RepoCoords } from '../github/port.js';
+import {
+  extractTasksBlock,
+  formatPlanErrors,
+  parsePlanMarkdown,
+  PLAN_TASK_KEY,
+} from '../core/plan/index.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { RunRow } from '../store/runs.js';
-import { buildDispatchInputs } from '../protocol/assignment.js';
-import { taskBranch } from '../protocol/branch.js';
-import { runName } from '../protocol/run-name.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
+import { dispatchPlanner } from './planner.js';
 import { refreshStatus } from './status.js';
 import { crashPoint } from '../crash-points.js';
 
@@ -76,7 +78,7 @@ export async function startRun(engine: Engine, request: StartRunRequest): Promis
 /** Created, but neither a plan stored (valid or not) nor a planner dispatch attempted. */
 async function startInterrupted(engine: Engine, run: RunRow): Promise<boolean> {
   if (run.state !== 'planning' || run.planSource !== null) return false;
-  return (await engine.store.runs.planAttempts(run.id)).length === 0;
+  return (await engine.store.runs.task(run.id, PLAN_TASK_KEY)) === undefined;
 }
 
 /** Validate a plan (from the issue, the planner or /plan) and store it, or show why it is invalid. */
@@ -110,72 +112,4 @@ export async function applyPlan(
   engine.log.info({ run: scope.run.id, tasks: result.plan.tasks.length, source }, 'plan accepted');
   await scheduleRepository(engine, scope.repositoryId);
   return true;
-}
-
-/** No tasks block: the planner job (mode=plan) on `agent/<issue>/plan` writes one. */
-export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<void> {
-  const attempt = await engine.store.runs.createPlanAttempt(scope.run.id);
-  if (!attempt) return;
-  const { run, port, repo, config } = scope;
-  const branch = taskBranch(run.issueNumber, 'plan');
-  const base = run.baseBranch ?? (await port.defaultBranch(repo));
-  try {
-    crashPoint('planner.intent-recorded');
-    const coordinatorUrl = await engine.coordinatorUrl();
-    if (!coordinatorUrl)
-      throw new Error('the public URL is unknown; the planner is not dispatched');
-    if ((await port.branchHead(repo, branch)) === null) {
-      const sha = await port.branchHead(repo, base);
-      if (sha === null)
-        throw Object.assign(new Error(`base branch "${base}" does not exist`), { status: 422 });
-      await port.ensureBranch(repo, branch, sha);
-    }
-    const inputs = buildDispatchInputs({
-      taskKey: 'plan',
-      issueNumber: run.issueNumber,
-      attempt: attempt.attempt,
-      mode: 'plan',
-      coordinatorUrl,
-    });
-    const result = await port.dispatchWorkflow(repo, {
-      workflow: config.worker.workflow,
-      ref: branch,
-      inputs,
-    });
-    crashPoint('planner.dispatched');
-    await engine.store.runs.updatePlanAttempt(attempt.id, {
-      phase: 'dispatched',
-      dispatchedAt: engine.now(),
-      workflowRunId: result.runId ?? null,
-      workflowRunUrl: result.runUrl ?? null,
-    });
-    engine.log.info(
-      {
-        run: run.id,
-        workflowRun: result.runId,
-        name: runName(run.issueNumber, 'plan', attempt.attempt),
-      },
-      'planner dispatched',
-    );
-  } catch (error) {
-    const status = statusOf(error);
-    if (status === 404 || status === 422) {
-      await engine.store.runs.setPlanInvalid(
-        run.id,
-        `- The planner could not be dispatched: GitHub answered ${status} (${inertInline((error as Error).message)}). Check that \`.github/workflows/${config.worker.workflow}\` exists on the default branch, or put a \`tasks\` block in the issue.`,
-        'planner',
-      );
-      await engine.store.runs.updatePlanAttempt(attempt.id, {
-        phase: 'completed',
-        conclusion: 'dispatch_failed',
-        completedAt: engine.now(),
-      });
-      engine.requestStatus(run.id);
-      return;
-    }
-    engine.log.warn(
-      { err: error, run: run.id },
-      'planner dispatch failed; the sweep will retry it',
-    );
-  }
 }

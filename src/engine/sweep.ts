@@ -7,7 +7,7 @@ import { performDispatch, scheduleRepository } from './dispatch.js';
 import { recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
 import { advanceRun } from './merge.js';
-import { dispatchPlanner } from './start-run.js';
+import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { refreshStatus } from './status.js';
 import { moveOnFromAttempt, onWorkflowRun } from './track.js';
 import { crashPoint } from '../crash-points.js';
@@ -70,6 +70,9 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
           crashPoint('sweep.before-adopt');
           await onWorkflowRun(engine, scope.repositoryId, found, scope);
           report.adopted++;
+        } else if (isPlannerTask(task) && run.state !== 'planning') {
+          // Planned meanwhile (a `/plan`, or the run ended): a planner is no longer wanted.
+          await completePlannerAttempt(engine, task, attempt, 'not_dispatched');
         } else if (!run.finishedAt && (await engine.coordinatorUrl())) {
           // GitHub confirms no run exists for this attempt: the dispatch never happened.
           log.warn('no workflow run for this dispatch; dispatching again');
@@ -82,6 +85,14 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
       if (now.getTime() - startedAt.getTime() > timeoutMs) {
         await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId);
+        if (isPlannerTask(task)) {
+          // Its assignment gave it the worker timeout too; nothing retries a planner.
+          if (await completePlannerAttempt(engine, task, attempt, 'timed_out')) {
+            log.warn({ timeoutMs }, 'planner run timed out; cancelled');
+            report.timedOut++;
+          }
+          continue;
+        }
         const done = await engine.store.attempts.complete(attempt.id, {
           conclusion: 'timed_out',
           failureReason: 'timed_out',
@@ -114,40 +125,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
   }
 
-  for (const run of await engine.store.runs.activeRuns()) {
-    repositories.add(run.repositoryId);
-    if (run.state !== 'planning') continue;
-    // A planner dispatch that never reached GitHub is sent again.
-    const attempts = await engine.store.runs.planAttempts(run.id);
-    const last = attempts[attempts.length - 1];
-    if (last && last.phase === 'intent' && now.getTime() - last.intentAt.getTime() > graceMs) {
-      try {
-        const scope = await loadRunScope(engine, run);
-        // Dispatched after all (the process died before recording the run): adopt that run.
-        const found = await findDispatchedRun(scope, {
-          issueNumber: run.issueNumber,
-          taskKey: 'plan',
-          attempt: last.attempt,
-          intentAt: last.intentAt,
-        });
-        if (found) {
-          await onWorkflowRun(engine, scope.repositoryId, found, scope);
-          report.adopted++;
-          continue;
-        }
-        // Without a public URL the planner could not get its assignment: sent once it has one.
-        if (!(await engine.coordinatorUrl())) continue;
-        await engine.store.runs.updatePlanAttempt(last.id, {
-          phase: 'completed',
-          conclusion: 'not_dispatched',
-          completedAt: now,
-        });
-        await dispatchPlanner(engine, scope);
-      } catch (error) {
-        engine.log.error({ err: error, run: run.id }, 'sweep could not re-dispatch the planner');
-      }
-    }
-  }
+  for (const run of await engine.store.runs.activeRuns()) repositories.add(run.repositoryId);
 
   // Merges whose events were missed (checks, reviews, statuses, which have no event here).
   for (const run of await engine.store.runs.activeRuns()) {

@@ -1,6 +1,6 @@
 import type { PullInfo, WorkflowRunInfo } from '../github/port.js';
 import type { AttemptRow } from '../store/attempts.js';
-import type { PlanAttemptRow, RunRow, TaskRow } from '../store/runs.js';
+import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
 import { parseUsageMarker } from '../protocol/markers.js';
 import { parseRunName } from '../protocol/run-name.js';
@@ -10,6 +10,7 @@ import { enforceBudget } from './budget.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge.js';
+import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 
@@ -23,14 +24,12 @@ const FAILED_CONCLUSIONS = new Set([
   'stale',
 ]);
 
-export type TrackedRun =
-  | { kind: 'task'; run: RunRow; task: TaskRow; attempt: AttemptRow }
-  | { kind: 'plan'; run: RunRow; plan: PlanAttemptRow }
-  | null;
+export type TrackedRun = { run: RunRow; task: TaskRow; attempt: AttemptRow } | null;
 
 /**
  * Which attempt a workflow run belongs to: by the id GitHub returned at dispatch, or — when
- * GitHub answered 204 without one — by its branch and run-name, which we chose.
+ * GitHub answered 204 without one — by its branch and run-name, which we chose. The planner's
+ * runs are the attempts of its task `plan`, found the same way.
  */
 export async function findTrackedRun(
   engine: Engine,
@@ -42,28 +41,12 @@ export async function findTrackedRun(
   if (byId) {
     const task = await store.runs.taskById(byId.taskId);
     const run = task && (await store.runs.getRun(task.runId));
-    return task && run ? { kind: 'task', run, task, attempt: byId } : null;
-  }
-  const plan = await store.runs.planAttemptByWorkflowRun(wr.id);
-  if (plan) {
-    const run = await store.runs.getRun(plan.runId);
-    return run ? { kind: 'plan', run, plan } : null;
+    return task && run ? { run, task, attempt: byId } : null;
   }
   const named = parseRunName(wr.displayTitle);
   if (!named || wr.headBranch !== taskBranch(named.issueNumber, named.taskKey)) return null;
   const run = await store.runs.latestRun(repositoryId, named.issueNumber);
   if (!run) return null;
-  if (named.taskKey === 'plan') {
-    const found = (await store.runs.planAttempts(run.id)).find((p) => p.attempt === named.attempt);
-    if (!found || (found.workflowRunId !== null && found.workflowRunId !== wr.id)) return null;
-    if (found.workflowRunId === null)
-      await store.runs.updatePlanAttempt(found.id, {
-        workflowRunId: wr.id,
-        workflowRunUrl: wr.htmlUrl,
-        phase: 'dispatched',
-      });
-    return { kind: 'plan', run, plan: { ...found, workflowRunId: wr.id } };
-  }
   const task = await store.runs.task(run.id, named.taskKey);
   const attempt = task && (await store.attempts.byTaskAttempt(task.id, named.attempt));
   if (!task || !attempt || (attempt.workflowRunId !== null && attempt.workflowRunId !== wr.id))
@@ -77,7 +60,6 @@ export async function findTrackedRun(
     });
   }
   return {
-    kind: 'task',
     run,
     task,
     attempt: {
@@ -97,16 +79,6 @@ export async function onWorkflowRun(
 ): Promise<void> {
   const tracked = await findTrackedRun(engine, repositoryId, wr);
   if (!tracked) return;
-  if (tracked.kind === 'plan') {
-    if (wr.status === 'completed' && tracked.plan.phase !== 'completed') {
-      await engine.store.runs.updatePlanAttempt(tracked.plan.id, {
-        phase: 'completed',
-        conclusion: wr.conclusion,
-        completedAt: engine.now(),
-      });
-    }
-    return;
-  }
   const { run, task, attempt } = tracked;
   if (attempt.phase === 'completed') return;
   if (wr.status !== 'completed') {
@@ -116,6 +88,11 @@ export async function onWorkflowRun(
       crashPoint('track.running');
       engine.requestStatus(run.id);
     }
+    return;
+  }
+  if (isPlannerTask(task)) {
+    // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment).
+    await completePlannerAttempt(engine, task, attempt, wr.conclusion ?? 'failure');
     return;
   }
   const s = scope ?? (await loadRunScope(engine, run));

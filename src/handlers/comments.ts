@@ -5,8 +5,8 @@ import { validateConfig } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
-import { applyPlan } from '../engine/start-run.js';
-import { linkPullRequest, onWorkflowRun } from '../engine/track.js';
+import { acceptPlanComment } from '../engine/planner.js';
+import { linkPullRequest } from '../engine/track.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
 import { parsePlanMarker } from '../protocol/markers.js';
 import { NOT_ANSWERED } from '../store/commands.js';
@@ -45,22 +45,16 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
       if (runId === undefined) return;
       const run = await engine.store.runs.activeRun(repository.id, issue.number);
       if (!run || (run.state !== 'planning' && run.state !== 'plan_invalid')) return;
-      const attempts = await engine.store.runs.planAttempts(run.id);
-      let ours = attempts.some((p) => p.workflowRunId === runId);
-      if (!ours && attempts.some((p) => p.workflowRunId === null)) {
-        // A dispatch that reached GitHub but not our records (the process died in between):
-        // adopted when GitHub's run carries that attempt's run-name on the plan branch.
-        const wr = await port.workflowRun(repo, runId);
-        if (wr) await onWorkflowRun(engine, repository.id, wr);
-        ours = (await engine.store.runs.planAttempts(run.id)).some(
-          (p) => p.workflowRunId === runId,
-        );
-      }
-      if (!ours) {
+      const accepted = await acceptPlanComment(engine, {
+        port,
+        repo,
+        repositoryId: repository.id,
+        run,
+        workflowRunId: runId,
+        body: comment.body,
+      });
+      if (!accepted)
         log.warn({ runId }, 'plan comment names a workflow run we did not dispatch; ignored');
-        return;
-      }
-      await applyPlan(engine, await loadRunScope(engine, run, port), comment.body, 'planner');
       return;
     }
 

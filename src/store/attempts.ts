@@ -2,7 +2,8 @@ import { LOCK_KEYS } from './lock-keys.js';
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
-import type { Db, RunRow, TaskRow } from './runs.js';
+import { PLAN_TASK_KEY } from '../core/plan/index.js';
+import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
 
 export type AttemptRow = typeof attempts.$inferSelect;
 
@@ -45,6 +46,8 @@ export class AttemptStore {
           .where(
             and(
               inArray(tasks.state, [...INFLIGHT]),
+              // The planner runs before there is a plan, outside the limits (docs/lifecycle.md).
+              graphTask,
               repository === undefined ? undefined : eq(runs.repositoryId, repository),
             ),
           )
@@ -126,6 +129,35 @@ export class AttemptStore {
   }
 
   /**
+   * The planner's dispatch intent: its task (`plan`, created now) and first attempt in mode
+   * `plan`, in one transaction. The planner is claimed once per run: a second claim (a retried
+   * start racing the first) finds the task and gets nothing.
+   */
+  async claimPlanner(run: RunRow): Promise<DispatchIntent | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [task] = await tx
+        .insert(tasks)
+        .values({
+          runId: run.id,
+          taskKey: PLAN_TASK_KEY,
+          planIndex: -1,
+          title: 'Plan',
+          type: PLAN_TASK_KEY,
+          state: 'dispatched',
+          attemptCount: 1,
+        })
+        .onConflictDoNothing()
+        .returning();
+      if (!task) return undefined;
+      const [attempt] = await tx
+        .insert(attempts)
+        .values({ taskId: task.id, attempt: 1, mode: 'plan' })
+        .returning();
+      return attempt && { attempt, task, run };
+    });
+  }
+
+  /**
    * The repository's tasks that could be dispatched at `now` (deps merged, run running, no
    * backoff), in dispatch order: priority, then oldest run, then plan order.
    */
@@ -141,6 +173,7 @@ export class AttemptStore {
           isNull(runs.finishedAt),
           eq(tasks.state, 'pending'),
           eq(tasks.unmetDeps, 0),
+          graphTask,
           sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${now})`,
         ),
       )
@@ -157,7 +190,7 @@ export class AttemptStore {
       })
       .from(tasks)
       .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(inArray(tasks.state, [...INFLIGHT]));
+      .where(and(inArray(tasks.state, [...INFLIGHT]), graphTask));
     return { repository: row?.repository ?? 0, global: row?.global ?? 0 };
   }
 
@@ -208,6 +241,14 @@ export class AttemptStore {
       .orderBy(desc(attempts.attempt))
       .limit(1);
     return row;
+  }
+
+  async ofTask(taskId: number): Promise<AttemptRow[]> {
+    return this.db
+      .select()
+      .from(attempts)
+      .where(eq(attempts.taskId, taskId))
+      .orderBy(asc(attempts.attempt));
   }
 
   async ofRun(runId: number): Promise<AttemptRow[]> {

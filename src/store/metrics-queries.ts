@@ -1,7 +1,8 @@
-import { eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks, webhookDeliveries } from '../../db/schema.js';
 import type { TaskState } from '../core/states.js';
 import type { AppDatabase } from './database.js';
+import { graphTask } from './runs.js';
 
 // What the Prometheus gauges show, read from the database at scrape time: every replica reports
 // the same numbers, and nothing in memory has to be kept in step with the writes. One grouped
@@ -46,7 +47,7 @@ export async function readMetricsSnapshot(db: AppDatabase): Promise<MetricsSnaps
       .from(runs)
       .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
       .innerJoin(tasks, eq(tasks.runId, runs.id))
-      .where(isNull(runs.finishedAt))
+      .where(and(isNull(runs.finishedAt), graphTask))
       .groupBy(repositories.id, tasks.state),
     // All time, so they are counters (rate() gives attempts and dollars per hour). One table,
     // no join: a 30,000-task fleet has a few tens of thousands of attempts.

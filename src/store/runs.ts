@@ -1,17 +1,22 @@
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { planAttempts, repositories, runs, taskEdges, tasks } from '../../db/schema.js';
+import { and, asc, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { repositories, runs, taskEdges, tasks } from '../../db/schema.js';
 import type { RepoConfig } from '../config/schema.js';
-import type { Plan } from '../core/plan/index.js';
+import { PLAN_TASK_KEY, type Plan } from '../core/plan/index.js';
 import type { RunState, TaskState } from '../core/states.js';
 import type { AppDatabase } from './database.js';
 
 export type RunRow = typeof runs.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
-export type PlanAttemptRow = typeof planAttempts.$inferSelect;
 
 /** drizzle's transaction object has the same query API as the database. */
 export type Tx = Parameters<Parameters<AppDatabase['transaction']>[0]>[0];
 export type Db = AppDatabase | Tx;
+
+/**
+ * The plan's own tasks, not the planner's: the task graph, merges, status, budgets, commands and
+ * the scheduler never see the planner task (it is dispatched by its own claim, claimPlanner).
+ */
+export const graphTask = ne(tasks.taskKey, PLAN_TASK_KEY);
 
 export interface NewRun {
   repositoryId: number;
@@ -124,11 +129,12 @@ export class RunStore {
       const [merged] = await tx
         .select({ n: sql<number>`count(*)::int` })
         .from(tasks)
-        .where(and(eq(tasks.runId, runId), eq(tasks.state, 'merged')));
+        .where(and(eq(tasks.runId, runId), eq(tasks.state, 'merged'), graphTask));
       // The plan can be replaced until the first merge, never after.
       if ((merged?.n ?? 0) > 0) return false;
       await tx.delete(taskEdges).where(eq(taskEdges.runId, runId));
-      await tx.delete(tasks).where(eq(tasks.runId, runId));
+      // The planner task and its attempts stay: a plan comment is checked against its runs.
+      await tx.delete(tasks).where(and(eq(tasks.runId, runId), graphTask));
       const index = new Map(plan.tasks.map((t, i) => [t.id, i]));
       const rows = plan.tasks.map((t) => ({
         runId,
@@ -252,9 +258,14 @@ export class RunStore {
   }
 
   async tasksOf(runId: number, db: Db = this.db): Promise<TaskRow[]> {
-    return db.select().from(tasks).where(eq(tasks.runId, runId)).orderBy(asc(tasks.planIndex));
+    return db
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.runId, runId), graphTask))
+      .orderBy(asc(tasks.planIndex));
   }
 
+  /** A task of the run by key, the planner's (`plan`) included. */
   async task(runId: number, taskKey: string, db: Db = this.db): Promise<TaskRow | undefined> {
     const [row] = await db
       .select()
@@ -298,7 +309,8 @@ export class RunStore {
       .set({ ...values, updatedAt: new Date() })
       .where(and(eq(tasks.id, taskId), inArray(tasks.state, [...from])))
       .returning();
-    if (row) await this.bumpStatus(row.runId, db);
+    // The status comment does not show the planner task: its moves leave the comment current.
+    if (row && row.taskKey !== PLAN_TASK_KEY) await this.bumpStatus(row.runId, db);
     return row;
   }
 
@@ -346,43 +358,5 @@ export class RunStore {
            where e.run_id = t.run_id and e.task_key = t.task_key and d.state <> 'merged')
       where t.run_id = ${runId}
         and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})`);
-  }
-
-  async planAttempts(runId: number): Promise<PlanAttemptRow[]> {
-    return this.db
-      .select()
-      .from(planAttempts)
-      .where(eq(planAttempts.runId, runId))
-      .orderBy(asc(planAttempts.attempt));
-  }
-
-  async createPlanAttempt(runId: number): Promise<PlanAttemptRow | undefined> {
-    const [last] = await this.db
-      .select({ attempt: planAttempts.attempt })
-      .from(planAttempts)
-      .where(eq(planAttempts.runId, runId))
-      .orderBy(desc(planAttempts.attempt))
-      .limit(1);
-    const [row] = await this.db
-      .insert(planAttempts)
-      .values({ runId, attempt: (last?.attempt ?? 0) + 1 })
-      .onConflictDoNothing()
-      .returning();
-    return row;
-  }
-
-  async updatePlanAttempt(
-    id: number,
-    values: Partial<Omit<PlanAttemptRow, 'id' | 'runId'>>,
-  ): Promise<void> {
-    await this.db.update(planAttempts).set(values).where(eq(planAttempts.id, id));
-  }
-
-  async planAttemptByWorkflowRun(workflowRunId: number): Promise<PlanAttemptRow | undefined> {
-    const [row] = await this.db
-      .select()
-      .from(planAttempts)
-      .where(eq(planAttempts.workflowRunId, workflowRunId));
-    return row;
   }
 }

@@ -7,7 +7,7 @@ import { onWorkflowRun } from '../engine/track.js';
 import type { AssignmentRequest } from '../protocol/assignment.js';
 import { taskBranch } from '../protocol/branch.js';
 import type { RefusalCode } from './refusals.js';
-import { attemptOf, findAssignmentTarget, type AssignmentTarget } from './target.js';
+import { findAssignmentTarget, type AssignmentTarget } from './target.js';
 
 /** What a verified token must also say (GitHub's OIDC reference, "Custom claims"). */
 export interface Grant {
@@ -60,7 +60,7 @@ export async function authorizeAssignment(
   if (!namesWorkflow(claims['workflow_ref'], repository, config.worker.workflow, ref))
     return refuse('workflow_ref');
 
-  const attempt = attemptOf(target);
+  const { attempt } = target;
   if (attempt.phase === 'completed') return refuse('run_finished');
   const runId = digits.safeParse(claims['run_id']);
   if (!runId.success) return refuse('run_id');

@@ -1,14 +1,19 @@
 import type { RepoConfig } from '../config/schema.js';
+import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { composeAssignment, type AssignmentText } from '../core/worker-inputs.js';
+import { workerModeOf } from '../engine/dispatch.js';
+import { isPlannerTask } from '../engine/planner.js';
 import type { AssignmentRequest, WorkerMode } from '../protocol/assignment.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { Store } from '../store/index.js';
-import type { PlanAttemptRow, RunRow, TaskRow } from '../store/runs.js';
+import type { RunRow, TaskRow } from '../store/runs.js';
 
-/** The attempt a worker asks about: a task's, or the planner's (`task_id` = `plan`). */
-export type AssignmentTarget =
-  | { kind: 'task'; run: RunRow; task: TaskRow; attempt: AttemptRow }
-  | { kind: 'plan'; run: RunRow; plan: PlanAttemptRow };
+/** The attempt a worker asks about: a task's, the planner's (`task_id` = `plan`) included. */
+export interface AssignmentTarget {
+  run: RunRow;
+  task: TaskRow;
+  attempt: AttemptRow;
+}
 
 export type TargetLookup =
   { ok: true; target: AssignmentTarget } | { ok: false; code: 'issue' | 'task_id' | 'attempt' };
@@ -22,27 +27,16 @@ export async function findAssignmentTarget(
   const run = await store.runs.latestRun(repositoryId, Number(request.issue));
   if (!run || run.finishedAt) return { ok: false, code: 'issue' };
   const asked = Number(request.attempt);
-  if (request.task_id === 'plan') {
-    const plans = await store.runs.planAttempts(run.id);
-    const plan = plans[plans.length - 1];
-    if (!plan || plan.attempt !== asked) return { ok: false, code: 'attempt' };
-    return { ok: true, target: { kind: 'plan', run, plan } };
-  }
   const task = await store.runs.task(run.id, request.task_id);
-  if (!task) return { ok: false, code: 'task_id' };
+  // `plan` always names a task (the planner's); before its dispatch it has no attempt yet.
+  if (!task) return { ok: false, code: request.task_id === PLAN_TASK_KEY ? 'attempt' : 'task_id' };
   const attempt = await store.attempts.latestOf(task.id);
   if (!attempt || attempt.attempt !== asked) return { ok: false, code: 'attempt' };
-  return { ok: true, target: { kind: 'task', run, task, attempt } };
-}
-
-/** What the target's attempt row says about its workflow run. */
-export function attemptOf(target: AssignmentTarget): PlanAttemptRow | AttemptRow {
-  return target.kind === 'plan' ? target.plan : target.attempt;
+  return { ok: true, target: { run, task, attempt } };
 }
 
 export function modeOf(target: AssignmentTarget): WorkerMode {
-  if (target.kind === 'plan') return 'plan';
-  return target.attempt.mode === 'fix' ? 'fix' : 'work';
+  return workerModeOf(target.attempt.mode);
 }
 
 /** The assignment's words, from what the run stored when it started and planned. */
@@ -53,7 +47,8 @@ export function assignmentTextOf(
   const { run } = target;
   const config = run.config as RepoConfig;
   const base = run.baseBranch ?? defaultBranch;
-  if (target.kind === 'plan') {
+  // The planner plans the whole issue: its words are the issue's own.
+  if (isPlannerTask(target.task)) {
     return composeAssignment({
       issueNumber: run.issueNumber,
       title: run.issueTitle,

@@ -28,8 +28,8 @@ const ROWS: Row[] = [
   { crashes: ['start.run-created'] },
   { crashes: ['start.status-written'] },
   { crashes: ['plan.stored'] },
-  { crashes: ['planner.intent-recorded'], planner: true },
-  { crashes: ['planner.dispatched'], planner: true, quick: true },
+  { crashes: ['dispatch.intent-recorded'], planner: true },
+  { crashes: ['dispatch.called'], planner: true, quick: true },
   { crashes: ['dispatch.intent-recorded'] },
   { crashes: ['dispatch.branch-created#2'] },
   { crashes: ['dispatch.called'], quick: true },
@@ -77,10 +77,14 @@ function expectCompleted(outcome: ScenarioOutcome, row: Row): void {
   expect(report.statusComments[0]).toContain(DONE_STATUS);
 
   // Exactly one workflow run per (task, attempt), and no attempt beyond the first (the worker
-  // never fails, so a second attempt would be a dispatch repeated by mistake). The planner runs
-  // once; its attempt number may be 2 when attempt 1 died before reaching GitHub.
+  // never fails, so a second attempt would be a dispatch repeated by mistake). The planner is a
+  // task like the others: one run, of its attempt 1, completed.
   const planner = report.runs.filter((r) => r.task === 'plan');
   expect(planner).toHaveLength(row.planner ? 1 : 0);
+  if (row.planner)
+    expect(outcome.attempts.get('plan')).toEqual([
+      { attempt: 1, phase: 'completed', workflowRunId: planner[0]!.id },
+    ]);
   const dispatched = report.runs
     .filter((r) => r.task !== 'plan')
     .map((r) => `${r.task}#${r.attempt}`);

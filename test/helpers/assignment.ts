@@ -14,17 +14,10 @@ export async function assignmentOf(
   const run = await store.runs.latestRun(repositoryId, Number(inputs['issue']));
   if (!run) throw new Error(`no run for issue ${inputs['issue']}`);
   const attemptNumber = Number(inputs['attempt']);
-  let target: AssignmentTarget;
-  if (inputs['task_id'] === 'plan') {
-    const plan = (await store.runs.planAttempts(run.id)).find((p) => p.attempt === attemptNumber);
-    if (!plan) throw new Error(`no planner attempt ${attemptNumber}`);
-    target = { kind: 'plan', run, plan };
-  } else {
-    const task = await store.runs.task(run.id, inputs['task_id'] ?? '');
-    const attempt = task && (await store.attempts.byTaskAttempt(task.id, attemptNumber));
-    if (!task || !attempt) throw new Error(`no attempt ${attemptNumber} of ${inputs['task_id']}`);
-    target = { kind: 'task', run, task, attempt };
-  }
+  const task = await store.runs.task(run.id, inputs['task_id'] ?? '');
+  const attempt = task && (await store.attempts.byTaskAttempt(task.id, attemptNumber));
+  if (!task || !attempt) throw new Error(`no attempt ${attemptNumber} of ${inputs['task_id']}`);
+  const target: AssignmentTarget = { run, task, attempt };
   const repository = await store.repositories.getRepository(repositoryId);
   return {
     mode: modeOf(target),

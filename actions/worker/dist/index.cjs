@@ -32319,10 +32319,9 @@ async function stillConflicted(cwd, files) {
   return left;
 }
 
-<<<<<<< HEAD
 // src/core/plan/types.ts
 var ID_PATTERN = TASK_KEY;
-var TYPE_PATTERN = ID_PATTERN;
+var PLAN_TASK_KEY = "plan";
 var TASK_KEYS = [
   "id",
   "title",
@@ -32340,8 +32339,6 @@ var MAX_PROMPT_CHARS = 6e4;
 var MAX_TIMEOUT_MINUTES = 360;
 var MAX_ERRORS = 50;
 
-=======
->>>>>>> deadcode
 // src/core/plan/extract.ts
 var FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 var FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
@@ -32592,25 +32589,6 @@ var MinHeap = class {
     return top;
   }
 };
-
-// src/core/plan/types.ts
-var ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-var TASK_KEYS = [
-  "id",
-  "title",
-  "type",
-  "deps",
-  "prompt",
-  "priority",
-  "timeoutMinutes"
-];
-var PLAN_KEYS = ["base", "tasks"];
-var DEFAULT_TYPE = "default";
-var DEFAULT_PRIORITY = 3;
-var MAX_TITLE_CHARS = 256;
-var MAX_PROMPT_CHARS = 6e4;
-var MAX_TIMEOUT_MINUTES = 360;
-var MAX_ERRORS = 50;
 
 // src/core/plan/error-list.ts
 var ErrorList = class {
@@ -32913,6 +32891,12 @@ function checkId(value, label, where, errors) {
     errors.add(
       "invalid_id",
       `id ${code(text2.text)} is not valid: ids are 1 to 40 lowercase letters, digits, \`_\` or \`-\`, starting with a letter or digit`,
+      where
+    );
+  } else if (text2.text === PLAN_TASK_KEY) {
+    errors.add(
+      "invalid_id",
+      `id ${code(text2.text)} is reserved for the planner; choose another id`,
       where
     );
   }

@@ -1,4 +1,5 @@
 export type { Plan, PlanError, PlanResult, TaskSpec } from './types.js';
+export { PLAN_TASK_KEY } from './types.js';
 export { extractTasksBlock } from './extract.js';
 export { parsePlanYaml } from './parse.js';
 export { parsePlanMarkdown } from './markdown.js';

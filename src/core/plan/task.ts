@@ -10,6 +10,7 @@ import {
   MAX_PROMPT_CHARS,
   MAX_TIMEOUT_MINUTES,
   MAX_TITLE_CHARS,
+  PLAN_TASK_KEY,
   TASK_KEYS,
 } from './types.js';
 import { describe, keySegment, keyText, readText } from './yaml-nodes.js';
@@ -180,6 +181,12 @@ function checkId(value: unknown, label: string, where: WhereArg, errors: ErrorLi
     errors.add(
       'invalid_id',
       `id ${code(text.text)} is not valid: ids are 1 to 40 lowercase letters, digits, \`_\` or \`-\`, starting with a letter or digit`,
+      where,
+    );
+  } else if (text.text === PLAN_TASK_KEY) {
+    errors.add(
+      'invalid_id',
+      `id ${code(text.text)} is reserved for the planner; choose another id`,
       where,
     );
   }

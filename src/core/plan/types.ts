@@ -59,6 +59,11 @@ export interface PlanLimits {
 
 /** A task id becomes the task's key in its branch, run-name and markers. */
 export const ID_PATTERN = TASK_KEY;
+/**
+ * The planner's own task (docs/tasks-block.md: `plan` is reserved): a run planned by the
+ * planner job keeps its attempts as the attempts of this task, on the branch `agent/<issue>/plan`.
+ */
+export const PLAN_TASK_KEY = 'plan';
 export const TASK_KEYS: readonly string[] = [
   'id',
   'title',

@@ -257,6 +257,14 @@ const ERROR_CASES: ErrorCase[] = [
     says: ['1 to 40'],
   },
   {
+    name: 'the id reserved for the planner',
+    yaml: '- id: plan\n  title: A\n',
+    codes: ['invalid_id'],
+    says: ['id `plan` is reserved for the planner'],
+    path: '[0].id',
+    taskId: 'plan',
+  },
+  {
     name: 'id not a string',
     yaml: '- id: [a]\n  title: A\n',
     codes: ['invalid_id'],
