@@ -1,4 +1,5 @@
 import type { TaskState } from '../core/states.js';
+import { canMoveTask } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine } from './context.js';
 
@@ -15,7 +16,6 @@ export const APPROVABLE: readonly TaskState[] = [
   'in_review',
   'approved',
 ];
-const IN_REVIEW: readonly TaskState[] = ['in_review', 'approved'];
 
 /**
  * Record an approval of `sha` (by `/approve`: the PR's head; by a review: the reviewed commit)
@@ -31,10 +31,12 @@ export async function recordApproval(
   if (!APPROVABLE.includes(task.state)) return undefined;
   const { sha, by, currentHead } = approval;
   if (sha !== currentHead && task.approvedSha === currentHead) return task;
-  const inReview = IN_REVIEW.includes(task.state);
-  return engine.store.runs.transitionTask(task.id, [task.state], {
-    state: inReview ? (sha === currentHead ? 'approved' : 'in_review') : task.state,
-    approvedSha: sha,
-    approvedBy: by,
-  });
+  const values = { approvedSha: sha, approvedBy: by };
+  // Only if the task is still as read: a concurrent approval of the head must not be replaced.
+  const expected = { expected: task.state };
+  // Before review the approval waits on the task (enterReview applies it); in review it decides.
+  if (!canMoveTask(task.state, 'approved'))
+    return engine.store.runs.updateTaskFields(task.id, values, expected);
+  const event = sha === currentHead ? 'approved' : 'older head approved';
+  return engine.store.runs.transitionTask(task.id, event, values, expected);
 }

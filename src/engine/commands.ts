@@ -2,6 +2,7 @@ import type { Command } from '../core/commands/index.js';
 import { helpText } from '../core/commands/index.js';
 import { DependencyIndex } from '../core/scheduler/index.js';
 import type { TaskState } from '../core/states.js';
+import { canMoveTask } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
@@ -21,17 +22,6 @@ export interface CommandTarget {
   task?: TaskRow;
   actor: string;
 }
-
-const RETRYABLE: TaskState[] = [
-  'failed',
-  'vetoed',
-  'rejected',
-  'blocked',
-  'cancelled',
-  'in_review',
-  'approved',
-  'pending',
-];
 
 /** Carry out one accepted command. Every "no" says why, for the reply. */
 export async function executeCommand(
@@ -91,11 +81,7 @@ export async function executeCommand(
         return done ? { ok: true } : { ok: false, reason: 'the run has already finished' };
       }
       const task = target.task;
-      const cancelled = await runs.transitionTask(
-        task.id,
-        ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
-        { state: 'cancelled' },
-      );
+      const cancelled = await runs.transitionTask(task.id, 'cancelled');
       if (!cancelled) return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
       const latest = await engine.store.attempts.latestOf(task.id);
       if (latest && latest.phase !== 'completed' && latest.workflowRunId !== null) {
@@ -115,7 +101,11 @@ export async function executeCommand(
     case 'unhold': {
       const hold = command.name === 'hold';
       if (target.task) {
-        await runs.transitionTask(target.task.id, [target.task.state], { held: hold });
+        await runs.updateTaskFields(
+          target.task.id,
+          { held: hold },
+          { expected: target.task.state },
+        );
         if (!hold) await advanceRun(engine, scope);
         return { ok: true };
       }
@@ -123,13 +113,13 @@ export async function executeCommand(
       if (hold && run.state !== 'running' && run.state !== 'held')
         return { ok: false, reason: `the run is ${run.state}` };
       if (!hold && run.state !== 'held') return { ok: false, reason: 'the run is not held' };
-      await runs.updateRun(run.id, {
-        state: hold ? 'held' : 'running',
+      const moved = await runs.transitionRun(run.id, hold ? 'held' : 'unheld', {
         held: hold,
         holdReason: hold ? `/hold by @${target.actor}` : null,
         // Lifting a budget hold waives the budget for this run (docs/configuration.md).
         ...(!hold && run.holdReason?.startsWith('budget') ? { budgetWaived: true } : {}),
       });
+      if (!moved) return { ok: false, reason: `the run is no longer ${run.state}` };
       if (!hold) {
         await scheduleRepository(engine, scope.repositoryId);
         await advanceRun(engine, { ...scope, run: (await runs.getRun(run.id)) ?? run });
@@ -144,7 +134,12 @@ export async function executeCommand(
             ok: false,
             reason: `there is no plan waiting for approval (the run is ${run.state})`,
           };
-        await runs.updateRun(run.id, { planApproved: true, state: run.held ? 'held' : 'running' });
+        const approved = await runs.transitionRun(
+          run.id,
+          { event: 'plan approved', to: run.held ? 'held' : 'running' },
+          { planApproved: true },
+        );
+        if (!approved) return { ok: false, reason: 'the plan is no longer waiting for approval' };
         await scheduleRepository(engine, scope.repositoryId);
         return { ok: true };
       }
@@ -169,15 +164,10 @@ export async function executeCommand(
     case 'veto': {
       const task = await resolveTask(command.taskId);
       if ('error' in task) return { ok: false, reason: task.error };
-      const vetoed = await runs.transitionTask(
-        task.id,
-        ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
-        {
-          state: 'vetoed',
-          vetoReason: command.reason ?? `vetoed by @${target.actor}`,
-          approvedSha: null,
-        },
-      );
+      const vetoed = await runs.transitionTask(task.id, 'vetoed', {
+        vetoReason: command.reason ?? `vetoed by @${target.actor}`,
+        approvedSha: null,
+      });
       if (!vetoed) return { ok: false, reason: `task \`${task.taskKey}\` is ${task.state}` };
       await blockDependents(engine, run.id, task.taskKey);
       await advanceRun(engine, scope);
@@ -187,7 +177,7 @@ export async function executeCommand(
     case 'retry': {
       const task = await resolveTask(command.taskId);
       if ('error' in task) return { ok: false, reason: task.error };
-      if (!RETRYABLE.includes(task.state))
+      if (!canMoveTask(task.state, 'retried'))
         return {
           ok: false,
           reason: `task \`${task.taskKey}\` is ${task.state}: it is already running or merged`,
@@ -202,8 +192,7 @@ export async function executeCommand(
         const reopened = await engine.store.runs.reopenRun(run.id);
         if (!reopened) return { ok: false, reason: 'another run of this issue is active' };
       }
-      await runs.transitionTask(task.id, RETRYABLE, {
-        state: 'pending',
+      await runs.transitionTask(task.id, 'retried', {
         nextMode: task.prNumber === null ? 'work' : 'fix',
         pendingFeedback: feedback || null,
         nextAttemptAt: null,
@@ -228,7 +217,6 @@ async function unblockDependents(engine: Engine, runId: number, taskKey: string)
     const stillDead = (deps.get(key) ?? []).some(
       (d) => d !== taskKey && dead.has(byKey.get(d)?.state ?? 'pending'),
     );
-    if (!stillDead)
-      await engine.store.runs.transitionTask(task.id, ['blocked'], { state: 'pending' });
+    if (!stillDead) await engine.store.runs.transitionTask(task.id, 'unblocked');
   }
 }

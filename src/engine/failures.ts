@@ -1,13 +1,10 @@
 import { parseDuration } from '../config/schema.js';
 import { DependencyIndex } from '../core/scheduler/index.js';
-import type { TaskState } from '../core/states.js';
 import { renderFailureComment } from '../core/status/index.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { settleRun } from './finish.js';
-
-const RETRYABLE_FROM: TaskState[] = ['dispatched', 'running', 'in_review', 'approved', 'merging'];
 
 /**
  * A failed attempt: retried on the same branch and PR after `retries.backoff`, up to
@@ -26,8 +23,7 @@ export async function recordFailedAttempt(
     const backoff =
       config.retries.backoff[Math.min(retriesUsed, config.retries.backoff.length - 1)] ?? '0s';
     const delay = parseDuration(backoff) ?? 0;
-    const moved = await engine.store.runs.transitionTask(task.id, RETRYABLE_FROM, {
-      state: 'pending',
+    const moved = await engine.store.runs.transitionTask(task.id, 'attempt failed', {
       nextAttemptAt: new Date(engine.now().getTime() + delay),
       pendingFeedback: task.pendingFeedback,
     });
@@ -51,9 +47,7 @@ export async function failTaskForGood(
   reason: string,
   logUrl: string | null,
 ): Promise<void> {
-  const failed = await engine.store.runs.transitionTask(taskId, ['pending', ...RETRYABLE_FROM], {
-    state: 'failed',
-  });
+  const failed = await engine.store.runs.transitionTask(taskId, 'failed');
   if (!failed) return;
   const blocked = await blockDependents(engine, scope.run.id, failed.taskKey);
   engine.log.warn({ run: scope.run.id, task: failed.taskKey, reason, blocked }, 'task failed');
@@ -81,9 +75,7 @@ export async function blockDependents(
   for (const key of index.transitiveDependents(taskKey)) {
     const task = byKey.get(key);
     if (!task) continue;
-    const moved = await engine.store.runs.transitionTask(task.id, ['pending'], {
-      state: 'blocked',
-    });
+    const moved = await engine.store.runs.transitionTask(task.id, 'blocked');
     if (moved) blocked.push(key);
   }
   return blocked;

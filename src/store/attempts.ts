@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, pullRequests, repositories, runs, tasks } from '../../db/schema.js';
+import { taskTransition } from '../core/transitions.js';
 import type { AppDatabase } from './database.js';
 import type { Db, RunRow, TaskRow } from './runs.js';
 
@@ -19,6 +20,7 @@ export interface ClaimLimits {
 }
 
 const INFLIGHT = ['dispatched', 'running'] as const;
+const DISPATCH = taskTransition('dispatched');
 /** Namespaces for advisory lock keys, so repository ids never collide with other locks. */
 const REPO_LOCK_BASE = 1n << 60n;
 const GLOBAL_DISPATCH_LOCK = (1n << 61n) + 1n;
@@ -81,7 +83,7 @@ export class AttemptStore {
       const dispatched = await tx
         .update(tasks)
         .set({
-          state: 'dispatched',
+          state: DISPATCH.to,
           attemptCount: sql`${tasks.attemptCount} + 1`,
           nextAttemptAt: null,
           pendingFeedback: null,
@@ -93,7 +95,7 @@ export class AttemptStore {
               tasks.id,
               chosen.map((c) => c.id),
             ),
-            eq(tasks.state, 'pending'),
+            inArray(tasks.state, [...DISPATCH.from]),
           ),
         )
         .returning();
