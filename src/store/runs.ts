@@ -235,6 +235,7 @@ export class RunStore {
 
   /** Columns other than the state; a state change is a `transitionRun`. */
   async updateRun(runId: number, values: RunFields, db: Db = this.db): Promise<void> {
+    refuseStateIn(values, ['state', 'finishedAt']);
     await db
       .update(runs)
       .set({
@@ -383,6 +384,7 @@ export class RunStore {
     values: TaskFields,
     options: TaskWriteOptions = {},
   ): Promise<TaskRow | undefined> {
+    refuseStateIn(values, ['state']);
     return this.writeTask(taskId, values, undefined, options);
   }
 
@@ -498,6 +500,12 @@ export class RunStore {
       .where(eq(planAttempts.workflowRunId, workflowRunId));
     return row;
   }
+}
+
+/** The types already forbid it; this catches a value that got past them (a cast, a spread). */
+function refuseStateIn(values: object, columns: string[]): void {
+  for (const column of columns)
+    if (column in values) throw new Error(`${column} changes by a transition only`);
 }
 
 export { ACTIVE_RUN_STATES };
