@@ -5,6 +5,7 @@ import type { Plan } from '../core/plan/index.js';
 import type { RunState, TaskState } from '../core/states.js';
 import {
   INITIAL_RUN_STATE,
+  INITIAL_TASK_STATE,
   runTransition,
   taskTransition,
   type RunFinishEvent,
@@ -184,6 +185,7 @@ export class RunStore {
       const rows = plan.tasks.map((t) => ({
         runId,
         taskKey: t.id,
+        state: INITIAL_TASK_STATE,
         planIndex: index.get(t.id) ?? 0,
         title: t.title,
         type: t.type,
@@ -256,6 +258,7 @@ export class RunStore {
     values: RunFields = {},
     db: Db = this.db,
   ): Promise<boolean> {
+    refuseStateIn(values, ['state', 'finishedAt']);
     const { from, to } = runTransition(move);
     const rows = await db
       .update(runs)
@@ -374,6 +377,7 @@ export class RunStore {
     values: TaskFields = {},
     options: TaskWriteOptions = {},
   ): Promise<TaskRow | undefined> {
+    refuseStateIn(values, ['state']);
     const { from, to } = taskTransition(move);
     return this.writeTask(taskId, { ...values, state: to }, from, options);
   }
