@@ -1,4 +1,5 @@
 import { decideApproval, type Approval } from '../core/lifecycle/index.js';
+import { canMoveTask } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine } from './context.js';
 
@@ -14,8 +15,12 @@ export async function recordApproval(
   const verdict = decideApproval(task, approval);
   if (verdict.kind === 'refuse') return undefined;
   if (verdict.kind === 'keep') return task;
-  return engine.store.runs.transitionTask(task.id, [task.state], {
-    state: verdict.state,
-    approvedSha: verdict.approvedSha,
-  });
+  const values = { approvedSha: verdict.approvedSha };
+  // Only if the task is still as read: a concurrent approval of the head must not be replaced.
+  const expected = { expected: task.state };
+  // Before review the approval waits on the task (enterReview applies it); in review it decides.
+  if (!canMoveTask(task.state, 'approved'))
+    return engine.store.runs.updateTaskFields(task.id, values, expected);
+  const event = verdict.state === 'approved' ? 'approved' : 'older head approved';
+  return engine.store.runs.transitionTask(task.id, event, values, expected);
 }

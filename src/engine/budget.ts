@@ -12,7 +12,8 @@ export async function enforceBudget(engine: Engine, scope: RunScope): Promise<bo
   if (spent < budget) return false;
   const reason = `budget reached: $${spent.toFixed(2)} of $${budget.toFixed(2)} spent`;
   // State `held` stops dispatch; the `held` flag (a person's /hold) stays off so merges go on.
-  await engine.store.runs.updateRun(run.id, { state: 'held', holdReason: reason });
+  if (!(await engine.store.runs.transitionRun(run.id, 'budget reached', { holdReason: reason })))
+    return false;
   await scope.port.createIssueComment(
     scope.repo,
     run.issueNumber,

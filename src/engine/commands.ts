@@ -4,6 +4,7 @@ import {
   type Command,
   type CommandEffect,
 } from '../core/commands/index.js';
+import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
@@ -49,9 +50,11 @@ export async function executeCommand(
       reply = effect.text;
       continue;
     }
-    if (effect.kind === 'updateRun') {
-      await engine.store.runs.updateRun(scope.run.id, effect.values);
-      scope = { ...scope, run: { ...scope.run, ...effect.values } };
+    if (effect.kind === 'moveRun') {
+      const moved = await engine.store.runs.transitionRun(scope.run.id, effect.move, effect.values);
+      if (!moved) return { ok: false, reason: effect.otherwise };
+      const state = runTransition(effect.move).to;
+      scope = { ...scope, run: { ...scope.run, ...effect.values, state } };
       continue;
     }
     const refusal = await apply(engine, scope, graph, effect);
@@ -65,7 +68,7 @@ async function apply(
   engine: Engine,
   scope: RunScope,
   graph: RunGraph,
-  effect: Exclude<CommandEffect, { kind: 'reply' | 'updateRun' }>,
+  effect: Exclude<CommandEffect, { kind: 'reply' | 'moveRun' }>,
 ): Promise<string | undefined> {
   const { runs } = engine.store;
   const taskOf = (key: string): TaskRow => {
@@ -92,15 +95,14 @@ async function apply(
       return (await runs.reopenRun(scope.run.id)) ? undefined : effect.otherwise;
 
     case 'transition': {
-      const moved = await runs.transitionTask(taskOf(effect.task).id, effect.from, {
-        ...effect.values,
-        state: effect.to,
-      });
+      const moved = await runs.transitionTask(taskOf(effect.task).id, effect.move, effect.values);
       return moved || effect.otherwise === undefined ? undefined : effect.otherwise;
     }
 
     case 'updateTask':
-      await runs.transitionTask(taskOf(effect.task).id, [effect.whileIn], effect.values);
+      await runs.updateTaskFields(taskOf(effect.task).id, effect.values, {
+        expected: effect.whileIn,
+      });
       return undefined;
 
     case 'cancelAttempt': {

@@ -1,12 +1,9 @@
 import { afterFailedAttempt, dependentsToBlock } from '../core/lifecycle/index.js';
-import type { TaskState } from '../core/states.js';
 import { renderFailureComment } from '../core/status/index.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { settleRun } from './finish.js';
-
-const RETRYABLE_FROM: TaskState[] = ['dispatched', 'running', 'in_review', 'approved', 'merging'];
 
 /**
  * A failed attempt: retried on the same branch and PR after `retries.backoff`, up to
@@ -21,8 +18,7 @@ export async function recordFailedAttempt(
 ): Promise<'retry' | 'failed' | 'ignored'> {
   const verdict = afterFailedAttempt(task.attemptCount, scope.config.retries, engine.now());
   if (verdict.kind === 'retry') {
-    const moved = await engine.store.runs.transitionTask(task.id, RETRYABLE_FROM, {
-      state: 'pending',
+    const moved = await engine.store.runs.transitionTask(task.id, 'attempt failed', {
       nextAttemptAt: verdict.at,
       pendingFeedback: task.pendingFeedback,
     });
@@ -52,9 +48,7 @@ export async function failTaskForGood(
   reason: string,
   logUrl: string | null,
 ): Promise<void> {
-  const failed = await engine.store.runs.transitionTask(taskId, ['pending', ...RETRYABLE_FROM], {
-    state: 'failed',
-  });
+  const failed = await engine.store.runs.transitionTask(taskId, 'failed');
   if (!failed) return;
   const blocked = await blockDependents(engine, scope.run.id, failed.taskKey);
   engine.log.warn({ run: scope.run.id, task: failed.taskKey, reason, blocked }, 'task failed');
@@ -81,9 +75,7 @@ export async function blockDependents(
   for (const key of dependentsToBlock({ tasks, deps: depsOf }, taskKey)) {
     const task = byKey.get(key);
     if (!task) continue;
-    const moved = await engine.store.runs.transitionTask(task.id, ['pending'], {
-      state: 'blocked',
-    });
+    const moved = await engine.store.runs.transitionTask(task.id, 'blocked');
     if (moved) blocked.push(key);
   }
   return blocked;

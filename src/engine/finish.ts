@@ -25,13 +25,14 @@ export async function settleRun(engine: Engine, scope: RunScope): Promise<void> 
   }
   const run = await engine.store.runs.getRun(scope.run.id);
   if (!run || run.finishedAt) return;
-  if (run.state !== 'done') await engine.store.runs.updateRun(run.id, { state: 'done' });
+  if (run.state !== 'done' && !(await engine.store.runs.transitionRun(run.id, 'all merged')))
+    return;
   crashPoint('finish.run-finished');
   await scope.port.addLabels(scope.repo, scope.run.issueNumber, [DONE_LABEL]);
   crashPoint('finish.labelled');
   if (scope.config.closeIssueWhenDone)
     await scope.port.closeIssue(scope.repo, scope.run.issueNumber);
-  await engine.store.runs.finishRun(run.id, 'done');
+  await engine.store.runs.finishRun(run.id, 'closed out');
 }
 
 /** Cancel a run: nothing new is dispatched, running workflow runs are cancelled, PRs stay open. */
@@ -43,7 +44,7 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   const tasks = await engine.store.runs.tasksOf(scope.run.id);
   for (const task of tasks) {
     if (TERMINAL_TASK_STATES.has(task.state)) continue;
-    await engine.store.runs.transitionTask(task.id, [task.state], { state: 'cancelled' });
+    await engine.store.runs.transitionTask(task.id, 'cancelled');
   }
   // The planner's run too, if it is still out: its task is no part of the graph above.
   const open = await engine.store.attempts.open();

@@ -10,7 +10,7 @@ import {
   type MergeTask,
 } from '../core/merge/index.js';
 import { afterSendBack } from '../core/lifecycle/index.js';
-import { AWAITING_MERGE_TASK_STATES, type TaskState } from '../core/states.js';
+import type { TaskMove } from '../core/transitions.js';
 import type { PullRow } from '../store/pulls.js';
 import type { TaskRow } from '../store/runs.js';
 import { timeDecision, type Engine, type RunScope } from './context.js';
@@ -169,9 +169,7 @@ async function act(
       return false;
 
     case 'merge': {
-      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], {
-        state: 'merging',
-      });
+      const claimed = await engine.store.runs.transitionTask(task.id, 'merge claimed');
       if (!claimed) return false;
       crashPoint('merge.claimed');
       const result = await giveBackOnError(engine, task, () =>
@@ -183,14 +181,12 @@ async function act(
         await markTaskMerged(engine, scope, task.id, task.taskKey);
         return false;
       }
-      await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+      await engine.store.runs.transitionTask(task.id, release(task));
       return handleRefusal(engine, scope, target, result.status, result.message);
     }
 
     case 'enqueue': {
-      const claimed = await engine.store.runs.transitionTask(task.id, ['in_review', 'approved'], {
-        state: 'merging',
-      });
+      const claimed = await engine.store.runs.transitionTask(task.id, 'merge claimed');
       if (!claimed) return false;
       const result = await giveBackOnError(engine, task, () =>
         scope.port.enqueuePullRequest(target.nodeId, decision.expectedHeadOid),
@@ -201,14 +197,14 @@ async function act(
         log.info('added to the merge queue');
         return false;
       }
-      await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+      await engine.store.runs.transitionTask(task.id, release(task));
       return handleRefusal(engine, scope, target, 200, result.message);
     }
 
     case 'dequeue':
       await scope.port.dequeuePullRequest(target.nodeId);
       await setPull(engine, row.id, { enqueuedAt: null });
-      await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+      await engine.store.runs.transitionTask(task.id, release(task));
       log.info({ reason: decision.reason }, 'removed from the merge queue');
       return false;
 
@@ -278,9 +274,7 @@ async function handleRefusal(
       return false;
     }
     case 'already_queued':
-      await engine.store.runs.transitionTask(target.task.id, ['in_review', 'approved'], {
-        state: 'merging',
-      });
+      await engine.store.runs.transitionTask(target.task.id, 'merge claimed');
       await setPull(engine, target.row.id, { enqueuedAt: engine.now() });
       return false;
     case 'retry_later':
@@ -305,8 +299,7 @@ export async function sendBack(
     await failTaskForGood(engine, scope, task.id, verdict.reason, null);
     return;
   }
-  const moved = await engine.store.runs.transitionTask(task.id, [...AWAITING_MERGE_TASK_STATES], {
-    state: 'pending',
+  const moved = await engine.store.runs.transitionTask(task.id, 'sent back', {
     nextMode: 'fix',
     pendingFeedback: feedback,
     nextAttemptAt: null,
@@ -326,11 +319,7 @@ export async function markTaskMerged(
   taskId: number,
   taskKey: string,
 ): Promise<boolean> {
-  const merged = await engine.store.runs.transitionTask(
-    taskId,
-    ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging', 'blocked'],
-    { state: 'merged' },
-  );
+  const merged = await engine.store.runs.transitionTask(taskId, 'merged');
   if (!merged) {
     // Seen merged before: if closing out the run failed then, this retried event finishes it.
     if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
@@ -368,13 +357,14 @@ async function giveBackOnError<T>(
   try {
     return await call();
   } catch (error) {
-    await engine.store.runs.transitionTask(task.id, ['merging'], { state: restingState(task) });
+    await engine.store.runs.transitionTask(task.id, release(task));
     throw error;
   }
 }
 
-function restingState(task: TaskRow): TaskState {
-  return task.state === 'merging' ? 'approved' : task.state;
+/** A claim given back: the task waits in the state it was claimed from (approved when unknown). */
+function release(task: TaskRow): TaskMove {
+  return { event: 'merge released', to: task.state === 'in_review' ? 'in_review' : 'approved' };
 }
 
 async function usesMergeQueue(engine: Engine, scope: RunScope, base: string): Promise<boolean> {

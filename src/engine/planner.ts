@@ -1,6 +1,6 @@
 import { inertInline } from '../core/inert-markdown.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
-import type { TaskState } from '../core/states.js';
+import type { TaskMove } from '../core/transitions.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
@@ -27,7 +27,8 @@ export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<
 }
 
 /** Where the planner task ends once an attempt of it is over: nothing retries a planner. */
-function plannerStateAfter(conclusion: string): TaskState {
+/** A planner task ends with its one attempt: `merged` stands for "planned" (it has no PR). */
+function plannerMoveAfter(conclusion: string): TaskMove {
   if (conclusion === 'success') return 'merged';
   return conclusion === 'cancelled' ? 'cancelled' : 'failed';
 }
@@ -48,9 +49,7 @@ export async function completePlannerAttempt(
     failureReason: conclusion === 'success' ? null : conclusion,
   });
   if (!done) return false;
-  await engine.store.runs.transitionTask(task.id, ['dispatched', 'running'], {
-    state: plannerStateAfter(conclusion),
-  });
+  await engine.store.runs.transitionTask(task.id, plannerMoveAfter(conclusion));
   return true;
 }
 

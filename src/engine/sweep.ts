@@ -196,7 +196,9 @@ async function resumeStalled(engine: Engine, run: RunRow, graceMs: number): Prom
       const pull = pulls.find((p) => p.taskId === task.id && p.number === task.prNumber);
       if (pull?.enqueuedAt) continue;
       engine.log.warn({ run: run.id, task: task.taskKey }, 'stale merge claim released');
-      if (await engine.store.runs.transitionTask(task.id, ['merging'], { state: 'approved' }))
+      if (
+        await engine.store.runs.transitionTask(task.id, { event: 'merge released', to: 'approved' })
+      )
         resumed++;
     }
   }

@@ -84,7 +84,7 @@ export async function onWorkflowRun(
   if (wr.status !== 'completed') {
     if (attempt.phase !== 'running') {
       await engine.store.attempts.update(attempt.id, { phase: 'running', startedAt: engine.now() });
-      await engine.store.runs.transitionTask(task.id, ['dispatched'], { state: 'running' });
+      await engine.store.runs.transitionTask(task.id, 'worker started');
       crashPoint('track.running');
       engine.requestStatus(run.id);
     }
@@ -186,12 +186,7 @@ export async function moveOnFromAttempt(
     if (!pull) return;
     await recordPull(engine, scope.repositoryId, task.id, pull);
     // An approval given while the worker was still finishing stands if it is for this head.
-    const moved = await engine.store.runs.enterReview(
-      task.id,
-      ['dispatched', 'running'],
-      pull.number,
-      pull.headSha,
-    );
+    const moved = await engine.store.runs.enterReview(task.id, pull.number, pull.headSha);
     if (!moved) return;
     crashPoint('track.in-review');
     await enforceBudget(engine, scope);
@@ -262,16 +257,21 @@ export async function linkPullRequest(
     // push is new work and needs approval again (docs/lifecycle.md step 8).
     if (pull.before === updateFrom && task.approvedSha === updateFrom) {
       task =
-        (await engine.store.runs.transitionTask(task.id, [task.state], {
-          approvedSha: pull.headSha,
-        })) ?? task;
+        (await engine.store.runs.updateTaskFields(
+          task.id,
+          { approvedSha: pull.headSha },
+          { expected: task.state },
+        )) ?? task;
     }
     await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
   }
   if (task.prNumber !== pull.number) {
     task =
-      (await engine.store.runs.transitionTask(task.id, [task.state], { prNumber: pull.number })) ??
-      task;
+      (await engine.store.runs.updateTaskFields(
+        task.id,
+        { prNumber: pull.number },
+        { expected: task.state },
+      )) ?? task;
     engine.requestStatus(run.id);
   }
   return { run, task };
@@ -296,11 +296,7 @@ export async function onPullRequestClosed(
     return;
   }
   if (closedBy.isBot) return; // the coordinator and workers never close agent PRs on purpose
-  const rejected = await engine.store.runs.transitionTask(
-    task.id,
-    ['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'],
-    { state: 'rejected' },
-  );
+  const rejected = await engine.store.runs.transitionTask(task.id, 'rejected');
   if (!rejected) return;
   const blocked = await blockDependents(engine, run.id, task.taskKey);
   engine.log.info(

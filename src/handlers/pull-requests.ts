@@ -101,7 +101,10 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       return;
     }
     await engine.store.pulls.update(found.pull.id, { enqueuedAt: null });
-    await engine.store.runs.transitionTask(found.task.id, ['merging'], { state: 'approved' });
+    await engine.store.runs.transitionTask(found.task.id, {
+      event: 'merge released',
+      to: 'approved',
+    });
     await advanceRun(engine, scope);
   });
 

@@ -1,6 +1,7 @@
 import { LOCK_KEYS } from './lock-keys.js';
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
+import { taskTransition } from '../core/transitions.js';
 import type { AppDatabase } from './database.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
@@ -20,6 +21,7 @@ export interface ClaimLimits {
 }
 
 const INFLIGHT = ['dispatched', 'running'] as const;
+const DISPATCH = taskTransition('dispatched');
 
 export class AttemptStore {
   constructor(private readonly db: AppDatabase) {}
@@ -79,7 +81,7 @@ export class AttemptStore {
       const dispatched = await tx
         .update(tasks)
         .set({
-          state: 'dispatched',
+          state: DISPATCH.to,
           attemptCount: sql`${tasks.attemptCount} + 1`,
           nextAttemptAt: null,
           pendingFeedback: null,
@@ -91,7 +93,7 @@ export class AttemptStore {
               tasks.id,
               chosen.map((c) => c.id),
             ),
-            eq(tasks.state, 'pending'),
+            inArray(tasks.state, [...DISPATCH.from]),
           ),
         )
         .returning();

@@ -1,12 +1,42 @@
-import { and, asc, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm';
 import { repositories, runs, taskEdges, tasks } from '../../db/schema.js';
 import type { RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY, type Plan } from '../core/plan/index.js';
-import type { RunState, TaskState } from '../core/states.js';
+import type { TaskState } from '../core/states.js';
+import {
+  INITIAL_RUN_STATE,
+  INITIAL_TASK_STATE,
+  runTransition,
+  taskTransition,
+  type RunFinishEvent,
+  type RunMove,
+  type TaskMove,
+} from '../core/transitions.js';
 import type { AppDatabase } from './database.js';
 
 export type RunRow = typeof runs.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
+
+/**
+ * Columns a plain update may write. The state is not one of them: it changes only by a
+ * transition of src/core/transitions.ts (`transitionTask`, `transitionRun`, ...).
+ */
+export type TaskFields = Partial<Omit<TaskRow, 'id' | 'runId' | 'state' | 'updatedAt'>> & {
+  state?: never;
+};
+export type RunFields = Partial<Omit<RunRow, 'id' | 'state' | 'finishedAt' | 'updatedAt'>> & {
+  state?: never;
+  finishedAt?: never;
+};
+
+export interface TaskWriteOptions {
+  /**
+   * The state the caller read the task in: the write is skipped when the task has moved since
+   * (a compare-and-set on top of the transition's own guard).
+   */
+  expected?: TaskState;
+  db?: Db;
+}
 
 /** drizzle's transaction object has the same query API as the database. */
 export type Tx = Parameters<Parameters<AppDatabase['transaction']>[0]>[0];
@@ -51,7 +81,7 @@ export class RunStore {
       .limit(1);
     const inserted = await this.db
       .insert(runs)
-      .values({ ...input, generation: (last?.generation ?? 0) + 1, state: 'planning' })
+      .values({ ...input, generation: (last?.generation ?? 0) + 1, state: INITIAL_RUN_STATE })
       .onConflictDoNothing()
       .returning();
     if (inserted[0]) return { run: inserted[0], created: true };
@@ -126,6 +156,12 @@ export class RunStore {
       const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for('update');
       if (!run || run.finishedAt) return false;
       if (options.firstOnly && run.planSource !== null) return false;
+      const stored = runTransition({
+        event: 'plan stored',
+        to:
+          awaitApproval && !run.planApproved ? 'awaiting_approval' : run.held ? 'held' : 'running',
+      });
+      if (!stored.from.includes(run.state)) return false;
       const [merged] = await tx
         .select({ n: sql<number>`count(*)::int` })
         .from(tasks)
@@ -139,6 +175,7 @@ export class RunStore {
       const rows = plan.tasks.map((t) => ({
         runId,
         taskKey: t.id,
+        state: INITIAL_TASK_STATE,
         planIndex: index.get(t.id) ?? 0,
         title: t.title,
         type: t.type,
@@ -160,38 +197,37 @@ export class RunStore {
           planSource: source,
           planError: null,
           baseBranch: plan.base ?? run.baseBranch,
-          state:
-            awaitApproval && !run.planApproved
-              ? 'awaiting_approval'
-              : run.held
-                ? 'held'
-                : 'running',
+          state: stored.to,
           statusVersionWanted: sql`${runs.statusVersionWanted} + 1`,
           updatedAt: new Date(),
         })
-        .where(eq(runs.id, runId));
+        .where(and(eq(runs.id, runId), inArray(runs.state, [...stored.from])));
       return true;
     });
   }
 
-  async setPlanInvalid(runId: number, errorMarkdown: string, source: string): Promise<void> {
-    await this.db
+  /** The plan is refused: the status shows why. False when the run is in no state to take it. */
+  async setPlanInvalid(runId: number, errorMarkdown: string, source: string): Promise<boolean> {
+    const invalid = runTransition('plan invalid');
+    const rows = await this.db
       .update(runs)
       .set({
-        state: 'plan_invalid',
+        state: invalid.to,
         planError: errorMarkdown,
         planSource: source,
         statusVersionWanted: sql`${runs.statusVersionWanted} + 1`,
         updatedAt: new Date(),
       })
-      .where(and(eq(runs.id, runId), isNull(runs.finishedAt)));
+      .where(
+        and(eq(runs.id, runId), isNull(runs.finishedAt), inArray(runs.state, [...invalid.from])),
+      )
+      .returning({ id: runs.id });
+    return rows.length > 0;
   }
 
-  async updateRun(
-    runId: number,
-    values: Partial<Omit<RunRow, 'id'>>,
-    db: Db = this.db,
-  ): Promise<void> {
+  /** Columns other than the state; a state change is a `transitionRun`. */
+  async updateRun(runId: number, values: RunFields, db: Db = this.db): Promise<void> {
+    refuseStateIn(values, ['state', 'finishedAt']);
     await db
       .update(runs)
       .set({
@@ -202,33 +238,60 @@ export class RunStore {
       .where(eq(runs.id, runId));
   }
 
+  /**
+   * Move an active run by one transition of the table, with other columns in the same write;
+   * false when the run is finished or in no state the transition starts from.
+   */
+  async transitionRun(
+    runId: number,
+    move: RunMove,
+    values: RunFields = {},
+    db: Db = this.db,
+  ): Promise<boolean> {
+    refuseStateIn(values, ['state', 'finishedAt']);
+    const { from, to } = runTransition(move);
+    const rows = await db
+      .update(runs)
+      .set({
+        ...values,
+        state: to,
+        statusVersionWanted: sql`${runs.statusVersionWanted} + 1`,
+        updatedAt: new Date(),
+      })
+      .where(and(eq(runs.id, runId), isNull(runs.finishedAt), inArray(runs.state, [...from])))
+      .returning({ id: runs.id });
+    return rows.length > 0;
+  }
+
   /** Finish a run; returns false when it had already finished (only one caller does the follow-up). */
-  async finishRun(runId: number, state: RunState, db: Db = this.db): Promise<boolean> {
+  async finishRun(runId: number, event: RunFinishEvent, db: Db = this.db): Promise<boolean> {
+    const { from, to } = runTransition(event);
     const done = await db
       .update(runs)
       .set({
-        state,
+        state: to,
         finishedAt: new Date(),
         statusVersionWanted: sql`${runs.statusVersionWanted} + 1`,
         updatedAt: new Date(),
       })
-      .where(and(eq(runs.id, runId), isNull(runs.finishedAt)))
+      .where(and(eq(runs.id, runId), isNull(runs.finishedAt), inArray(runs.state, [...from])))
       .returning({ id: runs.id });
     return done.length > 0;
   }
 
   /** A finished run comes back (a /retry after it failed), unless the issue has another active run. */
   async reopenRun(runId: number): Promise<boolean> {
+    const reopened = runTransition('reopened');
     try {
       const rows = await this.db
         .update(runs)
         .set({
-          state: 'running',
+          state: reopened.to,
           finishedAt: null,
           statusVersionWanted: sql`${runs.statusVersionWanted} + 1`,
           updatedAt: new Date(),
         })
-        .where(eq(runs.id, runId))
+        .where(and(eq(runs.id, runId), inArray(runs.state, [...reopened.from])))
         .returning({ id: runs.id });
       return rows.length > 0;
     } catch (error) {
@@ -297,17 +360,46 @@ export class RunStore {
     return { tasks: rows, depsOf, byKey: new Map(rows.map((t) => [t.taskKey, t])) };
   }
 
-  /** Move a task only from one of the expected states; returns the updated row or undefined. */
+  /**
+   * Move a task by one transition of the table (src/core/transitions.ts), with other columns in
+   * the same write. The guard is the transition's source states, so a task that has moved on
+   * meanwhile (another delivery, another replica) is left alone: returns the updated row, or
+   * undefined when refused.
+   */
   async transitionTask(
     taskId: number,
-    from: readonly TaskState[],
-    values: Partial<Omit<TaskRow, 'id' | 'runId'>> & { state?: TaskState },
-    db: Db = this.db,
+    move: TaskMove,
+    values: TaskFields = {},
+    options: TaskWriteOptions = {},
   ): Promise<TaskRow | undefined> {
+    refuseStateIn(values, ['state']);
+    const { from, to } = taskTransition(move);
+    return this.writeTask(taskId, { ...values, state: to }, from, options);
+  }
+
+  /** Columns other than the state: a plain update, never a transition. */
+  async updateTaskFields(
+    taskId: number,
+    values: TaskFields,
+    options: TaskWriteOptions = {},
+  ): Promise<TaskRow | undefined> {
+    refuseStateIn(values, ['state']);
+    return this.writeTask(taskId, values, undefined, options);
+  }
+
+  private async writeTask(
+    taskId: number,
+    values: TaskFields | (Omit<TaskFields, 'state'> & { state: TaskState }),
+    from: readonly TaskState[] | undefined,
+    { expected, db = this.db }: TaskWriteOptions,
+  ): Promise<TaskRow | undefined> {
+    const guard =
+      expected === undefined ? from : (from ?? [expected]).filter((s) => s === expected);
+    if (guard?.length === 0) return undefined;
     const [row] = await db
       .update(tasks)
       .set({ ...values, updatedAt: new Date() })
-      .where(and(eq(tasks.id, taskId), inArray(tasks.state, [...from])))
+      .where(and(eq(tasks.id, taskId), guard ? inArray(tasks.state, [...guard]) : undefined))
       .returning();
     // The status comment does not show the planner task: its moves leave the comment current.
     if (row && row.taskKey !== PLAN_TASK_KEY) await this.bumpStatus(row.runId, db);
@@ -315,25 +407,36 @@ export class RunStore {
   }
 
   /**
-   * The task's PR goes into review: `approved` at once when the task's approval is for `headSha`
-   * (given while the worker was finishing), else `in_review`. One statement, so an approval
-   * recorded meanwhile is never lost between a read and the write.
+   * The task's PR goes into review (the table's `attempt succeeded`): `approved` at once when the
+   * task's approval is for `headSha` (given while the worker was finishing), else `in_review`.
+   * One statement, so an approval recorded meanwhile is never lost between a read and the write;
+   * each branch of the CASE is guarded by its own transition's sources.
    */
   async enterReview(
     taskId: number,
-    from: readonly TaskState[],
     prNumber: number,
     headSha: string,
   ): Promise<TaskRow | undefined> {
+    const toApproved = taskTransition({ event: 'attempt succeeded', to: 'approved' });
+    const toReview = taskTransition({ event: 'attempt succeeded', to: 'in_review' });
+    const approvedHead = sql`coalesce(${tasks.approvedSha} = ${headSha}, false)`;
     const [row] = await this.db
       .update(tasks)
       .set({
-        state: sql`case when ${tasks.approvedSha} = ${headSha} then 'approved'::task_state
-                        else 'in_review'::task_state end`,
+        state: sql`case when ${approvedHead} then ${toApproved.to}::task_state
+                        else ${toReview.to}::task_state end`,
         prNumber,
         updatedAt: new Date(),
       })
-      .where(and(eq(tasks.id, taskId), inArray(tasks.state, [...from])))
+      .where(
+        and(
+          eq(tasks.id, taskId),
+          or(
+            and(approvedHead, inArray(tasks.state, [...toApproved.from])),
+            and(not(approvedHead), inArray(tasks.state, [...toReview.from])),
+          ),
+        ),
+      )
       .returning();
     if (row) await this.bumpStatus(row.runId);
     return row;
@@ -359,4 +462,10 @@ export class RunStore {
       where t.run_id = ${runId}
         and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})`);
   }
+}
+
+/** The types already forbid it; this catches a value that got past them (a cast, a spread). */
+function refuseStateIn(values: object, columns: string[]): void {
+  for (const column of columns)
+    if (column in values) throw new Error(`${column} changes by a transition only`);
 }

@@ -69,7 +69,7 @@ describe.each(ENGINES)('run snapshot on $name', (engine) => {
       merged: false,
     });
     await store.runs.updateRun(run.id, { planApproved: true });
-    await store.runs.transitionTask(a.id, ['dispatched'], { prNumber: 6 });
+    await store.runs.updateTaskFields(a.id, { prNumber: 6 });
 
     const snapshot = await store.snapshots.load(run.id);
     expect(snapshot?.run.id).toBe(run.id);

@@ -1,4 +1,5 @@
 import type { RunState, TaskState } from '../states.js';
+import type { RunMove, TaskMove } from '../transitions.js';
 
 /** What a command reads: the run, its tasks and their deps, as one read of the store gives them. */
 export interface CommandSnapshot {
@@ -37,8 +38,8 @@ export interface TaskValues {
   nextAttemptAt?: null;
 }
 
+/** Run fields a command writes besides the state. */
 export interface RunValues {
-  state?: RunState;
   held?: boolean;
   holdReason?: string | null;
   planApproved?: boolean;
@@ -57,21 +58,15 @@ export type CommandEffect =
   | { kind: 'refreshStatus' }
   | { kind: 'applyPlan'; body: string; otherwise: string }
   | { kind: 'cancelRun'; why: string; otherwise: string }
-  | { kind: 'updateRun'; values: RunValues }
+  /** The run moves by `move` of the run table (src/core/transitions.ts), guarded by it. */
+  | { kind: 'moveRun'; move: RunMove; values?: RunValues; otherwise: string }
   /** A finished run becomes active again, unless another run of the issue is. */
   | { kind: 'reopenRun'; otherwise: string }
   /**
-   * The task moves to `to` with `values`, guarded on the states it may move from. Without
+   * The task moves by `move` of the task table (src/core/transitions.ts), guarded by it. Without
    * `otherwise`, a write that does not take changes nothing and the command goes on.
    */
-  | {
-      kind: 'transition';
-      task: string;
-      from: readonly TaskState[];
-      to: TaskState;
-      values?: TaskValues;
-      otherwise?: string;
-    }
+  | { kind: 'transition'; task: string; move: TaskMove; values?: TaskValues; otherwise?: string }
   /** Fields only, written while the task is still in the state it was read in. */
   | { kind: 'updateTask'; task: string; whileIn: TaskState; values: TaskValues }
   /** The task's latest worker run, if one is still going, is cancelled on GitHub. */

@@ -4,6 +4,7 @@ import {
   dependentsToUnblock,
 } from '../lifecycle/index.js';
 import { INFLIGHT_TASK_STATES, type TaskState } from '../states.js';
+import { canMoveTask } from '../transitions.js';
 import type {
   CommandDecision,
   CommandEffect,
@@ -15,25 +16,6 @@ import { helpText } from './help-text.js';
 import type { Command } from './types.js';
 
 // A person can still stop these from landing: /cancel and /veto.
-const STOPPABLE: readonly TaskState[] = [
-  'pending',
-  'dispatched',
-  'running',
-  'in_review',
-  'approved',
-  'merging',
-];
-
-const RETRYABLE: readonly TaskState[] = [
-  'failed',
-  'vetoed',
-  'rejected',
-  'blocked',
-  'cancelled',
-  'in_review',
-  'approved',
-  'pending',
-];
 
 /** Why a task is in no state for the command; the same words whenever a task is refused. */
 export function taskInState(taskKey: string, state: TaskState): string {
@@ -86,8 +68,7 @@ export function decideCommand(
         {
           kind: 'transition',
           task: own.taskKey,
-          from: STOPPABLE,
-          to: 'cancelled',
+          move: 'cancelled',
           otherwise: taskInState(own.taskKey, own.state),
         },
         { kind: 'cancelAttempt', task: own.taskKey, why: `/cancel by @${target.actor}` },
@@ -130,8 +111,7 @@ export function decideCommand(
         {
           kind: 'transition',
           task: task.taskKey,
-          from: STOPPABLE,
-          to: 'vetoed',
+          move: 'vetoed',
           values: {
             vetoReason: command.reason ?? `vetoed by @${target.actor}`,
             approvedSha: null,
@@ -174,16 +154,19 @@ function decideRunHold(snapshot: CommandSnapshot, hold: boolean, actor: string):
   if (hold) {
     if (run.state !== 'running' && run.state !== 'held') return refuse(`the run is ${run.state}`);
     return accept({
-      kind: 'updateRun',
-      values: { state: 'held', held: true, holdReason: `/hold by @${actor}` },
+      kind: 'moveRun',
+      move: 'held',
+      values: { held: true, holdReason: `/hold by @${actor}` },
+      otherwise: `the run is no longer ${run.state}`,
     });
   }
   if (run.state !== 'held') return refuse('the run is not held');
   return accept(
     {
-      kind: 'updateRun',
+      kind: 'moveRun',
+      move: 'unheld',
+      otherwise: 'the run is no longer held',
       values: {
-        state: 'running',
         held: false,
         holdReason: null,
         // Lifting a budget hold waives the budget for this run (docs/configuration.md).
@@ -200,7 +183,12 @@ function decidePlanApproval(snapshot: CommandSnapshot): CommandDecision {
   if (run.state !== 'awaiting_approval')
     return refuse(`there is no plan waiting for approval (the run is ${run.state})`);
   return accept(
-    { kind: 'updateRun', values: { planApproved: true, state: run.held ? 'held' : 'running' } },
+    {
+      kind: 'moveRun',
+      move: { event: 'plan approved', to: run.held ? 'held' : 'running' },
+      values: { planApproved: true },
+      otherwise: 'the plan is no longer waiting for approval',
+    },
     { kind: 'schedule' },
   );
 }
@@ -210,7 +198,7 @@ function decideRetry(
   task: CommandTask,
   extra: string | undefined,
 ): CommandDecision {
-  if (!RETRYABLE.includes(task.state))
+  if (!canMoveTask(task.state, 'retried'))
     return refuse(`${taskInState(task.taskKey, task.state)}: it is already running or merged`);
   // The veto's reason is feedback for the worker too: it says what was wrong.
   const feedback = [
@@ -226,8 +214,7 @@ function decideRetry(
     {
       kind: 'transition',
       task: task.taskKey,
-      from: RETRYABLE,
-      to: 'pending',
+      move: 'retried',
       values: {
         nextMode: task.prNumber === null ? 'work' : 'fix',
         pendingFeedback: feedback || null,
@@ -239,8 +226,7 @@ function decideRetry(
     ...dependentsToUnblock(snapshot, task.taskKey).map((key): CommandEffect => ({
       kind: 'transition',
       task: key,
-      from: ['blocked'],
-      to: 'pending',
+      move: 'unblocked',
     })),
     { kind: 'schedule' },
   );
@@ -250,8 +236,7 @@ function block(snapshot: CommandSnapshot, taskKey: string): CommandEffect[] {
   return dependentsToBlock(snapshot, taskKey).map((key) => ({
     kind: 'transition',
     task: key,
-    from: ['pending'],
-    to: 'blocked',
+    move: 'blocked',
   }));
 }
 

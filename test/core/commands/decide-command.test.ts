@@ -10,25 +10,7 @@ import {
   type CommandTask,
 } from '../../../src/core/commands/index.js';
 import type { TaskState } from '../../../src/core/states.js';
-
-const STOPPABLE: TaskState[] = [
-  'pending',
-  'dispatched',
-  'running',
-  'in_review',
-  'approved',
-  'merging',
-];
-const RETRYABLE: TaskState[] = [
-  'failed',
-  'vetoed',
-  'rejected',
-  'blocked',
-  'cancelled',
-  'in_review',
-  'approved',
-  'pending',
-];
+import { canMoveTask } from '../../../src/core/transitions.js';
 
 function task(taskKey: string, state: TaskState, more: Partial<CommandTask> = {}): CommandTask {
   return { taskKey, state, prNumber: null, vetoReason: null, ...more };
@@ -80,14 +62,12 @@ const accepted = (...effects: CommandEffect[]): CommandDecision => ({ ok: true, 
 const block = (key: string): CommandEffect => ({
   kind: 'transition',
   task: key,
-  from: ['pending'],
-  to: 'blocked',
+  move: 'blocked',
 });
 const unblock = (key: string): CommandEffect => ({
   kind: 'transition',
   task: key,
-  from: ['blocked'],
-  to: 'pending',
+  move: 'unblocked',
 });
 
 describe('decideCommand', () => {
@@ -166,8 +146,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'a',
-          from: STOPPABLE,
-          to: 'cancelled',
+          move: 'cancelled',
           otherwise: 'task `a` is in_review',
         },
         { kind: 'cancelAttempt', task: 'a', why: '/cancel by @octocat' },
@@ -186,8 +165,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'a',
-          from: STOPPABLE,
-          to: 'cancelled',
+          move: 'cancelled',
           otherwise: 'task `a` is in_review',
         },
         { kind: 'cancelAttempt', task: 'a', why: '/cancel by @octocat' },
@@ -222,8 +200,10 @@ describe('decideCommand', () => {
       name: '/hold on the issue holds the run',
       command: { name: 'hold' },
       expected: accepted({
-        kind: 'updateRun',
-        values: { state: 'held', held: true, holdReason: '/hold by @octocat' },
+        kind: 'moveRun',
+        move: 'held',
+        values: { held: true, holdReason: '/hold by @octocat' },
+        otherwise: 'the run is no longer running',
       }),
     },
     {
@@ -231,8 +211,10 @@ describe('decideCommand', () => {
       command: { name: 'hold' },
       snap: snapshot({ run: { state: 'held', held: true, holdReason: 'budget' } }),
       expected: accepted({
-        kind: 'updateRun',
-        values: { state: 'held', held: true, holdReason: '/hold by @octocat' },
+        kind: 'moveRun',
+        move: 'held',
+        values: { held: true, holdReason: '/hold by @octocat' },
+        otherwise: 'the run is no longer held',
       }),
     },
     {
@@ -252,7 +234,12 @@ describe('decideCommand', () => {
       command: { name: 'unhold' },
       snap: snapshot({ run: { state: 'held', held: true, holdReason: '/hold by @someone' } }),
       expected: accepted(
-        { kind: 'updateRun', values: { state: 'running', held: false, holdReason: null } },
+        {
+          kind: 'moveRun',
+          move: 'unheld',
+          otherwise: 'the run is no longer held',
+          values: { held: false, holdReason: null },
+        },
         { kind: 'schedule' },
         { kind: 'advance' },
       ),
@@ -265,8 +252,10 @@ describe('decideCommand', () => {
       }),
       expected: accepted(
         {
-          kind: 'updateRun',
-          values: { state: 'running', held: false, holdReason: null, budgetWaived: true },
+          kind: 'moveRun',
+          move: 'unheld',
+          otherwise: 'the run is no longer held',
+          values: { held: false, holdReason: null, budgetWaived: true },
         },
         { kind: 'schedule' },
         { kind: 'advance' },
@@ -290,7 +279,12 @@ describe('decideCommand', () => {
       command: { name: 'approve' },
       snap: snapshot({ run: { state: 'awaiting_approval' } }),
       expected: accepted(
-        { kind: 'updateRun', values: { planApproved: true, state: 'running' } },
+        {
+          kind: 'moveRun',
+          move: { event: 'plan approved', to: 'running' },
+          values: { planApproved: true },
+          otherwise: 'the plan is no longer waiting for approval',
+        },
         { kind: 'schedule' },
       ),
     },
@@ -299,7 +293,12 @@ describe('decideCommand', () => {
       command: { name: 'approve' },
       snap: snapshot({ run: { state: 'awaiting_approval', held: true } }),
       expected: accepted(
-        { kind: 'updateRun', values: { planApproved: true, state: 'held' } },
+        {
+          kind: 'moveRun',
+          move: { event: 'plan approved', to: 'held' },
+          values: { planApproved: true },
+          otherwise: 'the plan is no longer waiting for approval',
+        },
         { kind: 'schedule' },
       ),
     },
@@ -358,8 +357,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'a',
-          from: STOPPABLE,
-          to: 'vetoed',
+          move: 'vetoed',
           values: { vetoReason: 'wrong approach', approvedSha: null },
           otherwise: 'task `a` is in_review',
         },
@@ -375,8 +373,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'd',
-          from: STOPPABLE,
-          to: 'vetoed',
+          move: 'vetoed',
           values: { vetoReason: 'vetoed by @octocat', approvedSha: null },
           otherwise: 'task `d` is pending',
         },
@@ -405,8 +402,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'a',
-          from: RETRYABLE,
-          to: 'pending',
+          move: 'retried',
           values: {
             nextMode: 'fix',
             pendingFeedback: 'use the helper',
@@ -428,8 +424,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'd',
-          from: RETRYABLE,
-          to: 'pending',
+          move: 'retried',
           values: {
             nextMode: 'work',
             pendingFeedback: null,
@@ -450,8 +445,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'a',
-          from: RETRYABLE,
-          to: 'pending',
+          move: 'retried',
           values: {
             nextMode: 'fix',
             pendingFeedback: null,
@@ -472,8 +466,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'd',
-          from: RETRYABLE,
-          to: 'pending',
+          move: 'retried',
           values: {
             nextMode: 'work',
             pendingFeedback: 'Veto: too broad\n\ntry again',
@@ -494,8 +487,7 @@ describe('decideCommand', () => {
         {
           kind: 'transition',
           task: 'd',
-          from: RETRYABLE,
-          to: 'pending',
+          move: 'retried',
           values: {
             nextMode: 'work',
             pendingFeedback: null,
@@ -541,7 +533,7 @@ describe('decideCommand', () => {
           task: 'a',
           otherwise: `task \`a\` is ${state}`,
         });
-        expect(guard?.kind === 'transition' && guard.from.includes(state)).toBe(false);
+        expect(guard?.kind === 'transition' && canMoveTask(state, guard.move)).toBe(false);
       }
     }
   });
