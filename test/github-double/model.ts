@@ -103,6 +103,41 @@ export interface Review {
   submittedAt: string | null;
 }
 
+export type DiffSide = 'LEFT' | 'RIGHT';
+
+// A line comment of a review, or a reply in its thread.
+export interface ReviewComment {
+  id: number;
+  nodeId: string;
+  reviewId: number;
+  inReplyTo: number | null;
+  user: Account;
+  body: string;
+  // The diff of the PR around the commented line, up to it, as GitHub's `diff_hunk`.
+  diffHunk: string;
+  commitId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+// What GitHub calls a review thread: the first line comment and its replies.
+export interface ReviewThread {
+  id: string;
+  path: string;
+  side: DiffSide;
+  startSide: DiffSide | null;
+  // Where the thread was made (GitHub's original_*); `line`/`startLine` are null once outdated.
+  originalLine: number;
+  originalStartLine: number | null;
+  // GitHub's deprecated `position` in the file's diff when the thread was made.
+  originalPosition: number;
+  // The commit the thread's lines were commented on.
+  commitId: string;
+  outdated: boolean;
+  resolvedBy: Account | null;
+  comments: ReviewComment[];
+}
+
 export interface Pull {
   number: number;
   id: number;
@@ -123,6 +158,9 @@ export interface Pull {
   unknownReads: number;
   maintainerCanModify: boolean;
   reviews: Review[];
+  threads: ReviewThread[];
+  // Users asked for a review and who have not reviewed since (teams are not modelled).
+  requestedReviewers: Account[];
 }
 
 export interface WorkflowInput {

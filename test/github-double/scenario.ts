@@ -27,10 +27,13 @@ import {
   createReview,
   mergePull,
   openPull,
+  replyToReviewComment,
+  requestReviewers,
   type MergeMethod,
   type ReviewEvent,
 } from './ops/pulls.js';
 import { deleteBranch, pushCommit } from './ops/refs.js';
+import { resolveThread, type DraftComment } from './ops/review-threads.js';
 import {
   addWorkflow,
   createRepo,
@@ -272,10 +275,14 @@ export class GitHubDouble extends DoubleQueries {
     await settle(deleteBranch(this.core, this.repoOf(repo), branch, this.core.account(by)));
   }
 
+  /**
+   * A person submitting a review from the PR's "Files changed" tab; each of `comments` (on the
+   * PR's diff, `side` RIGHT by default) opens a review thread. Throws what GitHub would refuse.
+   */
   async review(
     repo: string,
     pr: number,
-    input: { event: ReviewEvent; body?: string; by: string },
+    input: { event: ReviewEvent; body?: string; by: string; comments?: DraftComment[] },
   ): Promise<number> {
     const { review, sent } = createReview(
       this.core,
@@ -285,10 +292,57 @@ export class GitHubDouble extends DoubleQueries {
       {
         event: input.event,
         body: input.body ?? (input.event === 'APPROVE' ? '' : 'Please change this.'),
+        ...(input.comments ? { comments: input.comments } : {}),
       },
     );
     await settle(sent);
     return review.id;
+  }
+
+  /** A reply in the thread of review comment `commentId`; returns the reply's id. */
+  async replyToReviewComment(
+    repo: string,
+    pr: number,
+    commentId: number,
+    body: string,
+    by: string,
+  ): Promise<number> {
+    const { comment, sent } = replyToReviewComment(
+      this.core,
+      this.repoOf(repo),
+      this.pullOf(repo, pr),
+      commentId,
+      this.core.account(by),
+      body,
+    );
+    await settle(sent);
+    return comment.id;
+  }
+
+  /** "Resolve conversation" (or "Unresolve" with `resolved: false`) on a thread, by its node id. */
+  async resolveReviewThread(
+    repo: string,
+    pr: number,
+    threadId: string,
+    by: string,
+    resolved = true,
+  ): Promise<void> {
+    const thread = this.pullOf(repo, pr).threads.find((t) => t.id === threadId);
+    if (!thread) throw new Error(`github double: ${repo}#${pr} has no review thread ${threadId}`);
+    resolveThread(thread, resolved ? this.core.account(by) : null);
+    this.core.changed('review-thread', { repo, id: threadId });
+  }
+
+  async requestReviewers(repo: string, pr: number, logins: string[], by: string): Promise<void> {
+    await settle(
+      requestReviewers(
+        this.core,
+        this.repoOf(repo),
+        this.pullOf(repo, pr),
+        logins,
+        this.core.account(by),
+      ),
+    );
   }
 
   approvePr(repo: string, pr: number, by: string): Promise<number> {
