@@ -33,7 +33,7 @@ describe("the double's line diff: where a review comment lands", () => {
     ['RIGHT', 9, 3, 'the two ends in different hunks'],
     ['RIGHT', 2, 4, 'a start after the end'],
     ['LEFT', 13, null, 'a line the old file does not have'],
-  ] as const)('refuses %s line %i (from %s): %s', (side, line, start) => {
+  ] as const)('refuses %s line %i (from %s): %s', (side, line, start, _why) => {
     expect(place(diff, side, line, start, start === null ? null : side)).toBeNull();
   });
 });

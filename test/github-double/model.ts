@@ -196,7 +196,7 @@ export interface Run {
   repo: Repo;
   workflow: Workflow;
   runNumber: number;
-  // Re-runs are not modelled: every run is its first attempt.
+  // 1, then one more for each re-run (`rerun-failed-jobs`), on the same run id.
   runAttempt: number;
   headBranch: string;
   // What the dispatch ref named: GitHub's ref_type and GITHUB_REF_TYPE.
@@ -210,14 +210,50 @@ export interface Run {
   displayTitle: string;
   createdAt: string;
   updatedAt: string;
+  // The current attempt's start; `createdAt` is the first attempt's.
   runStartedAt: string;
   checkSuiteId: number;
   checkSuiteNodeId: string;
-  // The run's single job ('work'); none exists after a startup_failure.
-  jobId: number;
-  jobHasRunner: boolean;
-  // Annotations of the job's check run (id `jobId`), from its `::error::`-style commands.
-  jobAnnotations: JobAnnotation[];
+  // Every attempt's jobs, in creation order; none exists after a startup_failure.
+  jobs: Job[];
+  // How a CI run's jobs go, attempt by attempt (the last repeats); the worker's run has none.
+  ciPlan: CiJobPlan[] | null;
+}
+
+/** One section of a job's log: a step and what it printed. */
+export interface JobLogStep {
+  name: string;
+  lines: string[];
+}
+
+export interface Job {
+  // Also the id of the job's check run (`check_run_url`).
+  id: number;
+  name: string;
+  runAttempt: number;
+  status: RunStatus;
+  conclusion: RunConclusion | null;
+  createdAt: string;
+  startedAt: string;
+  completedAt: string | null;
+  hasRunner: boolean;
+  // Annotations of the job's check run, from its `::error::`-style commands.
+  annotations: JobAnnotation[];
+  log: JobLogStep[];
+  // A CI job's check run on the run's commit; the worker's job is not listed on commits.
+  checkRun: CheckRun | null;
+}
+
+/** What one attempt of a CI job does. */
+export interface CiJobAttempt {
+  conclusion: Extract<RunConclusion, 'success' | 'failure' | 'cancelled' | 'timed_out'>;
+  annotations?: JobAnnotation[];
+  steps?: JobLogStep[];
+}
+
+export interface CiJobPlan {
+  name: string;
+  attempts: CiJobAttempt[];
 }
 
 export type AnnotationLevel = 'notice' | 'warning' | 'failure';
@@ -276,6 +312,7 @@ export interface CheckRun {
   externalId: string | null;
   detailsUrl: string | null;
   output: CheckOutput;
+  annotations: JobAnnotation[];
   app: AppInfo;
   suite: CheckSuite;
 }
