@@ -224,6 +224,16 @@ export interface Run {
 export interface JobLogStep {
   name: string;
   lines: string[];
+  // The step that failed the job; without one, a failed job failed in its last step (steps
+  // after it are cleanup that runs anyway).
+  failed?: boolean;
+}
+
+/** The index of the step a failed job failed in, or -1. */
+export function failedStepIndex(job: { conclusion: string | null; log: JobLogStep[] }): number {
+  if (job.conclusion !== 'failure') return -1;
+  const marked = job.log.findIndex((s) => s.failed);
+  return marked >= 0 ? marked : job.log.length - 1;
 }
 
 export interface Job {

@@ -285,7 +285,7 @@ export function annotateJob(run: Run, annotations: JobAnnotation[], jobName?: st
 
 /** What a running job's step prints, a section of the job's log. */
 export function logJobStep(run: Run, step: JobLogStep, jobName?: string): void {
-  runningJob(run, jobName).log.push({ name: step.name, lines: [...step.lines] });
+  runningJob(run, jobName).log.push({ ...step, lines: [...step.lines] });
 }
 
 function finishJob(core: Core, run: Run, job: Job, conclusion: RunConclusion): Sent {

@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import type { Job, Repo, Run, Workflow } from '../model.js';
+import { failedStepIndex, type Job, type Repo, type Run, type Workflow } from '../model.js';
 import { userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, repoJson, simpleCommitJson } from './repos.js';
 
@@ -69,15 +69,16 @@ export function jobHtmlUrl(core: Core, run: Run, job: Job): string {
   return `${runHtmlUrl(core, run)}/job/${job.id}`;
 }
 
-// A job's steps are the sections of its log; a failed job failed in its last step.
+// A job's steps are the sections of its log (see failedStepIndex for the one that failed).
 function stepsJson(job: Job): Record<string, unknown>[] {
+  const failed = failedStepIndex(job);
   return job.log.map((step, i) => {
     const last = i === job.log.length - 1;
     const done = job.status === 'completed' || !last;
     return {
       name: step.name,
       status: done ? 'completed' : 'in_progress',
-      conclusion: !done ? null : last ? job.conclusion : 'success',
+      conclusion: !done ? null : i === failed ? 'failure' : last ? job.conclusion : 'success',
       number: i + 1,
       started_at: job.startedAt,
       completed_at: done ? (job.completedAt ?? job.startedAt) : null,

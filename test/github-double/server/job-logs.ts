@@ -1,5 +1,5 @@
 import { randomToken } from '../ids.js';
-import type { Job } from '../model.js';
+import { failedStepIndex, type Job } from '../model.js';
 import type { ApiResponse } from './http.js';
 
 // GitHub's log download URLs stay valid for a minute ("Download job logs for a workflow run").
@@ -42,17 +42,17 @@ function stamp(at: string): string {
 
 /**
  * The job's log as GitHub's download gives it: every line timestamped, each step opening with a
- * `##[group]Run <step>` … `##[endgroup]` header, and a failed job's last step ending with the
- * runner's `##[error]Process completed with exit code 1.`
+ * `##[group]Run <step>` … `##[endgroup]` header, and the step that failed the job ending with
+ * the runner's `##[error]Process completed with exit code 1.`
  */
 export function renderJobLog(job: Job): string {
   const at = stamp(job.startedAt);
+  const failed = failedStepIndex(job);
   const out: string[] = [];
-  for (const step of job.log) {
+  for (const [i, step] of job.log.entries()) {
     out.push(`${at} ##[group]Run ${step.name}`, `${at} ##[endgroup]`);
     for (const line of step.lines) out.push(`${at} ${line}`);
+    if (i === failed) out.push(`${at} ##[error]Process completed with exit code 1.`);
   }
-  if (job.conclusion === 'failure' && job.log.length > 0)
-    out.push(`${at} ##[error]Process completed with exit code 1.`);
   return out.length > 0 ? `${out.join('\n')}\n` : '';
 }
