@@ -170,6 +170,9 @@ describe('actions: CI runs, job logs and rerun-failed-jobs', () => {
       id: runId,
       run_attempt: 2,
       conclusion: 'success',
+      // The run keeps its actor; the re-run is the App's.
+      actor: { login: 'someone' },
+      triggering_actor: { login: BOT },
       previous_attempt_url: `${w.double.apiUrl}/repos/acme/widgets/actions/runs/${runId}/attempts/1`,
     });
     const latest = await checkRunsOnHead();

@@ -206,6 +206,8 @@ export interface Run {
   status: RunStatus;
   conclusion: RunConclusion | null;
   actor: Account;
+  // Who started the current attempt: the actor, or whoever re-ran the run.
+  triggeringActor: Account;
   inputs: Record<string, string>;
   displayTitle: string;
   createdAt: string;

@@ -227,6 +227,7 @@ export function dispatchWorkflow(
     status: 'queued',
     conclusion: null,
     actor: by,
+    triggeringActor: by,
     inputs,
     displayTitle: renderRunName(wf.runName, wf.name, {
       inputs,
@@ -376,7 +377,7 @@ export function rerunFailedJobs(core: Core, run: Run, by: Account): Sent {
   run.conclusion = null;
   run.runStartedAt = now;
   run.updatedAt = now;
-  run.actor = by;
+  run.triggeringActor = by;
   core.changed('run', { repo: run.repo.fullName, id: run.id, status: run.status });
   const sent: Sent = [sendRunEvent(core, run, 'requested', by)];
   for (const old of failed) {
@@ -421,6 +422,7 @@ export function createCiRun(core: Core, repo: Repo, input: CiRunInput): { run: R
     status: 'queued',
     conclusion: null,
     actor: input.by,
+    triggeringActor: input.by,
     inputs: {},
     displayTitle: repo.commits.get(input.sha)?.message.split('\n')[0] ?? wf.name,
     createdAt: now,

@@ -47,7 +47,7 @@ export function runJson(core: Core, run: Run): Record<string, unknown> {
     created_at: run.createdAt,
     updated_at: run.updatedAt,
     actor: userJson(core, run.actor),
-    triggering_actor: userJson(core, run.actor),
+    triggering_actor: userJson(core, run.triggeringActor),
     run_attempt: run.runAttempt,
     referenced_workflows: [],
     run_started_at: run.runStartedAt,
