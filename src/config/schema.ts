@@ -70,6 +70,13 @@ export const repoConfigSchema = z
         maxCostUsdPerRun: z.number().positive().max(1_000_000).default(20),
       })
       .prefault({}),
+    checks: z
+      .strictObject({
+        // Re-runs of a failing GitHub Actions check before the task goes back to its worker
+        // (docs/configuration.md): a flaky check gets another chance without spending an attempt.
+        rerunFailed: z.number().int().min(0).max(2).default(1),
+      })
+      .prefault({}),
     closeIssueWhenDone: z.boolean().default(true),
   })
   .prefault({});

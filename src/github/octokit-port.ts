@@ -2,8 +2,10 @@ import { GraphqlResponseError } from '@octokit/graphql';
 import type { ProbotOctokit } from 'probot';
 import { CONFIG_PATH } from '../config/schema.js';
 import type { WritePriorityOption } from './write-budget-octokit.js';
+import { readJobLogTail } from './job-log-tail.js';
 import {
   statusOf,
+  type CheckAnnotation,
   type CheckInfo,
   type ConfigFile,
   type GitHubPort,
@@ -12,6 +14,7 @@ import {
   type RoleName,
   type WorkflowRunInfo,
 } from './port.js';
+import { readReviewThreads } from './review-threads.js';
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
 
@@ -78,6 +81,24 @@ export function toPull(pull: RawPull): PullInfo {
     body: pull.body ?? '',
     userLogin: pull.user?.login ?? '',
   };
+}
+
+const ACTIONS_APP = 'github-actions';
+const ANNOTATION_LEVELS: ReadonlySet<string> = new Set(['notice', 'warning', 'failure']);
+
+/**
+ * A check run of GitHub Actions is a workflow job: its id is the job's, and its details_url is
+ * the job's page, `<server>/<owner>/<repo>/actions/runs/<run_id>/job/<job_id>`.
+ */
+export function actionsJobOf(run: {
+  id: number;
+  app?: { slug?: string } | null;
+  details_url?: string | null;
+}): { runId: number; jobId: number } | null {
+  if (run.app?.slug !== ACTIONS_APP) return null;
+  const m = /\/actions\/runs\/(\d+)\/job\/(\d+)(?:[/?#]|$)/.exec(run.details_url ?? '');
+  if (!m || Number(m[2]) !== run.id) return null;
+  return { runId: Number(m[1]), jobId: Number(m[2]) };
 }
 
 export function createOctokitPort(octokit: Octokit, options: { appId?: number } = {}): GitHubPort {
@@ -349,6 +370,12 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         status: run.status,
         conclusion: run.conclusion,
         source: 'check_run' as const,
+        checkRunId: run.id,
+        appSlug: run.app?.slug ?? null,
+        detailsUrl: run.details_url ?? null,
+        title: run.output.title ?? null,
+        summary: run.output.summary ?? null,
+        actionsJob: actionsJobOf(run),
       }));
       for (const status of statuses.data.statuses) {
         checks.push({
@@ -356,6 +383,12 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           status: status.state === 'pending' ? 'pending' : 'completed',
           conclusion: status.state === 'pending' ? null : status.state,
           source: 'status',
+          checkRunId: null,
+          appSlug: null,
+          detailsUrl: status.target_url ?? null,
+          title: null,
+          summary: status.description ?? null,
+          actionsJob: null,
         });
       }
       return checks;
@@ -455,6 +488,69 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         `mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { id } } }`,
         { id: pullRequestNodeId, request: ADVANCE },
       );
+    },
+
+    reviewThreads(repo, prNumber, options) {
+      return readReviewThreads(octokit, repo, prNumber, options);
+    },
+
+    async requestReviewers(repo, prNumber, logins) {
+      try {
+        await octokit.rest.pulls.requestReviewers({
+          ...repo,
+          pull_number: prNumber,
+          reviewers: [...logins],
+          request: PREPARE,
+        });
+        return { ok: true };
+      } catch (error) {
+        // 422: the PR's author, or someone who is not a collaborator.
+        if (statusOf(error) === 422)
+          return { ok: false, status: 422, message: (error as Error).message };
+        throw error;
+      }
+    },
+
+    async checkRunAnnotations(repo, checkRunId, options = {}) {
+      const limit = Math.min(Math.max(options.limit ?? 50, 1), 100);
+      const { data } = await octokit.rest.checks.listAnnotations({
+        ...repo,
+        check_run_id: checkRunId,
+        per_page: limit,
+      });
+      if (!Array.isArray(data)) throw new Error('check run annotations: GitHub answered no list');
+      return data.slice(0, limit).map((a): CheckAnnotation => ({
+        path: a.path,
+        startLine: a.start_line,
+        endLine: a.end_line,
+        level: ANNOTATION_LEVELS.has(a.annotation_level ?? '')
+          ? (a.annotation_level as CheckAnnotation['level'])
+          : 'notice',
+        title: a.title ?? '',
+        message: a.message ?? '',
+      }));
+    },
+
+    jobLogTail(repo, jobId, maxLines) {
+      return readJobLogTail(octokit, repo, jobId, maxLines);
+    },
+
+    async rerunFailedJobs(repo, runId) {
+      try {
+        await octokit.rest.actions.reRunWorkflowFailedJobs({
+          ...repo,
+          run_id: runId,
+          // A second attempt started by a retry would spend the user's re-run.
+          request: { retries: 0, ...ADVANCE },
+        });
+        return { ok: true };
+      } catch (error) {
+        // 403: the run is still going, or no job failed; a missing permission is no answer.
+        const message = (error as Error).message;
+        if (statusOf(error) === 403 && !/not accessible by integration|rate limit/i.test(message))
+          return { ok: false, status: 403, message };
+        throw error;
+      }
     },
   };
 }

@@ -58,7 +58,81 @@ export interface CheckInfo {
   conclusion: string | null;
   /** 'check_run' or 'status' (commit status). */
   source: 'check_run' | 'status';
+  /** The check run's id (its annotations' key); null for a commit status. */
+  checkRunId: number | null;
+  /** The app that owns the check run (`github-actions` for an Actions job); null for a status. */
+  appSlug: string | null;
+  /** A check run's details_url, a status's target_url. */
+  detailsUrl: string | null;
+  /** What the check says of itself: a check run's output title and summary, a status's description. */
+  title: string | null;
+  summary: string | null;
+  /**
+   * For a job of a GitHub Actions workflow (app `github-actions`, details_url
+   * `.../actions/runs/<run>/job/<job>`): its run, which `rerunFailedJobs` re-runs, and its job,
+   * whose log `jobLogTail` reads. null for any other check.
+   */
+  actionsJob: { runId: number; jobId: number } | null;
 }
+
+export interface CheckAnnotation {
+  path: string;
+  startLine: number;
+  endLine: number;
+  level: 'notice' | 'warning' | 'failure';
+  title: string;
+  message: string;
+}
+
+export interface ReviewThreadComment {
+  author: string;
+  body: string;
+  url: string;
+  createdAt: string;
+}
+
+/** A review thread as GraphQL's `PullRequest.reviewThreads` shows it. */
+export interface ReviewThreadInfo {
+  id: string;
+  isResolved: boolean;
+  /** A push changed the commented lines since: `line`/`startLine` are null then. */
+  isOutdated: boolean;
+  path: string;
+  line: number | null;
+  startLine: number | null;
+  /** The lines as they were commented on, kept when the thread is outdated. */
+  originalLine: number | null;
+  originalStartLine: number | null;
+  diffSide: 'LEFT' | 'RIGHT';
+  /** The diff around the commented lines, from the thread's first comment. */
+  diffHunk: string;
+  /** The first comment's URL: where a person reads the thread. */
+  url: string;
+  /** Oldest first, at most REVIEW_THREAD_COMMENTS of them. */
+  comments: ReviewThreadComment[];
+  /** Comments of the thread not in `comments`. */
+  commentsLeftOut: number;
+}
+
+export interface ReviewThreads {
+  /** Newest first. */
+  threads: ReviewThreadInfo[];
+  /** Threads not in `threads` that might have been (an upper bound: unread ones count). */
+  leftOut: number;
+}
+
+export interface JobLogTail {
+  /** The last lines up to the first `##[error]` line (or the log's end), timestamps removed. */
+  lines: string[];
+  /** The step those lines belong to (`##[group]Run <step>`), when the log names one. */
+  step: string | null;
+  /** Lines before `lines` that were left out. */
+  linesLeftOut: number;
+}
+
+export type RerunOutcome = { ok: true } | { ok: false; status: number; message: string };
+
+export type ReviewRequestOutcome = { ok: true } | { ok: false; status: number; message: string };
 
 export interface CheckRunOutput {
   status: 'queued' | 'in_progress' | 'completed';
@@ -145,7 +219,39 @@ export interface GitHubPort {
     expectedHeadOid: string,
   ): Promise<{ ok: true } | { ok: false; message: string }>;
   dequeuePullRequest(pullRequestNodeId: string): Promise<void>;
+  /**
+   * The PR's review threads, newest first, with their comments (GraphQL `reviewThreads`):
+   * unresolved ones only unless `includeResolved`; at most `limit` threads, read in pages.
+   */
+  reviewThreads(
+    repo: RepoCoords,
+    prNumber: number,
+    options: { limit: number; includeResolved?: boolean },
+  ): Promise<ReviewThreads>;
+  /** Asks these users for a review; GitHub's refusal (422: the author, not a collaborator) is an answer. */
+  requestReviewers(
+    repo: RepoCoords,
+    prNumber: number,
+    logins: readonly string[],
+  ): Promise<ReviewRequestOutcome>;
+  /** The check run's annotations, in GitHub's order, at most `limit` (default 50). */
+  checkRunAnnotations(
+    repo: RepoCoords,
+    checkRunId: number,
+    options?: { limit?: number },
+  ): Promise<CheckAnnotation[]>;
+  /**
+   * The end of a GitHub Actions job's log (through the redirect GitHub answers with), at most
+   * `maxLines` lines of at most LOG_LINE_CHARS each; null when GitHub has no log for the job.
+   */
+  jobLogTail(repo: RepoCoords, jobId: number, maxLines: number): Promise<JobLogTail | null>;
+  /** `rerun-failed-jobs`: a new attempt of the run; GitHub's refusal (403: still running, nothing failed) is an answer. */
+  rerunFailedJobs(repo: RepoCoords, runId: number): Promise<RerunOutcome>;
 }
+
+/** Bounds of what the port reads of reviews and logs, so feedback stays small. */
+export const REVIEW_THREAD_COMMENTS = 10;
+export const LOG_LINE_CHARS = 500;
 
 export const WRITE_ROLES: ReadonlySet<RoleName> = new Set(['admin', 'maintain', 'write']);
 

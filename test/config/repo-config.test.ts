@@ -17,6 +17,7 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
       retries: { max: 3, backoff: ['0s', '30s', '5m'] },
       merge: { method: 'squash', requireApproval: true, useMergeQueue: 'auto' },
       budget: { maxCostUsdPerRun: 20 },
+      checks: { rerunFailed: 1 },
       closeIssueWhenDone: true,
     };
     expect(DEFAULT_CONFIG).toMatchObject(expected);
@@ -38,6 +39,11 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
       },
       retries: { max: 3 },
     });
+  });
+
+  it.each([0, 1, 2])('takes checks.rerunFailed: %i', (n) => {
+    const result = parseConfigYaml(`checks:\n  rerunFailed: ${n}\n`);
+    expect(result.ok && result.config.checks).toEqual({ rerunFailed: n });
   });
 
   it.each([
@@ -78,6 +84,13 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
       ['closeIssueWhenDone: Invalid input: expected boolean, received string'],
     ],
     ['plan:\n  requireApproval: true\n  maxTask: 5', ['plan.maxTask: unknown key']],
+    ['checks:\n  rerunFailed: 3', ['checks.rerunFailed: Too big: expected number to be <=2']],
+    ['checks:\n  rerunFailed: -1', ['checks.rerunFailed: Too small: expected number to be >=0']],
+    [
+      'checks:\n  rerunFailed: 1.5',
+      ['checks.rerunFailed: Invalid input: expected int, received number'],
+    ],
+    ['checks:\n  rerun: 1', ['checks.rerun: unknown key']],
     ['- a\n- b', ['(root): expected a mapping of settings']],
     ['label: [', ['YAML syntax error at line 1, column 9: Flow sequence in block collection']],
   ])('rejects %j naming the key', (yaml, errors) => {

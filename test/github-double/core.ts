@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Ids, isoNow, nodeId } from './ids.js';
 import { CONTENT_WRITES_PER_MINUTE, ContentWriteWindow } from './server/content-writes.js';
+import { JobLogs } from './server/job-logs.js';
 import type {
   Account,
   AppInfo,
@@ -31,6 +32,8 @@ export interface CoreHooks {
   sendWebhook(input: WebhookInput): Promise<Delivery | null>;
   redeliver(delivery: Delivery): Promise<Delivery>;
   onDispatch(runId: number): void;
+  // A re-run's new attempt, once `rerun-failed-jobs` has been answered.
+  onRerun(runId: number): void | Promise<void>;
 }
 
 export interface WebhookInput {
@@ -66,6 +69,7 @@ export class Core {
   mergeabilityLag = 0;
   contentWritesPerMinute: number = CONTENT_WRITES_PER_MINUTE;
   readonly contentWrites = new ContentWriteWindow();
+  readonly jobLogs = new JobLogs(() => this.url);
   hooks: CoreHooks | null = null;
   private nextUserId = 1_000_001;
 

@@ -71,6 +71,39 @@ export class DoubleQueries extends DoubleBase {
     }));
   }
 
+  /** The PR's review threads, oldest first, with their comments (as the model holds them). */
+  reviewThreads(
+    fullName: string,
+    number: number,
+  ): {
+    id: string;
+    path: string;
+    line: number | null;
+    originalLine: number;
+    isResolved: boolean;
+    isOutdated: boolean;
+    comments: { id: number; user: string; body: string; inReplyTo: number | null }[];
+  }[] {
+    return this.pullOf(fullName, number).threads.map((t) => ({
+      id: t.id,
+      path: t.path,
+      line: t.outdated ? null : t.originalLine,
+      originalLine: t.originalLine,
+      isResolved: t.resolvedBy !== null,
+      isOutdated: t.outdated,
+      comments: t.comments.map((c) => ({
+        id: c.id,
+        user: c.user.login,
+        body: c.body,
+        inReplyTo: c.inReplyTo,
+      })),
+    }));
+  }
+
+  requestedReviewers(fullName: string, number: number): string[] {
+    return this.pullOf(fullName, number).requestedReviewers.map((a) => a.login);
+  }
+
   mergeabilityOf(fullName: string, number: number): Mergeability {
     return mergeability(this.core, this.repoOf(fullName), this.pullOf(fullName, number));
   }

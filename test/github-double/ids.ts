@@ -9,6 +9,7 @@ const BASES = {
   comment: 5_000_000_000,
   reaction: 5_500_000_000,
   review: 5_600_000_000,
+  reviewComment: 5_700_000_000,
   label: 6_000_000_000,
   installation: 7_000_000_000,
   workflow: 7_500_000_000,

@@ -103,6 +103,41 @@ export interface Review {
   submittedAt: string | null;
 }
 
+export type DiffSide = 'LEFT' | 'RIGHT';
+
+// A line comment of a review, or a reply in its thread.
+export interface ReviewComment {
+  id: number;
+  nodeId: string;
+  reviewId: number;
+  inReplyTo: number | null;
+  user: Account;
+  body: string;
+  // The diff of the PR around the commented line, up to it, as GitHub's `diff_hunk`.
+  diffHunk: string;
+  commitId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+// What GitHub calls a review thread: the first line comment and its replies.
+export interface ReviewThread {
+  id: string;
+  path: string;
+  side: DiffSide;
+  startSide: DiffSide | null;
+  // Where the thread was made (GitHub's original_*); `line`/`startLine` are null once outdated.
+  originalLine: number;
+  originalStartLine: number | null;
+  // GitHub's deprecated `position` in the file's diff when the thread was made.
+  originalPosition: number;
+  // The commit the thread's lines were commented on.
+  commitId: string;
+  outdated: boolean;
+  resolvedBy: Account | null;
+  comments: ReviewComment[];
+}
+
 export interface Pull {
   number: number;
   id: number;
@@ -123,6 +158,9 @@ export interface Pull {
   unknownReads: number;
   maintainerCanModify: boolean;
   reviews: Review[];
+  threads: ReviewThread[];
+  // Users asked for a review and who have not reviewed since (teams are not modelled).
+  requestedReviewers: Account[];
 }
 
 export interface WorkflowInput {
@@ -158,7 +196,7 @@ export interface Run {
   repo: Repo;
   workflow: Workflow;
   runNumber: number;
-  // Re-runs are not modelled: every run is its first attempt.
+  // 1, then one more for each re-run (`rerun-failed-jobs`), on the same run id.
   runAttempt: number;
   headBranch: string;
   // What the dispatch ref named: GitHub's ref_type and GITHUB_REF_TYPE.
@@ -168,18 +206,66 @@ export interface Run {
   status: RunStatus;
   conclusion: RunConclusion | null;
   actor: Account;
+  // Who started the current attempt: the actor, or whoever re-ran the run.
+  triggeringActor: Account;
   inputs: Record<string, string>;
   displayTitle: string;
   createdAt: string;
   updatedAt: string;
+  // The current attempt's start; `createdAt` is the first attempt's.
   runStartedAt: string;
   checkSuiteId: number;
   checkSuiteNodeId: string;
-  // The run's single job ('work'); none exists after a startup_failure.
-  jobId: number;
-  jobHasRunner: boolean;
-  // Annotations of the job's check run (id `jobId`), from its `::error::`-style commands.
-  jobAnnotations: JobAnnotation[];
+  // Every attempt's jobs, in creation order; none exists after a startup_failure.
+  jobs: Job[];
+  // How a CI run's jobs go, attempt by attempt (the last repeats); the worker's run has none.
+  ciPlan: CiJobPlan[] | null;
+}
+
+/** One section of a job's log: a step and what it printed. */
+export interface JobLogStep {
+  name: string;
+  lines: string[];
+  // The step that failed the job; without one, a failed job failed in its last step (steps
+  // after it are cleanup that runs anyway).
+  failed?: boolean;
+}
+
+/** The index of the step a failed job failed in, or -1. */
+export function failedStepIndex(job: { conclusion: string | null; log: JobLogStep[] }): number {
+  if (job.conclusion !== 'failure') return -1;
+  const marked = job.log.findIndex((s) => s.failed);
+  return marked >= 0 ? marked : job.log.length - 1;
+}
+
+export interface Job {
+  // Also the id of the job's check run (`check_run_url`).
+  id: number;
+  name: string;
+  runAttempt: number;
+  status: RunStatus;
+  conclusion: RunConclusion | null;
+  createdAt: string;
+  startedAt: string;
+  completedAt: string | null;
+  hasRunner: boolean;
+  // Annotations of the job's check run, from its `::error::`-style commands.
+  annotations: JobAnnotation[];
+  log: JobLogStep[];
+  // A CI job's check run on the run's commit; the worker's job is not listed on commits.
+  checkRun: CheckRun | null;
+}
+
+/** What one attempt of a CI job does. */
+export interface CiJobAttempt {
+  conclusion: Extract<RunConclusion, 'success' | 'failure' | 'cancelled' | 'timed_out'>;
+  annotations?: JobAnnotation[];
+  steps?: JobLogStep[];
+}
+
+export interface CiJobPlan {
+  name: string;
+  attempts: CiJobAttempt[];
 }
 
 export type AnnotationLevel = 'notice' | 'warning' | 'failure';
@@ -238,6 +324,7 @@ export interface CheckRun {
   externalId: string | null;
   detailsUrl: string | null;
   output: CheckOutput;
+  annotations: JobAnnotation[];
   app: AppInfo;
   suite: CheckSuite;
 }

@@ -3,14 +3,27 @@ import { DoubleQueries } from './double-queries.js';
 import { branchSha } from './git.js';
 import type {
   CheckConclusion,
+  CheckOutput,
   CheckStatus,
+  CiJobPlan,
   JobAnnotation,
+  JobLogStep,
   PermissionLevel,
   RoleName,
   RunConclusion,
   StatusState,
 } from './model.js';
-import { annotateJob, completeRun, findRun, startRun } from './ops/actions.js';
+import {
+  annotateJob,
+  completeRun,
+  createCiRun,
+  currentJobs,
+  findRun,
+  logJobStep,
+  playCiAttempt,
+  rerunFailedJobs,
+  startRun,
+} from './ops/actions.js';
 import { registerFromManifest } from './ops/app-manifest.js';
 import { createCheckRun, createStatus, updateCheckRun } from './ops/checks.js';
 import {
@@ -27,10 +40,13 @@ import {
   createReview,
   mergePull,
   openPull,
+  replyToReviewComment,
+  requestReviewers,
   type MergeMethod,
   type ReviewEvent,
 } from './ops/pulls.js';
 import { deleteBranch, pushCommit } from './ops/refs.js';
+import { resolveThread, type DraftComment } from './ops/review-threads.js';
 import {
   addWorkflow,
   createRepo,
@@ -272,10 +288,14 @@ export class GitHubDouble extends DoubleQueries {
     await settle(deleteBranch(this.core, this.repoOf(repo), branch, this.core.account(by)));
   }
 
+  /**
+   * A person submitting a review from the PR's "Files changed" tab; each of `comments` (on the
+   * PR's diff, `side` RIGHT by default) opens a review thread. Throws what GitHub would refuse.
+   */
   async review(
     repo: string,
     pr: number,
-    input: { event: ReviewEvent; body?: string; by: string },
+    input: { event: ReviewEvent; body?: string; by: string; comments?: DraftComment[] },
   ): Promise<number> {
     const { review, sent } = createReview(
       this.core,
@@ -285,10 +305,57 @@ export class GitHubDouble extends DoubleQueries {
       {
         event: input.event,
         body: input.body ?? (input.event === 'APPROVE' ? '' : 'Please change this.'),
+        ...(input.comments ? { comments: input.comments } : {}),
       },
     );
     await settle(sent);
     return review.id;
+  }
+
+  /** A reply in the thread of review comment `commentId`; returns the reply's id. */
+  async replyToReviewComment(
+    repo: string,
+    pr: number,
+    commentId: number,
+    body: string,
+    by: string,
+  ): Promise<number> {
+    const { comment, sent } = replyToReviewComment(
+      this.core,
+      this.repoOf(repo),
+      this.pullOf(repo, pr),
+      commentId,
+      this.core.account(by),
+      body,
+    );
+    await settle(sent);
+    return comment.id;
+  }
+
+  /** "Resolve conversation" (or "Unresolve" with `resolved: false`) on a thread, by its node id. */
+  async resolveReviewThread(
+    repo: string,
+    pr: number,
+    threadId: string,
+    by: string,
+    resolved = true,
+  ): Promise<void> {
+    const thread = this.pullOf(repo, pr).threads.find((t) => t.id === threadId);
+    if (!thread) throw new Error(`github double: ${repo}#${pr} has no review thread ${threadId}`);
+    resolveThread(thread, resolved ? this.core.account(by) : null);
+    this.core.changed('review-thread', { repo, id: threadId });
+  }
+
+  async requestReviewers(repo: string, pr: number, logins: string[], by: string): Promise<void> {
+    await settle(
+      requestReviewers(
+        this.core,
+        this.repoOf(repo),
+        this.pullOf(repo, pr),
+        logins,
+        this.core.account(by),
+      ),
+    );
   }
 
   approvePr(repo: string, pr: number, by: string): Promise<number> {
@@ -332,13 +399,18 @@ export class GitHubDouble extends DoubleQueries {
     );
   }
 
-  // A CI check (GitHub Actions' app) on `sha`; an unfinished check of that name is updated.
+  /**
+   * A CI check (GitHub Actions' app, with no workflow run behind it) on `sha`; an unfinished
+   * check of that name is updated. `details` sets its output and annotations, as a CI app
+   * writes them (use `runCi` for a check that is a GitHub Actions job).
+   */
   async setCheck(
     repo: string,
     sha: string,
     name: string,
     status: CheckStatus,
     conclusion?: CheckConclusion,
+    details: { output?: Partial<CheckOutput>; annotations?: JobAnnotation[] } = {},
   ): Promise<number> {
     const r = this.repoOf(repo);
     const resolved = branchSha(r, sha) ?? sha;
@@ -349,14 +421,75 @@ export class GitHubDouble extends DoubleQueries {
         c.app === this.core.ciApp &&
         c.status !== 'completed',
     );
-    const input = conclusion ? { name, status, conclusion } : { name, status };
+    const input = {
+      name,
+      status,
+      ...(conclusion ? { conclusion } : {}),
+      ...(details.output ? { output: details.output } : {}),
+    };
     if (open) {
+      open.annotations.push(...(details.annotations ?? []));
       await settle(updateCheckRun(this.core, r, open, input));
       return open.id;
     }
     const { run, sent } = createCheckRun(this.core, r, this.core.ciApp, resolved, input);
+    run.annotations.push(...(details.annotations ?? []));
     await settle(sent);
     return run.id;
+  }
+
+  /**
+   * A GitHub Actions CI run on `sha` (a branch name or a sha) that GitHub started for a push or
+   * pull request: each job is a check run of GitHub Actions with the job's id, details_url the
+   * job's page. Each job's `attempts` say what the first attempt and each re-run does (the last
+   * repeats). Resolves once the first attempt has completed, unless `play: false` leaves it queued.
+   */
+  async runCi(
+    repo: string,
+    sha: string,
+    input: {
+      jobs: CiJobPlan[];
+      workflow?: { file: string; name: string };
+      event?: 'push' | 'pull_request';
+      by?: string;
+      play?: boolean;
+    },
+  ): Promise<number> {
+    const r = this.repoOf(repo);
+    const resolved = branchSha(r, sha) ?? sha;
+    const branch =
+      [...r.refs].find(([ref, s]) => s === resolved && ref.startsWith('heads/'))?.[0].slice(6) ??
+      r.defaultBranch;
+    const { run, sent } = createCiRun(this.core, r, {
+      workflow: input.workflow ?? { file: 'ci.yml', name: 'CI' },
+      event: input.event ?? 'pull_request',
+      branch,
+      sha: resolved,
+      jobs: input.jobs,
+      by: this.core.account(input.by ?? 'someone'),
+    });
+    await settle(sent);
+    if (input.play !== false) await playCiAttempt(this.core, run, settle);
+    return run.id;
+  }
+
+  /** A person clicking "Re-run failed jobs": the new attempt plays as the CI run's plan says. */
+  async rerunFailedJobs(runId: number, by: string): Promise<void> {
+    const run = this.runOf(runId);
+    await settle(rerunFailedJobs(this.core, run, this.core.account(by)));
+    await this.core.webhooks.onRerun(runId);
+  }
+
+  /** The jobs of a run, every attempt's, as `GET .../runs/{id}/jobs?filter=all` lists them. */
+  jobsOf(
+    runId: number,
+  ): { id: number; name: string; runAttempt: number; conclusion: string | null }[] {
+    return this.runOf(runId).jobs.map((j) => ({
+      id: j.id,
+      name: j.name,
+      runAttempt: j.runAttempt,
+      conclusion: j.conclusion,
+    }));
   }
 
   async setStatus(
@@ -416,8 +549,19 @@ export class GitHubDouble extends DoubleQueries {
    * Annotations on the job check run of a running workflow run, as its `::error::` (and
    * `::warning::`, `::notice::`) commands make them.
    */
-  annotateJob(runId: number, annotations: JobAnnotation[]): void {
-    annotateJob(this.runOf(runId), annotations);
+  annotateJob(runId: number, annotations: JobAnnotation[], jobName?: string): void {
+    annotateJob(this.runOf(runId), annotations, jobName);
+  }
+
+  /** A step of a running job printing `lines`: a section of the job's log. */
+  logJob(runId: number, step: JobLogStep, jobName?: string): void {
+    logJobStep(this.runOf(runId), step, jobName);
+  }
+
+  /** The runner's record of a job's steps (test/github-double/worker/actions-runner.ts). */
+  recordJobLog(runId: number, steps: JobLogStep[]): void {
+    const run = this.runOf(runId);
+    for (const step of steps) logJobStep(run, step, currentJobs(run)[0]?.name);
   }
 
   /** The environment GitHub gives a JavaScript action step in workflow run `runId`. */

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Core } from './core.js';
 import { handleGraphql } from './graphql/handler.js';
+import { findRun, playCiAttempt } from './ops/actions.js';
 import { buildRoutes } from './routes.js';
 import { GitHubDouble } from './scenario.js';
 import type { PermissionLevel } from './model.js';
@@ -47,6 +48,13 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     sendWebhook: (input) => sender.send(input),
     redeliver: (delivery) => sender.redeliver(delivery),
     onDispatch: (runId) => worker.onDispatch(runId),
+    // A CI run plays its plan's next attempt; the worker's run is the worker's again.
+    onRerun: async (runId) => {
+      const run = findRun(core, runId);
+      if (run?.ciPlan)
+        await playCiAttempt(core, run, async (sent) => void (await Promise.all(sent)));
+      else worker.onDispatch(runId);
+    },
   };
   const faults = new Faults();
   const git = new GitHttp(core, faults);
@@ -57,7 +65,8 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     faults,
     graphql: handleGraphql,
     git,
-    services: (method, url, authorization) => oidc.answer(method, url, authorization),
+    services: async (method, url, authorization) =>
+      core.jobLogs.answer(method, url) ?? oidc.answer(method, url, authorization),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

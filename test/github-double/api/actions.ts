@@ -1,5 +1,12 @@
 import type { Run } from '../model.js';
-import { cancelRun, dispatchWorkflow, findWorkflow } from '../ops/actions.js';
+import {
+  cancelRun,
+  dispatchWorkflow,
+  findJob,
+  findWorkflow,
+  latestJobs,
+  rerunFailedJobs,
+} from '../ops/actions.js';
 import { jobJson, runHtmlUrl, runJson, workflowJson } from '../render/actions.js';
 import {
   actorOf,
@@ -152,17 +159,40 @@ export const actionRoutes: [string, Handler][] = [
     'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
     (req) => {
       const run = runOf(req);
-      const jobs = run.conclusion === 'startup_failure' ? [] : [jobJson(req.core, run)];
-      return json(200, { total_count: jobs.length, jobs });
+      // `latest` (the default): each job's newest attempt; `all`: every attempt's jobs.
+      const listed = req.query.get('filter') === 'all' ? run.jobs : latestJobs(run);
+      const { page, headers } = paginate(req, listed);
+      return {
+        status: 200,
+        body: { total_count: listed.length, jobs: page.map((j) => jobJson(req.core, run, j)) },
+        headers,
+      };
     },
   ],
   [
     'GET /repos/{owner}/{repo}/actions/jobs/{job_id}',
     (req) => {
-      const id = Number(req.params['job_id']);
-      const run = [...repoOf(req).runs.values()].find((r) => r.jobId === id);
-      if (!run || run.conclusion === 'startup_failure') throw notFound();
-      return json(200, jobJson(req.core, run));
+      const found = findJob(repoOf(req), intParam(req, 'job_id'));
+      if (!found) throw notFound();
+      return json(200, jobJson(req.core, found.run, found.job));
+    },
+  ],
+  [
+    // GitHub answers with a redirect to a short-lived URL of the plain-text log.
+    'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
+    (req) => {
+      const found = findJob(repoOf(req), intParam(req, 'job_id'));
+      if (!found) throw notFound();
+      return { status: 302, headers: { location: req.core.jobLogs.signedUrl(found.job) } };
+    },
+  ],
+  [
+    'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs',
+    (req) => {
+      const run = runOf(req);
+      rerunFailedJobs(req.core, run, actorOf(req));
+      // The new attempt runs once the request has been answered, as a dispatch does.
+      return { status: 201, body: {}, after: () => req.core.webhooks.onRerun(run.id) };
     },
   ],
   [

@@ -1,5 +1,6 @@
 import { resolveRef } from '../git.js';
 import type { CheckConclusion, CheckOutput, CheckRun, CheckStatus, StatusState } from '../model.js';
+import { findJob } from '../ops/actions.js';
 import { createCheckRun, createStatus, updateCheckRun, type CheckRunInput } from '../ops/checks.js';
 import { annotationJson, checkRunJson, statusJson } from '../render/checks.js';
 import { repoApiUrl, repoJson } from '../render/repos.js';
@@ -90,19 +91,20 @@ export const checkRoutes: [string, Handler][] = [
     (req) => json(200, checkRunJson(req.core, repoOf(req), checkRunOf(req))),
   ],
   [
-    // A workflow job is a check run with the job's id (its `check_run_url`); an App's own check
-    // runs carry no annotations in this double.
+    // A workflow job is a check run with the job's id (its `check_run_url`), annotated by its
+    // workflow commands; an App's own check runs carry the annotations of its `output`.
     'GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations',
     (req) => {
       const repo = repoOf(req);
-      const id = intParam(req, 'check_run_id');
-      const job = [...repo.runs.values()].find(
-        (r) => r.jobId === id && r.conclusion !== 'startup_failure',
+      const found = findJob(repo, intParam(req, 'check_run_id'));
+      if (found)
+        return listResponse(req, found.job.annotations, (a) =>
+          annotationJson(req.core, repo, found.run.headSha, a),
+        );
+      const run = checkRunOf(req);
+      return listResponse(req, run.annotations, (a) =>
+        annotationJson(req.core, repo, run.headSha, a),
       );
-      if (job)
-        return listResponse(req, job.jobAnnotations, (a) => annotationJson(req.core, job, a));
-      checkRunOf(req);
-      return json(200, []);
     },
   ],
   [

@@ -6,11 +6,18 @@ import {
   createReview,
   mergePull,
   openPull,
+  removeRequestedReviewers,
+  replyToReviewComment,
+  requestReviewers,
   updateBranch,
   type MergeMethod,
   type ReviewEvent,
+  type ReviewInput,
 } from '../ops/pulls.js';
+import type { DraftComment } from '../ops/review-threads.js';
+import { userJson } from '../render/accounts.js';
 import { pullJson, pullSimpleJson, reviewJson } from '../render/pulls.js';
+import { reviewCommentJson } from '../render/review-comments.js';
 import { commitJson } from '../render/repos.js';
 import {
   actorOf,
@@ -30,6 +37,36 @@ function pullOf(req: ApiRequest): Pull {
   const pull = repoOf(req).pulls.get(intParam(req, 'pull_number'));
   if (!pull) throw notFound();
   return pull;
+}
+
+// The body's `comments[]`, already checked against the spec's shape by the server.
+function draftComments(body: Record<string, unknown>): DraftComment[] | undefined {
+  const raw = body['comments'];
+  if (!Array.isArray(raw)) return undefined;
+  return raw.map((item) => {
+    const c = item as Record<string, unknown>;
+    const draft: DraftComment = { path: String(c['path']), body: String(c['body']) };
+    if (typeof c['line'] === 'number') draft.line = c['line'];
+    if (typeof c['position'] === 'number') draft.position = c['position'];
+    if (typeof c['start_line'] === 'number') draft.startLine = c['start_line'];
+    const side = str(c, 'side');
+    const startSide = str(c, 'start_side');
+    for (const s of [side, startSide])
+      if (s !== undefined && s !== 'LEFT' && s !== 'RIGHT')
+        throw validationFailed('Validation Failed', [
+          { resource: 'PullRequestReviewComment', field: 'side', code: 'invalid' },
+        ]);
+    if (side) draft.side = side as 'LEFT' | 'RIGHT';
+    if (startSide) draft.startSide = startSide as 'LEFT' | 'RIGHT';
+    return draft;
+  });
+}
+
+function reviewerLogins(req: ApiRequest): string[] {
+  const body = bodyObject(req);
+  if (Array.isArray(body['team_reviewers']) && body['team_reviewers'].length > 0)
+    throw new Error('github double: team review requests are not modelled');
+  return Array.isArray(body['reviewers']) ? body['reviewers'].map(String) : [];
 }
 
 function listPulls(req: ApiRequest): ReturnType<Handler> {
@@ -200,7 +237,9 @@ export const pullRoutes: [string, Handler][] = [
       const repo = repoOf(req);
       const pull = pullOf(req);
       const body = bodyObject(req);
-      const input: Parameters<typeof createReview>[4] = {};
+      const input: ReviewInput = {};
+      const comments = draftComments(body);
+      if (comments) input.comments = comments;
       const event = str(body, 'event');
       if (event) input.event = event as ReviewEvent;
       const text = str(body, 'body');
@@ -209,6 +248,57 @@ export const pullRoutes: [string, Handler][] = [
       if (commitId !== undefined) input.commitId = commitId;
       const { review } = createReview(req.core, repo, pull, actorOf(req), input);
       return json(200, reviewJson(req.core, repo, pull, review));
+    },
+  ],
+  [
+    'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      const comments = pull.threads.flatMap((t) => t.comments).sort((a, b) => a.id - b.id);
+      return listResponse(req, comments, (c) => reviewCommentJson(req.core, repo, pull, c));
+    },
+  ],
+  [
+    'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      const { comment } = replyToReviewComment(
+        req.core,
+        repo,
+        pull,
+        intParam(req, 'comment_id'),
+        actorOf(req),
+        str(bodyObject(req), 'body') ?? '',
+      );
+      return json(201, reviewCommentJson(req.core, repo, pull, comment));
+    },
+  ],
+  [
+    'GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
+    (req) =>
+      json(200, {
+        users: pullOf(req).requestedReviewers.map((a) => userJson(req.core, a)),
+        teams: [],
+      }),
+  ],
+  [
+    'POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      requestReviewers(req.core, repo, pull, reviewerLogins(req), actorOf(req));
+      return json(201, pullSimpleJson(req.core, repo, pull));
+    },
+  ],
+  [
+    'DELETE /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      removeRequestedReviewers(req.core, repo, pull, reviewerLogins(req), actorOf(req));
+      return json(200, pullSimpleJson(req.core, repo, pull));
     },
   ],
   [

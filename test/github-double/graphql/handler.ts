@@ -7,7 +7,8 @@ import {
   type GraphQLFieldResolver,
 } from 'graphql';
 import type { Core } from '../core.js';
-import type { Account, Pull, Repo, TokenInfo } from '../model.js';
+import type { Account, Pull, Repo, ReviewThread, TokenInfo } from '../model.js';
+import { resolveThread } from '../ops/review-threads.js';
 import { dequeue, enqueue, QueueError } from '../ops/merge-queue.js';
 import { atLeast, tokenPermission } from '../server/auth.js';
 import type { ApiResponse } from '../server/http.js';
@@ -26,6 +27,7 @@ import {
   owningRepo,
   pullNode,
   repositoryNode,
+  threadNode,
   type GqlObject,
 } from './nodes.js';
 import { githubSchema } from './schema.js';
@@ -69,7 +71,21 @@ function findPullByNodeId(core: Core, id: string): { repo: Repo; pull: Pull } | 
   return undefined;
 }
 
+function findThread(
+  core: Core,
+  id: string,
+): { repo: Repo; pull: Pull; thread: ReviewThread } | undefined {
+  for (const repo of core.repos.values())
+    for (const pull of repo.pulls.values()) {
+      const thread = pull.threads.find((t) => t.id === id);
+      if (thread) return { repo, pull, thread };
+    }
+  return undefined;
+}
+
 function findNode(core: Core, id: string): GqlObject | null {
+  const found = findThread(core, id);
+  if (found) return threadNode(core, found.repo, found.pull, found.thread);
   for (const repo of core.repos.values()) {
     if (repo.nodeId === id) return repositoryNode(core, repo);
     for (const pull of repo.pulls.values())
@@ -100,6 +116,14 @@ function findNode(core: Core, id: string): GqlObject | null {
   );
 }
 
+function mayWrite(repo: Repo, user: Account): boolean {
+  const role =
+    user.login.toLowerCase() === repo.owner.login.toLowerCase()
+      ? 'admin'
+      : repo.roles.get(user.login.toLowerCase());
+  return role === 'admin' || role === 'maintain' || role === 'write';
+}
+
 function rootValue(
   core: Core,
   viewer: Account,
@@ -114,6 +138,32 @@ function rootValue(
       if (error instanceof QueueError) throw new GitHubGraphQLError(error.message, error.type);
       throw error;
     }
+  };
+  // Resolving needs write access to the repository (a reader's viewerCanResolve is false).
+  const setResolved = (
+    input: { threadId: string; clientMutationId?: string },
+    by: Account | null,
+  ): GqlObject => {
+    const found = findThread(core, input.threadId);
+    if (!found)
+      throw new GitHubGraphQLError(
+        `Could not resolve to a node with the global id of '${input.threadId}'`,
+        'NOT_FOUND',
+      );
+    const mutation = by ? 'resolveReviewThread' : 'unresolveReviewThread';
+    mayChange(mutation, found.repo);
+    if (token?.kind !== 'installation' && !mayWrite(found.repo, viewer))
+      throw new GitHubGraphQLError(
+        `${viewer.login} does not have permission to resolve review threads.`,
+        'FORBIDDEN',
+      );
+    resolveThread(found.thread, by);
+    core.changed('review-thread', { repo: found.repo.fullName, id: found.thread.id });
+    return {
+      __typename: by ? 'ResolveReviewThreadPayload' : 'UnresolveReviewThreadPayload',
+      clientMutationId: input.clientMutationId ?? null,
+      thread: threadNode(core, found.repo, found.pull, found.thread),
+    };
   };
   return {
     viewer: actorNode(viewer),
@@ -155,6 +205,10 @@ function rootValue(
           mergeQueueEntry: queue ? entryNode(core, found.repo, queue, entry) : null,
         };
       }),
+    resolveReviewThread: (args: { input: { threadId: string; clientMutationId?: string } }) =>
+      setResolved(args.input, viewer),
+    unresolveReviewThread: (args: { input: { threadId: string; clientMutationId?: string } }) =>
+      setResolved(args.input, null),
     dequeuePullRequest: (args: { input: { id: string; clientMutationId?: string } }) =>
       queueCall(() => {
         const found = findPullByNodeId(core, args.input.id);

@@ -1,7 +1,18 @@
 import type { Core } from '../core.js';
-import type { Account, MergeQueue, MergeQueueEntry, Pull, Repo } from '../model.js';
+import type {
+  Account,
+  MergeQueue,
+  MergeQueueEntry,
+  Pull,
+  Repo,
+  ReviewComment,
+  ReviewThread,
+} from '../model.js';
 import { mergeability } from '../ops/mergeability.js';
+import { threadLines } from '../ops/review-threads.js';
+import { authorAssociation } from '../render/issues.js';
 import { repoHtmlUrl } from '../render/repos.js';
+import { reviewCommentHtmlUrl } from '../render/review-comments.js';
 
 // GraphQL objects as plain records; function-valued fields receive the field arguments.
 export type GqlObject = { __typename: string } & Record<string, unknown>;
@@ -37,15 +48,18 @@ interface ConnectionArgs {
   before?: string;
 }
 
+function cursorIndex(cursor: string): number {
+  return Number(Buffer.from(cursor, 'base64').toString().replace('cursor:', ''));
+}
+
 export function connection(items: GqlObject[], args: ConnectionArgs): GqlObject {
-  const start = args.after
-    ? Number(Buffer.from(args.after, 'base64').toString().replace('cursor:', '')) + 1
-    : 0;
-  let slice = items.slice(start);
+  const start = args.after ? cursorIndex(args.after) + 1 : 0;
+  const end = args.before ? cursorIndex(args.before) : items.length;
+  let slice = items.slice(start, Math.max(start, end));
   if (args.first !== undefined) slice = slice.slice(0, args.first);
   if (args.last !== undefined) slice = slice.slice(-args.last);
   const cursor = (i: number): string => Buffer.from(`cursor:${i}`).toString('base64');
-  const offset = items.indexOf(slice[0] as GqlObject);
+  const offset = slice.length > 0 ? items.indexOf(slice[0] as GqlObject) : start;
   return {
     __typename: 'Connection',
     totalCount: items.length,
@@ -141,6 +155,80 @@ export function pullNode(core: Core, repo: Repo, pull: Pull): GqlObject {
     mergeCommit: pull.mergeCommitSha ? { __typename: 'Commit', oid: pull.mergeCommitSha } : null,
     createdAt: pull.issue.createdAt,
     updatedAt: pull.issue.updatedAt,
+    repository: () => repositoryNode(core, repo),
+    // Oldest first, as GitHub lists them: `last:` gives the newest.
+    reviewThreads: (args: ConnectionArgs) =>
+      connection(
+        pull.threads.map((t) => threadNode(core, repo, pull, t)),
+        args,
+      ),
+  });
+}
+
+export function threadNode(core: Core, repo: Repo, pull: Pull, thread: ReviewThread): GqlObject {
+  const { line, startLine } = threadLines(thread);
+  return owned(repo, {
+    __typename: 'PullRequestReviewThread',
+    id: thread.id,
+    path: thread.path,
+    line,
+    startLine,
+    originalLine: thread.originalLine,
+    originalStartLine: thread.originalStartLine,
+    diffSide: thread.side,
+    startDiffSide: thread.startSide,
+    isOutdated: thread.outdated,
+    isResolved: thread.resolvedBy !== null,
+    isCollapsed: thread.resolvedBy !== null,
+    resolvedBy: thread.resolvedBy ? actorNode(thread.resolvedBy) : null,
+    subjectType: 'LINE',
+    pullRequest: () => pullNode(core, repo, pull),
+    repository: () => repositoryNode(core, repo),
+    comments: (args: ConnectionArgs) =>
+      connection(
+        thread.comments.map((c) => reviewCommentNode(core, repo, pull, thread, c)),
+        args,
+      ),
+  });
+}
+
+function reviewCommentNode(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  thread: ReviewThread,
+  c: ReviewComment,
+): GqlObject {
+  const url = reviewCommentHtmlUrl(core, repo, pull, c.id);
+  const { line, startLine } = threadLines(thread);
+  return owned(repo, {
+    __typename: 'PullRequestReviewComment',
+    id: c.nodeId,
+    databaseId: c.id,
+    fullDatabaseId: String(c.id),
+    body: c.body,
+    bodyText: c.body,
+    author: actorNode(c.user),
+    authorAssociation: authorAssociation(repo, c.user),
+    url,
+    resourcePath: new URL(url).pathname + new URL(url).hash,
+    diffHunk: c.diffHunk,
+    path: thread.path,
+    line,
+    startLine,
+    originalLine: thread.originalLine,
+    originalStartLine: thread.originalStartLine,
+    outdated: thread.outdated,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+    publishedAt: c.createdAt,
+    commit: { __typename: 'Commit', oid: c.commitId },
+    originalCommit: { __typename: 'Commit', oid: thread.commitId },
+    replyTo: () => {
+      const parent = thread.comments.find((p) => p.id === c.inReplyTo);
+      return parent ? reviewCommentNode(core, repo, pull, thread, parent) : null;
+    },
+    pullRequest: () => pullNode(core, repo, pull),
     repository: () => repositoryNode(core, repo),
   });
 }

@@ -1,9 +1,21 @@
 import type { Core } from '../core.js';
 import { nodeId } from '../ids.js';
-import type { Account, JobAnnotation, Repo, Run, RunConclusion, Workflow } from '../model.js';
-import { jobJson, runJson, workflowJson } from '../render/actions.js';
+import type {
+  Account,
+  CiJobPlan,
+  Job,
+  JobAnnotation,
+  JobLogStep,
+  Repo,
+  Run,
+  RunConclusion,
+  Workflow,
+} from '../model.js';
+import { jobHtmlUrl, jobJson, runJson, workflowJson } from '../render/actions.js';
 import { HttpError, notFound, validationFailed } from '../server/http.js';
+import { createCheckRun, updateCheckRun } from './checks.js';
 import type { Sent } from './pull-events.js';
+import { addWorkflow } from './repos.js';
 
 const MAX_INPUTS = 25;
 const MAX_INPUTS_CHARS = 65_535;
@@ -59,14 +71,71 @@ function renderRunName(
   });
 }
 
-function sendJobEvent(core: Core, run: Run, action: string): Promise<unknown> {
+function sendJobEvent(core: Core, run: Run, job: Job, action: string): Promise<unknown> {
   return core.webhooks.sendWebhook({
     event: 'workflow_job',
     action,
     repo: run.repo,
     sender: run.actor,
-    body: { workflow_job: jobJson(core, run) },
+    body: { workflow_job: jobJson(core, run, job) },
   });
+}
+
+/** The jobs of the run's current attempt. */
+export function currentJobs(run: Run): Job[] {
+  return run.jobs.filter((j) => j.runAttempt === run.runAttempt);
+}
+
+/** Each job's newest attempt: what `filter=latest` lists and what decides the run's conclusion. */
+export function latestJobs(run: Run): Job[] {
+  const byName = new Map<string, Job>();
+  for (const job of run.jobs) byName.set(job.name, job);
+  return [...byName.values()];
+}
+
+export function findJob(repo: Repo, jobId: number): { run: Run; job: Job } | undefined {
+  for (const run of repo.runs.values()) {
+    const job = run.jobs.find((j) => j.id === jobId);
+    if (job) return { run, job };
+  }
+  return undefined;
+}
+
+// A CI job is a check run of GitHub Actions on the run's commit, with the job's id; the
+// worker's job gets an id of its own and is not listed on commits.
+function newJob(core: Core, run: Run, name: string): { job: Job; sent: Sent } {
+  const now = core.now();
+  const job: Job = {
+    id: 0,
+    name,
+    runAttempt: run.runAttempt,
+    status: 'queued',
+    conclusion: null,
+    createdAt: now,
+    startedAt: now,
+    completedAt: null,
+    hasRunner: false,
+    annotations: [],
+    log: [],
+    checkRun: null,
+  };
+  if (!run.ciPlan) {
+    job.id = core.ids.next('job');
+    run.jobs.push(job);
+    return { job, sent: [] };
+  }
+  const { run: checkRun, sent } = createCheckRun(core, run.repo, core.ciApp, run.headSha, {
+    name,
+    status: 'queued',
+  });
+  job.id = checkRun.id;
+  job.checkRun = checkRun;
+  // The check run shows what the job prints: one list for both.
+  job.annotations = checkRun.annotations;
+  checkRun.detailsUrl = jobHtmlUrl(core, run, job);
+  checkRun.externalId = `${run.id}-${name}-${run.runAttempt}`;
+  run.jobs.push(job);
+  return { job, sent };
 }
 
 function sendRunEvent(core: Core, run: Run, action: string, sender: Account): Promise<unknown> {
@@ -158,6 +227,7 @@ export function dispatchWorkflow(
     status: 'queued',
     conclusion: null,
     actor: by,
+    triggeringActor: by,
     inputs,
     displayTitle: renderRunName(wf.runName, wf.name, {
       inputs,
@@ -169,15 +239,15 @@ export function dispatchWorkflow(
     runStartedAt: now,
     checkSuiteId: suiteId,
     checkSuiteNodeId: nodeId('CS', suiteId),
-    jobId: core.ids.next('job'),
-    jobHasRunner: false,
-    jobAnnotations: [],
+    jobs: [],
+    ciPlan: null,
   };
+  const { job } = newJob(core, run, 'work');
   repo.runs.set(id, run);
   core.changed('run', { repo: repo.fullName, id, status: run.status });
   return {
     run,
-    sent: [sendRunEvent(core, run, 'requested', by), sendJobEvent(core, run, 'queued')],
+    sent: [sendRunEvent(core, run, 'requested', by), sendJobEvent(core, run, job, 'queued')],
   };
 }
 
@@ -188,31 +258,95 @@ export function startRun(core: Core, run: Run): Sent {
   run.runStartedAt = now;
   run.updatedAt = now;
   core.changed('run', { repo: run.repo.fullName, id: run.id, status: run.status });
-  run.jobHasRunner = true;
-  return [
-    sendRunEvent(core, run, 'in_progress', run.actor),
-    sendJobEvent(core, run, 'in_progress'),
-  ];
+  const sent: Sent = [sendRunEvent(core, run, 'in_progress', run.actor)];
+  for (const job of currentJobs(run)) {
+    job.status = 'in_progress';
+    job.startedAt = now;
+    job.hasRunner = true;
+    if (job.checkRun)
+      sent.push(...updateCheckRun(core, run.repo, job.checkRun, { status: 'in_progress' }));
+    sent.push(sendJobEvent(core, run, job, 'in_progress'));
+  }
+  return sent;
+}
+
+function runningJob(run: Run, name: string | undefined): Job {
+  const job = currentJobs(run).find((j) => name === undefined || j.name === name);
+  if (run.status !== 'in_progress' || !job || job.status !== 'in_progress')
+    throw new Error(
+      `github double: ${name ? `job ${name} of ` : ''}run ${run.id} is not running (${run.status}): nothing prints`,
+    );
+  return job;
 }
 
 // A running job's workflow commands: annotations land on its check run as the job prints them.
-export function annotateJob(run: Run, annotations: JobAnnotation[]): void {
-  if (run.status !== 'in_progress')
-    throw new Error(`github double: run ${run.id} is ${run.status}, not running: nothing prints`);
-  run.jobAnnotations.push(...annotations.map((a) => ({ ...a })));
+export function annotateJob(run: Run, annotations: JobAnnotation[], jobName?: string): void {
+  runningJob(run, jobName).annotations.push(...annotations.map((a) => ({ ...a })));
 }
 
-export function completeRun(core: Core, run: Run, conclusion: RunConclusion): Sent {
+/** What a running job's step prints, a section of the job's log. */
+export function logJobStep(run: Run, step: JobLogStep, jobName?: string): void {
+  runningJob(run, jobName).log.push({ ...step, lines: [...step.lines] });
+}
+
+function finishJob(core: Core, run: Run, job: Job, conclusion: RunConclusion): Sent {
+  job.status = 'completed';
+  job.conclusion = conclusion;
+  job.completedAt = core.now();
+  const sent: Sent = [];
+  if (job.checkRun)
+    sent.push(
+      ...updateCheckRun(core, run.repo, job.checkRun, {
+        conclusion: conclusion as Exclude<RunConclusion, 'startup_failure'>,
+      }),
+    );
+  sent.push(sendJobEvent(core, run, job, 'completed'));
+  return sent;
+}
+
+// A job may not be worse than its run, nor a run better than its worst job.
+const WORST_FIRST: RunConclusion[] = [
+  'startup_failure',
+  'cancelled',
+  'timed_out',
+  'failure',
+  'action_required',
+  'neutral',
+  'skipped',
+  'success',
+];
+
+/**
+ * Ends the current attempt: its unfinished jobs get `conclusion` (or, when given, their own
+ * from `byJob`) and the run the worst conclusion of each job's newest attempt.
+ */
+export function completeRun(
+  core: Core,
+  run: Run,
+  conclusion: RunConclusion,
+  byJob: ReadonlyMap<string, RunConclusion> = new Map(),
+): Sent {
   if (run.status === 'completed') return [];
+  const sent: Sent = [];
+  // A startup failure never gets as far as creating jobs.
+  if (conclusion === 'startup_failure')
+    run.jobs = run.jobs.filter((j) => j.runAttempt !== run.runAttempt);
+  for (const job of currentJobs(run))
+    if (job.status !== 'completed')
+      sent.push(...finishJob(core, run, job, byJob.get(job.name) ?? conclusion));
+  const jobs = latestJobs(run).map((j) => j.conclusion);
   run.status = 'completed';
-  run.conclusion = conclusion;
+  run.conclusion =
+    jobs.length === 0 ? conclusion : (WORST_FIRST.find((c) => jobs.includes(c)) ?? conclusion);
   run.updatedAt = core.now();
   // GitHub revokes a job's GITHUB_TOKEN when the job ends.
   for (const t of core.tokens.values()) if (t.jobRunId === run.id) t.expiresAt = new Date(0);
-  core.changed('run', { repo: run.repo.fullName, id: run.id, status: run.status, conclusion });
-  const sent: Sent = [];
-  // A startup failure never gets as far as creating jobs.
-  if (conclusion !== 'startup_failure') sent.push(sendJobEvent(core, run, 'completed'));
+  core.changed('run', {
+    repo: run.repo.fullName,
+    id: run.id,
+    status: run.status,
+    conclusion: run.conclusion,
+  });
   sent.push(sendRunEvent(core, run, 'completed', run.actor));
   return sent;
 }
@@ -221,4 +355,116 @@ export function cancelRun(core: Core, run: Run): Sent {
   if (run.status === 'completed')
     throw new HttpError(409, 'Cannot cancel a workflow run that is completed.');
   return completeRun(core, run, 'cancelled');
+}
+
+const RERUN: ReadonlySet<RunConclusion | null> = new Set(['failure', 'cancelled', 'timed_out']);
+
+/**
+ * `POST .../runs/{run_id}/rerun-failed-jobs`: a new attempt of the same run (run_attempt + 1)
+ * in which each job whose newest attempt failed, was cancelled or timed out runs again as a new
+ * job (a new check run for a CI job); the others keep their result. GitHub sends
+ * `workflow_run.requested` with the new attempt, then `workflow_job.queued` (and
+ * `check_run.created`) for each job. Refused (403) while the run is not completed or when no job
+ * failed.
+ */
+export function rerunFailedJobs(core: Core, run: Run, by: Account): Sent {
+  if (run.status !== 'completed') throw new HttpError(403, 'This workflow is already running');
+  const failed = latestJobs(run).filter((j) => RERUN.has(j.conclusion));
+  if (failed.length === 0) throw new HttpError(403, 'This workflow run cannot be rerun.');
+  const now = core.now();
+  run.runAttempt += 1;
+  run.status = 'queued';
+  run.conclusion = null;
+  run.runStartedAt = now;
+  run.updatedAt = now;
+  run.triggeringActor = by;
+  core.changed('run', { repo: run.repo.fullName, id: run.id, status: run.status });
+  const sent: Sent = [sendRunEvent(core, run, 'requested', by)];
+  for (const old of failed) {
+    const { job, sent: created } = newJob(core, run, old.name);
+    sent.push(...created, sendJobEvent(core, run, job, 'queued'));
+  }
+  return sent;
+}
+
+export interface CiRunInput {
+  workflow: { file: string; name: string };
+  event: 'push' | 'pull_request';
+  branch: string;
+  sha: string;
+  jobs: CiJobPlan[];
+  by: Account;
+}
+
+/** A CI workflow run GitHub starts on a push or pull request: its jobs are queued check runs. */
+export function createCiRun(core: Core, repo: Repo, input: CiRunInput): { run: Run; sent: Sent } {
+  if (!repo.commits.has(input.sha)) throw new Error(`github double: no commit ${input.sha}`);
+  if (input.jobs.some((j) => j.attempts.length === 0))
+    throw new Error('github double: a CI job needs at least one attempt');
+  const wf =
+    repo.workflows.get(input.workflow.file) ??
+    addWorkflow(core, repo, { file: input.workflow.file, name: input.workflow.name, inputs: [] });
+  const id = core.ids.next('run');
+  const suiteId = core.ids.next('checkSuite');
+  const now = core.now();
+  wf.runCount += 1;
+  const run: Run = {
+    id,
+    nodeId: nodeId('WFR', id),
+    repo,
+    workflow: wf,
+    runNumber: wf.runCount,
+    runAttempt: 1,
+    headBranch: input.branch,
+    refType: 'branch',
+    headSha: input.sha,
+    event: input.event,
+    status: 'queued',
+    conclusion: null,
+    actor: input.by,
+    triggeringActor: input.by,
+    inputs: {},
+    displayTitle: repo.commits.get(input.sha)?.message.split('\n')[0] ?? wf.name,
+    createdAt: now,
+    updatedAt: now,
+    runStartedAt: now,
+    checkSuiteId: suiteId,
+    checkSuiteNodeId: nodeId('CS', suiteId),
+    jobs: [],
+    ciPlan: input.jobs.map((j) => ({ name: j.name, attempts: j.attempts.map((a) => ({ ...a })) })),
+  };
+  repo.runs.set(id, run);
+  core.changed('run', { repo: repo.fullName, id, status: run.status });
+  const sent: Sent = [sendRunEvent(core, run, 'requested', input.by)];
+  for (const plan of input.jobs) {
+    const { job, sent: created } = newJob(core, run, plan.name);
+    sent.push(...created, sendJobEvent(core, run, job, 'queued'));
+  }
+  return { run, sent };
+}
+
+/**
+ * Plays the current attempt of a CI run as its plan says: the jobs start, print their steps and
+ * annotations, and finish; then the run completes. Each step's webhooks before the next's.
+ */
+export async function playCiAttempt(
+  core: Core,
+  run: Run,
+  settle: (sent: Sent) => Promise<void>,
+): Promise<void> {
+  const plan = run.ciPlan;
+  if (!plan) throw new Error(`github double: run ${run.id} is not a CI run`);
+  await settle(startRun(core, run));
+  const byJob = new Map<string, RunConclusion>();
+  for (const job of currentJobs(run)) {
+    const attempts = plan.find((p) => p.name === job.name)?.attempts ?? [];
+    // Counted per job: a job re-run once is on its second attempt even in the run's third.
+    const nth = run.jobs.filter((j) => j.name === job.name).indexOf(job);
+    const attempt = attempts[Math.min(nth, attempts.length - 1)];
+    if (!attempt) continue;
+    for (const step of attempt.steps ?? []) logJobStep(run, step, job.name);
+    if (attempt.annotations) annotateJob(run, attempt.annotations, job.name);
+    byJob.set(job.name, attempt.conclusion);
+  }
+  await settle(completeRun(core, run, 'success', byJob));
 }

@@ -158,6 +158,7 @@ export function createCheckRun(
     externalId: null,
     detailsUrl: null,
     output: { title: null, summary: null, text: null },
+    annotations: [],
     app,
     suite,
   };

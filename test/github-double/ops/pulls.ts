@@ -2,12 +2,20 @@ import type { Core } from '../core.js';
 import { branchSha, compare, createCommit, isAncestor, threeWayMerge } from '../git.js';
 import { nodeId } from '../ids.js';
 import type { Account, Pull, Repo, Review, ReviewState } from '../model.js';
+import { userJson } from '../render/accounts.js';
 import { pullJson, reviewJson } from '../render/pulls.js';
 import { HttpError, validationFailed } from '../server/http.js';
 import { newIssue } from './issues.js';
 import { mergeability } from './mergeability.js';
 import { sendPullEvent, type Sent } from './pull-events.js';
 import { moveBranch } from './refs.js';
+import {
+  openThreads,
+  placeDrafts,
+  replyInThread,
+  sendCommentCreated,
+  type DraftComment,
+} from './review-threads.js';
 
 export interface OpenPullInput {
   headRepo: Repo;
@@ -81,6 +89,8 @@ export function openPull(core: Core, repo: Repo, input: OpenPullInput): { pull: 
     unknownReads: core.mergeabilityLag,
     maintainerCanModify: input.maintainerCanModify ?? input.headRepo !== repo,
     reviews: [],
+    threads: [],
+    requestedReviewers: [],
   };
   repo.pulls.set(pull.number, pull);
   core.changed('pull', { repo: repo.fullName, number: pull.number });
@@ -249,39 +259,86 @@ export function updateBranch(
 
 export type ReviewEvent = 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
 
+export interface ReviewInput {
+  event?: ReviewEvent;
+  body?: string;
+  commitId?: string;
+  comments?: DraftComment[];
+}
+
+function refuseReview(message: string): Error {
+  return validationFailed('Unprocessable Entity', [
+    { resource: 'PullRequestReview', code: 'custom', message },
+  ]);
+}
+
+function storeReview(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  by: Account,
+  state: ReviewState,
+  body: string,
+  commitId: string,
+): Review {
+  const id = core.ids.next('review');
+  const review: Review = {
+    id,
+    nodeId: nodeId('PRR', id),
+    user: by,
+    body,
+    state,
+    commitId,
+    submittedAt: state === 'PENDING' ? null : core.now(),
+  };
+  pull.reviews.push(review);
+  // A submitted review answers the request for it, as on GitHub.
+  if (state !== 'PENDING')
+    pull.requestedReviewers = pull.requestedReviewers.filter((a) => a !== by);
+  core.changed('review', { repo: repo.fullName, number: pull.number, id });
+  return review;
+}
+
+function sendReviewSubmitted(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  review: Review,
+  by: Account,
+): Promise<unknown> {
+  return core.webhooks.sendWebhook({
+    event: 'pull_request_review',
+    action: 'submitted',
+    repo,
+    sender: by,
+    body: {
+      // Webhooks spell review states in lower case, unlike the REST API.
+      review: { ...reviewJson(core, repo, pull, review), state: review.state.toLowerCase() },
+      pull_request: pullJson(core, repo, pull),
+    },
+  });
+}
+
+/**
+ * `POST /pulls/{n}/reviews`: its line comments open one thread each (sending
+ * `pull_request_review_comment.created` for each, then `pull_request_review.submitted`). A
+ * comment off the PR's diff refuses the whole review.
+ */
 export function createReview(
   core: Core,
   repo: Repo,
   pull: Pull,
   by: Account,
-  input: { event?: ReviewEvent; body?: string; commitId?: string },
+  input: ReviewInput,
 ): { review: Review; sent: Sent } {
   const own = by.login.toLowerCase() === pull.issue.user.login.toLowerCase();
-  if (own && input.event === 'APPROVE')
-    throw validationFailed('Unprocessable Entity', [
-      {
-        resource: 'PullRequestReview',
-        code: 'custom',
-        message: 'Can not approve your own pull request',
-      },
-    ]);
+  if (own && input.event === 'APPROVE') throw refuseReview('Can not approve your own pull request');
   if (own && input.event === 'REQUEST_CHANGES')
-    throw validationFailed('Unprocessable Entity', [
-      {
-        resource: 'PullRequestReview',
-        code: 'custom',
-        message: 'Can not request changes on your own pull request',
-      },
-    ]);
-  if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && !input.body) {
-    throw validationFailed('Unprocessable Entity', [
-      {
-        resource: 'PullRequestReview',
-        code: 'custom',
-        message: 'Body is required for this review event',
-      },
-    ]);
-  }
+    throw refuseReview('Can not request changes on your own pull request');
+  if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && !input.body)
+    throw refuseReview('Body is required for this review event');
+  const commitId = input.commitId ?? pull.headSha;
+  if (!repo.commits.has(commitId)) throw validationFailed(`No commit found for SHA: ${commitId}`);
   const state: ReviewState =
     input.event === 'APPROVE'
       ? 'APPROVED'
@@ -290,31 +347,98 @@ export function createReview(
         : input.event === 'COMMENT'
           ? 'COMMENTED'
           : 'PENDING';
-  const id = core.ids.next('review');
-  const review: Review = {
-    id,
-    nodeId: nodeId('PRR', id),
-    user: by,
-    body: input.body ?? '',
-    state,
-    commitId: input.commitId ?? pull.headSha,
-    submittedAt: state === 'PENDING' ? null : core.now(),
-  };
-  pull.reviews.push(review);
-  core.changed('review', { repo: repo.fullName, number: pull.number, id });
+  const drafts = input.comments ?? [];
+  if (state === 'PENDING' && drafts.length > 0)
+    throw new Error('github double: pending reviews with comments are not modelled');
+  const placed = placeDrafts(repo, pull, commitId, drafts);
+  const review = storeReview(core, repo, pull, by, state, input.body ?? '', commitId);
   if (state === 'PENDING') return { review, sent: [] };
-  const sent: Sent = [
-    core.webhooks.sendWebhook({
-      event: 'pull_request_review',
-      action: 'submitted',
-      repo,
-      sender: by,
-      body: {
-        // Webhooks spell review states in lower case, unlike the REST API.
-        review: { ...reviewJson(core, repo, pull, review), state: review.state.toLowerCase() },
-        pull_request: pullJson(core, repo, pull),
-      },
-    }),
-  ];
+  const comments = openThreads(core, pull, review, placed);
+  const sent: Sent = comments.map((c) => sendCommentCreated(core, repo, pull, c, by));
+  sent.push(sendReviewSubmitted(core, repo, pull, review, by));
   return { review, sent };
+}
+
+/** `POST /pulls/{n}/comments/{comment_id}/replies` (see replyInThread). */
+export function replyToReviewComment(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  commentId: number,
+  by: Account,
+  body: string,
+): { comment: ReturnType<typeof replyInThread>['comment']; sent: Sent } {
+  let review: Review | undefined;
+  const { comment, sent } = replyInThread(core, repo, pull, commentId, by, body, (who, text) => {
+    review = storeReview(core, repo, pull, who, 'COMMENTED', text, pull.headSha);
+    return review;
+  });
+  if (review) sent.push(sendReviewSubmitted(core, repo, pull, review, by));
+  return { comment, sent };
+}
+
+function reviewerOf(core: Core, repo: Repo, login: string): Account {
+  const account = core.accounts.get(login.toLowerCase());
+  const role = repo.roles.get(login.toLowerCase()) ?? (repo.owner === account ? 'admin' : 'none');
+  // GitHub only asks collaborators for reviews.
+  if (!account || role === 'none')
+    throw validationFailed(
+      'Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ' +
+        `${repo.fullName} repository.`,
+    );
+  return account;
+}
+
+/** `POST /pulls/{n}/requested_reviewers`: `pull_request.review_requested` per new reviewer. */
+export function requestReviewers(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  logins: readonly string[],
+  by: Account,
+): Sent {
+  if (logins.some((l) => l.toLowerCase() === pull.issue.user.login.toLowerCase()))
+    throw validationFailed('Review cannot be requested from pull request author.');
+  const accounts = logins.map((l) => reviewerOf(core, repo, l));
+  const sent: Sent = [];
+  for (const reviewer of accounts) {
+    if (pull.requestedReviewers.includes(reviewer)) continue;
+    pull.requestedReviewers.push(reviewer);
+    core.changed('review-request', {
+      repo: repo.fullName,
+      number: pull.number,
+      login: reviewer.login,
+    });
+    sent.push(
+      sendPullEvent(core, repo, pull, 'review_requested', by, {
+        requested_reviewer: userJson(core, reviewer),
+      }),
+    );
+  }
+  return sent;
+}
+
+/** `DELETE /pulls/{n}/requested_reviewers`: `pull_request.review_request_removed` per reviewer. */
+export function removeRequestedReviewers(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  logins: readonly string[],
+  by: Account,
+): Sent {
+  const sent: Sent = [];
+  for (const login of logins) {
+    const reviewer = pull.requestedReviewers.find(
+      (a) => a.login.toLowerCase() === login.toLowerCase(),
+    );
+    if (!reviewer) continue;
+    pull.requestedReviewers = pull.requestedReviewers.filter((a) => a !== reviewer);
+    core.changed('review-request', { repo: repo.fullName, number: pull.number, login });
+    sent.push(
+      sendPullEvent(core, repo, pull, 'review_request_removed', by, {
+        requested_reviewer: userJson(core, reviewer),
+      }),
+    );
+  }
+  return sent;
 }

@@ -2,6 +2,7 @@ import type { Core } from '../core.js';
 import { applyFiles, branchSha, compare, createCommit, isAncestor } from '../git.js';
 import type { Account, Commit, GitIdent, Repo } from '../model.js';
 import { repoHtmlUrl, repoApiUrl } from '../render/repos.js';
+import { outdateThreads } from './review-threads.js';
 import { openPullsWithHead, sendPullEvent, type Sent } from './pull-events.js';
 
 const ZERO = '0000000000000000000000000000000000000000';
@@ -103,6 +104,7 @@ export function moveBranch(
   for (const { repo: baseRepo, pull } of openPullsWithHead(core, repo, branch)) {
     const previous = pull.headSha;
     pull.headSha = sha;
+    outdateThreads(baseRepo, pull, sha);
     pull.unknownReads = core.mergeabilityLag;
     pull.issue.updatedAt = core.now();
     // A new head invalidates a merge queue entry, as on GitHub.

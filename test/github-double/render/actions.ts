@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import type { Repo, Run, Workflow } from '../model.js';
+import { failedStepIndex, type Job, type Repo, type Run, type Workflow } from '../model.js';
 import { userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, repoJson, simpleCommitJson } from './repos.js';
 
@@ -47,7 +47,7 @@ export function runJson(core: Core, run: Run): Record<string, unknown> {
     created_at: run.createdAt,
     updated_at: run.updatedAt,
     actor: userJson(core, run.actor),
-    triggering_actor: userJson(core, run.actor),
+    triggering_actor: userJson(core, run.triggeringActor),
     run_attempt: run.runAttempt,
     referenced_workflows: [],
     run_started_at: run.runStartedAt,
@@ -57,7 +57,7 @@ export function runJson(core: Core, run: Run): Record<string, unknown> {
     artifacts_url: `${api}/artifacts`,
     cancel_url: `${api}/cancel`,
     rerun_url: `${api}/rerun`,
-    previous_attempt_url: null,
+    previous_attempt_url: run.runAttempt > 1 ? `${api}/attempts/${run.runAttempt - 1}` : null,
     workflow_url: `${repoApiUrl(core, repo)}/actions/workflows/${run.workflow.id}`,
     head_commit: head ? simpleCommitJson(head) : null,
     repository: repoJson(core, repo),
@@ -65,32 +65,53 @@ export function runJson(core: Core, run: Run): Record<string, unknown> {
   };
 }
 
-export function jobJson(core: Core, run: Run): Record<string, unknown> {
+export function jobHtmlUrl(core: Core, run: Run, job: Job): string {
+  return `${runHtmlUrl(core, run)}/job/${job.id}`;
+}
+
+// A job's steps are the sections of its log (see failedStepIndex for the one that failed).
+function stepsJson(job: Job): Record<string, unknown>[] {
+  const failed = failedStepIndex(job);
+  return job.log.map((step, i) => {
+    const last = i === job.log.length - 1;
+    const done = job.status === 'completed' || !last;
+    return {
+      name: step.name,
+      status: done ? 'completed' : 'in_progress',
+      conclusion: !done ? null : i === failed ? 'failure' : last ? job.conclusion : 'success',
+      number: i + 1,
+      started_at: job.startedAt,
+      completed_at: done ? (job.completedAt ?? job.startedAt) : null,
+    };
+  });
+}
+
+export function jobJson(core: Core, run: Run, job: Job): Record<string, unknown> {
   const api = repoApiUrl(core, run.repo);
-  const started = run.status !== 'queued';
+  const started = job.status !== 'queued';
   return {
-    id: run.jobId,
+    id: job.id,
     run_id: run.id,
     workflow_name: run.workflow.name,
     head_branch: run.headBranch,
     run_url: `${api}/actions/runs/${run.id}`,
-    run_attempt: run.runAttempt,
-    node_id: `CR_${run.jobId}`,
+    run_attempt: job.runAttempt,
+    node_id: `CR_${job.id}`,
     head_sha: run.headSha,
-    url: `${api}/actions/jobs/${run.jobId}`,
-    html_url: `${runHtmlUrl(core, run)}/job/${run.jobId}`,
-    status: run.status,
-    conclusion: run.status === 'completed' ? run.conclusion : null,
-    created_at: run.createdAt,
-    started_at: run.runStartedAt,
-    completed_at: run.status === 'completed' ? run.updatedAt : null,
-    name: 'work',
-    steps: [],
-    check_run_url: `${api}/check-runs/${run.jobId}`,
+    url: `${api}/actions/jobs/${job.id}`,
+    html_url: jobHtmlUrl(core, run, job),
+    status: job.status,
+    conclusion: job.status === 'completed' ? job.conclusion : null,
+    created_at: job.createdAt,
+    started_at: job.startedAt,
+    completed_at: job.status === 'completed' ? job.completedAt : null,
+    name: job.name,
+    steps: stepsJson(job),
+    check_run_url: `${api}/check-runs/${job.id}`,
     labels: ['ubuntu-latest'],
-    runner_id: started && run.jobHasRunner ? 1 : null,
-    runner_name: started && run.jobHasRunner ? 'GitHub Actions 1' : null,
-    runner_group_id: started && run.jobHasRunner ? 1 : null,
-    runner_group_name: started && run.jobHasRunner ? 'GitHub Actions' : null,
+    runner_id: started && job.hasRunner ? 1 : null,
+    runner_name: started && job.hasRunner ? 'GitHub Actions 1' : null,
+    runner_group_id: started && job.hasRunner ? 1 : null,
+    runner_group_name: started && job.hasRunner ? 'GitHub Actions' : null,
   };
 }

@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import type { CheckRun, CheckSuite, CommitStatus, JobAnnotation, Repo, Run } from '../model.js';
+import type { CheckRun, CheckSuite, CommitStatus, JobAnnotation, Repo } from '../model.js';
 import { appJson, userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, simpleCommitJson } from './repos.js';
 
@@ -42,7 +42,7 @@ export function checkRunJson(core: Core, repo: Repo, r: CheckRun): Record<string
       title: r.output.title,
       summary: r.output.summary,
       text: r.output.text,
-      annotations_count: 0,
+      annotations_count: r.annotations.length,
       annotations_url: `${api}/annotations`,
     },
     name: r.name,
@@ -95,12 +95,17 @@ export function statusJson(core: Core, repo: Repo, s: CommitStatus): Record<stri
 
 // `check-annotation`. A workflow command without `file=` lands on `.github`, line 1, with an
 // empty title and no raw details.
-export function annotationJson(core: Core, run: Run, a: JobAnnotation): Record<string, unknown> {
+export function annotationJson(
+  core: Core,
+  repo: Repo,
+  headSha: string,
+  a: JobAnnotation,
+): Record<string, unknown> {
   const path = a.path ?? '.github';
   const startLine = a.start_line ?? 1;
   return {
     path,
-    blob_href: `${repoHtmlUrl(core, run.repo)}/blob/${run.headSha}/${path}`,
+    blob_href: `${repoHtmlUrl(core, repo)}/blob/${headSha}/${path}`,
     start_line: startLine,
     end_line: a.end_line ?? startLine,
     start_column: null,

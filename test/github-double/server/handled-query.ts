@@ -26,6 +26,7 @@ export const HANDLED_QUERY: Readonly<Record<string, readonly string[]>> = {
   'GET /repos/{owner}/{repo}/pulls': ['state', 'head', 'base', 'sort', 'direction', ...PAGE],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits': PAGE,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': PAGE,
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': PAGE,
   'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls': PAGE,
   'GET /repos/{owner}/{repo}/actions/workflows': PAGE,
   'GET /repos/{owner}/{repo}/actions/runs': RUN_FILTERS,

@@ -50,6 +50,9 @@ const DOCS = 'https://docs.github.com/rest';
 const SPEC_QUIRKS: RegExp[] = [
   // The inlined installation list says account is allOf(user, enterprise); it is either.
   /^GET \/app\/installations: \$\[\d+\]\.account\.(name|slug|created_at|updated_at) is required$/,
+  // An outdated review comment has `position` and `line` null (GitHub's "Working with comments"),
+  // which `pull-request-review-comment` does not allow.
+  /^(GET|POST) \/repos\/\{owner\}\/\{repo\}\/pulls\/\{pull_number\}\/comments[^:]*: \$(\[\d+\])?\.(position|line) is null but not nullable$/,
 ];
 const RATE_LIMIT = 5000;
 

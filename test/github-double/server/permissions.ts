@@ -90,6 +90,8 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': needs('actions:read'),
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': needs('actions:read'),
   'GET /repos/{owner}/{repo}/actions/jobs/{job_id}': needs('actions:read'),
+  'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs': needs('actions:read'),
+  'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs': needs('actions:write'),
   'POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel': needs('actions:write'),
   'POST /repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel': needs('actions:write'),
 
@@ -152,6 +154,14 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:read'),
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:write'),
   'PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch': needs('pull_requests:write'),
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:read'),
+  'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies':
+    needs('pull_requests:write'),
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers': needs('pull_requests:read'),
+  'POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers':
+    needs('pull_requests:write'),
+  'DELETE /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers':
+    needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls': needs('pull_requests:read'),
 };
 
@@ -163,6 +173,7 @@ export const GRAPHQL_OBJECT_PERMISSIONS: Readonly<Record<string, Access>> = {
   Repository: needs('metadata:read'),
   PullRequest: needs('pull_requests:read', 'contents:read'),
   PullRequestReviewThread: needs('pull_requests:read'),
+  PullRequestReviewComment: needs('pull_requests:read'),
   MergeQueue: needs('merge_queues:read'),
   MergeQueueEntry: needs('merge_queues:read'),
 };
@@ -170,6 +181,8 @@ export const GRAPHQL_OBJECT_PERMISSIONS: Readonly<Record<string, Access>> = {
 export const GRAPHQL_MUTATION_PERMISSIONS: Readonly<Record<string, Access>> = {
   enqueuePullRequest: needs('merge_queues:write'),
   dequeuePullRequest: needs('merge_queues:write'),
+  resolveReviewThread: needs('pull_requests:write'),
+  unresolveReviewThread: needs('pull_requests:write'),
 };
 
 export function isReadOnly(access: Access): boolean {

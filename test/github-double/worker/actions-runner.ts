@@ -29,6 +29,8 @@ export interface ActionsHost {
   ): Promise<Record<string, string>>;
   jobToken(runId: number, permissions?: Record<string, 'read' | 'write'>): string;
   gitUrl(repo: string): string;
+  /** The job's log, a section per step that ran (`GET .../actions/jobs/{job_id}/logs`). */
+  recordJobLog(runId: number, steps: Array<{ name: string; lines: string[] }>): void;
 }
 
 export interface RunnerOptions {
@@ -86,6 +88,7 @@ export async function runWorkerJob(
   };
   const workspace = await mkdtemp(join(tmpdir(), 'actions-runner-'));
   const result: JobResult = { conclusion: 'success', steps: [], log: '' };
+  const sections: Array<{ name: string; lines: string[] }> = [];
   try {
     for (const step of job.steps) {
       const label = step.name ?? step.uses ?? step.run ?? 'step';
@@ -94,13 +97,22 @@ export async function runWorkerJob(
         continue;
       }
       result.steps.push({ step: label, outcome: 'ran' });
-      const ok = await runStep(host, run, options, job, step, ctx, workspace, result);
+      const from = result.log.length;
+      let ok = false;
+      try {
+        ok = await runStep(host, run, options, job, step, ctx, workspace, result);
+      } finally {
+        // What the step printed is its section of the job's log, as GitHub keeps it.
+        const printed = result.log.slice(from).replace(/\n$/, '');
+        sections.push({ name: label, lines: printed === '' ? [] : printed.split('\n') });
+      }
       if (!ok) {
         result.conclusion = 'failure';
         break;
       }
     }
   } finally {
+    host.recordJobLog(run.id, sections);
     await rm(workspace, { recursive: true, force: true });
   }
   return result;

@@ -1,7 +1,7 @@
 import type { Core } from '../core.js';
 import { branchSha } from '../git.js';
 import type { Run } from '../model.js';
-import { annotateJob, completeRun, findRun, startRun } from '../ops/actions.js';
+import { annotateJob, completeRun, findRun, logJobStep, startRun } from '../ops/actions.js';
 import { createComment, editIssue } from '../ops/issues.js';
 import type { Sent } from '../ops/pull-events.js';
 import { openPull } from '../ops/pulls.js';
@@ -66,10 +66,16 @@ export class SimulatedWorker {
           return;
         case 'fail':
           if (outcome.conclusion !== 'startup_failure') await this.step(startRun(core, run));
-          if (outcome.reason !== undefined)
+          if (outcome.reason !== undefined) {
             annotateJob(run, [
               { message: workerErrorMessage(outcome), annotation_level: 'failure' },
             ]);
+            // The worker's last line, as the runner shows a `::error::` command in the log.
+            logJobStep(run, {
+              name: 'Run the worker',
+              lines: [`##[error]${workerErrorMessage(outcome)}`],
+            });
+          }
           await this.step(completeRun(core, run, outcome.conclusion ?? 'failure'));
           return;
         case 'no_changes':

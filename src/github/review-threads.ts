@@ -1,0 +1,129 @@
+import type { ProbotOctokit } from 'probot';
+import {
+  REVIEW_THREAD_COMMENTS,
+  type RepoCoords,
+  type ReviewThreadInfo,
+  type ReviewThreads,
+} from './port.js';
+
+type Octokit = InstanceType<typeof ProbotOctokit>;
+
+// Threads per GraphQL page, and pages read at most: a PR with more threads than this is read
+// from its newest, and the rest counted as left out.
+const PAGE = 50;
+const MAX_PAGES = 10;
+
+const QUERY = `query($owner: String!, $name: String!, $number: Int!, $last: Int!, $before: String, $comments: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(last: $last, before: $before) {
+        totalCount
+        pageInfo { hasPreviousPage startCursor }
+        nodes {
+          id isResolved isOutdated path line startLine originalLine originalStartLine diffSide
+          comments(first: $comments) {
+            totalCount
+            nodes { body url diffHunk createdAt author { login } }
+          }
+        }
+      }
+    }
+  }
+}`;
+
+interface RawThread {
+  id: string;
+  isResolved: boolean;
+  isOutdated: boolean;
+  path: string;
+  line: number | null;
+  startLine: number | null;
+  originalLine: number | null;
+  originalStartLine: number | null;
+  diffSide: 'LEFT' | 'RIGHT';
+  comments: {
+    totalCount: number;
+    nodes: Array<{
+      body: string;
+      url: string;
+      diffHunk: string;
+      createdAt: string;
+      author: { login: string } | null;
+    }>;
+  };
+}
+
+interface Answer {
+  repository: {
+    pullRequest: {
+      reviewThreads: {
+        totalCount: number;
+        pageInfo: { hasPreviousPage: boolean; startCursor: string | null };
+        nodes: RawThread[];
+      };
+    } | null;
+  } | null;
+}
+
+function toThread(raw: RawThread): ReviewThreadInfo {
+  const first = raw.comments.nodes[0];
+  return {
+    id: raw.id,
+    isResolved: raw.isResolved,
+    isOutdated: raw.isOutdated,
+    path: raw.path,
+    line: raw.line,
+    startLine: raw.startLine,
+    originalLine: raw.originalLine,
+    originalStartLine: raw.originalStartLine,
+    diffSide: raw.diffSide,
+    diffHunk: first?.diffHunk ?? '',
+    url: first?.url ?? '',
+    comments: raw.comments.nodes.map((c) => ({
+      // A deleted account shows as GitHub's "ghost".
+      author: c.author?.login ?? 'ghost',
+      body: c.body,
+      url: c.url,
+      createdAt: c.createdAt,
+    })),
+    commentsLeftOut: Math.max(raw.comments.totalCount - raw.comments.nodes.length, 0),
+  };
+}
+
+/** See GitHubPort.reviewThreads: pages backwards from the newest thread (`last`/`before`). */
+export async function readReviewThreads(
+  octokit: Octokit,
+  repo: RepoCoords,
+  prNumber: number,
+  options: { limit: number; includeResolved?: boolean },
+): Promise<ReviewThreads> {
+  const limit = Math.max(Math.floor(options.limit), 0);
+  const threads: ReviewThreadInfo[] = [];
+  let examined = 0;
+  let total = 0;
+  let matchingBeyond = 0;
+  let before: string | null = null;
+  for (let page = 0; page < MAX_PAGES && limit > 0; page++) {
+    const answer: Answer = await octokit.graphql<Answer>(QUERY, {
+      owner: repo.owner,
+      name: repo.repo,
+      number: prNumber,
+      last: PAGE,
+      before,
+      comments: REVIEW_THREAD_COMMENTS,
+    });
+    const connection = answer.repository?.pullRequest?.reviewThreads;
+    if (!connection || !Array.isArray(connection.nodes))
+      throw new Error(`review threads of #${prNumber}: GitHub answered without the pull request`);
+    total = connection.totalCount;
+    for (const raw of [...connection.nodes].reverse()) {
+      examined += 1;
+      if (raw.isResolved && !options.includeResolved) continue;
+      if (threads.length < limit) threads.push(toThread(raw));
+      else matchingBeyond += 1;
+    }
+    if (!connection.pageInfo.hasPreviousPage || threads.length >= limit) break;
+    before = connection.pageInfo.startCursor;
+  }
+  return { threads, leftOut: matchingBeyond + Math.max(total - examined, 0) };
+}

@@ -1,0 +1,280 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { actionsJobOf, createOctokitPort } from '../../src/github/octokit-port.js';
+import { expectClean, startWorld, stopWorld, type World } from '../github-double-tests/helpers.js';
+
+const repo = { owner: 'acme', repo: 'widgets' };
+const BOT = 'agent-coordinator[bot]';
+const LINES = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`);
+const SOURCE = `${LINES.join('\n')}\n`;
+
+/** The port's reads of reviews, CI evidence and re-runs, against the GitHub double. */
+describe("the GitHub port's review threads, check evidence and re-runs", () => {
+  let w: World;
+  let pr: number;
+  beforeEach(async () => {
+    w = await startWorld();
+    await w.double.setPermission(w.repo, 'rita', 'write');
+    pr = await w.double.openPr(w.repo, {
+      head: 'agent/1/task_001',
+      title: 'Task 1',
+      by: BOT,
+      files: { 'src/app.ts': SOURCE },
+    });
+  });
+  afterEach(async () => {
+    await stopWorld(w);
+    expectClean(w.double);
+  });
+
+  const port = () => createOctokitPort(w.octokit);
+
+  it('reads unresolved threads newest first, with flags, lines, hunk, comments and url', async () => {
+    await w.double.review(w.repo, pr, {
+      event: 'REQUEST_CHANGES',
+      body: 'Please fix.',
+      by: 'rita',
+      comments: [
+        { path: 'src/app.ts', line: 2, body: 'first' },
+        { path: 'src/app.ts', startLine: 9, line: 10, body: 'second' },
+        { path: 'src/app.ts', line: 20, body: 'third' },
+      ],
+    });
+    const [first, second, third] = w.double.reviewThreads(w.repo, pr);
+    await w.double.replyToReviewComment(w.repo, pr, second!.comments[0]!.id, 'and this', 'rita');
+    await w.double.resolveReviewThread(w.repo, pr, third!.id, 'rita');
+    await w.double.pushCommit(w.repo, 'agent/1/task_001', {
+      message: 'touch line 2',
+      by: BOT,
+      files: { 'src/app.ts': SOURCE.replace('line 2\n', 'line two\n') },
+    });
+
+    const read = await port().reviewThreads(repo, pr, { limit: 10 });
+    expect(read.leftOut).toBe(0);
+    expect(read.threads.map((t) => t.id)).toEqual([second!.id, first!.id]);
+    expect(read.threads[0]).toEqual({
+      id: second!.id,
+      isResolved: false,
+      isOutdated: false,
+      path: 'src/app.ts',
+      line: 10,
+      startLine: 9,
+      originalLine: 10,
+      originalStartLine: 9,
+      diffSide: 'RIGHT',
+      diffHunk: expect.stringMatching(/^@@ -0,0 \+1,60 @@\n\+line 1\n[^]*\+line 10$/) as string,
+      url: `${w.double.url}/acme/widgets/pull/${pr}#discussion_r${second!.comments[0]!.id}`,
+      comments: [
+        {
+          author: 'rita',
+          body: 'second',
+          url: expect.any(String) as string,
+          createdAt: expect.any(String) as string,
+        },
+        {
+          author: 'rita',
+          body: 'and this',
+          url: expect.any(String) as string,
+          createdAt: expect.any(String) as string,
+        },
+      ],
+      commentsLeftOut: 0,
+    });
+    expect(read.threads[1]).toMatchObject({ isOutdated: true, line: null, originalLine: 2 });
+
+    const all = await port().reviewThreads(repo, pr, { limit: 10, includeResolved: true });
+    expect(all.threads.map((t) => [t.originalLine, t.isResolved])).toEqual([
+      [20, true],
+      [10, false],
+      [2, false],
+    ]);
+    expect(await port().reviewThreads(repo, pr, { limit: 1 })).toMatchObject({
+      threads: [{ id: second!.id }],
+      leftOut: 1,
+    });
+  });
+
+  it('pages back through more threads than one GraphQL page, and stops at the limit', async () => {
+    await w.double.review(w.repo, pr, {
+      event: 'COMMENT',
+      body: 'Many notes.',
+      by: 'rita',
+      comments: LINES.slice(0, 55).map((_, i) => ({
+        path: 'src/app.ts',
+        line: i + 1,
+        body: `note ${i + 1}`,
+      })),
+    });
+    const graphqlCalls = () => w.double.requests.filter((r) => r.path === '/graphql').length;
+    const before = graphqlCalls();
+    const read = await port().reviewThreads(repo, pr, { limit: 52 });
+    expect(read.threads.map((t) => t.originalLine)).toEqual(
+      Array.from({ length: 52 }, (_, i) => 55 - i),
+    );
+    expect(read.leftOut).toBe(3);
+    expect(graphqlCalls() - before).toBe(2);
+    const few = await port().reviewThreads(repo, pr, { limit: 5 });
+    expect(few.threads).toHaveLength(5);
+    expect(few.leftOut).toBe(50);
+    expect(graphqlCalls() - before).toBe(3);
+  });
+
+  it('requests reviewers, and returns the refusal for the PR author as an answer', async () => {
+    expect(await port().requestReviewers(repo, pr, ['rita'])).toEqual({ ok: true });
+    expect(w.double.requestedReviewers(w.repo, pr)).toEqual(['rita']);
+    expect(await port().requestReviewers(repo, pr, [BOT])).toEqual({
+      ok: false,
+      status: 422,
+      message: expect.stringContaining(
+        'Review cannot be requested from pull request author',
+      ) as string,
+    });
+  });
+
+  it('tells Actions jobs from other checks, and reads their annotations, log tail and output', async () => {
+    const sha = w.double.branch(w.repo, 'agent/1/task_001')!.sha;
+    const runId = await w.double.runCi(w.repo, sha, {
+      jobs: [
+        {
+          name: 'test',
+          attempts: [
+            {
+              conclusion: 'failure',
+              annotations: [
+                {
+                  message: 'expected 2 to be 3',
+                  annotation_level: 'failure',
+                  path: 'src/sum.test.ts',
+                  start_line: 12,
+                },
+              ],
+              steps: [
+                { name: 'npm ci', lines: ['added 200 packages'] },
+                {
+                  name: 'npm test',
+                  lines: ['> vitest run', 'FAIL sums', 'expected 2 to be 3'],
+                  failed: true,
+                },
+                { name: 'Post cleanup', lines: ['cleaning up'] },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    await w.double.setCheck(w.repo, sha, 'lint', 'completed', 'failure', {
+      output: { title: '2 problems', summary: 'no-unused-vars in src/app.ts' },
+      annotations: [
+        { message: 'x is unused', annotation_level: 'warning', path: 'src/app.ts', start_line: 3 },
+      ],
+    });
+    await w.double.setStatus(w.repo, sha, 'legacy-ci', 'failure');
+    const checks = await port().checksFor(repo, sha);
+    const test = checks.find((c) => c.name === 'test')!;
+    expect(test).toMatchObject({
+      conclusion: 'failure',
+      appSlug: 'github-actions',
+      actionsJob: { runId, jobId: test.checkRunId },
+    });
+    expect(checks.find((c) => c.name === 'lint')).toMatchObject({
+      appSlug: 'github-actions',
+      actionsJob: null,
+      title: '2 problems',
+      summary: 'no-unused-vars in src/app.ts',
+    });
+    expect(checks.find((c) => c.name === 'legacy-ci')).toMatchObject({
+      source: 'status',
+      checkRunId: null,
+      actionsJob: null,
+    });
+
+    expect(await port().checkRunAnnotations(repo, test.checkRunId!)).toEqual([
+      {
+        path: 'src/sum.test.ts',
+        startLine: 12,
+        endLine: 12,
+        level: 'failure',
+        title: '',
+        message: 'expected 2 to be 3',
+      },
+    ]);
+    const lint = checks.find((c) => c.name === 'lint')!;
+    expect(await port().checkRunAnnotations(repo, lint.checkRunId!)).toMatchObject([
+      { path: 'src/app.ts', startLine: 3, level: 'warning', message: 'x is unused' },
+    ]);
+
+    // The failed step's end, through the error line the runner prints; cleanup after it is not.
+    expect(await port().jobLogTail(repo, test.actionsJob!.jobId, 10)).toEqual({
+      step: 'npm test',
+      lines: [
+        '> vitest run',
+        'FAIL sums',
+        'expected 2 to be 3',
+        '##[error]Process completed with exit code 1.',
+      ],
+      linesLeftOut: 1,
+    });
+    expect(await port().jobLogTail(repo, test.actionsJob!.jobId, 2)).toEqual({
+      step: 'npm test',
+      lines: ['expected 2 to be 3', '##[error]Process completed with exit code 1.'],
+      linesLeftOut: 3,
+    });
+    expect(await port().jobLogTail(repo, 424242, 10)).toBeNull();
+  });
+
+  it('re-runs failed jobs, and returns GitHub refusing a run still going as an answer', async () => {
+    const sha = w.double.branch(w.repo, 'agent/1/task_001')!.sha;
+    const failed = await w.double.runCi(w.repo, sha, {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'failure' }, { conclusion: 'success' }] }],
+    });
+    expect(await port().rerunFailedJobs(repo, failed)).toEqual({ ok: true });
+    await w.double.waitFor((d) => d.run(failed)?.['conclusion'] === 'success', {
+      description: 'the re-run to pass',
+    });
+    expect(w.double.run(failed)).toMatchObject({ run_attempt: 2 });
+    const running = await w.double.runCi(w.repo, sha, {
+      jobs: [{ name: 'build', attempts: [{ conclusion: 'failure' }] }],
+      play: false,
+    });
+    expect(await port().rerunFailedJobs(repo, running)).toEqual({
+      ok: false,
+      status: 403,
+      message: expect.stringContaining('already running') as string,
+    });
+  });
+});
+
+describe('actionsJobOf', () => {
+  it.each([
+    [
+      {
+        id: 7,
+        app: { slug: 'github-actions' },
+        details_url: 'https://github.com/a/b/actions/runs/3/job/7',
+      },
+      { runId: 3, jobId: 7 },
+    ],
+    [
+      {
+        id: 7,
+        app: { slug: 'circleci' },
+        details_url: 'https://github.com/a/b/actions/runs/3/job/7',
+      },
+      null,
+    ],
+    [
+      { id: 7, app: { slug: 'github-actions' }, details_url: 'https://github.com/a/b/runs/7' },
+      null,
+    ],
+    [
+      {
+        id: 8,
+        app: { slug: 'github-actions' },
+        details_url: 'https://github.com/a/b/actions/runs/3/job/7',
+      },
+      null,
+    ],
+    [{ id: 7, app: null, details_url: null }, null],
+  ])('%j → %j', (run, expected) => {
+    expect(actionsJobOf(run)).toEqual(expected);
+  });
+});
