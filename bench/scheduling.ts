@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG, type RepoConfig } from '../src/config/schema.js';
 import type { Engine } from '../src/engine/context.js';
 import { loadRunScope } from '../src/engine/context.js';
 import { scheduleRepository } from '../src/engine/dispatch.js';
-import { markTaskMerged } from '../src/engine/merge.js';
+import { markTaskMerged } from '../src/engine/merge/index.js';
 import { compareCandidates, type Candidate } from '../src/core/scheduler/index.js';
 import type { TaskState } from '../src/core/states.js';
 import type { GitHubPort } from '../src/github/port.js';

@@ -10,7 +10,7 @@ import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { cancelRun } from './finish.js';
 import { recordApproval } from './approval.js';
-import { advanceRun } from './merge.js';
+import { advanceRun } from './merge/index.js';
 import { applyPlan } from './start-run.js';
 import { refreshStatus } from './status.js';
 import { currentPullOf } from './track.js';

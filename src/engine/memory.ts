@@ -8,6 +8,8 @@ export interface EngineMemory {
   readonly mergeQueues: TtlCache<boolean>;
   /** Order-check writes per pull request row (see ensureOrderCheck in merge.ts). */
   readonly orderCheckTurns: Turns<number>;
+  /** Merge decisions per repository, before its advisory lock (see advanceRun). */
+  readonly repositoryMergeTurns: Turns<number>;
   /** Status comment refreshes, one at a time in this process (see refreshStatus). */
   readonly statusTurns: Turns<'all'>;
 }
@@ -16,6 +18,7 @@ export function createEngineMemory(now: () => Date): EngineMemory {
   return {
     mergeQueues: new TtlCache(5 * 60_000, now),
     orderCheckTurns: new Turns(),
+    repositoryMergeTurns: new Turns(),
     statusTurns: new Turns(),
   };
 }

@@ -6,7 +6,7 @@ import { findDispatchedRun } from './match-run.js';
 import { performDispatch, scheduleRepository } from './dispatch.js';
 import { recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
-import { advanceRun } from './merge.js';
+import { advanceRun } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { refreshStatus } from './status.js';
 import { moveOnFromAttempt, onWorkflowRun } from './track.js';

@@ -9,7 +9,7 @@ import { scheduleRepository } from './dispatch.js';
 import { enforceBudget } from './budget.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
-import { advanceRun, markTaskMerged } from './merge.js';
+import { advanceRun, markTaskMerged } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';

@@ -7,7 +7,7 @@ import {
   type MergeGroupRun,
 } from '../core/merge/index.js';
 import { loadRunScope } from '../engine/context.js';
-import { advanceRun } from '../engine/merge.js';
+import { advanceRun } from '../engine/merge/index.js';
 
 /** Check results on an agent PR head re-decide its merge; merge groups get the order verdict. */
 export function registerCheckHandlers(app: Probot, services: AppServices): void {

@@ -1,7 +1,7 @@
 import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
 import { loadRunScope } from '../engine/context.js';
-import { advanceRun, sendBack } from '../engine/merge.js';
+import { advanceRun, sendBack } from '../engine/merge/index.js';
 import {
   isAgentPull,
   linkPullRequest,

@@ -6,7 +6,7 @@
  */
 const NAMESPACES = {
   installationWrites: 1n << 57n,
-  runMerges: 1n << 58n,
+  repositoryMerges: 1n << 58n,
   runStatus: 1n << 59n,
   repositoryDispatch: 1n << 60n,
 } as const;
@@ -32,8 +32,9 @@ export const LOCK_KEYS = {
   /** Dispatch claims of one repository. */
   repositoryDispatch: (repositoryId: number) =>
     inNamespace(NAMESPACES.repositoryDispatch, repositoryId),
-  /** Merge decisions of one run take turns across processes. */
-  runMerges: (runId: number) => inNamespace(NAMESPACES.runMerges, runId),
+  /** Merge decisions of one repository take turns across processes (its base branches' pools). */
+  repositoryMerges: (repositoryId: number) =>
+    inNamespace(NAMESPACES.repositoryMerges, repositoryId),
   /** One writer of a run's status comment. */
   runStatus: (runId: number) => inNamespace(NAMESPACES.runStatus, runId),
   /** Write-budget reservations of one installation. */

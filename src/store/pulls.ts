@@ -1,4 +1,5 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import type { HeldSlot } from '../core/merge/index.js';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 
@@ -81,5 +82,47 @@ export class PullStore {
       .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
       .where(eq(tasks.runId, runId));
     return rows.map((r) => r.pull);
+  }
+
+  /**
+   * Base-branch slots other runs of the repository hold (docs/lifecycle.md, merge order): a
+   * direct merge in flight (`merging`, not in a queue), or an update-branch the coordinator
+   * asked for whose push has not been seen yet. Held tasks and runs hold nothing.
+   */
+  async slotsHeldElsewhere(repositoryId: number, exceptRunId: number): Promise<HeldSlot[]> {
+    const rows = await this.db
+      .select({
+        number: pullRequests.number,
+        baseRef: pullRequests.baseRef,
+        merging: sql<boolean>`${tasks.state} = 'merging' and ${pullRequests.enqueuedAt} is null`,
+      })
+      .from(pullRequests)
+      .innerJoin(
+        tasks,
+        and(eq(tasks.id, pullRequests.taskId), eq(tasks.prNumber, pullRequests.number)),
+      )
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .where(
+        and(
+          eq(pullRequests.repositoryId, repositoryId),
+          eq(pullRequests.state, 'open'),
+          ne(runs.id, exceptRunId),
+          isNull(runs.finishedAt),
+          or(
+            and(eq(tasks.state, 'merging'), isNull(pullRequests.enqueuedAt)),
+            and(
+              isNotNull(pullRequests.updatedByCoordinatorFrom),
+              inArray(tasks.state, ['in_review', 'approved']),
+              eq(tasks.held, false),
+              eq(runs.held, false),
+            ),
+          ),
+        ),
+      );
+    return rows.map((r) => ({
+      baseRef: r.baseRef,
+      pr: r.number,
+      kind: r.merging ? 'merging' : 'updated',
+    }));
   }
 }

@@ -1,4 +1,5 @@
-import { attempts } from '../../db/schema.js';
+import { eq } from 'drizzle-orm';
+import { attempts, tasks } from '../../db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoConfigSchema } from '../../src/config/schema.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
@@ -89,5 +90,83 @@ describe.each(ENGINES)('run snapshot on $name', (engine) => {
 
   it('is undefined for a run that does not exist', async () => {
     expect(await store.snapshots.load(987_654)).toBeUndefined();
+  });
+});
+
+describe.each(ENGINES)('base-branch slots held by other runs on $name', (engine) => {
+  let handle: DatabaseHandle;
+  let dispose: () => Promise<void>;
+  let store: Store;
+  const repositoryId = 2 ** 33 + 8;
+
+  beforeAll(async () => {
+    ({ handle, dispose } = await engine.open());
+    store = createStore(handle);
+    await store.repositories.ensureInstallation(2 ** 33 + 1);
+    await store.repositories.ensureRepository(2 ** 33 + 1, {
+      id: repositoryId,
+      owner: 'octo',
+      name: 'pools',
+    });
+  });
+  afterAll(() => dispose());
+
+  /** A run of one task `t` with an open PR `number` into `base`. */
+  async function runWithPull(issueNumber: number, number: number, base: string) {
+    const { run } = await store.runs.createRun({
+      repositoryId,
+      issueNumber,
+      config: repoConfigSchema.parse({}),
+      startedBy: 'octocat',
+      issueTitle: '',
+      issueBody: '',
+    });
+    const plan = {
+      version: 1,
+      tasks: [{ id: 't', title: 'T', type: 'default', priority: 3, deps: [] }],
+    };
+    await store.runs.setPlan(run.id, plan as never, 'issue', false);
+    const task = (await store.runs.task(run.id, 't'))!;
+    const pull = await store.pulls.upsert({
+      repositoryId,
+      number,
+      taskId: task.id,
+      headRef: `agent/${issueNumber}/t`,
+      headSha: `sha${number}`,
+      baseRef: base,
+      state: 'open',
+      merged: false,
+    });
+    await store.runs.updateTaskFields(task.id, { prNumber: number });
+    await handle.db.update(tasks).set({ state: 'approved' }).where(eq(tasks.id, task.id));
+    return { run, task, pull };
+  }
+
+  it('lists a direct merge in flight and an update not yet pushed, never the run itself', async () => {
+    const mine = await runWithPull(1, 11, 'main');
+    const merging = await runWithPull(2, 12, 'main');
+    const updated = await runWithPull(3, 13, 'release');
+    const queued = await runWithPull(4, 14, 'main');
+    const idle = await runWithPull(5, 15, 'main');
+    await handle.db.update(tasks).set({ state: 'merging' }).where(eq(tasks.id, merging.task.id));
+    await store.pulls.update(updated.pull.id, { updatedByCoordinatorFrom: 'sha13-before' });
+    // In GitHub's merge queue: the queue serializes those itself.
+    await handle.db.update(tasks).set({ state: 'merging' }).where(eq(tasks.id, queued.task.id));
+    await store.pulls.update(queued.pull.id, { enqueuedAt: new Date() });
+    expect(idle.pull.number).toBe(15);
+
+    const held = await store.pulls.slotsHeldElsewhere(repositoryId, mine.run.id);
+    expect(held.sort((a, b) => a.pr - b.pr)).toEqual([
+      { baseRef: 'main', pr: 12, kind: 'merging' },
+      { baseRef: 'release', pr: 13, kind: 'updated' },
+    ]);
+    // From the merging run's own view, only the others count.
+    const fromMerging = await store.pulls.slotsHeldElsewhere(repositoryId, merging.run.id);
+    expect(fromMerging.map((s) => s.pr)).toEqual([13]);
+    // A held task holds nothing: it is not going to merge soon.
+    await store.runs.updateTaskFields(updated.task.id, { held: true });
+    expect(
+      (await store.pulls.slotsHeldElsewhere(repositoryId, mine.run.id)).map((s) => s.pr),
+    ).toEqual([12]);
   });
 });

@@ -14,6 +14,7 @@ export type {
   MergeDecision,
   MergePull,
   MergeSnapshot,
+  HeldSlot,
   MergeTask,
   WaitReasonKind,
 } from './types.js';

@@ -1,0 +1,186 @@
+import { classifyMergeError, type MergeDecision, type MergePull } from '../../core/merge/index.js';
+import type { TaskMove } from '../../core/transitions.js';
+import type { PullRow } from '../../store/pulls.js';
+import type { TaskRow } from '../../store/runs.js';
+import type { Engine, RunScope } from '../context.js';
+import { crashPoint } from '../../crash-points.js';
+import { markTaskMerged, sendBack } from './outcomes.js';
+
+/** One open agent PR of the run as the merge decision saw it. */
+export interface MergeTarget {
+  row: PullRow;
+  task: TaskRow;
+  nodeId: string;
+  pull: MergePull;
+}
+
+/**
+ * Carry out one merge decision. Returns true when GitHub's answer means the snapshot is stale
+ * and the run should be decided again at once.
+ */
+export async function act(
+  engine: Engine,
+  scope: RunScope,
+  decision: MergeDecision,
+  target: MergeTarget,
+): Promise<boolean> {
+  const { task, row } = target;
+  const log = engine.log.child({
+    run: scope.run.id,
+    issue: scope.run.issueNumber,
+    task: task.taskKey,
+    pr: row.number,
+  });
+  switch (decision.kind) {
+    case 'wait':
+      log.debug({ reason: decision.reason, detail: decision.detail }, 'merge: waiting');
+      return false;
+
+    case 'merge': {
+      const claimed = await engine.store.runs.transitionTask(task.id, 'merge claimed');
+      if (!claimed) return false;
+      crashPoint('merge.claimed');
+      const result = await giveBackOnError(engine, task, () =>
+        scope.port.mergePull(scope.repo, row.number, decision.sha, decision.method),
+      );
+      if (result.merged) {
+        crashPoint('merge.called');
+        log.info({ sha: result.sha }, 'merged');
+        await markTaskMerged(engine, scope, task.id, task.taskKey);
+        return false;
+      }
+      await engine.store.runs.transitionTask(task.id, release(task));
+      return handleRefusal(engine, scope, target, result.status, result.message);
+    }
+
+    case 'enqueue': {
+      const claimed = await engine.store.runs.transitionTask(task.id, 'merge claimed');
+      if (!claimed) return false;
+      const result = await giveBackOnError(engine, task, () =>
+        scope.port.enqueuePullRequest(target.nodeId, decision.expectedHeadOid),
+      );
+      if (result.ok) {
+        crashPoint('merge.enqueued');
+        await setPull(engine, row.id, { enqueuedAt: engine.now() });
+        log.info('added to the merge queue');
+        return false;
+      }
+      await engine.store.runs.transitionTask(task.id, release(task));
+      return handleRefusal(engine, scope, target, 200, result.message);
+    }
+
+    case 'dequeue':
+      await scope.port.dequeuePullRequest(target.nodeId);
+      await setPull(engine, row.id, { enqueuedAt: null });
+      await engine.store.runs.transitionTask(task.id, release(task));
+      log.info({ reason: decision.reason }, 'removed from the merge queue');
+      return false;
+
+    case 'update_branch': {
+      const updated = await scope.port.updateBranch(
+        scope.repo,
+        row.number,
+        decision.expectedHeadSha,
+      );
+      if (updated) {
+        // Our own update of an approved branch keeps its approval (docs/lifecycle.md step 8).
+        await setPull(engine, row.id, { updatedByCoordinatorFrom: decision.expectedHeadSha });
+        log.info('branch was behind its base; updated');
+        return false;
+      }
+      await sendBack(
+        engine,
+        scope,
+        target,
+        `The branch has conflicts with ${target.pull.baseRef}; merge ${target.pull.baseRef} into it and resolve them.`,
+      );
+      return false;
+    }
+
+    case 'send_back_to_worker':
+      await sendBack(engine, scope, target, decision.feedback);
+      return false;
+  }
+}
+
+/** Tide-style: every refusal is sorted on purpose; none is retried blindly. */
+async function handleRefusal(
+  engine: Engine,
+  scope: RunScope,
+  target: MergeTarget,
+  status: number,
+  message: string,
+): Promise<boolean> {
+  const verdict = classifyMergeError(status, message);
+  const log = engine.log.child({
+    run: scope.run.id,
+    task: target.task.taskKey,
+    pr: target.row.number,
+  });
+  log.warn({ status, kind: verdict.kind, reason: verdict.reason }, 'merge refused');
+  switch (verdict.kind) {
+    case 'reread':
+      return true;
+    case 'update_branch':
+      if (await scope.port.updateBranch(scope.repo, target.row.number, target.pull.headSha)) {
+        await setPull(engine, target.row.id, { updatedByCoordinatorFrom: target.pull.headSha });
+      } else {
+        await sendBack(
+          engine,
+          scope,
+          target,
+          `The branch has conflicts with ${target.pull.baseRef}; merge it in and resolve them.`,
+        );
+      }
+      return false;
+    case 'send_back':
+      await sendBack(engine, scope, target, `GitHub cannot merge the PR: ${verdict.reason}`);
+      return false;
+    case 'already_merged': {
+      const state = await scope.port.pull(scope.repo, target.row.number);
+      if (state?.merged) await markTaskMerged(engine, scope, target.task.id, target.task.taskKey);
+      return false;
+    }
+    case 'already_queued':
+      await engine.store.runs.transitionTask(target.task.id, 'merge claimed');
+      await setPull(engine, target.row.id, { enqueuedAt: engine.now() });
+      return false;
+    case 'retry_later':
+    case 'blocked':
+    case 'unknown':
+      // The next event or sweep decides again on fresh state.
+      return false;
+  }
+}
+
+/**
+ * No answer from GitHub (5xx after retries, a dropped connection): the merge may or may not have
+ * happened. Give the `merging` claim back before the error propagates, so the retried delivery or
+ * the sweep re-reads the PR and decides again; left in `merging`, the task would wait forever for
+ * a `pull_request.closed` that never comes.
+ */
+async function giveBackOnError<T>(
+  engine: Engine,
+  task: TaskRow,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    await engine.store.runs.transitionTask(task.id, release(task));
+    throw error;
+  }
+}
+
+/** A claim given back: the task waits in the state it was claimed from (approved when unknown). */
+function release(task: TaskRow): TaskMove {
+  return { event: 'merge released', to: task.state === 'in_review' ? 'in_review' : 'approved' };
+}
+
+async function setPull(
+  engine: Engine,
+  id: number,
+  values: Partial<Omit<PullRow, 'id'>>,
+): Promise<void> {
+  await engine.store.pulls.update(id, values);
+}

@@ -1,0 +1,130 @@
+import {
+  ORDER_CHECK_NAME,
+  pullsNeedingGitHubView,
+  type HeldSlot,
+  type MergePull,
+  type MergeTask,
+} from '../../core/merge/index.js';
+import type { Engine, RunScope } from '../context.js';
+import type { MergeTarget } from './act.js';
+
+/** What one merge decision for a run is made on: the database's view, GitHub's where it counts. */
+export interface MergeView {
+  tasks: MergeTask[];
+  /** The run's open agent PRs, in the order the database lists them. */
+  targets: MergeTarget[];
+  /** Base branch → whether PRs into it go through GitHub's merge queue. */
+  mergeQueueByBase: Map<string, boolean>;
+  /** Slots of the repository's base branches other runs hold (one pool per repository and base). */
+  slotsHeldElsewhere: HeldSlot[];
+}
+
+export async function gatherMergeView(engine: Engine, scope: RunScope): Promise<MergeView> {
+  const { run } = scope;
+  const [{ tasks, depsOf: deps }, pulls, slotsHeldElsewhere] = await Promise.all([
+    engine.store.runs.graphOf(run.id),
+    engine.store.pulls.ofRun(run.id),
+    engine.store.pulls.slotsHeldElsewhere(scope.repositoryId, run.id),
+  ]);
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const mergeTasks: MergeTask[] = tasks.map((t) => ({
+    taskId: t.taskKey,
+    deps: deps.get(t.taskKey) ?? [],
+    state: t.state,
+    held: t.held,
+    vetoReason: t.vetoReason ?? undefined,
+    approvedSha: t.approvedSha ?? undefined,
+    prNumber: t.prNumber ?? undefined,
+    title: t.title,
+  }));
+
+  const stored: MergeTarget[] = [];
+  for (const row of pulls) {
+    const task = row.taskId === null ? undefined : byId.get(row.taskId);
+    if (!task || row.state !== 'open' || task.prNumber !== row.number) continue;
+    const pull: MergePull = {
+      taskId: task.taskKey,
+      number: row.number,
+      headSha: row.headSha,
+      baseRef: row.baseRef,
+      mergeableState: 'unknown',
+      mergeable: null,
+      draft: false,
+      checks: [],
+      inMergeQueue: task.state === 'merging' && row.enqueuedAt !== null,
+      sentBackForSha: row.sentBackForSha ?? undefined,
+    };
+    stored.push({ row, task, nodeId: row.nodeId ?? '', pull });
+  }
+  // Only a PR that could move needs GitHub's view: asking GitHub for every PR on every event
+  // would cost O(PRs²) calls across a run.
+  const needView = pullsNeedingGitHubView({
+    tasks: mergeTasks,
+    pulls: stored.map((s) => s.pull),
+    runHeld: run.held,
+    requireApproval: scope.config.merge.requireApproval,
+  });
+
+  const targets: MergeTarget[] = [];
+  for (const target of stored) {
+    if (!needView.has(target.row.number)) {
+      targets.push(target);
+      continue;
+    }
+    const fresh = await withGitHubView(engine, scope, target);
+    if (fresh) targets.push(fresh);
+  }
+
+  const mergeQueueByBase = new Map<string, boolean>();
+  for (const { pull } of targets) {
+    if (!mergeQueueByBase.has(pull.baseRef))
+      mergeQueueByBase.set(pull.baseRef, await usesMergeQueue(engine, scope, pull.baseRef));
+  }
+  return { tasks: mergeTasks, targets, mergeQueueByBase, slotsHeldElsewhere };
+}
+
+/** The PR as GitHub shows it now, with its checks; null once it is closed or merged. */
+async function withGitHubView(
+  engine: Engine,
+  scope: RunScope,
+  { row, task, pull }: MergeTarget,
+): Promise<MergeTarget | null> {
+  const current = await scope.port.pull(scope.repo, row.number);
+  if (!current || current.state !== 'open' || current.merged) return null;
+  if (current.headSha !== row.headSha)
+    await engine.store.pulls.update(row.id, { headSha: current.headSha });
+  const checks = (await scope.port.checksFor(scope.repo, current.headSha)).filter(
+    (c) => c.name !== ORDER_CHECK_NAME,
+  );
+  return {
+    row: { ...row, headSha: current.headSha },
+    task,
+    nodeId: current.nodeId,
+    pull: {
+      ...pull,
+      headSha: current.headSha,
+      baseRef: current.baseRef,
+      mergeableState: current.mergeableState,
+      mergeable: current.mergeable,
+      draft: current.draft,
+      checks: checks.map((c) => ({
+        name: c.name,
+        status: c.status as MergePull['checks'][number]['status'],
+        conclusion: c.conclusion,
+      })),
+    },
+  };
+}
+
+async function usesMergeQueue(engine: Engine, scope: RunScope, base: string): Promise<boolean> {
+  const setting = scope.config.merge.useMergeQueue;
+  if (setting === 'never') return false;
+  if (setting === 'always') return true;
+  // Merge queue detection is a GraphQL call: the engine remembers the answer for a while.
+  const key = `${scope.repositoryId}:${base}`;
+  const hit = engine.memory.mergeQueues.get(key);
+  if (hit !== undefined) return hit;
+  const value = await scope.port.hasMergeQueue(scope.repo, base);
+  engine.memory.mergeQueues.set(key, value);
+  return value;
+}

@@ -1,0 +1,57 @@
+import { decideMerges, type MergeDecision } from '../../core/merge/index.js';
+import { LOCK_KEYS } from '../../store/lock-keys.js';
+import { timeDecision, type Engine, type RunScope } from '../context.js';
+import { act } from './act.js';
+import { gatherMergeView } from './gather.js';
+import { ensureOrderCheck } from './order-check.js';
+
+export { markTaskMerged, sendBack } from './outcomes.js';
+
+/**
+ * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and
+ * act: one action per PR (Tide's sync loop). Webhooks and the sweep both call it.
+ */
+export async function advanceRun(engine: Engine, scope: RunScope): Promise<void> {
+  // A base branch is one pool per repository: two runs deciding at once would each see the
+  // slot free and both merge (the other PR is then behind), and two deliveries for one run would
+  // each create the order check of a new head. So the repository's merge decisions take turns:
+  // in this process first (a waiting turn holds no pooled connection), then across processes.
+  await timeDecision(engine, 'merge', () =>
+    engine.memory.repositoryMergeTurns.run(scope.repositoryId, () =>
+      engine.store.handle.withLock(LOCK_KEYS.repositoryMerges(scope.repositoryId), () =>
+        advanceOnce(engine, scope, 0),
+      ),
+    ),
+  );
+}
+
+async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Promise<void> {
+  const view = await gatherMergeView(engine, scope);
+  const pulls = view.targets.map((t) => t.pull);
+  for (const { row, task } of view.targets)
+    await ensureOrderCheck(engine, scope, row, task, view.tasks, pulls);
+
+  // Runs rarely mix bases; when they do, decide per base so each gets the right merge path.
+  const decisions: MergeDecision[] = [];
+  for (const [base, mergeQueue] of view.mergeQueueByBase) {
+    decisions.push(
+      ...decideMerges({
+        tasks: view.tasks,
+        pulls: pulls.filter((p) => p.baseRef === base),
+        runHeld: scope.run.held,
+        requireApproval: scope.config.merge.requireApproval,
+        mergeQueue,
+        mergeMethod: scope.config.merge.method,
+        slotsHeldElsewhere: view.slotsHeldElsewhere,
+      }),
+    );
+  }
+
+  let reread = false;
+  for (const decision of decisions) {
+    const target = view.targets.find((t) => t.pull.number === decision.pr);
+    if (!target) continue;
+    reread = (await act(engine, scope, decision, target)) || reread;
+  }
+  if (reread && depth < 2) await advanceOnce(engine, scope, depth + 1);
+}

@@ -1,0 +1,70 @@
+import { afterSendBack } from '../../core/lifecycle/index.js';
+import type { MergePull } from '../../core/merge/index.js';
+import type { PullRow } from '../../store/pulls.js';
+import type { TaskRow } from '../../store/runs.js';
+import type { Engine, RunScope } from '../context.js';
+import { scheduleRepository } from '../dispatch.js';
+import { failTaskForGood } from '../failures.js';
+import { settleRun } from '../finish.js';
+import { crashPoint } from '../../crash-points.js';
+
+/** Conflicts or failing checks go back to the worker in mode=fix, once per head, within retries.max. */
+export async function sendBack(
+  engine: Engine,
+  scope: RunScope,
+  target: { row: PullRow; task: TaskRow; pull: Pick<MergePull, 'headSha'> },
+  feedback: string,
+): Promise<void> {
+  const { task, row } = target;
+  await engine.store.pulls.update(row.id, {
+    sentBackForSha: target.pull.headSha,
+    enqueuedAt: null,
+  });
+  const verdict = afterSendBack(task.attemptCount, scope.config.retries, feedback);
+  if (verdict.kind === 'fail') {
+    await failTaskForGood(engine, scope, task.id, verdict.reason, null);
+    return;
+  }
+  const moved = await engine.store.runs.transitionTask(task.id, 'sent back', {
+    nextMode: 'fix',
+    pendingFeedback: feedback,
+    nextAttemptAt: null,
+  });
+  if (!moved) return;
+  engine.log.info(
+    { run: scope.run.id, task: task.taskKey, pr: row.number, feedback },
+    'sent back to the worker',
+  );
+  await scheduleRepository(engine, scope.repositoryId);
+}
+
+/** Merged (by us, the queue, or a person): dependents become ready, the run may be done. */
+export async function markTaskMerged(
+  engine: Engine,
+  scope: RunScope,
+  taskId: number,
+  taskKey: string,
+): Promise<boolean> {
+  const merged = await engine.store.runs.transitionTask(taskId, 'merged');
+  if (!merged) {
+    // Seen merged before: if closing out the run failed then, this retried event finishes it.
+    if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
+      // And if the process died before freeing the dependents, they are freed now.
+      await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+      await scheduleRepository(engine, scope.repositoryId);
+    }
+    await settleRun(engine, scope);
+    return false;
+  }
+  crashPoint('merge.task-merged');
+  await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+  crashPoint('merge.dependents-freed');
+  engine.log.info(
+    { run: scope.run.id, issue: scope.run.issueNumber, task: taskKey },
+    'task merged',
+  );
+  engine.requestStatus(scope.run.id);
+  await scheduleRepository(engine, scope.repositoryId);
+  await settleRun(engine, scope);
+  return true;
+}
