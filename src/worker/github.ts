@@ -20,6 +20,21 @@ export interface WorkerGitHub {
   updatePullBody(number: number, body: string): Promise<void>;
   getIssue(number: number): Promise<{ title: string; body: string }>;
   createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
+  /** Every review comment of the PR (all threads, replies included). */
+  listReviewComments(pull: number): Promise<ReviewCommentRef[]>;
+  /** A reply in the thread that `commentId` (a thread's first comment) starts. */
+  replyToReviewComment(
+    pull: number,
+    commentId: number,
+    body: string,
+  ): Promise<{ id: number; url: string }>;
+}
+
+export interface ReviewCommentRef {
+  id: number;
+  /** The comment this one replies to; undefined for a thread's first comment. */
+  inReplyToId?: number;
+  body: string;
 }
 
 type GitHubEnv = Pick<WorkerEnv, 'owner' | 'repo' | 'apiUrl'>;
@@ -89,6 +104,25 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
         owner,
         repo,
         issue_number: number,
+        body,
+      });
+      return { id: data.id, url: data.html_url };
+    },
+    async listReviewComments(pull) {
+      const comments = await octokit.paginate(octokit.rest.pulls.listReviewComments, {
+        owner,
+        repo,
+        pull_number: pull,
+        per_page: 100,
+      });
+      return comments.map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
+    },
+    async replyToReviewComment(pull, commentId, body) {
+      const { data } = await octokit.rest.pulls.createReplyForReviewComment({
+        owner,
+        repo,
+        pull_number: pull,
+        comment_id: commentId,
         body,
       });
       return { id: data.id, url: data.html_url };
