@@ -1,6 +1,6 @@
 import { inertInline } from '../core/inert-markdown.js';
 import type { WorkerMode } from './assignment.js';
-import type { Usage } from './markers.js';
+import { neutralizeMarkers, type Usage } from './markers.js';
 
 /**
  * The parts of an agent PR's body the worker owns (docs/worker.md, "Pull request body"),
@@ -19,9 +19,12 @@ export function sectionEnd(name: PullSection): string {
   return `<!-- agent-coordinator:end ${name} -->`;
 }
 
-/** A section with `content`; blank lines around it keep the markers out of its markdown. */
+/**
+ * A section with `content`; blank lines around it keep the markers out of its markdown, and
+ * `<!--` in the content is neutralised, so nothing inside can end the section early.
+ */
 export function renderSection(name: PullSection, content: string): string {
-  const inner = content.trim();
+  const inner = neutralizeMarkers(content.trim());
   return inner
     ? `${sectionStart(name)}\n\n${inner}\n\n${sectionEnd(name)}`
     : `${sectionStart(name)}\n${sectionEnd(name)}`;

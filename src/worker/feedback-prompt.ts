@@ -19,16 +19,22 @@ export const UNTRUSTED_NOTE =
 
 const one = (text: string) => flattenLine(text).trim();
 
-export function lineRange(thread: Pick<ReviewThread, 'line' | 'startLine'>): string {
+/** Where a thread is: its lines, and whether the code under it has changed since. */
+export function threadPlace(thread: Pick<ReviewThread, 'line' | 'startLine' | 'outdated'>): string {
   const { line, startLine } = thread;
-  if (line === null) return 'no line (the code it was on has changed)';
-  return startLine !== null && startLine !== line ? `lines ${startLine}-${line}` : `line ${line}`;
+  const lines =
+    line === null
+      ? 'no line'
+      : startLine !== null && startLine !== line
+        ? `lines ${startLine}-${line}`
+        : `line ${line}`;
+  return thread.outdated ? `${lines} (outdated: the code has changed since)` : lines;
 }
 
 function threadLines(thread: ReviewThread, n: number): string[] {
   const lines = [
     '',
-    `### Thread ${n}: ${one(thread.path)}, ${lineRange(thread)}${thread.outdated ? ' (outdated)' : ''}`,
+    `### Thread ${n}: ${one(thread.path)}, ${threadPlace(thread)}`,
     '',
     one(thread.url),
   ];

@@ -12,6 +12,7 @@ import {
   failStoppedEmpty,
   invokeAgent,
   log,
+  PARTIAL_PREFIX,
   push,
   pushedOutcome,
   resolveBase,
@@ -33,6 +34,10 @@ export async function runFixMode(ctx: ModeContext): Promise<WorkerOutcome> {
   const base = await resolveBase(ctx);
   await git.fetchBranches([base]);
   const start = await git.head();
+  // The branch ends with a stopped attempt's work: this one finishes it.
+  const continuing = (await git.out(['log', '-1', '--format=%s', start])).startsWith(
+    PARTIAL_PREFIX,
+  );
 
   const subject = `Merge ${base} into ${env.branch}`;
   const merge = await git.run(
@@ -51,6 +56,7 @@ export async function runFixMode(ctx: ModeContext): Promise<WorkerOutcome> {
   let run: AgentRun | undefined;
   let touched = new Set<string>();
   const needsAgent =
+    continuing ||
     conflicts.length > 0 ||
     env.feedback.trim() !== '' ||
     env.review !== undefined ||
@@ -58,7 +64,7 @@ export async function runFixMode(ctx: ModeContext): Promise<WorkerOutcome> {
   // A clean merge with nothing to address needs no agent (and costs nothing).
   if (needsAgent) {
     const before = await git.head();
-    run = await invokeAgent(ctx, fixPrompt({ ...env, base, conflicts }));
+    run = await invokeAgent(ctx, fixPrompt({ ...env, base, conflicts, continuing }));
     // Read before staging: what the agent itself changed, not what the merge brought in.
     touched = new Set(await git.touchedSince(before));
   }
@@ -86,7 +92,7 @@ export async function runFixMode(ctx: ModeContext): Promise<WorkerOutcome> {
       '--no-verify',
       '--quiet',
       '-m',
-      stopped ? `[partial] ${subject}` : subject,
+      stopped ? `${PARTIAL_PREFIX}${subject}` : subject,
       '-m',
       `Conflicts resolved by the agent: ${conflicts.join(', ')}`,
       '-m',

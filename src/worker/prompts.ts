@@ -35,7 +35,13 @@ export function workPrompt(env: PromptEnv & { base: string }): string {
 }
 
 export function fixPrompt(
-  env: PromptEnv & Pick<WorkerEnv, 'review' | 'checks'> & { base: string; conflicts: string[] },
+  env: PromptEnv &
+    Pick<WorkerEnv, 'review' | 'checks'> & {
+      base: string;
+      conflicts: string[];
+      /** The branch ends with the work of an attempt stopped at its time limit. */
+      continuing?: boolean;
+    },
 ): string {
   const lines = [
     `You are fixing the pull request of task ${env.taskId} for GitHub issue #${env.issue} of ${env.owner}/${env.repo} (attempt ${env.attempt}).`,
@@ -54,6 +60,15 @@ export function fixPrompt(
     );
   } else {
     lines.push(`${env.base} has already been merged into the branch without conflicts.`);
+  }
+  if (env.continuing) {
+    lines.push(
+      '',
+      '## Unfinished work',
+      '',
+      "An earlier attempt was stopped at its time limit before it finished; what it had done is in the branch's commits (the last of them starts with [partial]). Finish the task, building on that work rather than starting over.",
+      '',
+    );
   }
   lines.push(
     HANDS_OFF_GIT,

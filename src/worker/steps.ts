@@ -128,11 +128,16 @@ export function failStoppedEmpty(ctx: Pick<ModeContext, 'env'>, why: string): ne
   );
 }
 
+/**
+ * How the commit of a stopped agent's work starts. Said first, so a long title cannot cut it
+ * off; the next fix attempt reads it to know it is finishing that work.
+ */
+export const PARTIAL_PREFIX = '[partial] ';
+
 export function commitSubject(env: Pick<WorkerEnv, 'taskId' | 'title'>, partial = false): string {
   const title = env.title.replace(/\s+/g, ' ').trim();
   const subject = `${env.taskId}: ${title || 'agent changes'}`.slice(0, 200);
-  // Said first, so a long title cannot cut it off.
-  return partial ? `[partial] ${subject}`.slice(0, 210) : subject;
+  return partial ? `${PARTIAL_PREFIX}${subject}` : subject;
 }
 
 export function taskTrailer(env: Pick<WorkerEnv, 'issue' | 'taskId' | 'attempt'>): string {

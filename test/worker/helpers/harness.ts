@@ -32,6 +32,8 @@ type StructuredField = 'review' | 'checks';
 /** What a run gets beside strings: the structured feedback, and a clock to fire deadlines. */
 export interface RunExtras extends Partial<Pick<AssignmentResponse, StructuredField>> {
   clock?: WorkerClock;
+  /** Sees the job log as it is written (a test fires a deadline on what the agent prints). */
+  onOutput?: (text: string) => void;
 }
 
 const FIELDS: AssignmentField[] = [
@@ -129,9 +131,13 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
     recordPath,
     assignmentRequests: () => requests,
     async run(overrides = {}, cwd = fx.workspace, extras = {}) {
-      const { clock, ...structured } = extras;
+      const { clock, onOutput, ...structured } = extras;
       let log = '';
-      const io = { out: (t: string) => void (log += t), err: (t: string) => void (log += t) };
+      const write = (t: string) => {
+        log += t;
+        onOutput?.(t);
+      };
+      const io = { out: write, err: write };
       const { env } = setup(overrides);
       let asked = 0;
       const coordinator: Coordinator = {
