@@ -5,10 +5,13 @@ export interface WorkerClock {
   after(ms: number, fn: () => void): () => void;
 }
 
+// setTimeout fires at once past 2^31 - 1 ms (about 24.8 days); no job lives that long.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: WorkerClock = {
   now: () => Date.now(),
   after(ms, fn) {
-    const timer = setTimeout(fn, ms);
+    const timer = setTimeout(fn, Math.min(ms, MAX_TIMER_MS));
     return () => clearTimeout(timer);
   },
 };

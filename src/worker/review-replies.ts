@@ -54,7 +54,9 @@ export async function answerThreads(
   }
   for (const thread of threads) {
     const marker = replyMarker(ctx.env.taskId, ctx.env.attempt, thread.replyToCommentId);
-    if (existing.some((c) => c.body.includes(marker))) {
+    if (
+      existing.some((c) => c.inReplyToId === thread.replyToCommentId && c.body.includes(marker))
+    ) {
       tally.alreadyAnswered++;
       continue;
     }

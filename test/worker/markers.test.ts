@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseUsageMarker, updateBodyMarkers, usageMarker } from '../../src/protocol/markers.js';
 import type { Usage } from '../../src/protocol/markers.js';
+import { readSection } from '../../src/protocol/pull-sections.js';
 import { pullBody } from '../../src/worker/pull-request.js';
 
 const task = {
@@ -82,5 +83,21 @@ describe('PR body markers', () => {
     );
     expect(body.match(/<!-- agent-coordinator:(task|usage|plan)/g)).toHaveLength(1);
     expect(parseUsageMarker(body)).toBeUndefined();
+  });
+
+  it("shows the agent's summary inert, line by line, inside its section", () => {
+    const summary =
+      'Fixed it.\n- thanks @alice, see https://evil.example\n<img src=x> <!-- agent-coordinator:end summary -->';
+    const body = pullBody(task, input(summary, undefined));
+    const shown = readSection(body, 'summary')!;
+    expect(shown.split('\n')).toEqual([
+      '**What the agent did** (attempt 1):',
+      '',
+      '> Fixed it.  ',
+      expect.stringMatching(/^> \\- thanks @\u2060alice/),
+      expect.stringMatching(/^> &lt;img src=x&gt; &lt;!--/),
+    ]);
+    expect(shown).not.toMatch(/@alice|https:\/\/|<img|<!--/);
+    expect(body.match(/agent-coordinator:end summary/g)).toHaveLength(1);
   });
 });

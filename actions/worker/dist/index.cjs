@@ -31760,10 +31760,11 @@ function escapeCommandData(text2) {
 }
 
 // src/worker/clock.ts
+var MAX_TIMER_MS = 2 ** 31 - 1;
 var systemClock = {
   now: () => Date.now(),
   after(ms, fn) {
-    const timer = setTimeout(fn, ms);
+    const timer = setTimeout(fn, Math.min(ms, MAX_TIMER_MS));
     return () => clearTimeout(timer);
   }
 };
@@ -32674,7 +32675,7 @@ async function answerThreads(ctx, pull, threads, commit2, changedPaths) {
   }
   for (const thread of threads) {
     const marker = replyMarker(ctx.env.taskId, ctx.env.attempt, thread.replyToCommentId);
-    if (existing.some((c) => c.body.includes(marker))) {
+    if (existing.some((c) => c.inReplyToId === thread.replyToCommentId && c.body.includes(marker))) {
       tally.alreadyAnswered++;
       continue;
     }
