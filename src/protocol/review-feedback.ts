@@ -39,8 +39,9 @@ export const reviewThreadSchema = z.object({
   /** The thread's GraphQL node id (`PullRequestReviewThread.id`). */
   id: z.string().min(1).max(200),
   /**
-   * The REST id of the thread's first comment: replies go to
-   * `POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies`.
+   * The REST id of the thread's first comment, which a reply names: `in_reply_to` of
+   * `POST /repos/{owner}/{repo}/pulls/{pull_number}/comments` (docs/worker.md, "Answering
+   * the review").
    */
   replyToCommentId: z.number().int().positive(),
   url,

@@ -22,12 +22,20 @@ export interface WorkerGitHub {
   createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
   /** Every review comment of the PR (all threads, replies included). */
   listReviewComments(pull: number): Promise<ReviewCommentRef[]>;
-  /** A reply in the thread that `commentId` (a thread's first comment) starts. */
-  replyToReviewComment(
-    pull: number,
-    commentId: number,
-    body: string,
-  ): Promise<{ id: number; url: string }>;
+  /**
+   * A reply in the thread that `commentId` (a thread's first comment) starts, from the worker's
+   * installation token. `POST /pulls/{n}/comments` with `in_reply_to`: the dedicated
+   * `/comments/{comment_id}/replies` route is not enabled for GitHub Apps (its OpenAPI
+   * description says `enabledForGitHubApps: false`). GitHub ignores everything but `body`
+   * in a reply; `commitId` and `path` are sent because the route's schema requires them.
+   */
+  replyToReviewComment(input: {
+    pull: number;
+    commentId: number;
+    body: string;
+    commitId: string;
+    path: string;
+  }): Promise<{ id: number; url: string }>;
 }
 
 export interface ReviewCommentRef {
@@ -117,13 +125,15 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
       });
       return comments.map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
     },
-    async replyToReviewComment(pull, commentId, body) {
-      const { data } = await octokit.rest.pulls.createReplyForReviewComment({
+    async replyToReviewComment({ pull, commentId, body, commitId, path }) {
+      const { data } = await octokit.rest.pulls.createReviewComment({
         owner,
         repo,
         pull_number: pull,
-        comment_id: commentId,
+        in_reply_to: commentId,
         body,
+        commit_id: commitId,
+        path,
       });
       return { id: data.id, url: data.html_url };
     },

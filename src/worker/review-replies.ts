@@ -61,11 +61,13 @@ export async function answerThreads(
       continue;
     }
     try {
-      await ctx.github.replyToReviewComment(
+      await ctx.github.replyToReviewComment({
         pull,
-        thread.replyToCommentId,
-        replyBody(ctx.env, thread, commit, changedPaths),
-      );
+        commentId: thread.replyToCommentId,
+        body: replyBody(ctx.env, thread, commit, changedPaths),
+        commitId: commit,
+        path: thread.path,
+      });
       tally.replied++;
     } catch (error) {
       tally.failed++;

@@ -72,12 +72,16 @@ function expectPullUpdate(): { body?: string } {
   return seen;
 }
 
-/** Replies to the given thread starters, answered as GitHub does (201, the new comment). */
+/**
+ * Replies to the given thread starters, as `POST /pulls/{n}/comments` with `in_reply_to`
+ * (the route GitHub enables for Apps), answered as GitHub does: 201 and the new comment.
+ */
 function expectReplies(ids: number[], status = 201): Map<number, string> {
   const replies = new Map<number, string>();
   for (const id of ids) {
     nock(API)
-      .post(`${REPO}/pulls/12/comments/${id}/replies`, (body: { body: string }) => {
+      .post(`${REPO}/pulls/12/comments`, (body: { in_reply_to?: number; body: string }) => {
+        if (body.in_reply_to !== id) return false;
         replies.set(id, body.body);
         return true;
       })

@@ -27127,8 +27127,9 @@ var reviewThreadSchema = external_exports.object({
   /** The thread's GraphQL node id (`PullRequestReviewThread.id`). */
   id: external_exports.string().min(1).max(200),
   /**
-   * The REST id of the thread's first comment: replies go to
-   * `POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies`.
+   * The REST id of the thread's first comment, which a reply names: `in_reply_to` of
+   * `POST /repos/{owner}/{repo}/pulls/{pull_number}/comments` (docs/worker.md, "Answering
+   * the review").
    */
   replyToCommentId: external_exports.number().int().positive(),
   url: url2,
@@ -31706,13 +31707,15 @@ function createWorkerGitHub(env, token) {
       });
       return comments.map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
     },
-    async replyToReviewComment(pull, commentId, body) {
-      const { data } = await octokit.rest.pulls.createReplyForReviewComment({
+    async replyToReviewComment({ pull, commentId, body, commitId, path: path2 }) {
+      const { data } = await octokit.rest.pulls.createReviewComment({
         owner,
         repo,
         pull_number: pull,
-        comment_id: commentId,
-        body
+        in_reply_to: commentId,
+        body,
+        commit_id: commitId,
+        path: path2
       });
       return { id: data.id, url: data.html_url };
     }
@@ -32680,11 +32683,13 @@ async function answerThreads(ctx, pull, threads, commit2, changedPaths) {
       continue;
     }
     try {
-      await ctx.github.replyToReviewComment(
+      await ctx.github.replyToReviewComment({
         pull,
-        thread.replyToCommentId,
-        replyBody(ctx.env, thread, commit2, changedPaths)
-      );
+        commentId: thread.replyToCommentId,
+        body: replyBody(ctx.env, thread, commit2, changedPaths),
+        commitId: commit2,
+        path: thread.path
+      });
       tally.replied++;
     } catch (error62) {
       tally.failed++;

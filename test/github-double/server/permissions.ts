@@ -148,6 +148,8 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': needs('pull_requests:read', 'contents:read'),
   'PATCH /repos/{owner}/{repo}/pulls/{pull_number}': needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits': needs('pull_requests:read'),
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:read'),
+  'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/merge': needs('pull_requests:read'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:read'),
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:write'),
