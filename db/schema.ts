@@ -137,6 +137,11 @@ export const tasks = pgTable(
     approvedSha: text('approved_sha'),
     vetoReason: text('veto_reason'),
     pendingFeedback: text('pending_feedback'),
+    /**
+     * The review and failing checks behind pendingFeedback, as the worker's assignment carries
+     * them (src/protocol/review-feedback.ts): copied to the next attempt with it.
+     */
+    pendingReview: jsonb('pending_review'),
     /** Mode of the next attempt: work, or fix when it builds on the PR's commits. */
     nextMode: text('next_mode').notNull().default('work'),
     prNumber: integer('pr_number'),
@@ -190,6 +195,8 @@ export const attempts = pgTable(
     conclusion: text('conclusion'),
     failureReason: text('failure_reason'),
     feedback: text('feedback'),
+    /** The structured review and checks this attempt was given (src/protocol/review-feedback.ts). */
+    review: jsonb('review'),
     intentAt: timestamp('intent_at', { withTimezone: true }).notNull().defaultNow(),
     dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }),

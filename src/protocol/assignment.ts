@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ATTEMPT_NUMBER, ISSUE_NUMBER, TASK_KEY } from './identifiers.js';
+import { checksFeedbackSchema, reviewFeedbackSchema } from './review-feedback.js';
 
 /**
  * What the worker and the coordinator say to each other at the worker's start
@@ -55,7 +56,10 @@ export type AssignmentRequest = z.infer<typeof assignmentRequestSchema>;
 
 const text = z.string().nullable();
 
-/** The coordinator's 200 answer. Every field is a string or null, as the docs promise. */
+/**
+ * The coordinator's 200 answer. Every field is a string or null, as the docs promise, but for
+ * the structured feedback (`review`, `checks`): JSON objects, bounded by FEEDBACK_LIMITS.
+ */
 export const assignmentResponseSchema = z.object({
   token: z.string().min(1),
   expires_at: z.string().min(1),
@@ -75,6 +79,16 @@ export const assignmentResponseSchema = z.object({
    * coordinator that leaves it out gets plans checked against the default, 50.
    */
   max_tasks: text.optional(),
+  /**
+   * When the coordinator cancels this run (ISO 8601): its dispatch plus the timeout. The
+   * worker stops the agent a grace margin before it (src/protocol/deadline.ts). A coordinator
+   * that leaves it out gets the worker's own start plus `timeout_minutes`.
+   */
+  deadline_at: text.optional(),
+  /** The review a `fix` attempt answers: its body and unresolved threads. */
+  review: reviewFeedbackSchema.nullable().optional(),
+  /** The failing checks a `fix` attempt repairs, with their output, annotations and log tail. */
+  checks: checksFeedbackSchema.nullable().optional(),
 });
 export type AssignmentResponse = z.infer<typeof assignmentResponseSchema>;
 

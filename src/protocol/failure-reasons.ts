@@ -10,7 +10,9 @@ export const WORKER_FAILURE_REASONS = {
   no_changes: 'the agent left no changes to commit',
   workflow_files_changed:
     "the agent changed files under .github/workflows/, which the worker's token may not push",
-  timeout: 'the agent ran past its timeout',
+  timeout: 'the agent reached its time limit and left nothing to keep',
+  timed_out:
+    'the agent was stopped at its time limit; its work is pushed and the pull request marked partial',
   agent_failed: 'the agent failed',
   git_failed: 'a git command failed',
   push_failed: 'the push was refused',

@@ -129,3 +129,25 @@ export function parsePlanMarker(body: string | null | undefined): number | undef
   const id = Number([...ids][0]);
   return Number.isSafeInteger(id) ? id : undefined;
 }
+
+/**
+ * The hidden marker of the worker's reply in a review thread (docs/worker.md, "Answering the
+ * review"): one per thread and attempt, so a re-run job finds its reply and does not post it
+ * again, while a later attempt given the same thread answers it anew.
+ */
+export function replyMarker(taskId: string, attempt: number, commentId: number): string {
+  return `<!-- agent-coordinator:reply task=${taskId} attempt=${attempt} comment=${commentId} -->`;
+}
+
+const REPLY = new RegExp(
+  `<!-- agent-coordinator:reply task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) comment=(\\d{1,19}) -->`,
+);
+
+export function parseReplyMarker(
+  body: string | null | undefined,
+): { task: string; attempt: number; commentId: number } | undefined {
+  const match = body ? REPLY.exec(body) : null;
+  return match
+    ? { task: match[1]!, attempt: Number(match[2]), commentId: Number(match[3]) }
+    : undefined;
+}

@@ -85,6 +85,7 @@ export class AttemptStore {
           attemptCount: sql`${tasks.attemptCount} + 1`,
           nextAttemptAt: null,
           pendingFeedback: null,
+          pendingReview: null,
           updatedAt: new Date(),
         })
         .where(
@@ -107,6 +108,7 @@ export class AttemptStore {
             attempt: task.attemptCount,
             mode: before.get(task.id)!.nextMode,
             feedback: before.get(task.id)!.pendingFeedback,
+            review: before.get(task.id)!.pendingReview,
           })),
         )
         .returning();

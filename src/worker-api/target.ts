@@ -3,7 +3,9 @@ import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { composeAssignment, type AssignmentText } from '../core/worker-inputs.js';
 import { workerModeOf } from '../engine/dispatch.js';
 import { isPlannerTask } from '../engine/planner.js';
-import type { AssignmentRequest, WorkerMode } from '../protocol/assignment.js';
+import type { AssignmentRequest, AssignmentResponse, WorkerMode } from '../protocol/assignment.js';
+import { attemptDeadline } from '../protocol/deadline.js';
+import { structuredFeedbackSchema } from '../protocol/review-feedback.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { Store } from '../store/index.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
@@ -39,39 +41,76 @@ export function modeOf(target: AssignmentTarget): WorkerMode {
   return workerModeOf(target.attempt.mode);
 }
 
+/** The assignment beyond its identifiers and token. */
+export type AssignmentBody = AssignmentText &
+  Pick<AssignmentResponse, 'deadline_at' | 'review' | 'checks'>;
+
 /** The assignment's words, from what the run stored when it started and planned. */
 export function assignmentTextOf(
   target: AssignmentTarget,
   defaultBranch: string | null,
-): AssignmentText {
+): AssignmentBody {
   const { run } = target;
   const config = run.config as RepoConfig;
   const base = run.baseBranch ?? defaultBranch;
   // The planner plans the whole issue: its words are the issue's own.
   if (isPlannerTask(target.task)) {
-    return composeAssignment({
-      issueNumber: run.issueNumber,
-      title: run.issueTitle,
-      prompt: run.issueBody,
-      issueTitle: run.issueTitle,
-      issueBody: run.issueBody,
-      base,
-      timeoutMinutes: config.worker.timeoutMinutes,
-      model: config.worker.models.default,
-      maxTurns: config.worker.maxTurns,
-    });
+    const timeoutMinutes = config.worker.timeoutMinutes;
+    return {
+      ...composeAssignment({
+        issueNumber: run.issueNumber,
+        title: run.issueTitle,
+        prompt: run.issueBody,
+        issueTitle: run.issueTitle,
+        issueBody: run.issueBody,
+        base,
+        timeoutMinutes,
+        model: config.worker.models.default,
+        maxTurns: config.worker.maxTurns,
+      }),
+      deadline_at: deadlineOf(target.attempt, timeoutMinutes),
+    };
   }
   const { task, attempt } = target;
-  return composeAssignment({
-    issueNumber: run.issueNumber,
-    title: task.title,
-    prompt: task.prompt,
-    issueTitle: run.issueTitle,
-    issueBody: run.issueBody,
-    feedback: attempt.feedback,
-    base,
-    timeoutMinutes: task.timeoutMinutes ?? config.worker.timeoutMinutes,
-    model: config.worker.models[task.type] ?? config.worker.models.default ?? 'claude-sonnet-4-5',
-    maxTurns: config.worker.maxTurns,
-  });
+  const timeoutMinutes = task.timeoutMinutes ?? config.worker.timeoutMinutes;
+  return {
+    ...composeAssignment({
+      issueNumber: run.issueNumber,
+      title: task.title,
+      prompt: task.prompt,
+      issueTitle: run.issueTitle,
+      issueBody: run.issueBody,
+      feedback: attempt.feedback,
+      base,
+      timeoutMinutes,
+      model: config.worker.models[task.type] ?? config.worker.models.default ?? 'claude-sonnet-4-5',
+      maxTurns: config.worker.maxTurns,
+    }),
+    deadline_at: deadlineOf(attempt, timeoutMinutes),
+    ...structuredFeedbackOf(attempt.review),
+  };
+}
+
+/** The sweep's own limit (src/engine/sweep.ts): the timeout counted from the dispatch. */
+function deadlineOf(
+  attempt: { dispatchedAt: Date | null; intentAt: Date },
+  timeoutMinutes: number,
+): string {
+  return attemptDeadline(attempt.dispatchedAt ?? attempt.intentAt, timeoutMinutes).toISOString();
+}
+
+/**
+ * The review and checks stored with the attempt, already bounded by whoever stored them
+ * (boundReview, boundChecks). A record that does not parse is left out rather than sent:
+ * the text feedback still says what it is about.
+ */
+function structuredFeedbackOf(stored: unknown): Pick<AssignmentResponse, 'review' | 'checks'> {
+  if (stored === null || stored === undefined) return {};
+  const parsed = structuredFeedbackSchema.safeParse(stored);
+  if (!parsed.success) return {};
+  const { review, checks } = parsed.data;
+  return {
+    ...(review ? { review } : {}),
+    ...(checks && checks.length > 0 ? { checks } : {}),
+  };
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { WorkerEnv } from './env.js';
 import { splitShellWords } from './shell-words.js';
 import type { WorkerIo } from './io.js';
+import { systemClock, type WorkerClock } from './clock.js';
 
 /**
  * Claude Code, headless. The runner is a throwaway VM and the agent gets no GitHub
@@ -92,6 +93,7 @@ export function agentEnv(env: NodeJS.ProcessEnv, promptFile: string): NodeJS.Pro
 
 export type AgentExit =
   | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null; stdout: string }
+  /** Stopped at its deadline (the stop time the worker chose, docs/worker.md "The time limit"). */
   | { kind: 'timeout'; stdout: string }
   | { kind: 'spawn_failed'; message: string };
 
@@ -100,8 +102,11 @@ export interface RunAgentOptions {
   prompt: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** How long until the agent is stopped. */
   timeoutMs: number;
   io: WorkerIo;
+  /** What times the stop (tests fire it on an event instead of waiting). */
+  clock?: WorkerClock;
   /** Between SIGTERM and SIGKILL on timeout. */
   graceMs?: number;
 }
@@ -158,16 +163,17 @@ function spawnAgent(options: RunAgentOptions, env: NodeJS.ProcessEnv): Promise<A
     process.once('SIGINT', onSignal);
 
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
+    const cancelStop = (options.clock ?? systemClock).after(Math.max(0, options.timeoutMs), () => {
+      if (settled) return;
       timedOut = true;
       killGroup('SIGTERM');
       killTimer = setTimeout(() => killGroup('SIGKILL'), options.graceMs ?? 10_000);
-    }, options.timeoutMs);
+    });
 
     const finish = (result: AgentExit) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      cancelStop();
       clearTimeout(killTimer);
       process.removeListener('SIGTERM', onSignal);
       process.removeListener('SIGINT', onSignal);

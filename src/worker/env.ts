@@ -8,6 +8,12 @@ import {
 } from '../protocol/assignment.js';
 import { taskBranch } from '../protocol/branch.js';
 import { MAX_ATTEMPT, MAX_ISSUE_NUMBER, TASK_KEY } from '../protocol/identifiers.js';
+import {
+  checksFeedbackSchema,
+  reviewFeedbackSchema,
+  type CheckFeedback,
+  type ReviewFeedback,
+} from '../protocol/review-feedback.js';
 
 export type { WorkerMode } from '../protocol/assignment.js';
 
@@ -96,6 +102,12 @@ export interface WorkerEnv extends Omit<ActionContext, 'coordinatorUrl' | 'reque
   model?: string;
   maxTurns?: number;
   maxTasks: number;
+  /** When the coordinator cancels the run (ms since the epoch), if it said. */
+  deadlineAt?: number;
+  /** The review a fix answers (docs/worker.md, "Review feedback"). */
+  review?: ReviewFeedback;
+  /** The failing checks a fix repairs; empty when none. */
+  checks: CheckFeedback[];
   /** `agent/<issue>/<task_id>`: the only branch this worker ever pushes. */
   branch: string;
 }
@@ -163,6 +175,11 @@ const assignmentSchema = z.object({
   model: optional(z.string().regex(/^[\w.:@/-]{1,100}$/, 'expected a model name')),
   max_turns: optional(wholeNumber(1, 10_000)),
   max_tasks: optional(wholeNumber(1, 5000)),
+  deadline_at: optional(
+    z.iso.datetime({ offset: true, error: 'expected an ISO 8601 time' }).transform(Date.parse),
+  ),
+  review: reviewFeedbackSchema.nullable().optional(),
+  checks: checksFeedbackSchema.nullable().optional(),
 });
 
 /** The task as the coordinator assigned it, checked as strictly as any other untrusted input. */
@@ -194,6 +211,9 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentRespo
     model: a.model,
     maxTurns: a.max_turns,
     maxTasks: a.max_tasks ?? DEFAULT_MAX_TASKS,
+    deadlineAt: a.deadline_at,
+    review: a.review ?? undefined,
+    checks: a.checks ?? [],
     branch: taskBranch(action.issue, action.taskId),
   };
 }

@@ -119,6 +119,18 @@ export class Git {
     return out.split('\0').filter(Boolean);
   }
 
+  /**
+   * Paths the working tree changes against the index (edited, deleted, new and not ignored),
+   * plus what commits since `since` changed: what an agent touched, read before staging.
+   */
+  async touchedSince(since: string): Promise<string[]> {
+    const edited = await this.out(['diff', '--name-only', '--no-renames', '-z']);
+    const added = await this.out(['ls-files', '--others', '--exclude-standard', '-z']);
+    const committed = await this.out(['diff', '--name-only', '--no-renames', '-z', since, 'HEAD']);
+    const all = [edited, added, committed].flatMap((out) => out.split('\0')).filter(Boolean);
+    return [...new Set(all)];
+  }
+
   async unmergedFiles(): Promise<string[]> {
     const out = await this.out(['diff', '--name-only', '--diff-filter=U', '-z']);
     return out.split('\0').filter(Boolean);

@@ -20,6 +20,29 @@ export interface WorkerGitHub {
   updatePullBody(number: number, body: string): Promise<void>;
   getIssue(number: number): Promise<{ title: string; body: string }>;
   createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
+  /** Every review comment of the PR (all threads, replies included). */
+  listReviewComments(pull: number): Promise<ReviewCommentRef[]>;
+  /**
+   * A reply in the thread that `commentId` (a thread's first comment) starts, from the worker's
+   * installation token. `POST /pulls/{n}/comments` with `in_reply_to`: the dedicated
+   * `/comments/{comment_id}/replies` route is not enabled for GitHub Apps (its OpenAPI
+   * description says `enabledForGitHubApps: false`). GitHub ignores everything but `body`
+   * in a reply; `commitId` and `path` are sent because the route's schema requires them.
+   */
+  replyToReviewComment(input: {
+    pull: number;
+    commentId: number;
+    body: string;
+    commitId: string;
+    path: string;
+  }): Promise<{ id: number; url: string }>;
+}
+
+export interface ReviewCommentRef {
+  id: number;
+  /** The comment this one replies to; undefined for a thread's first comment. */
+  inReplyToId?: number;
+  body: string;
 }
 
 type GitHubEnv = Pick<WorkerEnv, 'owner' | 'repo' | 'apiUrl'>;
@@ -90,6 +113,27 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
         repo,
         issue_number: number,
         body,
+      });
+      return { id: data.id, url: data.html_url };
+    },
+    async listReviewComments(pull) {
+      const comments = await octokit.paginate(octokit.rest.pulls.listReviewComments, {
+        owner,
+        repo,
+        pull_number: pull,
+        per_page: 100,
+      });
+      return comments.map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
+    },
+    async replyToReviewComment({ pull, commentId, body, commitId, path }) {
+      const { data } = await octokit.rest.pulls.createReviewComment({
+        owner,
+        repo,
+        pull_number: pull,
+        in_reply_to: commentId,
+        body,
+        commit_id: commitId,
+        path,
       });
       return { id: data.id, url: data.html_url };
     },

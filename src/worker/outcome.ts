@@ -15,7 +15,14 @@ export type WorkerOutcome =
       commit?: string;
       commentId?: number;
     }
-  | { ok: false; reason: FailureReason; detail: string };
+  | {
+      ok: false;
+      reason: FailureReason;
+      detail: string;
+      /** A `timed_out` attempt still pushed its work and updated its PR. */
+      pullRequest?: { number: number; url: string; created: boolean };
+      commit?: string;
+    };
 
 /** Thrown anywhere in a mode to end the attempt with a reason; anything else is a bug. */
 export class WorkerFailure extends Error {

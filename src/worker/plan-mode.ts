@@ -6,16 +6,10 @@ import {
 } from '../core/plan/index.js';
 import type { PlanError } from '../core/plan/index.js';
 import { neutralizeMarkers, planMarker } from '../protocol/markers.js';
+import { fenced } from './fence.js';
 import { fail, type WorkerOutcome } from './outcome.js';
 import { planPrompt } from './prompts.js';
-import { invokeAgent, log, type ModeContext } from './steps.js';
-
-/** A fence longer than any backtick run inside, so the content cannot close it early. */
-export function fenced(info: string, content: string): string {
-  const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  return `${fence}${info}\n${content.replace(/\n+$/, '')}\n${fence}`;
-}
+import { failStoppedEmpty, invokeAgent, log, type ModeContext } from './steps.js';
 
 const MAX_ANSWER_ECHO = 20_000;
 
@@ -27,7 +21,9 @@ const MAX_ANSWER_ECHO = 20_000;
 export async function runPlanMode(ctx: ModeContext): Promise<WorkerOutcome> {
   const { env, github } = ctx;
   const issue = await github.getIssue(env.issue);
-  const report = await invokeAgent(ctx, planPrompt(env, issue));
+  const { report, stopped } = await invokeAgent(ctx, planPrompt(env, issue));
+  // A plan cut short is no plan: there is nothing partial to keep.
+  if (stopped) failStoppedEmpty(ctx, 'a plan cut short is no plan');
   const runUrl = `${env.serverUrl}/${env.owner}/${env.repo}/actions/runs/${env.runId}`;
   await ctx.credentials.ensureFresh();
 

@@ -1,5 +1,6 @@
 import { TASK_KEY } from '../protocol/identifiers.js';
 import type { WorkerEnv } from './env.js';
+import { checksSection, reviewSection, untrustedNote } from './feedback-prompt.js';
 
 type PromptEnv = Pick<
   WorkerEnv,
@@ -33,7 +34,15 @@ export function workPrompt(env: PromptEnv & { base: string }): string {
   ].join('\n');
 }
 
-export function fixPrompt(env: PromptEnv & { base: string; conflicts: string[] }): string {
+export function fixPrompt(
+  env: PromptEnv &
+    Pick<WorkerEnv, 'review' | 'checks'> & {
+      base: string;
+      conflicts: string[];
+      /** The branch ends with the work of an attempt stopped at its time limit. */
+      continuing?: boolean;
+    },
+): string {
   const lines = [
     `You are fixing the pull request of task ${env.taskId} for GitHub issue #${env.issue} of ${env.owner}/${env.repo} (attempt ${env.attempt}).`,
     `The repository is checked out in the current directory on branch ${env.branch}, with the pull request's commits.`,
@@ -52,9 +61,21 @@ export function fixPrompt(env: PromptEnv & { base: string; conflicts: string[] }
   } else {
     lines.push(`${env.base} has already been merged into the branch without conflicts.`);
   }
+  if (env.continuing) {
+    lines.push(
+      '',
+      '## Unfinished work',
+      '',
+      "An earlier attempt was stopped at its time limit before it finished; what it had done is in the branch's commits (the last of them starts with [partial]). Finish the task, building on that work rather than starting over.",
+      '',
+    );
+  }
   lines.push(
     HANDS_OFF_GIT,
+    ...untrustedNote(env.review, env.checks),
     ...feedbackSection(env.feedback, 'Feedback to address'),
+    ...reviewSection(env.review),
+    ...checksSection(env.checks),
     '',
     ...taskSection(env),
     '',

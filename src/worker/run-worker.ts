@@ -10,6 +10,7 @@ import { Git, GitError } from './git.js';
 import { createWorkerGitHub, type WorkerGitHub } from './github.js';
 import { processIo, type WorkerIo } from './io.js';
 import { outcomeLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
+import { systemClock, type WorkerClock } from './clock.js';
 import { runFixMode } from './fix-mode.js';
 import { runPlanMode } from './plan-mode.js';
 import { runWorkMode } from './work-mode.js';
@@ -28,6 +29,8 @@ export interface RunWorkerOptions {
   /** Waits between tries of an OIDC or assignment request that failed on the way. */
   retryDelaysMs?: number[];
   graceMs?: number;
+  /** The worker's time (tests fire the agent's deadline themselves). */
+  clock?: WorkerClock;
 }
 
 export interface WorkerResult {
@@ -46,6 +49,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<WorkerResult
 }
 
 async function attempt(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerOutcome> {
+  const clock = options.clock ?? systemClock;
+  const startedAt = clock.now();
   let env: WorkerEnv;
   let credentials: WorkerCredentials;
   try {
@@ -79,6 +84,8 @@ async function attempt(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
     github: options.github ?? createWorkerGitHub(env, token),
     credentials,
     graceMs: options.graceMs,
+    clock,
+    startedAt,
   };
   io.out(
     `agent-coordinator: ${env.mode} ${env.owner}/${env.repo}#${env.issue} ${env.taskId} attempt ${env.attempt}\n`,

@@ -4,7 +4,9 @@ import type { WorkerEnv } from './env.js';
 import { GitError, type Git } from './git.js';
 import type { WorkerGitHub } from './github.js';
 import type { WorkerIo } from './io.js';
-import { fail, oneLine } from './outcome.js';
+import { fail, oneLine, type WorkerOutcome } from './outcome.js';
+import type { WorkerClock } from './clock.js';
+import { agentStopTime, stopGraceMs } from '../protocol/deadline.js';
 
 /** What every mode works with. */
 export interface ModeContext {
@@ -19,6 +21,9 @@ export interface ModeContext {
   credentials: { readonly token: string; ensureFresh(): Promise<boolean> };
   /** Between SIGTERM and SIGKILL when the agent times out. */
   graceMs?: number;
+  clock: WorkerClock;
+  /** When the worker started: the job's limit counts from here when the coordinator gives none. */
+  startedAt: number;
 }
 
 export function log(ctx: Pick<ModeContext, 'io'>, line: string): void {
@@ -43,7 +48,24 @@ export async function resolveBase(ctx: ModeContext): Promise<string> {
   return ctx.env.base ?? (await ctx.github.defaultBranch());
 }
 
-export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<AgentReport> {
+/** What the agent did, and whether the worker stopped it at its deadline. */
+export interface AgentRun {
+  report: AgentReport;
+  /** Stopped a grace margin before the job's limit: what it left is kept as partial work. */
+  stopped: boolean;
+}
+
+/**
+ * When the agent must stop: a grace margin (src/protocol/deadline.ts) before the moment the
+ * coordinator cancels the run, so the worker can still commit and push what the agent did.
+ */
+export function agentStopAt(ctx: Pick<ModeContext, 'env' | 'startedAt'>): number {
+  const { env } = ctx;
+  const deadline = env.deadlineAt ?? ctx.startedAt + env.timeoutMinutes * 60_000;
+  return agentStopTime(deadline, env.timeoutMinutes);
+}
+
+export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<AgentRun> {
   let launch: AgentLaunch;
   try {
     launch = agentLaunch(ctx.env);
@@ -52,21 +74,24 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
   }
   const { argv } = launch;
   if (launch.note) log(ctx, launch.note);
-  log(ctx, `running the agent: ${argv[0]} (timeout ${ctx.env.timeoutMinutes} min)`);
+  const stopAt = agentStopAt(ctx);
+  const graceMinutes = stopGraceMs(ctx.env.timeoutMinutes * 60_000) / 60_000;
+  log(
+    ctx,
+    `running the agent: ${argv[0]} (timeout ${ctx.env.timeoutMinutes} min; stopped at ${new Date(stopAt).toISOString()}, ${Math.round(graceMinutes * 10) / 10} min before the job's limit)`,
+  );
   const exit = await runAgent({
     argv,
     prompt,
     cwd: ctx.cwd,
     env: { ...ctx.rawEnv, ...launch.env },
-    timeoutMs: Math.round(ctx.env.timeoutMinutes * 60_000),
+    timeoutMs: stopAt - ctx.clock.now(),
     io: ctx.io,
     graceMs: ctx.graceMs,
+    clock: ctx.clock,
   });
   if (exit.kind === 'spawn_failed')
     fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);
-  if (exit.kind === 'timeout') {
-    fail('timeout', `the agent ran longer than ${ctx.env.timeoutMinutes} minutes and was stopped`);
-  }
   const report = parseAgentOutput(exit.stdout);
   if (report.usage) {
     const u = report.usage;
@@ -74,6 +99,10 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
       ctx,
       `agent usage: cost_usd=${u.costUsd} input_tokens=${u.inputTokens} output_tokens=${u.outputTokens}`,
     );
+  }
+  if (exit.kind === 'timeout') {
+    log(ctx, 'stopped the agent at its deadline: keeping what it left in the working tree');
+    return { report, stopped: true };
   }
   // Claude Code's error results (error_max_turns, error_during_execution…) carry their
   // reason in `errors`, not `result`.
@@ -88,12 +117,27 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
       'agent_failed',
       `the agent reported an error: ${(reason || 'no reason given').slice(0, 1000)}`,
     );
-  return report;
+  return { report, stopped: false };
 }
 
-export function commitSubject(env: Pick<WorkerEnv, 'taskId' | 'title'>): string {
+/** The agent was stopped and left nothing worth keeping. */
+export function failStoppedEmpty(ctx: Pick<ModeContext, 'env'>, why: string): never {
+  fail(
+    'timeout',
+    `the agent was stopped at its deadline (${ctx.env.timeoutMinutes}-minute timeout) and ${why}`,
+  );
+}
+
+/**
+ * How the commit of a stopped agent's work starts. Said first, so a long title cannot cut it
+ * off; the next fix attempt reads it to know it is finishing that work.
+ */
+export const PARTIAL_PREFIX = '[partial] ';
+
+export function commitSubject(env: Pick<WorkerEnv, 'taskId' | 'title'>, partial = false): string {
   const title = env.title.replace(/\s+/g, ' ').trim();
-  return `${env.taskId}: ${title || 'agent changes'}`.slice(0, 200);
+  const subject = `${env.taskId}: ${title || 'agent changes'}`.slice(0, 200);
+  return partial ? `${PARTIAL_PREFIX}${subject}` : subject;
 }
 
 export function taskTrailer(env: Pick<WorkerEnv, 'issue' | 'taskId' | 'attempt'>): string {
@@ -144,4 +188,29 @@ export async function push(
     if (error instanceof GitError) fail('push_failed', error.message);
     throw error;
   }
+}
+
+/**
+ * How an attempt that pushed ends: done, or — when the agent was stopped at its deadline —
+ * `timed_out` with its work kept, so the coordinator records the attempt as timed out and
+ * the next one builds on the pushed commits (docs/worker.md, "The time limit").
+ */
+export function pushedOutcome(
+  ctx: Pick<ModeContext, 'env'>,
+  head: string,
+  pr: { number: number; url: string; created: boolean },
+  stopped: boolean,
+  note = '',
+): WorkerOutcome {
+  const pushed = `pushed ${head.slice(0, 12)} to ${ctx.env.branch}; PR #${pr.number} ${pr.created ? 'opened' : 'updated'}`;
+  if (stopped) {
+    return {
+      ok: false,
+      reason: 'timed_out',
+      detail: `the agent was stopped at its deadline (${ctx.env.timeoutMinutes}-minute timeout); its work is kept: ${pushed}, marked partial`,
+      pullRequest: pr,
+      commit: head,
+    };
+  }
+  return { ok: true, summary: `${pushed}${note}`, commit: head, pullRequest: pr };
 }

@@ -1,3 +1,4 @@
+import { attemptRecord } from './attempt-record.js';
 import { fail, type WorkerOutcome } from './outcome.js';
 import { openOrUpdatePull } from './pull-request.js';
 import { workPrompt } from './prompts.js';
@@ -5,9 +6,11 @@ import {
   commit,
   commitSubject,
   ensureOnTaskBranch,
+  failStoppedEmpty,
   invokeAgent,
   log,
   push,
+  pushedOutcome,
   resolveBase,
   type ModeContext,
 } from './steps.js';
@@ -32,22 +35,22 @@ export async function runWorkMode(ctx: ModeContext): Promise<WorkerOutcome> {
   }
   const start = await git.head();
 
-  const report = await invokeAgent(ctx, workPrompt({ ...env, base }));
+  const { report, stopped } = await invokeAgent(ctx, workPrompt({ ...env, base }));
 
-  if (await git.stageAll()) await commit(ctx, commitSubject(env));
+  if (await git.stageAll()) await commit(ctx, commitSubject(env, stopped));
   const head = await git.head();
-  if (head === start) fail('no_changes', 'the agent left no changes to commit');
+  if (head === start) {
+    if (stopped) failStoppedEmpty(ctx, 'left no changes to keep');
+    fail('no_changes', 'the agent left no changes to commit');
+  }
 
   await push(ctx, { since: start, lease });
   const pr = await openOrUpdatePull(ctx.github, env, {
     base,
     summary: report.structured ? report.result : '',
     usage: report.usage,
+    partial: stopped,
+    record: attemptRecord(env, { stopped, usage: report.usage }),
   });
-  return {
-    ok: true,
-    summary: `pushed ${head.slice(0, 12)} to ${env.branch}; PR #${pr.number} ${pr.created ? 'opened' : 'updated'}`,
-    commit: head,
-    pullRequest: pr,
-  };
+  return pushedOutcome(ctx, head, pr, stopped);
 }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { LOCK_KEYS, MAX_LOCKED_ID } from '../../src/store/lock-keys.js';
 
-const PER_OBJECT = ['repositoryDispatch', 'repositoryMerges', 'runStatus', 'installationWrites'] as const;
+const PER_OBJECT = [
+  'repositoryDispatch',
+  'repositoryMerges',
+  'runStatus',
+  'installationWrites',
+] as const;
 const FIXED = ['migrations', 'sweep', 'inboxClaims', 'globalDispatch'] as const;
 const INT64_MAX = (1n << 63n) - 1n;
 

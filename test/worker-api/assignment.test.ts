@@ -9,6 +9,7 @@ import {
   WORKER_TOKEN_PERMISSIONS,
 } from '../../src/protocol/assignment.js';
 import { REFUSALS, type RefusalCode } from '../../src/worker-api/refusals.js';
+import { FAILING_TEST_CHECK, THREE_THREAD_REVIEW } from '../worker/feedback-fixture.js';
 import {
   ask,
   bodyOf,
@@ -76,6 +77,32 @@ describe('POST /api/worker/assignment', () => {
     // Neither token reaches the log.
     expect(s().app.logs.text()).not.toContain(body.token);
     expect(s().app.logs.text()).toContain('worker assignment granted');
+  });
+
+  it('passes on the review and checks stored with the attempt, and when the coordinator gives up on it', async () => {
+    const { store } = s().app;
+    const run = (await store.runs.latestRun(repositoryIdOf(s().double), issue))!;
+    const task = (await store.runs.task(run.id, 'c'))!;
+    const attempt = (await store.attempts.latestOf(task.id))!;
+    await store.attempts.update(attempt.id, {
+      review: { review: THREE_THREAD_REVIEW, checks: [FAILING_TEST_CHECK] },
+    });
+    const answer = await ask(s(), `Bearer ${await tokenFor('c')}`, bodyOf(runOf('c')));
+    expect(answer.status).toBe(200);
+    const body = assignmentResponseSchema.parse(answer.json);
+    expect(body.review).toEqual(THREE_THREAD_REVIEW);
+    expect(body.checks).toEqual([FAILING_TEST_CHECK]);
+    // The sweep's limit: the timeout (10 minutes here) counted from the dispatch.
+    const dispatched = (attempt.dispatchedAt ?? attempt.intentAt).getTime();
+    expect(Date.parse(body.deadline_at!)).toBe(dispatched + 10 * 60_000);
+
+    // A record that does not parse is left out; the text feedback still goes.
+    await store.attempts.update(attempt.id, { review: { review: { reviewer: 3 } } });
+    const again = await ask(s(), `Bearer ${await tokenFor('c')}`, bodyOf(runOf('c')));
+    expect(again.status).toBe(200);
+    expect(again.json).not.toHaveProperty('review');
+    expect(again.json).not.toHaveProperty('checks');
+    await store.attempts.update(attempt.id, { review: null });
   });
 
   it('answers again while the run is in progress', async () => {

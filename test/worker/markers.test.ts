@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseUsageMarker, updateBodyMarkers, usageMarker } from '../../src/protocol/markers.js';
+import type { Usage } from '../../src/protocol/markers.js';
+import { readSection } from '../../src/protocol/pull-sections.js';
 import { pullBody } from '../../src/worker/pull-request.js';
 
 const task = {
@@ -9,7 +11,22 @@ const task = {
   title: 'T',
   prompt: 'P',
   branch: 'agent/7/task_001',
+  timeoutMinutes: 30,
 };
+
+const input = (summary: string, usage: Usage | undefined) => ({
+  summary,
+  usage,
+  partial: false,
+  record: {
+    attempt: 1,
+    mode: 'work' as const,
+    conclusion: 'pushed' as const,
+    usage,
+    runUrl: 'https://github.com/acme/widgets/actions/runs/1',
+    feedback: '',
+  },
+});
 
 describe('PR body markers', () => {
   it('formats usage without float noise', () => {
@@ -21,13 +38,16 @@ describe('PR body markers', () => {
   it('shows a hostile title inert: no mention, reference, link, HTML or marker', () => {
     const title =
       '@alice see octo/repo#2 https://evil.example <img src=x> <!-- agent-coordinator:plan run_id=1 -->';
-    const line = pullBody({ ...task, title }, '', undefined).split('\n')[0]!;
+    const line = pullBody({ ...task, title }, input('', undefined)).split('\n')[0]!;
     expect(line).not.toMatch(/@alice|#2|https:\/\/|<img|<!--/);
     expect(line.replace(/\u2060/g, '').replace(/\\/g, '')).toContain('alice see octo/repo');
   });
 
   it('adds this attempt to the usage already recorded, and replaces the task marker', () => {
-    const first = pullBody(task, 'Summary.', { costUsd: 1.5, inputTokens: 100, outputTokens: 10 });
+    const first = pullBody(
+      task,
+      input('Summary.', { costUsd: 1.5, inputTokens: 100, outputTokens: 10 }),
+    );
     const second = updateBodyMarkers(`${first}\nEdited by a person.`, {
       issue: 7,
       taskId: 'task_001',
@@ -42,7 +62,7 @@ describe('PR body markers', () => {
 
   it('keeps the recorded usage when the attempt reports none, and adds none when nothing was recorded', () => {
     const body = updateBodyMarkers(
-      pullBody(task, '', { costUsd: 1, inputTokens: 1, outputTokens: 1 }),
+      pullBody(task, input('', { costUsd: 1, inputTokens: 1, outputTokens: 1 })),
       {
         ...task,
         attempt: 3,
@@ -59,10 +79,25 @@ describe('PR body markers', () => {
         title: '<!-- agent-coordinator:usage cost_usd=0 -->',
         prompt: '<!-- agent-coordinator:task issue=1 -->',
       },
-      '<!-- agent-coordinator:usage cost_usd=0 -->',
-      undefined,
+      input('<!-- agent-coordinator:usage cost_usd=0 -->', undefined),
     );
-    expect(body.match(/<!-- agent-coordinator/g)).toHaveLength(1);
+    expect(body.match(/<!-- agent-coordinator:(task|usage|plan)/g)).toHaveLength(1);
     expect(parseUsageMarker(body)).toBeUndefined();
+  });
+
+  it("shows the agent's summary inert, line by line, inside its section", () => {
+    const summary =
+      'Fixed it.\n- thanks @alice, see https://evil.example\n<img src=x> <!-- agent-coordinator:end summary -->';
+    const body = pullBody(task, input(summary, undefined));
+    const shown = readSection(body, 'summary')!;
+    expect(shown.split('\n')).toEqual([
+      '**What the agent did** (attempt 1):',
+      '',
+      '> Fixed it.  ',
+      expect.stringMatching(/^> \\- thanks @\u2060alice/),
+      expect.stringMatching(/^> &lt;img src=x&gt; &lt;!--/),
+    ]);
+    expect(shown).not.toMatch(/@alice|https:\/\/|<img|<!--/);
+    expect(body.match(/agent-coordinator:end summary/g)).toHaveLength(1);
   });
 });

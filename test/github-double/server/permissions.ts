@@ -150,11 +150,12 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': needs('pull_requests:read', 'contents:read'),
   'PATCH /repos/{owner}/{repo}/pulls/{pull_number}': needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits': needs('pull_requests:read'),
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:read'),
+  'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/merge': needs('pull_requests:read'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:read'),
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:write'),
   'PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch': needs('pull_requests:write'),
-  'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:read'),
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies':
     needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers': needs('pull_requests:read'),

@@ -73,6 +73,12 @@ switch (env.FAKE_AGENT) {
     setInterval(() => {}, 1000);
     break;
   }
+  case 'write_then_hang':
+    // Work done, then never finishing: the worker must stop it at its deadline and keep this.
+    writeFileSync('feature.txt', 'partial work of attempt ' + attempt + '\n');
+    console.log('FAKE_AGENT_READY');
+    setInterval(() => {}, 1000);
+    break;
   case 'resolve': {
     const files = stdin.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
     for (const f of files) writeFileSync(f, 'line 1\nresolved line\nline 3\n');

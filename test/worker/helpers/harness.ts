@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AssignmentResponse } from '../../../src/protocol/assignment.js';
 import type { Coordinator } from '../../../src/worker/coordinator.js';
 import { runWorker, type WorkerResult } from '../../../src/worker/run-worker.js';
+import type { WorkerClock } from '../../../src/worker/clock.js';
 import { writeFakeAgent } from './fake-agent.js';
 import { createGitFixture, isolatedEnv, type GitFixture } from './git-fixture.js';
 
@@ -26,7 +27,15 @@ export interface AgentRecord {
  */
 export type RunOverrides = Partial<Record<AssignmentField, string | null>> & NodeJS.ProcessEnv;
 
-type AssignmentField = keyof AssignmentResponse;
+type AssignmentField = Exclude<keyof AssignmentResponse, StructuredField>;
+type StructuredField = 'review' | 'checks';
+
+/** What a run gets beside strings: the structured feedback, and a clock to fire deadlines. */
+export interface RunExtras extends Partial<Pick<AssignmentResponse, StructuredField>> {
+  clock?: WorkerClock;
+  /** Sees the job log as it is written (a test fires a deadline on what the agent prints). */
+  onOutput?: (text: string) => void;
+}
 
 const FIELDS: AssignmentField[] = [
   'token',
@@ -43,6 +52,7 @@ const FIELDS: AssignmentField[] = [
   'max_turns',
   'timeout_minutes',
   'max_tasks',
+  'deadline_at',
 ];
 
 export const TEST_TOKEN = 'ghs_app_token_for_tests';
@@ -70,7 +80,11 @@ export interface Harness {
   fx: GitFixture;
   /** The assignment and the job environment a run with these overrides gets. */
   setup(overrides?: RunOverrides): { env: NodeJS.ProcessEnv; assignment: AssignmentResponse };
-  run(overrides?: RunOverrides, cwd?: string): Promise<WorkerResult & { log: string }>;
+  run(
+    overrides?: RunOverrides,
+    cwd?: string,
+    extras?: RunExtras,
+  ): Promise<WorkerResult & { log: string }>;
   record(): AgentRecord | undefined;
   recordPath: string;
   /** How many times the worker asked the coordinator, over all runs. */
@@ -89,7 +103,7 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
   let requests = 0;
 
   const setup = (overrides: RunOverrides = {}) => {
-    const fields: Record<string, string | null> = { ...assignmentFixture(TEST_TOKEN, taskId) };
+    const fields: Record<string, unknown> = { ...assignmentFixture(TEST_TOKEN, taskId) };
     const env: NodeJS.ProcessEnv = {
       ...isolatedEnv,
       GITHUB_REPOSITORY: 'acme/widgets',
@@ -104,10 +118,10 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
       if ((FIELDS as string[]).includes(key)) fields[key] = value ?? null;
       else env[key] = value ?? undefined;
     }
-    env.INPUT_TASK_ID ??= fields.task_id!;
-    env.INPUT_ISSUE ??= fields.issue!;
-    env.INPUT_ATTEMPT ??= fields.attempt!;
-    env.INPUT_MODE ??= fields.mode!;
+    env.INPUT_TASK_ID ??= fields.task_id as string;
+    env.INPUT_ISSUE ??= fields.issue as string;
+    env.INPUT_ATTEMPT ??= fields.attempt as string;
+    env.INPUT_MODE ??= fields.mode as string;
     env.INPUT_COORDINATOR_URL ??= 'https://coordinator.example.com';
     return { env, assignment: fields as unknown as AssignmentResponse };
   };
@@ -117,21 +131,26 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
     setup,
     recordPath,
     assignmentRequests: () => requests,
-    async run(overrides = {}, cwd = fx.workspace) {
+    async run(overrides = {}, cwd = fx.workspace, extras = {}) {
+      const { clock, onOutput, ...structured } = extras;
       let log = '';
-      const io = { out: (t: string) => void (log += t), err: (t: string) => void (log += t) };
+      const write = (t: string) => {
+        log += t;
+        onOutput?.(t);
+      };
+      const io = { out: write, err: write };
       const { env } = setup(overrides);
       let asked = 0;
       const coordinator: Coordinator = {
         async requestAssignment() {
           requests++;
-          const { assignment } = setup(overrides);
+          const assignment = { ...setup(overrides).assignment, ...structured };
           // Asked again within a run (the token was about to expire): a new token, like GitHub's.
           const n = asked++;
           return n === 0 ? assignment : { ...assignment, token: `${assignment.token}_${n}` };
         },
       };
-      const result = await runWorker({ env, cwd, io, coordinator, graceMs: 500 });
+      const result = await runWorker({ env, cwd, io, coordinator, graceMs: 500, clock });
       return { ...result, log };
     },
     record() {
