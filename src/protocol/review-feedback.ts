@@ -83,7 +83,6 @@ export const checkFeedbackSchema = z.object({
 
 export const checksFeedbackSchema = z.array(checkFeedbackSchema).max(L.checks);
 
-type ReviewComment = z.infer<typeof reviewCommentSchema>;
 export type ReviewThread = z.infer<typeof reviewThreadSchema>;
 export type ReviewFeedback = z.infer<typeof reviewFeedbackSchema>;
 export type CheckAnnotation = z.infer<typeof checkAnnotationSchema>;
@@ -94,7 +93,6 @@ export const structuredFeedbackSchema = z.object({
   review: reviewFeedbackSchema.nullable().optional(),
   checks: checksFeedbackSchema.nullable().optional(),
 });
-type StructuredFeedback = z.infer<typeof structuredFeedbackSchema>;
 
 const CUT = '… (cut)';
 
