@@ -3,6 +3,7 @@ import { planAttempts, repositories, runs, taskEdges, tasks } from '../../db/sch
 import type { RepoConfig } from '../config/schema.js';
 import type { Plan } from '../core/plan/index.js';
 import type { RunState, TaskState } from '../core/states.js';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from './database.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -309,13 +310,7 @@ export class RunStore {
     values: Partial<Omit<TaskRow, 'id' | 'runId'>> & { state?: TaskState },
     db: Db = this.db,
   ): Promise<TaskRow | undefined> {
-    const [row] = await db
-      .update(tasks)
-      .set({ ...values, updatedAt: new Date() })
-      .where(and(eq(tasks.id, taskId), inArray(tasks.state, [...from])))
-      .returning();
-    if (row) await this.bumpStatus(row.runId, db);
-    return row;
+    return this.updateTaskBumpingRun(taskId, from, { ...values, updatedAt: new Date() }, db);
   }
 
   /**
@@ -329,17 +324,39 @@ export class RunStore {
     prNumber: number,
     headSha: string,
   ): Promise<TaskRow | undefined> {
-    const [row] = await this.db
-      .update(tasks)
-      .set({
-        state: sql`case when ${tasks.approvedSha} = ${headSha} then 'approved'::task_state
-                        else 'in_review'::task_state end`,
-        prNumber,
-        updatedAt: new Date(),
-      })
-      .where(and(eq(tasks.id, taskId), inArray(tasks.state, [...from])))
-      .returning();
-    if (row) await this.bumpStatus(row.runId);
+    return this.updateTaskBumpingRun(taskId, from, {
+      state: sql`case when ${tasks.approvedSha} = ${headSha} then 'approved'::task_state
+                      else 'in_review'::task_state end`,
+      prNumber,
+      updatedAt: new Date(),
+    });
+  }
+
+  /**
+   * Update the task if it is in one of the `from` states and, if it was, ask for its run's
+   * status comment to be rewritten: one statement (the run's update is a CTE of the task's).
+   */
+  private async updateTaskBumpingRun(
+    taskId: number,
+    from: readonly TaskState[],
+    set: PgUpdateSetSource<typeof tasks>,
+    db: Db = this.db,
+  ): Promise<TaskRow | undefined> {
+    const moved = db.$with('moved').as(
+      db
+        .update(tasks)
+        .set(set)
+        .where(and(eq(tasks.id, taskId), inArray(tasks.state, [...from])))
+        .returning(),
+    );
+    const bumped = db.$with('bumped').as(
+      db
+        .update(runs)
+        .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
+        .where(inArray(runs.id, db.select({ runId: moved.runId }).from(moved)))
+        .returning({ id: runs.id }),
+    );
+    const [row] = await db.with(moved, bumped).select().from(moved);
     return row;
   }
 
