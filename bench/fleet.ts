@@ -326,7 +326,12 @@ export async function runFleet(
       `fleet CPU: coordinator ${(used.childMs / 1000).toFixed(0)} s, Postgres (this database's backends) ${(postgresMs / 1000).toFixed(0)} s (every postgres process on the machine: ${(used.postgresMs / 1000).toFixed(0)} s), double + workers ${(used.selfMs / 1000).toFixed(0)} s over ${elapsedS.toFixed(0)} s on 2 CPUs; per merged task: coordinator ${perTask(used.childMs).toFixed(1)} ms, Postgres ${perTask(postgresMs).toFixed(1)} ms, double ${perTask(used.selfMs).toFixed(1)} ms`,
     );
     report.note(
-      `statements per delivery handled: ${stats.statements.total} deliveries, p50 ≤ ${bucketPercentile(stats.statements, 50)}, p90 ≤ ${bucketPercentile(stats.statements, 90)}, p99 ≤ ${bucketPercentile(stats.statements, 99)}`,
+      `statements per delivery handled: ${stats.statements.total} deliveries, p50 ≤ ${bucketPercentile(stats.statements, 50)}, p90 ≤ ${bucketPercentile(stats.statements, 90)}, p99 ≤ ${bucketPercentile(stats.statements, 99)}; mean by event: ${Object.entries(
+        stats.statements.meanByEvent,
+      )
+        .sort((a, b) => b[1] - a[1])
+        .map(([event, mean]) => `${event} ${mean.toFixed(1)}`)
+        .join(', ')}`,
     );
     report.note(`fleet handling time by event (mean × count): ${describeHandling(stats.handling)}`);
     const top = [...t.byRoute].sort((a, b) => b[1] - a[1]).slice(0, 12);

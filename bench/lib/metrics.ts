@@ -33,21 +33,33 @@ export function describeHandling(handling: HandlingByEvent): string {
 export interface Buckets {
   bounds: Array<[number, number]>;
   total: number;
+  /** Mean statements per delivery, by event. */
+  meanByEvent: Record<string, number>;
 }
 
 /** The app's statements-per-delivery histogram (src/metrics.ts), every event together. */
 export async function statementBuckets(coordinator: Coordinator): Promise<Buckets> {
   const { values } = await coordinator.metrics.statementsPerDelivery.get();
   const byBound = new Map<number, number>();
+  const sums = new Map<string, number>();
+  const counts = new Map<string, number>();
   let total = 0;
   for (const v of values) {
-    if (v.metricName?.endsWith('_count')) total += v.value;
+    const event = String(v.labels.event);
+    if (v.metricName?.endsWith('_sum')) sums.set(event, v.value);
+    if (v.metricName?.endsWith('_count')) {
+      total += v.value;
+      counts.set(event, v.value);
+    }
     if (!v.metricName?.endsWith('_bucket')) continue;
     const le = (v.labels as Record<string, string | number>).le;
     if (le === '+Inf') continue;
     byBound.set(Number(le), (byBound.get(Number(le)) ?? 0) + v.value);
   }
-  return { bounds: [...byBound].sort((a, b) => a[0] - b[0]), total };
+  const meanByEvent: Record<string, number> = {};
+  for (const [event, count] of counts)
+    if (count > 0) meanByEvent[event] = (sums.get(event) ?? 0) / count;
+  return { bounds: [...byBound].sort((a, b) => a[0] - b[0]), total, meanByEvent };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 
@@ -17,6 +17,7 @@ export async function profileSelf(dir: string | undefined, name: string) {
     async stop(): Promise<string> {
       const { profile } = await session.post('Profiler.stop');
       session.disconnect();
+      mkdirSync(dir, { recursive: true });
       const path = join(dir, `${name}-${Date.now()}.cpuprofile`);
       writeFileSync(path, JSON.stringify(profile));
       return path;
