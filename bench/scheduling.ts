@@ -37,7 +37,12 @@ const label = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n)
  * Stores the workload with the rows RunStore.setPlan writes (runs in state running, tasks with
  * their unmet-dep counts, edges), in bulk: setup is not what this benchmark measures.
  */
-export async function storeWorkload(store: Store, shape: Shape, size: number, repositoryId: number) {
+export async function storeWorkload(
+  store: Store,
+  shape: Shape,
+  size: number,
+  repositoryId: number,
+) {
   await store.repositories.ensureRepository(INSTALLATION_ID, {
     id: repositoryId,
     owner: 'bench',

@@ -43,9 +43,9 @@ export class InstantGitHub {
   });
 
   private readonly answers: Partial<{
-    [K in keyof GitHubPort]: (...args: Parameters<GitHubPort[K]>) => Awaited<
-      ReturnType<GitHubPort[K]>
-    >;
+    [K in keyof GitHubPort]: (
+      ...args: Parameters<GitHubPort[K]>
+    ) => Awaited<ReturnType<GitHubPort[K]>>;
   }> = {
     branchHead: () => SHA,
     defaultBranch: () => 'main',
