@@ -20,7 +20,12 @@ export const TARGETS: Target[] = [
   { name: 'cpu_ms_per_task', target: '≤ 30 ms (coordinator + Postgres)', met: (v) => v <= 30 },
   { name: 'double_cpu_ms_per_task', target: '≤ 10 ms', met: (v) => v <= 10 },
   { name: 'fleet_full_merged', target: '30,000 (full run)', met: (v) => v >= 30_000 },
-  { name: 'fleet_full_s', target: '≤ 900 s (full run)', met: (v) => v <= 900 },
+  {
+    name: 'fleet_full_s',
+    target: '≤ 900 s, every task merged (full run)',
+    // A run cut off by its deadline stops at about 900 s without having merged everything.
+    met: (v, all) => v <= 900 && (all.fleet_full_merged ?? 0) >= 30_000,
+  },
   { name: 'dispatch_p99_ms', target: '≤ 50 ms (quick fleet)', met: (v) => v <= 50 },
   { name: 'ingest_ratio', target: '≥ 0.6', met: (v) => v >= 0.6 },
 ];
