@@ -6,7 +6,7 @@ import { parseEnv } from '../src/env.js';
 import { createLogger } from '../src/logger.js';
 import { TestOctokit } from '../test/helpers/app.js';
 import { tell, type ChildMessage } from './lib/child.js';
-import { handlingByEvent } from './lib/metrics.js';
+import { handlingByEvent, statementBuckets } from './lib/metrics.js';
 
 const env = parseEnv({
   APP_ID: process.env.BENCH_APP_ID,
@@ -48,7 +48,8 @@ process.on('message', (message: ChildMessage) => {
     void Promise.all([
       coordinator.store.deliveries.countByStatus(),
       handlingByEvent(coordinator),
-    ]).then(([byStatus, handling]) =>
+      statementBuckets(coordinator),
+    ]).then(([byStatus, handling, statements]) =>
       tell({
         type: 'stats',
         rssPeakMb: rssPeak / 2 ** 20,
@@ -56,6 +57,7 @@ process.on('message', (message: ChildMessage) => {
         heapMb: process.memoryUsage().heapUsed / 2 ** 20,
         byStatus,
         handling,
+        statements,
       }),
     );
   } else if (message.type === 'stop') {

@@ -7,11 +7,17 @@ import type { DeliveryView, RequestLogEntry } from '../test/github-double/index.
 import { isWrite } from '../test/github-double/double-base.js';
 import { CONTENT_WRITES } from '../test/github-double/server/content-writes.js';
 import { ask, forkTs, nextMessage, stopChild } from './lib/child.js';
-import { CpuMeter } from './lib/cpu.js';
+import { CpuMeter, DatabaseCpuMeter } from './lib/cpu.js';
 import { layeredIssue, tasksBlock } from './lib/graphs.js';
-import { describeHandling, type HandlingByEvent } from './lib/metrics.js';
+import {
+  bucketPercentile,
+  describeHandling,
+  type Buckets,
+  type HandlingByEvent,
+} from './lib/metrics.js';
 import { BENCH_APP_ID, BENCH_WEBHOOK_SECRET, benchPrivateKey } from './lib/keys.js';
 import { createBenchDatabase } from './lib/postgres.js';
+import { profileDirOf, profileSelf } from './lib/self-profile.js';
 import type { Report } from './lib/report.js';
 import { nowMs, percentile } from './lib/stats.js';
 
@@ -65,7 +71,7 @@ export const FULL_FLEET: FleetSize = {
   tasksPerIssue: 30,
   layerWidth: 6,
   repositories: 50,
-  deadlineS: 420,
+  deadlineS: 900,
 };
 
 /** The double keeps every request and delivery (with payloads) forever; a long run trims them. */
@@ -262,6 +268,9 @@ export async function runFleet(
     );
 
     const cpu = new CpuMeter(child.pid);
+    const databaseCpu = new DatabaseCpuMeter(() => database.backends());
+    // With --profile, the double's own profile beside the coordinator's.
+    const selfProfile = await profileSelf(profileDirOf(options.nodeArgs), 'fleet-double');
     const start = nowMs();
     // Maintainers label their issues; each repository's webhooks arrive in order, like GitHub's.
     await Promise.all(
@@ -296,6 +305,9 @@ export async function runFleet(
       await ask(child, { type: 'idle' }, 'idle', 120_000);
     }
     const used = cpu.elapsed();
+    const postgresMs = await databaseCpu.stop();
+    const doubleProfile = await selfProfile.stop();
+    if (doubleProfile) report.note(`the double's CPU profile: ${doubleProfile}`);
     const stats = await ask<{
       type: string;
       rssPeakMb: number;
@@ -303,13 +315,23 @@ export async function runFleet(
       heapMb: number;
       byStatus: Record<string, number>;
       handling: HandlingByEvent;
+      statements: Buckets;
     }>(child, { type: 'stats' }, 'stats');
     const twice = [...t.dispatches.values()].filter((n) => n > 1).length;
     report.note(
       `fleet ${outcome}: ${merged}/${total} tasks merged in ${elapsedS.toFixed(1)} s (labels delivered in ${(labelledMs / 1000).toFixed(1)} s); ${t.issuesClosed}/${size.issues} issues closed; peak ${t.peakInflight} in flight; ${t.failedCalls} API calls answered ≥ 400; deliveries ${JSON.stringify(stats.byStatus)}`,
     );
+    const perTask = (ms: number) => ms / Math.max(1, merged);
     report.note(
-      `fleet CPU: coordinator ${(used.childMs / 1000).toFixed(0)} s, Postgres ${(used.postgresMs / 1000).toFixed(0)} s, double + workers ${(used.selfMs / 1000).toFixed(0)} s over ${elapsedS.toFixed(0)} s on 2 CPUs; per merged task: coordinator ${(used.childMs / Math.max(1, merged)).toFixed(1)} ms, Postgres ${(used.postgresMs / Math.max(1, merged)).toFixed(1)} ms`,
+      `fleet CPU: coordinator ${(used.childMs / 1000).toFixed(0)} s, Postgres (this database's backends) ${(postgresMs / 1000).toFixed(0)} s (every postgres process on the machine: ${(used.postgresMs / 1000).toFixed(0)} s), double + workers ${(used.selfMs / 1000).toFixed(0)} s over ${elapsedS.toFixed(0)} s on 2 CPUs; per merged task: coordinator ${perTask(used.childMs).toFixed(1)} ms, Postgres ${perTask(postgresMs).toFixed(1)} ms, double ${perTask(used.selfMs).toFixed(1)} ms`,
+    );
+    report.note(
+      `statements per delivery handled: ${stats.statements.total} deliveries, p50 ≤ ${bucketPercentile(stats.statements, 50)}, p90 ≤ ${bucketPercentile(stats.statements, 90)}, p99 ≤ ${bucketPercentile(stats.statements, 99)}; mean by event: ${Object.entries(
+        stats.statements.meanByEvent,
+      )
+        .sort((a, b) => b[1] - a[1])
+        .map(([event, mean]) => `${event} ${mean.toFixed(1)}`)
+        .join(', ')}`,
     );
     report.note(`fleet handling time by event (mean × count): ${describeHandling(stats.handling)}`);
     const top = [...t.byRoute].sort((a, b) => b[1] - a[1]).slice(0, 12);
@@ -317,13 +339,29 @@ export async function runFleet(
       `API calls per merged task by route: ${top.map(([r, n]) => `${r} ${(n / Math.max(1, merged)).toFixed(2)}`).join('; ')}`,
     );
     report.figure(name('fleet_tasks'), merged, 'tasks');
+    if (!options.quick) {
+      report.figure(name('fleet_full_merged'), merged, 'tasks');
+      report.figure(name('fleet_full_s'), elapsedS, 's');
+    }
+    report.figure(name('cpu_ms_per_task'), perTask(used.childMs + postgresMs), 'ms');
+    report.figure(name('double_cpu_ms_per_task'), perTask(used.selfMs), 'ms');
+    report.figure(
+      name('statements_per_delivery_p50'),
+      bucketPercentile(stats.statements, 50),
+      'statements',
+    );
+    report.figure(
+      name('statements_per_delivery_p99'),
+      bucketPercentile(stats.statements, 99),
+      'statements',
+    );
     report.figure(name('fleet_tasks_per_s'), merged / elapsedS, 'tasks/s');
     report.figure(name('api_calls_per_task'), t.apiCalls / Math.max(1, merged), 'calls');
     report.figure(name('content_writes_per_task'), t.contentWrites / Math.max(1, merged), 'writes');
     report.figure(name('writes_per_task'), t.writes / Math.max(1, merged), 'writes');
-    report.figure('dispatch_p99_ms', percentile(t.dispatchLatency, 99), 'ms');
-    report.figure('dispatch_p50_ms', percentile(t.dispatchLatency, 50), 'ms');
-    report.figure('dispatch_uncapped_p99_ms', percentile(t.dispatchLatencyFree, 99), 'ms');
+    report.figure(name('dispatch_p99_ms'), percentile(t.dispatchLatency, 99), 'ms');
+    report.figure(name('dispatch_p50_ms'), percentile(t.dispatchLatency, 50), 'ms');
+    report.figure(name('dispatch_uncapped_p99_ms'), percentile(t.dispatchLatencyFree, 99), 'ms');
     report.figure(name('rss_mb'), stats.rssPeakMb, 'MB');
     report.figure(name('dispatched_twice'), twice, 'tasks');
   } finally {

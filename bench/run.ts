@@ -9,6 +9,7 @@ import { runPlanning } from './planning.js';
 import { runScheduling } from './scheduling.js';
 import { postgresVersion } from './lib/postgres.js';
 import { Report } from './lib/report.js';
+import { describeTargets } from './lib/targets.js';
 import { nowMs } from './lib/stats.js';
 
 const BENCHES = ['ingest', 'scheduling', 'fleet', 'planning'] as const;
@@ -82,6 +83,9 @@ async function main(): Promise<void> {
   const results: Record<string, number> = { ...previous };
   for (const f of report.figures) results[f.name] = f.value;
   writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+  report.note('targets (bench/README.md):');
+  for (const line of describeTargets(results, new Set(report.figures.map((f) => f.name))))
+    report.note(`  ${line}`);
   report.note(`total ${((nowMs() - started) / 1000).toFixed(1)} s; wrote bench/results.json`);
 }
 

@@ -120,6 +120,17 @@ export const tasks = pgTable(
     runId: bigint('run_id', { mode: 'number' })
       .notNull()
       .references(() => runs.id, { onDelete: 'cascade' }),
+    /**
+     * The run's repository and creation time, copied from the run by the insert trigger of
+     * migration 0007 (so inserts leave them out: null until the trigger fills them): the ready
+     * set and the in-flight counts of a repository are walks of the indexes below, no join.
+     */
+    repositoryId: bigint('repository_id', { mode: 'number' })
+      .notNull()
+      .$defaultFn(() => sql`null`),
+    runCreatedAt: timestamp('run_created_at', { withTimezone: true })
+      .notNull()
+      .$defaultFn(() => sql`null`),
     taskKey: text('task_key').notNull(),
     /** Position in the plan: ties in priority go to the oldest run, then plan order. */
     planIndex: integer('plan_index').notNull(),
@@ -150,14 +161,16 @@ export const tasks = pgTable(
   },
   (t) => [
     uniqueIndex('tasks_run_key_idx').on(t.runId, t.taskKey),
+    // In the claim's order (src/store/attempts.ts readyTasks): a claim reads as many entries
+    // as it takes, not the repository's whole ready set.
     index('tasks_ready_idx')
-      .on(t.priority.desc(), t.runId, t.planIndex)
+      .on(t.repositoryId, t.priority.desc(), t.runCreatedAt, t.runId, t.planIndex)
       .where(sql`${t.state} = 'pending' and ${t.unmetDeps} = 0`),
     index('tasks_state_idx').on(t.runId, t.state),
     // Counted under the global dispatch lock on every scheduling pass: the few in flight, not
     // every task.
     index('tasks_inflight_idx')
-      .on(t.runId)
+      .on(t.repositoryId)
       .where(sql`${t.state} in ('dispatched', 'running')`),
   ],
 );

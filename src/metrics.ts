@@ -133,6 +133,17 @@ export function createMetrics(options: MetricsOptions = {}) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
+    // Counted by src/store/statement-count.ts around the handler: the inbox's own claim and
+    // completion statements are shared by a batch of deliveries and not included.
+    statementsPerDelivery: new Histogram({
+      name: 'agent_coordinator_statements_per_delivery',
+      help: 'SQL statements sent while handling one webhook delivery (transaction control included; the inbox claim and completion not), by event.',
+      labelNames: ['event'] as const,
+      buckets: [
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 500,
+      ],
+      registers,
+    }),
     decisionSeconds: new Histogram({
       name: 'agent_coordinator_decision_seconds',
       help: 'Time of one decision pass and the actions it takes: schedule (dispatch what is ready in a repository) or merge (advance the merges of a run, waiting for its lock included).',

@@ -74,3 +74,60 @@ export class CpuMeter {
     };
   }
 }
+
+/**
+ * CPU of the Postgres backends serving one database, which the machine's other users of the
+ * same server do not touch (every `postgres` process counts theirs too). Samples the database's
+ * backends (pg_stat_activity) every `everyMs` and sums what each used while it was seen: a
+ * backend present at the start counts from there, one that appeared later from its start, and
+ * one that exited counts to its last sample (at most `everyMs` of it is lost). Server-wide work
+ * (WAL writer, checkpointer, autovacuum) is not included.
+ */
+export class DatabaseCpuMeter {
+  private readonly used = new Map<number, { first: number; last: number }>();
+  private readonly timer: NodeJS.Timeout;
+  private sampling: Promise<void> = Promise.resolve();
+  private started = false;
+  private exited = 0;
+
+  constructor(
+    private readonly backends: () => Promise<number[]>,
+    everyMs = 500,
+  ) {
+    this.sampling = this.sample();
+    this.timer = setInterval(() => {
+      this.sampling = this.sampling.then(() => this.sample());
+    }, everyMs).unref();
+  }
+
+  private async sample(): Promise<void> {
+    let pids: number[];
+    try {
+      pids = await this.backends();
+    } catch {
+      return;
+    }
+    for (const pid of pids) {
+      const ms = processCpuMs(pid);
+      if (!Number.isFinite(ms)) continue;
+      const seen = this.used.get(pid);
+      if (seen && ms >= seen.last) seen.last = ms;
+      else {
+        // A new backend, or one that took the pid of an exited one.
+        if (seen) this.exited += seen.last - seen.first;
+        this.used.set(pid, { first: this.started ? 0 : ms, last: ms });
+      }
+    }
+    this.started = true;
+  }
+
+  /** CPU ms of the database's backends since construction; stops sampling. */
+  async stop(): Promise<number> {
+    clearInterval(this.timer);
+    await this.sampling;
+    await this.sample();
+    let total = this.exited;
+    for (const { first, last } of this.used.values()) total += last - first;
+    return total;
+  }
+}

@@ -6,6 +6,8 @@ import { databaseUrl, TEST_SERVER_URL } from '../../test/helpers/postgres.js';
 export interface BenchDatabase {
   name: string;
   url: string;
+  /** Pids of the server processes connected to this database now. */
+  backends(): Promise<number[]>;
   drop(): Promise<void>;
 }
 
@@ -29,11 +31,27 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
   const url = databaseUrl(name);
   const handle = await openDatabase({ databaseUrl: url, poolSize: 1 });
   await handle.close();
+  // One connection to the server's own database for the whole run: it is not a backend of ours.
+  let watcher: Promise<pg.Client> | undefined;
+  const watch = () =>
+    (watcher ??= (async () => {
+      const client = new pg.Client({ connectionString: TEST_SERVER_URL });
+      await client.connect();
+      return client;
+    })());
   return {
     name,
     url,
-    drop: () =>
-      admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+    async backends() {
+      const { rows } = await (
+        await watch()
+      ).query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [name]);
+      return rows.map((r) => r.pid);
+    },
+    drop: async () => {
+      if (watcher) await (await watcher).end();
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { LOCK_KEYS } from './lock-keys.js';
 import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
-import type { AppDatabase } from './database.js';
+import { rowsOf, type AppDatabase } from './database.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
 
@@ -36,6 +36,7 @@ export class AttemptStore {
     limits: ClaimLimits,
     choose: (candidates: Array<TaskRow & { runCreatedAt: Date }>, headroom: number) => TaskRow[],
   ): Promise<DispatchIntent[]> {
+    if (!(await this.mayClaim(repositoryId, limits))) return [];
     return this.db.transaction(async (tx) => {
       await tx.execute(
         sql`select pg_advisory_xact_lock(${LOCK_KEYS.repositoryDispatch(repositoryId).toString()}::bigint)`,
@@ -44,13 +45,12 @@ export class AttemptStore {
         tx
           .select({ n: sql<number>`count(*)::int` })
           .from(tasks)
-          .innerJoin(runs, eq(runs.id, tasks.runId))
           .where(
             and(
               inArray(tasks.state, [...INFLIGHT]),
               // The planner runs before there is a plan, outside the limits (docs/lifecycle.md).
               graphTask,
-              repository === undefined ? undefined : eq(runs.repositoryId, repository),
+              repository === undefined ? undefined : eq(tasks.repositoryId, repository),
             ),
           )
           .then(([row]) => row?.n ?? 0);
@@ -162,26 +162,61 @@ export class AttemptStore {
   }
 
   /**
+   * Whether a claim could dispatch anything, in one statement without the locks: most passes
+   * find the repository full or nothing ready, and then need no transaction. Read without the
+   * lock, the answer can only be late: a slot freed or a task made ready after it is followed
+   * by its writer's own scheduling pass, which claims under the lock.
+   */
+  private async mayClaim(repositoryId: number, limits: ClaimLimits): Promise<boolean> {
+    // The planner runs outside the limits (docs/lifecycle.md).
+    const inflight = sql`${tasks.state} in ('dispatched', 'running') and ${graphTask}`;
+    const [row] = rowsOf<{ repository: number; global: number; ready: boolean }>(
+      await this.db.execute(sql`
+        select (select count(*)::int from ${tasks}
+                 where ${inflight} and ${tasks.repositoryId} = ${repositoryId}) as repository,
+               (select count(*)::int from ${tasks} where ${inflight}) as global,
+               exists (${this.readyQuery(repositoryId, limits.now, 1)}) as ready`),
+    );
+    if (!row) return true;
+    return (
+      row.ready &&
+      Number(row.repository) < limits.repoLimit &&
+      Number(row.global) < limits.globalLimit
+    );
+  }
+
+  /**
    * The repository's tasks that could be dispatched at `now` (deps merged, run running, no
    * backoff), in dispatch order: priority, then oldest run, then plan order.
    */
   async readyTasks(repositoryId: number, now: Date, limit: number, db: Db = this.db) {
+    return this.readyQuery(repositoryId, now, limit, db);
+  }
+
+  private readyQuery(repositoryId: number, now: Date, limit: number, db: Db = this.db) {
+    // In the order of tasks_ready_idx (the run's age is copied onto its tasks), so Postgres
+    // walks the index and stops at `limit` instead of sorting the repository's ready set.
     return db
-      .select({ task: tasks, runCreatedAt: runs.createdAt })
+      .select({ task: tasks, runCreatedAt: tasks.runCreatedAt })
       .from(tasks)
       .innerJoin(runs, eq(runs.id, tasks.runId))
       .where(
         and(
-          eq(runs.repositoryId, repositoryId),
-          eq(runs.state, 'running'),
-          isNull(runs.finishedAt),
+          eq(tasks.repositoryId, repositoryId),
           eq(tasks.state, 'pending'),
           eq(tasks.unmetDeps, 0),
           graphTask,
+          eq(runs.state, 'running'),
+          isNull(runs.finishedAt),
           sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${now})`,
         ),
       )
-      .orderBy(desc(tasks.priority), asc(runs.createdAt), asc(runs.id), asc(tasks.planIndex))
+      .orderBy(
+        sql`${tasks.priority} desc nulls last`,
+        asc(tasks.runCreatedAt),
+        asc(tasks.runId),
+        asc(tasks.planIndex),
+      )
       .limit(limit);
   }
 
@@ -189,11 +224,10 @@ export class AttemptStore {
   async inflightCounts(repositoryId: number): Promise<{ repository: number; global: number }> {
     const [row] = await this.db
       .select({
-        repository: sql<number>`count(*) filter (where ${runs.repositoryId} = ${repositoryId})::int`,
+        repository: sql<number>`count(*) filter (where ${tasks.repositoryId} = ${repositoryId})::int`,
         global: sql<number>`count(*)::int`,
       })
       .from(tasks)
-      .innerJoin(runs, eq(runs.id, tasks.runId))
       .where(and(inArray(tasks.state, [...INFLIGHT]), graphTask));
     return { repository: row?.repository ?? 0, global: row?.global ?? 0 };
   }

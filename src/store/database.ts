@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import * as schema from '../../db/schema.js';
 import { packageRoot } from '../package-root.js';
+import { noteStatement } from './statement-count.js';
 
 export type Schema = typeof schema;
 export type AppDatabase = PgDatabase<PgQueryResultHKT, Schema>;
@@ -83,6 +84,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       ...config,
     });
     created.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
+    countQueries(created);
     created.on('error', (error) => options.onPoolError?.(error));
     return created;
   };
@@ -179,6 +181,83 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   };
 }
 
+/**
+ * Every statement sent through the pool counts (src/store/statement-count.ts), where it is
+ * sent: a `pool.query` when called (the pool runs it later on a free connection, in whatever
+ * asynchronous context frees one), and each query of a connection checked out with
+ * `pool.connect()` (transactions, locks). `pool.query` checks out with a callback, which is
+ * how its own connection is told from those.
+ */
+function countQueries(pool: pg.Pool): void {
+  const patched = new WeakSet<pg.PoolClient>();
+  const held = new WeakSet<pg.PoolClient>();
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as { query: unknown }).query = (...args: unknown[]) => {
+    noteStatement();
+    return query(...args);
+  };
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as { connect: unknown }).connect = (...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    return (connect() as Promise<pg.PoolClient>).then((client) => {
+      held.add(client);
+      if (!patched.has(client)) {
+        patched.add(client);
+        const clientQuery = client.query.bind(client) as (...a: unknown[]) => unknown;
+        (client as { query: unknown }).query = (...a: unknown[]) => {
+          if (held.has(client)) noteStatement();
+          return clientQuery(...a);
+        };
+      }
+      // Each checkout gets a release of its own from the pool: wrap this one.
+      const release = client.release.bind(client);
+      client.release = (...a: Parameters<typeof release>) => {
+        held.delete(client);
+        return release(...a);
+      };
+      return client;
+    });
+  };
+}
+
+/**
+ * The same for PGlite: its queries, and those of its transactions, whose BEGIN and COMMIT it
+ * sends itself (counted as the two statements they are on Postgres).
+ */
+function countPgliteQueries(client: PGlite): void {
+  const query = client.query.bind(client);
+  const exec = client.exec.bind(client);
+  const transaction = client.transaction.bind(client);
+  client.query = ((...args: Parameters<typeof query>) => {
+    noteStatement();
+    return query(...args);
+  }) as typeof query;
+  client.exec = ((...args: Parameters<typeof exec>) => {
+    noteStatement();
+    return exec(...args);
+  }) as typeof exec;
+  client.transaction = ((callback: Parameters<typeof transaction>[0]) => {
+    noteStatement();
+    return transaction(async (tx) => {
+      const txQuery = tx.query.bind(tx);
+      const txExec = tx.exec.bind(tx);
+      tx.query = ((...args: Parameters<typeof txQuery>) => {
+        noteStatement();
+        return txQuery(...args);
+      }) as typeof txQuery;
+      tx.exec = ((...args: Parameters<typeof txExec>) => {
+        noteStatement();
+        return txExec(...args);
+      }) as typeof txExec;
+      try {
+        return await callback(tx);
+      } finally {
+        noteStatement();
+      }
+    });
+  }) as typeof transaction;
+}
+
 async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   let client: PGlite;
   if (options.inMemory) {
@@ -189,6 +268,7 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
     client = new PGlite(join(dataDir, 'pglite'));
   }
   await client.waitReady;
+  countPgliteQueries(client);
   const db = drizzlePglite(client, { schema }) as unknown as AppDatabase;
   // One PGlite data directory belongs to one process, so there is nobody to race; the same
   // lock is still taken to keep one code path for both engines' SQL.

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne, not, or, sql, type SQL } from 'drizzle-orm';
 import { repositories, runs, taskEdges, tasks } from '../../db/schema.js';
 import type { RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY, type Plan } from '../core/plan/index.js';
@@ -12,6 +12,7 @@ import {
   type RunMove,
   type TaskMove,
 } from '../core/transitions.js';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from './database.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -396,14 +397,12 @@ export class RunStore {
     const guard =
       expected === undefined ? from : (from ?? [expected]).filter((s) => s === expected);
     if (guard?.length === 0) return undefined;
-    const [row] = await db
-      .update(tasks)
-      .set({ ...values, updatedAt: new Date() })
-      .where(and(eq(tasks.id, taskId), guard ? inArray(tasks.state, [...guard]) : undefined))
-      .returning();
-    // The status comment does not show the planner task: its moves leave the comment current.
-    if (row && row.taskKey !== PLAN_TASK_KEY) await this.bumpStatus(row.runId, db);
-    return row;
+    return this.updateTaskBumpingRun(
+      taskId,
+      guard ? inArray(tasks.state, [...guard]) : undefined,
+      { ...values, updatedAt: new Date() },
+      db,
+    );
   }
 
   /**
@@ -420,25 +419,52 @@ export class RunStore {
     const toApproved = taskTransition({ event: 'attempt succeeded', to: 'approved' });
     const toReview = taskTransition({ event: 'attempt succeeded', to: 'in_review' });
     const approvedHead = sql`coalesce(${tasks.approvedSha} = ${headSha}, false)`;
-    const [row] = await this.db
-      .update(tasks)
-      .set({
+    return this.updateTaskBumpingRun(
+      taskId,
+      or(
+        and(approvedHead, inArray(tasks.state, [...toApproved.from])),
+        and(not(approvedHead), inArray(tasks.state, [...toReview.from])),
+      ),
+      {
         state: sql`case when ${approvedHead} then ${toApproved.to}::task_state
                         else ${toReview.to}::task_state end`,
         prNumber,
         updatedAt: new Date(),
-      })
-      .where(
-        and(
-          eq(tasks.id, taskId),
-          or(
-            and(approvedHead, inArray(tasks.state, [...toApproved.from])),
-            and(not(approvedHead), inArray(tasks.state, [...toReview.from])),
+      },
+    );
+  }
+
+  /**
+   * Update the task if `condition` holds and, if it did, ask for its run's status comment to be
+   * rewritten: one statement (the run's update is a CTE of the task's). The status comment does
+   * not show the planner task: its moves leave the comment current.
+   */
+  private async updateTaskBumpingRun(
+    taskId: number,
+    condition: SQL | undefined,
+    set: PgUpdateSetSource<typeof tasks>,
+    db: Db = this.db,
+  ): Promise<TaskRow | undefined> {
+    const moved = db.$with('moved').as(
+      db
+        .update(tasks)
+        .set(set)
+        .where(and(eq(tasks.id, taskId), condition))
+        .returning(),
+    );
+    const bumped = db.$with('bumped').as(
+      db
+        .update(runs)
+        .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
+        .where(
+          inArray(
+            runs.id,
+            db.select({ runId: moved.runId }).from(moved).where(ne(moved.taskKey, PLAN_TASK_KEY)),
           ),
-        ),
-      )
-      .returning();
-    if (row) await this.bumpStatus(row.runId);
+        )
+        .returning({ id: runs.id }),
+    );
+    const [row] = await db.with(moved, bumped).select().from(moved);
     return row;
   }
 

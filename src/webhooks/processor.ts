@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { ClaimedDelivery, DeliveryStore } from '../store/deliveries.js';
 import { crashPoint } from '../crash-points.js';
+import { countStatementsSettled } from '../store/statement-count.js';
 import type { IngestPressure } from './pressure.js';
 
 export type DeliveryHandler = (delivery: ClaimedDelivery) => Promise<void>;
@@ -228,7 +229,11 @@ export class DeliveryProcessor {
     ).unref();
     try {
       crashPoint('processor.claimed');
-      await this.options.handle(delivery);
+      await countStatementsSettled(
+        () => this.options.handle(delivery),
+        (statements) =>
+          metrics.statementsPerDelivery.observe({ event: delivery.event }, statements),
+      );
       crashPoint('processor.handled');
       await deliveries.complete(delivery.id);
       log.debug({ delivery: delivery.id, event: delivery.event }, 'delivery handled');

@@ -22,24 +22,35 @@ export const CONTENT_WRITES_PER_MINUTE = 80;
 
 /**
  * Successful content writes per actor over the last `windowMs`, kept as each actor's timestamps
- * in order: a check drops the ones that left the window instead of scanning the request log.
+ * in order with the index of the oldest still in the window: a check or a record moves that
+ * index past the ones that left, and the array is compacted once most of it is behind the
+ * index, so each timestamp costs O(1) amortised, however long the double runs.
  */
 export class ContentWriteWindow {
-  private readonly times = new Map<string | null, number[]>();
+  private readonly actors = new Map<string | null, { times: number[]; oldest: number }>();
   windowMs = 60_000;
 
   record(actor: string | null, at: number): void {
-    let times = this.times.get(actor);
-    if (!times) this.times.set(actor, (times = []));
-    times.push(at);
+    let window = this.actors.get(actor);
+    if (!window) this.actors.set(actor, (window = { times: [], oldest: 0 }));
+    window.times.push(at);
+    this.expire(window, at);
   }
 
   count(actor: string | null, now: number): number {
-    const times = this.times.get(actor);
-    if (!times) return 0;
-    let expired = 0;
-    while (expired < times.length && times[expired]! <= now - this.windowMs) expired++;
-    if (expired > 0) times.splice(0, expired);
-    return times.length;
+    const window = this.actors.get(actor);
+    if (!window) return 0;
+    this.expire(window, now);
+    return window.times.length - window.oldest;
+  }
+
+  private expire(window: { times: number[]; oldest: number }, now: number): void {
+    const { times } = window;
+    while (window.oldest < times.length && times[window.oldest]! <= now - this.windowMs)
+      window.oldest++;
+    if (window.oldest > 64 && window.oldest * 2 > times.length) {
+      window.times = times.slice(window.oldest);
+      window.oldest = 0;
+    }
   }
 }

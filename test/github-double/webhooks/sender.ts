@@ -6,6 +6,7 @@ import { userJson } from '../render/accounts.js';
 import { repoJson } from '../render/repos.js';
 import { webhookSchema } from '../server/openapi.js';
 import { checkValue } from '../server/schema-check.js';
+import { postDelivery } from './post.js';
 
 const HOOK_ID = 480_000_001;
 const RECEIVER_TIMEOUT_MS = 10_000;
@@ -194,13 +195,7 @@ export class WebhookSender {
       'x-hub-signature-256': await sign(core.options.webhookSecret, body),
     };
     try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
-      });
-      await res.text();
+      await postDelivery(url, headers, body, RECEIVER_TIMEOUT_MS);
     } catch {
       // Lost like the first one could have been: the record says how the first post went.
     }
@@ -227,15 +222,16 @@ export class WebhookSender {
       finish(delivery, 502, 'Invalid HTTP Response: 502');
     } else {
       try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers,
-          body,
-          signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
-        });
-        delivery.responseBody = (await res.text()).slice(0, 4096);
-        delivery.responseHeaders = Object.fromEntries(res.headers.entries());
-        finish(delivery, res.status, res.ok ? 'OK' : `Invalid HTTP Response: ${res.status}`);
+        const res = await postDelivery(url, headers, body, RECEIVER_TIMEOUT_MS);
+        delivery.responseBody = res.text.slice(0, 4096);
+        delivery.responseHeaders = Object.fromEntries(
+          Object.entries(res.headers).map(([name, value]) => [
+            name,
+            Array.isArray(value) ? value.join(', ') : (value ?? ''),
+          ]),
+        );
+        const ok = res.status >= 200 && res.status < 300;
+        finish(delivery, res.status, ok ? 'OK' : `Invalid HTTP Response: ${res.status}`);
       } catch (error) {
         finish(delivery, 0, `We couldn't deliver this payload: ${String(error)}`);
       }

@@ -1,0 +1,56 @@
+// The performance targets of issue 13, checked against bench/results.json after a run.
+
+export interface Target {
+  name: string;
+  /** How the target reads, for the printout. */
+  target: string;
+  /** Undefined: the figure is reported, with no target of its own. */
+  met?: (value: number, all: Readonly<Record<string, number>>) => boolean;
+}
+
+export const TARGETS: Target[] = [
+  { name: 'server_decide_p99_ms_30k', target: '≤ 5 ms', met: (v) => v <= 5 },
+  {
+    name: 'server_decide_p99_ms_1k',
+    target: '30k ≤ 2× this',
+    met: (v, all) => (all.server_decide_p99_ms_30k ?? Number.NaN) <= 2 * v,
+  },
+  { name: 'statements_per_delivery_p50', target: '≤ 6 (fleet)', met: (v) => v <= 6 },
+  { name: 'statements_per_delivery_p99', target: 'reported' },
+  { name: 'cpu_ms_per_task', target: '≤ 30 ms (coordinator + Postgres)', met: (v) => v <= 30 },
+  { name: 'double_cpu_ms_per_task', target: '≤ 10 ms', met: (v) => v <= 10 },
+  { name: 'fleet_full_merged', target: '30,000 (full run)', met: (v) => v >= 30_000 },
+  {
+    name: 'fleet_full_s',
+    target: '≤ 900 s, every task merged (full run)',
+    // A run cut off by its deadline stops at about 900 s without having merged everything.
+    met: (v, all) => v <= 900 && (all.fleet_full_merged ?? 0) >= 30_000,
+  },
+  { name: 'dispatch_p99_ms', target: '≤ 50 ms (quick fleet)', met: (v) => v <= 50 },
+  { name: 'ingest_ratio', target: '≥ 0.6', met: (v) => v >= 0.6 },
+];
+
+/**
+ * One line per target: name, value, target, met or missed. `fresh` holds the names measured in
+ * this run; the others come from an earlier run's results.json, and say so.
+ */
+export function describeTargets(
+  results: Readonly<Record<string, number>>,
+  fresh: ReadonlySet<string>,
+): string[] {
+  const width = Math.max(...TARGETS.map((t) => t.name.length));
+  return TARGETS.map((t) => {
+    const value = results[t.name];
+    const shown = value === undefined || value === null ? 'not measured' : String(value);
+    const verdict =
+      value === undefined || value === null || !Number.isFinite(value)
+        ? '-'
+        : t.met
+          ? t.met(value, results)
+            ? 'met'
+            : 'MISSED'
+          : 'reported';
+    const age = value !== undefined && !fresh.has(t.name) ? ' (earlier run)' : '';
+    return `${t.name.padEnd(width)}  ${shown.padStart(12)}  ${t.target.padEnd(34)}  ${verdict}${age}`;
+  });
+}

@@ -1,0 +1,206 @@
+// The server's own decision path, in process: a workflow_run completion delivered to the real
+// app (Probot, the handlers, the engine, the store on Postgres) against a GitHub that answers
+// every call at once, timed from the delivery to the end of its handling, which includes the
+// auto-approved merge and the next workflow_dispatch.
+import type { EmitterWebhookEvent } from '@octokit/webhooks';
+import { sql } from 'drizzle-orm';
+import { pino } from 'pino';
+import { Probot, ProbotOctokit } from 'probot';
+import { createApp } from '../src/app.js';
+import { TriggerLabelCache } from '../src/config/trigger-labels.js';
+import type { Engine } from '../src/engine/context.js';
+import { createEngineMemory } from '../src/engine/memory.js';
+import { taskBranch } from '../src/protocol/branch.js';
+import { runName } from '../src/protocol/run-name.js';
+import type { GitHubPort, PullState, RepoCoords } from '../src/github/port.js';
+import { createMetrics } from '../src/metrics.js';
+import { rowsOf } from '../src/store/database.js';
+import type { Store } from '../src/store/index.js';
+import { countStatements } from '../src/store/statement-count.js';
+import { BENCH_APP_ID, benchPrivateKey } from './lib/keys.js';
+import { nowMs } from './lib/stats.js';
+
+export const INSTALLATION_ID = 77;
+const SHA = 'a'.repeat(40);
+
+/**
+ * A GitHub that answers at once: every dispatch gets a run id, every task branch has an open,
+ * clean PR with no checks, every merge succeeds. It counts the dispatches it was sent.
+ */
+export class InstantGitHub {
+  dispatches = 0;
+  private nextRunId = 1;
+  private readonly pullNumbers = new Map<string, number>();
+  private readonly pulls = new Map<number, PullState>();
+
+  constructor(private readonly repositoryIdOf: (repo: RepoCoords) => number) {}
+
+  readonly port: GitHubPort = new Proxy({} as GitHubPort, {
+    // Not a thenable: `await portFor()` must resolve to the port itself.
+    get: (_t, name: string | symbol) => {
+      if (name === 'then' || typeof name === 'symbol') return undefined;
+      const answer = (this.answers as Record<string, (...args: never[]) => unknown>)[name];
+      return async (...args: never[]) => answer?.(...args);
+    },
+  });
+
+  private readonly answers: Partial<{
+    [K in keyof GitHubPort]: (
+      ...args: Parameters<GitHubPort[K]>
+    ) => Awaited<ReturnType<GitHubPort[K]>>;
+  }> = {
+    branchHead: () => SHA,
+    defaultBranch: () => 'main',
+    ensureBranch: () => 'created',
+    dispatchWorkflow: () => {
+      this.dispatches++;
+      return { runId: this.nextRunId++, runUrl: 'https://github.invalid/run' };
+    },
+    openPullForBranch: (repo, branch) => this.pullOf(repo, branch),
+    pull: (_repo, number) => this.pulls.get(number) ?? null,
+    checksFor: () => [],
+    createCheckRun: () => ({ id: this.nextRunId++ }),
+    updateCheckRun: () => undefined,
+    hasMergeQueue: () => false,
+    mergePull: (_repo, number) => {
+      const pull = this.pulls.get(number);
+      if (pull) this.pulls.set(number, { ...pull, state: 'closed', merged: true });
+      return { merged: true, sha: SHA };
+    },
+    findAppComment: () => null,
+    createIssueComment: () => ({ id: this.nextRunId++ }),
+    updateIssueComment: () => true,
+    addLabels: () => undefined,
+    closeIssue: () => undefined,
+  };
+
+  private pullOf(repo: RepoCoords, branch: string): PullState {
+    let number = this.pullNumbers.get(branch);
+    if (number === undefined) {
+      number = this.pullNumbers.size + 1;
+      this.pullNumbers.set(branch, number);
+      this.pulls.set(number, {
+        number,
+        nodeId: `PR_${number}`,
+        htmlUrl: `https://github.invalid/pull/${number}`,
+        state: 'open',
+        merged: false,
+        headRef: branch,
+        headSha: SHA,
+        headRepoId: this.repositoryIdOf(repo),
+        baseRef: 'main',
+        body: '',
+        userLogin: 'agent[bot]',
+        draft: false,
+        mergeable: true,
+        mergeableState: 'clean',
+      });
+    }
+    return this.pulls.get(number)!;
+  }
+}
+
+/** The app as the server loads it (createApp on a Probot), with an engine on the instant port. */
+export async function serverApp(store: Store, maxParallel: number) {
+  const repos = new Map<string, number>();
+  const github = new InstantGitHub((repo) => repos.get(`${repo.owner}/${repo.repo}`) ?? 0);
+  const engine: Engine = {
+    store,
+    log: pino({ level: 'silent' }),
+    portFor: async () => github.port,
+    coordinatorUrl: async () => 'https://coordinator.bench.invalid',
+    maxParallel,
+    now: () => new Date(),
+    memory: createEngineMemory(() => new Date()),
+    // The status comment is written after the inbox drains, apart from the decision.
+    requestStatus: () => {},
+  };
+  const probot = new Probot({
+    appId: BENCH_APP_ID,
+    privateKey: benchPrivateKey(),
+    log: pino({ level: 'silent' }),
+    Octokit: ProbotOctokit,
+  });
+  await probot.load(
+    createApp({
+      store,
+      metrics: createMetrics(),
+      engine,
+      appId: BENCH_APP_ID,
+      port: () => github.port,
+      triggerLabels: new TriggerLabelCache(),
+    }),
+  );
+  return { probot, engine, github, repos };
+}
+
+export interface Completion {
+  ms: number;
+  statements: number;
+  dispatched: number;
+}
+
+/**
+ * Completes the oldest dispatched worker run of the repository, `samples` times, each as one
+ * `workflow_run.completed` delivery handled by the app, timed and its statements counted.
+ */
+export async function completeOldest(
+  app: Awaited<ReturnType<typeof serverApp>>,
+  store: Store,
+  repository: { id: number; owner: string; name: string },
+  samples: number,
+): Promise<Completion[]> {
+  app.repos.set(`${repository.owner}/${repository.name}`, repository.id);
+  const out: Completion[] = [];
+  for (let i = 0; i < samples; i++) {
+    const [next] = rowsOf<{
+      workflow_run_id: string;
+      attempt: number;
+      task_key: string;
+      issue_number: number;
+    }>(
+      await store.handle.db.execute(sql`
+        select a.workflow_run_id, a.attempt, t.task_key, r.issue_number
+          from attempts a join tasks t on t.id = a.task_id join runs r on r.id = t.run_id
+         where r.repository_id = ${repository.id} and t.state = 'dispatched'
+           and a.phase = 'dispatched'
+         order by a.id limit 1`),
+    );
+    if (!next) break;
+    const branch = taskBranch(next.issue_number, next.task_key);
+    const payload = {
+      action: 'completed',
+      workflow_run: {
+        id: Number(next.workflow_run_id),
+        name: 'agent-worker',
+        event: 'workflow_dispatch',
+        status: 'completed',
+        conclusion: 'success',
+        html_url: `https://github.invalid/runs/${next.workflow_run_id}`,
+        head_branch: branch,
+        display_title: runName(next.issue_number, next.task_key, next.attempt),
+        created_at: new Date().toISOString(),
+      },
+      repository: {
+        id: repository.id,
+        name: repository.name,
+        full_name: `${repository.owner}/${repository.name}`,
+        owner: { login: repository.owner },
+        default_branch: 'main',
+      },
+      installation: { id: INSTALLATION_ID },
+      sender: { login: 'github-actions[bot]', type: 'Bot' },
+    };
+    const before = app.github.dispatches;
+    const start = nowMs();
+    const { statements } = await countStatements(() =>
+      app.probot.receive({
+        id: `bench-${i}-${next.workflow_run_id}`,
+        name: 'workflow_run',
+        payload,
+      } as unknown as EmitterWebhookEvent),
+    );
+    out.push({ ms: nowMs() - start, statements, dispatched: app.github.dispatches - before });
+  }
+  return out;
+}

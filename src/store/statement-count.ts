@@ -1,0 +1,53 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * SQL statements sent to the database, counted where they leave the process (every query call
+ * on a pool connection or on PGlite, transaction control included; a string of several
+ * statements sent in one call counts once). Each `countStatements` call counts what its own
+ * asynchronous work sends, so deliveries handled side by side are told apart; scopes nest, and a
+ * statement counts in every scope it runs inside.
+ */
+interface Scope {
+  statements: number;
+  readonly parent: Scope | undefined;
+}
+
+const current = new AsyncLocalStorage<Scope>();
+
+/** Called by the database handle for each statement it sends. */
+export function noteStatement(): void {
+  for (let scope = current.getStore(); scope; scope = scope.parent) scope.statements++;
+}
+
+/**
+ * Runs `fn` and counts the statements it sent, its callbacks and timers included (until it
+ * settles: work it leaves running afterwards still counts, into a total nobody reads).
+ */
+export async function countStatements<T>(
+  fn: () => PromiseLike<T>,
+): Promise<{ value: T; statements: number }> {
+  const scope: Scope = { statements: 0, parent: current.getStore() };
+  const value = await current.run(scope, inScope(fn));
+  return { value, statements: scope.statements };
+}
+
+/** Like countStatements, for a caller that needs the count whether `fn` succeeds or throws. */
+export async function countStatementsSettled<T>(
+  fn: () => PromiseLike<T>,
+  record: (statements: number) => void,
+): Promise<T> {
+  const scope: Scope = { statements: 0, parent: current.getStore() };
+  try {
+    return await current.run(scope, inScope(fn));
+  } finally {
+    record(scope.statements);
+  }
+}
+
+/**
+ * Awaits `fn`'s result inside the scope: a drizzle query is a lazy thenable that starts only when
+ * awaited, and awaited outside, its statement would count outside.
+ */
+function inScope<T>(fn: () => PromiseLike<T>): () => Promise<T> {
+  return async () => await fn();
+}
