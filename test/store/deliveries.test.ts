@@ -174,7 +174,8 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
     await store.complete('f-done');
     await store.fail('f-failed', 'gave up');
     await store.fail('f-pending', 'try later', new Date(Date.now() + 60_000));
-    expect(claimed.map((d) => d.id)).toEqual(['f-done', 'f-failed', 'f-pending']);
+    // All three are claimed (in what order is another test's business).
+    expect(claimed.map((d) => d.id).sort()).toEqual(['f-done', 'f-failed', 'f-pending']);
     expect(await store.forget(new Date(Date.now() - 60_000))).toBe(0);
     expect(await store.forget(new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(2);
     expect(await store.get('f-done')).toBeUndefined();
