@@ -250,6 +250,13 @@ export const pullRequests = pgTable(
     sentBackForSha: text('sent_back_for_sha'),
     /** When it was enqueued in the merge queue (group order). */
     enqueuedAt: timestamp('enqueued_at', { withTimezone: true }),
+    /** Ids of the "changes requested" reviews already sent back to the worker: once per review. */
+    sentBackForReviews: jsonb('sent_back_for_reviews').$type<number[]>().notNull().default([]),
+    /** The head SHA `checksReruns` counts for: flaky checks are re-run per head (checks.rerunFailed). */
+    checksRerunSha: text('checks_rerun_sha'),
+    checksReruns: integer('checks_reruns').notNull().default(0),
+    /** The checks being re-run now, for the status comment; null when none. */
+    checksRerunning: text('checks_rerunning'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

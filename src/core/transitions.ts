@@ -37,7 +37,7 @@ export const TASK_TRANSITIONS = {
   'merge released': { from: ['merging'], to: IN_REVIEW },
   /** The PR was merged, by us, the queue or a person. */
   merged: { from: [...LIVE, 'blocked'], to: ['merged'] },
-  /** Conflicts or failing checks go back to the worker in `mode=fix`. */
+  /** Conflicts, failing checks or a review asking for changes go back to the worker in `mode=fix`. */
   'sent back': { from: ['in_review', 'approved', 'merging'], to: ['pending'] },
   /** A failed attempt with retries left is tried again after the backoff. */
   'attempt failed': {

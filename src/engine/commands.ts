@@ -14,6 +14,7 @@ import { advanceRun } from './merge/index.js';
 import { applyPlan } from './start-run.js';
 import { refreshStatus } from './status.js';
 import { currentPullOf } from './track.js';
+import { reviewFeedbackOf, type StoredFeedback } from './feedback.js';
 
 export type CommandOutcome = { ok: true; reply?: string } | { ok: false; reason: string };
 
@@ -95,7 +96,15 @@ async function apply(
       return (await runs.reopenRun(scope.run.id)) ? undefined : effect.otherwise;
 
     case 'transition': {
-      const moved = await runs.transitionTask(taskOf(effect.task).id, effect.move, effect.values);
+      const task = taskOf(effect.task);
+      const values =
+        effect.withOpenThreadsFrom === undefined || task.prNumber === null
+          ? effect.values
+          : {
+              ...effect.values,
+              ...(await openThreadsOf(scope, task.prNumber, effect.withOpenThreadsFrom)),
+            };
+      const moved = await runs.transitionTask(task.id, effect.move, values);
       return moved || effect.otherwise === undefined ? undefined : effect.otherwise;
     }
 
@@ -141,4 +150,23 @@ async function apply(
       await advanceRun(engine, scope);
       return undefined;
   }
+}
+
+/**
+ * The PR's unresolved review threads, for the next attempt (read before the task moves, so
+ * the scheduler never dispatches it without them); nothing when there are none.
+ */
+async function openThreadsOf(
+  scope: RunScope,
+  prNumber: number,
+  actor: string,
+): Promise<{ pendingReview: StoredFeedback } | undefined> {
+  const pull = await scope.port.pull(scope.repo, prNumber);
+  const review = await reviewFeedbackOf(scope, prNumber, {
+    reviewer: actor,
+    body: '',
+    url: pull?.htmlUrl ?? '',
+  });
+  if (review.threads.length === 0 && review.omittedThreads === 0) return undefined;
+  return { pendingReview: { review } };
 }

@@ -1,4 +1,9 @@
-import { afterFailedAttempt, dependentsToBlock } from '../core/lifecycle/index.js';
+import {
+  afterFailedAttempt,
+  dependentsToBlock,
+  modeAfterFailedAttempt,
+} from '../core/lifecycle/index.js';
+import { taskBranch } from '../protocol/branch.js';
 import { renderFailureComment } from '../core/status/index.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { TaskRow } from '../store/runs.js';
@@ -18,9 +23,16 @@ export async function recordFailedAttempt(
 ): Promise<'retry' | 'failed' | 'ignored'> {
   const verdict = afterFailedAttempt(task.attemptCount, scope.config.retries, engine.now());
   if (verdict.kind === 'retry') {
+    const nextMode = await modeAfter(scope, task, attempt);
+    // Stopped at its time limit, the attempt did not get to what it was given: the next one
+    // on top of its commits gets it again.
+    const keptWork = nextMode === 'fix' && task.nextMode !== 'fix';
+    const carried = nextMode === 'fix' && isTimedOut(attempt);
     const moved = await engine.store.runs.transitionTask(task.id, 'attempt failed', {
       nextAttemptAt: verdict.at,
-      pendingFeedback: task.pendingFeedback,
+      nextMode,
+      pendingFeedback: task.pendingFeedback ?? (carried ? attempt.feedback : null),
+      pendingReview: task.pendingReview ?? (carried ? attempt.review : null),
     });
     if (!moved) return 'ignored';
     engine.log.info(
@@ -30,6 +42,8 @@ export async function recordFailedAttempt(
         attempt: attempt.attempt,
         reason,
         retryInMs: verdict.delayMs,
+        nextMode,
+        keptWork,
       },
       'attempt failed; retrying',
     );
@@ -79,4 +93,34 @@ export async function blockDependents(
     if (moved) blocked.push(key);
   }
   return blocked;
+}
+
+/**
+ * The next attempt's mode (core's `modeAfterFailedAttempt`): GitHub is asked whether the task
+ * has an open PR only when that would change it, and the task has none recorded yet (its
+ * pull_request delivery may still be on the way).
+ */
+async function modeAfter(
+  scope: RunScope,
+  task: TaskRow,
+  attempt: AttemptRow,
+): Promise<'work' | 'fix'> {
+  const mode = task.nextMode === 'fix' ? 'fix' : 'work';
+  const decide = (hasPull: boolean) =>
+    modeAfterFailedAttempt({ failureReason: attempt.failureReason, mode, hasPull });
+  if (decide(true) === mode) return mode;
+  if (task.prNumber !== null) return decide(true);
+  const branch = taskBranch(scope.run.issueNumber, task.taskKey);
+  const pull = await scope.port.openPullForBranch(scope.repo, branch);
+  return decide(pull !== null && pull.headRepoId === scope.repositoryId);
+}
+
+function isTimedOut(attempt: AttemptRow): boolean {
+  return (
+    modeAfterFailedAttempt({
+      failureReason: attempt.failureReason,
+      mode: 'work',
+      hasPull: true,
+    }) === 'fix'
+  );
 }

@@ -7,18 +7,27 @@ import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
 
+const IN_REVIEW: ReadonlySet<string> = new Set(['in_review', 'approved']);
+
 /** Render the run's status comment from the database. */
 export async function renderRunStatus(
   engine: Engine,
   run: RunRow,
   installationId?: number,
 ): Promise<string> {
-  const [{ tasks, depsOf: deps }, attempts, spent, inflight] = await Promise.all([
+  const [{ tasks, depsOf: deps }, attempts, spent, inflight, pulls] = await Promise.all([
     engine.store.runs.graphOf(run.id),
     engine.store.attempts.ofRun(run.id),
     engine.store.attempts.spentByRun(run.id),
     engine.store.attempts.inflightCounts(run.repositoryId),
+    engine.store.pulls.ofRun(run.id),
   ]);
+  // Failing checks given another chance before the task goes back (docs/configuration.md).
+  const rerunning = new Map<number, string>();
+  for (const p of pulls) {
+    if (p.taskId !== null && p.checksRerunning && p.checksRerunSha === p.headSha)
+      rerunning.set(p.taskId, `re-running ${p.checksRerunning} (flaky?)`);
+  }
   const cost = new Map<number, number>();
   // Why each task's latest failed attempt failed (the worker's own reason when it gave one).
   const lastFailure = new Map<number, { attempt: number; reason: string }>();
@@ -78,7 +87,9 @@ export async function renderRunStatus(
       attempts: t.attemptCount,
       prNumber: t.prNumber ?? undefined,
       costUsd: cost.get(t.id),
-      waiting: reason ? formatWaitReason(reason) : failure,
+      waiting:
+        (IN_REVIEW.has(t.state) ? rerunning.get(t.id) : undefined) ??
+        (reason ? formatWaitReason(reason) : failure),
     };
   });
   const notes: string[] = [];

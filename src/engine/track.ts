@@ -13,6 +13,7 @@ import { advanceRun, markTaskMerged } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
+import { requestReviewAgain } from './feedback.js';
 
 /** Conclusions that count as a failed attempt (docs/lifecycle.md "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
@@ -189,6 +190,7 @@ export async function moveOnFromAttempt(
     const moved = await engine.store.runs.enterReview(task.id, pull.number, pull.headSha);
     if (!moved) return;
     crashPoint('track.in-review');
+    await requestReviewAgain(engine, scope, attempt.review, pull.number);
     await enforceBudget(engine, scope);
     engine.log.info(
       {

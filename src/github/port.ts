@@ -108,6 +108,8 @@ export interface ReviewThreadInfo {
   diffHunk: string;
   /** The first comment's URL: where a person reads the thread. */
   url: string;
+  /** The first comment's REST id, which a reply names (`in_reply_to`). */
+  firstCommentId: number | null;
   /** Oldest first, at most REVIEW_THREAD_COMMENTS of them. */
   comments: ReviewThreadComment[];
   /** Comments of the thread not in `comments`. */

@@ -23,7 +23,7 @@ const QUERY = `query($owner: String!, $name: String!, $number: Int!, $last: Int!
           id isResolved isOutdated path line startLine originalLine originalStartLine diffSide
           comments(first: $comments) {
             totalCount
-            nodes { body url diffHunk createdAt author { login } }
+            nodes { fullDatabaseId body url diffHunk createdAt author { login } }
           }
         }
       }
@@ -44,6 +44,8 @@ interface RawThread {
   comments: {
     totalCount: number;
     nodes: Array<{
+      /** GraphQL's BigInt, as a string: the comment's REST id. */
+      fullDatabaseId: string | null;
       body: string;
       url: string;
       diffHunk: string;
@@ -79,6 +81,7 @@ function toThread(raw: RawThread): ReviewThreadInfo {
     diffSide: raw.diffSide,
     diffHunk: first?.diffHunk ?? '',
     url: first?.url ?? '',
+    firstCommentId: first?.fullDatabaseId ? Number(first.fullDatabaseId) : null,
     comments: raw.comments.nodes.map((c) => ({
       // A deleted account shows as GitHub's "ghost".
       author: c.author?.login ?? 'ghost',

@@ -10,6 +10,7 @@ import {
 } from '../engine/track.js';
 import { WRITE_ROLES } from '../github/port.js';
 import { recordApproval } from '../engine/approval.js';
+import { onChangesRequested } from '../engine/changes-requested.js';
 
 interface PullPayload {
   number: number;
@@ -114,9 +115,22 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
   app.on('pull_request_review.submitted', async (context) => {
     const { engine } = services;
     const { review, pull_request: pr, repository } = context.payload;
-    if (review.state.toLowerCase() !== 'approved' || review.user?.type === 'Bot') return;
     const port = services.port(context.octokit);
     const repo = context.repo();
+    // A review asking for changes is feedback for the worker; other reviews that are no
+    // approval, like plain comments, never start work (docs/lifecycle.md, "Reviews").
+    if (review.state.toLowerCase() === 'changes_requested') {
+      if (!isAgentPull(pullInfo(pr), repository.id)) return;
+      await onChangesRequested(engine, port, repo, repository.id, pullInfo(pr), {
+        id: review.id,
+        author: review.user?.login ?? 'ghost',
+        authorIsBot: review.user?.type === 'Bot',
+        body: review.body ?? '',
+        url: review.html_url,
+      });
+      return;
+    }
+    if (review.state.toLowerCase() !== 'approved' || review.user?.type === 'Bot') return;
     const current = repo.owner && repo.repo ? await port.pull(repo, pr.number) : null;
     const linked =
       (await engine.store.pulls.withTask(repository.id, pr.number)) ??

@@ -38,6 +38,52 @@ export class PullStore {
       .where(eq(pullRequests.id, id));
   }
 
+  /**
+   * Claims a "changes requested" review for a send-back: true once per review id, whichever of
+   * two deliveries of it (a redelivery, a duplicate) gets here first.
+   */
+  async claimReview(id: number, reviewId: number): Promise<boolean> {
+    const rows = await this.db
+      .update(pullRequests)
+      .set({
+        sentBackForReviews: sql`${pullRequests.sentBackForReviews} || ${JSON.stringify([reviewId])}::jsonb`,
+        updatedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(pullRequests.id, id),
+          sql`not ${pullRequests.sentBackForReviews} @> ${JSON.stringify([reviewId])}::jsonb`,
+        ),
+      )
+      .returning({ id: pullRequests.id });
+    return rows.length > 0;
+  }
+
+  /**
+   * Counts one re-run of the failing checks of head `sha`, while fewer than `limit` were
+   * counted for it (a new head starts again at none): false when there is none left, or a
+   * concurrent decision took the last one.
+   */
+  async claimChecksRerun(id: number, sha: string, limit: number, names: string): Promise<boolean> {
+    const sameHead = sql`${pullRequests.checksRerunSha} is not distinct from ${sha}`;
+    const rows = await this.db
+      .update(pullRequests)
+      .set({
+        checksRerunSha: sha,
+        checksReruns: sql`case when ${sameHead} then ${pullRequests.checksReruns} + 1 else 1 end`,
+        checksRerunning: names,
+        updatedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(pullRequests.id, id),
+          sql`(not ${sameHead} or ${pullRequests.checksReruns} < ${limit}) and ${limit} > 0`,
+        ),
+      )
+      .returning({ id: pullRequests.id });
+    return rows.length > 0;
+  }
+
   /** Open agent PRs whose head is `sha` (check events name a SHA, not a PR). */
   async withHead(repositoryId: number, sha: string) {
     return this.db

@@ -63,6 +63,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       diffSide: 'RIGHT',
       diffHunk: expect.stringMatching(/^@@ -0,0 \+1,60 @@\n\+line 1\n[^]*\+line 10$/) as string,
       url: `${w.double.url}/acme/widgets/pull/${pr}#discussion_r${second!.comments[0]!.id}`,
+      firstCommentId: second!.comments[0]!.id,
       comments: [
         {
           author: 'rita',

@@ -41,9 +41,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     expect(moved.value).toMatchObject({ id: row!.id, state: 'dispatched', nextAttemptAt: later });
     expect(await version()).toBe(before + 1);
 
-    const refused = await countStatements(() =>
-      store.runs.transitionTask(row!.id, 'unblocked'),
-    );
+    const refused = await countStatements(() => store.runs.transitionTask(row!.id, 'unblocked'));
     expect(refused).toEqual({ value: undefined, statements: 1 });
     expect(await version()).toBe(before + 1);
 

@@ -66,7 +66,18 @@ export type CommandEffect =
    * The task moves by `move` of the task table (src/core/transitions.ts), guarded by it. Without
    * `otherwise`, a write that does not take changes nothing and the command goes on.
    */
-  | { kind: 'transition'; task: string; move: TaskMove; values?: TaskValues; otherwise?: string }
+  | {
+      kind: 'transition';
+      task: string;
+      move: TaskMove;
+      values?: TaskValues;
+      otherwise?: string;
+      /**
+       * The PR's unresolved review threads go to the next attempt with it, as feedback from
+       * this person (`/retry` on a PR with open threads, docs/commands.md).
+       */
+      withOpenThreadsFrom?: string;
+    }
   /** Fields only, written while the task is still in the state it was read in. */
   | { kind: 'updateTask'; task: string; whileIn: TaskState; values: TaskValues }
   /** The task's latest worker run, if one is still going, is cancelled on GitHub. */

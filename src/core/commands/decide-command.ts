@@ -126,7 +126,7 @@ export function decideCommand(
     case 'retry': {
       const task = resolve(command.taskId);
       if (typeof task === 'string') return refuse(task);
-      return decideRetry(snapshot, task, command.feedback);
+      return decideRetry(snapshot, task, command.feedback, target.actor);
     }
   }
 }
@@ -197,6 +197,7 @@ function decideRetry(
   snapshot: CommandSnapshot,
   task: CommandTask,
   extra: string | undefined,
+  actor: string,
 ): CommandDecision {
   if (!canMoveTask(task.state, 'retried'))
     return refuse(`${taskInState(task.taskKey, task.state)}: it is already running or merged`);
@@ -215,6 +216,7 @@ function decideRetry(
       kind: 'transition',
       task: task.taskKey,
       move: 'retried',
+      ...(task.prNumber === null ? {} : { withOpenThreadsFrom: actor }),
       values: {
         nextMode: task.prNumber === null ? 'work' : 'fix',
         pendingFeedback: feedback || null,

@@ -1,4 +1,9 @@
-export { afterFailedAttempt, afterSendBack, type RetryPolicy } from './retries.js';
+export {
+  afterFailedAttempt,
+  afterSendBack,
+  modeAfterFailedAttempt,
+  type RetryPolicy,
+} from './retries.js';
 export { dependentsToBlock, dependentsToUnblock, type TaskGraph } from './dependents.js';
 export {
   APPROVABLE_TASK_STATES,
@@ -6,3 +11,4 @@ export {
   type Approval,
   type ApprovalVerdict,
 } from './approval.js';
+export { decideChangesRequested, type SubmittedReview } from './changes-requested.js';

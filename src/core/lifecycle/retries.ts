@@ -44,3 +44,20 @@ export function afterSendBack(
   if (hasRetryLeft(attemptCount, retries)) return { kind: 'send_back' };
   return { kind: 'fail', reason: `no retries left to fix it: ${feedback}` };
 }
+
+/**
+ * The mode of the attempt after a failed one. An attempt stopped at its time limit pushed what
+ * it had (docs/worker.md, "The time limit"): with a PR to build on, the retry goes on from
+ * those commits in `fix` mode, since `work` would start the branch over from the base. Any
+ * other failure keeps the mode the task had.
+ */
+export function modeAfterFailedAttempt(attempt: {
+  /** `<reason>` or `<reason>: <detail>`, as the attempt stored it. */
+  failureReason: string | null;
+  mode: 'work' | 'fix';
+  hasPull: boolean;
+}): 'work' | 'fix' {
+  const reason = attempt.failureReason?.split(':', 1)[0]?.trim();
+  if (reason === 'timed_out' && attempt.hasPull) return 'fix';
+  return attempt.mode;
+}

@@ -152,6 +152,7 @@ function evaluateReady(ctx: EvaluationContext, pull: MergePull, task: MergeTask)
       `Failing checks: ${checks.failing.join(', ')}`,
       'checks_failing',
       `checks failing: ${checks.failing.join(', ')}`,
+      checks.failing,
     );
   }
 
@@ -191,6 +192,7 @@ function sendBackOnce(
   feedback: string,
   reason: WaitReasonKind,
   what: string,
+  failingChecks?: string[],
 ): PullVerdict {
   if (pull.sentBackForSha === pull.headSha) {
     return waitFor(
@@ -205,6 +207,7 @@ function sendBackOnce(
     taskId: pull.taskId,
     mode: 'fix',
     feedback,
+    ...(failingChecks ? { failingChecks } : {}),
   });
 }
 

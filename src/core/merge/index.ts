@@ -18,3 +18,4 @@ export type {
   MergeTask,
   WaitReasonKind,
 } from './types.js';
+export { decideChecksRerun, type FailingCheck } from './flaky-checks.js';

@@ -111,7 +111,15 @@ export type MergeDecision =
   | { kind: 'update_branch'; pr: number; taskId: string; expectedHeadSha: string }
   | { kind: 'enqueue'; pr: number; taskId: string; expectedHeadOid: string }
   | { kind: 'merge'; pr: number; taskId: string; sha: string; method: MergeMethod }
-  | { kind: 'send_back_to_worker'; pr: number; taskId: string; mode: 'fix'; feedback: string }
+  | {
+      kind: 'send_back_to_worker';
+      pr: number;
+      taskId: string;
+      mode: 'fix';
+      feedback: string;
+      /** When failing checks are the cause: their names (their evidence goes with the feedback). */
+      failingChecks?: string[];
+    }
   // In GitHub's merge queue but must not land any more (vetoed, held, cancelled, …):
   // GraphQL `dequeuePullRequest`. `reason`/`detail` say why, as for a wait.
   | { kind: 'dequeue'; pr: number; taskId: string; reason: WaitReasonKind; detail: string };

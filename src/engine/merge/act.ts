@@ -4,7 +4,9 @@ import type { PullRow } from '../../store/pulls.js';
 import type { TaskRow } from '../../store/runs.js';
 import type { Engine, RunScope } from '../context.js';
 import { crashPoint } from '../../crash-points.js';
+import type { CheckInfo } from '../../github/port.js';
 import { markTaskMerged, sendBack } from './outcomes.js';
+import { sendBackFailingChecks } from './failing-checks.js';
 
 /** One open agent PR of the run as the merge decision saw it. */
 export interface MergeTarget {
@@ -12,6 +14,8 @@ export interface MergeTarget {
   task: TaskRow;
   nodeId: string;
   pull: MergePull;
+  /** The head's checks as GitHub showed them (empty when GitHub was not asked). */
+  checks: CheckInfo[];
 }
 
 /**
@@ -98,6 +102,16 @@ export async function act(
     }
 
     case 'send_back_to_worker':
+      if (decision.failingChecks) {
+        await sendBackFailingChecks(
+          engine,
+          scope,
+          target,
+          decision.feedback,
+          decision.failingChecks,
+        );
+        return false;
+      }
       await sendBack(engine, scope, target, decision.feedback);
       return false;
   }

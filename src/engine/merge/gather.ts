@@ -7,6 +7,7 @@ import {
 } from '../../core/merge/index.js';
 import type { Engine, RunScope } from '../context.js';
 import type { MergeTarget } from './act.js';
+import { settleRerun } from './failing-checks.js';
 
 /** What one merge decision for a run is made on: the database's view, GitHub's where it counts. */
 export interface MergeView {
@@ -54,7 +55,7 @@ export async function gatherMergeView(engine: Engine, scope: RunScope): Promise<
       inMergeQueue: task.state === 'merging' && row.enqueuedAt !== null,
       sentBackForSha: row.sentBackForSha ?? undefined,
     };
-    stored.push({ row, task, nodeId: row.nodeId ?? '', pull });
+    stored.push({ row, task, nodeId: row.nodeId ?? '', pull, checks: [] });
   }
   // Only a PR that could move needs GitHub's view: asking GitHub for every PR on every event
   // would cost O(PRs²) calls across a run.
@@ -96,9 +97,11 @@ async function withGitHubView(
   const checks = (await scope.port.checksFor(scope.repo, current.headSha)).filter(
     (c) => c.name !== ORDER_CHECK_NAME,
   );
+  const rerunning = await settleRerun(engine, scope, row, current.headSha, checks);
   return {
-    row: { ...row, headSha: current.headSha },
+    row: { ...row, headSha: current.headSha, checksRerunning: rerunning },
     task,
+    checks,
     nodeId: current.nodeId,
     pull: {
       ...pull,

@@ -7,13 +7,19 @@ import { scheduleRepository } from '../dispatch.js';
 import { failTaskForGood } from '../failures.js';
 import { settleRun } from '../finish.js';
 import { crashPoint } from '../../crash-points.js';
+import type { StoredFeedback } from '../feedback.js';
 
-/** Conflicts or failing checks go back to the worker in mode=fix, once per head, within retries.max. */
+/**
+ * Conflicts, failing checks or a "changes requested" review go back to the worker in mode=fix,
+ * once per head (or review), within retries.max; `structured` is the review and checks behind
+ * the text (tasks.pending_review), which the next attempt's assignment carries.
+ */
 export async function sendBack(
   engine: Engine,
   scope: RunScope,
   target: { row: PullRow; task: TaskRow; pull: Pick<MergePull, 'headSha'> },
   feedback: string,
+  structured?: StoredFeedback,
 ): Promise<void> {
   const { task, row } = target;
   await engine.store.pulls.update(row.id, {
@@ -28,6 +34,7 @@ export async function sendBack(
   const moved = await engine.store.runs.transitionTask(task.id, 'sent back', {
     nextMode: 'fix',
     pendingFeedback: feedback,
+    pendingReview: structured ?? null,
     nextAttemptAt: null,
   });
   if (!moved) return;

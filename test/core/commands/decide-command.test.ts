@@ -403,6 +403,8 @@ describe('decideCommand', () => {
           kind: 'transition',
           task: 'a',
           move: 'retried',
+          // The PR's unresolved review threads go with it.
+          withOpenThreadsFrom: 'octocat',
           values: {
             nextMode: 'fix',
             pendingFeedback: 'use the helper',
@@ -446,6 +448,8 @@ describe('decideCommand', () => {
           kind: 'transition',
           task: 'a',
           move: 'retried',
+          // The PR's unresolved review threads go with it.
+          withOpenThreadsFrom: 'octocat',
           values: {
             nextMode: 'fix',
             pendingFeedback: null,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   afterFailedAttempt,
   afterSendBack,
+  modeAfterFailedAttempt,
   type RetryPolicy,
 } from '../../../src/core/lifecycle/index.js';
 
@@ -69,5 +70,61 @@ describe('afterSendBack', () => {
           afterFailedAttempt(attempts, retries, NOW).kind === 'retry',
         );
       }
+  });
+});
+
+describe('modeAfterFailedAttempt', () => {
+  it.each<{
+    name: string;
+    failureReason: string | null;
+    mode: 'work' | 'fix';
+    hasPull: boolean;
+    next: 'work' | 'fix';
+  }>([
+    {
+      name: "the worker's timed_out with a PR: fix, on its pushed commits",
+      failureReason: 'timed_out: the agent was stopped at its deadline; its work is kept',
+      mode: 'work',
+      hasPull: true,
+      next: 'fix',
+    },
+    {
+      name: "the sweep's own timeout with a PR: fix",
+      failureReason: 'timed_out',
+      mode: 'work',
+      hasPull: true,
+      next: 'fix',
+    },
+    {
+      name: 'timed out with no PR: nothing to build on, work again',
+      failureReason: 'timed_out',
+      mode: 'work',
+      hasPull: false,
+      next: 'work',
+    },
+    {
+      name: 'a timeout that kept nothing (timeout) is no timed_out',
+      failureReason: 'timeout: the agent reached its time limit',
+      mode: 'work',
+      hasPull: true,
+      next: 'work',
+    },
+    {
+      name: 'any other failure keeps the mode: work',
+      failureReason: 'agent_failed: exit 1',
+      mode: 'work',
+      hasPull: true,
+      next: 'work',
+    },
+    {
+      name: 'any other failure keeps the mode: fix',
+      failureReason: 'push_failed',
+      mode: 'fix',
+      hasPull: true,
+      next: 'fix',
+    },
+    { name: 'no reason stored', failureReason: null, mode: 'work', hasPull: true, next: 'work' },
+  ])('$name', ({ failureReason, mode, hasPull, next }) => {
+    expect(modeAfterFailedAttempt({ failureReason, mode, hasPull })).toBe(next);
   });
 });

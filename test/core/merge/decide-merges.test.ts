@@ -159,6 +159,7 @@ describe('decideMerges: one PR', () => {
         taskId: 'task_001',
         mode: 'fix',
         feedback: 'Failing checks: ci/test, lint',
+        failingChecks: ['ci/test', 'lint'],
       },
     },
     {

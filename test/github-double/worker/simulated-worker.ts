@@ -94,6 +94,17 @@ export class SimulatedWorker {
         case 'pr':
           await this.step(startRun(core, run));
           await this.openOrUpdatePr(run, outcome);
+          if (outcome.stoppedAtDeadline) {
+            const stopped = {
+              reason: 'timed_out',
+              detail: 'the agent was stopped at its deadline',
+            };
+            annotateJob(run, [
+              { message: workerErrorMessage(stopped), annotation_level: 'failure' },
+            ]);
+            await this.step(completeRun(core, run, 'failure'));
+            return;
+          }
           await this.step(completeRun(core, run, 'success'));
           return;
       }

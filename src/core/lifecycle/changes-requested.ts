@@ -1,0 +1,41 @@
+import type { TaskState } from '../states.js';
+
+/** A submitted pull request review, as the `pull_request_review.submitted` webhook has it. */
+export interface SubmittedReview {
+  /** Lower case in webhooks: `approved`, `changes_requested`, `commented`, `dismissed`. */
+  state: string;
+  authorIsBot: boolean;
+  /** The author holds write, maintain or admin on the repository (the commands' rule). */
+  authorCanWrite: boolean;
+}
+
+export type ChangesRequestedVerdict = { kind: 'send_back' } | { kind: 'ignore'; why: string };
+
+/** Where a PR waits on people: a review can send it back to its worker from here. */
+const REVIEWABLE: ReadonlySet<TaskState> = new Set<TaskState>(['in_review', 'approved']);
+
+/**
+ * Whether a "changes requested" review sends the task back to its worker in `mode=fix`
+ * (docs/lifecycle.md, "Reviews"). Only a review in that state from a person who may command
+ * the PR does, once per review; comments and other reviews never start work, so people can
+ * discuss on the PR freely. The retry limit is applied after this (`afterSendBack`).
+ */
+export function decideChangesRequested(
+  review: SubmittedReview,
+  task: { state: TaskState; runFinished: boolean; reviewAlreadySentBack: boolean },
+): ChangesRequestedVerdict {
+  if (review.state.toLowerCase() !== 'changes_requested')
+    return { kind: 'ignore', why: `a ${review.state} review is no request for changes` };
+  if (review.authorIsBot) return { kind: 'ignore', why: 'reviews by bots never start work' };
+  if (!review.authorCanWrite)
+    return { kind: 'ignore', why: 'the reviewer cannot write to the repository' };
+  if (task.runFinished) return { kind: 'ignore', why: 'the run is finished' };
+  if (task.reviewAlreadySentBack)
+    return { kind: 'ignore', why: 'this review was already sent back to the worker' };
+  if (!REVIEWABLE.has(task.state)) {
+    // A worker already on it, a merge in flight, or an ended task: the threads stay open on
+    // the PR, and a `/retry` gives them to the next attempt.
+    return { kind: 'ignore', why: `the task is ${task.state}, not waiting for review` };
+  }
+  return { kind: 'send_back' };
+}

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import type { CheckInfo, ReviewThreadInfo } from '../github/port.js';
+import {
+  boundChecks,
+  boundReview,
+  FEEDBACK_LIMITS,
+  structuredFeedbackSchema,
+  type CheckFeedback,
+  type ReviewFeedback,
+  type ReviewThread,
+} from '../protocol/review-feedback.js';
+import type { Engine, RunScope } from './context.js';
+
+/**
+ * What `tasks.pending_review` holds: the structured feedback the worker's assignment carries
+ * (src/protocol/review-feedback.ts), and who asked for changes, whose review is requested again
+ * once the fix is pushed (docs/lifecycle.md, "Reviews"). The assignment reads only the former.
+ */
+export const storedFeedbackSchema = structuredFeedbackSchema.extend({
+  requestReviewFrom: z.string().min(1).max(100).optional(),
+});
+export type StoredFeedback = z.infer<typeof storedFeedbackSchema>;
+
+/** Lines of a failed job's log given to the worker; boundChecks keeps their last characters. */
+const LOG_TAIL_LINES = 80;
+
+function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): ReviewThread {
+  return {
+    id: thread.id,
+    replyToCommentId: thread.firstCommentId,
+    url: thread.url,
+    path: thread.path,
+    line: thread.line,
+    startLine: thread.startLine,
+    outdated: thread.isOutdated,
+    diffHunk: thread.diffHunk,
+    comments: thread.comments.map((c) => ({ author: c.author, body: c.body })),
+  };
+}
+
+/**
+ * The PR's unresolved review threads, newest first, with the review that asked for changes
+ * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted.
+ */
+export async function reviewFeedbackOf(
+  scope: RunScope,
+  prNumber: number,
+  review: { reviewer: string; body: string; url: string },
+): Promise<ReviewFeedback> {
+  const read = await scope.port.reviewThreads(scope.repo, prNumber, {
+    limit: FEEDBACK_LIMITS.threads,
+  });
+  // A thread whose first comment GitHub does not name cannot be answered: counted, not sent.
+  const answerable = read.threads.filter(
+    (t): t is ReviewThreadInfo & { firstCommentId: number } =>
+      t.firstCommentId !== null && t.firstCommentId > 0 && t.comments.length > 0,
+  );
+  return boundReview({
+    ...review,
+    threads: answerable.map(toThread),
+    omittedThreads: read.leftOut + (read.threads.length - answerable.length),
+  });
+}
+
+/**
+ * What each failing check says of itself, for the worker (docs/lifecycle.md, "Failing
+ * checks"): its title and summary, its annotations, and for an Actions job the end of its
+ * failed step's log. Evidence GitHub will not give is left out; it never holds the send-back up.
+ */
+export async function checksFeedbackOf(
+  engine: Engine,
+  scope: RunScope,
+  failing: readonly CheckInfo[],
+): Promise<CheckFeedback[]> {
+  const checks: CheckFeedback[] = [];
+  for (const check of failing.slice(0, FEEDBACK_LIMITS.checks)) {
+    const annotations =
+      check.checkRunId === null
+        ? []
+        : await evidence(engine, scope, check, 'annotations', () =>
+            scope.port.checkRunAnnotations(scope.repo, check.checkRunId!, {
+              limit: FEEDBACK_LIMITS.annotationsPerCheck,
+            }),
+          );
+    const tail = check.actionsJob
+      ? await evidence(engine, scope, check, 'log', () =>
+          scope.port.jobLogTail(scope.repo, check.actionsJob!.jobId, LOG_TAIL_LINES),
+        )
+      : null;
+    checks.push({
+      name: check.name,
+      title: check.title,
+      summary: check.summary,
+      annotations: (annotations ?? []).map((a) => ({
+        path: a.path,
+        startLine: a.startLine,
+        endLine: a.endLine,
+        level: a.level,
+        message: a.title && a.title !== a.message ? `${a.title}: ${a.message}` : a.message,
+      })),
+      logTail: tail ? logText(tail) : null,
+      url: check.detailsUrl,
+    });
+  }
+  return boundChecks(checks);
+}
+
+function logText(tail: { lines: string[]; step: string | null; linesLeftOut: number }): string {
+  const head = [
+    ...(tail.step ? [`(step: ${tail.step})`] : []),
+    ...(tail.linesLeftOut > 0 ? [`(${tail.linesLeftOut} earlier lines left out)`] : []),
+  ];
+  return [...head, ...tail.lines].join('\n');
+}
+
+async function evidence<T>(
+  engine: Engine,
+  scope: RunScope,
+  check: CheckInfo,
+  what: string,
+  read: () => Promise<T>,
+): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    engine.log.warn(
+      { run: scope.run.id, check: check.name, err: error },
+      `could not read the failing check's ${what}; sending it back without`,
+    );
+    return null;
+  }
+}
+
+/**
+ * A fix attempt given a "changes requested" review pushed its work: the reviewer is asked for
+ * a review again (`POST /pulls/{n}/requested_reviewers`), as a person would. Called once, when
+ * the attempt moves the task into review; GitHub's refusal is logged, never an error.
+ */
+export async function requestReviewAgain(
+  engine: Engine,
+  scope: RunScope,
+  stored: unknown,
+  prNumber: number,
+): Promise<void> {
+  const parsed = storedFeedbackSchema.safeParse(stored);
+  const reviewer = parsed.success ? parsed.data.requestReviewFrom : undefined;
+  if (!reviewer) return;
+  const log = engine.log.child({ run: scope.run.id, pr: prNumber, reviewer });
+  try {
+    const outcome = await scope.port.requestReviewers(scope.repo, prNumber, [reviewer]);
+    if (outcome.ok) log.info('review requested again from the reviewer who asked for changes');
+    else log.warn({ status: outcome.status, message: outcome.message }, 'review request refused');
+  } catch (error) {
+    log.warn({ err: error }, 'could not request the review again');
+  }
+}

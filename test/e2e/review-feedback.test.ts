@@ -1,0 +1,246 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  assignmentFor,
+  chaoticDelivery,
+  closeScenario,
+  DELIVERY_SEEDS,
+  MAINTAINER,
+  REPO,
+  startScenario,
+  taskOf,
+  type Scenario,
+} from './harness.js';
+import type { WorkerOutcome } from '../github-double/worker/outcomes.js';
+
+type Pull = { number: number; state: string; merged?: boolean; head: { ref: string; sha: string } };
+
+const PLAN = ['```tasks', '- id: a', '  title: A', '```'].join('\n');
+const BRANCH = 'agent/1/a';
+const APP_FILE = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+
+/**
+ * docs/lifecycle.md "Reviews" and "Failing checks" on the GitHub double: a review asking for
+ * changes, red CI with its evidence, flaky checks and a timed-out attempt, each reaching the
+ * next attempt's assignment as the worker fetches it.
+ */
+describe.each(DELIVERY_SEEDS.slice(0, 1))('review feedback (delivery seed %i)', (seed) => {
+  const delivery = chaoticDelivery(seed);
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  const pulls = () => s.double.pulls(REPO) as Pull[];
+  const pr = () => pulls().find((p) => p.head.ref === BRANCH)!;
+  // The worker's runs on the task branch (CI runs there too).
+  const runsOn = () =>
+    s.double.runs(REPO).filter((r) => r.head_branch === BRANCH && r.inputs.mode !== undefined);
+  const start = async () => {
+    const issue = await s.double.openIssue(REPO, { title: 'Login', body: PLAN, user: MAINTAINER });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    return issue;
+  };
+  // Work writes src/app.ts; each fix changes one line of it.
+  const editingWorker = () =>
+    s.double.setWorker((run, ctx) => ({
+      kind: 'pr',
+      files:
+        run.inputs['mode'] === 'fix'
+          ? {
+              'src/app.ts': APP_FILE.replace(
+                'line 5\n',
+                `line 5 (fix ${ctx.dispatchesOnBranch})\n`,
+              ),
+            }
+          : { 'src/app.ts': APP_FILE },
+    }));
+
+  it('sends a "request changes" review with three line comments to the worker, asks the reviewer again, and merges after a new approval', async () => {
+    s = await startScenario({ delivery });
+    editingWorker();
+    const issue = await start();
+    const first = pr();
+    await s.double.review(REPO, first.number, {
+      event: 'REQUEST_CHANGES',
+      body: 'Needs a few changes.',
+      by: MAINTAINER,
+      comments: [
+        { path: 'src/app.ts', line: 2, body: 'Rename this.' },
+        { path: 'src/app.ts', startLine: 4, line: 5, body: 'Split these lines.' },
+        { path: 'src/app.ts', line: 9, body: 'Off by one here.' },
+      ],
+    });
+    await s.settle();
+
+    const runs = runsOn();
+    expect(runs.map((r) => r.inputs.mode)).toEqual(['work', 'fix']);
+    const assignment = await assignmentFor(s, runs[1]!);
+    expect(assignment.mode).toBe('fix');
+    expect(assignment.feedback).toContain(
+      'maintainer requested changes in a review (3 unresolved threads)',
+    );
+    const review = assignment.review!;
+    expect(review).toMatchObject({
+      reviewer: MAINTAINER,
+      body: 'Needs a few changes.',
+      omittedThreads: 0,
+    });
+    // Newest first, each with its place, its hunk and the comment a reply answers.
+    expect(review.threads.map((t) => [t.path, t.startLine, t.line, t.comments[0]!.body])).toEqual([
+      ['src/app.ts', null, 9, 'Off by one here.'],
+      ['src/app.ts', 4, 5, 'Split these lines.'],
+      ['src/app.ts', null, 2, 'Rename this.'],
+    ]);
+    const threads = s.double.reviewThreads(REPO, first.number) as Array<{
+      comments: Array<{ id: number }>;
+    }>;
+    const firstComments = threads.map((t) => t.comments[0]!.id);
+    for (const thread of review.threads) {
+      expect(thread.diffHunk).toMatch(/^@@ .* @@\n\+line 1\n/);
+      expect(thread.diffHunk.trimEnd().endsWith(`+line ${thread.line}`)).toBe(true);
+      expect(thread.url).toContain(`#discussion_r${thread.replyToCommentId}`);
+      expect(firstComments).toContain(thread.replyToCommentId);
+    }
+    // The fix landed: the reviewer who asked for changes is asked again; the new head needs
+    // a new approval.
+    expect(s.double.requestedReviewers(REPO, first.number)).toEqual([MAINTAINER]);
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+
+    // The same review handled again (another delivery of it) changes nothing.
+    const submitted = s.double
+      .deliveries({ event: 'pull_request_review', action: 'submitted' })
+      .find((d) => (d.payload.review as { state: string }).state === 'changes_requested')!;
+    const again = await s.app.send('pull_request_review', submitted.payload, {
+      id: `${submitted.guid}-again`,
+    });
+    expect(again.status).toBeLessThan(300);
+    await s.settle();
+    expect(runsOn()).toHaveLength(2);
+
+    await s.double.review(REPO, first.number, { event: 'APPROVE', by: MAINTAINER });
+    await s.settle();
+    expect(pr().merged).toBe(true);
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');
+  });
+
+  it('starts no work for plain comments, comment reviews or a reader asking for changes', async () => {
+    s = await startScenario({ delivery });
+    editingWorker();
+    const issue = await start();
+    const { number } = pr();
+    await s.double.comment(REPO, number, 'Looks odd to me, thoughts?', MAINTAINER);
+    await s.double.review(REPO, number, {
+      event: 'COMMENT',
+      by: MAINTAINER,
+      comments: [{ path: 'src/app.ts', line: 3, body: 'Why this?' }],
+    });
+    await s.double.setPermission(REPO, 'reader', 'read');
+    await s.double.review(REPO, number, { event: 'REQUEST_CHANGES', body: 'No.', by: 'reader' });
+    await s.settle();
+    expect(runsOn()).toHaveLength(1);
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+
+    // A /retry gives the open thread to the next attempt.
+    await s.double.comment(REPO, number, '/retry', MAINTAINER);
+    await s.settle();
+    const runs = runsOn();
+    expect(runs.map((r) => r.inputs.mode)).toEqual(['work', 'fix']);
+    const review = (await assignmentFor(s, runs[1]!)).review!;
+    expect(review.threads.map((t) => [t.line, t.comments[0]!.body])).toEqual([[3, 'Why this?']]);
+    // Nobody asked for changes in a review: nobody is asked again.
+    expect(s.double.requestedReviewers(REPO, number)).toEqual([]);
+  });
+
+  it('re-runs a failing Actions check once, then gives the worker its annotation and log tail', async () => {
+    s = await startScenario({ delivery, config: 'merge:\n  requireApproval: false\n' });
+    await s.double.setRequiredChecks(REPO, 'main', ['test']);
+    editingWorker();
+    const issue = await start();
+    const failure = {
+      conclusion: 'failure' as const,
+      annotations: [
+        {
+          path: 'src/app.ts',
+          start_line: 7,
+          message: 'expected 7, got 8',
+          annotation_level: 'failure' as const,
+        },
+      ],
+      steps: [
+        { name: 'Install', lines: ['added 12 packages'] },
+        { name: 'npm test', lines: ['FAIL src/app.test.ts', 'expected 7, got 8'], failed: true },
+      ],
+    };
+    const ci = await s.double.runCi(REPO, pr().head.sha, {
+      jobs: [{ name: 'test', attempts: [failure] }],
+    });
+    await s.settle();
+
+    // Re-run once on the same head (no attempt spent), failed again: back to the worker.
+    expect(s.double.jobsOf(ci).map((j) => [j.runAttempt, j.conclusion])).toEqual([
+      [1, 'failure'],
+      [2, 'failure'],
+    ]);
+    const runs = runsOn();
+    expect(runs.map((r) => r.inputs.mode)).toEqual(['work', 'fix']);
+    const assignment = await assignmentFor(s, runs[1]!);
+    expect(assignment.feedback).toBe('Failing checks: test');
+    const [check] = assignment.checks!;
+    expect(check).toMatchObject({
+      name: 'test',
+      annotations: [
+        {
+          path: 'src/app.ts',
+          startLine: 7,
+          endLine: 7,
+          level: 'failure',
+          message: 'expected 7, got 8',
+        },
+      ],
+      url: expect.stringContaining(`/actions/runs/${ci}/job/`) as string,
+    });
+    expect(check!.logTail).toContain('(step: npm test)');
+    expect(check!.logTail).toContain('FAIL src/app.test.ts\nexpected 7, got 8');
+    expect(check!.logTail).not.toContain('added 12 packages');
+    expect((await taskOf(s, issue, 'a'))?.attemptCount).toBe(2);
+  });
+
+  it('merges a PR whose flaky check passes on its re-run, with no attempt spent', async () => {
+    s = await startScenario({ delivery, config: 'merge:\n  requireApproval: false\n' });
+    await s.double.setRequiredChecks(REPO, 'main', ['test']);
+    editingWorker();
+    const issue = await start();
+    const ci = await s.double.runCi(REPO, pr().head.sha, {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'failure' }, { conclusion: 'success' }] }],
+    });
+    await s.settle();
+    expect(s.double.jobsOf(ci).map((j) => j.conclusion)).toEqual(['failure', 'success']);
+    expect(runsOn()).toHaveLength(1);
+    expect(pr().merged).toBe(true);
+    const task = await taskOf(s, issue, 'a');
+    expect(task).toMatchObject({ state: 'merged', attemptCount: 1 });
+    expect(s.app.logs.lines.some((l) => l.includes('re-running failing checks (flaky?)'))).toBe(
+      true,
+    );
+  });
+
+  it('keeps the commits of an attempt stopped at its deadline: the next one runs in fix mode on them', async () => {
+    s = await startScenario({ delivery, config: 'retries:\n  max: 1\n  backoff: [0s]\n' });
+    s.double.setWorker((_run, ctx): WorkerOutcome =>
+      ctx.dispatchesOnBranch === 1
+        ? { kind: 'pr', files: { 'src/partial.ts': 'half done\n' }, stoppedAtDeadline: true }
+        : { kind: 'pr', files: { 'src/rest.ts': 'the rest\n' } },
+    );
+    const issue = await start();
+    const runs = runsOn();
+    expect(runs.map((r) => [r.inputs.mode, r.conclusion])).toEqual([
+      ['work', 'failure'],
+      ['fix', 'success'],
+    ]);
+    const attempts = await s.app.store.attempts.ofRun((await taskOf(s, issue, 'a'))!.runId);
+    expect(attempts[0]?.failureReason).toMatch(/^timed_out/);
+    // Built on the stopped attempt's commit, not over it.
+    expect(s.double.file(REPO, BRANCH, 'src/partial.ts')).toBeDefined();
+    expect(s.double.file(REPO, BRANCH, 'src/rest.ts')).toBeDefined();
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+  });
+});
