@@ -137,6 +137,8 @@ export async function serverApp(store: Store, maxParallel: number) {
 export interface Completion {
   ms: number;
   statements: number;
+  /** Each statement's SQL, when asked for. */
+  texts: string[];
   dispatched: number;
 }
 
@@ -149,6 +151,7 @@ export async function completeOldest(
   store: Store,
   repository: { id: number; owner: string; name: string },
   samples: number,
+  options: { texts?: boolean } = {},
 ): Promise<Completion[]> {
   app.repos.set(`${repository.owner}/${repository.name}`, repository.id);
   const out: Completion[] = [];
@@ -193,14 +196,21 @@ export async function completeOldest(
     };
     const before = app.github.dispatches;
     const start = nowMs();
-    const { statements } = await countStatements(() =>
-      app.probot.receive({
-        id: `bench-${i}-${next.workflow_run_id}`,
-        name: 'workflow_run',
-        payload,
-      } as unknown as EmitterWebhookEvent),
+    const { statements, texts } = await countStatements(
+      () =>
+        app.probot.receive({
+          id: `bench-${i}-${next.workflow_run_id}`,
+          name: 'workflow_run',
+          payload,
+        } as unknown as EmitterWebhookEvent),
+      options,
     );
-    out.push({ ms: nowMs() - start, statements, dispatched: app.github.dispatches - before });
+    out.push({
+      ms: nowMs() - start,
+      statements,
+      texts,
+      dispatched: app.github.dispatches - before,
+    });
   }
   return out;
 }

@@ -193,7 +193,7 @@ function countQueries(pool: pg.Pool): void {
   const held = new WeakSet<pg.PoolClient>();
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   (pool as { query: unknown }).query = (...args: unknown[]) => {
-    noteStatement();
+    noteStatement(args[0]);
     return query(...args);
   };
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
@@ -205,7 +205,7 @@ function countQueries(pool: pg.Pool): void {
         patched.add(client);
         const clientQuery = client.query.bind(client) as (...a: unknown[]) => unknown;
         (client as { query: unknown }).query = (...a: unknown[]) => {
-          if (held.has(client)) noteStatement();
+          if (held.has(client)) noteStatement(a[0]);
           return clientQuery(...a);
         };
       }
@@ -229,30 +229,30 @@ function countPgliteQueries(client: PGlite): void {
   const exec = client.exec.bind(client);
   const transaction = client.transaction.bind(client);
   client.query = ((...args: Parameters<typeof query>) => {
-    noteStatement();
+    noteStatement(args[0]);
     return query(...args);
   }) as typeof query;
   client.exec = ((...args: Parameters<typeof exec>) => {
-    noteStatement();
+    noteStatement(args[0]);
     return exec(...args);
   }) as typeof exec;
   client.transaction = ((callback: Parameters<typeof transaction>[0]) => {
-    noteStatement();
+    noteStatement('begin');
     return transaction(async (tx) => {
       const txQuery = tx.query.bind(tx);
       const txExec = tx.exec.bind(tx);
       tx.query = ((...args: Parameters<typeof txQuery>) => {
-        noteStatement();
+        noteStatement(args[0]);
         return txQuery(...args);
       }) as typeof txQuery;
       tx.exec = ((...args: Parameters<typeof txExec>) => {
-        noteStatement();
+        noteStatement(args[0]);
         return txExec(...args);
       }) as typeof txExec;
       try {
         return await callback(tx);
       } finally {
-        noteStatement();
+        noteStatement('commit');
       }
     });
   }) as typeof transaction;

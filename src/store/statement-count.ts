@@ -9,14 +9,25 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 interface Scope {
   statements: number;
+  /** The statements' SQL, when the caller asked for it (tests that say which reads happen). */
+  readonly texts: string[] | undefined;
   readonly parent: Scope | undefined;
 }
 
 const current = new AsyncLocalStorage<Scope>();
 
 /** Called by the database handle for each statement it sends. */
-export function noteStatement(): void {
-  for (let scope = current.getStore(); scope; scope = scope.parent) scope.statements++;
+export function noteStatement(query?: unknown): void {
+  for (let scope = current.getStore(); scope; scope = scope.parent) {
+    scope.statements++;
+    scope.texts?.push(sqlText(query));
+  }
+}
+
+function sqlText(query: unknown): string {
+  if (typeof query === 'string') return query;
+  if (query && typeof query === 'object' && 'text' in query) return String(query.text);
+  return '';
 }
 
 /**
@@ -25,10 +36,15 @@ export function noteStatement(): void {
  */
 export async function countStatements<T>(
   fn: () => PromiseLike<T>,
-): Promise<{ value: T; statements: number }> {
-  const scope: Scope = { statements: 0, parent: current.getStore() };
+  options: { texts?: boolean } = {},
+): Promise<{ value: T; statements: number; texts: string[] }> {
+  const scope: Scope = {
+    statements: 0,
+    texts: options.texts ? [] : undefined,
+    parent: current.getStore(),
+  };
   const value = await current.run(scope, inScope(fn));
-  return { value, statements: scope.statements };
+  return { value, statements: scope.statements, texts: scope.texts ?? [] };
 }
 
 /** Like countStatements, for a caller that needs the count whether `fn` succeeds or throws. */
@@ -36,7 +52,7 @@ export async function countStatementsSettled<T>(
   fn: () => PromiseLike<T>,
   record: (statements: number) => void,
 ): Promise<T> {
-  const scope: Scope = { statements: 0, parent: current.getStore() };
+  const scope: Scope = { statements: 0, texts: undefined, parent: current.getStore() };
   try {
     return await current.run(scope, inScope(fn));
   } finally {
