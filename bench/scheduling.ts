@@ -3,7 +3,7 @@
 // scan-everything tick; the server's own path through Postgres; how each grows with the tasks.
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type pg from 'pg';
-import { runs, taskEdges, tasks } from '../db/schema.js';
+import { repositories, runs, taskEdges, tasks } from '../db/schema.js';
 import { DEFAULT_CONFIG, type RepoConfig } from '../src/config/schema.js';
 import { scheduleRepository } from '../src/engine/dispatch.js';
 import { compareCandidates, type Candidate } from '../src/core/scheduler/index.js';
@@ -53,6 +53,11 @@ export async function storeWorkload(
     merge: { ...DEFAULT_CONFIG.merge, requireApproval: false },
   };
   const db = store.handle.db;
+  // What createRun records for the repository at a run's start.
+  await db
+    .update(repositories)
+    .set({ maxParallel: config.concurrency.maxParallel })
+    .where(eq(repositories.id, repositoryId));
   const issues = workload(shape, size);
   let count = 0;
   for (let from = 0; from < issues.length; from += 200) {

@@ -54,6 +54,11 @@ export const repositories = pgTable(
     owner: text('owner').notNull(),
     name: text('name').notNull(),
     defaultBranch: text('default_branch'),
+    /**
+     * concurrency.maxParallel as the repository's newest run saw its config: the repository's
+     * dispatch limit, read with the repository instead of from a run.
+     */
+    maxParallel: integer('max_parallel'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -5,15 +5,15 @@ import type { Engine, RunScope } from './context.js';
  * run is held — nothing new is dispatched, merges go on — until someone `/unhold`s it.
  */
 export async function enforceBudget(engine: Engine, scope: RunScope): Promise<boolean> {
-  const run = (await engine.store.runs.getRun(scope.run.id)) ?? scope.run;
+  // The run as the delivery read it: a change since is caught by the hold's own guard.
+  const { run } = scope;
   if (run.finishedAt || run.budgetWaived || run.state !== 'running') return false;
   const spent = await engine.store.attempts.spentByRun(run.id);
   const budget = scope.config.budget.maxCostUsdPerRun;
   if (spent < budget) return false;
   const reason = `budget reached: $${spent.toFixed(2)} of $${budget.toFixed(2)} spent`;
   // State `held` stops dispatch; the `held` flag (a person's /hold) stays off so merges go on.
-  if (!(await engine.store.runs.transitionRun(run.id, 'budget reached', { holdReason: reason })))
-    return false;
+  if (!(await engine.store.runs.holdForBudget(run.id, reason))) return false;
   await scope.port.createIssueComment(
     scope.repo,
     run.issueNumber,

@@ -7,7 +7,7 @@ import {
 import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
-import { scheduleRepository } from './dispatch.js';
+import { scheduleRepository, schedulingOnce } from './dispatch.js';
 import { cancelRun } from './finish.js';
 import { recordApproval } from './approval.js';
 import { advanceRun } from './merge/index.js';
@@ -32,7 +32,15 @@ export interface CommandTarget {
  * Carry out one command: read the run once, let core decide (`decideCommand`, with every "no"
  * saying why, for the reply), then apply its effects in order.
  */
-export async function executeCommand(
+export function executeCommand(
+  engine: Engine,
+  target: CommandTarget,
+  command: Command,
+): Promise<CommandOutcome> {
+  return schedulingOnce(engine, () => carryOut(engine, target, command));
+}
+
+async function carryOut(
   engine: Engine,
   target: CommandTarget,
   command: Command,
@@ -143,7 +151,7 @@ async function apply(
       return undefined;
 
     case 'schedule':
-      await scheduleRepository(engine, scope.repositoryId);
+      await scheduleRepository(engine, scope.repositoryId, scope.repository);
       return undefined;
 
     case 'advance':

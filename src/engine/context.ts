@@ -4,6 +4,7 @@ import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { WriteBudget } from '../github/write-budget.js';
 import type { Decision, Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
+import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow } from '../store/runs.js';
 import type { EngineMemory } from './memory.js';
 
@@ -52,6 +53,8 @@ export interface RunScope {
   repo: RepoCoords;
   repositoryId: number;
   installationId: number;
+  /** The repository's row as read with the run (its dispatch limit, for one). */
+  repository: RepositoryRow;
   port: GitHubPort;
 }
 
@@ -59,14 +62,17 @@ export async function loadRunScope(
   engine: Engine,
   run: RunRow,
   port?: GitHubPort,
+  /** Already read with the run (runWithRepository): no second read. */
+  known?: RepositoryRow,
 ): Promise<RunScope> {
-  const repository = await engine.store.runs.repositoryOf(run);
+  const repository = known ?? (await engine.store.runs.repositoryOf(run));
   return {
     run,
     config: run.config as RepoConfig,
     repo: { owner: repository.owner, repo: repository.name },
     repositoryId: repository.id,
     installationId: repository.installationId,
+    repository,
     port: port ?? (await engine.portFor(repository.installationId)),
   };
 }

@@ -1,8 +1,9 @@
-import type { RepoConfig } from '../config/schema.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { selectDispatches, type Candidate } from '../core/scheduler/index.js';
 import { statusOf } from '../github/port.js';
 import { WORKER_MODES, type WorkerMode } from '../protocol/assignment.js';
 import type { DispatchIntent } from '../store/attempts.js';
+import type { RepositoryRow } from '../store/repositories.js';
 import { buildDispatchInputs } from '../protocol/assignment.js';
 import { taskBranch } from '../protocol/branch.js';
 import { runName } from '../protocol/run-name.js';
@@ -16,22 +17,56 @@ import { crashPoint } from '../crash-points.js';
  * lock), then GitHub is called, then the run id is recorded: a crash in between leaves an
  * intent that the sweep resolves against GitHub, never a second dispatch.
  */
-export function scheduleRepository(engine: Engine, repositoryId: number): Promise<number> {
-  return timeDecision(engine, 'schedule', () => schedule(engine, repositoryId));
+export function scheduleRepository(
+  engine: Engine,
+  repositoryId: number,
+  /** The repository's row, when the caller read it with its run: its limit is not read again. */
+  known?: RepositoryRow,
+): Promise<number> {
+  // Inside one delivery's handling every pass it asks for is one pass, at the end.
+  if (deferSchedule(repositoryId, known)) return Promise.resolve(0);
+  return timeDecision(engine, 'schedule', () => schedule(engine, repositoryId, known));
 }
 
-async function schedule(engine: Engine, repositoryId: number): Promise<number> {
-  // The repository's limit as its newest run saw the config (one row, not every active run).
-  const newest = await engine.store.runs.newestActiveRun(repositoryId);
-  if (!newest) return 0;
-  const config = newest.config as RepoConfig;
+/**
+ * Runs `fn` (one delivery's handling) with its scheduling passes deferred to its end and made
+ * once per repository: a completion that frees a slot and merges a PR that frees dependents
+ * asks for two passes, and the second would find nothing the first did not. When `fn` throws,
+ * no pass runs: the retried delivery, or the sweep, schedules.
+ */
+export async function schedulingOnce<T>(engine: Engine, fn: () => Promise<T>): Promise<T> {
+  if (deferred.getStore()) return fn();
+  const wanted = new Map<number, RepositoryRow | undefined>();
+  const value = await deferred.run(wanted, fn);
+  for (const [repositoryId, known] of wanted)
+    await timeDecision(engine, 'schedule', () => schedule(engine, repositoryId, known));
+  return value;
+}
+
+const deferred = new AsyncLocalStorage<Map<number, RepositoryRow | undefined>>();
+
+function deferSchedule(repositoryId: number, known: RepositoryRow | undefined): boolean {
+  const wanted = deferred.getStore();
+  if (!wanted) return false;
+  wanted.set(repositoryId, known ?? wanted.get(repositoryId));
+  return true;
+}
+
+async function schedule(
+  engine: Engine,
+  repositoryId: number,
+  known: RepositoryRow | undefined,
+): Promise<number> {
+  // The repository's limit as its newest run saw the config (written at each run's start).
+  const repository = known ?? (await engine.store.repositories.getRepository(repositoryId));
+  if (!repository || repository.maxParallel === null) return 0;
   // A worker that cannot reach the coordinator cannot get its assignment: claim nothing yet
   // (the public URL's own log line says why), and the sweep schedules again.
   if (!(await engine.coordinatorUrl())) return 0;
   const now = engine.now();
   const intents = await engine.store.attempts.claimDispatches(
     repositoryId,
-    { repoLimit: config.concurrency.maxParallel, globalLimit: engine.maxParallel, now },
+    { repoLimit: repository.maxParallel, globalLimit: engine.maxParallel, now },
     (rows, headroom) => {
       const byKey = new Map(rows.map((row) => [`${row.runId}:${row.taskKey}`, row]));
       const candidates: Candidate[] = rows.map((row) => ({
@@ -60,7 +95,11 @@ async function schedule(engine: Engine, repositoryId: number): Promise<number> {
   await Promise.all(
     intents.map(async (intent) => {
       let scope = scopes.get(intent.run.id);
-      if (!scope) scopes.set(intent.run.id, (scope = loadRunScope(engine, intent.run)));
+      if (!scope)
+        scopes.set(
+          intent.run.id,
+          (scope = loadRunScope(engine, intent.run, undefined, repository)),
+        );
       await performDispatch(engine, intent, await scope, pass);
     }),
   );

@@ -6,8 +6,6 @@
 export interface EngineMemory {
   /** Does `repositoryId:base` use a merge queue (a GraphQL call to find out). */
   readonly mergeQueues: TtlCache<boolean>;
-  /** Order-check writes per pull request row (see ensureOrderCheck in merge.ts). */
-  readonly orderCheckTurns: Turns<number>;
   /** Merge decisions per repository, before its advisory lock (see advanceRun). */
   readonly repositoryMergeTurns: Turns<number>;
   /** Status comment refreshes, one at a time in this process (see refreshStatus). */
@@ -17,7 +15,6 @@ export interface EngineMemory {
 export function createEngineMemory(now: () => Date): EngineMemory {
   return {
     mergeQueues: new TtlCache(5 * 60_000, now),
-    orderCheckTurns: new Turns(),
     repositoryMergeTurns: new Turns(),
     statusTurns: new Turns(),
   };

@@ -7,7 +7,7 @@ import {
 } from '../core/plan/index.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { RunRow } from '../store/runs.js';
-import type { Engine, RunScope } from './context.js';
+import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { dispatchPlanner } from './planner.js';
 import { refreshStatus } from './status.js';
@@ -44,12 +44,9 @@ export async function startRun(engine: Engine, request: StartRunRequest): Promis
   await engine.store.runs.updateRun(run.id, { baseBranch: request.defaultBranch });
   crashPoint('start.run-created');
   const scope: RunScope = {
-    run: { ...run, baseBranch: request.defaultBranch },
+    ...(await loadRunScope(engine, { ...run, baseBranch: request.defaultBranch }, request.port)),
+    // The config as the start read it (the run's row holds the same, defaults filled).
     config: request.config,
-    repo: request.repo,
-    repositoryId: request.repositoryId,
-    installationId: request.installationId,
-    port: request.port,
   };
   engine.log.info(
     { run: run.id, issue: run.issueNumber, generation: run.generation },
@@ -110,6 +107,6 @@ export async function applyPlan(
   if (!stored) return false;
   crashPoint('plan.stored');
   engine.log.info({ run: scope.run.id, tasks: result.plan.tasks.length, source }, 'plan accepted');
-  await scheduleRepository(engine, scope.repositoryId);
+  await scheduleRepository(engine, scope.repositoryId, scope.repository);
   return true;
 }

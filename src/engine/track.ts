@@ -1,11 +1,12 @@
 import type { PullInfo, WorkflowRunInfo } from '../github/port.js';
 import type { AttemptRow } from '../store/attempts.js';
+import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
 import { parseUsageMarker } from '../protocol/markers.js';
 import { parseRunName } from '../protocol/run-name.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
-import { scheduleRepository } from './dispatch.js';
+import { scheduleRepository, schedulingOnce } from './dispatch.js';
 import { enforceBudget } from './budget.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
@@ -25,7 +26,13 @@ const FAILED_CONCLUSIONS = new Set([
   'stale',
 ]);
 
-export type TrackedRun = { run: RunRow; task: TaskRow; attempt: AttemptRow } | null;
+export type TrackedRun = {
+  run: RunRow;
+  task: TaskRow;
+  attempt: AttemptRow;
+  /** When the look-up read it along (by run id): the scope needs no second read. */
+  repository?: RepositoryRow;
+} | null;
 
 /**
  * Which attempt a workflow run belongs to: by the id GitHub returned at dispatch, or — when
@@ -38,12 +45,8 @@ export async function findTrackedRun(
   wr: WorkflowRunInfo,
 ): Promise<TrackedRun> {
   const { store } = engine;
-  const byId = await store.attempts.byWorkflowRun(wr.id);
-  if (byId) {
-    const task = await store.runs.taskById(byId.taskId);
-    const run = task && (await store.runs.getRun(task.runId));
-    return task && run ? { run, task, attempt: byId } : null;
-  }
+  const byId = await store.attempts.trackedByWorkflowRun(wr.id);
+  if (byId) return byId;
   const named = parseRunName(wr.displayTitle);
   if (!named || wr.headBranch !== taskBranch(named.issueNumber, named.taskKey)) return null;
   const run = await store.runs.latestRun(repositoryId, named.issueNumber);
@@ -72,7 +75,16 @@ export async function findTrackedRun(
 }
 
 /** A workflow_run event, or what the sweep read from GitHub for a run we track. */
-export async function onWorkflowRun(
+export function onWorkflowRun(
+  engine: Engine,
+  repositoryId: number,
+  wr: WorkflowRunInfo,
+  scope?: RunScope,
+): Promise<void> {
+  return schedulingOnce(engine, () => trackWorkflowRun(engine, repositoryId, wr, scope));
+}
+
+async function trackWorkflowRun(
   engine: Engine,
   repositoryId: number,
   wr: WorkflowRunInfo,
@@ -96,9 +108,9 @@ export async function onWorkflowRun(
     await completePlannerAttempt(engine, task, attempt, wr.conclusion ?? 'failure');
     return;
   }
-  const s = scope ?? (await loadRunScope(engine, run));
+  const s = scope ?? (await loadRunScope(engine, run, undefined, tracked.repository));
   await completeAttempt(engine, s, task, attempt, wr);
-  await scheduleRepository(engine, s.repositoryId);
+  await scheduleRepository(engine, s.repositoryId, s.repository);
 }
 
 async function completeAttempt(
@@ -155,7 +167,7 @@ export async function currentPullOf(
   const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
   const pull = known?.state === 'open' ? known : await agentPullOf(scope, task);
   if (!pull || pull.state !== 'open' || pull.headRepoId !== scope.repositoryId) return null;
-  const linked = await linkPullRequest(engine, scope.repositoryId, pull);
+  const linked = await linkPullRequest(engine, scope.repositoryId, pull, { run: scope.run, task });
   return linked && linked.task.id === task.id ? { pull, task: linked.task } : null;
 }
 
@@ -241,19 +253,25 @@ export async function linkPullRequest(
   engine: Engine,
   repositoryId: number,
   pull: PullEventInfo,
+  /** The run and task the caller read already: used when the branch names them. */
+  known?: { run: RunRow; task: TaskRow },
 ): Promise<{ run: RunRow; task: TaskRow } | null> {
   if (!isAgentPull(pull, repositoryId)) return null;
   const parsed = parseTaskBranch(pull.headRef)!;
-  const run = await engine.store.runs.latestRun(repositoryId, parsed.issueNumber);
+  const isKnown =
+    known?.run.issueNumber === parsed.issueNumber && known.task.taskKey === parsed.taskKey;
+  const run = isKnown
+    ? known.run
+    : await engine.store.runs.latestRun(repositoryId, parsed.issueNumber);
   if (!run) return null;
-  let task = await engine.store.runs.task(run.id, parsed.taskKey);
+  let task = isKnown ? known.task : await engine.store.runs.task(run.id, parsed.taskKey);
   if (!task) return null;
-  const previous = await engine.store.pulls.withTask(repositoryId, pull.number);
+  const previous = await engine.store.pulls.byNumber(repositoryId, pull.number);
   const row = await recordPull(engine, repositoryId, task.id, {
     ...pull,
     headSha: pull.currentHeadSha ?? pull.headSha,
   });
-  const updateFrom = previous?.pull.updatedByCoordinatorFrom ?? null;
+  const updateFrom = previous?.updatedByCoordinatorFrom ?? null;
   if (pull.before !== undefined && updateFrom !== null) {
     // The coordinator's own update of a branch that was behind keeps the approval; any other
     // push is new work and needs approval again (docs/lifecycle.md step 8).
@@ -283,7 +301,16 @@ export async function linkPullRequest(
  * A merged agent PR merges its task and frees its dependents; one closed unmerged by a person
  * rejects the task and blocks what depends on it.
  */
-export async function onPullRequestClosed(
+export function onPullRequestClosed(
+  engine: Engine,
+  repositoryId: number,
+  pull: PullEventInfo,
+  closedBy: { login: string; isBot: boolean },
+): Promise<void> {
+  return schedulingOnce(engine, () => pullRequestClosed(engine, repositoryId, pull, closedBy));
+}
+
+async function pullRequestClosed(
   engine: Engine,
   repositoryId: number,
   pull: PullEventInfo,

@@ -263,6 +263,18 @@ export class AttemptStore {
     return row;
   }
 
+  /** The attempt of a workflow run with its task, run and repository: one statement. */
+  async trackedByWorkflowRun(workflowRunId: number) {
+    const [row] = await this.db
+      .select({ attempt: attempts, task: tasks, run: runs, repository: repositories })
+      .from(attempts)
+      .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
+      .where(eq(attempts.workflowRunId, workflowRunId));
+    return row;
+  }
+
   async byTaskAttempt(taskId: number, attempt: number): Promise<AttemptRow | undefined> {
     const [row] = await this.db
       .select()

@@ -110,6 +110,15 @@ export class PullStore {
       .orderBy(asc(pullRequests.enqueuedAt));
   }
 
+  /** The row of PR `number`, if the coordinator has seen it. */
+  async byNumber(repositoryId: number, number: number): Promise<PullRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(pullRequests)
+      .where(and(eq(pullRequests.repositoryId, repositoryId), eq(pullRequests.number, number)));
+    return row;
+  }
+
   /** The agent PR `number` with its task and run, if it is one. */
   async withTask(repositoryId: number, number: number) {
     const [row] = await this.db

@@ -14,6 +14,7 @@ import {
 } from '../core/transitions.js';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from './database.js';
+import type { RepositoryRow } from './repositories.js';
 
 export type RunRow = typeof runs.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
@@ -85,7 +86,13 @@ export class RunStore {
       .values({ ...input, generation: (last?.generation ?? 0) + 1, state: INITIAL_RUN_STATE })
       .onConflictDoNothing()
       .returning();
-    if (inserted[0]) return { run: inserted[0], created: true };
+    if (inserted[0]) {
+      await this.db
+        .update(repositories)
+        .set({ maxParallel: input.config.concurrency.maxParallel })
+        .where(eq(repositories.id, input.repositoryId));
+      return { run: inserted[0], created: true };
+    }
     const winner = await this.activeRun(input.repositoryId, input.issueNumber);
     if (!winner) throw new Error(`run for issue ${input.issueNumber} neither created nor found`);
     return { run: winner, created: false };
@@ -125,17 +132,19 @@ export class RunStore {
     return this.db.select().from(runs).where(isNull(runs.finishedAt)).orderBy(asc(runs.id));
   }
 
-  async newestActiveRun(repositoryId: number): Promise<RunRow | undefined> {
+  /** The run and its repository, in one statement. */
+  async runWithRepository(
+    id: number,
+  ): Promise<{ run: RunRow; repository: RepositoryRow } | undefined> {
     const [row] = await this.db
-      .select()
+      .select({ run: runs, repository: repositories })
       .from(runs)
-      .where(and(eq(runs.repositoryId, repositoryId), isNull(runs.finishedAt)))
-      .orderBy(desc(runs.id))
-      .limit(1);
+      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
+      .where(eq(runs.id, id));
     return row;
   }
 
-  async repositoryOf(run: RunRow) {
+  async repositoryOf(run: RunRow): Promise<RepositoryRow> {
     const [repo] = await this.db
       .select()
       .from(repositories)
@@ -248,6 +257,8 @@ export class RunStore {
     move: RunMove,
     values: RunFields = {},
     db: Db = this.db,
+    /** A further condition on the row that refuses the move, read in the same statement. */
+    unless?: SQL,
   ): Promise<boolean> {
     refuseStateIn(values, ['state', 'finishedAt']);
     const { from, to } = runTransition(move);
@@ -259,9 +270,29 @@ export class RunStore {
         statusVersionWanted: sql`${runs.statusVersionWanted} + 1`,
         updatedAt: new Date(),
       })
-      .where(and(eq(runs.id, runId), isNull(runs.finishedAt), inArray(runs.state, [...from])))
+      .where(
+        and(
+          eq(runs.id, runId),
+          isNull(runs.finishedAt),
+          inArray(runs.state, [...from]),
+          unless && not(unless),
+        ),
+      )
       .returning({ id: runs.id });
     return rows.length > 0;
+  }
+  /**
+   * The run's spend reached its budget: held, unless a person's `/unhold` waived the budget
+   * meanwhile (read in the same statement, so a run read before the waiver is not held again).
+   */
+  async holdForBudget(runId: number, holdReason: string): Promise<boolean> {
+    return this.transitionRun(
+      runId,
+      'budget reached',
+      { holdReason },
+      this.db,
+      sql`${runs.budgetWaived}`,
+    );
   }
 
   /** Finish a run; returns false when it had already finished (only one caller does the follow-up). */

@@ -22,12 +22,10 @@ export interface MergeView {
 
 export async function gatherMergeView(engine: Engine, scope: RunScope): Promise<MergeView> {
   const { run } = scope;
-  const [{ tasks, depsOf: deps }, pulls, slotsHeldElsewhere] = await Promise.all([
-    engine.store.runs.graphOf(run.id),
-    engine.store.pulls.ofRun(run.id),
+  const [{ tasks, depsOf: deps, pullOf }, slotsHeldElsewhere] = await Promise.all([
+    engine.store.snapshots.tasksWithPulls(run.id),
     engine.store.pulls.slotsHeldElsewhere(scope.repositoryId, run.id),
   ]);
-  const byId = new Map(tasks.map((t) => [t.id, t]));
   const mergeTasks: MergeTask[] = tasks.map((t) => ({
     taskId: t.taskKey,
     deps: deps.get(t.taskKey) ?? [],
@@ -40,9 +38,10 @@ export async function gatherMergeView(engine: Engine, scope: RunScope): Promise<
   }));
 
   const stored: MergeTarget[] = [];
-  for (const row of pulls) {
-    const task = row.taskId === null ? undefined : byId.get(row.taskId);
-    if (!task || row.state !== 'open' || task.prNumber !== row.number) continue;
+  for (const task of tasks) {
+    // The PR the task points at; an earlier PR of the task (closed, replaced) has no say.
+    const row = pullOf.get(task.id);
+    if (!row || row.state !== 'open') continue;
     const pull: MergePull = {
       taskId: task.taskKey,
       number: row.number,

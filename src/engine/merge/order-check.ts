@@ -29,30 +29,23 @@ export async function ensureOrderCheck(
     title: check.title,
     summary: check.summary,
   };
-  // Deliveries are handled several at a time: two at once (a PR opened, its worker run
-  // completed) would each find no check on the head and create one, and a later veto would
-  // fail only one of them while GitHub shows the other, newer one passing. So one write per
-  // PR at a time, each deciding from the row as it is now.
-  await engine.memory.orderCheckTurns.run(row.id, async () => {
-    const now = (await engine.store.pulls.withTask(scope.repositoryId, row.number))?.pull;
-    const current = now ?? row;
-    if (current.orderCheckSha === row.headSha && current.orderCheckConclusion === signature) return;
-    if (current.orderCheckSha === row.headSha && current.orderCheckRunId !== null) {
-      await scope.port.updateCheckRun(scope.repo, current.orderCheckRunId, output);
-      await engine.store.pulls.update(row.id, { orderCheckConclusion: signature });
-      return;
-    }
-    const created = await scope.port.createCheckRun(
-      scope.repo,
-      row.headSha,
-      ORDER_CHECK_NAME,
-      output,
-    );
-    crashPoint('merge.order-check-created');
-    await engine.store.pulls.update(row.id, {
-      orderCheckRunId: created.id,
-      orderCheckSha: row.headSha,
-      orderCheckConclusion: signature,
-    });
+  // Merge decisions of a repository take turns (advanceRun), so `row` is as current as the
+  // database knows it: no second writer can create the head's check meanwhile.
+  if (row.orderCheckSha === row.headSha && row.orderCheckRunId !== null) {
+    await scope.port.updateCheckRun(scope.repo, row.orderCheckRunId, output);
+    await engine.store.pulls.update(row.id, { orderCheckConclusion: signature });
+    return;
+  }
+  const created = await scope.port.createCheckRun(
+    scope.repo,
+    row.headSha,
+    ORDER_CHECK_NAME,
+    output,
+  );
+  crashPoint('merge.order-check-created');
+  await engine.store.pulls.update(row.id, {
+    orderCheckRunId: created.id,
+    orderCheckSha: row.headSha,
+    orderCheckConclusion: signature,
   });
 }

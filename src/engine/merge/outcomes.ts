@@ -42,7 +42,7 @@ export async function sendBack(
     { run: scope.run.id, task: task.taskKey, pr: row.number, feedback },
     'sent back to the worker',
   );
-  await scheduleRepository(engine, scope.repositoryId);
+  await scheduleRepository(engine, scope.repositoryId, scope.repository);
 }
 
 /** Merged (by us, the queue, or a person): dependents become ready, the run may be done. */
@@ -58,7 +58,7 @@ export async function markTaskMerged(
     if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
       // And if the process died before freeing the dependents, they are freed now.
       await engine.store.runs.decrementDependents(scope.run.id, taskKey);
-      await scheduleRepository(engine, scope.repositoryId);
+      await scheduleRepository(engine, scope.repositoryId, scope.repository);
     }
     await settleRun(engine, scope);
     return false;
@@ -71,7 +71,7 @@ export async function markTaskMerged(
     'task merged',
   );
   engine.requestStatus(scope.run.id);
-  await scheduleRepository(engine, scope.repositoryId);
+  await scheduleRepository(engine, scope.repositoryId, scope.repository);
   await settleRun(engine, scope);
   return true;
 }

@@ -1,0 +1,110 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { storeWorkload } from '../../bench/scheduling.js';
+import { completeOldest, serverApp } from '../../bench/server-path.js';
+import { executeCommand } from '../../src/engine/commands.js';
+import { loadRunScope } from '../../src/engine/context.js';
+import { scheduleRepository } from '../../src/engine/dispatch.js';
+import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { countStatements } from '../../src/store/statement-count.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+
+/**
+ * Statements that return a run's row (its columns in the select list): a delivery reads its run
+ * once. The dispatch claim's read of ready tasks returns each claimed task's run along (it may
+ * claim other runs' tasks) and is not counted here; it shows in the totals.
+ */
+const runReads = (texts: string[]) =>
+  texts.filter((t) => {
+    const [, selected = '', from = ''] = /^\s*select\b(.*?)\bfrom\s+("\w+")/is.exec(t) ?? [];
+    return (
+      /"issue_number"/.test(selected) && /"plan_approved"/.test(selected) && from !== '"tasks"'
+    );
+  }).length;
+
+/** Reads of a run's whole task list (one row per task). */
+const taskListReads = (texts: string[]) =>
+  texts.filter(
+    (t) =>
+      /^\s*select\b/i.test(t) &&
+      /from "tasks"/.test(t) &&
+      /"tasks"\."run_id" = \$\d+/.test(t) &&
+      !/"tasks"\."id" = \$/.test(t),
+  ).length;
+
+/**
+ * What one delivery costs in SQL on the server's own path (the real app and engine, a GitHub
+ * answering at once: bench/server-path.ts). A change that reads the run again, or adds a
+ * statement, shows here first.
+ */
+describe('statements of one delivery', () => {
+  let handle: DatabaseHandle;
+  let store: Store;
+  let drop: () => Promise<void>;
+  let app: Awaited<ReturnType<typeof serverApp>>;
+  const repository = { id: 4242, owner: 'bench', name: 'sched-fleet-30' };
+
+  beforeAll(async () => {
+    const database = await createTestDatabase(inject('templateDatabase'));
+    handle = await openDatabase({ databaseUrl: database.url, poolSize: 4 });
+    drop = database.drop;
+    store = createStore(handle);
+    // One issue of 30 tasks (5 layers of 6, 2 deps each): the roots are dispatched first.
+    await storeWorkload(store, 'fleet', 30, repository.id);
+    app = await serverApp(store, 100);
+    await scheduleRepository(app.engine, repository.id);
+  });
+  afterAll(async () => {
+    await handle.close();
+    await drop();
+  });
+
+  it('a workflow completion that merges its PR reads the run once', async () => {
+    const [done] = await completeOldest(app, store, repository, 1, { texts: true });
+    expect(runReads(done!.texts)).toBe(1);
+    // The tasks are read for the merge decision and to see whether the run is over.
+    expect(taskListReads(done!.texts)).toBe(2);
+    expect(done!.statements).toBe(15);
+    const [merged] = rowsOf<{ n: number }>(
+      await handle.db.execute(sql`select count(*)::int as n from tasks where state = 'merged'`),
+    );
+    expect(merged?.n).toBe(1);
+  });
+
+  it('an /approve of a task in review reads the run once, merges it and dispatches what it frees', async () => {
+    // The run now wants approvals: the next completion leaves its PR in review.
+    await handle.db.execute(
+      sql`update runs set config = jsonb_set(config, '{merge,requireApproval}', 'true')`,
+    );
+    await completeOldest(app, store, repository, 1);
+    const [row] = rowsOf<{ id: number; task_key: string }>(
+      await handle.db.execute(
+        sql`select r.id, t.task_key from tasks t join runs r on r.id = t.run_id where t.state = 'in_review'`,
+      ),
+    );
+    expect(row).toBeDefined();
+    const dispatchedBefore = app.github.dispatches;
+    // As the comment handler does: the run with its repository, the PR's task; then the command.
+    const counted = await countStatements(
+      async () => {
+        const found = await store.runs.runWithRepository(Number(row!.id));
+        const scope = await loadRunScope(
+          app.engine,
+          found!.run,
+          app.github.port,
+          found!.repository,
+        );
+        const task = await store.runs.task(found!.run.id, row!.task_key);
+        return executeCommand(app.engine, { scope, task, actor: 'octocat' }, { name: 'approve' });
+      },
+      { texts: true },
+    );
+    expect(counted.value).toEqual({ ok: true });
+    expect(runReads(counted.texts)).toBe(1);
+    // The merge frees a dependent, which is dispatched in the same delivery: the claim's own
+    // transaction (lock, counts, ready set, intent, attempt, status) is 11 of these.
+    expect(app.github.dispatches - dispatchedBefore).toBe(1);
+    expect(counted.statements).toBe(27);
+  });
+});
