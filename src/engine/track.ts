@@ -1,4 +1,4 @@
-import type { PullInfo, WorkflowRunInfo } from '../github/port.js';
+import type { GitHubPort, PullInfo, RepoCoords, WorkflowRunInfo } from '../github/port.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
@@ -295,6 +295,29 @@ export async function linkPullRequest(
     engine.requestStatus(run.id);
   }
   return { run, task };
+}
+
+/**
+ * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task and
+ * the run's merges are decided again. Two pushes' deliveries can arrive in either order, so the
+ * head recorded is GitHub's now, never an older one a late delivery carries.
+ */
+export async function onPullRequestChanged(
+  engine: Engine,
+  port: GitHubPort,
+  repo: RepoCoords,
+  repositoryId: number,
+  pull: PullEventInfo,
+): Promise<void> {
+  if (!isAgentPull(pull, repositoryId)) return;
+  const current = repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
+  const linked = await linkPullRequest(engine, repositoryId, {
+    ...pull,
+    ...(current ? { state: current.state, merged: current.merged } : {}),
+    currentHeadSha: current?.headSha,
+  });
+  if (!linked || linked.run.finishedAt) return;
+  await advanceRun(engine, await loadRunScope(engine, linked.run, port));
 }
 
 /**

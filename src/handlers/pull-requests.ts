@@ -1,15 +1,13 @@
 import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
-import { loadRunScope } from '../engine/context.js';
-import { advanceRun, sendBack } from '../engine/merge/index.js';
+import { onDequeued } from '../engine/merge/dequeued.js';
 import {
   isAgentPull,
-  linkPullRequest,
+  onPullRequestChanged,
   onPullRequestClosed,
   type PullEventInfo,
 } from '../engine/track.js';
-import { WRITE_ROLES } from '../github/port.js';
-import { recordApproval } from '../engine/approval.js';
+import { onApprovingReview } from '../engine/approval.js';
 import { onChangesRequested } from '../engine/changes-requested.js';
 
 interface PullPayload {
@@ -50,21 +48,12 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       const { pull_request: pr, repository } = context.payload;
       const before = context.payload.action === 'synchronize' ? context.payload.before : undefined;
       const info = pullInfo(pr, before);
-      if (!isAgentPull(info, repository.id)) return;
-      // Two pushes' deliveries can arrive in either order: the head recorded is GitHub's now,
-      // never an older one a late delivery carries.
-      const repo = context.repo();
-      const current =
-        repo.owner && repo.repo ? await services.port(context.octokit).pull(repo, pr.number) : null;
-      const linked = await linkPullRequest(engine, repository.id, {
-        ...info,
-        ...(current ? { state: current.state, merged: current.merged } : {}),
-        currentHeadSha: current?.headSha,
-      });
-      if (!linked || linked.run.finishedAt) return;
-      await advanceRun(
+      await onPullRequestChanged(
         engine,
-        await loadRunScope(engine, linked.run, services.port(context.octokit)),
+        services.port(context.octokit),
+        context.repo(),
+        repository.id,
+        info,
       );
     },
   );
@@ -77,36 +66,15 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     });
   });
 
-  // Left the merge queue without merging: the task waits again, or goes back to its worker.
   app.on('pull_request.dequeued', async (context) => {
-    const { engine } = services;
     const { pull_request: pr, repository } = context.payload;
-    const reason = (context.payload as { reason?: string }).reason ?? '';
-    if (reason === 'MERGE') return;
-    const found = await engine.store.pulls.withTask(repository.id, pr.number);
-    if (!found || found.task.state !== 'merging') return;
-    const failed = reason === 'CI_FAILURE' || reason === 'MERGE_CONFLICT';
-    engine.log.info({ pr: pr.number, reason }, 'PR left the merge queue');
-    const scope = await loadRunScope(engine, found.run, services.port(context.octokit));
-    if (failed) {
-      const feedback =
-        reason === 'CI_FAILURE'
-          ? 'The merge queue removed the PR: checks failed on the merge group. Make them pass.'
-          : `The merge queue removed the PR: it conflicts with ${pr.base.ref}. Merge ${pr.base.ref} in and resolve the conflicts.`;
-      await sendBack(
-        engine,
-        scope,
-        { row: found.pull, task: found.task, pull: { headSha: pr.head.sha } },
-        feedback,
-      );
-      return;
-    }
-    await engine.store.pulls.update(found.pull.id, { enqueuedAt: null });
-    await engine.store.runs.transitionTask(found.task.id, {
-      event: 'merge released',
-      to: 'approved',
+    await onDequeued(services.engine, services.port(context.octokit), {
+      repositoryId: repository.id,
+      number: pr.number,
+      baseRef: pr.base.ref,
+      headSha: pr.head.sha,
+      reason: (context.payload as { reason?: string }).reason ?? '',
     });
-    await advanceRun(engine, scope);
   });
 
   // An approving review from a write+ user approves the task for the reviewed commit, in
@@ -130,22 +98,11 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       });
       return;
     }
-    if (review.state.toLowerCase() !== 'approved' || review.user?.type === 'Bot') return;
-    const current = repo.owner && repo.repo ? await port.pull(repo, pr.number) : null;
-    const linked =
-      (await engine.store.pulls.withTask(repository.id, pr.number)) ??
-      (await linkPullRequest(engine, repository.id, {
-        ...pullInfo(pr),
-        currentHeadSha: current?.headSha,
-      }));
-    if (!linked || linked.run.finishedAt) return;
-    const role = await port.roleOf(context.repo(), review.user?.login ?? '');
-    if (!WRITE_ROLES.has(role)) return;
-    const task = (await engine.store.runs.taskById(linked.task.id)) ?? linked.task;
-    const approved = await recordApproval(engine, task, {
-      sha: review.commit_id,
-      currentHead: current?.headSha ?? pr.head.sha,
+    if (review.state.toLowerCase() !== 'approved') return;
+    await onApprovingReview(engine, port, repo, repository.id, pullInfo(pr), {
+      commitId: review.commit_id,
+      author: review.user?.login ?? '',
+      authorIsBot: review.user?.type === 'Bot',
     });
-    if (approved) await advanceRun(engine, await loadRunScope(engine, linked.run, port));
   });
 }

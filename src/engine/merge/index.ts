@@ -1,11 +1,23 @@
 import { decideMerges, type MergeDecision } from '../../core/merge/index.js';
 import { LOCK_KEYS } from '../../store/lock-keys.js';
-import { timeDecision, type Engine, type RunScope } from '../context.js';
+import type { GitHubPort } from '../../github/port.js';
+import { loadRunScope, timeDecision, type Engine, type RunScope } from '../context.js';
 import { act } from './act.js';
 import { gatherMergeView } from './gather.js';
 import { ensureOrderCheck } from './order-check.js';
 
 export { markTaskMerged, sendBack } from './outcomes.js';
+
+/** Checks finished on a head: the runs whose open agent PR has that head decide again. */
+export async function onChecksCompleted(
+  engine: Engine,
+  port: GitHubPort,
+  event: { repositoryId: number; sha: string },
+): Promise<void> {
+  const found = await engine.store.pulls.withHead(event.repositoryId, event.sha);
+  const runs = new Map(found.filter((f) => !f.run.finishedAt).map((f) => [f.run.id, f.run]));
+  for (const run of runs.values()) await advanceRun(engine, await loadRunScope(engine, run, port));
+}
 
 /**
  * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and
