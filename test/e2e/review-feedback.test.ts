@@ -7,6 +7,7 @@ import {
   MAINTAINER,
   REPO,
   startScenario,
+  statusComment,
   taskOf,
   type Scenario,
 } from './harness.js';
@@ -204,16 +205,38 @@ describe.each(DELIVERY_SEEDS.slice(0, 1))('review feedback (delivery seed %i)', 
     expect((await taskOf(s, issue, 'a'))?.attemptCount).toBe(2);
   });
 
-  it('merges a PR whose flaky check passes on its re-run, with no attempt spent', async () => {
+  it('says "re-running test (flaky?)" while a flaky check re-runs, then merges with no attempt spent', async () => {
     s = await startScenario({ delivery, config: 'merge:\n  requireApproval: false\n' });
     await s.double.setRequiredChecks(REPO, 'main', ['test']);
     editingWorker();
     const issue = await start();
+    const taskRow = () => {
+      const rows = statusComment(s.double, issue)
+        .split('\n')
+        .filter((l) => l.startsWith('| a | A |'));
+      expect(rows).toHaveLength(1);
+      return rows[0]!;
+    };
+    // The re-run stays queued until the test lets it pass.
     const ci = await s.double.runCi(REPO, pr().head.sha, {
-      jobs: [{ name: 'test', attempts: [{ conclusion: 'failure' }, { conclusion: 'success' }] }],
+      jobs: [
+        {
+          name: 'test',
+          attempts: [{ conclusion: 'failure' }, { conclusion: 'success', hold: true }],
+        },
+      ],
     });
     await s.settle();
+    expect(s.double.ciHeld(ci)).toBe(true);
+    expect(s.double.jobsOf(ci).map((j) => j.conclusion)).toEqual(['failure', null]);
+    expect(taskRow()).toContain('re-running test (flaky?)');
+    expect(pr().merged).toBeFalsy();
+
+    await s.double.releaseCi(ci);
+    await s.settle();
     expect(s.double.jobsOf(ci).map((j) => j.conclusion)).toEqual(['failure', 'success']);
+    expect(taskRow()).not.toContain('re-running');
+    expect(statusComment(s.double, issue)).not.toContain('(flaky?)');
     expect(runsOn()).toHaveLength(1);
     expect(pr().merged).toBe(true);
     const task = await taskOf(s, issue, 'a');

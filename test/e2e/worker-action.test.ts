@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runWorkerJob, type JobResult } from '../github-double/worker/actions-runner.js';
 import {
   MAINTAINER,
   REPO,
@@ -12,16 +10,13 @@ import {
   startScenario,
   type Scenario,
 } from './harness.js';
+import { useRealWorker, WORKER_WORKFLOW } from './real-worker.js';
 
 /**
- * The worker as users run it: the committed action bundle, started from the real workflow
- * file the way a GitHub-hosted runner starts a JavaScript action, against the GitHub double.
- * It gets its assignment by OIDC, clones and pushes with real git over HTTP, opens its PR, and
- * the coordinator merges it. The repository is private and holds no App key in any secret.
+ * The worker as users run it (real-worker.ts): it gets its assignment by OIDC, clones and
+ * pushes with real git over HTTP, opens its PR, and the coordinator merges it. The repository
+ * is private and holds no App key in any secret.
  */
-const ROOT = resolve(import.meta.dirname, '../..');
-const TEMPLATE = join(ROOT, 'templates/agent-worker.yml');
-const ACTION_DIR = join(ROOT, 'actions/worker');
 
 // Stands in for Claude Code: writes one file named after the task's title (so tasks never
 // conflict) and reports as Claude Code does, cache tokens apart from input tokens.
@@ -59,30 +54,9 @@ describe('the worker action against the GitHub double', () => {
       private: true,
       // Worked out from the App's webhook URL (GET /app/hook/config), as on a fresh install.
       env: { PUBLIC_URL: '' },
-      files: { '.github/workflows/agent-worker.yml': readFileSync(TEMPLATE, 'utf8') },
+      files: { '.github/workflows/agent-worker.yml': WORKER_WORKFLOW },
     });
-    const jobs: JobResult[] = [];
-    const scenario = s;
-    scenario.double.setWorker((run) => ({
-      kind: 'job',
-      run: async () => {
-        const job = await runWorkerJob(
-          scenario.double,
-          { id: run.id, headBranch: run.branch, repoFullName: run.repo, inputs: run.inputs },
-          {
-            workflowFile: TEMPLATE,
-            actionDir: ACTION_DIR,
-            actionPath: 'actions/worker',
-            vars: { AGENT_COMMAND: `"${process.execPath}" "${agent}"` },
-            // No App key, no App id: the only secret the template reads is the agent's API key.
-            secrets: {},
-            env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
-          },
-        );
-        jobs.push(job);
-        return job.conclusion;
-      },
-    }));
+    const jobs = useRealWorker(s, agent);
 
     const issue = await s.double.openIssue(REPO, {
       title: 'Login',

@@ -242,6 +242,34 @@ describe('actions: CI runs, job logs and rerun-failed-jobs', () => {
     ]);
   });
 
+  it('holds an attempt marked hold (a re-run or the first) queued until releaseCi plays it', async () => {
+    const runId = await w.double.runCi(w.repo, sha, {
+      jobs: [{ name: 'test', attempts: [FAILING_TEST, { conclusion: 'success', hold: true }] }],
+    });
+    expect(w.double.ciHeld(runId)).toBe(false);
+    await w.octokit.rest.actions.reRunWorkflowFailedJobs({ owner, repo: repoName, run_id: runId });
+    await w.double.waitFor((d) => d.ciHeld(runId), { description: 'the re-run to be held' });
+    await w.double.waitForDeliveries();
+    expect(w.double.run(runId)).toMatchObject({ run_attempt: 2, status: 'queued' });
+    const queued = (await checkRunsOnHead()).find((c) => c.name === 'test')!;
+    expect(queued).toMatchObject({ status: 'queued', conclusion: null });
+    expect(w.receiver.of('workflow_run', 'completed')).toHaveLength(1);
+
+    await w.double.releaseCi(runId);
+    expect(w.double.ciHeld(runId)).toBe(false);
+    expect(w.double.run(runId)).toMatchObject({ run_attempt: 2, conclusion: 'success' });
+    await w.double.waitForDeliveries();
+    expect(w.receiver.of('workflow_run', 'completed')).toHaveLength(2);
+    await expect(w.double.releaseCi(runId)).rejects.toThrow(/no held attempt/);
+
+    const first = await w.double.runCi(w.repo, sha, {
+      jobs: [{ name: 'lint', attempts: [{ conclusion: 'success', hold: true }] }],
+    });
+    expect(w.double.run(first)).toMatchObject({ status: 'queued' });
+    await w.double.releaseCi(first);
+    expect(w.double.run(first)).toMatchObject({ status: 'completed', conclusion: 'success' });
+  });
+
   it("the worker's failed job has a log with its error line", async () => {
     w.double.setWorker(() => ({ kind: 'fail', reason: 'agent_failed', detail: 'exit 2' }));
     const { data: main } = await w.octokit.rest.git.getRef({

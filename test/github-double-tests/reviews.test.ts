@@ -274,6 +274,75 @@ describe('pulls: reviews with line comments and review threads', () => {
     ).rejects.toMatchObject({ status: 404 });
   });
 
+  it('POST .../pulls/{n}/comments with in_reply_to replies in the thread, ignoring every other field', async () => {
+    const n = await agentPr();
+    await w.double.review(w.repo, n, {
+      event: 'REQUEST_CHANGES',
+      body: 'Two things.',
+      by: 'rita',
+      comments: [
+        { path: 'src/app.ts', line: 2, body: 'Rename.' },
+        { path: 'src/app.ts', line: 6, body: 'Split.' },
+      ],
+    });
+    const [, second] = w.double.reviewThreads(w.repo, n);
+    const root = second!.comments[0]!;
+    const before = w.receiver.received.length;
+    const { status, data: reply } = await w.octokit.rest.pulls.createReviewComment({
+      owner,
+      repo: repoName,
+      pull_number: n,
+      in_reply_to: root.id,
+      body: 'Split in abc123.',
+      // GitHub ignores these with in_reply_to: the reply sits where the thread does.
+      commit_id: w.double.branch(w.repo, 'agent/1/task_001')!.sha,
+      path: 'elsewhere.ts',
+      line: 1,
+    });
+    expect(status).toBe(201);
+    expect(reply).toMatchObject({
+      in_reply_to_id: root.id,
+      path: 'src/app.ts',
+      line: 6,
+      user: { login: BOT },
+      body: 'Split in abc123.',
+    });
+    expect(w.double.reviewThreads(w.repo, n).map((t) => t.comments.map((c) => c.id))).toEqual([
+      [w.double.reviewThreads(w.repo, n)[0]!.comments[0]!.id],
+      [root.id, reply.id],
+    ]);
+    expect(w.double.reviews(w.repo, n).map((r) => [r.user, r.state])).toEqual([
+      ['rita', 'CHANGES_REQUESTED'],
+      [BOT, 'COMMENTED'],
+    ]);
+    await w.double.waitForDeliveries();
+    expect(w.receiver.names().slice(before)).toEqual([
+      'pull_request_review_comment.created',
+      'pull_request_review.submitted',
+    ]);
+    const { data: listed } = await w.octokit.rest.pulls.listReviewComments({
+      owner,
+      repo: repoName,
+      pull_number: n,
+    });
+    expect(listed.map((c) => [c.id, c.in_reply_to_id ?? null])).toEqual([
+      [w.double.reviewThreads(w.repo, n)[0]!.comments[0]!.id, null],
+      [root.id, null],
+      [reply.id, root.id],
+    ]);
+    await expect(
+      w.octokit.rest.pulls.createReviewComment({
+        owner,
+        repo: repoName,
+        pull_number: n,
+        in_reply_to: 123,
+        body: 'nowhere',
+        commit_id: 'abc',
+        path: 'src/app.ts',
+      }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+
   it('a push that changes the commented lines outdates the thread; other lines leave it be', async () => {
     const n = await agentPr();
     await w.double.review(w.repo, n, {

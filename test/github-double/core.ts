@@ -70,6 +70,8 @@ export class Core {
   contentWritesPerMinute: number = CONTENT_WRITES_PER_MINUTE;
   readonly contentWrites = new ContentWriteWindow();
   readonly jobLogs = new JobLogs(() => this.url);
+  // CI runs whose current attempt waits for `double.releaseCi` (a `hold` in the run's plan).
+  readonly heldCiRuns = new Set<number>();
   hooks: CoreHooks | null = null;
   private nextUserId = 1_000_001;
 

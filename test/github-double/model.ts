@@ -261,6 +261,9 @@ export interface CiJobAttempt {
   conclusion: Extract<RunConclusion, 'success' | 'failure' | 'cancelled' | 'timed_out'>;
   annotations?: JobAnnotation[];
   steps?: JobLogStep[];
+  // A re-run attempt that stays queued until `double.releaseCi(runId)` plays it, so a test can
+  // look at what the app shows while a re-run is in flight.
+  hold?: boolean;
 }
 
 export interface CiJobPlan {

@@ -21,6 +21,7 @@ import {
   findRun,
   logJobStep,
   playCiAttempt,
+  playOrHoldCiAttempt,
   rerunFailedJobs,
   startRun,
 } from './ops/actions.js';
@@ -442,7 +443,8 @@ export class GitHubDouble extends DoubleQueries {
    * A GitHub Actions CI run on `sha` (a branch name or a sha) that GitHub started for a push or
    * pull request: each job is a check run of GitHub Actions with the job's id, details_url the
    * job's page. Each job's `attempts` say what the first attempt and each re-run does (the last
-   * repeats). Resolves once the first attempt has completed, unless `play: false` leaves it queued.
+   * repeats). Resolves once the first attempt has completed, unless `play: false` leaves it queued
+   * or the attempt says `hold` (then `releaseCi` plays it, as it plays a held re-run).
    */
   async runCi(
     repo: string,
@@ -469,8 +471,21 @@ export class GitHubDouble extends DoubleQueries {
       by: this.core.account(input.by ?? 'someone'),
     });
     await settle(sent);
-    if (input.play !== false) await playCiAttempt(this.core, run, settle);
+    if (input.play !== false) await playOrHoldCiAttempt(this.core, run, settle);
     return run.id;
+  }
+
+  /** Whether the CI run's current attempt is held (its plan says `hold`) and not yet released. */
+  ciHeld(runId: number): boolean {
+    return this.core.heldCiRuns.has(runId);
+  }
+
+  /** Plays the held attempt of a CI run, as its plan says; resolves once it has completed. */
+  async releaseCi(runId: number): Promise<void> {
+    const run = this.runOf(runId);
+    if (!this.core.heldCiRuns.delete(runId))
+      throw new Error(`github double: CI run ${runId} has no held attempt`);
+    await playCiAttempt(this.core, run, settle);
   }
 
   /** A person clicking "Re-run failed jobs": the new attempt plays as the CI run's plan says. */

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Core } from './core.js';
 import { handleGraphql } from './graphql/handler.js';
-import { findRun, playCiAttempt } from './ops/actions.js';
+import { findRun, playOrHoldCiAttempt } from './ops/actions.js';
 import { buildRoutes } from './routes.js';
 import { GitHubDouble } from './scenario.js';
 import type { PermissionLevel } from './model.js';
@@ -48,11 +48,12 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     sendWebhook: (input) => sender.send(input),
     redeliver: (delivery) => sender.redeliver(delivery),
     onDispatch: (runId) => worker.onDispatch(runId),
-    // A CI run plays its plan's next attempt; the worker's run is the worker's again.
+    // A CI run plays its plan's next attempt (or holds it for `releaseCi`); the worker's run
+    // is the worker's again.
     onRerun: async (runId) => {
       const run = findRun(core, runId);
       if (run?.ciPlan)
-        await playCiAttempt(core, run, async (sent) => void (await Promise.all(sent)));
+        await playOrHoldCiAttempt(core, run, async (sent) => void (await Promise.all(sent)));
       else worker.onDispatch(runId);
     },
   };

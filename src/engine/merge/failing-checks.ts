@@ -61,8 +61,15 @@ async function rerunFailedJobs(
     return false;
   }
   log.info({ checks: names, head: pull.headSha }, 're-running failing checks (flaky?)');
-  engine.requestStatus(scope.run.id);
+  await statusChanged(engine, scope);
   return true;
+}
+
+// What the status comment shows changed: a refresh writes only a run whose wanted version is
+// ahead of the one rendered, so asking for one is not enough.
+async function statusChanged(engine: Engine, scope: RunScope): Promise<void> {
+  await engine.store.runs.bumpStatus(scope.run.id);
+  engine.requestStatus(scope.run.id);
 }
 
 /**
@@ -83,6 +90,6 @@ export async function settleRerun(
     checks.some((c) => names.includes(c.name) && c.status !== 'completed');
   if (stillRunning) return row.checksRerunning;
   await engine.store.pulls.update(row.id, { checksRerunning: null });
-  engine.requestStatus(scope.run.id);
+  await statusChanged(engine, scope);
   return null;
 }

@@ -260,6 +260,30 @@ export const pullRoutes: [string, Handler][] = [
     },
   ],
   [
+    // With `in_reply_to` GitHub ignores every field but `body` and answers as the replies route
+    // does; the worker replies this way (the `/replies` route is not enabled for GitHub Apps).
+    'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      const body = bodyObject(req);
+      const inReplyTo = body['in_reply_to'];
+      if (typeof inReplyTo !== 'number')
+        throw new Error(
+          'github double: a review comment that opens a thread is not modelled; use POST .../reviews with comments[]',
+        );
+      const { comment } = replyToReviewComment(
+        req.core,
+        repo,
+        pull,
+        inReplyTo,
+        actorOf(req),
+        str(body, 'body') ?? '',
+      );
+      return json(201, reviewCommentJson(req.core, repo, pull, comment));
+    },
+  ],
+  [
     'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies',
     (req) => {
       const repo = repoOf(req);

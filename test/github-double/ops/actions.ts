@@ -2,6 +2,7 @@ import type { Core } from '../core.js';
 import { nodeId } from '../ids.js';
 import type {
   Account,
+  CiJobAttempt,
   CiJobPlan,
   Job,
   JobAnnotation,
@@ -443,6 +444,31 @@ export function createCiRun(core: Core, repo: Repo, input: CiRunInput): { run: R
   return { run, sent };
 }
 
+function plannedAttempt(plan: CiJobPlan[], run: Run, job: Job): CiJobAttempt | undefined {
+  const attempts = plan.find((p) => p.name === job.name)?.attempts ?? [];
+  // Counted per job: a job re-run once is on its second attempt even in the run's third.
+  const nth = run.jobs.filter((j) => j.name === job.name).indexOf(job);
+  return attempts[Math.min(nth, attempts.length - 1)];
+}
+
+/**
+ * Plays the current attempt of a CI run, unless a job's plan for it says `hold`: then it stays
+ * queued until `double.releaseCi` plays it.
+ */
+export async function playOrHoldCiAttempt(
+  core: Core,
+  run: Run,
+  settle: (sent: Sent) => Promise<void>,
+): Promise<void> {
+  const plan = run.ciPlan;
+  if (plan && currentJobs(run).some((job) => plannedAttempt(plan, run, job)?.hold)) {
+    core.heldCiRuns.add(run.id);
+    core.changed('run', { repo: run.repo.fullName, id: run.id, held: true });
+    return;
+  }
+  await playCiAttempt(core, run, settle);
+}
+
 /**
  * Plays the current attempt of a CI run as its plan says: the jobs start, print their steps and
  * annotations, and finish; then the run completes. Each step's webhooks before the next's.
@@ -457,10 +483,7 @@ export async function playCiAttempt(
   await settle(startRun(core, run));
   const byJob = new Map<string, RunConclusion>();
   for (const job of currentJobs(run)) {
-    const attempts = plan.find((p) => p.name === job.name)?.attempts ?? [];
-    // Counted per job: a job re-run once is on its second attempt even in the run's third.
-    const nth = run.jobs.filter((j) => j.name === job.name).indexOf(job);
-    const attempt = attempts[Math.min(nth, attempts.length - 1)];
+    const attempt = plannedAttempt(plan, run, job);
     if (!attempt) continue;
     for (const step of attempt.steps ?? []) logJobStep(run, step, job.name);
     if (attempt.annotations) annotateJob(run, attempt.annotations, job.name);

@@ -14,6 +14,7 @@ export const CONTENT_WRITES = new Set([
   'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
   'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge',
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+  'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments',
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies',
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
 ]);

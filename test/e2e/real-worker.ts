@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { runWorkerJob, type JobResult } from '../github-double/worker/actions-runner.js';
+import type { Scenario } from './harness.js';
+
+/**
+ * The worker as users run it: the committed action bundle, started from the real workflow
+ * file the way a GitHub-hosted runner starts a JavaScript action, against the GitHub double.
+ */
+const ROOT = resolve(import.meta.dirname, '../..');
+const TEMPLATE = join(ROOT, 'templates/agent-worker.yml');
+const ACTION_DIR = join(ROOT, 'actions/worker');
+
+/** The workflow file users copy, for the repository's `.github/workflows/agent-worker.yml`. */
+export const WORKER_WORKFLOW = readFileSync(TEMPLATE, 'utf8');
+
+/**
+ * Every dispatched worker run of the scenario is run by the real bundle, with `agent` (a
+ * CommonJS file run by this Node) standing in for Claude Code. The jobs' results, in order.
+ */
+export function useRealWorker(s: Scenario, agent: string): JobResult[] {
+  const jobs: JobResult[] = [];
+  s.double.setWorker((run) => ({
+    kind: 'job',
+    run: async () => {
+      const job = await runWorkerJob(
+        s.double,
+        { id: run.id, headBranch: run.branch, repoFullName: run.repo, inputs: run.inputs },
+        {
+          workflowFile: TEMPLATE,
+          actionDir: ACTION_DIR,
+          actionPath: 'actions/worker',
+          vars: { AGENT_COMMAND: `"${process.execPath}" "${agent}"` },
+          // No App key, no App id: the only secret the template reads is the agent's API key.
+          secrets: {},
+          env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+        },
+      );
+      jobs.push(job);
+      return job.conclusion;
+    },
+  }));
+  return jobs;
+}
