@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  BUILD_THEN_DOCS,
   MAINTAINER,
   REPO,
   repositoryIdOf,
@@ -10,15 +11,7 @@ import {
   closeScenario,
 } from './harness.js';
 
-const PLAN = [
-  '```tasks',
-  '- id: build',
-  '  title: Build it',
-  '- id: docs',
-  '  title: Document it',
-  '  deps: [build]',
-  '```',
-].join('\n');
+const PLAN = BUILD_THEN_DOCS;
 
 /** Failed attempts, timeouts, invalid plans, permissions and duplicate deliveries (docs/lifecycle.md, docs/worker.md). */
 describe('attempts that go wrong (GitHub double)', () => {

@@ -17,6 +17,17 @@ export const REPO_NAME = 'widgets';
 export const REPO = `${OWNER}/${REPO_NAME}`;
 export const MAINTAINER = 'maintainer';
 
+/** An issue body with two tasks, `docs` after `build`. */
+export const BUILD_THEN_DOCS = [
+  '```tasks',
+  '- id: build',
+  '  title: Build it',
+  '- id: docs',
+  '  title: Document it',
+  '  deps: [build]',
+  '```',
+].join('\n');
+
 export { SPEC_EXAMPLE_PLAN } from '../fixtures/spec-example-plan.js';
 
 /**

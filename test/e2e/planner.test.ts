@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  BUILD_THEN_DOCS,
   MAINTAINER,
   REPO,
   repositoryIdOf,
@@ -10,15 +11,7 @@ import {
   closeScenario,
 } from './harness.js';
 
-const PLAN = [
-  '```tasks',
-  '- id: build',
-  '  title: Build it',
-  '- id: docs',
-  '  title: Document it',
-  '  deps: [build]',
-  '```',
-].join('\n');
+const PLAN = BUILD_THEN_DOCS;
 
 /**
  * The planner job is the run's reserved task `plan` with ordinary attempts (docs/lifecycle.md
