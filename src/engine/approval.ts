@@ -4,7 +4,7 @@ import type { TaskRow } from '../store/runs.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
 import { loadRunScope, type Engine } from './context.js';
 import { advanceRun } from './merge/index.js';
-import { linkPullRequest, type PullEventInfo } from './track.js';
+import { recordedAgentPull, type PullEventInfo } from './track.js';
 
 /**
  * Record an approval (core's `decideApproval` says what it does) given the head GitHub shows
@@ -43,9 +43,10 @@ export async function onApprovingReview(
 ): Promise<void> {
   if (review.authorIsBot) return;
   const current = repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
-  const linked =
-    (await engine.store.pulls.withTask(repositoryId, pull.number)) ??
-    (await linkPullRequest(engine, repositoryId, { ...pull, currentHeadSha: current?.headSha }));
+  const linked = await recordedAgentPull(engine, repositoryId, {
+    ...pull,
+    currentHeadSha: current?.headSha,
+  });
   if (!linked || linked.run.finishedAt) return;
   const role = await port.roleOf(repo, review.author);
   if (!WRITE_ROLES.has(role)) return;

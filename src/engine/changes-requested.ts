@@ -3,7 +3,7 @@ import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js
 import { loadRunScope, type Engine } from './context.js';
 import { reviewFeedbackOf } from './feedback.js';
 import { sendBack } from './merge/index.js';
-import { linkPullRequest, type PullEventInfo } from './track.js';
+import { recordedAgentPull, type PullEventInfo } from './track.js';
 
 export interface ChangesRequestedReview {
   id: number;
@@ -27,10 +27,7 @@ export async function onChangesRequested(
   review: ChangesRequestedReview,
 ): Promise<void> {
   const { pulls, runs } = engine.store;
-  const found =
-    (await pulls.withTask(repositoryId, pull.number)) ??
-    ((await linkPullRequest(engine, repositoryId, pull)) &&
-      (await pulls.withTask(repositoryId, pull.number)));
+  const found = await recordedAgentPull(engine, repositoryId, pull);
   if (!found) return;
   const task = (await runs.taskById(found.task.id)) ?? found.task;
   const canWrite = !review.authorIsBot && WRITE_ROLES.has(await port.roleOf(repo, review.author));

@@ -321,6 +321,19 @@ export async function onPullRequestChanged(
 }
 
 /**
+ * The agent PR's row with its task and run. A review can be handled before the delivery that
+ * announced the PR (GitHub delivers late and out of order): then it is linked now.
+ */
+export async function recordedAgentPull(engine: Engine, repositoryId: number, pull: PullEventInfo) {
+  const { pulls } = engine.store;
+  return (
+    (await pulls.withTask(repositoryId, pull.number)) ??
+    ((await linkPullRequest(engine, repositoryId, pull)) &&
+      (await pulls.withTask(repositoryId, pull.number)))
+  );
+}
+
+/**
  * A merged agent PR merges its task and frees its dependents; one closed unmerged by a person
  * rejects the task and blocks what depends on it.
  */

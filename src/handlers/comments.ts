@@ -152,8 +152,9 @@ async function runCommand(
   command: Command,
 ): Promise<CommandOutcome> {
   const { engine } = services;
-  const fresh = (await engine.store.runs.getRun(run.id)) ?? run;
-  const scope = await loadRunScope(engine, fresh, port);
+  // Read again with its repository, in one statement: the command may have waited for the run.
+  const fresh = await engine.store.runs.runWithRepository(run.id);
+  const scope = await loadRunScope(engine, fresh?.run ?? run, port, fresh?.repository);
   return executeCommand(engine, { scope, task, actor }, command);
 }
 

@@ -4,7 +4,6 @@ import type { DatabaseHandle } from './database.js';
 import { DeliveryStore } from './deliveries.js';
 import { PullStore } from './pulls.js';
 import { RepositoryStore } from './repositories.js';
-import { RunSnapshotStore } from './run-snapshot.js';
 import { RunStore } from './runs.js';
 
 export interface Store {
@@ -12,8 +11,6 @@ export interface Store {
   readonly deliveries: DeliveryStore;
   readonly repositories: RepositoryStore;
   readonly runs: RunStore;
-  /** One read of everything a decision about a run needs. */
-  readonly snapshots: RunSnapshotStore;
   readonly attempts: AttemptStore;
   readonly pulls: PullStore;
   readonly commands: CommandStore;
@@ -27,7 +24,6 @@ export function createStore(handle: DatabaseHandle): Store {
     ),
     repositories: new RepositoryStore(handle.db),
     runs: new RunStore(handle.db),
-    snapshots: new RunSnapshotStore(handle.db),
     attempts: new AttemptStore(handle.db),
     pulls: new PullStore(handle.db),
     commands: new CommandStore(handle.db),

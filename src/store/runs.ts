@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, ne, not, or, sql, type SQL } from 'drizzle-orm';
-import { repositories, runs, taskEdges, tasks } from '../../db/schema.js';
+import { pullRequests, repositories, runs, taskEdges, tasks } from '../../db/schema.js';
 import type { RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY, type Plan } from '../core/plan/index.js';
 import type { TaskState } from '../core/states.js';
@@ -14,6 +14,7 @@ import {
 } from '../core/transitions.js';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from './database.js';
+import type { PullRow } from './pulls.js';
 import type { RepositoryRow } from './repositories.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -59,11 +60,15 @@ export interface NewRun {
   issueBody: string;
 }
 
+/** A run's plan tasks with their deps and PR rows, as one statement reads them. */
 export interface RunGraph {
+  /** Plan order. */
   tasks: TaskRow[];
   /** Task key → the keys it depends on (an empty list for a root). */
   depsOf: Map<string, string[]>;
   byKey: Map<string, TaskRow>;
+  /** Task id → the row of the PR the task points at (`tasks.pr_number`), when recorded. */
+  pullOf: Map<number, PullRow>;
 }
 
 export class RunStore {
@@ -374,22 +379,40 @@ export class RunStore {
     return row;
   }
 
-  async edgesOf(
-    runId: number,
-    db: Db = this.db,
-  ): Promise<Array<{ taskKey: string; dependsOn: string }>> {
-    return db
-      .select({ taskKey: taskEdges.taskKey, dependsOn: taskEdges.dependsOn })
-      .from(taskEdges)
-      .where(eq(taskEdges.runId, runId));
-  }
-
-  /** A run's tasks in plan order, with each task's deps by key. */
-  async graphOf(runId: number): Promise<RunGraph> {
-    const [rows, edges] = await Promise.all([this.tasksOf(runId), this.edgesOf(runId)]);
-    const depsOf = new Map<string, string[]>(rows.map((t) => [t.taskKey, []]));
-    for (const e of edges) depsOf.get(e.taskKey)?.push(e.dependsOn);
-    return { tasks: rows, depsOf, byKey: new Map(rows.map((t) => [t.taskKey, t])) };
+  /**
+   * A run's plan tasks in plan order, with each task's deps by key and the row of the PR it
+   * points at: one statement, whatever the run's size.
+   */
+  async graphOf(runId: number, db: Db = this.db): Promise<RunGraph> {
+    const rows = await db
+      .select({
+        task: tasks,
+        pull: pullRequests,
+        deps: sql<
+          string[]
+        >`coalesce(array_agg(${taskEdges.dependsOn} order by ${taskEdges.dependsOn}) filter (where ${taskEdges.dependsOn} is not null), '{}')`,
+      })
+      .from(tasks)
+      .leftJoin(
+        taskEdges,
+        and(eq(taskEdges.runId, tasks.runId), eq(taskEdges.taskKey, tasks.taskKey)),
+      )
+      .leftJoin(
+        pullRequests,
+        and(eq(pullRequests.taskId, tasks.id), eq(pullRequests.number, tasks.prNumber)),
+      )
+      .where(and(eq(tasks.runId, runId), graphTask))
+      .groupBy(tasks.id, pullRequests.id)
+      .orderBy(asc(tasks.planIndex));
+    const ordered = rows.map((r) => r.task);
+    const pullOf = new Map<number, PullRow>();
+    for (const row of rows) if (row.pull) pullOf.set(row.task.id, row.pull);
+    return {
+      tasks: ordered,
+      depsOf: new Map(rows.map((r) => [r.task.taskKey, r.deps])),
+      byKey: new Map(ordered.map((t) => [t.taskKey, t])),
+      pullOf,
+    };
   }
 
   /**

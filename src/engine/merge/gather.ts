@@ -23,7 +23,7 @@ export interface MergeView {
 export async function gatherMergeView(engine: Engine, scope: RunScope): Promise<MergeView> {
   const { run } = scope;
   const [{ tasks, depsOf: deps, pullOf }, slotsHeldElsewhere] = await Promise.all([
-    engine.store.snapshots.tasksWithPulls(run.id),
+    engine.store.runs.graphOf(run.id),
     engine.store.pulls.slotsHeldElsewhere(scope.repositoryId, run.id),
   ]);
   const mergeTasks: MergeTask[] = tasks.map((t) => ({

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { attempts, tasks } from '../../db/schema.js';
+import { tasks } from '../../db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoConfigSchema } from '../../src/config/schema.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
@@ -8,7 +8,7 @@ import { ENGINES } from '../helpers/engines.js';
 
 const REPOSITORY = { id: 2 ** 33 + 7, owner: 'octo', name: 'snap' };
 
-describe.each(ENGINES)('run snapshot on $name', (engine) => {
+describe.each(ENGINES)('a run and its graph on $name', (engine) => {
   let handle: DatabaseHandle;
   let dispose: () => Promise<void>;
   let store: Store;
@@ -21,7 +21,7 @@ describe.each(ENGINES)('run snapshot on $name', (engine) => {
   });
   afterAll(() => dispose());
 
-  it('holds the run, its repository, tasks in plan order with deps, latest attempts and PR rows', async () => {
+  it('reads the run with its repository, and its tasks in plan order with deps and PR rows', async () => {
     const { run } = await store.runs.createRun({
       repositoryId: REPOSITORY.id,
       issueNumber: 12,
@@ -46,9 +46,6 @@ describe.each(ENGINES)('run snapshot on $name', (engine) => {
     );
     expect(claimed.map((c) => c.task.taskKey)).toEqual(['a']);
     const a = claimed[0]!.task;
-    await store.attempts.complete(claimed[0]!.attempt.id, { conclusion: 'failure' });
-    // A second attempt after the first failed: the snapshot holds the newest.
-    await handle.db.insert(attempts).values({ taskId: a.id, attempt: 2, mode: 'fix' });
     const closed = await store.pulls.upsert({
       repositoryId: REPOSITORY.id,
       number: 5,
@@ -72,24 +69,24 @@ describe.each(ENGINES)('run snapshot on $name', (engine) => {
     await store.runs.updateRun(run.id, { planApproved: true });
     await store.runs.updateTaskFields(a.id, { prNumber: 6 });
 
-    const snapshot = await store.snapshots.load(run.id);
-    expect(snapshot?.run.id).toBe(run.id);
-    expect(snapshot?.run.planApproved).toBe(true);
-    expect(snapshot?.repository).toMatchObject(REPOSITORY);
-    expect(snapshot?.tasks.map((t) => t.taskKey)).toEqual(['a', 'c', 'b']);
-    expect(Object.fromEntries(snapshot!.depsOf)).toEqual({ a: [], c: ['a', 'b'], b: ['a'] });
-    expect(snapshot?.byKey.get('c')?.unmetDeps).toBe(2);
-    expect(snapshot?.byId.get(a.id)?.prNumber).toBe(6);
-    expect(snapshot?.latestAttempt.get(a.id)).toMatchObject({ attempt: 2, mode: 'fix' });
-    expect(snapshot?.latestAttempt.has(snapshot.byKey.get('b')!.id)).toBe(false);
+    const found = await store.runs.runWithRepository(run.id);
+    expect(found?.run.id).toBe(run.id);
+    expect(found?.run.planApproved).toBe(true);
+    expect(found?.repository).toMatchObject(REPOSITORY);
+    const graph = await store.runs.graphOf(run.id);
+    expect(graph.tasks.map((t) => t.taskKey)).toEqual(['a', 'c', 'b']);
+    expect(Object.fromEntries(graph.depsOf)).toEqual({ a: [], c: ['a', 'b'], b: ['a'] });
+    expect(graph.byKey.get('c')?.unmetDeps).toBe(2);
+    expect(graph.byKey.get('a')?.prNumber).toBe(6);
     // Only the PR the task points at, not the closed one before it.
-    expect(snapshot?.pullOf.get(a.id)?.id).toBe(open.id);
+    expect(graph.pullOf.get(a.id)?.id).toBe(open.id);
     expect(closed.id).not.toBe(open.id);
-    expect(snapshot?.pullOf.size).toBe(1);
+    expect(graph.pullOf.size).toBe(1);
   });
 
-  it('is undefined for a run that does not exist', async () => {
-    expect(await store.snapshots.load(987_654)).toBeUndefined();
+  it('reads nothing for a run that does not exist', async () => {
+    expect(await store.runs.runWithRepository(987_654)).toBeUndefined();
+    expect((await store.runs.graphOf(987_654)).tasks).toEqual([]);
   });
 });
 
