@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runWorkerJob, type JobResult } from '../github-double/worker/actions-runner.js';
-import type { Scenario } from './harness.js';
+import { startScenario, type Scenario } from './harness.js';
 
 /**
  * The worker as users run it: the committed action bundle, started from the real workflow
@@ -41,4 +43,45 @@ export function useRealWorker(s: Scenario, agent: string): JobResult[] {
     },
   }));
   return jobs;
+}
+
+export interface RealWorkerScenario {
+  s: Scenario;
+  jobs: JobResult[];
+  /** Checks the double saw no request GitHub would refuse, then stops everything. */
+  close(): Promise<void>;
+}
+
+/**
+ * A private repository holding the worker workflow, its PUBLIC_URL worked out from the App's
+ * webhook URL (GET /app/hook/config) as on a fresh install, every worker run by the real
+ * bundle with `agentSource` written to a file as the agent.
+ */
+export async function startRealWorkerScenario(agentSource: string): Promise<RealWorkerScenario> {
+  const dir = await mkdtemp(join(tmpdir(), 'fake-agent-'));
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  try {
+    const agent = join(dir, 'agent.cjs');
+    await writeFile(agent, agentSource);
+    const s = await startScenario({
+      private: true,
+      env: { PUBLIC_URL: '' },
+      files: { '.github/workflows/agent-worker.yml': WORKER_WORKFLOW },
+    });
+    return {
+      s,
+      jobs: useRealWorker(s, agent),
+      async close() {
+        try {
+          s.double.assertNoViolations();
+        } finally {
+          await s.close();
+          await removeDir();
+        }
+      },
+    };
+  } catch (error) {
+    await removeDir();
+    throw error;
+  }
 }

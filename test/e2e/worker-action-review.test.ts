@@ -1,10 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replyMarker } from '../../src/protocol/markers.js';
-import { MAINTAINER, REPO, startScenario, taskOf, type Scenario } from './harness.js';
-import { useRealWorker, WORKER_WORKFLOW } from './real-worker.js';
+import { MAINTAINER, REPO, taskOf } from './harness.js';
+import { startRealWorkerScenario, type RealWorkerScenario } from './real-worker.js';
 
 const PLAN = ['```tasks', '- id: a', '  title: A', '```'].join('\n');
 const BRANCH = 'agent/1/a';
@@ -40,28 +37,13 @@ type Pull = { number: number; merged?: boolean; head: { ref: string; sha: string
  * changes goes back to the worker, which pushes its fix and replies in each thread.
  */
 describe('the worker action answers a review', () => {
-  let s: Scenario | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    try {
-      s?.double.assertNoViolations();
-    } finally {
-      await s?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    }
-  });
+  let scenario: RealWorkerScenario | undefined;
+  afterEach(() => scenario?.close());
 
   it('pushes a fix for a "request changes" review, replies in each of its three threads with the commit, and merges after a new approval', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'fake-agent-'));
-    const agent = join(dir, 'agent.cjs');
-    await writeFile(agent, FAKE_AGENT);
-    s = await startScenario({
-      private: true,
-      env: { PUBLIC_URL: '' },
-      files: { '.github/workflows/agent-worker.yml': WORKER_WORKFLOW },
-    });
-    const jobs = useRealWorker(s, agent);
-    const pr = () => (s!.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
+    scenario = await startRealWorkerScenario(FAKE_AGENT);
+    const { s, jobs } = scenario;
+    const pr = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
 
     const issue = await s.double.openIssue(REPO, { title: 'Login', body: PLAN, user: MAINTAINER });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);

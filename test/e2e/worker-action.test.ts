@@ -1,16 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  MAINTAINER,
-  REPO,
-  repositoryIdOf,
-  SPEC_EXAMPLE_PLAN,
-  startScenario,
-  type Scenario,
-} from './harness.js';
-import { useRealWorker, WORKER_WORKFLOW } from './real-worker.js';
+import { MAINTAINER, REPO, repositoryIdOf, SPEC_EXAMPLE_PLAN } from './harness.js';
+import { startRealWorkerScenario, type RealWorkerScenario } from './real-worker.js';
 
 /**
  * The worker as users run it (real-worker.ts): it gets its assignment by OIDC, clones and
@@ -35,28 +25,12 @@ console.log(JSON.stringify({
 `;
 
 describe('the worker action against the GitHub double', () => {
-  let s: Scenario | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    try {
-      s?.double.assertNoViolations();
-    } finally {
-      await s?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    }
-  });
+  let scenario: RealWorkerScenario | undefined;
+  afterEach(() => scenario?.close());
 
   it('runs the docs/tasks-block.md plan to the closed issue with the committed bundle, OIDC and git over HTTP', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'fake-agent-'));
-    const agent = join(dir, 'agent.cjs');
-    await writeFile(agent, FAKE_AGENT);
-    s = await startScenario({
-      private: true,
-      // Worked out from the App's webhook URL (GET /app/hook/config), as on a fresh install.
-      env: { PUBLIC_URL: '' },
-      files: { '.github/workflows/agent-worker.yml': WORKER_WORKFLOW },
-    });
-    const jobs = useRealWorker(s, agent);
+    scenario = await startRealWorkerScenario(FAKE_AGENT);
+    const { s, jobs } = scenario;
 
     const issue = await s.double.openIssue(REPO, {
       title: 'Login',
@@ -65,7 +39,7 @@ describe('the worker action against the GitHub double', () => {
     });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     const pulls = () =>
-      s!.double.pulls(REPO) as Array<{
+      s.double.pulls(REPO) as Array<{
         number: number;
         state: string;
         merged: boolean;
