@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { selectDispatches, type Candidate } from '../core/scheduler/index.js';
 import { statusOf } from '../github/port.js';
 import { WORKER_MODES, type WorkerMode } from '../protocol/assignment.js';
 import type { DispatchIntent } from '../store/attempts.js';
@@ -63,31 +62,11 @@ async function schedule(
   // A worker that cannot reach the coordinator cannot get its assignment: claim nothing yet
   // (the public URL's own log line says why), and the sweep schedules again.
   if (!(await engine.coordinatorUrl())) return 0;
-  const now = engine.now();
-  const intents = await engine.store.attempts.claimDispatches(
-    repositoryId,
-    { repoLimit: repository.maxParallel, globalLimit: engine.maxParallel, now },
-    (rows, headroom) => {
-      const byKey = new Map(rows.map((row) => [`${row.runId}:${row.taskKey}`, row]));
-      const candidates: Candidate[] = rows.map((row) => ({
-        runId: String(row.runId),
-        taskId: row.taskKey,
-        priority: row.priority,
-        order: row.runCreatedAt.getTime() * 1e4 + row.planIndex,
-      }));
-      const decision = selectDispatches({
-        now: now.getTime(),
-        candidates,
-        repoInflight: 0,
-        repoLimit: headroom,
-        globalInflight: 0,
-        globalLimit: Number.POSITIVE_INFINITY,
-        heldRuns: new Set(),
-        budgetExhaustedRuns: new Set(),
-      });
-      return decision.dispatch.map((c) => byKey.get(`${c.runId}:${c.taskId}`)!);
-    },
-  );
+  const intents = await engine.store.attempts.claimDispatches(repositoryId, {
+    repoLimit: repository.maxParallel,
+    globalLimit: engine.maxParallel,
+    now: engine.now(),
+  });
   for (const intent of intents) engine.requestStatus(intent.run.id);
   // One scope per run and one read of each base branch per pass, however many tasks go out.
   const scopes = new Map<number, Promise<RunScope>>();

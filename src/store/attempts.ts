@@ -27,109 +27,36 @@ export class AttemptStore {
   constructor(private readonly db: AppDatabase) {}
 
   /**
-   * Pick the ready tasks of one repository within the limits and record an intent (a new
-   * attempt row) for each, in one transaction under the repository's advisory lock: two
-   * deliveries or two processes can never claim the same (task, attempt).
+   * Pick the ready tasks of one repository within the limits, in the ready set's order
+   * (priority, oldest run, plan order: the order `compareCandidates` in src/core/scheduler
+   * explains), and record an intent (a new attempt row) for each. The counts, the pick and the
+   * writes are one call of `claim_dispatches` (db/migrations/0013) under the repository's
+   * advisory lock, so two deliveries or two processes can never claim the same (task, attempt)
+   * nor exceed a limit; then one read of what was claimed. Nothing to claim is one statement.
    */
-  async claimDispatches(
-    repositoryId: number,
-    limits: ClaimLimits,
-    choose: (candidates: Array<TaskRow & { runCreatedAt: Date }>, headroom: number) => TaskRow[],
-  ): Promise<DispatchIntent[]> {
-    if (!(await this.mayClaim(repositoryId, limits))) return [];
-    return this.db.transaction(async (tx) => {
-      await tx.execute(
-        sql`select pg_advisory_xact_lock(${LOCK_KEYS.repositoryDispatch(repositoryId).toString()}::bigint)`,
-      );
-      const inflightOf = (repository?: number) =>
-        tx
-          .select({ n: sql<number>`count(*)::int` })
-          .from(tasks)
-          .where(
-            and(
-              inArray(tasks.state, [...INFLIGHT]),
-              // The planner runs before there is a plan, outside the limits (docs/lifecycle.md).
-              graphTask,
-              repository === undefined ? undefined : eq(tasks.repositoryId, repository),
-            ),
-          )
-          .then(([row]) => row?.n ?? 0);
-      const repoInflight = await inflightOf(repositoryId);
-      const repoHeadroom = Math.max(0, limits.repoLimit - repoInflight);
-      if (repoHeadroom === 0) return [];
-      // Read before the global lock, which every repository's dispatch waits for: under it
-      // there is only the count and the writes.
-      const candidates = await this.readyTasks(repositoryId, limits.now, repoHeadroom * 4 + 16, tx);
-      if (candidates.length === 0) return [];
-
-      let globalInflight = 0;
-      if (Number.isFinite(limits.globalLimit)) {
-        await tx.execute(
-          sql`select pg_advisory_xact_lock(${LOCK_KEYS.globalDispatch.toString()}::bigint)`,
-        );
-        globalInflight = await inflightOf();
-      }
-      const headroom = Math.max(0, Math.min(repoHeadroom, limits.globalLimit - globalInflight));
-      if (headroom === 0) return [];
-      const chosen = choose(
-        candidates.map((c) => ({ ...c.task, runCreatedAt: c.runCreatedAt })),
-        headroom,
-      );
-      if (chosen.length === 0) return [];
-
-      // Set-based: three statements whatever the number of tasks.
-      const dispatched = await tx
-        .update(tasks)
-        .set({
-          state: DISPATCH.to,
-          attemptCount: sql`${tasks.attemptCount} + 1`,
-          nextAttemptAt: null,
-          pendingFeedback: null,
-          pendingReview: null,
-          updatedAt: new Date(),
-        })
-        .where(
-          and(
-            inArray(
-              tasks.id,
-              chosen.map((c) => c.id),
-            ),
-            inArray(tasks.state, [...DISPATCH.from]),
-          ),
-        )
-        .returning();
-      if (dispatched.length === 0) return [];
-      const before = new Map(chosen.map((c) => [c.id, c]));
-      const newAttempts = await tx
-        .insert(attempts)
-        .values(
-          dispatched.map((task) => ({
-            taskId: task.id,
-            attempt: task.attemptCount,
-            mode: before.get(task.id)!.nextMode,
-            feedback: before.get(task.id)!.pendingFeedback,
-            review: before.get(task.id)!.pendingReview,
-          })),
-        )
-        .returning();
-      const touchedRuns = await tx
-        .update(runs)
-        .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
-        .where(inArray(runs.id, [...new Set(dispatched.map((t) => t.runId))]))
-        .returning();
-      const attemptOf = new Map(newAttempts.map((a) => [a.taskId, a]));
-      const runOf = new Map(touchedRuns.map((r) => [r.id, r]));
-      // In the order chosen: the scheduler's order is the dispatch order.
-      const dispatchedById = new Map(dispatched.map((t) => [t.id, t]));
-      const intents: DispatchIntent[] = [];
-      for (const candidate of chosen) {
-        const task = dispatchedById.get(candidate.id);
-        const attempt = task && attemptOf.get(task.id);
-        const run = task && runOf.get(task.runId);
-        if (task && attempt && run) intents.push({ attempt, task, run });
-      }
-      return intents;
-    });
+  async claimDispatches(repositoryId: number, limits: ClaimLimits): Promise<DispatchIntent[]> {
+    const global = Number.isFinite(limits.globalLimit) ? limits.globalLimit : null;
+    const claimed = rowsOf<{ id: string | number }>(
+      await this.db.execute(sql`
+        select claim_dispatches(
+          ${repositoryId}::bigint,
+          ${LOCK_KEYS.repositoryDispatch(repositoryId).toString()}::bigint,
+          ${limits.repoLimit}::integer,
+          ${LOCK_KEYS.globalDispatch.toString()}::bigint,
+          ${global}::integer,
+          ${limits.now.toISOString()}::timestamptz,
+          ${`{${DISPATCH.from.join(',')}}`}::text[],
+          ${DISPATCH.to}::text) as id`),
+    ).map((row) => Number(row.id));
+    if (claimed.length === 0) return [];
+    const rows = await this.db
+      .select({ attempt: attempts, task: tasks, run: runs })
+      .from(attempts)
+      .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+      .innerJoin(runs, eq(runs.id, tasks.runId))
+      .where(inArray(attempts.id, claimed));
+    const byId = new Map(rows.map((row) => [row.attempt.id, row]));
+    return claimed.flatMap((id) => byId.get(id) ?? []);
   }
 
   /**
@@ -159,30 +86,6 @@ export class AttemptStore {
         .returning();
       return attempt && { attempt, task, run };
     });
-  }
-
-  /**
-   * Whether a claim could dispatch anything, in one statement without the locks: most passes
-   * find the repository full or nothing ready, and then need no transaction. Read without the
-   * lock, the answer can only be late: a slot freed or a task made ready after it is followed
-   * by its writer's own scheduling pass, which claims under the lock.
-   */
-  private async mayClaim(repositoryId: number, limits: ClaimLimits): Promise<boolean> {
-    // The planner runs outside the limits (docs/lifecycle.md).
-    const inflight = sql`${tasks.state} in ('dispatched', 'running') and ${graphTask}`;
-    const [row] = rowsOf<{ repository: number; global: number; ready: boolean }>(
-      await this.db.execute(sql`
-        select (select count(*)::int from ${tasks}
-                 where ${inflight} and ${tasks.repositoryId} = ${repositoryId}) as repository,
-               (select count(*)::int from ${tasks} where ${inflight}) as global,
-               exists (${this.readyQuery(repositoryId, limits.now, 1)}) as ready`),
-    );
-    if (!row) return true;
-    return (
-      row.ready &&
-      Number(row.repository) < limits.repoLimit &&
-      Number(row.global) < limits.globalLimit
-    );
   }
 
   /**

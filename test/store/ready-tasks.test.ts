@@ -6,6 +6,7 @@ import type { Plan, TaskSpec } from '../../src/core/plan/index.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { ENGINES } from '../helpers/engines.js';
+import { compareCandidates } from '../../src/core/scheduler/index.js';
 
 const spec = (id: string, priority = 3, deps: string[] = []): TaskSpec => ({
   id,
@@ -81,20 +82,89 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
     ]);
 
     expect(await store.attempts.inflightCounts(501)).toEqual({ repository: 0, global: 0 });
-    const intents = await store.attempts.claimDispatches(
-      501,
-      { repoLimit: 3, globalLimit: 10, now },
-      (candidates, headroom) => candidates.slice(0, headroom),
-    );
+    const intents = await store.attempts.claimDispatches(501, {
+      repoLimit: 3,
+      globalLimit: 10,
+      now,
+    });
     expect(intents.map((i) => i.task.taskKey)).toEqual(['b', 'x', 'a']);
     expect(await store.attempts.inflightCounts(501)).toEqual({ repository: 3, global: 3 });
     expect(await store.attempts.inflightCounts(502)).toEqual({ repository: 0, global: 3 });
     // The repository's limit is taken: nothing more until one finishes.
-    const none = await store.attempts.claimDispatches(
-      501,
-      { repoLimit: 3, globalLimit: 10, now },
-      (candidates, headroom) => candidates.slice(0, headroom),
-    );
+    const none = await store.attempts.claimDispatches(501, { repoLimit: 3, globalLimit: 10, now });
     expect(none).toEqual([]);
+  });
+
+  it('claims in the order the scheduler explains (compareCandidates), with what each attempt carries', async () => {
+    const run = await runWith(
+      502,
+      20,
+      plan(spec('p1', 1), spec('p9', 9), spec('p3a'), spec('p3b')),
+    );
+    const [, , p3a] = await store.runs
+      .tasksOf(run.id)
+      .then((rows) => [...rows].sort((a, b) => a.planIndex - b.planIndex));
+    await store.runs.updateTaskFields(p3a!.id, {
+      nextMode: 'fix',
+      pendingFeedback: 'the review',
+      pendingReview: { reviewer: 'octocat' },
+    });
+    const ready = await store.attempts.readyTasks(502, new Date(), 10);
+    // Within a run, the order the status comment explains (src/engine/status.ts).
+    const asCandidates = ready
+      .filter((r) => r.task.runId === run.id)
+      .map((r) => ({
+        runId: String(r.task.runId),
+        taskId: r.task.taskKey,
+        priority: r.task.priority,
+        order: r.task.planIndex,
+      }));
+    expect(asCandidates.map((c) => c.taskId)).toEqual(['p9', 'p3a', 'p3b', 'p1']);
+    expect([...asCandidates].sort(compareCandidates)).toEqual(asCandidates);
+
+    const claimed = await store.attempts.claimDispatches(502, {
+      repoLimit: 100,
+      globalLimit: 100,
+      now: new Date(),
+    });
+    expect(claimed.map((i) => i.task.taskKey)).toEqual(ready.map((r) => r.task.taskKey));
+    const fix = claimed.find((i) => i.task.taskKey === 'p3a')!;
+    expect(fix.attempt).toMatchObject({
+      attempt: 1,
+      mode: 'fix',
+      feedback: 'the review',
+      review: { reviewer: 'octocat' },
+      phase: 'intent',
+    });
+    expect(fix.task).toMatchObject({ state: 'dispatched', pendingFeedback: null, attemptCount: 1 });
+  });
+
+  it('never claims past a limit, however many claims run at once', async () => {
+    await store.repositories.ensureRepository(9, { id: 503, owner: 'acme', name: 'repo-503' });
+    await runWith(503, 30, plan(...Array.from({ length: 12 }, (_, i) => spec(`c${i}`))));
+    const limits = { repoLimit: 5, globalLimit: 1_000, now: new Date() };
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, () => store.attempts.claimDispatches(503, limits)),
+    );
+    const keys = claims.flat().map((i) => i.task.taskKey);
+    expect(keys).toHaveLength(5);
+    expect(new Set(keys).size).toBe(5);
+    expect((await store.attempts.inflightCounts(503)).repository).toBe(5);
+
+    // The global limit binds across repositories: one slot left anywhere is one task.
+    const { global } = await store.attempts.inflightCounts(503);
+    const more = await store.attempts.claimDispatches(503, {
+      repoLimit: 100,
+      globalLimit: global + 1,
+      now: new Date(),
+    });
+    expect(more).toHaveLength(1);
+    expect(
+      await store.attempts.claimDispatches(503, {
+        repoLimit: 100,
+        globalLimit: global + 1,
+        now: new Date(),
+      }),
+    ).toEqual([]);
   });
 });

@@ -42,7 +42,6 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
     const claimed = await store.attempts.claimDispatches(
       REPOSITORY.id,
       { repoLimit: 10, globalLimit: 10, now: new Date() },
-      (rows) => rows,
     );
     expect(claimed.map((c) => c.task.taskKey)).toEqual(['a']);
     const a = claimed[0]!.task;

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs, tasks } from '../../db/schema.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
@@ -16,7 +16,7 @@ import {
   type TaskEvent,
   type TaskMove,
 } from '../../src/core/transitions.js';
-import type { DatabaseHandle } from '../../src/store/database.js';
+import { rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { AttemptStore } from '../../src/store/attempts.js';
 import { RepositoryStore } from '../../src/store/repositories.js';
 import { RunStore, type RunRow, type TaskRow } from '../../src/store/runs.js';
@@ -195,22 +195,46 @@ describe.each(ENGINES)('state writes on $name', (engine) => {
       expect((await store.taskById(task.id))!.state).toBe('running');
     });
 
-    it('the dispatch claim moves a chosen task only from the sources of `dispatched`', async () => {
-      const { run } = await freshRun();
-      await store.setPlan(run.id, plan('t', 'u'), 'command', false);
-      const t = (await store.task(run.id, 't'))!;
-      const u = (await store.task(run.id, 'u'))!;
-      await placeTask(u.id, 'cancelled');
+    it('the dispatch claim moves a ready task only from the sources of `dispatched`', async () => {
       const attempts = new AttemptStore(handle.db);
-      const limits = { repoLimit: 100, globalLimit: Infinity, now: new Date() };
-      // The chooser names a task that is no longer pending (moved since it was read): refused.
-      const intents = await attempts.claimDispatches(REPOSITORY, limits, (candidates) => [
-        ...candidates.filter((c) => c.id === t.id),
-        { ...t, id: u.id },
-      ]);
-      expect(intents.map((i) => i.task.taskKey)).toEqual(['t']);
-      expect((await store.taskById(t.id))!.state).toBe('dispatched');
-      expect((await store.taskById(u.id))!).toMatchObject({ state: 'cancelled', attemptCount: 0 });
+      // Earlier tests leave tasks of this repository in every state: the limit is no limit here.
+      const limits = { repoLimit: 1_000_000, globalLimit: Infinity, now: new Date() };
+      for (const from of TASK_STATES) {
+        const { task: t } = await freshRun();
+        await placeTask(t.id, from);
+        const claimed = await attempts.claimDispatches(REPOSITORY, limits);
+        const after = (await store.taskById(t.id))!;
+        if (canMoveTask(from, 'dispatched')) {
+          expect(
+            claimed.map((i) => i.task.id),
+            from,
+          ).toContain(t.id);
+          expect(after).toMatchObject({ state: 'dispatched', attemptCount: 1 });
+        } else {
+          expect(
+            claimed.map((i) => i.task.id),
+            from,
+          ).not.toContain(t.id);
+          expect(after.state, from).toBe(from);
+        }
+        // Leave nothing ready or in flight for the next state's claim.
+        await placeTask(t.id, 'merged');
+      }
+    });
+
+    it('the claim’s write is guarded by the sources it is given, not by its read alone', async () => {
+      const { task: t } = await freshRun();
+      // A ready task, but a table in which `dispatched` starts only from `running`: the read
+      // picks it and the guarded write refuses it, as it refuses a task moved since the read.
+      const claimed = await handle.db.execute(sql`
+        select claim_dispatches(${REPOSITORY}::bigint, 1::bigint, 1000000, 2::bigint, null,
+          now(), '{running}'::text[], 'dispatched') as id`);
+      expect(rowsOf(claimed)).toEqual([]);
+      expect((await store.taskById(t.id))!).toMatchObject({ state: 'pending', attemptCount: 0 });
+      // With the table's own sources it is claimed: the refusal above was the guard's.
+      const limits = { repoLimit: 1_000_000, globalLimit: Infinity, now: new Date() };
+      const intents = await new AttemptStore(handle.db).claimDispatches(REPOSITORY, limits);
+      expect(intents.map((i) => i.task.id)).toContain(t.id);
     });
   });
 
