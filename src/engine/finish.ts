@@ -1,5 +1,6 @@
 import { TERMINAL_TASK_STATES } from '../core/states.js';
 import type { Engine, RunScope } from './context.js';
+import type { RunProgress, TaskRow } from '../store/runs.js';
 import { crashPoint } from '../crash-points.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 
@@ -13,11 +14,15 @@ export const DONE_LABEL = 'agent:done';
  * sweep) lands here again and finishes the close-out. Its own `issues.closed` does not cancel a
  * `done` run. Labelling and closing twice change nothing.
  */
-export async function settleRun(engine: Engine, scope: RunScope): Promise<void> {
-  const tasks = await engine.store.runs.tasksOf(scope.run.id);
-  if (tasks.length === 0) return;
-  if (!tasks.every((t) => TERMINAL_TASK_STATES.has(t.state))) return;
-  const allMerged = tasks.every((t) => t.state === 'merged');
+export async function settleRun(
+  engine: Engine,
+  scope: RunScope,
+  /** The run's progress as the caller's last write returned it: its tasks are not read again. */
+  known?: RunProgress,
+): Promise<void> {
+  const progress = known ?? progressOf(await engine.store.runs.tasksOf(scope.run.id));
+  if (progress.tasks === 0 || progress.open > 0) return;
+  const allMerged = progress.unmerged === 0;
   engine.requestStatus(scope.run.id);
   if (!allMerged) {
     await engine.store.runs.finishRun(scope.run.id, 'failed');
@@ -61,4 +66,12 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, why }, 'run cancelled');
   engine.requestStatus(scope.run.id);
   return true;
+}
+
+function progressOf(tasks: readonly TaskRow[]): RunProgress {
+  return {
+    tasks: tasks.length,
+    open: tasks.filter((t) => !TERMINAL_TASK_STATES.has(t.state)).length,
+    unmerged: tasks.filter((t) => t.state !== 'merged').length,
+  };
 }

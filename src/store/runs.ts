@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, ne, not, or, sql, type SQL } from 
 import { pullRequests, repositories, runs, taskEdges, tasks } from '../../db/schema.js';
 import type { RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY, type Plan } from '../core/plan/index.js';
-import type { TaskState } from '../core/states.js';
+import { TERMINAL_TASK_STATES, type TaskState } from '../core/states.js';
 import {
   INITIAL_RUN_STATE,
   INITIAL_TASK_STATE,
@@ -13,7 +13,7 @@ import {
   type TaskMove,
 } from '../core/transitions.js';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
-import type { AppDatabase } from './database.js';
+import { rowsOf, type AppDatabase } from './database.js';
 import type { PullRow } from './pulls.js';
 import type { RepositoryRow } from './repositories.js';
 
@@ -532,16 +532,42 @@ export class RunStore {
   /**
    * Incremental readiness: only the merged task's dependents are touched, each recounting its
    * unmerged deps, so doing it again (a crash came between the merge and this) changes nothing.
+   * Returns the run's progress as the merge left it, in the same statement: whether the run is
+   * over needs no second read of its tasks (settleRun).
    */
-  async decrementDependents(runId: number, mergedKey: string, db: Db = this.db): Promise<void> {
-    await db.execute(sql`
-      update ${tasks} as t set unmet_deps = (
-          select count(*)::int from ${taskEdges} e
-            join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
-           where e.run_id = t.run_id and e.task_key = t.task_key and d.state <> 'merged')
-      where t.run_id = ${runId}
-        and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})`);
+  async decrementDependents(runId: number, mergedKey: string, db: Db = this.db) {
+    const terminal = sql.join(
+      [...TERMINAL_TASK_STATES].map((state) => sql`${state}`),
+      sql`, `,
+    );
+    const [row] = rowsOf<{ tasks: number; open: number; unmerged: number }>(
+      await db.execute(sql`
+        with freed as (
+          update ${tasks} as t set unmet_deps = (
+              select count(*)::int from ${taskEdges} e
+                join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
+               where e.run_id = t.run_id and e.task_key = t.task_key and d.state <> 'merged')
+          where t.run_id = ${runId}
+            and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})
+          returning 1)
+        select count(*)::int as tasks,
+               (count(*) filter (where ${tasks.state}::text not in (${terminal})))::int as open,
+               (count(*) filter (where ${tasks.state} <> 'merged'))::int as unmerged
+          from ${tasks} where ${tasks.runId} = ${runId} and ${graphTask}`),
+    );
+    return {
+      tasks: Number(row?.tasks ?? 0),
+      open: Number(row?.open ?? 0),
+      unmerged: Number(row?.unmerged ?? 0),
+    } satisfies RunProgress;
   }
+}
+
+/** A run's graph tasks counted: all of them, those not ended, those not merged. */
+export interface RunProgress {
+  tasks: number;
+  open: number;
+  unmerged: number;
 }
 
 /** The types already forbid it; this catches a value that got past them (a cast, a spread). */

@@ -57,14 +57,16 @@ export async function markTaskMerged(
     // Seen merged before: if closing out the run failed then, this retried event finishes it.
     if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
       // And if the process died before freeing the dependents, they are freed now.
-      await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+      const progress = await engine.store.runs.decrementDependents(scope.run.id, taskKey);
       await scheduleRepository(engine, scope.repositoryId, scope.repository);
+      await settleRun(engine, scope, progress);
+      return false;
     }
     await settleRun(engine, scope);
     return false;
   }
   crashPoint('merge.task-merged');
-  await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+  const progress = await engine.store.runs.decrementDependents(scope.run.id, taskKey);
   crashPoint('merge.dependents-freed');
   engine.log.info(
     { run: scope.run.id, issue: scope.run.issueNumber, task: taskKey },
@@ -72,6 +74,6 @@ export async function markTaskMerged(
   );
   engine.requestStatus(scope.run.id);
   await scheduleRepository(engine, scope.repositoryId, scope.repository);
-  await settleRun(engine, scope);
+  await settleRun(engine, scope, progress);
   return true;
 }

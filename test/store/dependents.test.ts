@@ -1,0 +1,78 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tasks } from '../../db/schema.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import type { TaskState } from '../../src/core/states.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { ENGINES } from '../helpers/engines.js';
+
+/** A merge frees its dependents and says, in the same statement, where the run stands. */
+describe.each(ENGINES)('freeing dependents on $name', (engine) => {
+  let handle: DatabaseHandle;
+  let dispose: () => Promise<void>;
+  let store: Store;
+
+  beforeAll(async () => {
+    ({ handle, dispose } = await engine.open());
+    store = createStore(handle);
+    await store.repositories.ensureRepository(9, { id: 601, owner: 'acme', name: 'deps' });
+  });
+  afterAll(() => dispose());
+
+  it('recounts only the merged task’s dependents, idempotently, and returns the run’s progress', async () => {
+    const { run } = await store.runs.createRun({
+      repositoryId: 601,
+      issueNumber: 1,
+      config: DEFAULT_CONFIG,
+      startedBy: 'maintainer',
+      issueTitle: 'Deps',
+      issueBody: '',
+    });
+    const spec = (id: string, deps: string[] = []) => ({
+      id,
+      title: id,
+      type: 'default',
+      deps,
+      priority: 3,
+    });
+    await store.runs.setPlan(
+      run.id,
+      { tasks: [spec('a'), spec('b', ['a']), spec('c', ['a', 'b'])], order: ['a', 'b', 'c'] },
+      'issue',
+      false,
+    );
+    const place = async (key: string, state: TaskState) =>
+      handle.db
+        .update(tasks)
+        .set({ state })
+        .where(eq(tasks.id, (await store.runs.task(run.id, key))!.id));
+    const unmet = async () =>
+      Object.fromEntries((await store.runs.tasksOf(run.id)).map((t) => [t.taskKey, t.unmetDeps]));
+    expect(await unmet()).toEqual({ a: 0, b: 1, c: 2 });
+
+    await place('a', 'merged');
+    const first = await store.runs.decrementDependents(run.id, 'a');
+    expect(first).toEqual({ tasks: 3, open: 2, unmerged: 2 });
+    expect(await unmet()).toEqual({ a: 0, b: 0, c: 1 });
+    // A retried merge event frees them again: nothing changes.
+    expect(await store.runs.decrementDependents(run.id, 'a')).toEqual(first);
+    expect(await unmet()).toEqual({ a: 0, b: 0, c: 1 });
+
+    await place('b', 'merged');
+    await place('c', 'failed');
+    expect(await store.runs.decrementDependents(run.id, 'b')).toEqual({
+      tasks: 3,
+      open: 0,
+      unmerged: 1,
+    });
+    // The planner task is no part of the graph's progress.
+    await store.attempts.claimPlanner((await store.runs.getRun(run.id))!);
+    await place('c', 'merged');
+    expect(await store.runs.decrementDependents(run.id, 'c')).toEqual({
+      tasks: 3,
+      open: 0,
+      unmerged: 0,
+    });
+  });
+});
