@@ -1,5 +1,5 @@
 import type { GitHubPort, PullInfo, RepoCoords, WorkflowRunInfo } from '../github/port.js';
-import type { AttemptRow } from '../store/attempts.js';
+import type { AttemptRow, CompletedAttempt } from '../store/attempts.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
@@ -189,7 +189,8 @@ export async function moveOnFromAttempt(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
-  attempt: AttemptRow,
+  /** As its completion returned it (with the run's spend), or as the sweep read it. */
+  attempt: AttemptRow | CompletedAttempt,
   knownPull?: PullInfo | null,
 ): Promise<void> {
   crashPoint('track.attempt-completed');
@@ -203,7 +204,7 @@ export async function moveOnFromAttempt(
     if (!moved) return;
     crashPoint('track.in-review');
     await requestReviewAgain(engine, scope, attempt.review, pull.number);
-    await enforceBudget(engine, scope);
+    await enforceBudget(engine, scope, 'runSpentUsd' in attempt ? attempt.runSpentUsd : undefined);
     engine.log.info(
       {
         run: scope.run.id,

@@ -1,5 +1,5 @@
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
@@ -7,6 +7,9 @@ import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
 
 export type AttemptRow = typeof attempts.$inferSelect;
+
+/** An attempt as its completion returned it, with its run's spend at that moment. */
+export type CompletedAttempt = AttemptRow & { runSpentUsd: number };
 
 export interface DispatchIntent {
   attempt: AttemptRow;
@@ -139,7 +142,11 @@ export class AttemptStore {
     await this.db.update(attempts).set(values).where(eq(attempts.id, id));
   }
 
-  /** Complete an attempt once; returns undefined when it had already completed. */
+  /**
+   * Complete an attempt once; returns undefined when it had already completed. The row comes
+   * back with what the attempts of its run have spent, this one included (`runSpentUsd`), so
+   * the budget check after it reads nothing (src/engine/budget.ts).
+   */
   async complete(
     id: number,
     values: {
@@ -149,13 +156,21 @@ export class AttemptStore {
       inputTokens?: number | null;
       outputTokens?: number | null;
     },
-  ): Promise<AttemptRow | undefined> {
+  ): Promise<CompletedAttempt | undefined> {
+    // RETURNING sees the table as it was before this statement: the others' sum, plus this cost.
     const [row] = await this.db
       .update(attempts)
       .set({ ...values, phase: 'completed', completedAt: new Date() })
       .where(and(eq(attempts.id, id), sql`${attempts.phase} <> 'completed'`))
-      .returning();
-    return row;
+      .returning({
+        ...getTableColumns(attempts),
+        runSpentUsd: sql<number>`(
+          select coalesce(sum(other.cost_usd), 0)::float8 from ${attempts} other
+            join ${tasks} mine on mine.id = "attempts"."task_id"
+            join ${tasks} theirs on theirs.run_id = mine.run_id and theirs.id = other.task_id
+           where other.id <> "attempts"."id") + coalesce("attempts"."cost_usd", 0)::float8`,
+      });
+    return row && { ...row, runSpentUsd: Number(row.runSpentUsd) };
   }
 
   async byWorkflowRun(workflowRunId: number): Promise<AttemptRow | undefined> {

@@ -69,7 +69,7 @@ describe('statements of one delivery', () => {
     // The tasks are read once, for the merge decision; whether the run is over comes back with
     // the write that frees the dependents.
     expect(taskListReads(done!.texts)).toBe(1);
-    expect(done!.statements).toBe(14);
+    expect(done!.statements).toBe(13);
     const [merged] = rowsOf<{ n: number }>(
       await handle.db.execute(sql`select count(*)::int as n from tasks where state = 'merged'`),
     );

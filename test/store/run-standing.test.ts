@@ -7,8 +7,11 @@ import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { ENGINES } from '../helpers/engines.js';
 
-/** A merge frees its dependents and says, in the same statement, where the run stands. */
-describe.each(ENGINES)('freeing dependents on $name', (engine) => {
+/**
+ * Writes that say, in the same statement, where the run stands: a merge frees its dependents
+ * and returns the run's progress; an attempt's completion returns the run's spend.
+ */
+describe.each(ENGINES)('writes that return the run’s standing on $name', (engine) => {
   let handle: DatabaseHandle;
   let dispose: () => Promise<void>;
   let store: Store;
@@ -74,5 +77,59 @@ describe.each(ENGINES)('freeing dependents on $name', (engine) => {
       open: 0,
       unmerged: 0,
     });
+  });
+
+  it('completes an attempt once, with what its run has spent, this attempt included', async () => {
+    const { run } = await store.runs.createRun({
+      repositoryId: 601,
+      issueNumber: 2,
+      config: DEFAULT_CONFIG,
+      startedBy: 'maintainer',
+      issueTitle: 'Spend',
+      issueBody: '',
+    });
+    const spec = (id: string) => ({ id, title: id, type: 'default', deps: [], priority: 3 });
+    await store.runs.setPlan(
+      run.id,
+      { tasks: [spec('a'), spec('b')], order: ['a', 'b'] },
+      'issue',
+      false,
+    );
+    const [a, b] = await store.attempts.claimDispatches(601, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
+    const first = await store.attempts.complete(a!.attempt.id, {
+      conclusion: 'success',
+      costUsd: 1.25,
+    });
+    expect(first).toMatchObject({ phase: 'completed', costUsd: 1.25, runSpentUsd: 1.25 });
+    expect(await store.attempts.complete(a!.attempt.id, { conclusion: 'success' })).toBeUndefined();
+    const second = await store.attempts.complete(b!.attempt.id, {
+      conclusion: 'failure',
+      costUsd: 0.5,
+    });
+    expect(second!.runSpentUsd).toBe(1.75);
+    expect(await store.attempts.spentByRun(run.id)).toBe(1.75);
+    // Another run's spend is not this one's.
+    const { run: other } = await store.runs.createRun({
+      repositoryId: 601,
+      issueNumber: 3,
+      config: DEFAULT_CONFIG,
+      startedBy: 'maintainer',
+      issueTitle: 'Other',
+      issueBody: '',
+    });
+    await store.runs.setPlan(other.id, { tasks: [spec('x')], order: ['x'] }, 'issue', false);
+    const [x] = await store.attempts.claimDispatches(601, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
+    expect(x!.run.id).toBe(other.id);
+    expect(
+      (await store.attempts.complete(x!.attempt.id, { conclusion: 'success' }))!.runSpentUsd,
+    ).toBe(0);
   });
 });
