@@ -258,7 +258,42 @@ export interface Comparison {
   commits: string[];
 }
 
+// Comparisons and merges are functions of two commits' histories, which never change once every
+// ancestor is known; a PR is rendered (mergeability, ahead and behind) on every read and every
+// webhook about it, and merged right after the same check. Remembered per pair, within a bound.
+const pairResults = new WeakMap<Map<string, Commit>, Map<string, Comparison | MergeResult>>();
+const PAIRS_KEPT = 2000;
+
+function remembered<T extends Comparison | MergeResult>(
+  repo: Repo,
+  kind: string,
+  a: string,
+  b: string,
+  compute: () => T,
+): T {
+  const settled = (sha: string) => {
+    const commit = repo.commits.get(sha);
+    return commit !== undefined && generation(repo, sha) > 0 && generations.has(commit);
+  };
+  if (!settled(a) || !settled(b)) return compute();
+  let results = pairResults.get(repo.commits);
+  if (!results) pairResults.set(repo.commits, (results = new Map()));
+  const key = `${kind} ${a} ${b}`;
+  let result = results.get(key) as T | undefined;
+  if (!result) {
+    if (results.size >= PAIRS_KEPT) results.clear();
+    result = compute();
+    results.set(key, result);
+  }
+  return result;
+}
+
 export function compare(repo: Repo, base: string, head: string): Comparison {
+  const result = remembered(repo, 'compare', base, head, () => compareHistories(repo, base, head));
+  return { ...result, commits: [...result.commits] };
+}
+
+function compareHistories(repo: Repo, base: string, head: string): Comparison {
   const { painted } = paint(repo, head, base, { stale: false });
   const onlyHead = new Set<string>();
   let behindBy = 0;
@@ -301,6 +336,11 @@ export function compare(repo: Repo, base: string, head: string): Comparison {
 export type MergeResult = { ok: true; tree: Tree } | { ok: false; conflicts: string[] };
 
 export function threeWayMerge(repo: Repo, ours: string, theirs: string): MergeResult {
+  const result = remembered(repo, 'merge', ours, theirs, () => mergeTrees(repo, ours, theirs));
+  return result.ok ? result : { ok: false, conflicts: [...result.conflicts] };
+}
+
+function mergeTrees(repo: Repo, ours: string, theirs: string): MergeResult {
   const baseSha = mergeBase(repo, ours, theirs);
   const base = (baseSha && repo.commits.get(baseSha)?.tree) || {};
   const a = repo.commits.get(ours)?.tree ?? {};
