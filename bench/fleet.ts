@@ -57,6 +57,8 @@ export interface FleetSize {
   repositories: number;
   /** Stop measuring here even if the fleet is not done (the figures then cover what merged). */
   deadlineS: number;
+  /** Set for a `--fleet-size` run: its figures are named `size_<spec>_*`. */
+  spec?: string;
 }
 
 export const QUICK_FLEET: FleetSize = {
@@ -73,6 +75,30 @@ export const FULL_FLEET: FleetSize = {
   repositories: 50,
   deadlineS: 900,
 };
+
+/**
+ * `--fleet-size <issues>x<tasks per issue>x<repositories>`, e.g. `100x30x10` (3,000 tasks): a
+ * size between the quick and the full fleet, to see how per-task costs grow in a few minutes.
+ * Layers are a fifth of an issue's tasks, as in both fixed sizes; the deadline allows 10 tasks
+ * a second (at least 60 s, at most the full run's 900 s).
+ */
+export function parseFleetSize(spec: string): FleetSize {
+  const parts = /^(\d+)x(\d+)x(\d+)$/.exec(spec)?.slice(1).map(Number);
+  if (!parts || parts.some((n) => n < 1) || parts[1]! < 5)
+    throw new Error(
+      `--fleet-size takes <issues>x<tasks per issue ≥ 5>x<repositories>; got "${spec}"`,
+    );
+  const [issues, tasksPerIssue, repositories] = parts as [number, number, number];
+  const deadlineS = Math.min(900, Math.max(60, Math.ceil((issues * tasksPerIssue) / 10)));
+  return {
+    issues,
+    tasksPerIssue,
+    layerWidth: Math.max(1, Math.floor(tasksPerIssue / 5)),
+    repositories,
+    deadlineS,
+    spec,
+  };
+}
 
 /** The double keeps every request and delivery (with payloads) forever; a long run trims them. */
 function trimDoubleLogs(double: GitHubDouble): void {
@@ -107,12 +133,18 @@ interface Tracker {
 
 export async function runFleet(
   report: Report,
-  options: { quick: boolean; nodeArgs?: string[]; processorConcurrency?: number },
+  options: {
+    quick: boolean;
+    nodeArgs?: string[];
+    processorConcurrency?: number;
+    size?: FleetSize;
+  },
 ): Promise<void> {
-  const size = options.quick ? QUICK_FLEET : FULL_FLEET;
-  // A what-if run never overwrites the headline figures.
+  const size = options.size ?? (options.quick ? QUICK_FLEET : FULL_FLEET);
+  // A what-if run or another size never overwrites the headline figures.
   const c = options.processorConcurrency;
-  const name = (figure: string) => (c ? `whatif_c${c}_${figure}` : figure);
+  const prefix = `${c ? `whatif_c${c}_` : ''}${size.spec ? `size_${size.spec}_` : ''}`;
+  const name = (figure: string) => `${prefix}${figure}`;
   if (c) report.note(`WHAT-IF: the delivery processor's concurrency is ${c} (the app's is 4)`);
   const total = size.issues * size.tasksPerIssue;
   report.note(
@@ -339,7 +371,7 @@ export async function runFleet(
       `API calls per merged task by route: ${top.map(([r, n]) => `${r} ${(n / Math.max(1, merged)).toFixed(2)}`).join('; ')}`,
     );
     report.figure(name('fleet_tasks'), merged, 'tasks');
-    if (!options.quick) {
+    if (size === FULL_FLEET) {
       report.figure(name('fleet_full_merged'), merged, 'tasks');
       report.figure(name('fleet_full_s'), elapsedS, 's');
     }

@@ -1,9 +1,10 @@
 // npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning] [--profile]
 //   [--processor-concurrency N]  (fleet what-if; its figures are named whatif_cN_*)
+//   [--fleet-size <issues>x<tasks>x<repos>]  (fleet at another size; figures named size_<spec>_*)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { runFleet } from './fleet.js';
+import { parseFleetSize, runFleet, type FleetSize } from './fleet.js';
 import { runIngest } from './ingest.js';
 import { runPlanning } from './planning.js';
 import { runScheduling } from './scheduling.js';
@@ -22,12 +23,15 @@ interface Args {
   profile: boolean;
   /** What-if for the fleet only: the delivery processor's concurrency (figures get a prefix). */
   processorConcurrency?: number;
+  /** The fleet at a size of its own instead of the quick or full one. */
+  fleetSize?: FleetSize;
 }
 
 function parseArgs(argv: string[]): Args {
   let quick = false;
   let profile = false;
   let processorConcurrency: number | undefined;
+  let fleetSize: FleetSize | undefined;
   let only: BenchName[] = [...BENCHES];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -37,7 +41,8 @@ function parseArgs(argv: string[]): Args {
       processorConcurrency = Number(argv[++i]);
       if (!Number.isInteger(processorConcurrency) || processorConcurrency < 1)
         throw new Error('--processor-concurrency takes a positive integer');
-    } else if (arg === '--only' || arg.startsWith('--only=')) {
+    } else if (arg === '--fleet-size') fleetSize = parseFleetSize(argv[++i] ?? '');
+    else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg.includes('=') ? arg.slice(7) : argv[++i];
       const names = (value ?? '').split(',').filter(Boolean);
       const unknown = names.filter((n) => !(BENCHES as readonly string[]).includes(n));
@@ -46,14 +51,16 @@ function parseArgs(argv: string[]): Args {
       only = names as BenchName[];
     } else
       throw new Error(
-        `unknown argument ${arg} (use --quick, --only <names>, --profile, --processor-concurrency <n>)`,
+        `unknown argument ${arg} (use --quick, --only <names>, --profile, --processor-concurrency <n>, --fleet-size <i>x<t>x<r>)`,
       );
   }
-  return { quick, only, profile, processorConcurrency };
+  return { quick, only, profile, processorConcurrency, fleetSize };
 }
 
 async function main(): Promise<void> {
-  const { quick, only, profile, processorConcurrency } = parseArgs(process.argv.slice(2));
+  const { quick, only, profile, processorConcurrency, fleetSize } = parseArgs(
+    process.argv.slice(2),
+  );
   const profileDir = fileURLToPath(new URL('profiles/', import.meta.url));
   const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const report = new Report();
@@ -71,7 +78,8 @@ async function main(): Promise<void> {
     );
     if (name === 'ingest') await runIngest(report, { quick, nodeArgs });
     else if (name === 'scheduling') await runScheduling(report, { quick });
-    else if (name === 'fleet') await runFleet(report, { quick, nodeArgs, processorConcurrency });
+    else if (name === 'fleet')
+      await runFleet(report, { quick, nodeArgs, processorConcurrency, size: fleetSize });
     else if (name === 'planning') await runPlanning(report, { quick });
     report.note(`${name} took ${((nowMs() - benchStart) / 1000).toFixed(1)} s`);
   }

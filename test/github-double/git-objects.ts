@@ -25,8 +25,19 @@ function blobObject(content: string): GitObject {
   return object('blob', Buffer.from(content, 'utf8'));
 }
 
+// Every commit the double makes hashes its whole tree, and a repository that has merged many
+// PRs holds many files that did not change: their blob ids are remembered, within a bound.
+const blobShas = new Map<string, string>();
+const BLOB_SHAS_KEPT = 50_000;
+
 export function blobSha(content: string): string {
-  return blobObject(content).sha;
+  let sha = blobShas.get(content);
+  if (sha === undefined) {
+    if (blobShas.size >= BLOB_SHAS_KEPT) blobShas.clear();
+    sha = blobObject(content).sha;
+    blobShas.set(content, sha);
+  }
+  return sha;
 }
 
 interface Dir {
@@ -59,7 +70,8 @@ function entryKey(name: string, isDir: boolean): Buffer {
   return Buffer.from(isDir ? `${name}/` : name, 'utf8');
 }
 
-function encodeDir(dir: Dir, out: GitObject[]): GitObject {
+// With `out` null only the ids are wanted, and blobs are not encoded.
+function encodeDir(dir: Dir, out: GitObject[] | null): GitObject {
   const entries: { key: Buffer; line: Buffer }[] = [];
   const add = (mode: string, name: string, sha: string, isDir: boolean): void => {
     entries.push({
@@ -68,14 +80,16 @@ function encodeDir(dir: Dir, out: GitObject[]): GitObject {
     });
   };
   for (const [name, content] of dir.files) {
-    const blob = blobObject(content);
-    out.push(blob);
-    add('100644', name, blob.sha, false);
+    if (out) {
+      const blob = blobObject(content);
+      out.push(blob);
+      add('100644', name, blob.sha, false);
+    } else add('100644', name, blobSha(content), false);
   }
   for (const [name, sub] of dir.dirs) add('40000', name, encodeDir(sub, out).sha, true);
   entries.sort((a, b) => Buffer.compare(a.key, b.key));
   const tree = object('tree', Buffer.concat(entries.map((e) => e.line)));
-  out.push(tree);
+  out?.push(tree);
   return tree;
 }
 
@@ -87,8 +101,7 @@ export function treeObjects(tree: Tree): GitObject[] {
 }
 
 export function treeSha(tree: Tree): string {
-  const objects = treeObjects(tree);
-  return objects[objects.length - 1]?.sha ?? '';
+  return encodeDir(nest(tree), null).sha;
 }
 
 function identLine(ident: GitIdent): string {

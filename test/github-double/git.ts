@@ -92,6 +92,61 @@ export function resolveRef(repo: Repo, ref: string): string | undefined {
   );
 }
 
+// History walks are bounded by generation numbers (git's commit-graph "topological level": a
+// root is 1, any other commit one more than its highest parent), so their cost follows the
+// commits between the two ends, not the whole history: a long-lived repository's main branch
+// holds thousands of merges. A sha the map does not hold counts as a root without parents, as
+// the plain walks below treat it.
+const generations = new WeakMap<Commit, number>();
+
+function generation(repo: Repo, sha: string): number {
+  const top = repo.commits.get(sha);
+  if (!top) return 0;
+  const known = generations.get(top);
+  if (known !== undefined) return known;
+  // Iterative, since histories are deeper than the call stack. A commit's level is cached only
+  // once every ancestor is in the map: a pushed commit's parents may still be on their way.
+  const levels = new Map<string, { level: number; complete: boolean }>();
+  const stack: string[] = [sha];
+  while (stack.length > 0) {
+    const next = stack[stack.length - 1]!;
+    const commit = repo.commits.get(next)!;
+    let ready = true;
+    let level = 0;
+    let complete = true;
+    for (const p of commit.parents) {
+      const parent = repo.commits.get(p);
+      if (!parent) {
+        complete = false;
+        continue;
+      }
+      const cached = generations.get(parent);
+      if (cached !== undefined) {
+        level = Math.max(level, cached);
+        continue;
+      }
+      const done = levels.get(p);
+      if (done) {
+        level = Math.max(level, done.level);
+        complete &&= done.complete;
+      } else {
+        ready = false;
+        stack.push(p);
+      }
+    }
+    if (!ready) continue;
+    stack.pop();
+    levels.set(next, { level: level + 1, complete });
+    if (complete) generations.set(commit, level + 1);
+  }
+  return levels.get(sha)!.level;
+}
+
+function parentsOf(repo: Repo, sha: string): readonly string[] {
+  return repo.commits.get(sha)?.parents ?? [];
+}
+
+/** Every commit reachable from `sha`, itself included, in the order of a depth-first walk. */
 export function ancestors(repo: Repo, sha: string): Set<string> {
   const seen = new Set<string>();
   const stack = [sha];
@@ -99,20 +154,100 @@ export function ancestors(repo: Repo, sha: string): Set<string> {
     const next = stack.pop();
     if (next === undefined || seen.has(next)) continue;
     seen.add(next);
-    for (const p of repo.commits.get(next)?.parents ?? []) stack.push(p);
+    for (const p of parentsOf(repo, next)) stack.push(p);
   }
   return seen;
 }
 
 export function isAncestor(repo: Repo, maybeAncestor: string, of: string): boolean {
-  return ancestors(repo, of).has(maybeAncestor);
+  if (maybeAncestor === of) return true;
+  // A commit only reaches commits of a lower level: the walk stops at the candidate's level.
+  const floor = generation(repo, maybeAncestor);
+  if (floor === 0) return ancestors(repo, of).has(maybeAncestor);
+  const seen = new Set<string>();
+  const stack = [of];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (next === maybeAncestor) return true;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    if (generation(repo, next) <= floor) continue;
+    for (const p of parentsOf(repo, next)) stack.push(p);
+  }
+  return false;
+}
+
+const FROM_A = 1;
+const FROM_B = 2;
+const BOTH = FROM_A | FROM_B;
+const STALE = 4;
+
+/**
+ * Paints the history of `a` and `b` from the newest level down (git's paint_down_to_common)
+ * until every commit still queued is reachable from both, so the walk covers the commits on
+ * either side of their common history and stops there. Each commit it took off the queue keeps
+ * its final paint: reachable from `a`, `b`, or both.
+ */
+function paint(
+  repo: Repo,
+  a: string,
+  b: string,
+  options: { stale: boolean },
+): { painted: Map<string, number>; common: string[] } {
+  const painted = new Map<string, number>([[a, FROM_A]]);
+  painted.set(b, (painted.get(b) ?? 0) | FROM_B);
+  const queue = a === b ? [a] : [a, b];
+  const level = new Map<string, number>();
+  const levelOf = (sha: string): number => {
+    let l = level.get(sha);
+    if (l === undefined) level.set(sha, (l = generation(repo, sha)));
+    return l;
+  };
+  const done = options.stale
+    ? (sha: string) => (painted.get(sha)! & STALE) !== 0
+    : (sha: string) => (painted.get(sha)! & BOTH) === BOTH;
+  const popped = new Set<string>();
+  const common: string[] = [];
+  while (queue.some((sha) => !done(sha))) {
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) if (levelOf(queue[i]!) > levelOf(queue[best]!)) best = i;
+    const sha = queue[best]!;
+    queue[best] = queue[queue.length - 1]!;
+    queue.pop();
+    popped.add(sha);
+    let flags = painted.get(sha)!;
+    if (options.stale && (flags & (BOTH | STALE)) === BOTH) {
+      common.push(sha);
+      flags |= STALE;
+      painted.set(sha, flags);
+    }
+    for (const p of parentsOf(repo, sha)) {
+      const had = painted.get(p) ?? 0;
+      if ((had & flags) === flags) continue;
+      painted.set(p, had | flags);
+      queue.push(p);
+    }
+  }
+  for (const sha of painted.keys()) if (!popped.has(sha)) painted.delete(sha);
+  return { painted, common };
+}
+
+/** The plain definition: the first common ancestor, in `b`'s walk order, no other descends from. */
+function mergeBaseByWalk(repo: Repo, a: string, b: string): string | undefined {
+  const ofA = ancestors(repo, a);
+  const common = [...ancestors(repo, b)].filter((sha) => ofA.has(sha));
+  // A common commit is a proper ancestor of another exactly when it is a parent of one (the
+  // common set holds every ancestor of its members).
+  const below = new Set(common.flatMap((sha) => parentsOf(repo, sha)));
+  return common.find((c) => !below.has(c));
 }
 
 export function mergeBase(repo: Repo, a: string, b: string): string | undefined {
-  const ofA = ancestors(repo, a);
-  const common = [...ancestors(repo, b)].filter((sha) => ofA.has(sha));
-  // The best common ancestor is one that no other common ancestor descends from.
-  return common.find((c) => !common.some((o) => o !== c && isAncestor(repo, c, o)));
+  const { common } = paint(repo, a, b, { stale: true });
+  // One best common ancestor is the usual case; several (criss-cross merges) are ordered as
+  // the plain definition orders them.
+  if (common.length === 1) return common[0];
+  return mergeBaseByWalk(repo, a, b);
 }
 
 export interface Comparison {
@@ -123,11 +258,61 @@ export interface Comparison {
   commits: string[];
 }
 
+// Comparisons and merges are functions of two commits' histories, which never change once every
+// ancestor is known; a PR is rendered (mergeability, ahead and behind) on every read and every
+// webhook about it, and merged right after the same check. Remembered per pair, within a bound.
+const pairResults = new WeakMap<Map<string, Commit>, Map<string, Comparison | MergeResult>>();
+const PAIRS_KEPT = 2000;
+
+function remembered<T extends Comparison | MergeResult>(
+  repo: Repo,
+  kind: string,
+  a: string,
+  b: string,
+  compute: () => T,
+): T {
+  const settled = (sha: string) => {
+    const commit = repo.commits.get(sha);
+    return commit !== undefined && generation(repo, sha) > 0 && generations.has(commit);
+  };
+  if (!settled(a) || !settled(b)) return compute();
+  let results = pairResults.get(repo.commits);
+  if (!results) pairResults.set(repo.commits, (results = new Map()));
+  const key = `${kind} ${a} ${b}`;
+  let result = results.get(key) as T | undefined;
+  if (!result) {
+    if (results.size >= PAIRS_KEPT) results.clear();
+    result = compute();
+    results.set(key, result);
+  }
+  return result;
+}
+
 export function compare(repo: Repo, base: string, head: string): Comparison {
-  const ofBase = ancestors(repo, base);
-  const ofHead = ancestors(repo, head);
-  const aheadCommits = [...ofHead].filter((s) => !ofBase.has(s));
-  const behindBy = [...ofBase].filter((s) => !ofHead.has(s)).length;
+  const result = remembered(repo, 'compare', base, head, () => compareHistories(repo, base, head));
+  return { ...result, commits: [...result.commits] };
+}
+
+function compareHistories(repo: Repo, base: string, head: string): Comparison {
+  const { painted } = paint(repo, head, base, { stale: false });
+  const onlyHead = new Set<string>();
+  let behindBy = 0;
+  for (const [sha, flags] of painted) {
+    if ((flags & BOTH) === FROM_A) onlyHead.add(sha);
+    else if ((flags & BOTH) === FROM_B) behindBy++;
+  }
+  // In the order a full walk from the head finds them: commits not in `onlyHead` are reachable
+  // from the base, and so are all their ancestors, so the walk need not enter them.
+  const aheadCommits: string[] = [];
+  const seen = new Set<string>();
+  const stack = [head];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (seen.has(next) || !onlyHead.has(next)) continue;
+    seen.add(next);
+    aheadCommits.push(next);
+    for (const p of parentsOf(repo, next)) stack.push(p);
+  }
   const aheadBy = aheadCommits.length;
   const status =
     aheadBy === 0 && behindBy === 0
@@ -151,6 +336,11 @@ export function compare(repo: Repo, base: string, head: string): Comparison {
 export type MergeResult = { ok: true; tree: Tree } | { ok: false; conflicts: string[] };
 
 export function threeWayMerge(repo: Repo, ours: string, theirs: string): MergeResult {
+  const result = remembered(repo, 'merge', ours, theirs, () => mergeTrees(repo, ours, theirs));
+  return result.ok ? result : { ok: false, conflicts: [...result.conflicts] };
+}
+
+function mergeTrees(repo: Repo, ours: string, theirs: string): MergeResult {
   const baseSha = mergeBase(repo, ours, theirs);
   const base = (baseSha && repo.commits.get(baseSha)?.tree) || {};
   const a = repo.commits.get(ours)?.tree ?? {};

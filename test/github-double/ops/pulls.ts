@@ -7,7 +7,7 @@ import { pullJson, reviewJson } from '../render/pulls.js';
 import { HttpError, validationFailed } from '../server/http.js';
 import { newIssue } from './issues.js';
 import { mergeability } from './mergeability.js';
-import { sendPullEvent, type Sent } from './pull-events.js';
+import { recordPullHead, sendPullEvent, type Sent } from './pull-events.js';
 import { moveBranch } from './refs.js';
 import {
   openThreads,
@@ -93,6 +93,7 @@ export function openPull(core: Core, repo: Repo, input: OpenPullInput): { pull: 
     requestedReviewers: [],
   };
   repo.pulls.set(pull.number, pull);
+  recordPullHead(repo, pull);
   core.changed('pull', { repo: repo.fullName, number: pull.number });
   return { pull, sent: [sendPullEvent(core, repo, pull, 'opened', input.by)] };
 }

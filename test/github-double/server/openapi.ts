@@ -27,6 +27,7 @@ interface CompiledPath {
   loose: RegExp | null;
   names: string[];
   methods: Map<string, Operation>;
+  segments: string[];
 }
 
 export interface OpenApi {
@@ -74,6 +75,7 @@ export function openApi(): OpenApi {
       loose,
       names,
       methods,
+      segments: template.split('/'),
     });
   }
   // Most literal first, so /pulls/{n}/merge wins over anything more generic.
@@ -87,12 +89,39 @@ export type MatchResult =
   | { kind: 'method-not-documented'; template: string }
   | { kind: 'path-not-documented' };
 
+// A strict pattern matches one segment per segment (a parameter never spans a slash), so only
+// templates with as many segments and the same literals where the path is keyed can match; kept
+// in the description's order of precedence. Every call is matched, and there are about a
+// thousand templates.
+const KEY_SEGMENTS = [1, 4];
+const strictCandidates = new Map<string, CompiledPath[]>();
+const CANDIDATE_LISTS_KEPT = 2000;
+
+function candidatesFor(api: OpenApi, rawPath: string): CompiledPath[] {
+  const segments = rawPath.split('/');
+  const key = [segments.length, ...KEY_SEGMENTS.map((i) => segments[i] ?? '')].join('/');
+  let list = strictCandidates.get(key);
+  if (!list) {
+    list = api.paths.filter(
+      (p) =>
+        p.segments.length === segments.length &&
+        KEY_SEGMENTS.every((i) => {
+          const literal = p.segments[i];
+          return literal === undefined || literal.includes('{') || literal === segments[i];
+        }),
+    );
+    if (strictCandidates.size >= CANDIDATE_LISTS_KEPT) strictCandidates.clear();
+    strictCandidates.set(key, list);
+  }
+  return list;
+}
+
 export function matchOperation(method: string, rawPath: string): MatchResult {
   const api = openApi();
   const upper = method === 'HEAD' ? 'GET' : method;
   let pathOnly: CompiledPath | undefined;
   for (const pass of ['strict', 'loose'] as const) {
-    for (const p of api.paths) {
+    for (const p of pass === 'strict' ? candidatesFor(api, rawPath) : api.paths) {
       const re = pass === 'strict' ? p.strict : p.loose;
       const m = re?.exec(rawPath);
       if (!m) continue;
