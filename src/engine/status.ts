@@ -121,13 +121,18 @@ export async function renderRunStatus(
  * GitHub's write throttle serializes them anyway, and each lock holds a pooled connection. The
  * version is recorded as rendered only after the write, so a failed write or a crash leaves it due.
  */
-export async function refreshStatus(engine: Engine, runId: number): Promise<boolean> {
+export async function refreshStatus(
+  engine: Engine,
+  runId: number,
+  /** How the caller builds scopes (the sweep shares one repository read among its runs). */
+  scopeOf: (run: RunRow) => Promise<RunScope> = (run) => loadRunScope(engine, run),
+): Promise<boolean> {
   const written = await engine.memory.statusTurns.run('all', () =>
     engine.store.handle.tryExclusive(LOCK_KEYS.runStatus(runId), async () => {
       const run = await engine.store.runs.getRun(runId);
       if (!run || run.statusVersionRendered >= run.statusVersionWanted) return false;
       crashPoint('status.claimed');
-      const scope = await loadRunScope(engine, run);
+      const scope = await scopeOf(run);
       await writeStatusComment(
         engine,
         scope,

@@ -42,6 +42,16 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     statusWrites: 0,
   };
   const repositories = new Set<number>();
+  // One read of each repository and one port per installation, however many of its runs and
+  // attempts the sweep looks at, and only for those that need GitHub. Each scope carries the
+  // run as the sweep read it last.
+  const bases = new Map<number, Promise<RunScope>>();
+  const scopeOf = async (run: RunRow): Promise<RunScope> => {
+    let base = bases.get(run.repositoryId);
+    if (!base) bases.set(run.repositoryId, (base = loadRunScope(engine, run)));
+    const { port, repository } = await base;
+    return loadRunScope(engine, run, port, repository);
+  };
 
   for (const open of await engine.store.attempts.open()) {
     const { attempt, task, run } = open;
@@ -53,13 +63,13 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
       attempt: attempt.attempt,
     });
     try {
-      const scope = await loadRunScope(engine, run);
       const config = run.config as RepoConfig;
       const startedAt = attempt.dispatchedAt ?? attempt.intentAt;
       const timeoutMs = (task.timeoutMinutes ?? config.worker.timeoutMinutes) * 60_000;
 
       if (attempt.workflowRunId === null) {
         if (now.getTime() - startedAt.getTime() < graceMs) continue;
+        const scope = await scopeOf(run);
         const found = await findDispatchedRun(scope, {
           issueNumber: run.issueNumber,
           taskKey: task.taskKey,
@@ -83,6 +93,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
         continue;
       }
 
+      const scope = await scopeOf(run);
       if (now.getTime() - startedAt.getTime() > timeoutMs) {
         await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId);
         if (isPlannerTask(task)) {
@@ -125,14 +136,13 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
   }
 
-  for (const run of await engine.store.runs.activeRuns()) repositories.add(run.repositoryId);
-
   // Merges whose events were missed (checks, reviews, statuses, which have no event here).
   for (const run of await engine.store.runs.activeRuns()) {
+    repositories.add(run.repositoryId);
     if (run.state === 'done') {
       // Every task merged, but labelling or closing the issue failed and nothing retried it.
       try {
-        await settleRun(engine, await loadRunScope(engine, run));
+        await settleRun(engine, await scopeOf(run));
       } catch (error) {
         engine.log.error({ err: error, run: run.id }, 'sweep could not close out a done run');
       }
@@ -140,10 +150,9 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
     if (run.state !== 'running' && run.state !== 'held') continue;
     try {
-      report.reconciled += await resumeStalled(engine, run, graceMs);
+      report.reconciled += await resumeStalled(engine, run, graceMs, scopeOf);
       const pulls = await engine.store.pulls.ofRun(run.id);
-      if (pulls.some((p) => p.state === 'open'))
-        await advanceRun(engine, await loadRunScope(engine, run));
+      if (pulls.some((p) => p.state === 'open')) await advanceRun(engine, await scopeOf(run));
     } catch (error) {
       engine.log.error({ err: error, run: run.id }, 'sweep could not advance merges');
     }
@@ -151,7 +160,9 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
   for (const repositoryId of repositories) {
     try {
-      report.scheduled += await scheduleRepository(engine, repositoryId);
+      // A scope that could not be built (no token) leaves the pass to read the repository.
+      const known = await bases.get(repositoryId)?.catch(() => undefined);
+      report.scheduled += await scheduleRepository(engine, repositoryId, known?.repository);
     } catch (error) {
       engine.log.error({ err: error, repository: repositoryId }, 'sweep could not schedule');
     }
@@ -159,7 +170,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
   for (const runId of await engine.store.runs.runsNeedingStatus()) {
     try {
-      if (await refreshStatus(engine, runId)) report.statusWrites++;
+      if (await refreshStatus(engine, runId, scopeOf)) report.statusWrites++;
     } catch (error) {
       engine.log.error({ err: error, run: runId }, 'sweep could not refresh a status comment');
     }
@@ -173,7 +184,12 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
  * whose merge call never came back (and that no merge queue holds) is released, so the merge is
  * decided again from GitHub's current state.
  */
-async function resumeStalled(engine: Engine, run: RunRow, graceMs: number): Promise<number> {
+async function resumeStalled(
+  engine: Engine,
+  run: RunRow,
+  graceMs: number,
+  scopeOf: (run: RunRow) => Promise<RunScope>,
+): Promise<number> {
   // Compared with timestamps the process clock wrote (completedAt, updatedAt).
   const staleBefore = Date.now() - graceMs;
   let scope: RunScope | undefined;
@@ -188,7 +204,7 @@ async function resumeStalled(engine: Engine, run: RunRow, graceMs: number): Prom
         (latest.completedAt?.getTime() ?? Infinity) > staleBefore
       )
         continue;
-      scope ??= await loadRunScope(engine, run);
+      scope ??= await scopeOf(run);
       await moveOnFromAttempt(engine, scope, task, latest);
       resumed++;
     } else if (task.state === 'merging' && task.updatedAt.getTime() < staleBefore) {

@@ -5,6 +5,7 @@ import { completeOldest, serverApp } from '../../bench/server-path.js';
 import { executeCommand } from '../../src/engine/commands.js';
 import { loadRunScope } from '../../src/engine/context.js';
 import { scheduleRepository } from '../../src/engine/dispatch.js';
+import { sweep } from '../../src/engine/sweep.js';
 import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { countStatements } from '../../src/store/statement-count.js';
@@ -110,5 +111,15 @@ describe('statements of one delivery', () => {
     // these (claim_dispatches, then the read of what it claimed), the dispatch's record one.
     expect(app.github.dispatches - dispatchedBefore).toBe(1);
     expect(counted.statements).toBe(16);
+  });
+
+  it('a sweep reads each repository once and the active runs once, however many attempts are open', async () => {
+    const open = await store.attempts.open();
+    expect(open.length).toBeGreaterThan(1);
+    const counted = await countStatements(() => sweep(app.engine), { texts: true });
+    const reads = (pattern: RegExp) =>
+      counted.texts.filter((t) => /^\s*select\b/i.test(t) && pattern.test(t)).length;
+    expect(reads(/from "repositories"/)).toBe(1);
+    expect(reads(/from "runs" where "runs"."finished_at" is null/)).toBe(1);
   });
 });
