@@ -39,10 +39,11 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
       ],
     };
     expect(await store.runs.setPlan(run.id, plan as never, 'issue', false)).toBe(true);
-    const claimed = await store.attempts.claimDispatches(
-      REPOSITORY.id,
-      { repoLimit: 10, globalLimit: 10, now: new Date() },
-    );
+    const claimed = await store.attempts.claimDispatches(REPOSITORY.id, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
     expect(claimed.map((c) => c.task.taskKey)).toEqual(['a']);
     const a = claimed[0]!.task;
     const closed = await store.pulls.upsert({
