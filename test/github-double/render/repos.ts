@@ -11,10 +11,23 @@ export function repoHtmlUrl(core: Core, repo: Repo): string {
   return `${core.url}/${repo.fullName}`;
 }
 
+// Every webhook payload carries one or more repositories: the double's host is parsed once.
+let hostOf = { url: '', host: '', hostname: '' };
+
+function host(core: Core): { host: string; hostname: string } {
+  if (hostOf.url !== core.url) {
+    const parsed = new URL(core.url);
+    hostOf = { url: core.url, host: parsed.host, hostname: parsed.hostname };
+  }
+  return hostOf;
+}
+
 export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
   const api = repoApiUrl(core, repo);
   const html = repoHtmlUrl(core, repo);
-  const openIssues = [...repo.issues.values()].filter((i) => i.state === 'open').length;
+  let openIssues = 0;
+  for (const issue of repo.issues.values()) if (issue.state === 'open') openIssues += 1;
+  const { host: gitHost, hostname } = host(core);
   return {
     id: repo.id,
     node_id: repo.nodeId,
@@ -43,7 +56,7 @@ export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
     git_commits_url: `${api}/git/commits{/sha}`,
     git_refs_url: `${api}/git/refs{/sha}`,
     git_tags_url: `${api}/git/tags{/sha}`,
-    git_url: `git://${new URL(core.url).host}/${repo.fullName}.git`,
+    git_url: `git://${gitHost}/${repo.fullName}.git`,
     issue_comment_url: `${api}/issues/comments{/number}`,
     issue_events_url: `${api}/issues/events{/number}`,
     issues_url: `${api}/issues{/number}`,
@@ -55,7 +68,7 @@ export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
     notifications_url: `${api}/notifications{?since,all,participating}`,
     pulls_url: `${api}/pulls{/number}`,
     releases_url: `${api}/releases{/id}`,
-    ssh_url: `git@${new URL(core.url).hostname}:${repo.fullName}.git`,
+    ssh_url: `git@${hostname}:${repo.fullName}.git`,
     stargazers_url: `${api}/stargazers`,
     statuses_url: `${api}/statuses/{sha}`,
     subscribers_url: `${api}/subscribers`,

@@ -79,9 +79,7 @@ export class WebhookSender {
 
   send(input: WebhookInput): Promise<Delivery | null> {
     const { core } = this;
-    if (core.closed) return Promise.resolve(null);
-    const subscribed = core.options.subscribedEvents;
-    if (subscribed && !subscribed.includes(input.event)) return Promise.resolve(null);
+    if (!core.delivers(input.event)) return Promise.resolve(null);
     const payload: Record<string, unknown> = {};
     if (input.action) payload['action'] = input.action;
     Object.assign(payload, input.body);
