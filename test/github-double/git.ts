@@ -25,7 +25,8 @@ export function createCommit(
   repo: Repo,
   input: { parents: string[]; message: string; tree: Tree; author: Account },
 ): Commit {
-  const tSha = treeSha(input.tree);
+  const parentTree = input.parents[0] ? repo.commits.get(input.parents[0])?.tree : undefined;
+  const tSha = treeSha(input.tree, parentTree);
   let seconds = Math.floor(Date.parse(core.now()) / 1000);
   let sha = '';
   for (; ; seconds++) {
