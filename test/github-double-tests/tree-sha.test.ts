@@ -63,7 +63,10 @@ describe("the double's tree ids, re-hashed from the parent's tree", () => {
     let parent: Tree = { ...base };
     treeSha(parent);
     for (let i = 0; i < 20; i++) {
-      const next: Tree = { ...parent, [`agent/${i % 4}/t${i}.md`]: `task ${i}\n` };
+      const next: Record<string, string> = {
+        ...parent,
+        [`agent/${i % 4}/t${i}.md`]: `task ${i}\n`,
+      };
       if (i % 5 === 4) delete next[`agent/${(i - 1) % 4}/t${i - 1}.md`];
       expect(treeSha(next, parent)).toBe(fullSha(next));
       parent = next;
