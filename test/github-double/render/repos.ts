@@ -22,11 +22,33 @@ function host(core: Core): { host: string; hostname: string } {
   return hostOf;
 }
 
+// A webhook about a PR carries its repository up to three times, and the double keeps its
+// deliveries: while nothing the JSON shows has changed, one frozen object is shared.
+const repoJsons = new WeakMap<Repo, { key: string; json: Readonly<Record<string, unknown>> }>();
+
 export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
-  const api = repoApiUrl(core, repo);
-  const html = repoHtmlUrl(core, repo);
   let openIssues = 0;
   for (const issue of repo.issues.values()) if (issue.state === 'open') openIssues += 1;
+  const key = [
+    core.url,
+    repo.fullName,
+    repo.owner.login,
+    repo.private,
+    repo.fork,
+    repo.defaultBranch,
+    repo.pushedAt,
+    openIssues,
+  ].join('\n');
+  const known = repoJsons.get(repo);
+  if (known?.key === key) return known.json;
+  const json = Object.freeze(buildRepoJson(core, repo, openIssues));
+  repoJsons.set(repo, { key, json });
+  return json;
+}
+
+function buildRepoJson(core: Core, repo: Repo, openIssues: number): Record<string, unknown> {
+  const api = repoApiUrl(core, repo);
+  const html = repoHtmlUrl(core, repo);
   const { host: gitHost, hostname } = host(core);
   return {
     id: repo.id,
