@@ -282,7 +282,8 @@ function remembered<T extends Comparison | MergeResult>(
   const key = `${kind} ${a} ${b}`;
   let result = results.get(key) as T | undefined;
   if (!result) {
-    if (results.size >= PAIRS_KEPT) results.clear();
+    // The oldest pair goes first: the open PRs against the current heads stay remembered.
+    if (results.size >= PAIRS_KEPT) results.delete(results.keys().next().value!);
     result = compute();
     results.set(key, result);
   }
