@@ -15,6 +15,8 @@ interface Profile {
   endTime: number;
 }
 
+const CHECKOUT = `${process.cwd()}/`;
+
 function where(url: string): string {
   if (!url) return '(native)';
   const nm = url.lastIndexOf('node_modules/');
@@ -22,8 +24,9 @@ function where(url: string): string {
     const rest = url.slice(nm + 13).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  const root = url.indexOf('/main/');
-  if (root >= 0) return url.slice(root + 6);
+  // Relative to the checkout the profile was taken in (the main one or a worktree).
+  const root = url.indexOf(CHECKOUT);
+  if (root >= 0) return url.slice(root + CHECKOUT.length);
   if (url.startsWith('node:')) return url;
   return url.replace(/^file:\/\//, '');
 }

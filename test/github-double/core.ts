@@ -101,6 +101,16 @@ export class Core {
     return `${this.url}/api/v3`;
   }
 
+  /**
+   * Whether an event would be delivered at all: callers with a costly payload (push, status)
+   * skip building it for an App that is not subscribed.
+   */
+  delivers(event: string): boolean {
+    if (this.closed) return false;
+    const subscribed = this.options.subscribedEvents;
+    return !subscribed || subscribed.includes(event);
+  }
+
   get webhooks(): CoreHooks {
     if (!this.hooks) throw new Error('github double: hooks not wired');
     return this.hooks;

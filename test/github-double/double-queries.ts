@@ -1,6 +1,6 @@
 import { DoubleBase } from './double-base.js';
 import { branchSha } from './git.js';
-import type { Pull, Repo } from './model.js';
+import { checkRunsOn, statusesOn, type Pull, type Repo } from './model.js';
 import { findRun } from './ops/actions.js';
 import { mergeability, type Mergeability } from './ops/mergeability.js';
 import { runJson } from './render/actions.js';
@@ -122,15 +122,14 @@ export class DoubleQueries extends DoubleBase {
 
   checkRuns(fullName: string, sha: string): Json[] {
     const repo = this.repoOf(fullName);
-    return [...repo.checkRuns.values()]
-      .filter((r) => r.headSha === sha)
+    return [...checkRunsOn(repo, sha)]
       .sort((a, b) => a.id - b.id)
       .map((r) => checkRunJson(this.core, repo, r));
   }
 
   statuses(fullName: string, sha: string): Json[] {
     const repo = this.repoOf(fullName);
-    return repo.statuses.filter((s) => s.sha === sha).map((s) => statusJson(this.core, repo, s));
+    return statusesOn(repo, sha).map((s) => statusJson(this.core, repo, s));
   }
 
   branch(fullName: string, name: string): { name: string; sha: string } | undefined {

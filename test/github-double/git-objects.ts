@@ -45,8 +45,12 @@ interface Dir {
   dirs: Map<string, Dir>;
 }
 
+function emptyDir(): Dir {
+  return { files: new Map(), dirs: new Map() };
+}
+
 function nest(tree: Tree): Dir {
-  const root: Dir = { files: new Map(), dirs: new Map() };
+  const root = emptyDir();
   for (const [path, content] of Object.entries(tree)) {
     const parts = path.split('/').filter((p) => p.length > 0);
     const name = parts.pop();
@@ -55,7 +59,7 @@ function nest(tree: Tree): Dir {
     for (const part of parts) {
       let next = dir.dirs.get(part);
       if (!next) {
-        next = { files: new Map(), dirs: new Map() };
+        next = emptyDir();
         dir.dirs.set(part, next);
       }
       dir = next;
@@ -70,8 +74,11 @@ function entryKey(name: string, isDir: boolean): Buffer {
   return Buffer.from(isDir ? `${name}/` : name, 'utf8');
 }
 
-// With `out` null only the ids are wanted, and blobs are not encoded.
-function encodeDir(dir: Dir, out: GitObject[] | null): GitObject {
+function dirObject(
+  dir: Dir,
+  fileSha: (content: string) => string,
+  dirSha: (sub: Dir) => string,
+): GitObject {
   const entries: { key: Buffer; line: Buffer }[] = [];
   const add = (mode: string, name: string, sha: string, isDir: boolean): void => {
     entries.push({
@@ -79,29 +86,101 @@ function encodeDir(dir: Dir, out: GitObject[] | null): GitObject {
       line: Buffer.concat([Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(sha, 'hex')]),
     });
   };
-  for (const [name, content] of dir.files) {
-    if (out) {
-      const blob = blobObject(content);
-      out.push(blob);
-      add('100644', name, blob.sha, false);
-    } else add('100644', name, blobSha(content), false);
-  }
-  for (const [name, sub] of dir.dirs) add('40000', name, encodeDir(sub, out).sha, true);
+  for (const [name, content] of dir.files) add('100644', name, fileSha(content), false);
+  for (const [name, sub] of dir.dirs) add('40000', name, dirSha(sub), true);
   entries.sort((a, b) => Buffer.compare(a.key, b.key));
-  const tree = object('tree', Buffer.concat(entries.map((e) => e.line)));
-  out?.push(tree);
-  return tree;
+  return object('tree', Buffer.concat(entries.map((e) => e.line)));
 }
 
 /** Every blob and tree object of a flat path → content snapshot; the root tree is last. */
 export function treeObjects(tree: Tree): GitObject[] {
   const out: GitObject[] = [];
-  encodeDir(nest(tree), out);
+  const encode = (dir: Dir): GitObject => {
+    const obj = dirObject(
+      dir,
+      (content) => {
+        const blob = blobObject(content);
+        out.push(blob);
+        return blob.sha;
+      },
+      (sub) => encode(sub).sha,
+    );
+    out.push(obj);
+    return obj;
+  };
+  encode(nest(tree));
   return out;
 }
 
-export function treeSha(tree: Tree): string {
-  return encodeDir(nest(tree), null).sha;
+// Each commit hashes its whole tree, and a commit usually changes a few files of its first
+// parent's: a tree's directories are kept with their ids, and the next tree re-hashes only
+// the directories on the paths that changed. Trees are never changed once committed.
+interface HashedDir extends Dir {
+  dirs: Map<string, HashedDir>;
+  sha: string;
+}
+
+const hashedTrees = new WeakMap<Tree, HashedDir>();
+
+function seal(dir: Dir, fresh: Set<Dir> | null): HashedDir {
+  const sealed = dir as HashedDir;
+  for (const [name, sub] of sealed.dirs) {
+    if (fresh && !fresh.has(sub)) continue;
+    seal(sub, fresh);
+    // A directory whose last file went is no longer in the tree.
+    if (sub.files.size === 0 && sub.dirs.size === 0) sealed.dirs.delete(name);
+  }
+  sealed.sha = dirObject(sealed, blobSha, (sub) => (sub as HashedDir).sha).sha;
+  return sealed;
+}
+
+function isPlainPath(path: string): boolean {
+  return path.length > 0 && !path.startsWith('/') && !path.endsWith('/') && !path.includes('//');
+}
+
+// Null when a changed path is not a plain a/b/c path (nest's handling of those is kept).
+function changedPaths(base: Tree, tree: Tree): string[] | null {
+  const changed: string[] = [];
+  for (const path of Object.keys(tree))
+    if (!Object.hasOwn(base, path) || tree[path] !== base[path]) changed.push(path);
+  for (const path of Object.keys(base)) if (!Object.hasOwn(tree, path)) changed.push(path);
+  return changed.every(isPlainPath) ? changed : null;
+}
+
+function patch(root: HashedDir, tree: Tree, changed: string[]): HashedDir {
+  const fresh = new Set<Dir>();
+  const copy = (dir: HashedDir | undefined): Dir => {
+    const next: Dir = dir ? { files: new Map(dir.files), dirs: new Map(dir.dirs) } : emptyDir();
+    fresh.add(next);
+    return next;
+  };
+  const top = copy(root);
+  for (const path of changed) {
+    const parts = path.split('/');
+    const name = parts.pop()!;
+    let dir = top;
+    for (const part of parts) {
+      const sub = dir.dirs.get(part);
+      const next = sub && fresh.has(sub) ? sub : copy(sub as HashedDir | undefined);
+      dir.dirs.set(part, next);
+      dir = next;
+    }
+    if (Object.hasOwn(tree, path)) dir.files.set(name, tree[path]!);
+    else dir.files.delete(name);
+  }
+  return seal(top, fresh);
+}
+
+/** The tree's id; `base` (its first parent's tree, say) lets it re-hash only what changed. */
+export function treeSha(tree: Tree, base?: Tree): string {
+  let hashed = hashedTrees.get(tree);
+  if (!hashed) {
+    const from = base && hashedTrees.get(base);
+    const changed = from && changedPaths(base, tree);
+    hashed = from && changed ? patch(from, tree, changed) : seal(nest(tree), null);
+    hashedTrees.set(tree, hashed);
+  }
+  return hashed.sha;
 }
 
 function identLine(ident: GitIdent): string {

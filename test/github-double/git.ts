@@ -25,7 +25,8 @@ export function createCommit(
   repo: Repo,
   input: { parents: string[]; message: string; tree: Tree; author: Account },
 ): Commit {
-  const tSha = treeSha(input.tree);
+  const parentTree = input.parents[0] ? repo.commits.get(input.parents[0])?.tree : undefined;
+  const tSha = treeSha(input.tree, parentTree);
   let seconds = Math.floor(Date.parse(core.now()) / 1000);
   let sha = '';
   for (; ; seconds++) {
@@ -281,7 +282,8 @@ function remembered<T extends Comparison | MergeResult>(
   const key = `${kind} ${a} ${b}`;
   let result = results.get(key) as T | undefined;
   if (!result) {
-    if (results.size >= PAIRS_KEPT) results.clear();
+    // The oldest pair goes first: the open PRs against the current heads stay remembered.
+    if (results.size >= PAIRS_KEPT) results.delete(results.keys().next().value!);
     result = compute();
     results.set(key, result);
   }
@@ -345,10 +347,9 @@ function mergeTrees(repo: Repo, ours: string, theirs: string): MergeResult {
   const base = (baseSha && repo.commits.get(baseSha)?.tree) || {};
   const a = repo.commits.get(ours)?.tree ?? {};
   const b = repo.commits.get(theirs)?.tree ?? {};
-  const paths = new Set([...Object.keys(base), ...Object.keys(a), ...Object.keys(b)]);
   const tree: Record<string, string> = {};
   const conflicts: string[] = [];
-  for (const p of paths) {
+  const mergePath = (p: string): void => {
     const o = base[p];
     const x = a[p];
     const y = b[p];
@@ -358,9 +359,31 @@ function mergeTrees(repo: Repo, ours: string, theirs: string): MergeResult {
     else if (y === o) result = x;
     else {
       conflicts.push(p);
-      continue;
+      return;
     }
     if (result !== undefined) tree[p] = result;
-  }
+  };
+  // Every path once, in the order of its first appearance in base, ours, theirs.
+  for (const p of Object.keys(base)) mergePath(p);
+  for (const p of Object.keys(a)) if (!Object.hasOwn(base, p)) mergePath(p);
+  for (const p of Object.keys(b)) if (!Object.hasOwn(base, p) && !Object.hasOwn(a, p)) mergePath(p);
   return conflicts.length > 0 ? { ok: false, conflicts: conflicts.sort() } : { ok: true, tree };
+}
+
+// A PR's changed files are a function of two trees, which never change once committed; the
+// PR is rendered on every read and every webhook about it.
+const changedCounts = new WeakMap<Tree, WeakMap<Tree, number>>();
+
+export function changedFileCount(baseTree: Tree, headTree: Tree): number {
+  let byBase = changedCounts.get(headTree);
+  if (!byBase) changedCounts.set(headTree, (byBase = new WeakMap()));
+  let count = byBase.get(baseTree);
+  if (count === undefined) {
+    count = 0;
+    for (const p of Object.keys(headTree)) if (baseTree[p] !== headTree[p]) count += 1;
+    for (const p of Object.keys(baseTree))
+      if (!Object.hasOwn(headTree, p) && baseTree[p] !== headTree[p]) count += 1;
+    byBase.set(baseTree, count);
+  }
+  return count;
 }

@@ -46,7 +46,16 @@ export function randomToken(prefix: string): string {
   return `${prefix}_${randomUUID().replaceAll('-', '')}`;
 }
 
-// GitHub timestamps have second precision and a Z suffix.
+// GitHub timestamps have second precision and a Z suffix. Every request, delivery and record
+// asks for one, so the current second's string is kept.
+let isoSecond = -1;
+let isoString = '';
+
 export function isoNow(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoString = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return isoString;
 }

@@ -399,8 +399,13 @@ export interface Repo {
   workflows: Map<string, Workflow>;
   runs: Map<number, Run>;
   checkRuns: Map<number, CheckRun>;
+  // checkRuns and statuses by commit (and runs by suite id), oldest first: lookups per commit
+  // do not scan everything the repository ever ran. Kept by addCheckRun and addStatus.
+  checkRunsBySha: Map<string, CheckRun[]>;
+  checkRunsBySuite: Map<number, CheckRun[]>;
   checkSuites: Map<string, CheckSuite>;
   statuses: CommitStatus[];
+  statusesBySha: Map<string, CommitStatus[]>;
   protection: Map<string, Protection>;
   mergeQueues: Map<string, MergeQueue>;
 }
@@ -474,4 +479,33 @@ export interface RequestLogEntry {
   body: unknown;
   actor: string | null;
   at: string;
+}
+
+function pushTo<K, V>(index: Map<K, V[]>, key: K, value: V): void {
+  const list = index.get(key);
+  if (list) list.push(value);
+  else index.set(key, [value]);
+}
+
+export function addCheckRun(repo: Repo, run: CheckRun): void {
+  repo.checkRuns.set(run.id, run);
+  pushTo(repo.checkRunsBySha, run.headSha, run);
+  pushTo(repo.checkRunsBySuite, run.suite.id, run);
+}
+
+export function addStatus(repo: Repo, status: CommitStatus): void {
+  repo.statuses.push(status);
+  pushTo(repo.statusesBySha, status.sha, status);
+}
+
+export function checkRunsOn(repo: Repo, sha: string): readonly CheckRun[] {
+  return repo.checkRunsBySha.get(sha) ?? [];
+}
+
+export function checkRunsOf(repo: Repo, suite: CheckSuite): readonly CheckRun[] {
+  return repo.checkRunsBySuite.get(suite.id) ?? [];
+}
+
+export function statusesOn(repo: Repo, sha: string): readonly CommitStatus[] {
+  return repo.statusesBySha.get(sha) ?? [];
 }

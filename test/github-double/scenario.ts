@@ -1,17 +1,18 @@
 import { actionsEnv, jobToken, type ActionsEnvOptions } from './actions-env.js';
 import { DoubleQueries } from './double-queries.js';
 import { branchSha } from './git.js';
-import type {
-  CheckConclusion,
-  CheckOutput,
-  CheckStatus,
-  CiJobPlan,
-  JobAnnotation,
-  JobLogStep,
-  PermissionLevel,
-  RoleName,
-  RunConclusion,
-  StatusState,
+import {
+  checkRunsOn,
+  type CheckConclusion,
+  type CheckOutput,
+  type CheckStatus,
+  type CiJobPlan,
+  type JobAnnotation,
+  type JobLogStep,
+  type PermissionLevel,
+  type RoleName,
+  type RunConclusion,
+  type StatusState,
 } from './model.js';
 import {
   annotateJob,
@@ -415,12 +416,8 @@ export class GitHubDouble extends DoubleQueries {
   ): Promise<number> {
     const r = this.repoOf(repo);
     const resolved = branchSha(r, sha) ?? sha;
-    const open = [...r.checkRuns.values()].find(
-      (c) =>
-        c.headSha === resolved &&
-        c.name === name &&
-        c.app === this.core.ciApp &&
-        c.status !== 'completed',
+    const open = checkRunsOn(r, resolved).find(
+      (c) => c.name === name && c.app === this.core.ciApp && c.status !== 'completed',
     );
     const input = {
       name,

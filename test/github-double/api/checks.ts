@@ -1,5 +1,13 @@
 import { resolveRef } from '../git.js';
-import type { CheckConclusion, CheckOutput, CheckRun, CheckStatus, StatusState } from '../model.js';
+import {
+  checkRunsOn,
+  statusesOn,
+  type CheckConclusion,
+  type CheckOutput,
+  type CheckRun,
+  type CheckStatus,
+  type StatusState,
+} from '../model.js';
 import { findJob } from '../ops/actions.js';
 import { createCheckRun, createStatus, updateCheckRun, type CheckRunInput } from '../ops/checks.js';
 import { annotationJson, checkRunJson, statusJson } from '../render/checks.js';
@@ -132,8 +140,7 @@ export const checkRoutes: [string, Handler][] = [
       const name = req.query.get('check_name');
       const status = req.query.get('status');
       const appId = req.query.get('app_id');
-      let runs = [...repo.checkRuns.values()]
-        .filter((r) => r.headSha === sha)
+      let runs = checkRunsOn(repo, sha)
         .filter((r) => !name || r.name === name)
         .filter((r) => !status || r.status === status)
         .filter((r) => !appId || String(r.app.id) === appId)
@@ -161,7 +168,7 @@ export const checkRoutes: [string, Handler][] = [
       const repo = repoOf(req);
       const sha = shaOf(req);
       const latest = new Map<string, (typeof repo.statuses)[number]>();
-      for (const s of [...repo.statuses].filter((x) => x.sha === sha).sort((a, b) => a.id - b.id))
+      for (const s of [...statusesOn(repo, sha)].sort((a, b) => a.id - b.id))
         latest.set(s.context, s);
       const statuses = [...latest.values()];
       const state: StatusState = statuses.some((s) => s.state === 'failure' || s.state === 'error')
@@ -185,7 +192,7 @@ export const checkRoutes: [string, Handler][] = [
     (req) => {
       const repo = repoOf(req);
       const sha = shaOf(req);
-      const list = repo.statuses.filter((s) => s.sha === sha).sort((a, b) => b.id - a.id);
+      const list = [...statusesOn(repo, sha)].sort((a, b) => b.id - a.id);
       const { page, headers } = paginate(req, list);
       return { status: 200, body: page.map((s) => statusJson(req.core, repo, s)), headers };
     },

@@ -242,6 +242,33 @@ function gqlErrors(errors: readonly GraphQLError[]): Record<string, unknown>[] {
   });
 }
 
+// A client sends the same few queries over and over (variables differ): each query text is
+// validated against GitHub's schema and parsed once, within a bound.
+const checkedQueries = new Map<
+  string,
+  { problems: readonly GraphQLError[]; document: DocumentNode | null }
+>();
+const QUERIES_KEPT = 500;
+
+function checkedQuery(query: string): {
+  problems: readonly GraphQLError[];
+  document: DocumentNode | null;
+} {
+  let checked = checkedQueries.get(query);
+  if (!checked) {
+    let problems: readonly GraphQLError[];
+    try {
+      problems = validateAgainstGitHub(query);
+    } catch (error) {
+      problems = [error instanceof GraphQLError ? error : new GraphQLError(String(error))];
+    }
+    checked = { problems, document: problems.length > 0 ? null : parse(query) };
+    if (checkedQueries.size >= QUERIES_KEPT) checkedQueries.clear();
+    checkedQueries.set(query, checked);
+  }
+  return checked;
+}
+
 export async function handleGraphql(call: GraphqlCall): Promise<ApiResponse> {
   const { core } = call;
   const body = (call.body ?? {}) as {
@@ -253,14 +280,8 @@ export async function handleGraphql(call: GraphqlCall): Promise<ApiResponse> {
     core.violation('graphql-invalid', 'POST', '/graphql', 'request has no query string');
     return { status: 400, body: { message: 'Problems parsing JSON' } };
   }
-  const query = body.query;
-  let problems: readonly GraphQLError[];
-  try {
-    problems = validateAgainstGitHub(query);
-  } catch (error) {
-    problems = [error instanceof GraphQLError ? error : new GraphQLError(String(error))];
-  }
-  if (problems.length > 0) {
+  const { problems, document } = checkedQuery(body.query);
+  if (!document) {
     core.violation(
       'graphql-invalid',
       'POST',
@@ -269,7 +290,6 @@ export async function handleGraphql(call: GraphqlCall): Promise<ApiResponse> {
     );
     return { status: 200, body: { errors: gqlErrors(problems) } };
   }
-  const document: DocumentNode = parse(query);
   const viewer = call.auth.actor ?? core.app.bot;
   const token = call.auth.token ? core.tokens.get(call.auth.token) : undefined;
   // A field the client asks for but the double does not model is a gap to fix, not a null.
@@ -306,6 +326,6 @@ export async function handleGraphql(call: GraphqlCall): Promise<ApiResponse> {
   }
   const out: Record<string, unknown> = { data: result.data ?? null };
   if (result.errors) out['errors'] = gqlErrors(result.errors);
-  if (/^\s*mutation\b/.test(query) && !result.errors) core.changed('graphql-mutation');
+  if (/^\s*mutation\b/.test(body.query) && !result.errors) core.changed('graphql-mutation');
   return { status: 200, body: out };
 }

@@ -1,16 +1,19 @@
 import type { Core } from '../core.js';
 import { nodeId } from '../ids.js';
-import type {
-  Account,
-  AppInfo,
-  CheckConclusion,
-  CheckOutput,
-  CheckRun,
-  CheckStatus,
-  CheckSuite,
-  CommitStatus,
-  Repo,
-  StatusState,
+import {
+  addCheckRun,
+  addStatus,
+  checkRunsOf,
+  type Account,
+  type AppInfo,
+  type CheckConclusion,
+  type CheckOutput,
+  type CheckRun,
+  type CheckStatus,
+  type CheckSuite,
+  type CommitStatus,
+  type Repo,
+  type StatusState,
 } from '../model.js';
 import { checkRunJson, checkSuiteJson } from '../render/checks.js';
 import { commitJson } from '../render/repos.js';
@@ -93,7 +96,7 @@ const SEVERITY: CheckConclusion[] = [
 
 // A suite completes when all its runs have; its conclusion is the worst of theirs.
 function settleSuite(core: Core, repo: Repo, suite: CheckSuite): Sent {
-  const runs = [...repo.checkRuns.values()].filter((r) => r.suite === suite);
+  const runs = checkRunsOf(repo, suite);
   const done = runs.length > 0 && runs.every((r) => r.status === 'completed');
   if (!done) {
     suite.status = runs.some((r) => r.status === 'in_progress') ? 'in_progress' : 'queued';
@@ -163,7 +166,7 @@ export function createCheckRun(
     suite,
   };
   applyInput(core, run, input);
-  repo.checkRuns.set(id, run);
+  addCheckRun(repo, run);
   suite.status = 'queued';
   core.changed('check-run', { repo: repo.fullName, sha, name: run.name, status: run.status });
   const sent: Sent = [sendCheckRunEvent(core, repo, run, 'created')];
@@ -222,13 +225,14 @@ export function createStatus(
     createdAt: now,
     updatedAt: now,
   };
-  repo.statuses.push(status);
+  addStatus(repo, status);
   core.changed('status', {
     repo: repo.fullName,
     sha,
     context: status.context,
     state: status.state,
   });
+  if (!core.delivers('status')) return { status, sent: [] };
   const sent: Sent = [
     core.webhooks.sendWebhook({
       event: 'status',

@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { branchSha, isAncestor, threeWayMerge } from '../git.js';
-import type { Pull, Repo } from '../model.js';
+import { checkRunsOn, statusesOn, type Pull, type Repo } from '../model.js';
 
 export type MergeableState =
   'clean' | 'behind' | 'dirty' | 'blocked' | 'unstable' | 'draft' | 'unknown';
@@ -21,9 +21,7 @@ const PASSING = new Set(['success', 'neutral', 'skipped']);
 // The verdict of every check name and status context on a commit, latest one per name.
 export function checkVerdicts(repo: Repo, sha: string): Map<string, CheckVerdict> {
   const verdicts = new Map<string, CheckVerdict>();
-  const runs = [...repo.checkRuns.values()]
-    .filter((r) => r.headSha === sha)
-    .sort((a, b) => a.id - b.id);
+  const runs = [...checkRunsOn(repo, sha)].sort((a, b) => a.id - b.id);
   for (const r of runs) {
     verdicts.set(
       r.name,
@@ -34,7 +32,7 @@ export function checkVerdicts(repo: Repo, sha: string): Map<string, CheckVerdict
           : 'failure',
     );
   }
-  const statuses = repo.statuses.filter((s) => s.sha === sha).sort((a, b) => a.id - b.id);
+  const statuses = [...statusesOn(repo, sha)].sort((a, b) => a.id - b.id);
   for (const s of statuses) {
     verdicts.set(
       s.context,

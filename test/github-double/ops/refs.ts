@@ -52,6 +52,7 @@ export function sendPush(
   after: string | undefined,
   pusher: Account,
 ): Promise<unknown> {
+  if (!core.delivers('push')) return Promise.resolve(null);
   const commits =
     after === undefined
       ? []

@@ -164,8 +164,11 @@ export function createRepo(core: Core, options: CreateRepoOptions): Repo {
     workflows: new Map(),
     runs: new Map(),
     checkRuns: new Map(),
+    checkRunsBySha: new Map(),
+    checkRunsBySuite: new Map(),
     checkSuites: new Map(),
     statuses: [],
+    statusesBySha: new Map(),
     protection: new Map(),
     mergeQueues: new Map(),
   };
@@ -217,8 +220,11 @@ export function ensureFork(core: Core, parent: Repo, owner: string): Repo {
     workflows: new Map(),
     runs: new Map(),
     checkRuns: new Map(),
+    checkRunsBySha: new Map(),
+    checkRunsBySuite: new Map(),
     checkSuites: new Map(),
     statuses: [],
+    statusesBySha: new Map(),
     protection: new Map(),
     mergeQueues: new Map(),
   };

@@ -1,7 +1,19 @@
 import type { Core } from '../core.js';
 import type { Account, AppInfo, Installation } from '../model.js';
 
+// An account's JSON depends only on fields that never change, and it is in every payload and
+// most answers: one frozen object per account (and double URL), shared.
+const userJsons = new WeakMap<Account, { url: string; json: Readonly<Record<string, unknown>> }>();
+
 export function userJson(core: Core, a: Account): Record<string, unknown> {
+  const known = userJsons.get(a);
+  if (known?.url === core.url) return known.json;
+  const json = Object.freeze(buildUserJson(core, a));
+  userJsons.set(a, { url: core.url, json });
+  return json;
+}
+
+function buildUserJson(core: Core, a: Account): Record<string, unknown> {
   const api = `${core.apiUrl}/users/${encodeURIComponent(a.login)}`;
   return {
     login: a.login,

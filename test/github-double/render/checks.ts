@@ -1,5 +1,12 @@
 import type { Core } from '../core.js';
-import type { CheckRun, CheckSuite, CommitStatus, JobAnnotation, Repo } from '../model.js';
+import {
+  checkRunsOf,
+  type CheckRun,
+  type CheckSuite,
+  type CommitStatus,
+  type JobAnnotation,
+  type Repo,
+} from '../model.js';
 import { appJson, userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, simpleCommitJson } from './repos.js';
 
@@ -54,7 +61,7 @@ export function checkRunJson(core: Core, repo: Repo, r: CheckRun): Record<string
 
 export function checkSuiteJson(core: Core, repo: Repo, s: CheckSuite): Record<string, unknown> {
   const head = repo.commits.get(s.headSha);
-  const runs = [...repo.checkRuns.values()].filter((r) => r.suite === s);
+  const runs = checkRunsOf(repo, s);
   return {
     id: s.id,
     node_id: s.nodeId,

@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import { branchSha, compare } from '../git.js';
+import { branchSha, changedFileCount, compare } from '../git.js';
 import type { Pull, Repo, Review } from '../model.js';
 import { mergeability } from '../ops/mergeability.js';
 import { userJson } from './accounts.js';
@@ -26,12 +26,10 @@ export function pullJson(core: Core, repo: Repo, pull: Pull): Record<string, unk
     : (branchSha(repo, pull.baseRef) ?? '');
   const m = mergeability(core, repo, pull);
   const ahead = baseSha ? compare(repo, baseSha, pull.headSha) : undefined;
-  const changed = new Set<string>();
-  const baseTree = repo.commits.get(baseSha)?.tree ?? {};
-  const headTree = repo.commits.get(pull.headSha)?.tree ?? {};
-  for (const p of new Set([...Object.keys(baseTree), ...Object.keys(headTree)])) {
-    if (baseTree[p] !== headTree[p]) changed.add(p);
-  }
+  const changed = changedFileCount(
+    repo.commits.get(baseSha)?.tree ?? {},
+    repo.commits.get(pull.headSha)?.tree ?? {},
+  );
   const comments = [...repo.comments.values()].filter((c) => c.issueNumber === pull.number).length;
   const link = (href: string): { href: string } => ({ href });
   return {
@@ -89,9 +87,9 @@ export function pullJson(core: Core, repo: Repo, pull: Pull): Record<string, unk
     review_comments: pull.threads.reduce((n, t) => n + t.comments.length, 0),
     maintainer_can_modify: pull.maintainerCanModify,
     commits: ahead?.aheadBy ?? 0,
-    additions: changed.size,
+    additions: changed,
     deletions: 0,
-    changed_files: changed.size,
+    changed_files: changed,
   };
 }
 

@@ -11,10 +11,45 @@ export function repoHtmlUrl(core: Core, repo: Repo): string {
   return `${core.url}/${repo.fullName}`;
 }
 
+// Every webhook payload carries one or more repositories: the double's host is parsed once.
+let hostOf = { url: '', host: '', hostname: '' };
+
+function host(core: Core): { host: string; hostname: string } {
+  if (hostOf.url !== core.url) {
+    const parsed = new URL(core.url);
+    hostOf = { url: core.url, host: parsed.host, hostname: parsed.hostname };
+  }
+  return hostOf;
+}
+
+// A webhook about a PR carries its repository up to three times, and the double keeps its
+// deliveries: while nothing the JSON shows has changed, one frozen object is shared.
+const repoJsons = new WeakMap<Repo, { key: string; json: Readonly<Record<string, unknown>> }>();
+
 export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
+  let openIssues = 0;
+  for (const issue of repo.issues.values()) if (issue.state === 'open') openIssues += 1;
+  const key = [
+    core.url,
+    repo.fullName,
+    repo.owner.login,
+    repo.private,
+    repo.fork,
+    repo.defaultBranch,
+    repo.pushedAt,
+    openIssues,
+  ].join('\n');
+  const known = repoJsons.get(repo);
+  if (known?.key === key) return known.json;
+  const json = Object.freeze(buildRepoJson(core, repo, openIssues));
+  repoJsons.set(repo, { key, json });
+  return json;
+}
+
+function buildRepoJson(core: Core, repo: Repo, openIssues: number): Record<string, unknown> {
   const api = repoApiUrl(core, repo);
   const html = repoHtmlUrl(core, repo);
-  const openIssues = [...repo.issues.values()].filter((i) => i.state === 'open').length;
+  const { host: gitHost, hostname } = host(core);
   return {
     id: repo.id,
     node_id: repo.nodeId,
@@ -43,7 +78,7 @@ export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
     git_commits_url: `${api}/git/commits{/sha}`,
     git_refs_url: `${api}/git/refs{/sha}`,
     git_tags_url: `${api}/git/tags{/sha}`,
-    git_url: `git://${new URL(core.url).host}/${repo.fullName}.git`,
+    git_url: `git://${gitHost}/${repo.fullName}.git`,
     issue_comment_url: `${api}/issues/comments{/number}`,
     issue_events_url: `${api}/issues/events{/number}`,
     issues_url: `${api}/issues{/number}`,
@@ -55,7 +90,7 @@ export function repoJson(core: Core, repo: Repo): Record<string, unknown> {
     notifications_url: `${api}/notifications{?since,all,participating}`,
     pulls_url: `${api}/pulls{/number}`,
     releases_url: `${api}/releases{/id}`,
-    ssh_url: `git@${new URL(core.url).hostname}:${repo.fullName}.git`,
+    ssh_url: `git@${hostname}:${repo.fullName}.git`,
     stargazers_url: `${api}/stargazers`,
     statuses_url: `${api}/statuses/{sha}`,
     subscribers_url: `${api}/subscribers`,

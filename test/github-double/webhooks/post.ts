@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 
 export interface PostAnswer {
   status: number;
@@ -18,15 +19,14 @@ export function postDelivery(
   body: string,
   timeoutMs: number,
 ): Promise<PostAnswer> {
-  const target = new URL(url);
+  const target = targetOf(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const payload = Buffer.from(body);
   return new Promise((resolve, reject) => {
     const req = send(
-      target,
       {
+        ...target,
         method: 'POST',
-        headers: { ...headers, 'content-length': String(payload.length) },
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         timeout: timeoutMs,
       },
       (res) => {
@@ -44,6 +44,14 @@ export function postDelivery(
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
-    req.end(payload);
+    req.end(body);
   });
+}
+
+// Every delivery goes to the same receiver: its URL is parsed once.
+let lastTarget: { url: string; options: ReturnType<typeof urlToHttpOptions> } | undefined;
+
+function targetOf(url: string): ReturnType<typeof urlToHttpOptions> {
+  if (lastTarget?.url !== url) lastTarget = { url, options: urlToHttpOptions(new URL(url)) };
+  return lastTarget.options;
 }

@@ -79,9 +79,7 @@ export class WebhookSender {
 
   send(input: WebhookInput): Promise<Delivery | null> {
     const { core } = this;
-    if (core.closed) return Promise.resolve(null);
-    const subscribed = core.options.subscribedEvents;
-    if (subscribed && !subscribed.includes(input.event)) return Promise.resolve(null);
+    if (!core.delivers(input.event)) return Promise.resolve(null);
     const payload: Record<string, unknown> = {};
     if (input.action) payload['action'] = input.action;
     Object.assign(payload, input.body);
@@ -189,7 +187,7 @@ export class WebhookSender {
     const { core } = this;
     const url = core.options.webhookUrl;
     if (core.closed || !url || core.webhooksDown) return;
-    const body = JSON.stringify(delivery.payload);
+    const body = serialised(delivery.payload);
     const headers = {
       ...delivery.requestHeaders,
       'x-hub-signature-256': await sign(core.options.webhookSecret, body),
@@ -206,7 +204,7 @@ export class WebhookSender {
     const { core } = this;
     const started = Date.now();
     delivery.deliveredAt = isoNow();
-    const body = JSON.stringify(delivery.payload);
+    const body = serialised(delivery.payload);
     const headers = {
       ...delivery.requestHeaders,
       'x-hub-signature-256': await sign(core.options.webhookSecret, body),
@@ -240,6 +238,16 @@ export class WebhookSender {
     core.events.emit('webhook-answered', delivery);
     return delivery;
   }
+}
+
+// A duplicate post and a redelivery send the same payload object as the first post: its JSON
+// is made once.
+const bodies = new WeakMap<Record<string, unknown>, string>();
+
+function serialised(payload: Record<string, unknown>): string {
+  let body = bodies.get(payload);
+  if (body === undefined) bodies.set(payload, (body = JSON.stringify(payload)));
+  return body;
 }
 
 function finish(delivery: Delivery, code: number, status: string): void {

@@ -3,7 +3,7 @@ import { branchSha } from '../git.js';
 import type { Run } from '../model.js';
 import { annotateJob, completeRun, findRun, logJobStep, startRun } from '../ops/actions.js';
 import { createComment, editIssue } from '../ops/issues.js';
-import type { Sent } from '../ops/pull-events.js';
+import { openPullsWithHead, type Sent } from '../ops/pull-events.js';
 import { openPull } from '../ops/pulls.js';
 import { pushCommit } from '../ops/refs.js';
 import { WORKER_WORKFLOW } from '../ops/repos.js';
@@ -170,9 +170,9 @@ export class SimulatedWorker {
     const files = outcome.files ?? {
       [`agent/${issue}/${task}.md`]: `${title}\nattempt ${attempt} (run ${run.id})\n`,
     };
-    const existing = [...repo.pulls.values()].find(
-      (p) => p.issue.state === 'open' && p.headRepo === repo && p.headRef === run.headBranch,
-    );
+    const existing = openPullsWithHead(core, repo, run.headBranch).find(
+      (o) => o.repo === repo,
+    )?.pull;
     const pushInput = {
       message: `${task}: ${title} (attempt ${attempt})`,
       files,
