@@ -15,6 +15,8 @@ interface Profile {
   endTime: number;
 }
 
+const repoRoot = new URL('..', import.meta.url).href;
+
 function where(url: string): string {
   if (!url) return '(native)';
   const nm = url.lastIndexOf('node_modules/');
@@ -22,8 +24,8 @@ function where(url: string): string {
     const rest = url.slice(nm + 13).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  const root = url.indexOf('/main/');
-  if (root >= 0) return url.slice(root + 6);
+  // Relative to this checkout, wherever it is (a worktree is not under /main/).
+  if (url.startsWith(repoRoot)) return url.slice(repoRoot.length);
   if (url.startsWith('node:')) return url;
   return url.replace(/^file:\/\//, '');
 }
