@@ -128,6 +128,26 @@ export class RunStore {
     return row;
   }
 
+  /**
+   * The newest run of an issue, its repository and its task `taskKey` (null when the run has
+   * none), in one statement: what a task branch names.
+   */
+  async latestRunWithTask(
+    repositoryId: number,
+    issueNumber: number,
+    taskKey: string,
+  ): Promise<{ run: RunRow; repository: RepositoryRow; task: TaskRow | null } | undefined> {
+    const [row] = await this.db
+      .select({ run: runs, repository: repositories, task: tasks })
+      .from(runs)
+      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
+      .leftJoin(tasks, and(eq(tasks.runId, runs.id), eq(tasks.taskKey, taskKey)))
+      .where(and(eq(runs.repositoryId, repositoryId), eq(runs.issueNumber, issueNumber)))
+      .orderBy(desc(runs.generation))
+      .limit(1);
+    return row;
+  }
+
   async getRun(id: number, db: Db = this.db): Promise<RunRow | undefined> {
     const [row] = await db.select().from(runs).where(eq(runs.id, id));
     return row;
@@ -489,15 +509,33 @@ export class RunStore {
   }
 
   /**
+   * The task's `merged` transition and its dependents' recount (as `decrementDependents`), in
+   * one statement: no crash can come between a merge and the tasks it frees, so a later
+   * delivery of the same merge has nothing left to repair there.
+   */
+  async markMerged(taskId: number, runId: number, taskKey: string): Promise<TaskRow | undefined> {
+    const { from, to } = taskTransition('merged');
+    return this.updateTaskBumpingRun(
+      taskId,
+      inArray(tasks.state, [...from]),
+      { state: to, updatedAt: new Date() },
+      this.db,
+      { runId, taskKey },
+    );
+  }
+
+  /**
    * Update the task if `condition` holds and, if it did, ask for its run's status comment to be
    * rewritten: one statement (the run's update is a CTE of the task's). The status comment does
-   * not show the planner task: its moves leave the comment current.
+   * not show the planner task: its moves leave the comment current. With `frees`, the task is
+   * being merged and its dependents recount their unmerged deps in the same statement.
    */
   private async updateTaskBumpingRun(
     taskId: number,
     condition: SQL | undefined,
     set: PgUpdateSetSource<typeof tasks>,
     db: Db = this.db,
+    frees?: { runId: number; taskKey: string },
   ): Promise<TaskRow | undefined> {
     const moved = db.$with('moved').as(
       db
@@ -518,7 +556,32 @@ export class RunStore {
         )
         .returning({ id: runs.id }),
     );
-    const [row] = await db.with(moved, bumped).select().from(moved);
+    if (!frees) {
+      const [row] = await db.with(moved, bumped).select().from(moved);
+      return row;
+    }
+    // The statement sees the tasks as they were before it: the merged task still counts as
+    // unmerged there, so it is left out of the count by key.
+    const freed = db.$with('freed').as(
+      db
+        .update(tasks)
+        .set({
+          unmetDeps: sql`(select count(*)::int from ${taskEdges} e
+              join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
+             where e.run_id = ${tasks.runId} and e.task_key = ${tasks.taskKey}
+               and d.state <> 'merged' and d.task_key <> ${frees.taskKey})`,
+        })
+        .where(
+          and(
+            eq(tasks.runId, frees.runId),
+            sql`${tasks.taskKey} in (select task_key from ${taskEdges}
+                 where run_id = ${frees.runId} and depends_on = ${frees.taskKey})`,
+            sql`exists (select 1 from "moved")`,
+          ),
+        )
+        .returning({ id: tasks.id }),
+    );
+    const [row] = await db.with(moved, bumped, freed).select().from(moved);
     return row;
   }
 
