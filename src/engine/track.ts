@@ -96,8 +96,7 @@ async function trackWorkflowRun(
   if (attempt.phase === 'completed') return;
   if (wr.status !== 'completed') {
     if (attempt.phase !== 'running') {
-      await engine.store.attempts.update(attempt.id, { phase: 'running', startedAt: engine.now() });
-      await engine.store.runs.transitionTask(task.id, 'worker started');
+      await engine.store.runs.startAttempt(task.id, attempt.id, engine.now());
       crashPoint('track.running');
       engine.requestStatus(run.id);
     }

@@ -1,8 +1,22 @@
-import { and, asc, desc, eq, inArray, isNull, ne, not, or, sql, type SQL } from 'drizzle-orm';
-import { pullRequests, repositories, runs, taskEdges, tasks } from '../../db/schema.js';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNull,
+  ne,
+  not,
+  or,
+  sql,
+  type SQL,
+  type WithSubquery,
+} from 'drizzle-orm';
+import { attempts, pullRequests, repositories, runs, taskEdges, tasks } from '../../db/schema.js';
 import type { RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY, type Plan } from '../core/plan/index.js';
-import type { TaskState } from '../core/states.js';
+import { TERMINAL_TASK_STATES, type TaskState } from '../core/states.js';
 import {
   INITIAL_RUN_STATE,
   INITIAL_TASK_STATE,
@@ -511,16 +525,48 @@ export class RunStore {
   /**
    * The task's `merged` transition and its dependents' recount (as `decrementDependents`), in
    * one statement: no crash can come between a merge and the tasks it frees, so a later
-   * delivery of the same merge has nothing left to repair there.
+   * delivery of the same merge has nothing left to repair there. `othersOpen` counts the run's
+   * other tasks not in a terminal state: at 0 the run may be over.
    */
-  async markMerged(taskId: number, runId: number, taskKey: string): Promise<TaskRow | undefined> {
+  async markMerged(
+    taskId: number,
+    runId: number,
+    taskKey: string,
+  ): Promise<(TaskRow & { othersOpen: number }) | undefined> {
     const { from, to } = taskTransition('merged');
+    const terminal = sql.join(
+      [...TERMINAL_TASK_STATES].map((state) => sql`${state}`),
+      sql`, `,
+    );
+    const row = await this.updateTaskBumpingRun(
+      taskId,
+      inArray(tasks.state, [...from]),
+      { state: to, updatedAt: new Date() },
+      this.db,
+      {
+        runId,
+        taskKey,
+        othersOpen: sql<number>`(select count(*)::int from ${tasks} o
+           where o.run_id = ${runId} and o.id <> ${taskId} and o.task_key <> ${PLAN_TASK_KEY}
+             and o.state not in (${terminal}))`,
+      },
+    );
+    return row && { ...row, othersOpen: Number((row as { othersOpen?: number }).othersOpen) };
+  }
+
+  /**
+   * The worker's run started: its attempt is `running` and the task moves `dispatched` →
+   * `running` (when it is still dispatched), in one statement.
+   */
+  async startAttempt(taskId: number, attemptId: number, at: Date): Promise<TaskRow | undefined> {
+    const { from, to } = taskTransition('worker started');
     return this.updateTaskBumpingRun(
       taskId,
       inArray(tasks.state, [...from]),
       { state: to, updatedAt: new Date() },
       this.db,
-      { runId, taskKey },
+      undefined,
+      { id: attemptId, at },
     );
   }
 
@@ -535,14 +581,20 @@ export class RunStore {
     condition: SQL | undefined,
     set: PgUpdateSetSource<typeof tasks>,
     db: Db = this.db,
-    frees?: { runId: number; taskKey: string },
+    frees?: { runId: number; taskKey: string; othersOpen: SQL<number> },
+    startsAttempt?: { id: number; at: Date },
   ): Promise<TaskRow | undefined> {
     const moved = db.$with('moved').as(
       db
         .update(tasks)
         .set(set)
         .where(and(eq(tasks.id, taskId), condition))
-        .returning(),
+        // The statement sees the other tasks as they were before it, which is what is asked.
+        .returning(
+          frees
+            ? { ...getTableColumns(tasks), othersOpen: frees.othersOpen.as('others_open') }
+            : getTableColumns(tasks),
+        ),
     );
     const bumped = db.$with('bumped').as(
       db
@@ -556,32 +608,50 @@ export class RunStore {
         )
         .returning({ id: runs.id }),
     );
-    if (!frees) {
-      const [row] = await db.with(moved, bumped).select().from(moved);
-      return row;
+    const ctes: WithSubquery[] = [moved, bumped];
+    if (frees) {
+      // The statement sees the tasks as they were before it: the merged task still counts as
+      // unmerged there, so it is left out of the count by key.
+      ctes.push(
+        db.$with('freed').as(
+          db
+            .update(tasks)
+            .set({
+              unmetDeps: sql`(select count(*)::int from ${taskEdges} e
+                  join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
+                 where e.run_id = ${tasks.runId} and e.task_key = ${tasks.taskKey}
+                   and d.state <> 'merged' and d.task_key <> ${frees.taskKey})`,
+            })
+            .where(
+              and(
+                eq(tasks.runId, frees.runId),
+                sql`${tasks.taskKey} in (select task_key from ${taskEdges}
+                     where run_id = ${frees.runId} and depends_on = ${frees.taskKey})`,
+                sql`exists (select 1 from "moved")`,
+              ),
+            )
+            .returning({ id: tasks.id }),
+        ),
+      );
     }
-    // The statement sees the tasks as they were before it: the merged task still counts as
-    // unmerged there, so it is left out of the count by key.
-    const freed = db.$with('freed').as(
-      db
-        .update(tasks)
-        .set({
-          unmetDeps: sql`(select count(*)::int from ${taskEdges} e
-              join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
-             where e.run_id = ${tasks.runId} and e.task_key = ${tasks.taskKey}
-               and d.state <> 'merged' and d.task_key <> ${frees.taskKey})`,
-        })
-        .where(
-          and(
-            eq(tasks.runId, frees.runId),
-            sql`${tasks.taskKey} in (select task_key from ${taskEdges}
-                 where run_id = ${frees.runId} and depends_on = ${frees.taskKey})`,
-            sql`exists (select 1 from "moved")`,
+    if (startsAttempt) {
+      // Written whether or not the task moves, as its own statement would be.
+      ctes.push(
+        db
+          .$with('started')
+          .as(
+            db
+              .update(attempts)
+              .set({ phase: 'running', startedAt: startsAttempt.at })
+              .where(eq(attempts.id, startsAttempt.id))
+              .returning({ id: attempts.id }),
           ),
-        )
-        .returning({ id: tasks.id }),
-    );
-    const [row] = await db.with(moved, bumped, freed).select().from(moved);
+      );
+    }
+    const [row] = await db
+      .with(...ctes)
+      .select()
+      .from(moved);
     return row;
   }
 

@@ -47,6 +47,14 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
     );
     expect(claimed.map((c) => c.task.taskKey)).toEqual(['a']);
     const a = claimed[0]!.task;
+    // The worker's run starts: attempt and task in one statement; a second start moves nothing.
+    const started = await countStatements(() =>
+      store.runs.startAttempt(a.id, claimed[0]!.attempt.id, new Date()),
+    );
+    expect(started.statements).toBe(1);
+    expect(started.value?.state).toBe('running');
+    expect((await store.attempts.latestOf(a.id))?.phase).toBe('running');
+    expect(await store.runs.startAttempt(a.id, claimed[0]!.attempt.id, new Date())).toBeUndefined();
     const closed = await store.pulls.upsert({
       repositoryId: REPOSITORY.id,
       number: 5,
@@ -120,7 +128,7 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
 
     const counted = await countStatements(() => store.runs.markMerged(a.id, run.id, 'a'));
     expect(counted.statements).toBe(1);
-    expect(counted.value?.state).toBe('merged');
+    expect(counted.value).toMatchObject({ state: 'merged', othersOpen: 2 });
     const unmet = async () =>
       Object.fromEntries(
         (await store.runs.tasksOf(run.id)).map((t) => [t.taskKey, [t.state, t.unmetDeps]]),

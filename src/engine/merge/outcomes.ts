@@ -72,6 +72,8 @@ export async function markTaskMerged(
   );
   engine.requestStatus(scope.run.id);
   await scheduleRepository(engine, scope.repositoryId, scope.repository);
-  await settleRun(engine, scope);
+  // Other tasks still going: the run is not over, and the last of them settles it (or the
+  // sweep, if two merges counted each other as going: docs/running.md, "The sweep").
+  if (merged.othersOpen === 0) await settleRun(engine, scope);
   return true;
 }
