@@ -15,7 +15,7 @@ interface Profile {
   endTime: number;
 }
 
-const CHECKOUT = `${process.cwd()}/`;
+const repoRoot = new URL('..', import.meta.url).href;
 
 function where(url: string): string {
   if (!url) return '(native)';
@@ -24,9 +24,8 @@ function where(url: string): string {
     const rest = url.slice(nm + 13).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  // Relative to the checkout the profile was taken in (the main one or a worktree).
-  const root = url.indexOf(CHECKOUT);
-  if (root >= 0) return url.slice(root + CHECKOUT.length);
+  // Relative to this checkout, wherever it is (a worktree is not under /main/).
+  if (url.startsWith(repoRoot)) return url.slice(repoRoot.length);
   if (url.startsWith('node:')) return url;
   return url.replace(/^file:\/\//, '');
 }

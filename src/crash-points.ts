@@ -32,8 +32,7 @@ export const CRASH_POINTS = [
   'merge.claimed', // task moved to merging, merge not called yet
   'merge.called', // PR merged on GitHub, task not marked merged yet
   'merge.enqueued', // PR added to the merge queue, not recorded yet
-  'merge.task-merged', // task marked merged, dependents not freed yet
-  'merge.dependents-freed', // dependents freed, not scheduled yet
+  'merge.dependents-freed', // task merged and its dependents freed (one statement), not scheduled yet
   // Finishing the run.
   'finish.run-finished', // run finished, `agent:done` label not added yet
   'finish.labelled', // labelled, issue not closed yet

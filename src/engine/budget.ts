@@ -7,13 +7,13 @@ import type { Engine, RunScope } from './context.js';
 export async function enforceBudget(
   engine: Engine,
   scope: RunScope,
-  /** The run's spend as the caller's write returned it: not read again. */
-  knownSpent?: number,
+  /** The run's spend, when the caller read it along with its own write. */
+  known?: number,
 ): Promise<boolean> {
   // The run as the delivery read it: a change since is caught by the hold's own guard.
   const { run } = scope;
   if (run.finishedAt || run.budgetWaived || run.state !== 'running') return false;
-  const spent = knownSpent ?? (await engine.store.attempts.spentByRun(run.id));
+  const spent = known ?? (await engine.store.attempts.spentByRun(run.id));
   const budget = scope.config.budget.maxCostUsdPerRun;
   if (spent < budget) return false;
   const reason = `budget reached: $${spent.toFixed(2)} of $${budget.toFixed(2)} spent`;

@@ -1,4 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
+import { TERMINAL_TASK_STATES } from '../core/states.js';
 import type { PullRow } from '../store/pulls.js';
 import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
@@ -195,7 +196,13 @@ async function resumeStalled(
   let scope: RunScope | undefined;
   let pulls: PullRow[] | undefined;
   let resumed = 0;
-  for (const task of await engine.store.runs.tasksOf(run.id)) {
+  const tasks = await engine.store.runs.tasksOf(run.id);
+  // Every task ended but the run was not closed out: the process died after the last merge.
+  if (tasks.length > 0 && tasks.every((t) => TERMINAL_TASK_STATES.has(t.state))) {
+    await settleRun(engine, await loadRunScope(engine, run));
+    return 1;
+  }
+  for (const task of tasks) {
     if (task.state === 'dispatched' || task.state === 'running') {
       const latest = await engine.store.attempts.latestOf(task.id);
       if (

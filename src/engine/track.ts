@@ -1,5 +1,5 @@
 import type { GitHubPort, PullInfo, RepoCoords, WorkflowRunInfo } from '../github/port.js';
-import type { AttemptRow, CompletedAttempt } from '../store/attempts.js';
+import type { AttemptRow } from '../store/attempts.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
@@ -96,8 +96,7 @@ async function trackWorkflowRun(
   if (attempt.phase === 'completed') return;
   if (wr.status !== 'completed') {
     if (attempt.phase !== 'running') {
-      await engine.store.attempts.update(attempt.id, { phase: 'running', startedAt: engine.now() });
-      await engine.store.runs.transitionTask(task.id, 'worker started');
+      await engine.store.runs.startAttempt(task.id, attempt.id, engine.now());
       crashPoint('track.running');
       engine.requestStatus(run.id);
     }
@@ -122,25 +121,14 @@ async function completeAttempt(
 ): Promise<void> {
   if (wr.conclusion === 'success') {
     const pull = await agentPullOf(scope, task);
-    // The marker holds the task's running total; this attempt's share is what it added.
-    let usage: { costUsd: number; inputTokens: number; outputTokens: number } | null = null;
-    const total = pull ? parseUsageMarker(pull.body) : undefined;
-    if (total) {
-      const earlier = await engine.store.attempts.usageOfTask(task.id);
-      usage = {
-        costUsd: Math.max(0, total.costUsd - earlier.costUsd),
-        inputTokens: Math.max(0, total.inputTokens - earlier.inputTokens),
-        outputTokens: Math.max(0, total.outputTokens - earlier.outputTokens),
-      };
-    }
     crashPoint('track.before-complete');
-    const done = await engine.store.attempts.complete(
+    // The marker holds the task's running total; the store works out this attempt's share.
+    const done = await engine.store.attempts.completeSucceeded(
       attempt.id,
-      pull
-        ? { conclusion: 'success', costUsd: null, ...usage }
-        : { conclusion: 'success', failureReason: 'no_changes' },
+      task,
+      pull ? { usageTotal: parseUsageMarker(pull.body) } : { failureReason: 'no_changes' },
     );
-    if (done) await moveOnFromAttempt(engine, scope, task, done, pull);
+    if (done) await moveOnFromAttempt(engine, scope, task, done, pull, done.runSpentUsd);
     return;
   }
   const conclusion = wr.conclusion ?? 'failure';
@@ -189,9 +177,10 @@ export async function moveOnFromAttempt(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
-  /** As its completion returned it (with the run's spend), or as the sweep read it. */
-  attempt: AttemptRow | CompletedAttempt,
+  attempt: AttemptRow,
   knownPull?: PullInfo | null,
+  /** What the run has spent, read as the attempt completed: the budget needs no second read. */
+  runSpentUsd?: number,
 ): Promise<void> {
   crashPoint('track.attempt-completed');
   if (attempt.conclusion === 'success' && attempt.failureReason === null) {
@@ -204,7 +193,7 @@ export async function moveOnFromAttempt(
     if (!moved) return;
     crashPoint('track.in-review');
     await requestReviewAgain(engine, scope, attempt.review, pull.number);
-    await enforceBudget(engine, scope, 'runSpentUsd' in attempt ? attempt.runSpentUsd : undefined);
+    await enforceBudget(engine, scope, runSpentUsd);
     engine.log.info(
       {
         run: scope.run.id,
@@ -256,23 +245,23 @@ export async function linkPullRequest(
   pull: PullEventInfo,
   /** The run and task the caller read already: used when the branch names them. */
   known?: { run: RunRow; task: TaskRow },
-): Promise<{ run: RunRow; task: TaskRow } | null> {
+): Promise<{ run: RunRow; task: TaskRow; repository?: RepositoryRow } | null> {
   if (!isAgentPull(pull, repositoryId)) return null;
   const parsed = parseTaskBranch(pull.headRef)!;
   const isKnown =
     known?.run.issueNumber === parsed.issueNumber && known.task.taskKey === parsed.taskKey;
-  const run = isKnown
-    ? known.run
-    : await engine.store.runs.latestRun(repositoryId, parsed.issueNumber);
-  if (!run) return null;
-  let task = isKnown ? known.task : await engine.store.runs.task(run.id, parsed.taskKey);
-  if (!task) return null;
-  const previous = await engine.store.pulls.byNumber(repositoryId, pull.number);
+  const found = isKnown
+    ? known
+    : await engine.store.runs.latestRunWithTask(repositoryId, parsed.issueNumber, parsed.taskKey);
+  if (!found?.task) return null;
+  const { run } = found;
+  let { task } = found;
   const row = await recordPull(engine, repositoryId, task.id, {
     ...pull,
     headSha: pull.currentHeadSha ?? pull.headSha,
   });
-  const updateFrom = previous?.updatedByCoordinatorFrom ?? null;
+  // The upsert leaves the coordinator's own columns alone: this is the update it asked for, if any.
+  const updateFrom = row.updatedByCoordinatorFrom;
   if (pull.before !== undefined && updateFrom !== null) {
     // The coordinator's own update of a branch that was behind keeps the approval; any other
     // push is new work and needs approval again (docs/lifecycle.md step 8).
@@ -295,7 +284,7 @@ export async function linkPullRequest(
       )) ?? task;
     engine.requestStatus(run.id);
   }
-  return { run, task };
+  return { run, task, repository: 'repository' in found ? found.repository : undefined };
 }
 
 /**
@@ -318,7 +307,7 @@ export async function onPullRequestChanged(
     currentHeadSha: current?.headSha,
   });
   if (!linked || linked.run.finishedAt) return;
-  await advanceRun(engine, await loadRunScope(engine, linked.run, port));
+  await advanceRun(engine, await loadRunScope(engine, linked.run, port, linked.repository));
 }
 
 /**
@@ -353,10 +342,19 @@ async function pullRequestClosed(
   pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
 ): Promise<void> {
+  // Merged by the coordinator (or seen merged before): the task's merge freed its dependents in
+  // the same statement, so recording the PR closed is all that is left. Scheduling and the run's
+  // close-out, if a crash cut them short, are the sweep's (docs/running.md, "The sweep").
+  if (
+    pull.merged &&
+    isAgentPull(pull, repositoryId) &&
+    (await engine.store.pulls.recordMergedOfMergedTask(repositoryId, pull.number, pull.headSha))
+  )
+    return;
   const linked = await linkPullRequest(engine, repositoryId, pull);
   if (!linked) return;
   const { run, task } = linked;
-  const scope = await loadRunScope(engine, run);
+  const scope = await loadRunScope(engine, run, undefined, linked.repository);
   if (pull.merged) {
     if (await markTaskMerged(engine, scope, task.id, task.taskKey)) await advanceRun(engine, scope);
     return;

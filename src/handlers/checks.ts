@@ -9,9 +9,12 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
   app.on(['check_run.completed', 'check_suite.completed'], async (context) => {
     const payload = context.payload as {
       check_run?: { head_sha: string; name: string };
-      check_suite?: { head_sha: string };
+      check_suite?: { head_sha: string; app?: { id?: number } | null };
     };
     if (payload.check_run?.name === ORDER_CHECK_NAME) return; // our own
+    // A suite holds one App's check runs: this App's holds only its order checks, whose
+    // results it wrote itself and which no merge decision waits on.
+    if (services.appId !== undefined && payload.check_suite?.app?.id === services.appId) return;
     const sha = payload.check_run?.head_sha ?? payload.check_suite?.head_sha;
     if (!sha) return;
     await onChecksCompleted(services.engine, services.port(context.octokit), {

@@ -1,15 +1,24 @@
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, getTableColumns, inArray, isNull, lte, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNull,
+  lte,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
+import type { Usage } from '../protocol/markers.js';
 import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
 
 export type AttemptRow = typeof attempts.$inferSelect;
-
-/** An attempt as its completion returned it, with its run's spend at that moment. */
-export type CompletedAttempt = AttemptRow & { runSpentUsd: number };
 
 export interface DispatchIntent {
   attempt: AttemptRow;
@@ -142,11 +151,7 @@ export class AttemptStore {
     await this.db.update(attempts).set(values).where(eq(attempts.id, id));
   }
 
-  /**
-   * Complete an attempt once; returns undefined when it had already completed. The row comes
-   * back with what the attempts of its run have spent, this one included (`runSpentUsd`), so
-   * the budget check after it reads nothing (src/engine/budget.ts).
-   */
+  /** Complete an attempt once; returns undefined when it had already completed. */
   async complete(
     id: number,
     values: {
@@ -156,19 +161,67 @@ export class AttemptStore {
       inputTokens?: number | null;
       outputTokens?: number | null;
     },
-  ): Promise<CompletedAttempt | undefined> {
-    // RETURNING sees the table as it was before this statement: the others' sum, plus this cost.
+  ): Promise<AttemptRow | undefined> {
     const [row] = await this.db
       .update(attempts)
       .set({ ...values, phase: 'completed', completedAt: new Date() })
       .where(and(eq(attempts.id, id), sql`${attempts.phase} <> 'completed'`))
+      .returning();
+    return row;
+  }
+
+  /**
+   * A successful attempt completes. `usageTotal` is the task's running total from its PR's usage
+   * marker: the attempt's share is what it adds to what the task's earlier attempts spent.
+   * Returns the row with what the run has spent so far, this attempt included (`runSpentUsd`,
+   * for the budget): one statement.
+   */
+  async completeSucceeded(
+    id: number,
+    task: { id: number; runId: number },
+    values: { failureReason?: string; usageTotal?: Usage },
+  ): Promise<(AttemptRow & { runSpentUsd: number }) | undefined> {
+    const earlier = this.db.$with('earlier').as(
+      this.db
+        .select({
+          costUsd: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8`.as('cost_before'),
+          inputTokens: sql<number>`coalesce(sum(${attempts.inputTokens}), 0)::float8`.as(
+            'input_before',
+          ),
+          outputTokens: sql<number>`coalesce(sum(${attempts.outputTokens}), 0)::float8`.as(
+            'output_before',
+          ),
+        })
+        .from(attempts)
+        .where(eq(attempts.taskId, task.id)),
+    );
+    const total = values.usageTotal;
+    const share = (value: number, before: SQL.Aliased<number>) =>
+      sql`greatest(0, ${value}::float8 - ${before})`;
+    const [row] = await this.db
+      .with(earlier)
+      .update(attempts)
+      .set({
+        phase: 'completed',
+        completedAt: new Date(),
+        conclusion: 'success',
+        ...(values.failureReason ? { failureReason: values.failureReason } : {}),
+        ...(total
+          ? {
+              costUsd: share(total.costUsd, earlier.costUsd),
+              inputTokens: share(total.inputTokens, earlier.inputTokens),
+              outputTokens: share(total.outputTokens, earlier.outputTokens),
+            }
+          : { costUsd: null }),
+      })
+      .from(earlier)
+      .where(and(eq(attempts.id, id), sql`${attempts.phase} <> 'completed'`))
       .returning({
         ...getTableColumns(attempts),
-        runSpentUsd: sql<number>`(
-          select coalesce(sum(other.cost_usd), 0)::float8 from ${attempts} other
-            join ${tasks} mine on mine.id = "attempts"."task_id"
-            join ${tasks} theirs on theirs.run_id = mine.run_id and theirs.id = other.task_id
-           where other.id <> "attempts"."id") + coalesce("attempts"."cost_usd", 0)::float8`,
+        // The run's other attempts as they were, and this one as it is now.
+        runSpentUsd: sql<number>`(select coalesce(sum(a.cost_usd), 0)::float8 from ${attempts} a
+            join ${tasks} t on t.id = a.task_id
+           where t.run_id = ${task.runId} and a.id <> ${id}) + coalesce(${attempts.costUsd}, 0)::float8`,
       });
     return row && { ...row, runSpentUsd: Number(row.runSpentUsd) };
   }
@@ -252,24 +305,5 @@ export class AttemptStore {
       .innerJoin(tasks, eq(tasks.id, attempts.taskId))
       .where(eq(tasks.runId, runId));
     return Number(row?.total ?? 0);
-  }
-
-  /** What the task's earlier attempts spent, summed: the PR's usage marker holds the running total. */
-  async usageOfTask(
-    taskId: number,
-  ): Promise<{ costUsd: number; inputTokens: number; outputTokens: number }> {
-    const [row] = await this.db
-      .select({
-        costUsd: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8`,
-        inputTokens: sql<number>`coalesce(sum(${attempts.inputTokens}), 0)::float8`,
-        outputTokens: sql<number>`coalesce(sum(${attempts.outputTokens}), 0)::float8`,
-      })
-      .from(attempts)
-      .where(eq(attempts.taskId, taskId));
-    return {
-      costUsd: Number(row?.costUsd ?? 0),
-      inputTokens: Number(row?.inputTokens ?? 0),
-      outputTokens: Number(row?.outputTokens ?? 0),
-    };
   }
 }

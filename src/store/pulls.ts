@@ -9,6 +9,10 @@ export type PullRow = typeof pullRequests.$inferSelect;
 export class PullStore {
   constructor(private readonly db: AppDatabase) {}
 
+  /**
+   * The PR as GitHub showed it. What the coordinator did to it (its pending branch update, its
+   * order check) is left as it was, and comes back with the row.
+   */
   async upsert(values: typeof pullRequests.$inferInsert): Promise<PullRow> {
     const [row] = await this.db
       .insert(pullRequests)
@@ -78,6 +82,32 @@ export class PullStore {
         and(
           eq(pullRequests.id, id),
           sql`(not ${sameHead} or ${pullRequests.checksReruns} < ${limit}) and ${limit} > 0`,
+        ),
+      )
+      .returning({ id: pullRequests.id });
+    return rows.length > 0;
+  }
+
+  /**
+   * Records PR `number` as merged if its task is merged already: the coordinator's own merge,
+   * seen again in the PR's `closed` event. True if it was; the merge's follow-ups are done then
+   * (the dependents were freed with the task's merge, see RunStore.markMerged).
+   */
+  async recordMergedOfMergedTask(
+    repositoryId: number,
+    number: number,
+    headSha: string,
+  ): Promise<boolean> {
+    const rows = await this.db
+      .update(pullRequests)
+      .set({ state: 'closed', merged: true, headSha, updatedAt: new Date() })
+      .from(tasks)
+      .where(
+        and(
+          eq(pullRequests.repositoryId, repositoryId),
+          eq(pullRequests.number, number),
+          eq(tasks.id, pullRequests.taskId),
+          eq(tasks.state, 'merged'),
         ),
       )
       .returning({ id: pullRequests.id });

@@ -1,5 +1,19 @@
-import { and, asc, desc, eq, inArray, isNull, ne, not, or, sql, type SQL } from 'drizzle-orm';
-import { pullRequests, repositories, runs, taskEdges, tasks } from '../../db/schema.js';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNull,
+  ne,
+  not,
+  or,
+  sql,
+  type SQL,
+  type WithSubquery,
+} from 'drizzle-orm';
+import { attempts, pullRequests, repositories, runs, taskEdges, tasks } from '../../db/schema.js';
 import type { RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY, type Plan } from '../core/plan/index.js';
 import { TERMINAL_TASK_STATES, type TaskState } from '../core/states.js';
@@ -122,6 +136,26 @@ export class RunStore {
     const [row] = await this.db
       .select()
       .from(runs)
+      .where(and(eq(runs.repositoryId, repositoryId), eq(runs.issueNumber, issueNumber)))
+      .orderBy(desc(runs.generation))
+      .limit(1);
+    return row;
+  }
+
+  /**
+   * The newest run of an issue, its repository and its task `taskKey` (null when the run has
+   * none), in one statement: what a task branch names.
+   */
+  async latestRunWithTask(
+    repositoryId: number,
+    issueNumber: number,
+    taskKey: string,
+  ): Promise<{ run: RunRow; repository: RepositoryRow; task: TaskRow | null } | undefined> {
+    const [row] = await this.db
+      .select({ run: runs, repository: repositories, task: tasks })
+      .from(runs)
+      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
+      .leftJoin(tasks, and(eq(tasks.runId, runs.id), eq(tasks.taskKey, taskKey)))
       .where(and(eq(runs.repositoryId, repositoryId), eq(runs.issueNumber, issueNumber)))
       .orderBy(desc(runs.generation))
       .limit(1);
@@ -489,22 +523,78 @@ export class RunStore {
   }
 
   /**
+   * The task's `merged` transition and its dependents' recount (as `decrementDependents`), in
+   * one statement: no crash can come between a merge and the tasks it frees, so a later
+   * delivery of the same merge has nothing left to repair there. `othersOpen` counts the run's
+   * other tasks not in a terminal state: at 0 the run may be over.
+   */
+  async markMerged(
+    taskId: number,
+    runId: number,
+    taskKey: string,
+  ): Promise<(TaskRow & { othersOpen: number }) | undefined> {
+    const { from, to } = taskTransition('merged');
+    const terminal = sql.join(
+      [...TERMINAL_TASK_STATES].map((state) => sql`${state}`),
+      sql`, `,
+    );
+    const row = await this.updateTaskBumpingRun(
+      taskId,
+      inArray(tasks.state, [...from]),
+      { state: to, updatedAt: new Date() },
+      this.db,
+      {
+        runId,
+        taskKey,
+        othersOpen: sql<number>`(select count(*)::int from ${tasks} o
+           where o.run_id = ${runId} and o.id <> ${taskId} and o.task_key <> ${PLAN_TASK_KEY}
+             and o.state not in (${terminal}))`,
+      },
+    );
+    return row && { ...row, othersOpen: Number((row as { othersOpen?: number }).othersOpen) };
+  }
+
+  /**
+   * The worker's run started: its attempt is `running` and the task moves `dispatched` →
+   * `running` (when it is still dispatched), in one statement.
+   */
+  async startAttempt(taskId: number, attemptId: number, at: Date): Promise<TaskRow | undefined> {
+    const { from, to } = taskTransition('worker started');
+    return this.updateTaskBumpingRun(
+      taskId,
+      inArray(tasks.state, [...from]),
+      { state: to, updatedAt: new Date() },
+      this.db,
+      undefined,
+      { id: attemptId, at },
+    );
+  }
+
+  /**
    * Update the task if `condition` holds and, if it did, ask for its run's status comment to be
    * rewritten: one statement (the run's update is a CTE of the task's). The status comment does
-   * not show the planner task: its moves leave the comment current.
+   * not show the planner task: its moves leave the comment current. With `frees`, the task is
+   * being merged and its dependents recount their unmerged deps in the same statement.
    */
   private async updateTaskBumpingRun(
     taskId: number,
     condition: SQL | undefined,
     set: PgUpdateSetSource<typeof tasks>,
     db: Db = this.db,
+    frees?: { runId: number; taskKey: string; othersOpen: SQL<number> },
+    startsAttempt?: { id: number; at: Date },
   ): Promise<TaskRow | undefined> {
     const moved = db.$with('moved').as(
       db
         .update(tasks)
         .set(set)
         .where(and(eq(tasks.id, taskId), condition))
-        .returning(),
+        // The statement sees the other tasks as they were before it, which is what is asked.
+        .returning(
+          frees
+            ? { ...getTableColumns(tasks), othersOpen: frees.othersOpen.as('others_open') }
+            : getTableColumns(tasks),
+        ),
     );
     const bumped = db.$with('bumped').as(
       db
@@ -518,7 +608,50 @@ export class RunStore {
         )
         .returning({ id: runs.id }),
     );
-    const [row] = await db.with(moved, bumped).select().from(moved);
+    const ctes: WithSubquery[] = [moved, bumped];
+    if (frees) {
+      // The statement sees the tasks as they were before it: the merged task still counts as
+      // unmerged there, so it is left out of the count by key.
+      ctes.push(
+        db.$with('freed').as(
+          db
+            .update(tasks)
+            .set({
+              unmetDeps: sql`(select count(*)::int from ${taskEdges} e
+                  join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
+                 where e.run_id = ${tasks.runId} and e.task_key = ${tasks.taskKey}
+                   and d.state <> 'merged' and d.task_key <> ${frees.taskKey})`,
+            })
+            .where(
+              and(
+                eq(tasks.runId, frees.runId),
+                sql`${tasks.taskKey} in (select task_key from ${taskEdges}
+                     where run_id = ${frees.runId} and depends_on = ${frees.taskKey})`,
+                sql`exists (select 1 from "moved")`,
+              ),
+            )
+            .returning({ id: tasks.id }),
+        ),
+      );
+    }
+    if (startsAttempt) {
+      // Written whether or not the task moves, as its own statement would be.
+      ctes.push(
+        db
+          .$with('started')
+          .as(
+            db
+              .update(attempts)
+              .set({ phase: 'running', startedAt: startsAttempt.at })
+              .where(eq(attempts.id, startsAttempt.id))
+              .returning({ id: attempts.id }),
+          ),
+      );
+    }
+    const [row] = await db
+      .with(...ctes)
+      .select()
+      .from(moved);
     return row;
   }
 

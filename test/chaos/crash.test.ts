@@ -43,7 +43,7 @@ const ROWS: Row[] = [
   { crashes: ['merge.order-check-created#2'] },
   { crashes: ['merge.claimed'] },
   { crashes: ['merge.called#2'] },
-  { crashes: ['merge.task-merged'], quick: true },
+  { crashes: ['merge.dependents-freed'], quick: true },
   { crashes: ['merge.dependents-freed#3'] },
   { crashes: ['merge.enqueued#2'], mergeQueue: true },
   { crashes: ['finish.run-finished'] },

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoConfigSchema } from '../../src/config/schema.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { countStatements } from '../../src/store/statement-count.js';
 import { ENGINES } from '../helpers/engines.js';
 
 const REPOSITORY = { id: 2 ** 33 + 7, owner: 'octo', name: 'snap' };
@@ -46,6 +47,14 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
     });
     expect(claimed.map((c) => c.task.taskKey)).toEqual(['a']);
     const a = claimed[0]!.task;
+    // The worker's run starts: attempt and task in one statement; a second start moves nothing.
+    const started = await countStatements(() =>
+      store.runs.startAttempt(a.id, claimed[0]!.attempt.id, new Date()),
+    );
+    expect(started.statements).toBe(1);
+    expect(started.value?.state).toBe('running');
+    expect((await store.attempts.latestOf(a.id))?.phase).toBe('running');
+    expect(await store.runs.startAttempt(a.id, claimed[0]!.attempt.id, new Date())).toBeUndefined();
     const closed = await store.pulls.upsert({
       repositoryId: REPOSITORY.id,
       number: 5,
@@ -82,6 +91,58 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
     expect(graph.pullOf.get(a.id)?.id).toBe(open.id);
     expect(closed.id).not.toBe(open.id);
     expect(graph.pullOf.size).toBe(1);
+  });
+
+  it('merges a task and frees its dependents in one statement, and records its PR merged after', async () => {
+    const { run } = await store.runs.createRun({
+      repositoryId: REPOSITORY.id,
+      issueNumber: 13,
+      config: repoConfigSchema.parse({}),
+      startedBy: 'octocat',
+      issueTitle: 'Merges',
+      issueBody: '',
+    });
+    const plan = {
+      version: 1,
+      tasks: [
+        { id: 'a', title: 'A', type: 'default', priority: 3, deps: [] },
+        { id: 'b', title: 'B', type: 'default', priority: 3, deps: ['a'] },
+        { id: 'c', title: 'C', type: 'default', priority: 3, deps: ['a', 'b'] },
+      ],
+    };
+    expect(await store.runs.setPlan(run.id, plan as never, 'issue', false)).toBe(true);
+    const a = (await store.runs.task(run.id, 'a'))!;
+    await store.pulls.upsert({
+      repositoryId: REPOSITORY.id,
+      number: 31,
+      taskId: a.id,
+      headRef: 'agent/13/a',
+      headSha: 'head-a',
+      baseRef: 'main',
+      state: 'open',
+      merged: false,
+    });
+    await handle.db.update(tasks).set({ state: 'merging' }).where(eq(tasks.id, a.id));
+    // Not merged yet: the closed event has more to do than record the PR.
+    expect(await store.pulls.recordMergedOfMergedTask(REPOSITORY.id, 31, 'head-a')).toBe(false);
+
+    const counted = await countStatements(() => store.runs.markMerged(a.id, run.id, 'a'));
+    expect(counted.statements).toBe(1);
+    expect(counted.value).toMatchObject({ state: 'merged', othersOpen: 2 });
+    const unmet = async () =>
+      Object.fromEntries(
+        (await store.runs.tasksOf(run.id)).map((t) => [t.taskKey, [t.state, t.unmetDeps]]),
+      );
+    expect(await unmet()).toEqual({ a: ['merged', 0], b: ['pending', 0], c: ['pending', 1] });
+    // A second merge of the same task is refused and frees nothing twice.
+    expect(await store.runs.markMerged(a.id, run.id, 'a')).toBeUndefined();
+    expect(await unmet()).toEqual({ a: ['merged', 0], b: ['pending', 0], c: ['pending', 1] });
+
+    expect(await store.pulls.recordMergedOfMergedTask(REPOSITORY.id, 31, 'head-a')).toBe(true);
+    expect(await store.pulls.byNumber(REPOSITORY.id, 31)).toMatchObject({
+      state: 'closed',
+      merged: true,
+    });
   });
 
   it('reads nothing for a run that does not exist', async () => {

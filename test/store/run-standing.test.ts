@@ -79,7 +79,7 @@ describe.each(ENGINES)('writes that return the run’s standing on $name', (engi
     });
   });
 
-  it('completes an attempt once, with what its run has spent, this attempt included', async () => {
+  it('completes a successful attempt once, with what its run has spent, this attempt included', async () => {
     const { run } = await store.runs.createRun({
       repositoryId: 601,
       issueNumber: 2,
@@ -100,16 +100,15 @@ describe.each(ENGINES)('writes that return the run’s standing on $name', (engi
       globalLimit: 10,
       now: new Date(),
     });
-    const first = await store.attempts.complete(a!.attempt.id, {
-      conclusion: 'success',
-      costUsd: 1.25,
+    const usage = (costUsd: number) => ({
+      usageTotal: { costUsd, inputTokens: 10, outputTokens: 5 },
     });
+    const first = await store.attempts.completeSucceeded(a!.attempt.id, a!.task, usage(1.25));
     expect(first).toMatchObject({ phase: 'completed', costUsd: 1.25, runSpentUsd: 1.25 });
-    expect(await store.attempts.complete(a!.attempt.id, { conclusion: 'success' })).toBeUndefined();
-    const second = await store.attempts.complete(b!.attempt.id, {
-      conclusion: 'failure',
-      costUsd: 0.5,
-    });
+    expect(
+      await store.attempts.completeSucceeded(a!.attempt.id, a!.task, usage(9)),
+    ).toBeUndefined();
+    const second = await store.attempts.completeSucceeded(b!.attempt.id, b!.task, usage(0.5));
     expect(second!.runSpentUsd).toBe(1.75);
     expect(await store.attempts.spentByRun(run.id)).toBe(1.75);
     // Another run's spend is not this one's.
@@ -128,8 +127,8 @@ describe.each(ENGINES)('writes that return the run’s standing on $name', (engi
       now: new Date(),
     });
     expect(x!.run.id).toBe(other.id);
-    expect(
-      (await store.attempts.complete(x!.attempt.id, { conclusion: 'success' }))!.runSpentUsd,
-    ).toBe(0);
+    expect((await store.attempts.completeSucceeded(x!.attempt.id, x!.task, {}))!.runSpentUsd).toBe(
+      0,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCoordinator, type TestCoordinator } from '../helpers/app.js';
+import { startTestCoordinator, TEST_APP_ID, type TestCoordinator } from '../helpers/app.js';
 import { examplePayload } from '../helpers/payloads.js';
 
 /** The processor records the statements each delivery's handling sends (README.md "Monitoring"). */
@@ -41,5 +41,24 @@ describe('statements per delivery', () => {
     await app.whenIdle();
     // The repository is known now: only the look-up.
     expect(await recorded('workflow_run')).toEqual({ count: 2, sum: 4 });
+  });
+
+  it("costs nothing for a check suite of this App's own (its order checks)", async () => {
+    // In the repository of the test above (known by now: no statements to record it).
+    const { repository } = examplePayload<{ repository: object }>('workflow_run', 'completed');
+    const suite = (id: number, appId: number) => {
+      const example = examplePayload<{ check_suite: { app: object } }>('check_suite', 'completed');
+      return examplePayload('check_suite', 'completed', {
+        repository,
+        check_suite: { ...example.check_suite, id, app: { ...example.check_suite.app, id: appId } },
+      });
+    };
+    // Another App's suite: the open agent PRs with that head are looked up.
+    expect((await app.send('check_suite', suite(801, TEST_APP_ID + 1))).status).toBe(202);
+    await app.whenIdle();
+    expect(await recorded('check_suite')).toEqual({ count: 1, sum: 1 });
+    expect((await app.send('check_suite', suite(802, TEST_APP_ID))).status).toBe(202);
+    await app.whenIdle();
+    expect(await recorded('check_suite')).toEqual({ count: 2, sum: 1 });
   });
 });

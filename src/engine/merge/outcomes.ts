@@ -52,11 +52,13 @@ export async function markTaskMerged(
   taskId: number,
   taskKey: string,
 ): Promise<boolean> {
-  const merged = await engine.store.runs.transitionTask(taskId, 'merged');
+  // The dependents are freed in the same statement (RunStore.markMerged).
+  const merged = await engine.store.runs.markMerged(taskId, scope.run.id, taskKey);
   if (!merged) {
     // Seen merged before: if closing out the run failed then, this retried event finishes it.
     if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
-      // And if the process died before freeing the dependents, they are freed now.
+      // Merged by a version that freed the dependents in a statement of their own: a crash
+      // may have come in between.
       const progress = await engine.store.runs.decrementDependents(scope.run.id, taskKey);
       await scheduleRepository(engine, scope.repositoryId, scope.repository);
       await settleRun(engine, scope, progress);
@@ -65,8 +67,6 @@ export async function markTaskMerged(
     await settleRun(engine, scope);
     return false;
   }
-  crashPoint('merge.task-merged');
-  const progress = await engine.store.runs.decrementDependents(scope.run.id, taskKey);
   crashPoint('merge.dependents-freed');
   engine.log.info(
     { run: scope.run.id, issue: scope.run.issueNumber, task: taskKey },
@@ -74,6 +74,8 @@ export async function markTaskMerged(
   );
   engine.requestStatus(scope.run.id);
   await scheduleRepository(engine, scope.repositoryId, scope.repository);
-  await settleRun(engine, scope, progress);
+  // Other tasks still going: the run is not over, and the last of them settles it (or the
+  // sweep, if two merges counted each other as going: docs/running.md, "The sweep").
+  if (merged.othersOpen === 0) await settleRun(engine, scope);
   return true;
 }
