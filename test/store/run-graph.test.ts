@@ -22,24 +22,30 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
   });
   afterAll(() => dispose());
 
-  it('reads the run with its repository, and its tasks in plan order with deps and PR rows', async () => {
+  const task = (id: string, deps: string[] = []) => ({
+    id,
+    title: id.toUpperCase(),
+    type: 'default',
+    priority: 3,
+    deps,
+  });
+  /** A run planned with `tasks`, in the order given. */
+  async function runOf(issueNumber: number, tasks: Array<ReturnType<typeof task>>) {
     const { run } = await store.runs.createRun({
       repositoryId: REPOSITORY.id,
-      issueNumber: 12,
+      issueNumber,
       config: repoConfigSchema.parse({}),
       startedBy: 'octocat',
-      issueTitle: 'Snapshot',
+      issueTitle: `Issue ${issueNumber}`,
       issueBody: '',
     });
-    const plan = {
-      version: 1,
-      tasks: [
-        { id: 'a', title: 'A', type: 'default', priority: 3, deps: [] },
-        { id: 'c', title: 'C', type: 'default', priority: 3, deps: ['b', 'a'] },
-        { id: 'b', title: 'B', type: 'default', priority: 3, deps: ['a'] },
-      ],
-    };
+    const plan = { version: 1, tasks };
     expect(await store.runs.setPlan(run.id, plan as never, 'issue', false)).toBe(true);
+    return run;
+  }
+
+  it('reads the run with its repository, and its tasks in plan order with deps and PR rows', async () => {
+    const run = await runOf(12, [task('a'), task('c', ['b', 'a']), task('b', ['a'])]);
     const claimed = await store.attempts.claimDispatches(REPOSITORY.id, {
       repoLimit: 10,
       globalLimit: 10,
@@ -94,23 +100,7 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
   });
 
   it('merges a task and frees its dependents in one statement, and records its PR merged after', async () => {
-    const { run } = await store.runs.createRun({
-      repositoryId: REPOSITORY.id,
-      issueNumber: 13,
-      config: repoConfigSchema.parse({}),
-      startedBy: 'octocat',
-      issueTitle: 'Merges',
-      issueBody: '',
-    });
-    const plan = {
-      version: 1,
-      tasks: [
-        { id: 'a', title: 'A', type: 'default', priority: 3, deps: [] },
-        { id: 'b', title: 'B', type: 'default', priority: 3, deps: ['a'] },
-        { id: 'c', title: 'C', type: 'default', priority: 3, deps: ['a', 'b'] },
-      ],
-    };
-    expect(await store.runs.setPlan(run.id, plan as never, 'issue', false)).toBe(true);
+    const run = await runOf(13, [task('a'), task('b', ['a']), task('c', ['a', 'b'])]);
     const a = (await store.runs.task(run.id, 'a'))!;
     await store.pulls.upsert({
       repositoryId: REPOSITORY.id,

@@ -1,11 +1,19 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tasks } from '../../db/schema.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import type { TaskSpec } from '../../src/core/plan/index.js';
+import type { TaskState } from '../../src/core/states.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { countStatements } from '../../src/store/statement-count.js';
 import { ENGINES } from '../helpers/engines.js';
 
-/** A guarded task update asks for its run's status comment in the same statement. */
+/**
+ * Task writes that say, in the same statement, what the caller needs next: a guarded update
+ * bumps its run's status version, a merge's recount returns the run's progress, a successful
+ * attempt's completion returns the run's spend.
+ */
 describe.each(ENGINES)('task transitions on $name', (engine) => {
   let handle: DatabaseHandle;
   let dispose: () => Promise<void>;
@@ -18,17 +26,29 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
   });
   afterAll(() => dispose());
 
-  it('moves a task from an expected state and bumps its run, in one statement', async () => {
+  const spec = (id: string, deps: string[] = []): TaskSpec => ({
+    id,
+    title: id,
+    type: 'default',
+    deps,
+    priority: 3,
+  });
+  async function runWith(issueNumber: number, specs: TaskSpec[]) {
     const { run } = await store.runs.createRun({
       repositoryId: 601,
-      issueNumber: 1,
+      issueNumber,
       config: DEFAULT_CONFIG,
       startedBy: 'maintainer',
-      issueTitle: 'Issue',
+      issueTitle: `Issue ${issueNumber}`,
       issueBody: '',
     });
-    const task = { id: 'a', title: 'A', type: 'default', deps: [], priority: 3 };
-    await store.runs.setPlan(run.id, { tasks: [task], order: ['a'] }, 'issue', false);
+    const order = specs.map((s) => s.id);
+    expect(await store.runs.setPlan(run.id, { tasks: specs, order }, 'issue', false)).toBe(true);
+    return run;
+  }
+
+  it('moves a task from an expected state and bumps its run, in one statement', async () => {
+    const run = await runWith(1, [spec('a')]);
     const [row] = await store.runs.tasksOf(run.id);
     const version = async () => (await store.runs.getRun(run.id))!.statusVersionWanted;
     const before = await version();
@@ -48,5 +68,72 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     const review = await store.runs.enterReview(row!.id, 7, 'abc');
     expect(review).toMatchObject({ state: 'in_review', prNumber: 7 });
     expect(await version()).toBe(before + 2);
+  });
+
+  it('recounts only the merged task’s dependents, idempotently, and returns the run’s progress', async () => {
+    const run = await runWith(11, [spec('a'), spec('b', ['a']), spec('c', ['a', 'b'])]);
+    const place = async (key: string, state: TaskState) =>
+      handle.db
+        .update(tasks)
+        .set({ state })
+        .where(eq(tasks.id, (await store.runs.task(run.id, key))!.id));
+    const unmet = async () =>
+      Object.fromEntries((await store.runs.tasksOf(run.id)).map((t) => [t.taskKey, t.unmetDeps]));
+    expect(await unmet()).toEqual({ a: 0, b: 1, c: 2 });
+
+    await place('a', 'merged');
+    const first = await store.runs.decrementDependents(run.id, 'a');
+    expect(first).toEqual({ tasks: 3, open: 2, unmerged: 2 });
+    expect(await unmet()).toEqual({ a: 0, b: 0, c: 1 });
+    // A retried merge event frees them again: nothing changes.
+    expect(await store.runs.decrementDependents(run.id, 'a')).toEqual(first);
+    expect(await unmet()).toEqual({ a: 0, b: 0, c: 1 });
+
+    await place('b', 'merged');
+    await place('c', 'failed');
+    expect(await store.runs.decrementDependents(run.id, 'b')).toEqual({
+      tasks: 3,
+      open: 0,
+      unmerged: 1,
+    });
+    // The planner task is no part of the graph's progress.
+    await store.attempts.claimPlanner((await store.runs.getRun(run.id))!);
+    await place('c', 'merged');
+    expect(await store.runs.decrementDependents(run.id, 'c')).toEqual({
+      tasks: 3,
+      open: 0,
+      unmerged: 0,
+    });
+  });
+
+  it('completes a successful attempt once, with what its run has spent, this attempt included', async () => {
+    const run = await runWith(12, [spec('a'), spec('b')]);
+    const [a, b] = await store.attempts.claimDispatches(601, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
+    const usage = (costUsd: number) => ({
+      usageTotal: { costUsd, inputTokens: 10, outputTokens: 5 },
+    });
+    const first = await store.attempts.completeSucceeded(a!.attempt.id, a!.task, usage(1.25));
+    expect(first).toMatchObject({ phase: 'completed', costUsd: 1.25, runSpentUsd: 1.25 });
+    expect(
+      await store.attempts.completeSucceeded(a!.attempt.id, a!.task, usage(9)),
+    ).toBeUndefined();
+    const second = await store.attempts.completeSucceeded(b!.attempt.id, b!.task, usage(0.5));
+    expect(second!.runSpentUsd).toBe(1.75);
+    expect(await store.attempts.spentByRun(run.id)).toBe(1.75);
+    // Another run's spend is not this one's.
+    const other = await runWith(13, [spec('x')]);
+    const [x] = await store.attempts.claimDispatches(601, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
+    expect(x!.run.id).toBe(other.id);
+    expect((await store.attempts.completeSucceeded(x!.attempt.id, x!.task, {}))!.runSpentUsd).toBe(
+      0,
+    );
   });
 });
