@@ -1,4 +1,5 @@
 import type { ApplicationFunction, Context, ProbotOctokit } from 'probot';
+import type { HandledEvents } from './webhooks/handled-events.js';
 import type { RepoConfig } from './config/schema.js';
 import { TriggerLabelCache } from './config/trigger-labels.js';
 import type { Engine } from './engine/context.js';
@@ -33,7 +34,11 @@ export interface AppServices {
 export type AppServiceInput = Omit<AppServices, 'port' | 'triggerLabels' | 'onRunRequested'> &
   Partial<Pick<AppServices, 'port' | 'triggerLabels' | 'onRunRequested'>>;
 
-export function createApp(input: AppServiceInput): ApplicationFunction {
+export function createApp(
+  input: AppServiceInput,
+  /** Told which events the handlers below register for (the ingest's filter). */
+  handledEvents?: HandledEvents,
+): ApplicationFunction {
   const { engine } = input;
   const services: AppServices = {
     port: (octokit) => createOctokitPort(octokit, { appId: input.appId }),
@@ -75,6 +80,7 @@ export function createApp(input: AppServiceInput): ApplicationFunction {
         defaultBranch: repo.default_branch,
       });
     });
+    handledEvents?.recordFrom(app);
     registerInstallationHandlers(app, services.store);
     registerIssueHandlers(app, services);
     registerWorkflowHandlers(app, services);

@@ -28,6 +28,7 @@ import { openDatabase } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
 import { readMetricsSnapshot } from './store/metrics-queries.js';
 import { WriteReservationStore, type WriteLimits } from './store/write-reservations.js';
+import { HandledEvents } from './webhooks/handled-events.js';
 import { createWebhookIngest } from './webhooks/ingest.js';
 import { DeliveryProcessor, type ProcessorOptions } from './webhooks/processor.js';
 
@@ -145,7 +146,10 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     metrics,
     writeBudget,
   });
-  await probot.load(createApp({ store, metrics, engine, appId: env.appId, ...options.services }));
+  const handledEvents = new HandledEvents();
+  await probot.load(
+    createApp({ store, metrics, engine, appId: env.appId, ...options.services }, handledEvents),
+  );
 
   const pressure = new IngestPressure();
   const processor = new DeliveryProcessor({
@@ -173,6 +177,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     metrics,
     log,
     onAccepted: () => processor.kick(),
+    actsOn: (event, action) => handledEvents.actsOn(event, action),
     pressure,
   });
   // Off (404) unless DASHBOARD_TOKEN is set.

@@ -14,6 +14,8 @@ export interface IncomingDelivery {
   repositoryId?: number;
   /** The body as GitHub sent it: a JSON object. */
   body: string;
+  /** Nothing acts on it (no handler for its event): stored as done, never claimed. */
+  handled?: boolean;
 }
 
 /**
@@ -79,12 +81,12 @@ export class DeliveryStore {
     const rows = deliveries.map((d) => {
       const at = params.length;
       params.push(d.id, d.event, d.action ?? null, d.installationId ?? null);
-      params.push(d.repositoryId ?? null, d.compressed);
-      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`;
+      params.push(d.repositoryId ?? null, d.compressed, d.handled ? 'done' : 'pending');
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::delivery_status)`;
     });
     const inserted = await this.query<{ delivery_id: string }>(
       `insert into webhook_deliveries
-         (delivery_id, event, action, installation_id, repository_id, body)
+         (delivery_id, event, action, installation_id, repository_id, body, status)
        values ${rows.join(', ')}
        on conflict do nothing returning delivery_id`,
       params,

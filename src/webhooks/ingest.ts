@@ -17,6 +17,11 @@ export interface IngestDeps {
   log: Logger;
   /** Called after a delivery is stored and acknowledged: handling happens after the answer. */
   onAccepted: (deliveryId: string) => void;
+  /**
+   * Whether some handler acts on this event: when not, the delivery is stored as handled (the
+   * ledger still knows its id) and the processor is not told. Every delivery is handled without it.
+   */
+  actsOn?: (event: string, action: string | undefined) => boolean;
   /** Told about every request from arrival to answer. */
   pressure?: IngestPressure;
   maxBytes?: number;
@@ -75,17 +80,20 @@ export function createWebhookIngest(deps: IngestDeps) {
     if (!payload) return reject(400, 'payload is not a JSON object');
 
     try {
+      const action = typeof payload.action === 'string' ? payload.action : undefined;
+      const handled = deps.actsOn ? !deps.actsOn(event, action) : false;
       const outcome = await deps.deliveries.record({
         id,
         event,
-        action: typeof payload.action === 'string' ? payload.action : undefined,
+        action,
         installationId: numericId(payload.installation),
         repositoryId: numericId(payload.repository),
         body,
+        handled,
       });
       if (outcome === 'accepted') {
         crashPoint('ingest.stored');
-        deps.onAccepted(id);
+        if (!handled) deps.onAccepted(id);
         return { status: 202, body: JSON.stringify({ ok: true, delivery: id }), outcome };
       }
       return { status: 200, body: JSON.stringify({ ok: true, duplicate: true }), outcome };

@@ -48,6 +48,28 @@ describe('webhook ingest (real server, real Postgres)', () => {
     expect(handled).toEqual([id]);
   });
 
+  it('stores a delivery no handler acts on as handled: acknowledged, never claimed', async () => {
+    // The manifest subscribes to workflow_job; nothing handles it (src/webhooks/handled-events.ts).
+    const id = randomUUID();
+    const response = await app.send('workflow_job', examplePayload('workflow_job', 'queued'), {
+      id,
+    });
+    expect(response.status).toBe(202);
+    expect(await app.store.deliveries.get(id)).toMatchObject({ status: 'done', attempts: 0 });
+    await app.whenIdle();
+    expect(await app.store.deliveries.get(id)).toMatchObject({ status: 'done', attempts: 0 });
+    // Its id is in the ledger all the same: GitHub's redelivery is a duplicate.
+    expect(
+      (await app.send('workflow_job', examplePayload('workflow_job', 'queued'), { id })).status,
+    ).toBe(200);
+    // A handled event of the same kind of traffic still goes to its handler.
+    const acted = randomUUID();
+    expect((await app.send('issues', opened(), { id: acted })).status).toBe(202);
+    await app.whenIdle();
+    expect(handled).toContain(acted);
+    expect((await app.store.deliveries.get(acted))?.attempts).toBe(1);
+  });
+
   it('rejects missing, wrong and foreign signatures with nothing recorded', async () => {
     const before = await stored();
     const body = JSON.stringify(opened());

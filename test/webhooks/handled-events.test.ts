@@ -1,0 +1,48 @@
+import { Probot } from 'probot';
+import { describe, expect, it } from 'vitest';
+import { createApp, type AppServiceInput } from '../../src/app.js';
+import { createLogger } from '../../src/logger.js';
+import { HandledEvents } from '../../src/webhooks/handled-events.js';
+import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
+
+describe('the events the app acts on', () => {
+  it('are the ones its handlers register, by event or by event and action', async () => {
+    const probot = new Probot({
+      appId: TEST_APP_ID,
+      privateKey: TEST_PRIVATE_KEY,
+      secret: 'x',
+      Octokit: TestOctokit,
+      log: createLogger({ level: 'silent', destination: new LogCapture() }),
+    });
+    const handled = new HandledEvents();
+    // Registering reads none of the services: they are used when a handler runs.
+    await probot.load(createApp({} as AppServiceInput, handled));
+
+    for (const [event, action] of [
+      ['issues', 'labeled'],
+      ['issues', 'closed'],
+      ['issue_comment', 'created'],
+      ['pull_request', 'opened'],
+      ['pull_request', 'closed'],
+      ['pull_request_review', 'submitted'],
+      ['workflow_run', 'completed'],
+      ['check_run', 'completed'],
+      ['merge_group', 'checks_requested'],
+      ['installation', 'created'],
+    ] as const)
+      expect(handled.actsOn(event, action), `${event}.${action}`).toBe(true);
+    for (const [event, action] of [
+      ['workflow_job', 'queued'],
+      ['workflow_job', 'completed'],
+      ['check_run', 'created'],
+      ['issues', 'opened'],
+      ['issue_comment', 'edited'],
+      ['push', undefined],
+    ] as const)
+      expect(handled.actsOn(event, action), `${event}.${action}`).toBe(false);
+
+    // A handler registered later, on the same app, counts as well.
+    probot.on('issues.opened', async () => {});
+    expect(handled.actsOn('issues', 'opened')).toBe(true);
+  });
+});
