@@ -93,7 +93,9 @@ export function createWebhookIngest(deps: IngestDeps) {
       });
       if (outcome === 'accepted') {
         crashPoint('ingest.stored');
-        if (!handled) deps.onAccepted(id);
+        if (handled)
+          deps.log.debug({ delivery: id, event }, 'delivery recorded; no handler acts on it');
+        else deps.onAccepted(id);
         return { status: 202, body: JSON.stringify({ ok: true, delivery: id }), outcome };
       }
       return { status: 200, body: JSON.stringify({ ok: true, duplicate: true }), outcome };

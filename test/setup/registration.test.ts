@@ -156,7 +156,11 @@ describe('registering the App through the setup flow', () => {
       expect(await deliverPing(listening.url, 'ping-signed-by-github', GITHUB_WEBHOOK_SECRET)).toBe(
         202,
       );
-      await app.waitForLine(/"delivery":"ping-signed-by-github".*delivery handled/, STARTUP_MS);
+      // Stored and acknowledged; no handler acts on a ping (src/webhooks/handled-events.ts).
+      await app.waitForLine(
+        /"delivery":"ping-signed-by-github".*no handler acts on it/,
+        STARTUP_MS,
+      );
       expect(await deliverPing(listening.url, 'ping-forged', 'development')).toBe(401);
       expect(await deliverPing(listening.url, 'ping-other-secret', 'another-secret')).toBe(401);
       // The private key from .env signs App JWTs GitHub accepts (the start-up sweep's delivery read).
