@@ -240,6 +240,9 @@ describe.each(ENGINES)('delivery processor on $name', (engine) => {
       await vi.waitFor(() => expect(handlers.finished).toHaveLength(i + 1), WAIT);
     }
     expect(handlers.maxRunning).toBe(1);
+    // Still one at a time: the third is in hand, and the second's slot is free again (until
+    // then the widened claim would count it as taken and leave one delivery for later).
+    await vi.waitFor(() => expect(handlers.blocked.size).toBe(1), WAIT);
 
     // The burst ends; no kick: the processor notices by itself.
     pressure.leave(0);
