@@ -65,6 +65,12 @@ export type Db = AppDatabase | Tx;
  */
 export const graphTask = ne(tasks.taskKey, PLAN_TASK_KEY);
 
+/** The terminal task states as an SQL list, for `state not in (...)`. */
+const TERMINAL_STATES_SQL = sql.join(
+  [...TERMINAL_TASK_STATES].map((state) => sql`${state}`),
+  sql`, `,
+);
+
 export interface NewRun {
   repositoryId: number;
   issueNumber: number;
@@ -534,10 +540,6 @@ export class RunStore {
     taskKey: string,
   ): Promise<(TaskRow & { othersOpen: number }) | undefined> {
     const { from, to } = taskTransition('merged');
-    const terminal = sql.join(
-      [...TERMINAL_TASK_STATES].map((state) => sql`${state}`),
-      sql`, `,
-    );
     const row = await this.updateTaskBumpingRun(
       taskId,
       inArray(tasks.state, [...from]),
@@ -548,7 +550,7 @@ export class RunStore {
         taskKey,
         othersOpen: sql<number>`(select count(*)::int from ${tasks} o
            where o.run_id = ${runId} and o.id <> ${taskId} and o.task_key <> ${PLAN_TASK_KEY}
-             and o.state not in (${terminal}))`,
+             and o.state not in (${TERMINAL_STATES_SQL}))`,
       },
     );
     return row && { ...row, othersOpen: Number((row as { othersOpen?: number }).othersOpen) };
@@ -669,10 +671,6 @@ export class RunStore {
    * over needs no second read of its tasks (settleRun).
    */
   async decrementDependents(runId: number, mergedKey: string, db: Db = this.db) {
-    const terminal = sql.join(
-      [...TERMINAL_TASK_STATES].map((state) => sql`${state}`),
-      sql`, `,
-    );
     const [row] = rowsOf<{ tasks: number; open: number; unmerged: number }>(
       await db.execute(sql`
         with freed as (
@@ -684,7 +682,7 @@ export class RunStore {
             and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})
           returning 1)
         select count(*)::int as tasks,
-               (count(*) filter (where ${tasks.state}::text not in (${terminal})))::int as open,
+               (count(*) filter (where ${tasks.state}::text not in (${TERMINAL_STATES_SQL})))::int as open,
                (count(*) filter (where ${tasks.state} <> 'merged'))::int as unmerged
           from ${tasks} where ${tasks.runId} = ${runId} and ${graphTask}`),
     );
