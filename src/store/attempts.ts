@@ -105,10 +105,6 @@ export class AttemptStore {
    * backoff), in dispatch order: priority, then oldest run, then plan order.
    */
   async readyTasks(repositoryId: number, now: Date, limit: number, db: Db = this.db) {
-    return this.readyQuery(repositoryId, now, limit, db);
-  }
-
-  private readyQuery(repositoryId: number, now: Date, limit: number, db: Db = this.db) {
     // In the order of tasks_ready_idx (the run's age is copied onto its tasks), so Postgres
     // walks the index and stops at `limit` instead of sorting the repository's ready set.
     return db
