@@ -48,7 +48,7 @@ const BROTLI_OPTIONS = (size: number): zlib.BrotliOptions => ({
 });
 const decompressBody = (stored: Uint8Array) => zlib.brotliDecompressSync(stored).toString('utf8');
 
-type Compressed = IncomingDelivery & { compressed: Buffer };
+type Compressed = IncomingDelivery & { compressed: Buffer; arrival: number };
 
 /** Rows per insert: a batch stays well under Postgres' 65,535 parameters. */
 const MAX_BATCH = 200;
@@ -69,24 +69,31 @@ export class DeliveryStore {
     private readonly query: DatabaseHandle['inboxQuery'],
   ) {}
 
+  private arrivals = 0;
+
   /** Deliveries that arrive together are written together (see WriteBatcher). */
   async record(delivery: IncomingDelivery): Promise<RecordOutcome> {
+    const arrival = this.arrivals++;
     // Compressed here, as each arrives, not all at once when the batch is written.
     const compressed = await compressBody(delivery.body, BROTLI_OPTIONS(delivery.body.length));
-    return this.inserts.write({ ...delivery, compressed });
+    return this.inserts.write({ ...delivery, compressed, arrival });
   }
 
-  private async recordMany(deliveries: Compressed[]): Promise<RecordOutcome[]> {
+  private async recordMany(batch: Compressed[]): Promise<RecordOutcome[]> {
+    // Compression finishes in any order; rows go in as the deliveries arrived, each stamped
+    // with its own clock_timestamp(), so "oldest first" in the claim is the arrival order even
+    // within one batch (now() would give the whole batch one time).
+    const deliveries = [...batch].sort((a, b) => a.arrival - b.arrival);
     const params: unknown[] = [];
     const rows = deliveries.map((d) => {
       const at = params.length;
       params.push(d.id, d.event, d.action ?? null, d.installationId ?? null);
       params.push(d.repositoryId ?? null, d.compressed, d.handled ? 'done' : 'pending');
-      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::delivery_status)`;
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::delivery_status, clock_timestamp())`;
     });
     const inserted = await this.query<{ delivery_id: string }>(
       `insert into webhook_deliveries
-         (delivery_id, event, action, installation_id, repository_id, body, status)
+         (delivery_id, event, action, installation_id, repository_id, body, status, received_at)
        values ${rows.join(', ')}
        on conflict do nothing returning delivery_id`,
       params,
@@ -105,8 +112,10 @@ export class DeliveryStore {
       );
       for (const r of revived) accepted.add(r.delivery_id);
     }
-    // The same id twice in one batch is accepted once.
-    return deliveries.map((d) => (accepted.delete(d.id) ? 'accepted' : 'duplicate'));
+    // The same id twice in one batch is accepted once: the one that arrived first.
+    const outcomes = new Map<Compressed, RecordOutcome>();
+    for (const d of deliveries) outcomes.set(d, accepted.delete(d.id) ? 'accepted' : 'duplicate');
+    return batch.map((d) => outcomes.get(d)!);
   }
 
   /**
