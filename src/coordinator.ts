@@ -146,7 +146,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     metrics,
     writeBudget,
   });
-  const handledEvents = new HandledEvents();
+  const handledEvents = new HandledEvents(env.appId);
   await probot.load(
     createApp({ store, metrics, engine, appId: env.appId, ...options.services }, handledEvents),
   );
@@ -177,7 +177,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     metrics,
     log,
     onAccepted: () => processor.kick(),
-    actsOn: (event, action) => handledEvents.actsOn(event, action),
+    actsOn: (event, action, payload) => handledEvents.actsOn(event, action, payload),
     pressure,
   });
   // Off (404) unless DASHBOARD_TOKEN is set.

@@ -3,18 +3,20 @@ import type { AppServices } from '../app.js';
 import { ORDER_CHECK_NAME } from '../core/merge/index.js';
 import { onChecksCompleted } from '../engine/merge/index.js';
 import { judgeMergeGroup } from '../engine/merge/merge-group.js';
+import { isOwnCheckResult } from '../webhooks/handled-events.js';
 
 /** Check results on an agent PR head re-decide its merge; merge groups get the order verdict. */
 export function registerCheckHandlers(app: Probot, services: AppServices): void {
   app.on(['check_run.completed', 'check_suite.completed'], async (context) => {
     const payload = context.payload as {
       check_run?: { head_sha: string; name: string };
-      check_suite?: { head_sha: string; app?: { id?: number } | null };
+      check_suite?: { head_sha: string };
     };
-    if (payload.check_run?.name === ORDER_CHECK_NAME) return; // our own
-    // A suite holds one App's check runs: this App's holds only its order checks, whose
-    // results it wrote itself and which no merge decision waits on.
-    if (services.appId !== undefined && payload.check_suite?.app?.id === services.appId) return;
+    // Ingest stores these as handled already; a delivery stored before it did still ends here.
+    if (payload.check_run?.name === ORDER_CHECK_NAME) return;
+    const { name, payload: body } = context;
+    if (isOwnCheckResult(name, 'completed', body as Record<string, unknown>, services.appId))
+      return;
     const sha = payload.check_run?.head_sha ?? payload.check_suite?.head_sha;
     if (!sha) return;
     await onChecksCompleted(services.engine, services.port(context.octokit), {

@@ -3,12 +3,15 @@ import type { Probot } from 'probot';
 /**
  * The webhook events some handler is registered for (`issues` or `issues.labeled`), recorded as
  * the app registers them. A delivery no handler acts on (`workflow_job`, which the manifest
- * subscribes to but nothing handles yet; `check_run.created`) is stored as handled at ingest and
- * never claimed, decompressed or passed through Probot (docs/running.md, "Deliveries and
- * replicas").
+ * subscribes to but nothing handles yet; `check_run.created`; the App's own check results) is
+ * stored as handled at ingest and never claimed, decompressed or passed through Probot
+ * (docs/running.md, "Deliveries and replicas").
  */
 export class HandledEvents {
   private readonly names = new Set<string>();
+
+  /** `appId`: this App's id, whose own check results no handler waits on. */
+  constructor(private readonly appId?: number) {}
 
   /** Every later `app.on` of this app is recorded here. */
   recordFrom(app: Probot): void {
@@ -19,7 +22,26 @@ export class HandledEvents {
     }) as typeof app.on;
   }
 
-  actsOn(event: string, action: string | undefined): boolean {
+  actsOn(event: string, action: string | undefined, payload?: Record<string, unknown>): boolean {
+    if (payload && isOwnCheckResult(event, action, payload, this.appId)) return false;
     return this.names.has(event) || (action !== undefined && this.names.has(`${event}.${action}`));
   }
+}
+
+/**
+ * A completed check run or suite of this App: its order checks, whose results it wrote itself
+ * and which no merge decision waits on (one `check_run.completed` and one
+ * `check_suite.completed` per agent PR head). A re-run a person asks for
+ * (`check_run.rerequested`) is not one of these.
+ */
+export function isOwnCheckResult(
+  event: string,
+  action: string | undefined,
+  payload: Record<string, unknown>,
+  appId: number | undefined,
+): boolean {
+  if (appId === undefined || action !== 'completed') return false;
+  if (event !== 'check_run' && event !== 'check_suite') return false;
+  const check = payload[event] as { app?: { id?: unknown } | null } | undefined;
+  return check?.app?.id === appId;
 }

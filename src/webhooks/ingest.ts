@@ -21,7 +21,7 @@ export interface IngestDeps {
    * Whether some handler acts on this event: when not, the delivery is stored as handled (the
    * ledger still knows its id) and the processor is not told. Every delivery is handled without it.
    */
-  actsOn?: (event: string, action: string | undefined) => boolean;
+  actsOn?: (event: string, action: string | undefined, payload: Record<string, unknown>) => boolean;
   /** Told about every request from arrival to answer. */
   pressure?: IngestPressure;
   maxBytes?: number;
@@ -81,7 +81,7 @@ export function createWebhookIngest(deps: IngestDeps) {
 
     try {
       const action = typeof payload.action === 'string' ? payload.action : undefined;
-      const handled = deps.actsOn ? !deps.actsOn(event, action) : false;
+      const handled = deps.actsOn ? !deps.actsOn(event, action, payload) : false;
       const outcome = await deps.deliveries.record({
         id,
         event,

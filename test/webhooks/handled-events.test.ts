@@ -4,6 +4,7 @@ import { createApp, type AppServiceInput } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { HandledEvents } from '../../src/webhooks/handled-events.js';
 import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
+import { examplePayload } from '../helpers/payloads.js';
 
 describe('the events the app acts on', () => {
   it('are the ones its handlers register, by event or by event and action', async () => {
@@ -44,5 +45,50 @@ describe('the events the app acts on', () => {
     // A handler registered later, on the same app, counts as well.
     probot.on('issues.opened', async () => {});
     expect(handled.actsOn('issues', 'opened')).toBe(true);
+  });
+
+  it("leave out this App's own completed check runs and suites, and no one else's", async () => {
+    const probot = new Probot({
+      appId: TEST_APP_ID,
+      privateKey: TEST_PRIVATE_KEY,
+      secret: 'x',
+      Octokit: TestOctokit,
+      log: createLogger({ level: 'silent', destination: new LogCapture() }),
+    });
+    const handled = new HandledEvents(TEST_APP_ID);
+    await probot.load(createApp({} as AppServiceInput, handled));
+    const from = (event: 'check_run' | 'check_suite', action: string, appId: number) => {
+      const payload = examplePayload<Record<string, Record<string, unknown>>>(event, action);
+      payload[event] = {
+        ...payload[event],
+        app: { ...(payload[event]!.app as object), id: appId },
+      };
+      return payload;
+    };
+    expect(
+      handled.actsOn('check_run', 'completed', from('check_run', 'completed', TEST_APP_ID)),
+    ).toBe(false);
+    expect(
+      handled.actsOn('check_suite', 'completed', from('check_suite', 'completed', TEST_APP_ID)),
+    ).toBe(false);
+    // Another App's results (CI) are what merges wait on.
+    expect(handled.actsOn('check_run', 'completed', from('check_run', 'completed', 15368))).toBe(
+      true,
+    );
+    expect(
+      handled.actsOn('check_suite', 'completed', from('check_suite', 'completed', 15368)),
+    ).toBe(true);
+    // A person asking to re-run this App's check is not its own result.
+    probot.on('check_run.rerequested', async () => {});
+    expect(
+      handled.actsOn('check_run', 'rerequested', from('check_run', 'rerequested', TEST_APP_ID)),
+    ).toBe(true);
+    // Without an App id nothing is taken for its own.
+    const withoutId = new HandledEvents();
+    withoutId.recordFrom(probot);
+    probot.on('check_run.completed', async () => {});
+    expect(
+      withoutId.actsOn('check_run', 'completed', from('check_run', 'completed', TEST_APP_ID)),
+    ).toBe(true);
   });
 });

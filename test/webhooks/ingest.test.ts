@@ -3,7 +3,12 @@ import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { startTestCoordinator, TEST_WEBHOOK_SECRET, type TestCoordinator } from '../helpers/app.js';
+import {
+  startTestCoordinator,
+  TEST_APP_ID,
+  TEST_WEBHOOK_SECRET,
+  type TestCoordinator,
+} from '../helpers/app.js';
 import { examplePayload } from '../helpers/payloads.js';
 
 describe('webhook ingest (real server, real Postgres)', () => {
@@ -68,6 +73,23 @@ describe('webhook ingest (real server, real Postgres)', () => {
     await app.whenIdle();
     expect(handled).toContain(acted);
     expect((await app.store.deliveries.get(acted))?.attempts).toBe(1);
+  });
+
+  it("stores this App's own completed check run as handled, and another App's as work", async () => {
+    const checkRun = (appId: number) => {
+      const payload = examplePayload<{ check_run: Record<string, unknown> }>(
+        'check_run',
+        'completed',
+      );
+      return { ...payload, check_run: { ...payload.check_run, app: { id: appId, slug: 'x' } } };
+    };
+    const own = randomUUID();
+    expect((await app.send('check_run', checkRun(TEST_APP_ID), { id: own })).status).toBe(202);
+    const ci = randomUUID();
+    expect((await app.send('check_run', checkRun(TEST_APP_ID + 1), { id: ci })).status).toBe(202);
+    await app.whenIdle();
+    expect(await app.store.deliveries.get(own)).toMatchObject({ status: 'done', attempts: 0 });
+    expect(await app.store.deliveries.get(ci)).toMatchObject({ status: 'done', attempts: 1 });
   });
 
   it('rejects missing, wrong and foreign signatures with nothing recorded', async () => {
