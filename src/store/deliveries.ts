@@ -48,7 +48,7 @@ const BROTLI_OPTIONS = (size: number): zlib.BrotliOptions => ({
 });
 const decompressBody = (stored: Uint8Array) => zlib.brotliDecompressSync(stored).toString('utf8');
 
-type Compressed = IncomingDelivery & { compressed: Buffer; arrival: number };
+type Compressing = IncomingDelivery & { compressed: Promise<Buffer> };
 
 /** Rows per insert: a batch stays well under Postgres' 65,535 parameters. */
 const MAX_BATCH = 200;
@@ -58,7 +58,7 @@ export class DeliveryStore {
   // One insert at a time: the deliveries that arrive meanwhile make the next batch larger, and
   // a row costs Postgres a fifth as much in a batch of 16 as alone (bench/README.md).
   private readonly inserts = new WriteBatcher(
-    (d: Compressed[]) => this.recordMany(d),
+    (d: Compressing[]) => this.recordMany(d),
     MAX_BATCH,
     1,
   );
@@ -69,26 +69,24 @@ export class DeliveryStore {
     private readonly query: DatabaseHandle['inboxQuery'],
   ) {}
 
-  private arrivals = 0;
-
   /** Deliveries that arrive together are written together (see WriteBatcher). */
-  async record(delivery: IncomingDelivery): Promise<RecordOutcome> {
-    const arrival = this.arrivals++;
-    // Compressed here, as each arrives, not all at once when the batch is written.
-    const compressed = await compressBody(delivery.body, BROTLI_OPTIONS(delivery.body.length));
-    return this.inserts.write({ ...delivery, compressed, arrival });
+  record(delivery: IncomingDelivery): Promise<RecordOutcome> {
+    // Compressed as each arrives, not all at once when the batch is written; queued at once, so
+    // batches are taken, and written, in the order the deliveries arrived whichever body
+    // finishes compressing first.
+    const compressed = compressBody(delivery.body, BROTLI_OPTIONS(delivery.body.length));
+    return this.inserts.write({ ...delivery, compressed });
   }
 
-  private async recordMany(batch: Compressed[]): Promise<RecordOutcome[]> {
-    // Compression finishes in any order; rows go in as the deliveries arrived, each stamped
-    // with its own clock_timestamp(), so "oldest first" in the claim is the arrival order even
-    // within one batch (now() would give the whole batch one time).
-    const deliveries = [...batch].sort((a, b) => a.arrival - b.arrival);
+  private async recordMany(deliveries: Compressing[]): Promise<RecordOutcome[]> {
+    const bodies = await Promise.all(deliveries.map((d) => d.compressed));
+    // Each row gets its own clock_timestamp(), in arrival order: "oldest first" in the claim
+    // holds within one batch too (now() would give the whole batch one time).
     const params: unknown[] = [];
-    const rows = deliveries.map((d) => {
+    const rows = deliveries.map((d, i) => {
       const at = params.length;
       params.push(d.id, d.event, d.action ?? null, d.installationId ?? null);
-      params.push(d.repositoryId ?? null, d.compressed, d.handled ? 'done' : 'pending');
+      params.push(d.repositoryId ?? null, bodies[i], d.handled ? 'done' : 'pending');
       return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::delivery_status, clock_timestamp())`;
     });
     const inserted = await this.query<{ delivery_id: string }>(
@@ -113,9 +111,7 @@ export class DeliveryStore {
       for (const r of revived) accepted.add(r.delivery_id);
     }
     // The same id twice in one batch is accepted once: the one that arrived first.
-    const outcomes = new Map<Compressed, RecordOutcome>();
-    for (const d of deliveries) outcomes.set(d, accepted.delete(d.id) ? 'accepted' : 'duplicate');
-    return batch.map((d) => outcomes.get(d)!);
+    return deliveries.map((d) => (accepted.delete(d.id) ? 'accepted' : 'duplicate'));
   }
 
   /**
