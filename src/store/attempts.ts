@@ -14,6 +14,7 @@ import {
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
+import { placeholdersFor, PreparedStatements } from './prepared.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import type { Usage } from '../protocol/markers.js';
 import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
@@ -36,7 +37,11 @@ const INFLIGHT = ['dispatched', 'running'] as const;
 const DISPATCH = taskTransition('dispatched');
 
 export class AttemptStore {
-  constructor(private readonly db: AppDatabase) {}
+  private readonly prepared: PreparedStatements;
+
+  constructor(private readonly db: AppDatabase) {
+    this.prepared = new PreparedStatements(db);
+  }
 
   /**
    * Pick the ready tasks of one repository within the limits, in the ready set's order
@@ -61,12 +66,16 @@ export class AttemptStore {
           ${DISPATCH.to}::text) as id`),
     ).map((row) => Number(row.id));
     if (claimed.length === 0) return [];
-    const rows = await this.db
-      .select({ attempt: attempts, task: tasks, run: runs })
-      .from(attempts)
-      .innerJoin(tasks, eq(tasks.id, attempts.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(inArray(attempts.id, claimed));
+    const rows = await this.prepared
+      .get('claimed_attempts', (db) =>
+        db
+          .select({ attempt: attempts, task: tasks, run: runs })
+          .from(attempts)
+          .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+          .innerJoin(runs, eq(runs.id, tasks.runId))
+          .where(sql`${attempts.id} = any(${sql.placeholder('ids')}::bigint[])`),
+      )
+      .execute({ ids: claimed });
     const byId = new Map(rows.map((row) => [row.attempt.id, row]));
     return claimed.flatMap((id) => byId.get(id) ?? []);
   }
@@ -144,7 +153,16 @@ export class AttemptStore {
   }
 
   async update(id: number, values: Partial<Omit<AttemptRow, 'id' | 'taskId'>>): Promise<void> {
-    await this.db.update(attempts).set(values).where(eq(attempts.id, id));
+    const { shape, placeholders } = placeholdersFor(values);
+    if (shape === '') return;
+    await this.prepared
+      .get(`attempt_update_${shape}`, (db) =>
+        db
+          .update(attempts)
+          .set(placeholders as never)
+          .where(eq(attempts.id, sql.placeholder('id'))),
+      )
+      .execute({ ...values, id });
   }
 
   /** Complete an attempt once; returns undefined when it had already completed. */
@@ -177,47 +195,21 @@ export class AttemptStore {
     task: { id: number; runId: number },
     values: { failureReason?: string; usageTotal?: Usage },
   ): Promise<(AttemptRow & { runSpentUsd: number }) | undefined> {
-    const earlier = this.db.$with('earlier').as(
-      this.db
-        .select({
-          costUsd: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8`.as('cost_before'),
-          inputTokens: sql<number>`coalesce(sum(${attempts.inputTokens}), 0)::float8`.as(
-            'input_before',
-          ),
-          outputTokens: sql<number>`coalesce(sum(${attempts.outputTokens}), 0)::float8`.as(
-            'output_before',
-          ),
-        })
-        .from(attempts)
-        .where(eq(attempts.taskId, task.id)),
-    );
     const total = values.usageTotal;
-    const share = (value: number, before: SQL.Aliased<number>) =>
-      sql`greatest(0, ${value}::float8 - ${before})`;
-    const [row] = await this.db
-      .with(earlier)
-      .update(attempts)
-      .set({
-        phase: 'completed',
+    const shape = `${total ? 'usage' : 'no_usage'}_${values.failureReason ? 'reason' : 'no_reason'}`;
+    const [row] = await this.prepared
+      .get(`attempt_succeeded_${shape}`, (db) =>
+        succeededQuery(db, total !== undefined, Boolean(values.failureReason)),
+      )
+      .execute({
+        id,
+        taskId: task.id,
+        runId: task.runId,
         completedAt: new Date(),
-        conclusion: 'success',
-        ...(values.failureReason ? { failureReason: values.failureReason } : {}),
-        ...(total
-          ? {
-              costUsd: share(total.costUsd, earlier.costUsd),
-              inputTokens: share(total.inputTokens, earlier.inputTokens),
-              outputTokens: share(total.outputTokens, earlier.outputTokens),
-            }
-          : { costUsd: null }),
-      })
-      .from(earlier)
-      .where(and(eq(attempts.id, id), sql`${attempts.phase} <> 'completed'`))
-      .returning({
-        ...getTableColumns(attempts),
-        // The run's other attempts as they were, and this one as it is now.
-        runSpentUsd: sql<number>`(select coalesce(sum(a.cost_usd), 0)::float8 from ${attempts} a
-            join ${tasks} t on t.id = a.task_id
-           where t.run_id = ${task.runId} and a.id <> ${id}) + coalesce(${attempts.costUsd}, 0)::float8`,
+        failureReason: values.failureReason || undefined,
+        costUsd: total?.costUsd,
+        inputTokens: total?.inputTokens,
+        outputTokens: total?.outputTokens,
       });
     return row && { ...row, runSpentUsd: Number(row.runSpentUsd) };
   }
@@ -232,13 +224,17 @@ export class AttemptStore {
 
   /** The attempt of a workflow run with its task, run and repository: one statement. */
   async trackedByWorkflowRun(workflowRunId: number) {
-    const [row] = await this.db
-      .select({ attempt: attempts, task: tasks, run: runs, repository: repositories })
-      .from(attempts)
-      .innerJoin(tasks, eq(tasks.id, attempts.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
-      .where(eq(attempts.workflowRunId, workflowRunId));
+    const [row] = await this.prepared
+      .get('tracked_by_workflow_run', (db) =>
+        db
+          .select({ attempt: attempts, task: tasks, run: runs, repository: repositories })
+          .from(attempts)
+          .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+          .innerJoin(runs, eq(runs.id, tasks.runId))
+          .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
+          .where(eq(attempts.workflowRunId, sql.placeholder('workflowRunId'))),
+      )
+      .execute({ workflowRunId });
     return row;
   }
 
@@ -302,4 +298,53 @@ export class AttemptStore {
       .where(eq(tasks.runId, runId));
     return Number(row?.total ?? 0);
   }
+}
+
+/**
+ * A successful completion (AttemptStore.completeSucceeded): with usage, the attempt's share is
+ * the task's running total less what its earlier attempts took; the run's spend comes back.
+ */
+function succeededQuery(db: AppDatabase, withUsage: boolean, withReason: boolean) {
+  const earlier = db.$with('earlier').as(
+    db
+      .select({
+        costUsd: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8`.as('cost_before'),
+        inputTokens: sql<number>`coalesce(sum(${attempts.inputTokens}), 0)::float8`.as(
+          'input_before',
+        ),
+        outputTokens: sql<number>`coalesce(sum(${attempts.outputTokens}), 0)::float8`.as(
+          'output_before',
+        ),
+      })
+      .from(attempts)
+      .where(eq(attempts.taskId, sql.placeholder('taskId'))),
+  );
+  const share = (name: string, before: SQL.Aliased<number>) =>
+    sql`greatest(0, ${sql.placeholder(name)}::float8 - ${before})`;
+  return db
+    .with(earlier)
+    .update(attempts)
+    .set({
+      phase: 'completed',
+      completedAt: sql.placeholder('completedAt') as never,
+      conclusion: 'success',
+      ...(withReason ? { failureReason: sql.placeholder('failureReason') as never } : {}),
+      ...(withUsage
+        ? {
+            costUsd: share('costUsd', earlier.costUsd),
+            inputTokens: share('inputTokens', earlier.inputTokens),
+            outputTokens: share('outputTokens', earlier.outputTokens),
+          }
+        : { costUsd: null }),
+    })
+    .from(earlier)
+    .where(and(eq(attempts.id, sql.placeholder('id')), sql`${attempts.phase} <> 'completed'`))
+    .returning({
+      ...getTableColumns(attempts),
+      // The run's other attempts as they were, and this one as it is now.
+      runSpentUsd: sql<number>`(select coalesce(sum(a.cost_usd), 0)::float8 from ${attempts} a
+          join ${tasks} t on t.id = a.task_id
+         where t.run_id = ${sql.placeholder('runId')} and a.id <> ${sql.placeholder('id')})
+         + coalesce(${attempts.costUsd}, 0)::float8`,
+    });
 }

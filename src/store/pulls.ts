@@ -2,44 +2,54 @@ import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-o
 import type { HeldSlot } from '../core/merge/index.js';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
+import { placeholdersFor, PreparedStatements } from './prepared.js';
 
 export type PullRow = typeof pullRequests.$inferSelect;
 
 /** Agent pull requests as GitHub last showed them, and what the coordinator did to each. */
 export class PullStore {
-  constructor(private readonly db: AppDatabase) {}
+  private readonly prepared: PreparedStatements;
+
+  constructor(private readonly db: AppDatabase) {
+    this.prepared = new PreparedStatements(db);
+  }
 
   /**
    * The PR as GitHub showed it. What the coordinator did to it (its pending branch update, its
    * order check) is left as it was, and comes back with the row.
    */
   async upsert(values: typeof pullRequests.$inferInsert): Promise<PullRow> {
-    const [row] = await this.db
-      .insert(pullRequests)
-      .values(values)
-      .onConflictDoUpdate({
-        target: [pullRequests.repositoryId, pullRequests.number],
-        set: {
-          taskId: values.taskId,
-          nodeId: values.nodeId,
-          headRef: values.headRef,
-          headSha: values.headSha,
-          baseRef: values.baseRef,
-          state: values.state,
-          merged: values.merged,
-          updatedAt: new Date(),
-        },
-      })
-      .returning();
+    const given = { ...values, updatedAt: new Date() };
+    const { shape, placeholders } = placeholdersFor(given);
+    const [row] = await this.prepared
+      .get(`pull_upsert_${shape}`, (db) =>
+        db
+          .insert(pullRequests)
+          .values(placeholders as never)
+          .onConflictDoUpdate({
+            target: [pullRequests.repositoryId, pullRequests.number],
+            set: Object.fromEntries(
+              UPSERTED.filter((k) => k in placeholders).map((k) => [k, placeholders[k]]),
+            ),
+          })
+          .returning(),
+      )
+      .execute(given);
     if (!row) throw new Error(`pull request #${values.number} not stored`);
     return row;
   }
 
   async update(id: number, values: Partial<Omit<PullRow, 'id'>>): Promise<void> {
-    await this.db
-      .update(pullRequests)
-      .set({ ...values, updatedAt: new Date() })
-      .where(eq(pullRequests.id, id));
+    const given = { ...values, updatedAt: new Date() };
+    const { shape, placeholders } = placeholdersFor(given);
+    await this.prepared
+      .get(`pull_update_${shape}`, (db) =>
+        db
+          .update(pullRequests)
+          .set(placeholders as never)
+          .where(eq(pullRequests.id, sql.placeholder('id'))),
+      )
+      .execute({ ...given, id });
   }
 
   /**
@@ -116,12 +126,21 @@ export class PullStore {
 
   /** Open agent PRs whose head is `sha` (check events name a SHA, not a PR). */
   async withHead(repositoryId: number, sha: string) {
-    return this.db
-      .select({ pull: pullRequests, task: tasks, run: runs })
-      .from(pullRequests)
-      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(and(eq(pullRequests.repositoryId, repositoryId), eq(pullRequests.headSha, sha)));
+    return this.prepared
+      .get('pulls_with_head', (db) =>
+        db
+          .select({ pull: pullRequests, task: tasks, run: runs })
+          .from(pullRequests)
+          .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
+          .innerJoin(runs, eq(runs.id, tasks.runId))
+          .where(
+            and(
+              eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
+              eq(pullRequests.headSha, sql.placeholder('sha')),
+            ),
+          ),
+      )
+      .execute({ repositoryId, sha });
   }
 
   /** Agent PRs in the merge queue of a repository, oldest enqueue first. */
@@ -151,12 +170,21 @@ export class PullStore {
 
   /** The agent PR `number` with its task and run, if it is one. */
   async withTask(repositoryId: number, number: number) {
-    const [row] = await this.db
-      .select({ pull: pullRequests, task: tasks, run: runs })
-      .from(pullRequests)
-      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(and(eq(pullRequests.repositoryId, repositoryId), eq(pullRequests.number, number)));
+    const [row] = await this.prepared
+      .get('pull_with_task', (db) =>
+        db
+          .select({ pull: pullRequests, task: tasks, run: runs })
+          .from(pullRequests)
+          .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
+          .innerJoin(runs, eq(runs.id, tasks.runId))
+          .where(
+            and(
+              eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
+              eq(pullRequests.number, sql.placeholder('number')),
+            ),
+          ),
+      )
+      .execute({ repositoryId, number });
     return row;
   }
 
@@ -175,7 +203,18 @@ export class PullStore {
    * asked for whose push has not been seen yet. Held tasks and runs hold nothing.
    */
   async slotsHeldElsewhere(repositoryId: number, exceptRunId: number): Promise<HeldSlot[]> {
-    const rows = await this.db
+    const rows = await this.prepared
+      .get('slots_held_elsewhere', (db) => this.slotsQuery(db))
+      .execute({ repositoryId, exceptRunId });
+    return rows.map((r) => ({
+      baseRef: r.baseRef,
+      pr: r.number,
+      kind: r.merging ? 'merging' : 'updated',
+    }));
+  }
+
+  private slotsQuery(db: AppDatabase) {
+    return db
       .select({
         number: pullRequests.number,
         baseRef: pullRequests.baseRef,
@@ -189,9 +228,9 @@ export class PullStore {
       .innerJoin(runs, eq(runs.id, tasks.runId))
       .where(
         and(
-          eq(pullRequests.repositoryId, repositoryId),
+          eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
           eq(pullRequests.state, 'open'),
-          ne(runs.id, exceptRunId),
+          ne(runs.id, sql.placeholder('exceptRunId')),
           isNull(runs.finishedAt),
           or(
             and(eq(tasks.state, 'merging'), isNull(pullRequests.enqueuedAt)),
@@ -204,10 +243,17 @@ export class PullStore {
           ),
         ),
       );
-    return rows.map((r) => ({
-      baseRef: r.baseRef,
-      pr: r.number,
-      kind: r.merging ? 'merging' : 'updated',
-    }));
   }
 }
+
+/** What a repeat sighting of a PR overwrites: GitHub's side of the row. */
+const UPSERTED = [
+  'taskId',
+  'nodeId',
+  'headRef',
+  'headSha',
+  'baseRef',
+  'state',
+  'merged',
+  'updatedAt',
+] as const;

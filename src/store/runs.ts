@@ -26,8 +26,8 @@ import {
   type RunMove,
   type TaskMove,
 } from '../core/transitions.js';
-import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { rowsOf, type AppDatabase } from './database.js';
+import { placeholdersFor, PreparedStatements } from './prepared.js';
 import type { PullRow } from './pulls.js';
 import type { RepositoryRow } from './repositories.js';
 
@@ -45,6 +45,16 @@ export type RunFields = Partial<Omit<RunRow, 'id' | 'state' | 'finishedAt' | 'up
   state?: never;
   finishedAt?: never;
 };
+
+/** One guarded write of a task, built with placeholders (see updateTaskBumpingRun). */
+interface TaskWrite {
+  condition: SQL | undefined;
+  set: Record<string, unknown>;
+  /** The task is being merged: its dependents recount their unmerged deps in the statement. */
+  frees?: { othersOpen: SQL<number> };
+  /** The attempt `attemptId` starts running (`startedAt`), whether or not the task moves. */
+  startsAttempt?: boolean;
+}
 
 export interface TaskWriteOptions {
   /**
@@ -92,7 +102,11 @@ export interface RunGraph {
 }
 
 export class RunStore {
-  constructor(private readonly db: AppDatabase) {}
+  private readonly prepared: PreparedStatements;
+
+  constructor(private readonly db: AppDatabase) {
+    this.prepared = new PreparedStatements(db);
+  }
 
   /** Create the issue's active run, or return the one that already exists (racing deliveries). */
   async createRun(input: NewRun): Promise<{ run: RunRow; created: boolean }> {
@@ -398,19 +412,38 @@ export class RunStore {
   }
 
   async tasksOf(runId: number, db: Db = this.db): Promise<TaskRow[]> {
-    return db
-      .select()
-      .from(tasks)
-      .where(and(eq(tasks.runId, runId), graphTask))
-      .orderBy(asc(tasks.planIndex));
+    if (db !== this.db)
+      return db
+        .select()
+        .from(tasks)
+        .where(and(eq(tasks.runId, runId), graphTask))
+        .orderBy(asc(tasks.planIndex));
+    return this.prepared
+      .get('tasks_of_run', (d) =>
+        d
+          .select()
+          .from(tasks)
+          .where(and(eq(tasks.runId, sql.placeholder('runId')), graphTask))
+          .orderBy(asc(tasks.planIndex)),
+      )
+      .execute({ runId });
   }
 
   /** A task of the run by key, the planner's (`plan`) included. */
   async task(runId: number, taskKey: string, db: Db = this.db): Promise<TaskRow | undefined> {
-    const [row] = await db
-      .select()
-      .from(tasks)
-      .where(and(eq(tasks.runId, runId), eq(tasks.taskKey, taskKey)));
+    const query = (d: Db) =>
+      d
+        .select()
+        .from(tasks)
+        .where(
+          and(
+            eq(tasks.runId, sql.placeholder('runId')),
+            eq(tasks.taskKey, sql.placeholder('taskKey')),
+          ),
+        );
+    const statement =
+      db === this.db ? this.prepared.get('task_by_key', query) : query(db).prepare('task_by_key');
+    const [row] = await statement.execute({ runId, taskKey });
     return row;
   }
 
@@ -424,26 +457,11 @@ export class RunStore {
    * points at: one statement, whatever the run's size.
    */
   async graphOf(runId: number, db: Db = this.db): Promise<RunGraph> {
-    const rows = await db
-      .select({
-        task: tasks,
-        pull: pullRequests,
-        deps: sql<
-          string[]
-        >`coalesce(array_agg(${taskEdges.dependsOn} order by ${taskEdges.dependsOn}) filter (where ${taskEdges.dependsOn} is not null), '{}')`,
-      })
-      .from(tasks)
-      .leftJoin(
-        taskEdges,
-        and(eq(taskEdges.runId, tasks.runId), eq(taskEdges.taskKey, tasks.taskKey)),
-      )
-      .leftJoin(
-        pullRequests,
-        and(eq(pullRequests.taskId, tasks.id), eq(pullRequests.number, tasks.prNumber)),
-      )
-      .where(and(eq(tasks.runId, runId), graphTask))
-      .groupBy(tasks.id, pullRequests.id)
-      .orderBy(asc(tasks.planIndex));
+    const statement =
+      db === this.db
+        ? this.prepared.get('run_graph', (d) => graphQuery(d))
+        : graphQuery(db).prepare('run_graph');
+    const rows = await statement.execute({ runId });
     const ordered = rows.map((r) => r.task);
     const pullOf = new Map<number, PullRow>();
     for (const row of rows) if (row.pull) pullOf.set(row.task.id, row.pull);
@@ -491,10 +509,12 @@ export class RunStore {
     const guard =
       expected === undefined ? from : (from ?? [expected]).filter((s) => s === expected);
     if (guard?.length === 0) return undefined;
+    const given = { ...values, updatedAt: new Date() };
+    const { shape, placeholders } = placeholdersFor(given);
     return this.updateTaskBumpingRun(
-      taskId,
-      guard ? inArray(tasks.state, [...guard]) : undefined,
-      { ...values, updatedAt: new Date() },
+      `task_write_${guard?.join('_') ?? 'any'}_${shape}`,
+      { ...given, taskId },
+      { condition: guard ? inArray(tasks.state, [...guard]) : undefined, set: placeholders },
       db,
     );
   }
@@ -512,18 +532,21 @@ export class RunStore {
   ): Promise<TaskRow | undefined> {
     const toApproved = taskTransition({ event: 'attempt succeeded', to: 'approved' });
     const toReview = taskTransition({ event: 'attempt succeeded', to: 'in_review' });
-    const approvedHead = sql`coalesce(${tasks.approvedSha} = ${headSha}, false)`;
+    const approvedHead = sql`coalesce(${tasks.approvedSha} = ${sql.placeholder('headSha')}, false)`;
     return this.updateTaskBumpingRun(
-      taskId,
-      or(
-        and(approvedHead, inArray(tasks.state, [...toApproved.from])),
-        and(not(approvedHead), inArray(tasks.state, [...toReview.from])),
-      ),
+      'task_enter_review',
+      { taskId, prNumber, headSha, updatedAt: new Date() },
       {
-        state: sql`case when ${approvedHead} then ${toApproved.to}::task_state
-                        else ${toReview.to}::task_state end`,
-        prNumber,
-        updatedAt: new Date(),
+        condition: or(
+          and(approvedHead, inArray(tasks.state, [...toApproved.from])),
+          and(not(approvedHead), inArray(tasks.state, [...toReview.from])),
+        ),
+        set: {
+          state: sql`case when ${approvedHead} then ${toApproved.to}::task_state
+                          else ${toReview.to}::task_state end`,
+          prNumber: sql.placeholder('prNumber'),
+          updatedAt: sql.placeholder('updatedAt'),
+        },
       },
     );
   }
@@ -541,16 +564,16 @@ export class RunStore {
   ): Promise<(TaskRow & { othersOpen: number }) | undefined> {
     const { from, to } = taskTransition('merged');
     const row = await this.updateTaskBumpingRun(
-      taskId,
-      inArray(tasks.state, [...from]),
-      { state: to, updatedAt: new Date() },
-      this.db,
+      'task_merged',
+      { taskId, runId, taskKey, updatedAt: new Date() },
       {
-        runId,
-        taskKey,
-        othersOpen: sql<number>`(select count(*)::int from ${tasks} o
-           where o.run_id = ${runId} and o.id <> ${taskId} and o.task_key <> ${PLAN_TASK_KEY}
-             and o.state not in (${TERMINAL_STATES_SQL}))`,
+        condition: inArray(tasks.state, [...from]),
+        set: { state: to, updatedAt: sql.placeholder('updatedAt') },
+        frees: {
+          othersOpen: sql<number>`(select count(*)::int from ${tasks} o
+             where o.run_id = ${sql.placeholder('runId')} and o.id <> ${sql.placeholder('taskId')}
+               and o.task_key <> ${PLAN_TASK_KEY} and o.state not in (${TERMINAL_STATES_SQL}))`,
+        },
       },
     );
     return row && { ...row, othersOpen: Number((row as { othersOpen?: number }).othersOpen) };
@@ -563,12 +586,13 @@ export class RunStore {
   async startAttempt(taskId: number, attemptId: number, at: Date): Promise<TaskRow | undefined> {
     const { from, to } = taskTransition('worker started');
     return this.updateTaskBumpingRun(
-      taskId,
-      inArray(tasks.state, [...from]),
-      { state: to, updatedAt: new Date() },
-      this.db,
-      undefined,
-      { id: attemptId, at },
+      'task_worker_started',
+      { taskId, attemptId, startedAt: at, updatedAt: new Date() },
+      {
+        condition: inArray(tasks.state, [...from]),
+        set: { state: to, updatedAt: sql.placeholder('updatedAt') },
+        startsAttempt: true,
+      },
     );
   }
 
@@ -579,13 +603,23 @@ export class RunStore {
    * being merged and its dependents recount their unmerged deps in the same statement.
    */
   private async updateTaskBumpingRun(
-    taskId: number,
-    condition: SQL | undefined,
-    set: PgUpdateSetSource<typeof tasks>,
+    /** Names the statement: one name, one shape of `write`. */
+    name: string,
+    /** The placeholders' values: `taskId`, and `runId` and `taskKey` with `frees`. */
+    values: Record<string, unknown> & { taskId: number },
+    write: TaskWrite,
     db: Db = this.db,
-    frees?: { runId: number; taskKey: string; othersOpen: SQL<number> },
-    startsAttempt?: { id: number; at: Date },
   ): Promise<TaskRow | undefined> {
+    const statement =
+      db === this.db
+        ? this.prepared.get(name, (d) => this.taskWriteQuery(d, write))
+        : this.taskWriteQuery(db, write).prepare(name);
+    const [row] = await statement.execute(values);
+    return row;
+  }
+
+  private taskWriteQuery(db: Db, { condition, set, frees, startsAttempt }: TaskWrite) {
+    const taskId = sql.placeholder('taskId');
     const moved = db.$with('moved').as(
       db
         .update(tasks)
@@ -622,13 +656,14 @@ export class RunStore {
               unmetDeps: sql`(select count(*)::int from ${taskEdges} e
                   join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
                  where e.run_id = ${tasks.runId} and e.task_key = ${tasks.taskKey}
-                   and d.state <> 'merged' and d.task_key <> ${frees.taskKey})`,
+                   and d.state <> 'merged' and d.task_key <> ${sql.placeholder('taskKey')})`,
             })
             .where(
               and(
-                eq(tasks.runId, frees.runId),
+                eq(tasks.runId, sql.placeholder('runId')),
                 sql`${tasks.taskKey} in (select task_key from ${taskEdges}
-                     where run_id = ${frees.runId} and depends_on = ${frees.taskKey})`,
+                     where run_id = ${sql.placeholder('runId')}
+                       and depends_on = ${sql.placeholder('taskKey')})`,
                 sql`exists (select 1 from "moved")`,
               ),
             )
@@ -639,22 +674,19 @@ export class RunStore {
     if (startsAttempt) {
       // Written whether or not the task moves, as its own statement would be.
       ctes.push(
-        db
-          .$with('started')
-          .as(
-            db
-              .update(attempts)
-              .set({ phase: 'running', startedAt: startsAttempt.at })
-              .where(eq(attempts.id, startsAttempt.id))
-              .returning({ id: attempts.id }),
-          ),
+        db.$with('started').as(
+          db
+            .update(attempts)
+            .set({ phase: 'running', startedAt: sql.placeholder('startedAt') as never })
+            .where(eq(attempts.id, sql.placeholder('attemptId')))
+            .returning({ id: attempts.id }),
+        ),
       );
     }
-    const [row] = await db
+    return db
       .with(...ctes)
       .select()
       .from(moved);
-    return row;
   }
 
   async bumpStatus(runId: number, db: Db = this.db): Promise<void> {
@@ -705,4 +737,28 @@ export interface RunProgress {
 function refuseStateIn(values: object, columns: string[]): void {
   for (const column of columns)
     if (column in values) throw new Error(`${column} changes by a transition only`);
+}
+
+/** A run's plan tasks, each with its deps by key and the row of its PR (RunStore.graphOf). */
+function graphQuery(db: Db) {
+  return db
+    .select({
+      task: tasks,
+      pull: pullRequests,
+      deps: sql<
+        string[]
+      >`coalesce(array_agg(${taskEdges.dependsOn} order by ${taskEdges.dependsOn}) filter (where ${taskEdges.dependsOn} is not null), '{}')`,
+    })
+    .from(tasks)
+    .leftJoin(
+      taskEdges,
+      and(eq(taskEdges.runId, tasks.runId), eq(taskEdges.taskKey, tasks.taskKey)),
+    )
+    .leftJoin(
+      pullRequests,
+      and(eq(pullRequests.taskId, tasks.id), eq(pullRequests.number, tasks.prNumber)),
+    )
+    .where(and(eq(tasks.runId, sql.placeholder('runId')), graphTask))
+    .groupBy(tasks.id, pullRequests.id)
+    .orderBy(asc(tasks.planIndex));
 }

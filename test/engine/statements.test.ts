@@ -23,7 +23,7 @@ const runReads = (texts: string[]) =>
       /"issue_number"/.test(selected) &&
       /"plan_approved"/.test(selected) &&
       from !== '"tasks"' &&
-      !/"attempts"\."id" in \(/.test(t)
+      !/"attempts"\."id" = any\(/.test(t)
     );
   }).length;
 
