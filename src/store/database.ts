@@ -34,16 +34,8 @@ export interface DatabaseHandle {
   /**
    * Plain SQL on connections of its own, for the webhook inbox: acknowledging a delivery never
    * waits for a connection behind the handlers, and skips the query builder on its hot path.
-   * With `serializeOn`, the statement runs in a transaction that first takes the advisory lock
-   * of that key, so such statements take turns across processes and each one sees what the
-   * previous one committed.
    */
-  inboxQuery<Row>(
-    text: string,
-    params: unknown[],
-    preparedAs?: string,
-    serializeOn?: bigint,
-  ): Promise<Row[]>;
+  inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -147,33 +139,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       holding(key, 'select pg_try_advisory_lock($1) as locked', fn).then((r) => r?.value),
     withLock: (key, fn) =>
       holding(key, 'select pg_advisory_lock($1), true as locked', fn).then((r) => r!.value),
-    async inboxQuery<Row>(
-      text: string,
-      params: unknown[],
-      preparedAs?: string,
-      serializeOn?: bigint,
-    ) {
+    async inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string) {
       // A named statement is planned once per connection: the claim's plan costs more than
       // running it.
-      const statement = { text, values: params, name: preparedAs };
-      if (serializeOn === undefined) return (await inboxPool.query(statement)).rows as Row[];
-      const client = await inboxPool.connect();
-      let broken: Error | undefined;
-      try {
-        // One round trip for both: the lock is taken after BEGIN, so the statement's snapshot
-        // is taken after the previous holder committed.
-        await client.query(`begin; select pg_advisory_xact_lock(${serializeOn.toString()})`);
-        try {
-          const result = await client.query(statement);
-          await client.query('commit');
-          return result.rows as Row[];
-        } catch (error) {
-          await client.query('rollback').catch((e: Error) => (broken = e));
-          throw error;
-        }
-      } finally {
-        client.release(broken);
-      }
+      return (await inboxPool.query({ text, values: params, name: preparedAs })).rows as Row[];
     },
     async close() {
       await Promise.all([pool.end(), inboxPool.end()]);

@@ -144,37 +144,10 @@ export class DeliveryStore {
       attempts: number;
       received_at: Date | string;
     }>(
-      `with busy as (
-         select distinct repository_id from webhook_deliveries
-          where status = 'processing' and repository_id is not null
-            and locked_at >= now() - $2 * interval '1 millisecond'
-            and (locked_by <> $3 or delivery_id = any($4::text[]))
-       ), left_behind as (
-         select delivery_id, repository_id, 0 as rank, locked_at as since
-           from webhook_deliveries
-          where status = 'processing'
-            and (locked_at < now() - $2 * interval '1 millisecond'
-                 or (locked_by = $3 and delivery_id <> all($4::text[])))
-          order by locked_at limit $5
-       ), pending as (
-         select delivery_id, repository_id, 1 as rank, received_at as since
-           from webhook_deliveries
-          where status = 'pending' and available_at <= now()
-          order by received_at limit $5
-       ), first_per_repository as (
-         select distinct on (coalesce(repository_id::text, delivery_id)) delivery_id, rank, since
-           from (select * from left_behind union all select * from pending) as claimable
-          where repository_id is null or repository_id not in (select repository_id from busy)
-          order by coalesce(repository_id::text, delivery_id), rank, since
-       )
-       update webhook_deliveries
-          set status = 'processing', locked_by = $3, locked_at = now(), attempts = attempts + 1
-        where delivery_id in (
-          select delivery_id from first_per_repository order by rank, since limit $1)
-        returning delivery_id, event, body, payload::text as stored_payload, attempts, received_at`,
-      [limit, staleAfterMs, worker, inHand, window],
-      'agent_coordinator_claim',
-      LOCK_KEYS.inboxClaims,
+      // db/migrations/0014: one round trip under the inbox's claim lock.
+      `select * from claim_deliveries($1::bigint, $2::integer, $3::float8, $4::text, $5::text[], $6::integer)`,
+      [LOCK_KEYS.inboxClaims.toString(), limit, staleAfterMs, worker, inHand, window],
+      'agent_coordinator_claim_deliveries',
     );
     return rows
       .map((r) => ({

@@ -19,8 +19,8 @@ export interface Store {
 export function createStore(handle: DatabaseHandle): Store {
   return {
     handle,
-    deliveries: new DeliveryStore(handle.db, (text, params, name, lock) =>
-      handle.inboxQuery(text, params, name, lock),
+    deliveries: new DeliveryStore(handle.db, (text, params, name) =>
+      handle.inboxQuery(text, params, name),
     ),
     repositories: new RepositoryStore(handle.db),
     runs: new RunStore(handle.db),

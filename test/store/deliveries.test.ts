@@ -11,8 +11,8 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db, (text, params, name, lock) =>
-      handle.inboxQuery(text, params, name, lock),
+    store = new DeliveryStore(handle.db, (text, params, name) =>
+      handle.inboxQuery(text, params, name),
     );
   });
   afterAll(() => dispose());
