@@ -68,6 +68,7 @@ describe('migrations', () => {
         'installations',
         'pull_requests',
         'repositories',
+        'repository_inflight',
         'runs',
         'task_edges',
         'tasks',

@@ -6,6 +6,7 @@ import type { Plan, TaskSpec } from '../../src/core/plan/index.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { ENGINES } from '../helpers/engines.js';
+import { rowsOf } from '../../src/store/database.js';
 import { compareCandidates } from '../../src/core/scheduler/index.js';
 
 const spec = (id: string, priority = 3, deps: string[] = []): TaskSpec => ({
@@ -166,5 +167,50 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
         now: new Date(),
       }),
     ).toEqual([]);
+  });
+
+  it('keeps each repository’s in-flight count, which the global limit reads, equal to its tasks in flight', async () => {
+    const counted = async () =>
+      Object.fromEntries(
+        rowsOf<{ repository_id: string | number; in_flight: number }>(
+          await handle.db.execute(sql`select repository_id, in_flight from repository_inflight`),
+        ).map((r) => [Number(r.repository_id), r.in_flight]),
+      );
+    const actual = async () =>
+      Object.fromEntries(
+        rowsOf<{ repository_id: string | number; n: number }>(
+          await handle.db.execute(sql`select repository_id, count(*)::int as n from tasks
+            where state in ('dispatched', 'running') and task_key <> 'plan' group by 1`),
+        ).map((r) => [Number(r.repository_id), r.n]),
+      );
+    const same = async () => {
+      const want = await actual();
+      const have = await counted();
+      for (const id of new Set([...Object.keys(want), ...Object.keys(have)]))
+        expect(have[id] ?? 0, `repository ${id}`).toBe(want[id] ?? 0);
+    };
+    await same();
+    await store.repositories.ensureRepository(9, { id: 504, owner: 'acme', name: 'repo-504' });
+    const run = await runWith(504, 40, plan(spec('a'), spec('b'), spec('c')));
+    const limits = { repoLimit: 10, globalLimit: 1_000, now: new Date() };
+    const claimed = await store.attempts.claimDispatches(504, limits);
+    expect(claimed).toHaveLength(3);
+    await same();
+    const [a, b, c] = claimed.map((i) => i.task);
+    // dispatched → running stays in flight; running → failed and dispatched → cancelled leave it.
+    await store.runs.startAttempt(a!.id, claimed[0]!.attempt.id, new Date());
+    await same();
+    await store.runs.transitionTask(a!.id, 'failed');
+    await store.runs.transitionTask(b!.id, 'cancelled');
+    await same();
+    expect((await counted())[504]).toBe(1);
+    // The planner's task is outside the limits, and a deleted task counts no more.
+    await handle.db.execute(sql`update tasks set state = 'dispatched' where id = ${c!.id}`);
+    await handle.db.delete(tasks).where(eq(tasks.id, c!.id));
+    await same();
+    expect((await counted())[504] ?? 0).toBe(0);
+    const planner = await store.attempts.claimPlanner(run);
+    expect(planner).toBeDefined();
+    await same();
   });
 });
