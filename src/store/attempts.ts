@@ -14,7 +14,7 @@ import {
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
-import { placeholdersFor, PreparedStatements } from './prepared.js';
+import { PreparedStatements } from './prepared.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import type { Usage } from '../protocol/markers.js';
 import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
@@ -153,16 +153,7 @@ export class AttemptStore {
   }
 
   async update(id: number, values: Partial<Omit<AttemptRow, 'id' | 'taskId'>>): Promise<void> {
-    const { shape, placeholders } = placeholdersFor(values);
-    if (shape === '') return;
-    await this.prepared
-      .get(`attempt_update_${shape}`, (db) =>
-        db
-          .update(attempts)
-          .set(placeholders as never)
-          .where(eq(attempts.id, sql.placeholder('id'))),
-      )
-      .execute({ ...values, id });
+    await this.prepared.updateById('attempt_update', attempts, attempts.id, id, values);
   }
 
   /** Complete an attempt once; returns undefined when it had already completed. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { is, Placeholder, SQL, sql } from 'drizzle-orm';
+import { eq, is, Placeholder, SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from './database.js';
 
 /** What drizzle's `.prepare(name)` gives: run with the placeholders' values. */
@@ -30,6 +31,24 @@ export class PreparedStatements {
       this.built.set(name, prepared as PreparedQuery<unknown>);
     }
     return prepared;
+  }
+
+  /** `update table set <values> where id = <id>`, one statement per shape of `values`. */
+  async updateById(
+    name: string,
+    table: PgTable,
+    idColumn: PgColumn,
+    id: number,
+    values: Record<string, unknown>,
+  ): Promise<void> {
+    const { shape, placeholders } = placeholdersFor(values);
+    if (shape === '') return;
+    await this.get(`${name}_${shape}`, (db) =>
+      db
+        .update(table)
+        .set(placeholders as never)
+        .where(eq(idColumn, sql.placeholder('id'))),
+    ).execute({ ...values, id });
   }
 }
 

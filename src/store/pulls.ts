@@ -40,16 +40,10 @@ export class PullStore {
   }
 
   async update(id: number, values: Partial<Omit<PullRow, 'id'>>): Promise<void> {
-    const given = { ...values, updatedAt: new Date() };
-    const { shape, placeholders } = placeholdersFor(given);
-    await this.prepared
-      .get(`pull_update_${shape}`, (db) =>
-        db
-          .update(pullRequests)
-          .set(placeholders as never)
-          .where(eq(pullRequests.id, sql.placeholder('id'))),
-      )
-      .execute({ ...given, id });
+    await this.prepared.updateById('pull_update', pullRequests, pullRequests.id, id, {
+      ...values,
+      updatedAt: new Date(),
+    });
   }
 
   /**
@@ -128,28 +122,19 @@ export class PullStore {
   async withHead(repositoryId: number, sha: string) {
     return this.prepared
       .get('pulls_with_head', (db) =>
-        db
-          .select({ pull: pullRequests, task: tasks, run: runs })
-          .from(pullRequests)
-          .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-          .innerJoin(runs, eq(runs.id, tasks.runId))
-          .where(
-            and(
-              eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
-              eq(pullRequests.headSha, sql.placeholder('sha')),
-            ),
+        withTaskAndRun(db).where(
+          and(
+            eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
+            eq(pullRequests.headSha, sql.placeholder('sha')),
           ),
+        ),
       )
       .execute({ repositoryId, sha });
   }
 
   /** Agent PRs in the merge queue of a repository, oldest enqueue first. */
   async queued(repositoryId: number) {
-    return this.db
-      .select({ pull: pullRequests, task: tasks, run: runs })
-      .from(pullRequests)
-      .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-      .innerJoin(runs, eq(runs.id, tasks.runId))
+    return withTaskAndRun(this.db)
       .where(
         and(
           eq(pullRequests.repositoryId, repositoryId),
@@ -172,17 +157,12 @@ export class PullStore {
   async withTask(repositoryId: number, number: number) {
     const [row] = await this.prepared
       .get('pull_with_task', (db) =>
-        db
-          .select({ pull: pullRequests, task: tasks, run: runs })
-          .from(pullRequests)
-          .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
-          .innerJoin(runs, eq(runs.id, tasks.runId))
-          .where(
-            and(
-              eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
-              eq(pullRequests.number, sql.placeholder('number')),
-            ),
+        withTaskAndRun(db).where(
+          and(
+            eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
+            eq(pullRequests.number, sql.placeholder('number')),
           ),
+        ),
       )
       .execute({ repositoryId, number });
     return row;
@@ -257,3 +237,12 @@ const UPSERTED = [
   'merged',
   'updatedAt',
 ] as const;
+
+/** Agent PRs joined with their task and run. */
+function withTaskAndRun(db: AppDatabase) {
+  return db
+    .select({ pull: pullRequests, task: tasks, run: runs })
+    .from(pullRequests)
+    .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
+    .innerJoin(runs, eq(runs.id, tasks.runId));
+}

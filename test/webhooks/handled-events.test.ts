@@ -6,18 +6,24 @@ import { HandledEvents } from '../../src/webhooks/handled-events.js';
 import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
 import { examplePayload } from '../helpers/payloads.js';
 
+/** The real app's handlers, registered on a Probot whose `app.on` calls `handled` records. */
+async function appRecordingInto(handled: HandledEvents): Promise<Probot> {
+  const probot = new Probot({
+    appId: TEST_APP_ID,
+    privateKey: TEST_PRIVATE_KEY,
+    secret: 'x',
+    Octokit: TestOctokit,
+    log: createLogger({ level: 'silent', destination: new LogCapture() }),
+  });
+  // Registering reads none of the services: they are used when a handler runs.
+  await probot.load(createApp({} as AppServiceInput, handled));
+  return probot;
+}
+
 describe('the events the app acts on', () => {
   it('are the ones its handlers register, by event or by event and action', async () => {
-    const probot = new Probot({
-      appId: TEST_APP_ID,
-      privateKey: TEST_PRIVATE_KEY,
-      secret: 'x',
-      Octokit: TestOctokit,
-      log: createLogger({ level: 'silent', destination: new LogCapture() }),
-    });
     const handled = new HandledEvents();
-    // Registering reads none of the services: they are used when a handler runs.
-    await probot.load(createApp({} as AppServiceInput, handled));
+    const probot = await appRecordingInto(handled);
 
     for (const [event, action] of [
       ['issues', 'labeled'],
@@ -48,15 +54,8 @@ describe('the events the app acts on', () => {
   });
 
   it("leave out this App's own completed check runs and suites, and no one else's", async () => {
-    const probot = new Probot({
-      appId: TEST_APP_ID,
-      privateKey: TEST_PRIVATE_KEY,
-      secret: 'x',
-      Octokit: TestOctokit,
-      log: createLogger({ level: 'silent', destination: new LogCapture() }),
-    });
     const handled = new HandledEvents(TEST_APP_ID);
-    await probot.load(createApp({} as AppServiceInput, handled));
+    const probot = await appRecordingInto(handled);
     const from = (event: 'check_run' | 'check_suite', action: string, appId: number) => {
       const payload = examplePayload<Record<string, Record<string, unknown>>>(event, action);
       payload[event] = {
