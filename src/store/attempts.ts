@@ -187,11 +187,11 @@ export class AttemptStore {
     values: { failureReason?: string; usageTotal?: Usage },
   ): Promise<(AttemptRow & { runSpentUsd: number }) | undefined> {
     const total = values.usageTotal;
-    const shape = `${total ? 'usage' : 'no_usage'}_${values.failureReason ? 'reason' : 'no_reason'}`;
+    const withUsage = total !== undefined;
+    const withReason = Boolean(values.failureReason);
+    const shape = `${withUsage ? 'usage' : 'no_usage'}_${withReason ? 'reason' : 'no_reason'}`;
     const [row] = await this.prepared
-      .get(`attempt_succeeded_${shape}`, (db) =>
-        succeededQuery(db, total !== undefined, Boolean(values.failureReason)),
-      )
+      .get(`attempt_succeeded_${shape}`, (db) => succeededQuery(db, withUsage, withReason))
       .execute({
         id,
         taskId: task.id,

@@ -8,6 +8,11 @@ export interface PreparedQuery<Row> {
   execute(values?: Record<string, unknown>): Promise<Row>;
 }
 
+/** A drizzle query built with placeholders. */
+interface Preparable<Row> {
+  prepare(name: string): PreparedQuery<Row>;
+}
+
 /**
  * The statements of the hot paths, built once per process and prepared once per connection.
  * drizzle builds a query anew on every call, and building one that names a table's columns
@@ -21,16 +26,23 @@ export class PreparedStatements {
 
   constructor(private readonly db: AppDatabase) {}
 
-  get<Row>(
-    name: string,
-    build: (db: AppDatabase) => { prepare(name: string): PreparedQuery<Row> },
-  ): PreparedQuery<Row> {
+  get<Row>(name: string, build: (db: AppDatabase) => Preparable<Row>): PreparedQuery<Row> {
     let prepared = this.built.get(name) as PreparedQuery<Row> | undefined;
     if (!prepared) {
       prepared = build(this.db).prepare(statementName(name));
       this.built.set(name, prepared as PreparedQuery<unknown>);
     }
     return prepared;
+  }
+
+  /**
+   * The statement on `db`: on this pool, the one prepared once; in a transaction (whose `db`
+   * is another), built anew under the same name, which its connection prepares if it has not.
+   */
+  on<Db, Row>(db: Db, name: string, build: (db: Db) => Preparable<Row>): PreparedQuery<Row> {
+    if ((db as unknown) === this.db)
+      return this.get(name, build as unknown as (db: AppDatabase) => Preparable<Row>);
+    return build(db).prepare(statementName(name));
   }
 
   /** `update table set <values> where id = <id>`, one statement per shape of `values`. */

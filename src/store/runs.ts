@@ -412,14 +412,8 @@ export class RunStore {
   }
 
   async tasksOf(runId: number, db: Db = this.db): Promise<TaskRow[]> {
-    if (db !== this.db)
-      return db
-        .select()
-        .from(tasks)
-        .where(and(eq(tasks.runId, runId), graphTask))
-        .orderBy(asc(tasks.planIndex));
     return this.prepared
-      .get('tasks_of_run', (d) =>
+      .on(db, 'tasks_of_run', (d) =>
         d
           .select()
           .from(tasks)
@@ -431,19 +425,19 @@ export class RunStore {
 
   /** A task of the run by key, the planner's (`plan`) included. */
   async task(runId: number, taskKey: string, db: Db = this.db): Promise<TaskRow | undefined> {
-    const query = (d: Db) =>
-      d
-        .select()
-        .from(tasks)
-        .where(
-          and(
-            eq(tasks.runId, sql.placeholder('runId')),
-            eq(tasks.taskKey, sql.placeholder('taskKey')),
+    const [row] = await this.prepared
+      .on(db, 'task_by_key', (d) =>
+        d
+          .select()
+          .from(tasks)
+          .where(
+            and(
+              eq(tasks.runId, sql.placeholder('runId')),
+              eq(tasks.taskKey, sql.placeholder('taskKey')),
+            ),
           ),
-        );
-    const statement =
-      db === this.db ? this.prepared.get('task_by_key', query) : query(db).prepare('task_by_key');
-    const [row] = await statement.execute({ runId, taskKey });
+      )
+      .execute({ runId, taskKey });
     return row;
   }
 
@@ -457,11 +451,7 @@ export class RunStore {
    * points at: one statement, whatever the run's size.
    */
   async graphOf(runId: number, db: Db = this.db): Promise<RunGraph> {
-    const statement =
-      db === this.db
-        ? this.prepared.get('run_graph', (d) => graphQuery(d))
-        : graphQuery(db).prepare('run_graph');
-    const rows = await statement.execute({ runId });
+    const rows = await this.prepared.on(db, 'run_graph', graphQuery).execute({ runId });
     const ordered = rows.map((r) => r.task);
     const pullOf = new Map<number, PullRow>();
     for (const row of rows) if (row.pull) pullOf.set(row.task.id, row.pull);
@@ -610,11 +600,9 @@ export class RunStore {
     write: TaskWrite,
     db: Db = this.db,
   ): Promise<TaskRow | undefined> {
-    const statement =
-      db === this.db
-        ? this.prepared.get(name, (d) => this.taskWriteQuery(d, write))
-        : this.taskWriteQuery(db, write).prepare(name);
-    const [row] = await statement.execute(values);
+    const [row] = await this.prepared
+      .on(db, name, (d) => this.taskWriteQuery(d, write))
+      .execute(values);
     return row;
   }
 
