@@ -1,20 +1,11 @@
+import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import {
-  and,
-  asc,
-  desc,
-  eq,
-  getTableColumns,
-  inArray,
-  isNull,
-  lte,
-  sql,
-  type SQL,
-} from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
 import { PreparedStatements } from './prepared.js';
+import { succeededUpdate } from './attempt-completion.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import type { Usage } from '../protocol/markers.js';
 import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
@@ -49,13 +40,18 @@ export class AttemptStore {
    * explains), and record an intent (a new attempt row) for each. The counts, the pick and the
    * writes are one call of `claim_dispatches` (db/migrations/0013) under the repository's
    * advisory lock, so two deliveries or two processes can never claim the same (task, attempt)
-   * nor exceed a limit; then one read of what was claimed. Nothing to claim is one statement.
+   * nor exceed a limit; the read of what was claimed comes back from the same call
+   * (`claim_dispatch_rows`, db/migrations/0016): one statement, whatever it claims.
    */
   async claimDispatches(repositoryId: number, limits: ClaimLimits): Promise<DispatchIntent[]> {
     const global = Number.isFinite(limits.globalLimit) ? limits.globalLimit : null;
-    const claimed = rowsOf<{ id: string | number }>(
+    const rows = rowsOf<{
+      attempt: Record<string, unknown>;
+      task: Record<string, unknown>;
+      run: Record<string, unknown>;
+    }>(
       await this.db.execute(sql`
-        select claim_dispatches(
+        select attempt, task, run from claim_dispatch_rows(
           ${repositoryId}::bigint,
           ${LOCK_KEYS.repositoryDispatch(repositoryId).toString()}::bigint,
           ${limits.repoLimit}::integer,
@@ -63,21 +59,13 @@ export class AttemptStore {
           ${global}::integer,
           ${limits.now.toISOString()}::timestamptz,
           ${`{${DISPATCH.from.join(',')}}`}::text[],
-          ${DISPATCH.to}::text) as id`),
-    ).map((row) => Number(row.id));
-    if (claimed.length === 0) return [];
-    const rows = await this.prepared
-      .get('claimed_attempts', (db) =>
-        db
-          .select({ attempt: attempts, task: tasks, run: runs })
-          .from(attempts)
-          .innerJoin(tasks, eq(tasks.id, attempts.taskId))
-          .innerJoin(runs, eq(runs.id, tasks.runId))
-          .where(sql`${attempts.id} = any(${sql.placeholder('ids')}::bigint[])`),
-      )
-      .execute({ ids: claimed });
-    const byId = new Map(rows.map((row) => [row.attempt.id, row]));
-    return claimed.flatMap((id) => byId.get(id) ?? []);
+          ${DISPATCH.to}::text)`),
+    );
+    return rows.map((row) => ({
+      attempt: rowFromJson(attempts, row.attempt),
+      task: rowFromJson(tasks, row.task),
+      run: rowFromJson(runs, row.run),
+    }));
   }
 
   /**
@@ -296,46 +284,12 @@ export class AttemptStore {
  * the task's running total less what its earlier attempts took; the run's spend comes back.
  */
 function succeededQuery(db: AppDatabase, withUsage: boolean, withReason: boolean) {
-  const earlier = db.$with('earlier').as(
-    db
-      .select({
-        costUsd: sql<number>`coalesce(sum(${attempts.costUsd}), 0)::float8`.as('cost_before'),
-        inputTokens: sql<number>`coalesce(sum(${attempts.inputTokens}), 0)::float8`.as(
-          'input_before',
-        ),
-        outputTokens: sql<number>`coalesce(sum(${attempts.outputTokens}), 0)::float8`.as(
-          'output_before',
-        ),
-      })
-      .from(attempts)
-      .where(eq(attempts.taskId, sql.placeholder('taskId'))),
-  );
-  const share = (name: string, before: SQL.Aliased<number>) =>
-    sql`greatest(0, ${sql.placeholder(name)}::float8 - ${before})`;
+  const { earlier, update } = succeededUpdate(db, withUsage, withReason);
   return db
     .with(earlier)
     .update(attempts)
-    .set({
-      phase: 'completed',
-      completedAt: sql.placeholder('completedAt') as never,
-      conclusion: 'success',
-      ...(withReason ? { failureReason: sql.placeholder('failureReason') as never } : {}),
-      ...(withUsage
-        ? {
-            costUsd: share('costUsd', earlier.costUsd),
-            inputTokens: share('inputTokens', earlier.inputTokens),
-            outputTokens: share('outputTokens', earlier.outputTokens),
-          }
-        : { costUsd: null }),
-    })
+    .set(update.set)
     .from(earlier)
-    .where(and(eq(attempts.id, sql.placeholder('id')), sql`${attempts.phase} <> 'completed'`))
-    .returning({
-      ...getTableColumns(attempts),
-      // The run's other attempts as they were, and this one as it is now.
-      runSpentUsd: sql<number>`(select coalesce(sum(a.cost_usd), 0)::float8 from ${attempts} a
-          join ${tasks} t on t.id = a.task_id
-         where t.run_id = ${sql.placeholder('runId')} and a.id <> ${sql.placeholder('id')})
-         + coalesce(${attempts.costUsd}, 0)::float8`,
-    });
+    .where(update.where)
+    .returning(update.returning);
 }

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tasks } from '../../db/schema.js';
+import { attempts, runs, tasks } from '../../db/schema.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import type { Plan, TaskSpec } from '../../src/core/plan/index.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
@@ -138,6 +138,29 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
       phase: 'intent',
     });
     expect(fix.task).toMatchObject({ state: 'dispatched', pendingFeedback: null, attemptCount: 1 });
+  });
+
+  it('returns what it claimed as drizzle reads those rows: every column, dates and numbers decoded', async () => {
+    const run = await runWith(502, 21, plan(spec('r1'), spec('r2')));
+    const claimed = await store.attempts.claimDispatches(502, {
+      repoLimit: 100,
+      globalLimit: 100,
+      now: new Date(),
+    });
+    const ours = claimed.filter((i) => i.run.id === run.id);
+    expect(ours).toHaveLength(2);
+    for (const intent of ours) {
+      const [read] = await handle.db
+        .select({ attempt: attempts, task: tasks, run: runs })
+        .from(attempts)
+        .innerJoin(tasks, eq(tasks.id, attempts.taskId))
+        .innerJoin(runs, eq(runs.id, tasks.runId))
+        .where(eq(attempts.id, intent.attempt.id));
+      // Deep equality compares types too: a date left a string, or an id a string, fails here.
+      expect(intent).toStrictEqual(read);
+      expect(intent.attempt.intentAt).toBeInstanceOf(Date);
+      expect(intent.run.config).toEqual(DEFAULT_CONFIG);
+    }
   });
 
   it('never claims past a limit, however many claims run at once', async () => {

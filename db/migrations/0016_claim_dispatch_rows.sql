@@ -1,0 +1,30 @@
+-- The dispatch claim and the read of what it claimed, in one round trip (AttemptStore.
+-- claimDispatches). The read cannot be the caller's statement around the claim: that statement's
+-- snapshot is older than the claim's inserts. Here it is the function's second statement, which
+-- sees them. Each row is an attempt with its task and run, as JSON of the rows (the store maps
+-- them to its row types), in dispatch order.
+CREATE FUNCTION "claim_dispatch_rows"(
+  "p_repository" bigint,
+  "p_repository_lock" bigint,
+  "p_repository_limit" integer,
+  "p_global_lock" bigint,
+  "p_global_limit" integer,
+  "p_now" timestamp with time zone,
+  "p_from" text[],
+  "p_to" text
+) RETURNS TABLE ("attempt" json, "task" json, "run" json) LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  claimed bigint[];
+BEGIN
+  claimed := ARRAY(SELECT claim_dispatches(p_repository, p_repository_lock, p_repository_limit,
+    p_global_lock, p_global_limit, p_now, p_from, p_to));
+  IF cardinality(claimed) = 0 THEN RETURN; END IF;
+  RETURN QUERY
+  SELECT row_to_json(a), row_to_json(t), row_to_json(r)
+    FROM unnest(claimed) WITH ORDINALITY AS c("id", n)
+    JOIN "attempts" a ON a."id" = c."id"
+    JOIN "tasks" t ON t."id" = a."task_id"
+    JOIN "runs" r ON r."id" = t."run_id"
+    ORDER BY c.n;
+END
+$$;
