@@ -122,13 +122,25 @@ async function completeAttempt(
   if (wr.conclusion === 'success') {
     const pull = await agentPullOf(scope, task);
     crashPoint('track.before-complete');
-    // The marker holds the task's running total; the store works out this attempt's share.
-    const done = await engine.store.attempts.completeSucceeded(
-      attempt.id,
+    if (!pull) {
+      const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
+        failureReason: 'no_changes',
+      });
+      if (done) await moveOnFromAttempt(engine, scope, task, done);
+      return;
+    }
+    // The completion, the PR's row and the move into review are one write. The marker holds
+    // the task's running total; the store works out this attempt's share.
+    const done = await engine.store.runs.completeIntoReview({
+      attemptId: attempt.id,
       task,
-      pull ? { usageTotal: parseUsageMarker(pull.body) } : { failureReason: 'no_changes' },
-    );
-    if (done) await moveOnFromAttempt(engine, scope, task, done, pull, done.runSpentUsd);
+      usageTotal: parseUsageMarker(pull.body),
+      pull: pullValues(scope.repositoryId, pull),
+    });
+    if (!done) return;
+    crashPoint('track.attempt-completed');
+    if (done.task)
+      await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd);
     return;
   }
   const conclusion = wr.conclusion ?? 'failure';
@@ -190,25 +202,36 @@ export async function moveOnFromAttempt(
     await recordPull(engine, scope.repositoryId, task.id, pull);
     // An approval given while the worker was still finishing stands if it is for this head.
     const moved = await engine.store.runs.enterReview(task.id, pull.number, pull.headSha);
-    if (!moved) return;
-    crashPoint('track.in-review');
-    await requestReviewAgain(engine, scope, attempt.review, pull.number);
-    await enforceBudget(engine, scope, runSpentUsd);
-    engine.log.info(
-      {
-        run: scope.run.id,
-        issue: scope.run.issueNumber,
-        task: task.taskKey,
-        attempt: attempt.attempt,
-        pr: pull.number,
-      },
-      'attempt succeeded; PR in review',
-    );
-    engine.requestStatus(scope.run.id);
-    await advanceRun(engine, scope);
+    if (moved) await inReview(engine, scope, task, attempt, pull, runSpentUsd);
     return;
   }
   await recordFailedAttempt(engine, scope, task, attempt, describeAttemptFailure(attempt));
+}
+
+/** The task's PR has gone into review: its reviewer is asked again, the budget held, merges decided. */
+async function inReview(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  attempt: AttemptRow,
+  pull: PullInfo,
+  runSpentUsd: number | undefined,
+): Promise<void> {
+  crashPoint('track.in-review');
+  await requestReviewAgain(engine, scope, attempt.review, pull.number);
+  await enforceBudget(engine, scope, runSpentUsd);
+  engine.log.info(
+    {
+      run: scope.run.id,
+      issue: scope.run.issueNumber,
+      task: task.taskKey,
+      attempt: attempt.attempt,
+      pr: pull.number,
+    },
+    'attempt succeeded; PR in review',
+  );
+  engine.requestStatus(scope.run.id);
+  await advanceRun(engine, scope);
 }
 
 export interface PullEventInfo {
@@ -371,25 +394,26 @@ async function pullRequestClosed(
   await settleRun(engine, scope);
 }
 
+type SeenPull = Pick<
+  PullEventInfo,
+  'number' | 'nodeId' | 'headRef' | 'headSha' | 'baseRef' | 'state' | 'merged'
+>;
+
 /** The task's PR as GitHub last showed it, from a listing or from a pull_request event. */
-function recordPull(
-  engine: Engine,
-  repositoryId: number,
-  taskId: number,
-  pull: Pick<
-    PullEventInfo,
-    'number' | 'nodeId' | 'headRef' | 'headSha' | 'baseRef' | 'state' | 'merged'
-  >,
-) {
-  return engine.store.pulls.upsert({
+function recordPull(engine: Engine, repositoryId: number, taskId: number, pull: SeenPull) {
+  return engine.store.pulls.upsert({ ...pullValues(repositoryId, pull), taskId });
+}
+
+/** A PR row's GitHub side. */
+function pullValues(repositoryId: number, pull: SeenPull) {
+  return {
     repositoryId,
     number: pull.number,
-    taskId,
     nodeId: pull.nodeId,
     headRef: pull.headRef,
     headSha: pull.headSha,
     baseRef: pull.baseRef,
     state: pull.state,
     merged: pull.merged,
-  });
+  };
 }

@@ -1,8 +1,21 @@
-import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  ne,
+  or,
+  sql,
+  type Placeholder,
+  type SQL,
+} from 'drizzle-orm';
 import type { HeldSlot } from '../core/merge/index.js';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
+import type { Db } from './runs.js';
 
 export type PullRow = typeof pullRequests.$inferSelect;
 
@@ -22,18 +35,7 @@ export class PullStore {
     const given = { ...values, updatedAt: new Date() };
     const { shape, placeholders } = placeholdersFor(given);
     const [row] = await this.prepared
-      .get(`pull_upsert_${shape}`, (db) =>
-        db
-          .insert(pullRequests)
-          .values(placeholders as never)
-          .onConflictDoUpdate({
-            target: [pullRequests.repositoryId, pullRequests.number],
-            set: Object.fromEntries(
-              UPSERTED.filter((k) => k in placeholders).map((k) => [k, placeholders[k]]),
-            ),
-          })
-          .returning(),
-      )
+      .get(`pull_upsert_${shape}`, (db) => pullUpsert(db, placeholders).returning())
       .execute(given);
     if (!row) throw new Error(`pull request #${values.number} not stored`);
     return row;
@@ -224,6 +226,22 @@ export class PullStore {
         ),
       );
   }
+}
+
+/**
+ * The upsert of a PR row with these placeholders (see placeholdersFor): a statement of its own,
+ * or a CTE of one that writes the task too (RunStore.completeIntoReview).
+ */
+export function pullUpsert(db: Db, placeholders: Record<string, Placeholder | SQL>) {
+  return db
+    .insert(pullRequests)
+    .values(placeholders as never)
+    .onConflictDoUpdate({
+      target: [pullRequests.repositoryId, pullRequests.number],
+      set: Object.fromEntries(
+        UPSERTED.filter((k) => k in placeholders).map((k) => [k, placeholders[k]]),
+      ),
+    });
 }
 
 /** What a repeat sighting of a PR overwrites: GitHub's side of the row. */

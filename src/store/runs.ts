@@ -28,7 +28,11 @@ import {
 } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
-import type { PullRow } from './pulls.js';
+import { pullUpsert, type PullRow } from './pulls.js';
+import { succeededUpdate } from './attempt-completion.js';
+import type { AttemptRow } from './attempts.js';
+import { rowFromJson } from './json-rows.js';
+import type { Usage } from '../protocol/markers.js';
 import type { RepositoryRow } from './repositories.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -520,25 +524,82 @@ export class RunStore {
     prNumber: number,
     headSha: string,
   ): Promise<TaskRow | undefined> {
-    const toApproved = taskTransition({ event: 'attempt succeeded', to: 'approved' });
-    const toReview = taskTransition({ event: 'attempt succeeded', to: 'in_review' });
-    const approvedHead = sql`coalesce(${tasks.approvedSha} = ${sql.placeholder('headSha')}, false)`;
     return this.updateTaskBumpingRun(
       'task_enter_review',
       { taskId, prNumber, headSha, updatedAt: new Date() },
-      {
-        condition: or(
-          and(approvedHead, inArray(tasks.state, [...toApproved.from])),
-          and(not(approvedHead), inArray(tasks.state, [...toReview.from])),
-        ),
-        set: {
-          state: sql`case when ${approvedHead} then ${toApproved.to}::task_state
-                          else ${toReview.to}::task_state end`,
-          prNumber: sql.placeholder('prNumber'),
-          updatedAt: sql.placeholder('updatedAt'),
-        },
-      },
+      enterReviewWrite(),
     );
+  }
+
+  /**
+   * A successful attempt completes (as AttemptStore.completeSucceeded), its PR is recorded (as
+   * PullStore.upsert) and the task goes into review (as enterReview), in one statement: the task
+   * moves only if the attempt completed in it. Undefined when the attempt had completed before
+   * (a redelivery): then only the PR's row is written, which is GitHub's view as just read, as
+   * any sighting of the PR writes it. `task` is undefined when the task did not move.
+   */
+  async completeIntoReview(input: {
+    attemptId: number;
+    task: { id: number; runId: number };
+    /** The task's running total from its PR's usage marker, when it has one. */
+    usageTotal: Usage | undefined;
+    pull: Omit<typeof pullRequests.$inferInsert, 'taskId' | 'updatedAt'>;
+  }): Promise<
+    { attempt: AttemptRow & { runSpentUsd: number }; task: TaskRow | undefined } | undefined
+  > {
+    const now = new Date();
+    const total = input.usageTotal;
+    const pull = placeholdersFor({ ...input.pull, taskId: input.task.id, updatedAt: now });
+    const withUsage = total !== undefined;
+    const [row] = await this.prepared
+      .get(`complete_into_review_${withUsage ? 'usage' : 'no_usage'}_${pull.shape}`, (db) => {
+        const { earlier, update } = succeededUpdate(db, withUsage, false);
+        const completed = db
+          .$with('completed')
+          .as(
+            db
+              .update(attempts)
+              .set(update.set)
+              .from(earlier)
+              .where(update.where)
+              .returning(update.returning),
+          );
+        const recorded = db
+          .$with('recorded')
+          .as(pullUpsert(db, pull.placeholders).returning({ id: pullRequests.id }));
+        const write = enterReviewWrite();
+        const { moved, ctes } = this.taskWriteCtes(db, {
+          ...write,
+          condition: and(write.condition, sql`exists (select 1 from "completed")`),
+        });
+        return db
+          .with(earlier, completed, recorded, ...ctes)
+          .select({
+            attempt: sql<Record<string, unknown>>`row_to_json(${completed})`,
+            task: sql<Record<string, unknown> | null>`(select row_to_json(${moved}) from ${moved})`,
+          })
+          .from(completed);
+      })
+      .execute({
+        ...input.pull,
+        id: input.attemptId,
+        taskId: input.task.id,
+        runId: input.task.runId,
+        completedAt: now,
+        updatedAt: now,
+        prNumber: input.pull.number,
+        costUsd: total?.costUsd,
+        inputTokens: total?.inputTokens,
+        outputTokens: total?.outputTokens,
+      });
+    if (!row) return undefined;
+    return {
+      attempt: {
+        ...rowFromJson(attempts, row.attempt),
+        runSpentUsd: Number(row.attempt['run_spent_usd']),
+      },
+      task: row.task ? rowFromJson(tasks, row.task) : undefined,
+    };
   }
 
   /**
@@ -606,7 +667,16 @@ export class RunStore {
     return row;
   }
 
-  private taskWriteQuery(db: Db, { condition, set, frees, startsAttempt }: TaskWrite) {
+  private taskWriteQuery(db: Db, write: TaskWrite) {
+    const { moved, ctes } = this.taskWriteCtes(db, write);
+    return db
+      .with(...ctes)
+      .select()
+      .from(moved);
+  }
+
+  /** The CTEs of a task write: `moved` (the task's row, if it moved) and what comes with it. */
+  private taskWriteCtes(db: Db, { condition, set, frees, startsAttempt }: TaskWrite) {
     const taskId = sql.placeholder('taskId');
     const moved = db.$with('moved').as(
       db
@@ -671,10 +741,7 @@ export class RunStore {
         ),
       );
     }
-    return db
-      .with(...ctes)
-      .select()
-      .from(moved);
+    return { moved, ctes };
   }
 
   async bumpStatus(runId: number, db: Db = this.db): Promise<void> {
@@ -749,4 +816,27 @@ function graphQuery(db: Db) {
     .where(and(eq(tasks.runId, sql.placeholder('runId')), graphTask))
     .groupBy(tasks.id, pullRequests.id)
     .orderBy(asc(tasks.planIndex));
+}
+
+/**
+ * The task's PR goes into review (the table's `attempt succeeded`): `approved` when the task's
+ * approval is for the head (placeholder `headSha`), else `in_review`; each branch of the CASE
+ * guarded by its own transition's sources. Placeholders: `prNumber`, `headSha`, `updatedAt`.
+ */
+function enterReviewWrite(): TaskWrite {
+  const toApproved = taskTransition({ event: 'attempt succeeded', to: 'approved' });
+  const toReview = taskTransition({ event: 'attempt succeeded', to: 'in_review' });
+  const approvedHead = sql`coalesce(${tasks.approvedSha} = ${sql.placeholder('headSha')}, false)`;
+  return {
+    condition: or(
+      and(approvedHead, inArray(tasks.state, [...toApproved.from])),
+      and(not(approvedHead), inArray(tasks.state, [...toReview.from])),
+    ),
+    set: {
+      state: sql`case when ${approvedHead} then ${toApproved.to}::task_state
+                      else ${toReview.to}::task_state end`,
+      prNumber: sql.placeholder('prNumber'),
+      updatedAt: sql.placeholder('updatedAt'),
+    },
+  };
 }

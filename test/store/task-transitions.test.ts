@@ -136,4 +136,100 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
       0,
     );
   });
+
+  it('completes an attempt, records its PR and moves the task into review in one statement, once', async () => {
+    const run = await runWith(14, [spec('a'), spec('b')]);
+    const [a, b] = await store.attempts.claimDispatches(601, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
+    const pull = (number: number, headSha: string) => ({
+      repositoryId: 601,
+      number,
+      nodeId: `PR_${number}`,
+      headRef: `agent/14/${number}`,
+      headSha,
+      baseRef: 'main',
+      state: 'open',
+      merged: false,
+    });
+    const head = 'c'.repeat(40);
+    const done = await countStatements(() =>
+      store.runs.completeIntoReview({
+        attemptId: a!.attempt.id,
+        task: a!.task,
+        usageTotal: { costUsd: 0.75, inputTokens: 100, outputTokens: 20 },
+        pull: pull(41, head),
+      }),
+    );
+    expect(done.statements).toBe(1);
+    expect(done.value!.attempt).toMatchObject({
+      id: a!.attempt.id,
+      phase: 'completed',
+      conclusion: 'success',
+      costUsd: 0.75,
+      inputTokens: 100,
+      runSpentUsd: 0.75,
+    });
+    expect(done.value!.attempt.completedAt).toBeInstanceOf(Date);
+    expect(done.value!.task).toMatchObject({ id: a!.task.id, state: 'in_review', prNumber: 41 });
+    expect(await store.pulls.withTask(601, 41)).toMatchObject({
+      pull: { headSha: head, taskId: a!.task.id, state: 'open' },
+    });
+
+    // A redelivery of the same completion completes nothing and moves nothing, and says so; the
+    // PR's row takes what GitHub shows now, as any sighting of the PR does.
+    expect(
+      await store.runs.completeIntoReview({
+        attemptId: a!.attempt.id,
+        task: a!.task,
+        usageTotal: { costUsd: 5, inputTokens: 1, outputTokens: 1 },
+        pull: pull(41, 'd'.repeat(40)),
+      }),
+    ).toBeUndefined();
+    expect((await store.pulls.withTask(601, 41))!.pull.headSha).toBe('d'.repeat(40));
+    expect(await store.attempts.spentByRun(run.id)).toBe(0.75);
+    expect((await store.runs.task(run.id, 'a'))!.state).toBe('in_review');
+
+    // An approval already given for this head stands: the task goes to approved at once.
+    await store.runs.updateTaskFields(b!.task.id, { approvedSha: head });
+    const approved = await store.runs.completeIntoReview({
+      attemptId: b!.attempt.id,
+      task: b!.task,
+      usageTotal: undefined,
+      pull: pull(42, head),
+    });
+    expect(approved!.task).toMatchObject({ state: 'approved', prNumber: 42 });
+    expect(approved!.attempt.costUsd).toBeNull();
+  });
+
+  it('completes the attempt but leaves a task that moved meanwhile where it is', async () => {
+    await runWith(15, [spec('a')]);
+    const [a] = await store.attempts.claimDispatches(601, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
+    expect(await store.runs.transitionTask(a!.task.id, 'cancelled')).toBeDefined();
+    const done = await store.runs.completeIntoReview({
+      attemptId: a!.attempt.id,
+      task: a!.task,
+      usageTotal: undefined,
+      pull: {
+        repositoryId: 601,
+        number: 51,
+        nodeId: 'PR_51',
+        headRef: 'agent/15/a',
+        headSha: 'e'.repeat(40),
+        baseRef: 'main',
+        state: 'open',
+        merged: false,
+      },
+    });
+    expect(done!.attempt.phase).toBe('completed');
+    expect(done!.task).toBeUndefined();
+    const [row] = await handle.db.select().from(tasks).where(eq(tasks.id, a!.task.id));
+    expect(row!.state).toBe('cancelled');
+  });
 });
