@@ -90,14 +90,19 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
 
   /**
    * Run `fn` holding the advisory lock `key` on one connection, if `lockSql` (which answers
-   * `locked`) takes it; undefined when it did not.
+   * `locked`) takes it; undefined when it did not. With `unlockInBackground`, the unlock is sent
+   * as `fn` settles and not waited for, and the connection goes back to the pool when it is
+   * done: the caller goes on at once, and the next taker of the lock waits for nothing but that
+   * statement (only for a lock taken by waiting: a try-lock right after would fail).
    */
   async function holding<T>(
     key: bigint,
     lockSql: string,
     fn: () => Promise<T>,
+    unlockInBackground = false,
   ): Promise<{ value: T } | undefined> {
     const client = await pool.connect();
+    let unlock: Promise<unknown> | undefined;
     try {
       const { rows } = await client.query<{ locked: boolean }>(lockSql, [key.toString()]);
       if (!rows[0]?.locked) return undefined;
@@ -106,12 +111,14 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       } finally {
         // A lost connection took the lock with its session: nothing left to unlock, and the
         // outcome of `fn` (its result or its own error) is what the caller needs to see.
-        await client
+        unlock = client
           .query('select pg_advisory_unlock($1)', [key.toString()])
           .catch((error: Error) => options.onPoolError?.(error));
+        if (!unlockInBackground) await unlock;
       }
     } finally {
-      client.release();
+      if (unlock && unlockInBackground) void unlock.finally(() => client.release());
+      else client.release();
     }
   }
 
@@ -138,7 +145,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     tryExclusive: (key, fn) =>
       holding(key, 'select pg_try_advisory_lock($1) as locked', fn).then((r) => r?.value),
     withLock: (key, fn) =>
-      holding(key, 'select pg_advisory_lock($1), true as locked', fn).then((r) => r!.value),
+      holding(key, 'select pg_advisory_lock($1), true as locked', fn, true).then((r) => r!.value),
     async inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string) {
       // A named statement is planned once per connection: the claim's plan costs more than
       // running it.
