@@ -1,6 +1,6 @@
 import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
@@ -107,16 +107,16 @@ export class AttemptStore {
     return db
       .select({ task: tasks, runCreatedAt: tasks.runCreatedAt })
       .from(tasks)
-      .innerJoin(runs, eq(runs.id, tasks.runId))
       .where(
         and(
           eq(tasks.repositoryId, repositoryId),
           eq(tasks.state, 'pending'),
           eq(tasks.unmetDeps, 0),
           graphTask,
-          eq(runs.state, 'running'),
-          isNull(runs.finishedAt),
           sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${now})`,
+          // The run by its key, per task reached, as the claim does (db/migrations/0017).
+          sql`(select r.state = 'running' and r.finished_at is null
+                 from ${runs} r where r.id = ${tasks.runId})`,
         ),
       )
       .orderBy(

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { LOCK_KEYS } from '../../src/store/lock-keys.js';
+import { createStore } from '../../src/store/index.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 /**
- * The advisory locks of src/store/database.ts across processes: two handles on one database are
+ * The advisory locks of src/store/database.ts, and the dispatch claim's, across processes: two handles on one database are
  * two replicas. withLock sends its unlock without waiting for the answer; the lock must still be
  * exclusive while held and free for the next taker after.
  */
@@ -76,5 +78,41 @@ describe('advisory locks between two replicas', () => {
     release();
     await holder;
     expect(await two.withLock(key, async () => 'after')).toBe('after');
+  });
+
+  it('a dispatch claim with no slot left anywhere returns at once, without the repository lock', async () => {
+    const store = createStore(one);
+    await store.repositories.ensureRepository(9, { id: 4712, owner: 'acme', name: 'full' });
+    const { run } = await store.runs.createRun({
+      repositoryId: 4712,
+      issueNumber: 1,
+      config: DEFAULT_CONFIG,
+      startedBy: 'maintainer',
+      issueTitle: 'Issue 1',
+      issueBody: '',
+    });
+    const task = { title: 'a', type: 'default', deps: [], priority: 3 };
+    const plan = { tasks: [{ ...task, id: 'a' }], order: ['a'] };
+    expect(await store.runs.setPlan(run.id, plan, 'issue', false)).toBe(true);
+    // The other replica is in the middle of this repository's claim.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const other = two.withLock(LOCK_KEYS.repositoryDispatch(4712), async () => {
+      entered();
+      await held;
+    });
+    await inside;
+    // Global limit 0: full. Without the pre-check this would wait for the other replica.
+    const now = new Date();
+    expect(
+      await store.attempts.claimDispatches(4712, { repoLimit: 5, globalLimit: 0, now }),
+    ).toEqual([]);
+    // With room, the claim waits for the lock, then claims.
+    const claim = store.attempts.claimDispatches(4712, { repoLimit: 5, globalLimit: 10, now });
+    release();
+    await other;
+    expect((await claim).map((i) => i.task.taskKey)).toEqual(['a']);
   });
 });
