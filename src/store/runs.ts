@@ -58,6 +58,17 @@ interface TaskWrite {
   frees?: { othersOpen: SQL<number> };
   /** The attempt `attemptId` starts running (`startedAt`), whether or not the task moves. */
   startsAttempt?: boolean;
+  /** The PR row records its order check (`orderCheck*` placeholders), whether or not the task moves. */
+  recordsOrderCheck?: boolean;
+}
+
+/** A PR row's record of the order check run on its head (src/engine/merge/order-check.ts). */
+export interface OrderCheckRecord {
+  pullId: number;
+  checkRunId: number;
+  sha: string;
+  /** What the check says, as the signature that tells when it must be rewritten. */
+  conclusion: string;
 }
 
 export interface TaskWriteOptions {
@@ -67,6 +78,11 @@ export interface TaskWriteOptions {
    */
   expected?: TaskState;
   db?: Db;
+  /**
+   * An order check the merge decision just created or rewrote on GitHub, recorded on its PR row
+   * in the same statement (the merge claim carries it instead of a statement of its own).
+   */
+  orderCheck?: OrderCheckRecord;
 }
 
 /** drizzle's transaction object has the same query API as the database. */
@@ -498,19 +514,50 @@ export class RunStore {
     taskId: number,
     values: TaskFields | (Omit<TaskFields, 'state'> & { state: TaskState }),
     from: readonly TaskState[] | undefined,
-    { expected, db = this.db }: TaskWriteOptions,
+    { expected, db = this.db, orderCheck }: TaskWriteOptions,
   ): Promise<TaskRow | undefined> {
     const guard =
       expected === undefined ? from : (from ?? [expected]).filter((s) => s === expected);
-    if (guard?.length === 0) return undefined;
+    if (guard?.length === 0) {
+      if (orderCheck) await this.recordOrderCheck(orderCheck);
+      return undefined;
+    }
     const given = { ...values, updatedAt: new Date() };
     const { shape, placeholders } = placeholdersFor(given);
     return this.updateTaskBumpingRun(
-      `task_write_${guard?.join('_') ?? 'any'}_${shape}`,
-      { ...given, taskId },
-      { condition: guard ? inArray(tasks.state, [...guard]) : undefined, set: placeholders },
+      `task_write_${guard?.join('_') ?? 'any'}_${shape}${orderCheck ? '_order_check' : ''}`,
+      {
+        ...given,
+        taskId,
+        ...(orderCheck && {
+          orderCheckPullId: orderCheck.pullId,
+          orderCheckRunId: orderCheck.checkRunId,
+          orderCheckSha: orderCheck.sha,
+          orderCheckConclusion: orderCheck.conclusion,
+        }),
+      },
+      {
+        condition: guard ? inArray(tasks.state, [...guard]) : undefined,
+        set: placeholders,
+        recordsOrderCheck: orderCheck !== undefined,
+      },
       db,
     );
+  }
+
+  /** The order check's record on its PR row, by itself. */
+  async recordOrderCheck(check: OrderCheckRecord): Promise<void> {
+    await this.prepared
+      .get('pull_order_check', (db) =>
+        db.update(pullRequests).set(orderCheckSet()).where(orderCheckRow()),
+      )
+      .execute({
+        orderCheckPullId: check.pullId,
+        orderCheckRunId: check.checkRunId,
+        orderCheckSha: check.sha,
+        orderCheckConclusion: check.conclusion,
+        updatedAt: new Date(),
+      });
   }
 
   /**
@@ -676,7 +723,10 @@ export class RunStore {
   }
 
   /** The CTEs of a task write: `moved` (the task's row, if it moved) and what comes with it. */
-  private taskWriteCtes(db: Db, { condition, set, frees, startsAttempt }: TaskWrite) {
+  private taskWriteCtes(
+    db: Db,
+    { condition, set, frees, startsAttempt, recordsOrderCheck }: TaskWrite,
+  ) {
     const taskId = sql.placeholder('taskId');
     const moved = db.$with('moved').as(
       db
@@ -739,6 +789,19 @@ export class RunStore {
             .where(eq(attempts.id, sql.placeholder('attemptId')))
             .returning({ id: attempts.id }),
         ),
+      );
+    }
+    if (recordsOrderCheck) {
+      ctes.push(
+        db
+          .$with('checked')
+          .as(
+            db
+              .update(pullRequests)
+              .set(orderCheckSet())
+              .where(orderCheckRow())
+              .returning({ id: pullRequests.id }),
+          ),
       );
     }
     return { moved, ctes };
@@ -839,4 +902,18 @@ function enterReviewWrite(): TaskWrite {
       updatedAt: sql.placeholder('updatedAt'),
     },
   };
+}
+
+/** The order check's columns of a PR row, from the `orderCheck*` placeholders. */
+function orderCheckSet() {
+  return {
+    orderCheckRunId: sql.placeholder('orderCheckRunId') as never,
+    orderCheckSha: sql.placeholder('orderCheckSha') as never,
+    orderCheckConclusion: sql.placeholder('orderCheckConclusion') as never,
+    updatedAt: sql.placeholder('updatedAt') as never,
+  };
+}
+
+function orderCheckRow() {
+  return eq(pullRequests.id, sql.placeholder('orderCheckPullId'));
 }

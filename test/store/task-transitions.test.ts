@@ -232,4 +232,60 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     const [row] = await handle.db.select().from(tasks).where(eq(tasks.id, a!.task.id));
     expect(row!.state).toBe('cancelled');
   });
+
+  it('records a PR’s order check with its merge claim, in the claim’s statement, moved or not', async () => {
+    await runWith(16, [spec('a')]);
+    const [a] = await store.attempts.claimDispatches(601, {
+      repoLimit: 10,
+      globalLimit: 10,
+      now: new Date(),
+    });
+    const head = 'f'.repeat(40);
+    const pull = {
+      repositoryId: 601,
+      number: 61,
+      nodeId: 'PR_61',
+      headRef: 'agent/16/a',
+      headSha: head,
+      baseRef: 'main',
+      state: 'open',
+      merged: false,
+    };
+    await store.runs.completeIntoReview({
+      attemptId: a!.attempt.id,
+      task: a!.task,
+      usageTotal: undefined,
+      pull,
+    });
+    const row = (await store.pulls.withTask(601, 61))!.pull;
+    const check = (checkRunId: number, conclusion: string) => ({
+      pullId: row.id,
+      checkRunId,
+      sha: head,
+      conclusion,
+    });
+    const claimed = await countStatements(() =>
+      store.runs.transitionTask(a!.task.id, 'merge claimed', {}, { orderCheck: check(7, 'ok') }),
+    );
+    expect(claimed.statements).toBe(1);
+    expect(claimed.value).toMatchObject({ state: 'merging' });
+    expect((await store.pulls.withTask(601, 61))!.pull).toMatchObject({
+      orderCheckRunId: 7,
+      orderCheckSha: head,
+      orderCheckConclusion: 'ok',
+    });
+    // A claim refused (the task is merging already) still records what GitHub now shows.
+    expect(
+      await store.runs.transitionTask(
+        a!.task.id,
+        'merge claimed',
+        {},
+        { orderCheck: check(8, 'again') },
+      ),
+    ).toBeUndefined();
+    expect((await store.pulls.withTask(601, 61))!.pull).toMatchObject({
+      orderCheckRunId: 8,
+      orderCheckConclusion: 'again',
+    });
+  });
 });

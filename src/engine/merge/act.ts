@@ -1,7 +1,7 @@
 import { classifyMergeError, type MergeDecision, type MergePull } from '../../core/merge/index.js';
 import type { TaskMove } from '../../core/transitions.js';
 import type { PullRow } from '../../store/pulls.js';
-import type { TaskRow } from '../../store/runs.js';
+import type { OrderCheckRecord, TaskRow } from '../../store/runs.js';
 import type { Engine, RunScope } from '../context.js';
 import { crashPoint } from '../../crash-points.js';
 import type { CheckInfo } from '../../github/port.js';
@@ -27,6 +27,8 @@ export async function act(
   scope: RunScope,
   decision: MergeDecision,
   target: MergeTarget,
+  /** The PR's order check as just written to GitHub: the merge claim records it. */
+  orderCheck?: OrderCheckRecord,
 ): Promise<boolean> {
   const { task, row } = target;
   const log = engine.log.child({
@@ -41,7 +43,12 @@ export async function act(
       return false;
 
     case 'merge': {
-      const claimed = await engine.store.runs.transitionTask(task.id, 'merge claimed');
+      const claimed = await engine.store.runs.transitionTask(
+        task.id,
+        'merge claimed',
+        {},
+        { orderCheck },
+      );
       if (!claimed) return false;
       crashPoint('merge.claimed');
       const result = await giveBackOnError(engine, task, () =>
@@ -58,7 +65,12 @@ export async function act(
     }
 
     case 'enqueue': {
-      const claimed = await engine.store.runs.transitionTask(task.id, 'merge claimed');
+      const claimed = await engine.store.runs.transitionTask(
+        task.id,
+        'merge claimed',
+        {},
+        { orderCheck },
+      );
       if (!claimed) return false;
       const result = await giveBackOnError(engine, task, () =>
         scope.port.enqueuePullRequest(target.nodeId, decision.expectedHeadOid),

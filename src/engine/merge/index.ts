@@ -1,5 +1,6 @@
 import { decideMerges, type MergeDecision } from '../../core/merge/index.js';
 import { LOCK_KEYS } from '../../store/lock-keys.js';
+import type { OrderCheckRecord } from '../../store/runs.js';
 import type { GitHubPort } from '../../github/port.js';
 import { loadRunScope, timeDecision, type Engine, type RunScope } from '../context.js';
 import { act } from './act.js';
@@ -40,8 +41,11 @@ export async function advanceRun(engine: Engine, scope: RunScope): Promise<void>
 async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Promise<void> {
   const view = await gatherMergeView(engine, scope);
   const pulls = view.targets.map((t) => t.pull);
-  for (const { row, task } of view.targets)
-    await ensureOrderCheck(engine, scope, row, task, view.tasks, pulls);
+  const orderChecks = new Map<number, OrderCheckRecord>();
+  for (const { row, task } of view.targets) {
+    const written = await ensureOrderCheck(scope, row, task, view.tasks, pulls);
+    if (written) orderChecks.set(row.number, written);
+  }
 
   // Runs rarely mix bases; when they do, decide per base so each gets the right merge path.
   const decisions: MergeDecision[] = [];
@@ -59,11 +63,22 @@ async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Prom
     );
   }
 
+  // A PR's merge claim records its order check in the same statement; every other record is
+  // written now, before anything else is asked of GitHub.
+  const carried = new Map<number, OrderCheckRecord>();
+  for (const { kind, pr } of decisions) {
+    const check = orderChecks.get(pr);
+    if (!check || (kind !== 'merge' && kind !== 'enqueue')) continue;
+    carried.set(pr, check);
+    orderChecks.delete(pr);
+  }
+  for (const check of orderChecks.values()) await engine.store.runs.recordOrderCheck(check);
+
   let reread = false;
   for (const decision of decisions) {
     const target = view.targets.find((t) => t.pull.number === decision.pr);
     if (!target) continue;
-    reread = (await act(engine, scope, decision, target)) || reread;
+    reread = (await act(engine, scope, decision, target, carried.get(decision.pr))) || reread;
   }
   if (reread && depth < 2) await advanceOnce(engine, scope, depth + 1);
 }

@@ -5,24 +5,27 @@ import {
   type MergeTask,
 } from '../../core/merge/index.js';
 import type { PullRow } from '../../store/pulls.js';
-import type { TaskRow } from '../../store/runs.js';
-import type { Engine, RunScope } from '../context.js';
+import type { OrderCheckRecord, TaskRow } from '../../store/runs.js';
+import type { RunScope } from '../context.js';
 import { crashPoint } from '../../crash-points.js';
 
-/** One `agent-coordinator/order` check run per head SHA, rewritten only when what it says changes. */
+/**
+ * One `agent-coordinator/order` check run per head SHA, rewritten only when what it says changes.
+ * Returns the PR row's record of it when GitHub was called, for the caller to write: with the
+ * PR's merge claim when there is one (one statement), else at once (`recordOrderCheck`).
+ */
 export async function ensureOrderCheck(
-  engine: Engine,
   scope: RunScope,
   row: PullRow,
   task: TaskRow,
   tasks: MergeTask[],
   pulls: MergePull[],
-): Promise<void> {
+): Promise<OrderCheckRecord | undefined> {
   const mergeTask = tasks.find((t) => t.taskId === task.taskKey);
-  if (!mergeTask) return;
+  if (!mergeTask) return undefined;
   const check = orderCheck(mergeTask, { tasks, pulls });
   const signature = `${check.status}:${check.conclusion ?? ''}:${check.title}`;
-  if (row.orderCheckSha === row.headSha && row.orderCheckConclusion === signature) return;
+  if (row.orderCheckSha === row.headSha && row.orderCheckConclusion === signature) return undefined;
   const output = {
     status: check.status,
     conclusion: check.conclusion,
@@ -33,8 +36,7 @@ export async function ensureOrderCheck(
   // database knows it: no second writer can create the head's check meanwhile.
   if (row.orderCheckSha === row.headSha && row.orderCheckRunId !== null) {
     await scope.port.updateCheckRun(scope.repo, row.orderCheckRunId, output);
-    await engine.store.pulls.update(row.id, { orderCheckConclusion: signature });
-    return;
+    return record(row, row.orderCheckRunId, signature);
   }
   const created = await scope.port.createCheckRun(
     scope.repo,
@@ -43,9 +45,9 @@ export async function ensureOrderCheck(
     output,
   );
   crashPoint('merge.order-check-created');
-  await engine.store.pulls.update(row.id, {
-    orderCheckRunId: created.id,
-    orderCheckSha: row.headSha,
-    orderCheckConclusion: signature,
-  });
+  return record(row, created.id, signature);
+}
+
+function record(row: PullRow, checkRunId: number, conclusion: string): OrderCheckRecord {
+  return { pullId: row.id, checkRunId, sha: row.headSha, conclusion };
 }
