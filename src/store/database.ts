@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { LOCK_KEYS } from './lock-keys.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,7 +82,22 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     return created;
   };
   const pool = newPool({ max: options.poolSize ?? 10, allowExitOnIdle: false });
-  const db = drizzlePg(pool, { schema }) as unknown as AppDatabase;
+  // Inside withLock, the holder's statements run on the lock's own connection (see holding):
+  // a merge turn then takes one connection of the pool, not two, and none waits for another.
+  const heldConnection = new AsyncLocalStorage<{ client: pg.PoolClient; live: boolean }>();
+  const routed = new Proxy(pool, {
+    get(target, name) {
+      if (name === 'query')
+        return (...args: unknown[]) => {
+          const held = heldConnection.getStore();
+          const on = held?.live ? held.client : target;
+          return (on.query as (...a: unknown[]) => unknown)(...args);
+        };
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const db = drizzlePg(routed, { schema }) as unknown as AppDatabase;
   // Inserts (one batch at a time), claims and completions. The inbox's statistics are always
   // stale (it turns over faster than ANALYZE runs), and a planner that thinks few rows are
   // pending reads them all and sorts them instead of walking the index to the oldest few: on
@@ -93,22 +109,27 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
    * `locked`) takes it; undefined when it did not. With `unlockInBackground`, the unlock is sent
    * as `fn` settles and not waited for, and the connection goes back to the pool when it is
    * done: the caller goes on at once, and the next taker of the lock waits for nothing but that
-   * statement (only for a lock taken by waiting: a try-lock right after would fail).
+   * statement (only for a lock taken by waiting: a try-lock right after would fail). With
+   * `statementsOnLock`, the statements `fn` sends outside a transaction run on the lock's
+   * connection, in the order sent, until `fn` settles; work `fn` leaves running past that goes
+   * back to the pool (the connection may be someone else's by then).
    */
   async function holding<T>(
     key: bigint,
     lockSql: string,
     fn: () => Promise<T>,
-    unlockInBackground = false,
+    { unlockInBackground = false, statementsOnLock = false } = {},
   ): Promise<{ value: T } | undefined> {
     const client = await pool.connect();
     let unlock: Promise<unknown> | undefined;
     try {
       const { rows } = await client.query<{ locked: boolean }>(lockSql, [key.toString()]);
       if (!rows[0]?.locked) return undefined;
+      const held = { client, live: true };
       try {
-        return { value: await fn() };
+        return { value: await (statementsOnLock ? heldConnection.run(held, fn) : fn()) };
       } finally {
+        held.live = false;
         // A lost connection took the lock with its session: nothing left to unlock, and the
         // outcome of `fn` (its result or its own error) is what the caller needs to see.
         unlock = client
@@ -145,7 +166,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     tryExclusive: (key, fn) =>
       holding(key, 'select pg_try_advisory_lock($1) as locked', fn).then((r) => r?.value),
     withLock: (key, fn) =>
-      holding(key, 'select pg_advisory_lock($1), true as locked', fn, true).then((r) => r!.value),
+      holding(key, 'select pg_advisory_lock($1), true as locked', fn, {
+        unlockInBackground: true,
+        statementsOnLock: true,
+      }).then((r) => r!.value),
     async inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string) {
       // A named statement is planned once per connection: the claim's plan costs more than
       // running it.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { sql } from 'drizzle-orm';
+import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { LOCK_KEYS } from '../../src/store/lock-keys.js';
 import { createStore } from '../../src/store/index.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
@@ -78,6 +79,25 @@ describe('advisory locks between two replicas', () => {
     release();
     await holder;
     expect(await two.withLock(key, async () => 'after')).toBe('after');
+  });
+
+  it('runs the holder’s statements on the lock’s own connection, and its transactions apart', async () => {
+    const holdsTheLock = async (db: DatabaseHandle['db']) => {
+      const [row] = rowsOf<{ held: boolean }>(
+        await db.execute(sql`select exists (select 1 from pg_locks
+           where locktype = 'advisory' and granted and pid = pg_backend_pid()) as held`),
+      );
+      return row!.held;
+    };
+    const seen = await one.withLock(key, async () => {
+      // Side by side, as the merge view's reads are: both on the one connection, in turn.
+      const both = await Promise.all([holdsTheLock(one.db), holdsTheLock(one.db)]);
+      const inTransaction = await one.db.transaction((tx) => holdsTheLock(tx));
+      return { both, inTransaction };
+    });
+    expect(seen).toEqual({ both: [true, true], inTransaction: false });
+    // Outside withLock, statements go to the pool as before.
+    expect(await holdsTheLock(one.db)).toBe(false);
   });
 
   it('a dispatch claim with no slot left anywhere returns at once, without the repository lock', async () => {
