@@ -30,7 +30,8 @@ const coordinator = await startCoordinator({
   // Likewise the installation write budget (80 writes a minute): the fleet is one installation,
   // and the double's own limit is off. `writes_per_task` says what the budget would meter.
   writeBudget: false,
-  // What-if runs only (bench/fleet.ts --what-if): the processor's concurrency, default 4.
+  // What-if runs only (bench/run.ts --processor-concurrency): the processor's concurrency,
+  // else the app's (DEFAULT_CONCURRENCY in src/webhooks/processor.ts).
   ...(whatIf > 0 ? { processor: { concurrency: whatIf } } : {}),
 });
 

@@ -1,5 +1,6 @@
 // Benchmark 3: a fleet of issues driven through the GitHub double with simulated workers and
 // auto-approval, against the real coordinator (its own process) on Postgres.
+import { DEFAULT_CONCURRENCY } from '../src/webhooks/processor.js';
 import type { TaskSpec } from '../src/core/plan/index.js';
 import { startGitHubDouble } from '../test/github-double/index.js';
 import type { GitHubDouble } from '../test/github-double/scenario.js';
@@ -145,7 +146,10 @@ export async function runFleet(
   const c = options.processorConcurrency;
   const prefix = `${c ? `whatif_c${c}_` : ''}${size.spec ? `size_${size.spec}_` : ''}`;
   const name = (figure: string) => `${prefix}${figure}`;
-  if (c) report.note(`WHAT-IF: the delivery processor's concurrency is ${c} (the app's is 4)`);
+  if (c)
+    report.note(
+      `WHAT-IF: the delivery processor's concurrency is ${c} (the app's is ${DEFAULT_CONCURRENCY})`,
+    );
   const total = size.issues * size.tasksPerIssue;
   report.note(
     `fleet: ${total} tasks = ${size.issues} issues × ${size.tasksPerIssue} (layers of ${size.layerWidth}, 2 deps each) over ${size.repositories} repositories; COORDINATOR_MAX_PARALLEL ${MAX_PARALLEL}, concurrency.maxParallel 1000, merge.requireApproval false; deadline ${size.deadlineS} s`,

@@ -30,7 +30,7 @@ const MAX_WAIT_MS = 60 * 60_000;
 /** How long the inbox must stay empty before the after-drain work runs. */
 const SETTLE_MS = 20;
 /** Deliveries handled at once by one process; the pool has 10 connections for them. */
-const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_CONCURRENCY = 8;
 /**
  * A delivery being handled has its lock renewed this often; one whose lock is older than
  * STALE_AFTER_MS lost its process (a crash) and is claimed again.
