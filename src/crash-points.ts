@@ -22,13 +22,15 @@ export const CRASH_POINTS = [
   // Tracking the worker's run.
   'track.running', // attempt and task marked running
   'track.before-complete', // run completed with a PR, attempt not completed yet
-  'track.attempt-completed', // attempt completed, task not in review yet
+  // Attempt completed; without a PR (or on the sweep's repair) the task is not in review yet,
+  // with one the same write put it there (RunStore.completeIntoReview).
+  'track.attempt-completed',
   'track.in-review', // task in review, merges not decided yet
   // The status comment.
   'status.claimed', // render version claimed, comment not written yet
   'status.comment-created', // status comment created, its id not recorded yet
   // Merging.
-  'merge.order-check-created', // order check run created, not recorded yet
+  'merge.order-check-created', // order check run created, not recorded yet (nor claimed)
   'merge.claimed', // task moved to merging, merge not called yet
   'merge.called', // PR merged on GitHub, task not marked merged yet
   'merge.enqueued', // PR added to the merge queue, not recorded yet
