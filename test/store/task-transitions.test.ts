@@ -33,6 +33,9 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     deps,
     priority: 3,
   });
+  /** Dispatch what is ready in the repository, within limits no test here reaches. */
+  const claimReady = () =>
+    store.attempts.claimDispatches(601, { repoLimit: 10, globalLimit: 10, now: new Date() });
   async function runWith(issueNumber: number, specs: TaskSpec[]) {
     const { run } = await store.runs.createRun({
       repositoryId: 601,
@@ -108,11 +111,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
 
   it('completes a successful attempt once, with what its run has spent, this attempt included', async () => {
     const run = await runWith(12, [spec('a'), spec('b')]);
-    const [a, b] = await store.attempts.claimDispatches(601, {
-      repoLimit: 10,
-      globalLimit: 10,
-      now: new Date(),
-    });
+    const [a, b] = await claimReady();
     const usage = (costUsd: number) => ({
       usageTotal: { costUsd, inputTokens: 10, outputTokens: 5 },
     });
@@ -126,11 +125,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     expect(await store.attempts.spentByRun(run.id)).toBe(1.75);
     // Another run's spend is not this one's.
     const other = await runWith(13, [spec('x')]);
-    const [x] = await store.attempts.claimDispatches(601, {
-      repoLimit: 10,
-      globalLimit: 10,
-      now: new Date(),
-    });
+    const [x] = await claimReady();
     expect(x!.run.id).toBe(other.id);
     expect((await store.attempts.completeSucceeded(x!.attempt.id, x!.task, {}))!.runSpentUsd).toBe(
       0,
@@ -139,11 +134,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
 
   it('completes an attempt, records its PR and moves the task into review in one statement, once', async () => {
     const run = await runWith(14, [spec('a'), spec('b')]);
-    const [a, b] = await store.attempts.claimDispatches(601, {
-      repoLimit: 10,
-      globalLimit: 10,
-      now: new Date(),
-    });
+    const [a, b] = await claimReady();
     const pull = (number: number, headSha: string) => ({
       repositoryId: 601,
       number,
@@ -206,11 +197,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
 
   it('completes the attempt but leaves a task that moved meanwhile where it is', async () => {
     await runWith(15, [spec('a')]);
-    const [a] = await store.attempts.claimDispatches(601, {
-      repoLimit: 10,
-      globalLimit: 10,
-      now: new Date(),
-    });
+    const [a] = await claimReady();
     expect(await store.runs.transitionTask(a!.task.id, 'cancelled')).toBeDefined();
     const done = await store.runs.completeIntoReview({
       attemptId: a!.attempt.id,
@@ -235,11 +222,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
 
   it('records a PR’s order check with its merge claim, in the claim’s statement, moved or not', async () => {
     await runWith(16, [spec('a')]);
-    const [a] = await store.attempts.claimDispatches(601, {
-      repoLimit: 10,
-      globalLimit: 10,
-      now: new Date(),
-    });
+    const [a] = await claimReady();
     const head = 'f'.repeat(40);
     const pull = {
       repositoryId: 601,
