@@ -285,11 +285,5 @@ export class AttemptStore {
  */
 function succeededQuery(db: AppDatabase, withUsage: boolean, withReason: boolean) {
   const { earlier, update } = succeededUpdate(db, withUsage, withReason);
-  return db
-    .with(earlier)
-    .update(attempts)
-    .set(update.set)
-    .from(earlier)
-    .where(update.where)
-    .returning(update.returning);
+  return update(db.with(earlier));
 }

@@ -85,14 +85,14 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // Inside withLock, the holder's statements run on the lock's own connection (see holding):
   // a merge turn then takes one connection of the pool, not two, and none waits for another.
   const heldConnection = new AsyncLocalStorage<{ client: pg.PoolClient; live: boolean }>();
+  const routedQuery = (...args: unknown[]) => {
+    const held = heldConnection.getStore();
+    const on = held?.live ? held.client : pool;
+    return (on.query as (...a: unknown[]) => unknown)(...args);
+  };
   const routed = new Proxy(pool, {
     get(target, name) {
-      if (name === 'query')
-        return (...args: unknown[]) => {
-          const held = heldConnection.getStore();
-          const on = held?.live ? held.client : target;
-          return (on.query as (...a: unknown[]) => unknown)(...args);
-        };
+      if (name === 'query') return routedQuery;
       const value: unknown = Reflect.get(target, name, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },

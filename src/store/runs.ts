@@ -529,12 +529,7 @@ export class RunStore {
       {
         ...given,
         taskId,
-        ...(orderCheck && {
-          orderCheckPullId: orderCheck.pullId,
-          orderCheckRunId: orderCheck.checkRunId,
-          orderCheckSha: orderCheck.sha,
-          orderCheckConclusion: orderCheck.conclusion,
-        }),
+        ...(orderCheck && orderCheckValues(orderCheck)),
       },
       {
         condition: guard ? inArray(tasks.state, [...guard]) : undefined,
@@ -551,13 +546,7 @@ export class RunStore {
       .get('pull_order_check', (db) =>
         db.update(pullRequests).set(orderCheckSet()).where(orderCheckRow()),
       )
-      .execute({
-        orderCheckPullId: check.pullId,
-        orderCheckRunId: check.checkRunId,
-        orderCheckSha: check.sha,
-        orderCheckConclusion: check.conclusion,
-        updatedAt: new Date(),
-      });
+      .execute({ ...orderCheckValues(check), updatedAt: new Date() });
   }
 
   /**
@@ -601,16 +590,7 @@ export class RunStore {
     const [row] = await this.prepared
       .get(`complete_into_review_${withUsage ? 'usage' : 'no_usage'}_${pull.shape}`, (db) => {
         const { earlier, update } = succeededUpdate(db, withUsage, false);
-        const completed = db
-          .$with('completed')
-          .as(
-            db
-              .update(attempts)
-              .set(update.set)
-              .from(earlier)
-              .where(update.where)
-              .returning(update.returning),
-          );
+        const completed = db.$with('completed').as(update(db));
         const recorded = db
           .$with('recorded')
           .as(pullUpsert(db, pull.placeholders).returning({ id: pullRequests.id }));
@@ -916,4 +896,14 @@ function orderCheckSet() {
 
 function orderCheckRow() {
   return eq(pullRequests.id, sql.placeholder('orderCheckPullId'));
+}
+
+/** The values of orderCheckSet's and orderCheckRow's placeholders. */
+function orderCheckValues(check: OrderCheckRecord) {
+  return {
+    orderCheckPullId: check.pullId,
+    orderCheckRunId: check.checkRunId,
+    orderCheckSha: check.sha,
+    orderCheckConclusion: check.conclusion,
+  };
 }
