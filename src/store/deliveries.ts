@@ -1,5 +1,4 @@
 import { LOCK_KEYS } from './lock-keys.js';
-import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { and, eq, sql } from 'drizzle-orm';
 import { webhookDeliveries } from '../../db/schema.js';
@@ -33,11 +32,11 @@ export interface ClaimedDelivery {
   receivedAt: Date;
 }
 
-// Brotli at quality 1 with a 64 KB window: GitHub's JSON shrinks about seven-fold in ~45 µs per
+// Brotli at quality 1 with a 64 KB window: GitHub's JSON shrinks about seven-fold in ~35 µs per
 // 12 KB (the default 4 MB window costs more to set up than to compress), which is less than
-// sending and writing the bytes it saves costs. It runs on libuv's thread pool, beside the event
-// loop that verifies and answers the next deliveries.
-const compressBody = promisify(zlib.brotliCompress);
+// sending and writing the bytes it saves costs. It runs on the event loop: the thread pool's
+// brotliCompress costs 65-200 µs of CPU for the same body (the hand-off, not the compression;
+// bench/README.md, 2026-12-02), and this machine has two cores for everything.
 const BROTLI_OPTIONS = (size: number): zlib.BrotliOptions => ({
   params: {
     [zlib.constants.BROTLI_PARAM_QUALITY]: 1,
@@ -46,9 +45,10 @@ const BROTLI_OPTIONS = (size: number): zlib.BrotliOptions => ({
     [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
   },
 });
+const compressBody = (body: string) => zlib.brotliCompressSync(body, BROTLI_OPTIONS(body.length));
 const decompressBody = (stored: Uint8Array) => zlib.brotliDecompressSync(stored).toString('utf8');
 
-type Compressing = IncomingDelivery & { compressed: Promise<Buffer> };
+type Compressed = IncomingDelivery & { compressed: Buffer };
 
 /** Rows per insert: a batch stays well under Postgres' 65,535 parameters. */
 const MAX_BATCH = 200;
@@ -58,7 +58,7 @@ export class DeliveryStore {
   // One insert at a time: the deliveries that arrive meanwhile make the next batch larger, and
   // a row costs Postgres a fifth as much in a batch of 16 as alone (bench/README.md).
   private readonly inserts = new WriteBatcher(
-    (d: Compressing[]) => this.recordMany(d),
+    (d: Compressed[]) => this.recordMany(d),
     MAX_BATCH,
     1,
   );
@@ -71,22 +71,18 @@ export class DeliveryStore {
 
   /** Deliveries that arrive together are written together (see WriteBatcher). */
   record(delivery: IncomingDelivery): Promise<RecordOutcome> {
-    // Compressed as each arrives, not all at once when the batch is written; queued at once, so
-    // batches are taken, and written, in the order the deliveries arrived whichever body
-    // finishes compressing first.
-    const compressed = compressBody(delivery.body, BROTLI_OPTIONS(delivery.body.length));
-    return this.inserts.write({ ...delivery, compressed });
+    // Compressed as each arrives, not all at once when the batch is written.
+    return this.inserts.write({ ...delivery, compressed: compressBody(delivery.body) });
   }
 
-  private async recordMany(deliveries: Compressing[]): Promise<RecordOutcome[]> {
-    const bodies = await Promise.all(deliveries.map((d) => d.compressed));
+  private async recordMany(deliveries: Compressed[]): Promise<RecordOutcome[]> {
     // Each row gets its own clock_timestamp(), in arrival order: "oldest first" in the claim
     // holds within one batch too (now() would give the whole batch one time).
     const params: unknown[] = [];
-    const rows = deliveries.map((d, i) => {
+    const rows = deliveries.map((d) => {
       const at = params.length;
       params.push(d.id, d.event, d.action ?? null, d.installationId ?? null);
-      params.push(d.repositoryId ?? null, bodies[i], d.handled ? 'done' : 'pending');
+      params.push(d.repositoryId ?? null, d.compressed, d.handled ? 'done' : 'pending');
       return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::delivery_status, clock_timestamp())`;
     });
     const inserted = await this.query<{ delivery_id: string }>(
