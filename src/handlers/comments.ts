@@ -1,6 +1,11 @@
 import type { Probot } from 'probot';
 import type { AppServices } from '../app.js';
-import { describeParseError, parseCommands, type Command } from '../core/commands/index.js';
+import {
+  commentFactsOf,
+  commentIntent,
+  describeParseError,
+  type Command,
+} from '../core/commands/index.js';
 import { validateConfig } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
@@ -8,16 +13,9 @@ import { loadRunScope } from '../engine/context.js';
 import { acceptPlanComment } from '../engine/planner.js';
 import { linkPullRequest } from '../engine/track.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
-import { parsePlanMarker } from '../protocol/markers.js';
 import { NOT_ANSWERED } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { mayAnswerRefusal } from './refusal-budget.js';
-
-/**
- * Who may post a plan for the planner job (docs/lifecycle.md): the Actions bot, or the App itself (a
- * planner job that comments with the App's token), known by `performed_via_github_app`.
- */
-const PLANNER_AUTHORS = new Set(['github-actions[bot]']);
 
 export function registerCommentHandlers(app: Probot, services: AppServices): void {
   const roles = new RoleCache();
@@ -33,16 +31,9 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
       comment: comment.id,
     });
 
-    // Comments from bots are never commands; the planner's plan comment is the one thing read.
-    if (sender.type === 'Bot' || comment.user?.type === 'Bot') {
-      const byThisApp =
-        services.appId !== undefined &&
-        (comment as { performed_via_github_app?: { id?: number } | null }).performed_via_github_app
-          ?.id === services.appId;
-      if (issue.pull_request || !(byThisApp || PLANNER_AUTHORS.has(comment.user?.login ?? '')))
-        return;
-      const runId = parsePlanMarker(comment.body);
-      if (runId === undefined) return;
+    const intent = commentIntent(commentFactsOf(context.payload), services.appId);
+    if (intent.kind === 'none') return;
+    if (intent.kind === 'plan') {
       const run = await engine.store.runs.activeRun(repository.id, issue.number);
       if (!run || (run.state !== 'planning' && run.state !== 'plan_invalid')) return;
       const accepted = await acceptPlanComment(engine, {
@@ -50,18 +41,19 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         repo,
         repositoryId: repository.id,
         run,
-        workflowRunId: runId,
+        workflowRunId: intent.workflowRunId,
         body: comment.body,
       });
       if (!accepted)
-        log.warn({ runId }, 'plan comment names a workflow run we did not dispatch; ignored');
+        log.warn(
+          { runId: intent.workflowRunId },
+          'plan comment names a workflow run we did not dispatch; ignored',
+        );
       return;
     }
 
     const onPullRequest = Boolean(issue.pull_request);
-    const parsed = parseCommands(comment.body, onPullRequest ? 'pull_request' : 'issue');
-    if (parsed.length === 0) return;
-
+    const { parsed } = intent;
     const target: { run?: RunRow; task?: TaskRow } | undefined = onPullRequest
       ? await taskOfPullRequest(services, port, repo, repository.id, issue.number)
       : {

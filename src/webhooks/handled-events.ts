@@ -1,11 +1,13 @@
 import type { Probot } from 'probot';
+import { commentFactsOf, commentIntent } from '../core/commands/index.js';
 
 /**
  * The webhook events some handler is registered for (`issues` or `issues.labeled`), recorded as
  * the app registers them. A delivery no handler acts on (`workflow_job`, which the manifest
- * subscribes to but nothing handles yet; `check_run.created`; the App's own check results) is
- * stored as handled at ingest and never claimed, decompressed or passed through Probot
- * (docs/running.md, "Deliveries and replicas").
+ * subscribes to but nothing handles yet; `check_run.created`; the App's own check results; a new
+ * comment with neither a command nor the planner's plan in it, most comments on a busy
+ * repository) is stored as handled at ingest and never claimed, decompressed or passed through
+ * Probot (docs/running.md, "Deliveries and replicas").
  */
 export class HandledEvents {
   private readonly names = new Set<string>();
@@ -24,6 +26,9 @@ export class HandledEvents {
 
   actsOn(event: string, action: string | undefined, payload?: Record<string, unknown>): boolean {
     if (payload && isOwnCheckResult(event, action, payload, this.appId)) return false;
+    // The comment handler's own first decision (commentIntent): such a comment asks nothing.
+    if (payload && event === 'issue_comment' && action === 'created')
+      if (commentIntent(commentFactsOf(payload), this.appId).kind === 'none') return false;
     return this.names.has(event) || (action !== undefined && this.names.has(`${event}.${action}`));
   }
 }

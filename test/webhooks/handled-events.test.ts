@@ -4,6 +4,7 @@ import { createApp, type AppServiceInput } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { HandledEvents } from '../../src/webhooks/handled-events.js';
 import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
+import { planMarker } from '../../src/protocol/markers.js';
 import { examplePayload } from '../helpers/payloads.js';
 
 /** The real app's handlers, registered on a Probot whose `app.on` calls `handled` records. */
@@ -89,5 +90,28 @@ describe('the events the app acts on', () => {
     expect(
       withoutId.actsOn('check_run', 'completed', from('check_run', 'completed', TEST_APP_ID)),
     ).toBe(true);
+  });
+
+  it('leave out new comments that hold neither a command nor the planner’s plan', async () => {
+    const handled = new HandledEvents(TEST_APP_ID);
+    await appRecordingInto(handled);
+    const comment = (body: string, more: Record<string, unknown> = {}) => {
+      const payload = examplePayload<{ comment: object }>('issue_comment', 'created');
+      return examplePayload('issue_comment', 'created', {
+        comment: { ...payload.comment, body },
+        ...more,
+      });
+    };
+    expect(handled.actsOn('issue_comment', 'created', comment('Thanks, looks good'))).toBe(false);
+    expect(handled.actsOn('issue_comment', 'created', comment('/approve'))).toBe(true);
+    const bot = { sender: { login: 'github-actions[bot]', type: 'Bot' } };
+    const plan = `${planMarker(5)}\n\n\`\`\`yaml\ntasks: []\n\`\`\``;
+    const byPlanner = (body: string) => {
+      const payload = comment(body, bot) as { comment: { user: object } };
+      payload.comment.user = { login: 'github-actions[bot]', type: 'Bot' };
+      return payload;
+    };
+    expect(handled.actsOn('issue_comment', 'created', byPlanner(plan))).toBe(true);
+    expect(handled.actsOn('issue_comment', 'created', byPlanner('/approve'))).toBe(false);
   });
 });

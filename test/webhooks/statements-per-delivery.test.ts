@@ -62,4 +62,30 @@ describe('statements per delivery', () => {
     await app.whenIdle();
     expect(await recorded('check_suite')).toEqual({ count: 1, sum: 1 });
   });
+
+  it('costs nothing for a comment with no command in it', async () => {
+    const { repository } = examplePayload<{ repository: object }>('workflow_run', 'completed');
+    const example = examplePayload<{ comment: object }>('issue_comment', 'created');
+    const comment = (id: number, body: string) =>
+      examplePayload('issue_comment', 'created', {
+        repository,
+        comment: { ...example.comment, id, body },
+      });
+    const remark = 'comment-no-command';
+    expect(
+      (await app.send('issue_comment', comment(701, 'Nice work'), { id: remark })).status,
+    ).toBe(202);
+    await app.whenIdle();
+    expect(await recorded('issue_comment')).toEqual({ count: 0, sum: 0 });
+    // Stored as handled at ingest: in the ledger, never claimed.
+    expect(await app.store.deliveries.get(remark)).toMatchObject({ status: 'done', attempts: 0 });
+    // A command is handled (its issue has no run: the command is refused).
+    const command = 'comment-command';
+    expect(
+      (await app.send('issue_comment', comment(702, '/retry a'), { id: command })).status,
+    ).toBe(202);
+    await app.whenIdle();
+    expect(await app.store.deliveries.get(command)).toMatchObject({ attempts: 1 });
+    expect((await recorded('issue_comment')).count).toBe(1);
+  });
 });

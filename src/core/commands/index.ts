@@ -12,3 +12,5 @@ export type {
   CommandTarget,
   CommandTask,
 } from './command-effects.js';
+export { commentFactsOf, commentIntent } from './comment-intent.js';
+export type { CommentFacts } from './comment-intent.js';
