@@ -29,15 +29,30 @@ export interface DatabaseHandle {
   tryExclusive<T>(key: bigint, fn: () => Promise<T>): Promise<T | undefined>;
   /**
    * Run `fn` holding the lock `key`, waiting for it while another holder (in any process) has
-   * it: work on one run takes turns. Not reentrant: never nest two for the same key.
+   * it: work on one repository takes turns. Not reentrant: never nest two for the same key.
+   * The first statement takes the lock and reads: `opening(lockKey)` is a call of a function
+   * that takes the advisory lock `lockKey` (unless null: PGlite, whose turns are taken in this
+   * process) and then reads, and its rows go to `fn`; one round trip, not the lock and the read
+   * apart. The read has to be a later statement of that function: the calling statement's
+   * snapshot is older than the wait.
    */
-  withLock<T>(key: bigint, fn: () => Promise<T>): Promise<T>;
+  withLockOpening<Row, T>(
+    key: bigint,
+    opening: (lockKey: string | null) => OpeningStatement,
+    fn: (rows: Row[]) => Promise<T>,
+  ): Promise<T>;
   /**
    * Plain SQL on connections of its own, for the webhook inbox: acknowledging a delivery never
    * waits for a connection behind the handlers, and skips the query builder on its hot path.
    */
   inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string): Promise<Row[]>;
   close(): Promise<void>;
+}
+
+/** A statement that opens a lock (DatabaseHandle.withLockOpening). */
+export interface OpeningStatement {
+  text: string;
+  values: unknown[];
 }
 
 /** The rows of `db.execute`, whose result is shaped differently by node-postgres and PGlite. */
@@ -82,7 +97,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     return created;
   };
   const pool = newPool({ max: options.poolSize ?? 10, allowExitOnIdle: false });
-  // Inside withLock, the holder's statements run on the lock's own connection (see holding):
+  // Inside withLockOpening, the holder's statements run on the lock's own connection (see holding):
   // a merge turn then takes one connection of the pool, not two, and none waits for another.
   const heldConnection = new AsyncLocalStorage<{ client: pg.PoolClient; live: boolean }>();
   const routedQuery = (...args: unknown[]) => {
@@ -105,8 +120,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const inboxPool = newPool({ max: 3, options: '-c enable_bitmapscan=off -c enable_seqscan=off' });
 
   /**
-   * Run `fn` holding the advisory lock `key` on one connection, if `lockSql` (which answers
-   * `locked`) takes it; undefined when it did not. With `unlockInBackground`, the unlock is sent
+   * Run `fn` holding the advisory lock `key` on one connection, if `lock` (the statement that
+   * takes it) took it: it answers the rows for `fn`, or undefined when the lock was not taken,
+   * and then `holding` answers undefined too. With `unlockInBackground`, the unlock is sent
    * as `fn` settles and not waited for, and the connection goes back to the pool when it is
    * done: the caller goes on at once, and the next taker of the lock waits for nothing but that
    * statement (only for a lock taken by waiting: a try-lock right after would fail). With
@@ -114,20 +130,21 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
    * connection, in the order sent, until `fn` settles; work `fn` leaves running past that goes
    * back to the pool (the connection may be someone else's by then).
    */
-  async function holding<T>(
+  async function holding<Row, T>(
     key: bigint,
-    lockSql: string,
-    fn: () => Promise<T>,
+    lock: (client: pg.PoolClient, lockKey: string) => Promise<Row[] | undefined>,
+    fn: (rows: Row[]) => Promise<T>,
     { unlockInBackground = false, statementsOnLock = false } = {},
   ): Promise<{ value: T } | undefined> {
     const client = await pool.connect();
     let unlock: Promise<unknown> | undefined;
     try {
-      const { rows } = await client.query<{ locked: boolean }>(lockSql, [key.toString()]);
-      if (!rows[0]?.locked) return undefined;
+      const rows = await lock(client, key.toString());
+      if (!rows) return undefined;
       const held = { client, live: true };
       try {
-        return { value: await (statementsOnLock ? heldConnection.run(held, fn) : fn()) };
+        const run = () => fn(rows);
+        return { value: await (statementsOnLock ? heldConnection.run(held, run) : run()) };
       } finally {
         held.live = false;
         // A lost connection took the lock with its session: nothing left to unlock, and the
@@ -142,6 +159,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       else client.release();
     }
   }
+  const waitingTurn = { unlockInBackground: true, statementsOnLock: true };
 
   // drizzle's migrator takes no lock: hold a session advisory lock on one connection so
   // processes starting together on an empty database apply each migration once.
@@ -164,12 +182,29 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       await pool.query('select 1');
     },
     tryExclusive: (key, fn) =>
-      holding(key, 'select pg_try_advisory_lock($1) as locked', fn).then((r) => r?.value),
-    withLock: (key, fn) =>
-      holding(key, 'select pg_advisory_lock($1), true as locked', fn, {
-        unlockInBackground: true,
-        statementsOnLock: true,
-      }).then((r) => r!.value),
+      holding(
+        key,
+        async (client, lockKey) => {
+          const { rows } = await client.query<{ locked: boolean }>(
+            'select pg_try_advisory_lock($1) as locked',
+            [lockKey],
+          );
+          return rows[0]?.locked ? [] : undefined;
+        },
+        fn,
+      ).then((r) => r?.value),
+    withLockOpening: <Row, T>(
+      key: bigint,
+      opening: (lockKey: string | null) => OpeningStatement,
+      fn: (rows: Row[]) => Promise<T>,
+    ) =>
+      holding(
+        key,
+        async (client, lockKey) =>
+          (await client.query<Row & pg.QueryResultRow>(opening(lockKey))).rows,
+        fn,
+        waitingTurn,
+      ).then((r) => r!.value),
     async inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string) {
       // A named statement is planned once per connection: the claim's plan costs more than
       // running it.
@@ -283,6 +318,21 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   // One process owns a PGlite directory, so an in-process flag is the whole lock.
   const held = new Set<bigint>();
   const queues = new Map<bigint, Promise<void>>();
+  // One process, one connection: a lock is a turn in a queue per key.
+  async function inTurn<T>(key: bigint, fn: () => Promise<T>): Promise<T> {
+    const before = queues.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => (release = resolve));
+    const mine = before.then(() => turn);
+    queues.set(key, mine);
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (queues.get(key) === mine) queues.delete(key);
+    }
+  }
   return {
     kind: 'pglite',
     db,
@@ -295,20 +345,15 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
         held.delete(key);
       }
     },
-    async withLock(key, fn) {
-      const before = queues.get(key) ?? Promise.resolve();
-      let release!: () => void;
-      const turn = new Promise<void>((resolve) => (release = resolve));
-      const mine = before.then(() => turn);
-      queues.set(key, mine);
-      await before;
-      try {
-        return await fn();
-      } finally {
-        release();
-        if (queues.get(key) === mine) queues.delete(key);
-      }
-    },
+    withLockOpening: <Row, T>(
+      key: bigint,
+      opening: (lockKey: string | null) => OpeningStatement,
+      fn: (rows: Row[]) => Promise<T>,
+    ) =>
+      inTurn(key, async () => {
+        const { text, values } = opening(null);
+        return fn((await client.query<Row>(text, values)).rows);
+      }),
     async ping() {
       await client.query('select 1');
     },

@@ -2,6 +2,7 @@ import { AttemptStore } from './attempts.js';
 import { CommandStore } from './commands.js';
 import type { DatabaseHandle } from './database.js';
 import { DeliveryStore } from './deliveries.js';
+import { MergeTurns } from './merge-turns.js';
 import { PullStore } from './pulls.js';
 import { RepositoryStore } from './repositories.js';
 import { RunStore } from './runs.js';
@@ -14,6 +15,7 @@ export interface Store {
   readonly attempts: AttemptStore;
   readonly pulls: PullStore;
   readonly commands: CommandStore;
+  readonly mergeTurns: MergeTurns;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -27,5 +29,6 @@ export function createStore(handle: DatabaseHandle): Store {
     attempts: new AttemptStore(handle.db),
     pulls: new PullStore(handle.db),
     commands: new CommandStore(handle.db),
+    mergeTurns: new MergeTurns(handle),
   };
 }

@@ -188,11 +188,7 @@ export class PullStore {
     const rows = await this.prepared
       .get('slots_held_elsewhere', (db) => this.slotsQuery(db))
       .execute({ repositoryId, exceptRunId });
-    return rows.map((r) => ({
-      baseRef: r.baseRef,
-      pr: r.number,
-      kind: r.merging ? 'merging' : 'updated',
-    }));
+    return rows.map(heldSlot);
   }
 
   private slotsQuery(db: AppDatabase) {
@@ -263,4 +259,9 @@ function withTaskAndRun(db: AppDatabase) {
     .from(pullRequests)
     .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
     .innerJoin(runs, eq(runs.id, tasks.runId));
+}
+
+/** A base-branch slot another run holds, from a row of slotsHeldElsewhere or merge_turn_rows. */
+export function heldSlot(row: { number: number; baseRef: string; merging: boolean }): HeldSlot {
+  return { baseRef: row.baseRef, pr: row.number, kind: row.merging ? 'merging' : 'updated' };
 }

@@ -471,16 +471,7 @@ export class RunStore {
    * points at: one statement, whatever the run's size.
    */
   async graphOf(runId: number, db: Db = this.db): Promise<RunGraph> {
-    const rows = await this.prepared.on(db, 'run_graph', graphQuery).execute({ runId });
-    const ordered = rows.map((r) => r.task);
-    const pullOf = new Map<number, PullRow>();
-    for (const row of rows) if (row.pull) pullOf.set(row.task.id, row.pull);
-    return {
-      tasks: ordered,
-      depsOf: new Map(rows.map((r) => [r.task.taskKey, r.deps])),
-      byKey: new Map(ordered.map((t) => [t.taskKey, t])),
-      pullOf,
-    };
+    return graphFromRows(await this.prepared.on(db, 'run_graph', graphQuery).execute({ runId }));
   }
 
   /**
@@ -835,6 +826,21 @@ export interface RunProgress {
 function refuseStateIn(values: object, columns: string[]): void {
   for (const column of columns)
     if (column in values) throw new Error(`${column} changes by a transition only`);
+}
+
+/** The rows of a run's graph read (graphQuery, or merge_turn_rows), in plan order. */
+export function graphFromRows(
+  rows: readonly { task: TaskRow; pull: PullRow | null; deps: string[] }[],
+): RunGraph {
+  const ordered = rows.map((r) => r.task);
+  const pullOf = new Map<number, PullRow>();
+  for (const row of rows) if (row.pull) pullOf.set(row.task.id, row.pull);
+  return {
+    tasks: ordered,
+    depsOf: new Map(rows.map((r) => [r.task.taskKey, r.deps])),
+    byKey: new Map(ordered.map((t) => [t.taskKey, t])),
+    pullOf,
+  };
 }
 
 /** A run's plan tasks, each with its deps by key and the row of its PR (RunStore.graphOf). */

@@ -2,26 +2,32 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { LOCK_KEYS } from '../../src/store/lock-keys.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 /**
- * The advisory locks of src/store/database.ts, and the dispatch claim's, across processes: two handles on one database are
- * two replicas. withLock sends its unlock without waiting for the answer; the lock must still be
- * exclusive while held and free for the next taker after.
+ * The advisory locks of src/store/database.ts, and the dispatch claim's, across processes: two
+ * handles on one database are two replicas. A merge turn (MergeTurns.take, on withLockOpening)
+ * sends its unlock without waiting for the answer; the lock must still be exclusive while held
+ * and free for the next taker after.
  */
 describe('advisory locks between two replicas', () => {
   let one: DatabaseHandle;
   let two: DatabaseHandle;
   let drop: () => Promise<void>;
   const key = LOCK_KEYS.repositoryMerges(4711);
+  const stores = new Map<DatabaseHandle, Store>();
+  /** A merge turn of repository 4711 on `replica`; run 0 has nothing to read. */
+  const mergeTurn = <T>(replica: DatabaseHandle, fn: () => Promise<T>) =>
+    stores.get(replica)!.mergeTurns.take(4711, 0, () => fn());
 
   beforeAll(async () => {
     const database = await createTestDatabase(inject('templateDatabase'));
     drop = database.drop;
     one = await openDatabase({ databaseUrl: database.url, poolSize: 3 });
     two = await openDatabase({ databaseUrl: database.url, poolSize: 3 });
+    for (const replica of [one, two]) stores.set(replica, createStore(replica));
   });
   afterAll(async () => {
     await one.close();
@@ -37,7 +43,7 @@ describe('advisory locks between two replicas', () => {
     // waiting holder holds a pooled connection while Postgres keeps it waiting.
     const turns = async (replica: DatabaseHandle, name: string) => {
       for (let i = 0; i < 6; i++)
-        await replica.withLock(key, async () => {
+        await mergeTurn(replica, async () => {
           inside++;
           most = Math.max(most, inside);
           entered.push(`${name}${i}`);
@@ -53,16 +59,16 @@ describe('advisory locks between two replicas', () => {
 
   it('is free for the other replica as soon as the holder has returned, and after a throw', async () => {
     for (let i = 0; i < 5; i++) {
-      expect(await one.withLock(key, async () => i)).toBe(i);
+      expect(await mergeTurn(one, async () => i)).toBe(i);
       // Would wait forever if the unlock were lost.
-      expect(await two.withLock(key, async () => i * 2)).toBe(i * 2);
+      expect(await mergeTurn(two, async () => i * 2)).toBe(i * 2);
     }
     await expect(
-      one.withLock(key, async () => {
+      mergeTurn(one, async () => {
         throw new Error('the holder failed');
       }),
     ).rejects.toThrow('the holder failed');
-    expect(await two.withLock(key, async () => 'taken')).toBe('taken');
+    expect(await mergeTurn(two, async () => 'taken')).toBe('taken');
   });
 
   it('is taken by waiting: a try-lock meanwhile on the other replica is refused', async () => {
@@ -70,7 +76,7 @@ describe('advisory locks between two replicas', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));
-    const holder = one.withLock(key, async () => {
+    const holder = mergeTurn(one, async () => {
       entered();
       await held;
     });
@@ -78,7 +84,7 @@ describe('advisory locks between two replicas', () => {
     expect(await two.tryExclusive(key, async () => 'got it')).toBeUndefined();
     release();
     await holder;
-    expect(await two.withLock(key, async () => 'after')).toBe('after');
+    expect(await mergeTurn(two, async () => 'after')).toBe('after');
   });
 
   it('runs the holder’s statements on the lock’s own connection, and its transactions apart', async () => {
@@ -89,15 +95,50 @@ describe('advisory locks between two replicas', () => {
       );
       return row!.held;
     };
-    const seen = await one.withLock(key, async () => {
+    const seen = await mergeTurn(one, async () => {
       // Side by side, as the merge view's reads are: both on the one connection, in turn.
       const both = await Promise.all([holdsTheLock(one.db), holdsTheLock(one.db)]);
       const inTransaction = await one.db.transaction((tx) => holdsTheLock(tx));
       return { both, inTransaction };
     });
     expect(seen).toEqual({ both: [true, true], inTransaction: false });
-    // Outside withLock, statements go to the pool as before.
+    // Outside a turn, statements go to the pool as before.
     expect(await holdsTheLock(one.db)).toBe(false);
+  });
+
+  it('opens a turn with what the previous holder wrote, however long it waited', async () => {
+    const store = stores.get(one)!;
+    await store.repositories.ensureRepository(9, { id: 4711, owner: 'acme', name: 'turns' });
+    const { run } = await store.runs.createRun({
+      repositoryId: 4711,
+      issueNumber: 1,
+      config: DEFAULT_CONFIG,
+      startedBy: 'maintainer',
+      issueTitle: 'Issue 1',
+      issueBody: '',
+    });
+    const plan = { tasks: [{ title: 'a', type: 'default', deps: [], priority: 3, id: 'a' }] };
+    expect(await store.runs.setPlan(run.id, { ...plan, order: ['a'] }, 'issue', false)).toBe(true);
+    const taskId = (await store.runs.task(run.id, 'a'))!.id;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const holder = store.mergeTurns.take(4711, run.id, async (opened) => {
+      entered();
+      await held;
+      await store.runs.updateTaskFields(taskId, { held: true });
+      return opened.graph.byKey.get('a')?.held;
+    });
+    await inside;
+    // The other replica's turn opens while the first is held: its read must come after the wait
+    // (a read in the lock's own statement would see the task as it was before the update).
+    const waiting = stores
+      .get(two)!
+      .mergeTurns.take(4711, run.id, async (opened) => opened.graph.byKey.get('a')?.held);
+    release();
+    expect(await holder).toBe(false);
+    expect(await waiting).toBe(true);
   });
 
   it('a dispatch claim with no slot left anywhere returns at once, without the repository lock', async () => {
@@ -119,10 +160,14 @@ describe('advisory locks between two replicas', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));
-    const other = two.withLock(LOCK_KEYS.repositoryDispatch(4712), async () => {
-      entered();
-      await held;
-    });
+    const other = two.withLockOpening(
+      LOCK_KEYS.repositoryDispatch(4712),
+      (lockKey) => ({ text: 'select pg_advisory_lock($1::bigint)', values: [lockKey] }),
+      async () => {
+        entered();
+        await held;
+      },
+    );
     await inside;
     // Global limit 0: full. Without the pre-check this would wait for the other replica.
     const now = new Date();

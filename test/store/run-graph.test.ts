@@ -97,6 +97,12 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
     expect(graph.pullOf.get(a.id)?.id).toBe(open.id);
     expect(closed.id).not.toBe(open.id);
     expect(graph.pullOf.size).toBe(1);
+    // A merge turn opens with the same graph, row for row and type for type, in one statement.
+    const opened = await countStatements(() =>
+      store.mergeTurns.take(REPOSITORY.id, run.id, async (view) => view),
+    );
+    expect(opened.value.graph).toStrictEqual(graph);
+    expect(opened.statements).toBe(engine.name === 'postgres' ? 2 : 1); // + the unlock
   });
 
   it('merges a task and frees its dependents in one statement, and records its PR merged after', async () => {
@@ -208,6 +214,10 @@ describe.each(ENGINES)('base-branch slots held by other runs on $name', (engine)
       { baseRef: 'main', pr: 12, kind: 'merging' },
       { baseRef: 'release', pr: 13, kind: 'updated' },
     ]);
+    // A merge turn opens with the same slots.
+    const opened = await store.mergeTurns.take(repositoryId, mine.run.id, async (view) => view);
+    expect(opened.slotsHeldElsewhere.sort((a, b) => a.pr - b.pr)).toEqual(held);
+    expect(opened.graph.tasks.map((t) => t.id)).toEqual([mine.task.id]);
     // From the merging run's own view, only the others count.
     const fromMerging = await store.pulls.slotsHeldElsewhere(repositoryId, merging.run.id);
     expect(fromMerging.map((s) => s.pr)).toEqual([13]);

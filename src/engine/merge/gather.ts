@@ -5,6 +5,7 @@ import {
   type MergePull,
   type MergeTask,
 } from '../../core/merge/index.js';
+import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { Engine, RunScope } from '../context.js';
 import type { MergeTarget } from './act.js';
 import { settleRerun } from './failing-checks.js';
@@ -20,12 +21,19 @@ export interface MergeView {
   slotsHeldElsewhere: HeldSlot[];
 }
 
-export async function gatherMergeView(engine: Engine, scope: RunScope): Promise<MergeView> {
+/** `opened`: the database's view as the merge turn read it, when it is this turn's first look. */
+export async function gatherMergeView(
+  engine: Engine,
+  scope: RunScope,
+  opened?: MergeTurnView,
+): Promise<MergeView> {
   const { run } = scope;
-  const [{ tasks, depsOf: deps, pullOf }, slotsHeldElsewhere] = await Promise.all([
-    engine.store.runs.graphOf(run.id),
-    engine.store.pulls.slotsHeldElsewhere(scope.repositoryId, run.id),
-  ]);
+  const [{ tasks, depsOf: deps, pullOf }, slotsHeldElsewhere] = opened
+    ? [opened.graph, opened.slotsHeldElsewhere]
+    : await Promise.all([
+        engine.store.runs.graphOf(run.id),
+        engine.store.pulls.slotsHeldElsewhere(scope.repositoryId, run.id),
+      ]);
   const mergeTasks: MergeTask[] = tasks.map((t) => ({
     taskId: t.taskKey,
     deps: deps.get(t.taskKey) ?? [],

@@ -1,5 +1,5 @@
 import { decideMerges, type MergeDecision } from '../../core/merge/index.js';
-import { LOCK_KEYS } from '../../store/lock-keys.js';
+import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { OrderCheckRecord } from '../../store/runs.js';
 import type { GitHubPort } from '../../github/port.js';
 import { loadRunScope, timeDecision, type Engine, type RunScope } from '../context.js';
@@ -31,15 +31,21 @@ export async function advanceRun(engine: Engine, scope: RunScope): Promise<void>
   // in this process first (a waiting turn holds no pooled connection), then across processes.
   await timeDecision(engine, 'merge', () =>
     engine.memory.repositoryMergeTurns.run(scope.repositoryId, () =>
-      engine.store.handle.withLock(LOCK_KEYS.repositoryMerges(scope.repositoryId), () =>
-        advanceOnce(engine, scope, 0),
+      engine.store.mergeTurns.take(scope.repositoryId, scope.run.id, (opened) =>
+        advanceOnce(engine, scope, 0, opened),
       ),
     ),
   );
 }
 
-async function advanceOnce(engine: Engine, scope: RunScope, depth: number): Promise<void> {
-  const view = await gatherMergeView(engine, scope);
+/** `opened`: the turn's first read; a decision again after acting reads afresh. */
+async function advanceOnce(
+  engine: Engine,
+  scope: RunScope,
+  depth: number,
+  opened?: MergeTurnView,
+): Promise<void> {
+  const view = await gatherMergeView(engine, scope, opened);
   const pulls = view.targets.map((t) => t.pull);
   const orderChecks = new Map<number, OrderCheckRecord>();
   for (const { row, task } of view.targets) {
