@@ -1,6 +1,6 @@
 import { TERMINAL_TASK_STATES } from '../core/states.js';
 import type { Engine, RunScope } from './context.js';
-import type { RunProgress, TaskRow } from '../store/runs.js';
+import type { TaskRow } from '../store/runs.js';
 import { crashPoint } from '../crash-points.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 
@@ -14,13 +14,8 @@ export const DONE_LABEL = 'agent:done';
  * sweep) lands here again and finishes the close-out. Its own `issues.closed` does not cancel a
  * `done` run. Labelling and closing twice change nothing.
  */
-export async function settleRun(
-  engine: Engine,
-  scope: RunScope,
-  /** The run's progress as the caller's last write returned it: its tasks are not read again. */
-  known?: RunProgress,
-): Promise<void> {
-  const progress = known ?? progressOf(await engine.store.runs.tasksOf(scope.run.id));
+export async function settleRun(engine: Engine, scope: RunScope): Promise<void> {
+  const progress = progressOf(await engine.store.runs.tasksOf(scope.run.id));
   if (progress.tasks === 0 || progress.open > 0) return;
   const allMerged = progress.unmerged === 0;
   engine.requestStatus(scope.run.id);
@@ -68,7 +63,8 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   return true;
 }
 
-function progressOf(tasks: readonly TaskRow[]): RunProgress {
+/** A run's graph tasks counted: all of them, those not ended, those not merged. */
+function progressOf(tasks: readonly TaskRow[]) {
   return {
     tasks: tasks.length,
     open: tasks.filter((t) => !TERMINAL_TASK_STATES.has(t.state)).length,

@@ -787,39 +787,23 @@ export class RunStore {
 
   /**
    * Incremental readiness: only the merged task's dependents are touched, each recounting its
-   * unmerged deps, so doing it again (a crash came between the merge and this) changes nothing.
-   * Returns the run's progress as the merge left it, in the same statement: whether the run is
-   * over needs no second read of its tasks (settleRun).
+   * unmerged deps, so doing it again changes nothing. The repair of a merge recorded by a version
+   * that freed the dependents in a statement of their own (markMerged does both in one now).
+   * Returns how many dependents were recounted.
    */
-  async decrementDependents(runId: number, mergedKey: string, db: Db = this.db) {
-    const [row] = rowsOf<{ tasks: number; open: number; unmerged: number }>(
+  async decrementDependents(runId: number, mergedKey: string, db: Db = this.db): Promise<number> {
+    const recounted = rowsOf<{ id: number }>(
       await db.execute(sql`
-        with freed as (
-          update ${tasks} as t set unmet_deps = (
-              select count(*)::int from ${taskEdges} e
-                join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
-               where e.run_id = t.run_id and e.task_key = t.task_key and d.state <> 'merged')
-          where t.run_id = ${runId}
-            and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})
-          returning 1)
-        select count(*)::int as tasks,
-               (count(*) filter (where ${tasks.state}::text not in (${TERMINAL_STATES_SQL})))::int as open,
-               (count(*) filter (where ${tasks.state} <> 'merged'))::int as unmerged
-          from ${tasks} where ${tasks.runId} = ${runId} and ${graphTask}`),
+        update ${tasks} as t set unmet_deps = (
+            select count(*)::int from ${taskEdges} e
+              join ${tasks} d on d.run_id = e.run_id and d.task_key = e.depends_on
+             where e.run_id = t.run_id and e.task_key = t.task_key and d.state <> 'merged')
+        where t.run_id = ${runId}
+          and t.task_key in (select task_key from ${taskEdges} where run_id = ${runId} and depends_on = ${mergedKey})
+        returning t.id`),
     );
-    return {
-      tasks: Number(row?.tasks ?? 0),
-      open: Number(row?.open ?? 0),
-      unmerged: Number(row?.unmerged ?? 0),
-    } satisfies RunProgress;
+    return recounted.length;
   }
-}
-
-/** A run's graph tasks counted: all of them, those not ended, those not merged. */
-export interface RunProgress {
-  tasks: number;
-  open: number;
-  unmerged: number;
 }
 
 /** The types already forbid it; this catches a value that got past them (a cast, a spread). */

@@ -73,7 +73,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     expect(await version()).toBe(before + 2);
   });
 
-  it('recounts only the merged task’s dependents, idempotently, and returns the run’s progress', async () => {
+  it('recounts only the merged task’s dependents, idempotently', async () => {
     const run = await runWith(11, [spec('a'), spec('b', ['a']), spec('c', ['a', 'b'])]);
     const place = async (key: string, state: TaskState) =>
       handle.db
@@ -85,28 +85,18 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     expect(await unmet()).toEqual({ a: 0, b: 1, c: 2 });
 
     await place('a', 'merged');
-    const first = await store.runs.decrementDependents(run.id, 'a');
-    expect(first).toEqual({ tasks: 3, open: 2, unmerged: 2 });
+    expect(await store.runs.decrementDependents(run.id, 'a')).toBe(2);
     expect(await unmet()).toEqual({ a: 0, b: 0, c: 1 });
     // A retried merge event frees them again: nothing changes.
-    expect(await store.runs.decrementDependents(run.id, 'a')).toEqual(first);
+    expect(await store.runs.decrementDependents(run.id, 'a')).toBe(2);
     expect(await unmet()).toEqual({ a: 0, b: 0, c: 1 });
 
     await place('b', 'merged');
-    await place('c', 'failed');
-    expect(await store.runs.decrementDependents(run.id, 'b')).toEqual({
-      tasks: 3,
-      open: 0,
-      unmerged: 1,
-    });
-    // The planner task is no part of the graph's progress.
-    await store.attempts.claimPlanner((await store.runs.getRun(run.id))!);
+    expect(await store.runs.decrementDependents(run.id, 'b')).toBe(1);
+    expect(await unmet()).toEqual({ a: 0, b: 0, c: 0 });
+    // A task nothing depends on frees nothing. (Merged, it is not ready for the next test's claim.)
     await place('c', 'merged');
-    expect(await store.runs.decrementDependents(run.id, 'c')).toEqual({
-      tasks: 3,
-      open: 0,
-      unmerged: 0,
-    });
+    expect(await store.runs.decrementDependents(run.id, 'c')).toBe(0);
   });
 
   it('completes a successful attempt once, with what its run has spent, this attempt included', async () => {

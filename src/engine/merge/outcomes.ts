@@ -59,9 +59,9 @@ export async function markTaskMerged(
     if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
       // Merged by a version that freed the dependents in a statement of their own: a crash
       // may have come in between.
-      const progress = await engine.store.runs.decrementDependents(scope.run.id, taskKey);
+      await engine.store.runs.decrementDependents(scope.run.id, taskKey);
       await scheduleRepository(engine, scope.repositoryId, scope.repository);
-      await settleRun(engine, scope, progress);
+      await settleRun(engine, scope);
       return false;
     }
     await settleRun(engine, scope);
