@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { LOCK_KEYS } from '../../src/store/lock-keys.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { planOf, plannedRun, taskSpec } from '../helpers/planned-run.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 /**
@@ -109,16 +109,7 @@ describe('advisory locks between two replicas', () => {
   it('opens a turn with what the previous holder wrote, however long it waited', async () => {
     const store = stores.get(one)!;
     await store.repositories.ensureRepository(9, { id: 4711, owner: 'acme', name: 'turns' });
-    const { run } = await store.runs.createRun({
-      repositoryId: 4711,
-      issueNumber: 1,
-      config: DEFAULT_CONFIG,
-      startedBy: 'maintainer',
-      issueTitle: 'Issue 1',
-      issueBody: '',
-    });
-    const plan = { tasks: [{ title: 'a', type: 'default', deps: [], priority: 3, id: 'a' }] };
-    expect(await store.runs.setPlan(run.id, { ...plan, order: ['a'] }, 'issue', false)).toBe(true);
+    const run = await plannedRun(store, 4711, 1, planOf(taskSpec('a')));
     const taskId = (await store.runs.task(run.id, 'a'))!.id;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -144,17 +135,7 @@ describe('advisory locks between two replicas', () => {
   it('a dispatch claim with no slot left anywhere returns at once, without the repository lock', async () => {
     const store = createStore(one);
     await store.repositories.ensureRepository(9, { id: 4712, owner: 'acme', name: 'full' });
-    const { run } = await store.runs.createRun({
-      repositoryId: 4712,
-      issueNumber: 1,
-      config: DEFAULT_CONFIG,
-      startedBy: 'maintainer',
-      issueTitle: 'Issue 1',
-      issueBody: '',
-    });
-    const task = { title: 'a', type: 'default', deps: [], priority: 3 };
-    const plan = { tasks: [{ ...task, id: 'a' }], order: ['a'] };
-    expect(await store.runs.setPlan(run.id, plan, 'issue', false)).toBe(true);
+    await plannedRun(store, 4712, 1, planOf(taskSpec('a')));
     // The other replica is in the middle of this repository's claim.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

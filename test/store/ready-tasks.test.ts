@@ -2,21 +2,14 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attempts, runs, tasks } from '../../db/schema.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
-import type { Plan, TaskSpec } from '../../src/core/plan/index.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { ENGINES } from '../helpers/engines.js';
+import { planOf, plannedRun, taskSpec } from '../helpers/planned-run.js';
 import { rowsOf } from '../../src/store/database.js';
 import { compareCandidates } from '../../src/core/scheduler/index.js';
 
-const spec = (id: string, priority = 3, deps: string[] = []): TaskSpec => ({
-  id,
-  title: id,
-  type: 'default',
-  deps,
-  priority,
-});
-const plan = (...specs: TaskSpec[]): Plan => ({ tasks: specs, order: specs.map((s) => s.id) });
+const spec = (id: string, priority = 3, deps: string[] = []) => taskSpec(id, { priority, deps });
 
 /** The claim's reads (src/store/attempts.ts): a repository's ready set and in-flight counts. */
 describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => {
@@ -32,21 +25,8 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
   });
   afterAll(() => dispose());
 
-  async function runWith(repositoryId: number, issueNumber: number, p: Plan) {
-    const { run } = await store.runs.createRun({
-      repositoryId,
-      issueNumber,
-      config: DEFAULT_CONFIG,
-      startedBy: 'maintainer',
-      issueTitle: `Issue ${issueNumber}`,
-      issueBody: '',
-    });
-    expect(await store.runs.setPlan(run.id, p, 'issue', false)).toBe(true);
-    return run;
-  }
-
   it('copies the run’s repository and creation time onto its tasks, whatever an insert says', async () => {
-    const run = await runWith(502, 1, plan(spec('only')));
+    const run = await plannedRun(store, 502, 1, planOf(spec('only')));
     const [row] = await handle.db.select().from(tasks).where(eq(tasks.runId, run.id));
     expect(row).toMatchObject({ repositoryId: 502, runCreatedAt: run.createdAt });
     await handle.db.execute(sql`
@@ -60,11 +40,16 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
   });
 
   it('reads the ready set by priority, then oldest run, then plan order, and counts what is in flight', async () => {
-    const older = await runWith(501, 10, plan(spec('a'), spec('b', 5), spec('c', 3, ['a'])));
-    await runWith(501, 11, plan(spec('x', 5), spec('y'), spec('z', 1)));
-    const held = await runWith(501, 12, plan(spec('h', 5)));
+    const older = await plannedRun(
+      store,
+      501,
+      10,
+      planOf(spec('a'), spec('b', 5), spec('c', 3, ['a'])),
+    );
+    await plannedRun(store, 501, 11, planOf(spec('x', 5), spec('y'), spec('z', 1)));
+    const held = await plannedRun(store, 501, 12, planOf(spec('h', 5)));
     await store.runs.transitionRun(held.id, 'held', { held: true });
-    const backoff = await runWith(501, 13, plan(spec('later', 5)));
+    const backoff = await plannedRun(store, 501, 13, planOf(spec('later', 5)));
     const [later] = await store.runs.tasksOf(backoff.id);
     await store.runs.updateTaskFields(later!.id, {
       nextAttemptAt: new Date(Date.now() + 60_000),
@@ -97,10 +82,11 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
   });
 
   it('claims in the order the scheduler explains (compareCandidates), with what each attempt carries', async () => {
-    const run = await runWith(
+    const run = await plannedRun(
+      store,
       502,
       20,
-      plan(spec('p1', 1), spec('p9', 9), spec('p3a'), spec('p3b')),
+      planOf(spec('p1', 1), spec('p9', 9), spec('p3a'), spec('p3b')),
     );
     const [, , p3a] = await store.runs
       .tasksOf(run.id)
@@ -141,7 +127,7 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
   });
 
   it('returns what it claimed as drizzle reads those rows: every column, dates and numbers decoded', async () => {
-    const run = await runWith(502, 21, plan(spec('r1'), spec('r2')));
+    const run = await plannedRun(store, 502, 21, planOf(spec('r1'), spec('r2')));
     const claimed = await store.attempts.claimDispatches(502, {
       repoLimit: 100,
       globalLimit: 100,
@@ -165,7 +151,12 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
 
   it('never claims past a limit, however many claims run at once', async () => {
     await store.repositories.ensureRepository(9, { id: 503, owner: 'acme', name: 'repo-503' });
-    await runWith(503, 30, plan(...Array.from({ length: 12 }, (_, i) => spec(`c${i}`))));
+    await plannedRun(
+      store,
+      503,
+      30,
+      planOf(...Array.from({ length: 12 }, (_, i) => spec(`c${i}`))),
+    );
     const limits = { repoLimit: 5, globalLimit: 1_000, now: new Date() };
     const claims = await Promise.all(
       Array.from({ length: 8 }, () => store.attempts.claimDispatches(503, limits)),
@@ -214,7 +205,7 @@ describe.each(ENGINES)('ready tasks and in-flight counts on $name', (engine) => 
     };
     await same();
     await store.repositories.ensureRepository(9, { id: 504, owner: 'acme', name: 'repo-504' });
-    const run = await runWith(504, 40, plan(spec('a'), spec('b'), spec('c')));
+    const run = await plannedRun(store, 504, 40, planOf(spec('a'), spec('b'), spec('c')));
     const limits = { repoLimit: 10, globalLimit: 1_000, now: new Date() };
     const claimed = await store.attempts.claimDispatches(504, limits);
     expect(claimed).toHaveLength(3);

@@ -1,11 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { tasks } from '../../db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoConfigSchema } from '../../src/config/schema.js';
+import type { TaskSpec } from '../../src/core/plan/index.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { countStatements } from '../../src/store/statement-count.js';
 import { ENGINES } from '../helpers/engines.js';
+import { planOf, plannedRun, taskSpec } from '../helpers/planned-run.js';
 
 const REPOSITORY = { id: 2 ** 33 + 7, owner: 'octo', name: 'snap' };
 
@@ -22,27 +23,10 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
   });
   afterAll(() => dispose());
 
-  const task = (id: string, deps: string[] = []) => ({
-    id,
-    title: id.toUpperCase(),
-    type: 'default',
-    priority: 3,
-    deps,
-  });
+  const task = (id: string, deps: string[] = []) => taskSpec(id, { deps });
   /** A run planned with `tasks`, in the order given. */
-  async function runOf(issueNumber: number, tasks: Array<ReturnType<typeof task>>) {
-    const { run } = await store.runs.createRun({
-      repositoryId: REPOSITORY.id,
-      issueNumber,
-      config: repoConfigSchema.parse({}),
-      startedBy: 'octocat',
-      issueTitle: `Issue ${issueNumber}`,
-      issueBody: '',
-    });
-    const plan = { version: 1, tasks };
-    expect(await store.runs.setPlan(run.id, plan as never, 'issue', false)).toBe(true);
-    return run;
-  }
+  const runOf = (issueNumber: number, specs: TaskSpec[]) =>
+    plannedRun(store, REPOSITORY.id, issueNumber, planOf(...specs));
 
   it('reads the run with its repository, and its tasks in plan order with deps and PR rows', async () => {
     const run = await runOf(12, [task('a'), task('c', ['b', 'a']), task('b', ['a'])]);
@@ -167,19 +151,7 @@ describe.each(ENGINES)('base-branch slots held by other runs on $name', (engine)
 
   /** A run of one task `t` with an open PR `number` into `base`. */
   async function runWithPull(issueNumber: number, number: number, base: string) {
-    const { run } = await store.runs.createRun({
-      repositoryId,
-      issueNumber,
-      config: repoConfigSchema.parse({}),
-      startedBy: 'octocat',
-      issueTitle: '',
-      issueBody: '',
-    });
-    const plan = {
-      version: 1,
-      tasks: [{ id: 't', title: 'T', type: 'default', priority: 3, deps: [] }],
-    };
-    await store.runs.setPlan(run.id, plan as never, 'issue', false);
+    const run = await plannedRun(store, repositoryId, issueNumber, planOf(taskSpec('t')));
     const task = (await store.runs.task(run.id, 't'))!;
     const pull = await store.pulls.upsert({
       repositoryId,

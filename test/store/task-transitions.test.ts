@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tasks } from '../../db/schema.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import type { TaskSpec } from '../../src/core/plan/index.js';
 import type { TaskState } from '../../src/core/states.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { countStatements } from '../../src/store/statement-count.js';
 import { ENGINES } from '../helpers/engines.js';
+import { planOf, plannedRun, taskSpec } from '../helpers/planned-run.js';
 
 /**
  * Task writes that say, in the same statement, what the caller needs next: a guarded update
@@ -26,29 +26,12 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
   });
   afterAll(() => dispose());
 
-  const spec = (id: string, deps: string[] = []): TaskSpec => ({
-    id,
-    title: id,
-    type: 'default',
-    deps,
-    priority: 3,
-  });
+  const spec = (id: string, deps: string[] = []) => taskSpec(id, { deps });
   /** Dispatch what is ready in the repository, within limits no test here reaches. */
   const claimReady = () =>
     store.attempts.claimDispatches(601, { repoLimit: 10, globalLimit: 10, now: new Date() });
-  async function runWith(issueNumber: number, specs: TaskSpec[]) {
-    const { run } = await store.runs.createRun({
-      repositoryId: 601,
-      issueNumber,
-      config: DEFAULT_CONFIG,
-      startedBy: 'maintainer',
-      issueTitle: `Issue ${issueNumber}`,
-      issueBody: '',
-    });
-    const order = specs.map((s) => s.id);
-    expect(await store.runs.setPlan(run.id, { tasks: specs, order }, 'issue', false)).toBe(true);
-    return run;
-  }
+  const runWith = (issueNumber: number, specs: TaskSpec[]) =>
+    plannedRun(store, 601, issueNumber, planOf(...specs));
 
   it('moves a task from an expected state and bumps its run, in one statement', async () => {
     const run = await runWith(1, [spec('a')]);
