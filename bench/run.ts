@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning] [--profile]
+// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning,octokit] [--profile]
 //   [--processor-concurrency N]  (fleet what-if; its figures are named whatif_cN_*)
 //   [--fleet-size <issues>x<tasks>x<repos>]  (fleet at another size; figures named size_<spec>_*)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -7,13 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { parseFleetSize, runFleet, type FleetSize } from './fleet.js';
 import { runIngest } from './ingest.js';
 import { runPlanning } from './planning.js';
+import { runOctokit } from './octokit.js';
 import { runScheduling } from './scheduling.js';
 import { postgresVersion } from './lib/postgres.js';
 import { Report } from './lib/report.js';
 import { describeTargets } from './lib/targets.js';
 import { nowMs } from './lib/stats.js';
 
-const BENCHES = ['ingest', 'scheduling', 'fleet', 'planning'] as const;
+const BENCHES = ['ingest', 'scheduling', 'fleet', 'planning', 'octokit'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 interface Args {
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
     else if (name === 'fleet')
       await runFleet(report, { quick, nodeArgs, processorConcurrency, size: fleetSize });
     else if (name === 'planning') await runPlanning(report, { quick });
+    else if (name === 'octokit') await runOctokit(report, { quick });
     report.note(`${name} took ${((nowMs() - benchStart) / 1000).toFixed(1)} s`);
   }
   const path = fileURLToPath(new URL('results.json', import.meta.url));

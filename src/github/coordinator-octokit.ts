@@ -1,4 +1,6 @@
 import { ProbotOctokit } from 'probot';
+// Before any Octokit of ours schedules a request (see there).
+import './bottleneck-yield.js';
 
 /** Rate-limited requests are retried this many times (after GitHub's retry-after each time). */
 export const RATE_LIMIT_RETRIES = 2;
