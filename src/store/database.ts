@@ -70,6 +70,26 @@ export interface OpenOptions {
   onPoolError?: (error: Error) => void;
 }
 
+/** A lock's connection while its holder's statements are routed to it (DatabaseHandle.withLockOpening). */
+interface HeldConnection {
+  client: pg.PoolClient;
+  live: boolean;
+  /** Settles when the last statement sent on it has: the next one waits for it. */
+  last: Promise<unknown>;
+}
+
+/**
+ * Runs `send` on the held connection once the statement before it has settled. A connection runs
+ * one statement at a time anyway, and pg deprecates queuing a second on a busy client (pg 9 will
+ * refuse it), while a holder may send two at once (`Promise.all`) or leave one in flight as it
+ * settles, before the unlock.
+ */
+function inTurnOn<T>(held: HeldConnection, send: () => T): Promise<Awaited<T>> {
+  const sent = held.last.then(send, send) as Promise<Awaited<T>>;
+  held.last = sent.catch(() => undefined);
+  return sent;
+}
+
 export function migrationsFolder(): string {
   return join(packageRoot(), 'db', 'migrations');
 }
@@ -99,11 +119,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const pool = newPool({ max: options.poolSize ?? 10, allowExitOnIdle: false });
   // Inside withLockOpening, the holder's statements run on the lock's own connection (see holding):
   // a merge turn then takes one connection of the pool, not two, and none waits for another.
-  const heldConnection = new AsyncLocalStorage<{ client: pg.PoolClient; live: boolean }>();
+  const heldConnection = new AsyncLocalStorage<HeldConnection>();
   const routedQuery = (...args: unknown[]) => {
     const held = heldConnection.getStore();
-    const on = held?.live ? held.client : pool;
-    return (on.query as (...a: unknown[]) => unknown)(...args);
+    if (!held?.live) return (pool.query as (...a: unknown[]) => unknown)(...args);
+    return inTurnOn(held, () => (held.client.query as (...a: unknown[]) => unknown)(...args));
   };
   const routed = new Proxy(pool, {
     get(target, name) {
@@ -141,7 +161,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     try {
       const rows = await lock(client, key.toString());
       if (!rows) return undefined;
-      const held = { client, live: true };
+      const held: HeldConnection = { client, live: true, last: Promise.resolve() };
       try {
         const run = () => fn(rows);
         return { value: await (statementsOnLock ? heldConnection.run(held, run) : run()) };
@@ -149,9 +169,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
         held.live = false;
         // A lost connection took the lock with its session: nothing left to unlock, and the
         // outcome of `fn` (its result or its own error) is what the caller needs to see.
-        unlock = client
-          .query('select pg_advisory_unlock($1)', [key.toString()])
-          .catch((error: Error) => options.onPoolError?.(error));
+        unlock = inTurnOn(held, () =>
+          client.query('select pg_advisory_unlock($1)', [key.toString()]),
+        ).catch((error: Error) => options.onPoolError?.(error));
         if (!unlockInBackground) await unlock;
       }
     } finally {

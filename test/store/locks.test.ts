@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { LOCK_KEYS } from '../../src/store/lock-keys.js';
@@ -16,6 +17,7 @@ describe('advisory locks between two replicas', () => {
   let one: DatabaseHandle;
   let two: DatabaseHandle;
   let drop: () => Promise<void>;
+  let url: string;
   const key = LOCK_KEYS.repositoryMerges(4711);
   const stores = new Map<DatabaseHandle, Store>();
   /** A merge turn of repository 4711 on `replica`; run 0 has nothing to read. */
@@ -24,6 +26,7 @@ describe('advisory locks between two replicas', () => {
 
   beforeAll(async () => {
     const database = await createTestDatabase(inject('templateDatabase'));
+    url = database.url;
     drop = database.drop;
     one = await openDatabase({ databaseUrl: database.url, poolSize: 3 });
     two = await openDatabase({ databaseUrl: database.url, poolSize: 3 });
@@ -104,6 +107,38 @@ describe('advisory locks between two replicas', () => {
     expect(seen).toEqual({ both: [true, true], inTransaction: false });
     // Outside a turn, statements go to the pool as before.
     expect(await holdsTheLock(one.db)).toBe(false);
+  });
+
+  it('sends the holder’s statements one after another, never onto a busy connection', async () => {
+    // pg deprecates a query sent to a client still running one (pg 9 will refuse it): record
+    // every such call. A handle opened now, so that its connections see the spy.
+    const onBusy: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const queue = (this as unknown as { _queryQueue: unknown[] })._queryQueue;
+      if (queue.length > 0) onBusy.push(String(args[0]));
+      return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
+    });
+    const three = await openDatabase({ databaseUrl: url, poolSize: 3 });
+    try {
+      const slow = () => three.db.execute(sql`select pg_sleep(0.02)`);
+      let leftRunning: Promise<unknown> | undefined;
+      await createStore(three).mergeTurns.take(4711, 0, async () => {
+        await Promise.all([slow(), slow(), slow()]);
+        // Still in flight when the holder settles: the unlock waits for it.
+        leftRunning = slow();
+      });
+      await leftRunning;
+      expect(onBusy).toEqual([]);
+      // The lock is free again.
+      expect(await three.tryExclusive(key, async () => 'free')).toBe('free');
+    } finally {
+      spy.mockRestore();
+      await three.close();
+    }
   });
 
   it('opens a turn with what the previous holder wrote, however long it waited', async () => {
