@@ -119,7 +119,8 @@ describe('advisory locks between two replicas', () => {
       ...args: unknown[]
     ) {
       const queue = (this as unknown as { _queryQueue: unknown[] })._queryQueue;
-      if (queue.length > 0) onBusy.push(String(args[0]));
+      const [first] = args as [string | { text: string }];
+      if (queue.length > 0) onBusy.push(typeof first === 'string' ? first : first.text);
       return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
     });
     const three = await openDatabase({ databaseUrl: url, poolSize: 3 });
