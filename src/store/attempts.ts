@@ -1,6 +1,6 @@
 import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
@@ -24,7 +24,6 @@ export interface ClaimLimits {
   now: Date;
 }
 
-const INFLIGHT = ['dispatched', 'running'] as const;
 const DISPATCH = taskTransition('dispatched');
 
 export class AttemptStore {
@@ -128,16 +127,20 @@ export class AttemptStore {
       .limit(limit);
   }
 
-  /** Worker runs in flight in one repository and across all of them (for the status comment). */
+  /**
+   * Worker runs in flight in one repository and across all of them (for the status comment):
+   * the counts the trigger of db/migrations/0015 keeps, one row per repository, not a count of
+   * every task in flight (2,000 rows in the full fleet, on every status comment).
+   */
   async inflightCounts(repositoryId: number): Promise<{ repository: number; global: number }> {
-    const [row] = await this.db
-      .select({
-        repository: sql<number>`count(*) filter (where ${tasks.repositoryId} = ${repositoryId})::int`,
-        global: sql<number>`count(*)::int`,
-      })
-      .from(tasks)
-      .where(and(inArray(tasks.state, [...INFLIGHT]), graphTask));
-    return { repository: row?.repository ?? 0, global: row?.global ?? 0 };
+    const [row] = rowsOf<{ repository: number; global: number }>(
+      await this.db.execute(sql`
+        select coalesce(sum(in_flight) filter (where repository_id = ${repositoryId}), 0)::int
+                 as repository,
+               coalesce(sum(in_flight), 0)::int as global
+          from repository_inflight`),
+    );
+    return { repository: Number(row?.repository ?? 0), global: Number(row?.global ?? 0) };
   }
 
   async update(id: number, values: Partial<Omit<AttemptRow, 'id' | 'taskId'>>): Promise<void> {
