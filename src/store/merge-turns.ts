@@ -1,10 +1,8 @@
-import { pullRequests, tasks } from '../../db/schema.js';
 import type { HeldSlot } from '../core/merge/index.js';
 import type { DatabaseHandle } from './database.js';
-import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
 import { heldSlot } from './pulls.js';
-import { graphFromRows, type RunGraph } from './runs.js';
+import { graphFromJson, type GraphJsonRow, type RunGraph } from './runs.js';
 
 /** What a merge turn opens with: the run's graph, and the slots other runs hold. */
 export interface MergeTurnView {
@@ -46,21 +44,16 @@ export class MergeTurns {
 }
 
 function viewOf(rows: TurnRow[]): MergeTurnView {
-  const graphRows = [];
+  const graphRows: GraphJsonRow[] = [];
   const slotsHeldElsewhere: HeldSlot[] = [];
-  for (const row of rows) {
-    if (row.task) {
-      graphRows.push({
-        task: rowFromJson(tasks, row.task),
-        pull: row.pull && rowFromJson(pullRequests, row.pull),
-        deps: row.deps ?? [],
-      });
-    } else if (row.slot_number !== null && row.slot_base !== null) {
-      const merging = row.slot_merging === true;
+  for (const { task, pull, deps, ...slot } of rows) {
+    if (task) graphRows.push({ task, pull, deps });
+    else if (slot.slot_number !== null && slot.slot_base !== null) {
+      const merging = slot.slot_merging === true;
       slotsHeldElsewhere.push(
-        heldSlot({ number: row.slot_number, baseRef: row.slot_base, merging }),
+        heldSlot({ number: slot.slot_number, baseRef: slot.slot_base, merging }),
       );
     }
   }
-  return { graph: graphFromRows(graphRows), slotsHeldElsewhere };
+  return { graph: graphFromJson(graphRows), slotsHeldElsewhere };
 }

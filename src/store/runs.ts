@@ -471,7 +471,13 @@ export class RunStore {
    * points at: one statement, whatever the run's size.
    */
   async graphOf(runId: number, db: Db = this.db): Promise<RunGraph> {
-    return graphFromRows(await this.prepared.on(db, 'run_graph', graphQuery).execute({ runId }));
+    return graphFromJson(
+      rowsOf<GraphJsonRow>(
+        await db.execute(
+          sql`select task, pull, deps from run_graph_rows(${runId}::bigint) order by plan_index`,
+        ),
+      ),
+    );
   }
 
   /**
@@ -812,43 +818,26 @@ function refuseStateIn(values: object, columns: string[]): void {
     if (column in values) throw new Error(`${column} changes by a transition only`);
 }
 
-/** The rows of a run's graph read (graphQuery, or merge_turn_rows), in plan order. */
-export function graphFromRows(
-  rows: readonly { task: TaskRow; pull: PullRow | null; deps: string[] }[],
-): RunGraph {
-  const ordered = rows.map((r) => r.task);
+/** A row of `run_graph_rows` (db/migrations/0018): the task's row and its PR's, as JSON. */
+export interface GraphJsonRow {
+  task: Record<string, unknown>;
+  pull: Record<string, unknown> | null;
+  deps: string[] | null;
+}
+
+/** A run's graph from its rows of `run_graph_rows`, in plan order (graphOf, a merge turn). */
+export function graphFromJson(rows: readonly GraphJsonRow[]): RunGraph {
+  const ordered = rows.map((r) => rowFromJson(tasks, r.task));
   const pullOf = new Map<number, PullRow>();
-  for (const row of rows) if (row.pull) pullOf.set(row.task.id, row.pull);
+  rows.forEach((r, i) => {
+    if (r.pull) pullOf.set(ordered[i]!.id, rowFromJson(pullRequests, r.pull));
+  });
   return {
     tasks: ordered,
-    depsOf: new Map(rows.map((r) => [r.task.taskKey, r.deps])),
+    depsOf: new Map(rows.map((r, i) => [ordered[i]!.taskKey, r.deps ?? []])),
     byKey: new Map(ordered.map((t) => [t.taskKey, t])),
     pullOf,
   };
-}
-
-/** A run's plan tasks, each with its deps by key and the row of its PR (RunStore.graphOf). */
-function graphQuery(db: Db) {
-  return db
-    .select({
-      task: tasks,
-      pull: pullRequests,
-      deps: sql<
-        string[]
-      >`coalesce(array_agg(${taskEdges.dependsOn} order by ${taskEdges.dependsOn}) filter (where ${taskEdges.dependsOn} is not null), '{}')`,
-    })
-    .from(tasks)
-    .leftJoin(
-      taskEdges,
-      and(eq(taskEdges.runId, tasks.runId), eq(taskEdges.taskKey, tasks.taskKey)),
-    )
-    .leftJoin(
-      pullRequests,
-      and(eq(pullRequests.taskId, tasks.id), eq(pullRequests.number, tasks.prNumber)),
-    )
-    .where(and(eq(tasks.runId, sql.placeholder('runId')), graphTask))
-    .groupBy(tasks.id, pullRequests.id)
-    .orderBy(asc(tasks.planIndex));
 }
 
 /**

@@ -27,11 +27,11 @@ const runReads = (texts: string[]) =>
     );
   }).length;
 
-/** Reads of a run's whole task list (one row per task), a merge turn's opening included. */
+/** Reads of a run’s task list, one row per task: its graph, or a merge turn’s opening. */
 const taskListReads = (texts: string[]) =>
   texts.filter(
     (t) =>
-      /merge_turn_rows\(/.test(t) ||
+      /(merge_turn_rows|run_graph_rows)\(/.test(t) ||
       (/^\s*select\b/i.test(t) &&
         /from "tasks"/.test(t) &&
         /"tasks"\."run_id" = \$\d+/.test(t) &&

@@ -81,7 +81,10 @@ describe.each(ENGINES)('a run and its graph on $name', (engine) => {
     expect(graph.pullOf.get(a.id)?.id).toBe(open.id);
     expect(closed.id).not.toBe(open.id);
     expect(graph.pullOf.size).toBe(1);
-    // A merge turn opens with the same graph, row for row and type for type, in one statement.
+    // Row for row and type for type what drizzle reads of the same rows.
+    expect(graph.tasks).toStrictEqual(await store.runs.tasksOf(run.id));
+    expect(graph.pullOf.get(a.id)).toStrictEqual(await store.pulls.byNumber(REPOSITORY.id, 6));
+    // A merge turn opens with the same graph, in one statement.
     const opened = await countStatements(() =>
       store.mergeTurns.take(REPOSITORY.id, run.id, async (view) => view),
     );
