@@ -17,7 +17,7 @@ import {
   type HandlingByEvent,
 } from './lib/metrics.js';
 import { BENCH_APP_ID, BENCH_WEBHOOK_SECRET, benchPrivateKey } from './lib/keys.js';
-import { createBenchDatabase } from './lib/postgres.js';
+import { autovacuumStandIn, createBenchDatabase } from './lib/postgres.js';
 import { profileDirOf, profileSelf } from './lib/self-profile.js';
 import type { Report } from './lib/report.js';
 import { nowMs, percentile } from './lib/stats.js';
@@ -155,6 +155,7 @@ export async function runFleet(
     `fleet: ${total} tasks = ${size.issues} issues × ${size.tasksPerIssue} (layers of ${size.layerWidth}, 2 deps each) over ${size.repositories} repositories; COORDINATOR_MAX_PARALLEL ${MAX_PARALLEL}, concurrency.maxParallel 1000, merge.requireApproval false; deadline ${size.deadlineS} s`,
   );
   const database = await createBenchDatabase();
+  const autovacuum = await autovacuumStandIn(database.url);
   const double = await startGitHubDouble({
     webhookSecret: BENCH_WEBHOOK_SECRET,
     appId: BENCH_APP_ID,
@@ -403,6 +404,12 @@ export async function runFleet(
   } finally {
     await stopChild(child, 60_000);
     await double.close();
+    if (autovacuum) {
+      await autovacuum.stop();
+      report.note(
+        `autovacuum is off on this server: the bench stood in for it (${autovacuum.vacuums} vacuums, ${autovacuum.analyzes} analyzes; see bench/lib/postgres.ts)`,
+      );
+    }
     await database.drop();
   }
 }
