@@ -1,7 +1,7 @@
 import type { HeldSlot } from '../core/merge/index.js';
-import type { DatabaseHandle } from './database.js';
+import { sql } from 'drizzle-orm';
+import { rowsOf, type DatabaseHandle } from './database.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import { heldSlot } from './pulls.js';
 import { graphFromJson, type GraphJsonRow, type RunGraph } from './runs.js';
 
 /** What a merge turn opens with: the run's graph, and the slots other runs hold. */
@@ -22,7 +22,10 @@ type TurnRow = {
 /**
  * A repository's merge decisions take turns across processes (the advisory lock
  * LOCK_KEYS.repositoryMerges). A turn opens with the lock and the merge view's reads in one
- * round trip (`merge_turn_rows`, db/migrations/0018), instead of three statements.
+ * round trip (`merge_turn_rows`, db/migrations/0018), instead of three statements. The slots
+ * other runs hold (docs/lifecycle.md, merge order) are a direct merge in flight (`merging`, not
+ * in a queue), or an update-branch the coordinator asked for whose push has not been seen yet;
+ * held tasks and runs hold nothing.
  */
 export class MergeTurns {
   constructor(private readonly handle: DatabaseHandle) {}
@@ -41,6 +44,17 @@ export class MergeTurns {
       (rows) => fn(viewOf(rows)),
     );
   }
+
+  /** The same view read again within a turn (after acting): the function without the lock. */
+  async view(repositoryId: number, runId: number): Promise<MergeTurnView> {
+    return viewOf(
+      rowsOf<TurnRow>(
+        await this.handle.db.execute(
+          sql`select * from merge_turn_rows(null::bigint, ${repositoryId}::bigint, ${runId}::bigint)`,
+        ),
+      ),
+    );
+  }
 }
 
 function viewOf(rows: TurnRow[]): MergeTurnView {
@@ -49,10 +63,8 @@ function viewOf(rows: TurnRow[]): MergeTurnView {
   for (const { task, pull, deps, ...slot } of rows) {
     if (task) graphRows.push({ task, pull, deps });
     else if (slot.slot_number !== null && slot.slot_base !== null) {
-      const merging = slot.slot_merging === true;
-      slotsHeldElsewhere.push(
-        heldSlot({ number: slot.slot_number, baseRef: slot.slot_base, merging }),
-      );
+      const kind = slot.slot_merging === true ? 'merging' : 'updated';
+      slotsHeldElsewhere.push({ baseRef: slot.slot_base, pr: slot.slot_number, kind });
     }
   }
   return { graph: graphFromJson(graphRows), slotsHeldElsewhere };

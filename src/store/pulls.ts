@@ -1,17 +1,4 @@
-import {
-  and,
-  asc,
-  eq,
-  inArray,
-  isNotNull,
-  isNull,
-  ne,
-  or,
-  sql,
-  type Placeholder,
-  type SQL,
-} from 'drizzle-orm';
-import type { HeldSlot } from '../core/merge/index.js';
+import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
@@ -178,50 +165,6 @@ export class PullStore {
       .where(eq(tasks.runId, runId));
     return rows.map((r) => r.pull);
   }
-
-  /**
-   * Base-branch slots other runs of the repository hold (docs/lifecycle.md, merge order): a
-   * direct merge in flight (`merging`, not in a queue), or an update-branch the coordinator
-   * asked for whose push has not been seen yet. Held tasks and runs hold nothing.
-   */
-  async slotsHeldElsewhere(repositoryId: number, exceptRunId: number): Promise<HeldSlot[]> {
-    const rows = await this.prepared
-      .get('slots_held_elsewhere', (db) => this.slotsQuery(db))
-      .execute({ repositoryId, exceptRunId });
-    return rows.map(heldSlot);
-  }
-
-  private slotsQuery(db: AppDatabase) {
-    return db
-      .select({
-        number: pullRequests.number,
-        baseRef: pullRequests.baseRef,
-        merging: sql<boolean>`${tasks.state} = 'merging' and ${pullRequests.enqueuedAt} is null`,
-      })
-      .from(pullRequests)
-      .innerJoin(
-        tasks,
-        and(eq(tasks.id, pullRequests.taskId), eq(tasks.prNumber, pullRequests.number)),
-      )
-      .innerJoin(runs, eq(runs.id, tasks.runId))
-      .where(
-        and(
-          eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
-          eq(pullRequests.state, 'open'),
-          ne(runs.id, sql.placeholder('exceptRunId')),
-          isNull(runs.finishedAt),
-          or(
-            and(eq(tasks.state, 'merging'), isNull(pullRequests.enqueuedAt)),
-            and(
-              isNotNull(pullRequests.updatedByCoordinatorFrom),
-              inArray(tasks.state, ['in_review', 'approved']),
-              eq(tasks.held, false),
-              eq(runs.held, false),
-            ),
-          ),
-        ),
-      );
-  }
 }
 
 /**
@@ -259,9 +202,4 @@ function withTaskAndRun(db: AppDatabase) {
     .from(pullRequests)
     .innerJoin(tasks, eq(tasks.id, pullRequests.taskId))
     .innerJoin(runs, eq(runs.id, tasks.runId));
-}
-
-/** A base-branch slot another run holds, from a row of slotsHeldElsewhere or merge_turn_rows. */
-export function heldSlot(row: { number: number; baseRef: string; merging: boolean }): HeldSlot {
-  return { baseRef: row.baseRef, pr: row.number, kind: row.merging ? 'merging' : 'updated' };
 }

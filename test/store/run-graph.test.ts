@@ -152,6 +152,10 @@ describe.each(ENGINES)('base-branch slots held by other runs on $name', (engine)
   });
   afterAll(() => dispose());
 
+  /** The slots other runs hold, as a merge turn's re-read sees them from run `runId`. */
+  const slotsOf = async (runId: number) =>
+    (await store.mergeTurns.view(repositoryId, runId)).slotsHeldElsewhere;
+
   /** A run of one task `t` with an open PR `number` into `base`. */
   async function runWithPull(issueNumber: number, number: number, base: string) {
     const run = await plannedRun(store, repositoryId, issueNumber, planOf(taskSpec('t')));
@@ -184,7 +188,7 @@ describe.each(ENGINES)('base-branch slots held by other runs on $name', (engine)
     await store.pulls.update(queued.pull.id, { enqueuedAt: new Date() });
     expect(idle.pull.number).toBe(15);
 
-    const held = await store.pulls.slotsHeldElsewhere(repositoryId, mine.run.id);
+    const held = await slotsOf(mine.run.id);
     expect(held.sort((a, b) => a.pr - b.pr)).toEqual([
       { baseRef: 'main', pr: 12, kind: 'merging' },
       { baseRef: 'release', pr: 13, kind: 'updated' },
@@ -194,12 +198,10 @@ describe.each(ENGINES)('base-branch slots held by other runs on $name', (engine)
     expect(opened.slotsHeldElsewhere.sort((a, b) => a.pr - b.pr)).toEqual(held);
     expect(opened.graph.tasks.map((t) => t.id)).toEqual([mine.task.id]);
     // From the merging run's own view, only the others count.
-    const fromMerging = await store.pulls.slotsHeldElsewhere(repositoryId, merging.run.id);
+    const fromMerging = await slotsOf(merging.run.id);
     expect(fromMerging.map((s) => s.pr)).toEqual([13]);
     // A held task holds nothing: it is not going to merge soon.
     await store.runs.updateTaskFields(updated.task.id, { held: true });
-    expect(
-      (await store.pulls.slotsHeldElsewhere(repositoryId, mine.run.id)).map((s) => s.pr),
-    ).toEqual([12]);
+    expect((await slotsOf(mine.run.id)).map((s) => s.pr)).toEqual([12]);
   });
 });

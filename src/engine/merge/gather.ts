@@ -28,12 +28,10 @@ export async function gatherMergeView(
   opened?: MergeTurnView,
 ): Promise<MergeView> {
   const { run } = scope;
-  const [{ tasks, depsOf: deps, pullOf }, slotsHeldElsewhere] = opened
-    ? [opened.graph, opened.slotsHeldElsewhere]
-    : await Promise.all([
-        engine.store.runs.graphOf(run.id),
-        engine.store.pulls.slotsHeldElsewhere(scope.repositoryId, run.id),
-      ]);
+  const {
+    graph: { tasks, depsOf: deps, pullOf },
+    slotsHeldElsewhere,
+  } = opened ?? (await engine.store.mergeTurns.view(scope.repositoryId, run.id));
   const mergeTasks: MergeTask[] = tasks.map((t) => ({
     taskId: t.taskKey,
     deps: deps.get(t.taskKey) ?? [],
