@@ -1,6 +1,7 @@
 import { ProbotOctokit } from 'probot';
 // Before any Octokit of ours schedules a request (see there).
 import './bottleneck-yield.js';
+import { nativeJsonResponses } from './native-json.js';
 
 /** Rate-limited requests are retried this many times (after GitHub's retry-after each time). */
 export const RATE_LIMIT_RETRIES = 2;
@@ -35,28 +36,30 @@ function ownRetryCount(octokit: HookedOctokit): void {
  * secondary rate limit (403 or 429 "You have exceeded a secondary rate limit") and gives up, so
  * the handler failed and its delivery came back after our own backoff, which knows nothing of
  * GitHub's `retry-after`: here the throttling plugin waits `retry-after` seconds (its fallback is
- * 60) and sends the request again, a bounded number of times. And retries count per request.
+ * 60) and sends the request again, a bounded number of times. Retries count per request. And
+ * successful answers are parsed by JSON.parse where that gives Octokit's result (see there).
  */
-export const CoordinatorOctokit = ProbotOctokit.plugin(ownRetryCount).defaults(
-  (options: Record<string, unknown>) => ({
-    ...options,
-    throttle: {
-      ...(options.throttle as object),
-      onSecondaryRateLimit: (
-        retryAfter: number,
-        request: ThrottledRequest,
-        octokit: { log: Log },
-        retryCount: number,
-      ) => {
-        const retry = retryCount < RATE_LIMIT_RETRIES;
-        octokit.log.warn(
-          { method: request.method, url: request.url, retryAfter, retryCount },
-          retry
-            ? `secondary rate limit: retrying in ${retryAfter} s`
-            : 'secondary rate limit: giving up on this request',
-        );
-        return retry;
-      },
+export const CoordinatorOctokit = ProbotOctokit.plugin(
+  ownRetryCount,
+  nativeJsonResponses as never,
+).defaults((options: Record<string, unknown>) => ({
+  ...options,
+  throttle: {
+    ...(options.throttle as object),
+    onSecondaryRateLimit: (
+      retryAfter: number,
+      request: ThrottledRequest,
+      octokit: { log: Log },
+      retryCount: number,
+    ) => {
+      const retry = retryCount < RATE_LIMIT_RETRIES;
+      octokit.log.warn(
+        { method: request.method, url: request.url, retryAfter, retryCount },
+        retry
+          ? `secondary rate limit: retrying in ${retryAfter} s`
+          : 'secondary rate limit: giving up on this request',
+      );
+      return retry;
     },
-  }),
-) as typeof ProbotOctokit;
+  },
+})) as typeof ProbotOctokit;

@@ -1,13 +1,14 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { sign } from '@octokit/webhooks-methods';
-import { ProbotOctokit } from 'probot';
+import type { ProbotOctokit } from 'probot';
 import {
   startCoordinator,
   type Coordinator,
   type CoordinatorOptions,
 } from '../../src/coordinator.js';
 import { parseEnv } from '../../src/env.js';
+import { CoordinatorOctokit } from '../../src/github/coordinator-octokit.js';
 import { createLogger } from '../../src/logger.js';
 
 export const TEST_PRIVATE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -18,8 +19,11 @@ export const TEST_WEBHOOK_SECRET = 'test-webhook-secret';
 export const TEST_APP_ID = 4242;
 export const TEST_PUBLIC_URL = 'http://coordinator.test';
 
-/** Probot 14 ignores `throttle: { enabled: false }` in options (probot#2039); the function form works. */
-export const TestOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+/**
+ * The server's Octokit with its retry and throttling plugins off. Probot 14 ignores
+ * `throttle: { enabled: false }` in options (probot#2039); the function form works.
+ */
+export const TestOctokit = CoordinatorOctokit.defaults((options: Record<string, unknown>) => ({
   ...options,
   retry: { enabled: false },
   throttle: { ...(options.throttle as object), enabled: false },
