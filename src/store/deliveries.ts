@@ -32,23 +32,10 @@ export interface ClaimedDelivery {
   receivedAt: Date;
 }
 
-// Brotli at quality 1 with a 64 KB window: GitHub's JSON shrinks about seven-fold in ~35 µs per
-// 12 KB (the default 4 MB window costs more to set up than to compress), which is less than
-// sending and writing the bytes it saves costs. It runs on the event loop: the thread pool's
-// brotliCompress costs 65-200 µs of CPU for the same body (the hand-off, not the compression;
-// bench/README.md, 2026-12-02), and this machine has two cores for everything.
-const BROTLI_OPTIONS = (size: number): zlib.BrotliOptions => ({
-  params: {
-    [zlib.constants.BROTLI_PARAM_QUALITY]: 1,
-    [zlib.constants.BROTLI_PARAM_LGWIN]: 16,
-    [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
-    [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
-  },
-});
-const compressBody = (body: string) => zlib.brotliCompressSync(body, BROTLI_OPTIONS(body.length));
+// Deliveries stored before db/migrations/0019 have a Brotli-compressed body; newer ones keep it
+// as text, which Postgres compresses (lz4 where it can) in its own process: cheaper there than
+// Brotli on the coordinator's one thread (bench/README.md, 2026-12-02 04:00).
 const decompressBody = (stored: Uint8Array) => zlib.brotliDecompressSync(stored).toString('utf8');
-
-type Compressed = IncomingDelivery & { compressed: Buffer };
 
 /** Rows per insert: a batch stays well under Postgres' 65,535 parameters. */
 const MAX_BATCH = 200;
@@ -58,7 +45,7 @@ export class DeliveryStore {
   // One insert at a time: the deliveries that arrive meanwhile make the next batch larger, and
   // a row costs Postgres a fifth as much in a batch of 16 as alone (bench/README.md).
   private readonly inserts = new WriteBatcher(
-    (d: Compressed[]) => this.recordMany(d),
+    (d: IncomingDelivery[]) => this.recordMany(d),
     MAX_BATCH,
     1,
   );
@@ -71,23 +58,22 @@ export class DeliveryStore {
 
   /** Deliveries that arrive together are written together (see WriteBatcher). */
   record(delivery: IncomingDelivery): Promise<RecordOutcome> {
-    // Compressed as each arrives, not all at once when the batch is written.
-    return this.inserts.write({ ...delivery, compressed: compressBody(delivery.body) });
+    return this.inserts.write(delivery);
   }
 
-  private async recordMany(deliveries: Compressed[]): Promise<RecordOutcome[]> {
+  private async recordMany(deliveries: IncomingDelivery[]): Promise<RecordOutcome[]> {
     // Each row gets its own clock_timestamp(), in arrival order: "oldest first" in the claim
     // holds within one batch too (now() would give the whole batch one time).
     const params: unknown[] = [];
     const rows = deliveries.map((d) => {
       const at = params.length;
       params.push(d.id, d.event, d.action ?? null, d.installationId ?? null);
-      params.push(d.repositoryId ?? null, d.compressed, d.handled ? 'done' : 'pending');
+      params.push(d.repositoryId ?? null, d.body, d.handled ? 'done' : 'pending');
       return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::delivery_status, clock_timestamp())`;
     });
     const inserted = await this.query<{ delivery_id: string }>(
       `insert into webhook_deliveries
-         (delivery_id, event, action, installation_id, repository_id, body, status, received_at)
+         (delivery_id, event, action, installation_id, repository_id, body_text, status, received_at)
        values ${rows.join(', ')}
        on conflict do nothing returning delivery_id`,
       params,
