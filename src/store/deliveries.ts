@@ -89,6 +89,7 @@ export class DeliveryStore {
           where delivery_id = any($1::text[]) and status = 'failed'
           returning delivery_id`,
         [[...new Set(repeats)]],
+        'agent_coordinator_revive',
       );
       for (const r of revived) accepted.add(r.delivery_id);
     }

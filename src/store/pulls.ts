@@ -91,19 +91,28 @@ export class PullStore {
     number: number,
     headSha: string,
   ): Promise<boolean> {
-    const rows = await this.db
-      .update(pullRequests)
-      .set({ state: 'closed', merged: true, headSha, updatedAt: new Date() })
-      .from(tasks)
-      .where(
-        and(
-          eq(pullRequests.repositoryId, repositoryId),
-          eq(pullRequests.number, number),
-          eq(tasks.id, pullRequests.taskId),
-          eq(tasks.state, 'merged'),
-        ),
+    const rows = await this.prepared
+      .get('pull_merged_of_merged_task', (db) =>
+        db
+          .update(pullRequests)
+          .set({
+            state: 'closed',
+            merged: true,
+            headSha: sql.placeholder('headSha'),
+            updatedAt: sql.placeholder('updatedAt'),
+          } as never)
+          .from(tasks)
+          .where(
+            and(
+              eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
+              eq(pullRequests.number, sql.placeholder('number')),
+              eq(tasks.id, pullRequests.taskId),
+              eq(tasks.state, 'merged'),
+            ),
+          )
+          .returning({ id: pullRequests.id }),
       )
-      .returning({ id: pullRequests.id });
+      .execute({ repositoryId, number, headSha, updatedAt: new Date() });
     return rows.length > 0;
   }
 

@@ -191,14 +191,26 @@ export class RunStore {
     issueNumber: number,
     taskKey: string,
   ): Promise<{ run: RunRow; repository: RepositoryRow; task: TaskRow | null } | undefined> {
-    const [row] = await this.db
-      .select({ run: runs, repository: repositories, task: tasks })
-      .from(runs)
-      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
-      .leftJoin(tasks, and(eq(tasks.runId, runs.id), eq(tasks.taskKey, taskKey)))
-      .where(and(eq(runs.repositoryId, repositoryId), eq(runs.issueNumber, issueNumber)))
-      .orderBy(desc(runs.generation))
-      .limit(1);
+    const [row] = await this.prepared
+      .get('latest_run_with_task', (db) =>
+        db
+          .select({ run: runs, repository: repositories, task: tasks })
+          .from(runs)
+          .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
+          .leftJoin(
+            tasks,
+            and(eq(tasks.runId, runs.id), eq(tasks.taskKey, sql.placeholder('taskKey'))),
+          )
+          .where(
+            and(
+              eq(runs.repositoryId, sql.placeholder('repositoryId')),
+              eq(runs.issueNumber, sql.placeholder('issueNumber')),
+            ),
+          )
+          .orderBy(desc(runs.generation))
+          .limit(1),
+      )
+      .execute({ repositoryId, issueNumber, taskKey });
     return row;
   }
 

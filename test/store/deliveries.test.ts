@@ -248,3 +248,32 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
     await store.complete('brotli-1');
   });
 });
+
+describe('delivery inbox connections on postgres', () => {
+  it('plan the completion once per connection, not on every call', async () => {
+    const postgres = ENGINES.find((e) => e.name === 'postgres')!;
+    const { handle, dispose } = await postgres.open();
+    try {
+      const store = new DeliveryStore(handle.db, (text, params, name) =>
+        handle.inboxQuery(text, params, name),
+      );
+      for (let round = 0; round < 8; round++) {
+        const body = JSON.stringify({ action: 'labeled', round });
+        await store.record({ id: `plan-${round}`, event: 'issues', repositoryId: 7, body });
+        const [claimed] = await store.claim('w-plan', 1);
+        await store.complete(claimed!.id);
+      }
+      // The pool hands out the connection released last: the one that ran the completions.
+      const plans = await handle.inboxQuery<{ generic: string; custom: string }>(
+        `select generic_plans as generic, custom_plans as custom
+           from pg_prepared_statements where name = 'agent_coordinator_complete'`,
+        [],
+      );
+      expect(plans).toHaveLength(1);
+      expect(Number(plans[0]!.custom)).toBe(0);
+      expect(Number(plans[0]!.generic)).toBeGreaterThan(0);
+    } finally {
+      await dispose();
+    }
+  });
+});
