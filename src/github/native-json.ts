@@ -1,4 +1,5 @@
 import { JSONParse } from 'json-with-bigint';
+import { wholeBodyOf, type WholeBody } from './octokit-fetch.js';
 
 /**
  * @octokit/request 10 parses every JSON answer with json-with-bigint, so that an integer past
@@ -54,7 +55,8 @@ export function nativeJsonResponses(octokit: HookedOctokit): void {
 
 // The same three cases, in the same order, as Octokit's own reading of a body.
 async function bodyOf(stream: ReadableStream | null, contentType: string): Promise<unknown> {
-  const body = new Response(stream);
+  // Our own fetch's answers are read without the web stream (see octokitFetch).
+  const body: WholeBody = (stream && wholeBodyOf(stream)) || new Response(stream);
   const [type = '', ...parameters] = contentType.split(';').map((part) => part.trim());
   const mimeType = type.toLowerCase();
   if (contentType === '') return body.text().catch(() => '');

@@ -38,7 +38,14 @@ describe("the GitHub port's job annotations", () => {
     expect(pending).toEqual([]);
   });
 
-  const port = () => createOctokitPort(new TestOctokit({ auth: 'ghs_test' }));
+  const port = () =>
+    createOctokitPort(
+      new TestOctokit({
+        auth: 'ghs_test',
+        // nock intercepts the global fetch, not the undici requests our Octokit sends.
+        request: { fetch: (...args: Parameters<typeof fetch>) => fetch(...args) },
+      }),
+    );
 
   it("lists the run's latest jobs and returns the failure annotations of their check runs", async () => {
     nock(API)

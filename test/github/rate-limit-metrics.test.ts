@@ -35,6 +35,8 @@ describe('rate limit metrics', () => {
       privateKey: TEST_PRIVATE_KEY,
       Octokit: withRateLimitMetrics(Octokit, metrics),
       log: createLogger({ level: 'silent', destination: new LogCapture() }),
+      // nock intercepts the global fetch, not the undici requests our Octokit sends (octokitFetch).
+      request: { fetch: (...args: Parameters<typeof fetch>) => fetch(...args) },
     });
   const gauges = async (metrics: Metrics) => new Exposition(await metrics.registry.metrics());
   const labels = { installation: String(INSTALLATION), resource: 'core' };

@@ -40,6 +40,8 @@ describe('issues.labeled', () => {
       secret: 'x',
       Octokit: TestOctokit,
       log,
+      // nock intercepts the global fetch, not the undici requests our Octokit sends (octokitFetch).
+      request: { fetch: (...args: Parameters<typeof fetch>) => fetch(...args) },
     });
     const engine = createEngine({
       store,
