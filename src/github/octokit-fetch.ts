@@ -6,8 +6,8 @@ import { Agent, interceptors, request, type Dispatcher } from 'undici';
  * The `fetch` our Octokit sends GitHub calls with: undici's `request` under the subset of
  * fetch that @octokit/request uses. Node's global fetch (undici's fetch, with its Request,
  * Response, web streams and abort machinery) costs about 750–1,000 µs of CPU for a small GET
- * against 300–360 µs for `request` on this machine (bench/README.md, 2026-12-02 04:00), and a
- * handler makes ten such calls per task. Redirects are followed as fetch follows them (the
+ * against 300–360 µs for `request` (bench/README.md, section "2026-12-02, 03:57–06:50 UTC"),
+ * and a handler makes ten such calls per task. Redirects are followed as fetch follows them (the
  * Authorization header is not sent to another origin) unless the call asks for `manual`.
  * Bodies other than a string or bytes (a stream upload) go to the global fetch.
  */
