@@ -1,11 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Bottleneck from 'bottleneck/light.js';
 import { pino } from 'pino';
 import { Probot } from 'probot';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BOTTLENECK_YIELDS_WITHOUT_TIMERS } from '../../src/github/bottleneck-yield.js';
 import { CoordinatorOctokit } from '../../src/github/coordinator-octokit.js';
+import { startApiStub } from '../helpers/api-stub.js';
 import { TEST_APP_ID, TEST_PRIVATE_KEY } from '../helpers/app.js';
 
 /** The zero-delay timers `fn` starts (Node clamps each to 1 ms). */
@@ -54,20 +53,16 @@ describe('Bottleneck under Octokit’s retry and throttling plugins', () => {
   });
 
   describe('a GET of the production Octokit', () => {
-    let server: Server;
+    let stub: Awaited<ReturnType<typeof startApiStub>>;
     let baseUrl: string;
     beforeAll(async () => {
-      server = createServer((req, res) => {
-        req.resume();
-        const token = req.url?.endsWith('/access_tokens');
-        const expires = new Date(Date.now() + 3_600_000).toISOString();
-        res.writeHead(token ? 201 : 200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(token ? { token: 'ghs_test', expires_at: expires } : { id: 1 }));
+      stub = await startApiStub((_, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 1 }));
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      baseUrl = stub.baseUrl;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    afterAll(() => stub.close());
 
     it('waits on three timers (the retry’s job and the throttle’s two), not a dozen', async () => {
       const probot = new Probot({

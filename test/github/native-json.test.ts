@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Octokit } from '@octokit/rest';
 import { pino } from 'pino';
 import { Probot } from 'probot';
@@ -7,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CoordinatorOctokit } from '../../src/github/coordinator-octokit.js';
 import { parseJsonText } from '../../src/github/native-json.js';
 import { TEST_APP_ID, TEST_PRIVATE_KEY } from '../helpers/app.js';
+import { startApiStub } from '../helpers/api-stub.js';
 import { examplePayload } from '../helpers/payloads.js';
 
 const pullJson = JSON.stringify(
@@ -36,26 +35,18 @@ const answers: Record<string, { status: number; type?: string; body: string }> =
 const silentLog = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('successful answers parsed by JSON.parse, with Octokit’s results', () => {
-  let server: Server;
+  let stub: Awaited<ReturnType<typeof startApiStub>>;
   let baseUrl: string;
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      req.resume();
-      if (req.url?.endsWith('/access_tokens')) {
-        const expires = new Date(Date.now() + 3_600_000).toISOString();
-        res.writeHead(201, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ token: 'ghs_test', expires_at: expires }));
-        return;
-      }
+    stub = await startApiStub((req, res) => {
       const answer = answers[req.url ?? ''];
       if (!answer) throw new Error(`no answer for ${req.url}`);
       res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {});
       res.end(answer.body);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = stub.baseUrl;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => stub.close());
 
   const coordinatorOctokit = () =>
     new Probot({
