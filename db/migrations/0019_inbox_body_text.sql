@@ -3,9 +3,8 @@ ALTER TABLE "webhook_deliveries" ADD COLUMN "body_text" text;
 -- New deliveries keep their body as text and Postgres compresses it, instead of the coordinator
 -- compressing it with Brotli on its one thread (bench/README.md, section "2026-12-02,
 -- 03:57–06:50 UTC"). lz4 where the server has it; PGlite and servers built without it use their
--- default (pglz). With the
--- table's toast_tuple_target of 128 (0004) the body still lives out of line, so claiming and
--- completing a delivery rewrite a narrow row.
+-- default (pglz). With the table's toast_tuple_target of 128 (0004) the body still lives out of
+-- line, so claiming and completing a delivery rewrite a narrow row.
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_settings

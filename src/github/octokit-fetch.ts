@@ -92,7 +92,10 @@ class OctokitFetchResponse implements WholeBody {
   }
 }
 
-/** Header names lower-case, repeated values joined by ", ", as fetch's Headers gives them. */
+/**
+ * What Octokit reads of fetch's Headers (`get` and iteration): names lower-case, repeated values
+ * joined by ", ".
+ */
 class AnswerHeaders {
   private readonly values = new Map<string, string>();
 
@@ -105,18 +108,6 @@ class AnswerHeaders {
 
   get(name: string): string | null {
     return this.values.get(name.toLowerCase()) ?? null;
-  }
-
-  has(name: string): boolean {
-    return this.values.has(name.toLowerCase());
-  }
-
-  forEach(fn: (value: string, name: string) => void): void {
-    for (const [name, value] of this.values) fn(value, name);
-  }
-
-  entries(): IterableIterator<[string, string]> {
-    return this.values.entries();
   }
 
   [Symbol.iterator](): IterableIterator<[string, string]> {

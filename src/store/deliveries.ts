@@ -123,12 +123,14 @@ export class DeliveryStore {
     const rows = await this.query<{
       delivery_id: string;
       event: string;
+      /** A Brotli-compressed body, stored before 0019. */
       body: Uint8Array | null;
+      /** Otherwise the body as text: `body_text`, or a jsonb `payload` stored before 0004. */
       stored_payload: string | null;
       attempts: number;
       received_at: Date | string;
     }>(
-      // db/migrations/0014: one round trip under the inbox's claim lock.
+      // db/migrations/0014 (its body columns as of 0019): one round trip under the claim lock.
       `select * from claim_deliveries($1::bigint, $2::integer, $3::float8, $4::text, $5::text[], $6::integer)`,
       [LOCK_KEYS.inboxClaims.toString(), limit, staleAfterMs, worker, inHand, window],
       'agent_coordinator_claim_deliveries',
