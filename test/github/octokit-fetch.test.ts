@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TestOctokit } from '../helpers/app.js';
+import { TestOctokit, VIA_GLOBAL_FETCH } from '../helpers/app.js';
 
 interface Seen {
   method: string;
@@ -81,7 +81,7 @@ describe('the server’s Octokit on undici’s request, against the global fetch
     new TestOctokit({
       baseUrl: github.url,
       auth: 'ghs_secret',
-      request: { fetch: (...args: Parameters<typeof fetch>) => fetch(...args) },
+      request: VIA_GLOBAL_FETCH,
     });
 
   async function outcome(octokit: InstanceType<typeof TestOctokit>, route: string, params = {}) {
