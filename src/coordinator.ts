@@ -4,6 +4,7 @@ import { Probot, ProbotOctokit } from 'probot';
 import type { Logger } from 'pino';
 import cron from 'node-cron';
 import { createApp, type AppServices } from './app.js';
+import { TriggerLabelCache } from './config/trigger-labels.js';
 import { createDashboard } from './dashboard/index.js';
 import { createEngine, type RunningEngine } from './engine/create.js';
 import { CoordinatorOctokit } from './github/coordinator-octokit.js';
@@ -146,9 +147,14 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     metrics,
     writeBudget,
   });
-  const handledEvents = new HandledEvents(env.appId);
+  // One cache of trigger labels for the label handler and for ingest, which decides as it does.
+  const triggerLabels = options.services?.triggerLabels ?? new TriggerLabelCache();
+  const handledEvents = new HandledEvents(env.appId, triggerLabels);
   await probot.load(
-    createApp({ store, metrics, engine, appId: env.appId, ...options.services }, handledEvents),
+    createApp(
+      { store, metrics, engine, appId: env.appId, triggerLabels, ...options.services },
+      handledEvents,
+    ),
   );
 
   const pressure = new IngestPressure();

@@ -36,3 +36,33 @@ export class TriggerLabelCache {
     this.entries.set(repositoryId, { label, at: this.now() });
   }
 }
+
+/** What the label handler reads of an `issues.labeled` payload before anything else. */
+export interface LabelEventFacts {
+  repositoryId: number | undefined;
+  label: string | undefined;
+  senderIsBot: boolean;
+}
+
+export function labelFactsOf(payload: Record<string, unknown>): LabelEventFacts {
+  const { label, sender, repository } = payload as {
+    label?: { name?: unknown } | null;
+    sender?: { type?: unknown } | null;
+    repository?: { id?: unknown } | null;
+  };
+  return {
+    repositoryId: typeof repository?.id === 'number' ? repository.id : undefined,
+    label: typeof label?.name === 'string' ? label.name : undefined,
+    senderIsBot: sender?.type === 'Bot',
+  };
+}
+
+/**
+ * The label handler's first decision, which ingest makes too: a label event that cannot start a
+ * run — no label, a bot's (this App's own `agent:done` among them), or a label this process knows
+ * is not the repository's trigger — asks nothing, and is stored as handled at ingest.
+ */
+export function labelStartsNothing(facts: LabelEventFacts, triggers: TriggerLabelCache): boolean {
+  if (facts.label === undefined || facts.senderIsBot) return true;
+  return facts.repositoryId !== undefined && triggers.isKnownOther(facts.repositoryId, facts.label);
+}

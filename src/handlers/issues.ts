@@ -1,5 +1,6 @@
 import type { Probot } from 'probot';
 import { validateConfig } from '../config/load.js';
+import { labelFactsOf, labelStartsNothing } from '../config/trigger-labels.js';
 import { codeSpan } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { loadRunScope } from '../engine/context.js';
@@ -13,12 +14,11 @@ import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
 export function registerIssueHandlers(app: Probot, services: AppServices): void {
   app.on('issues.labeled', async (context) => {
     const { issue, label, sender, repository } = context.payload;
-    if (!label || sender.type === 'Bot') return;
+    const facts = labelFactsOf(context.payload as unknown as Record<string, unknown>);
+    if (!label || labelStartsNothing(facts, services.triggerLabels)) return;
     const repo = context.repo();
     const port = services.port(context.octokit);
     const log = context.log.child({ repo: repository.full_name, issue: issue.number });
-
-    if (services.triggerLabels.isKnownOther(repository.id, label.name)) return;
     const file = await port.readConfigFile(repo);
     const checked = file.ok
       ? validateConfig(file.raw)

@@ -2,6 +2,7 @@ import { Probot } from 'probot';
 import { describe, expect, it } from 'vitest';
 import { createApp, type AppServiceInput } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
+import { TriggerLabelCache } from '../../src/config/trigger-labels.js';
 import { HandledEvents } from '../../src/webhooks/handled-events.js';
 import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
 import { planMarker } from '../../src/protocol/markers.js';
@@ -113,5 +114,25 @@ describe('the events the app acts on', () => {
     };
     expect(handled.actsOn('issue_comment', 'created', byPlanner(plan))).toBe(true);
     expect(handled.actsOn('issue_comment', 'created', byPlanner('/approve'))).toBe(false);
+  });
+
+  it('leave out labels the label handler knows cannot start a run', async () => {
+    const triggers = new TriggerLabelCache();
+    const handled = new HandledEvents(TEST_APP_ID, triggers);
+    await appRecordingInto(handled);
+    const example = examplePayload<{ repository: { id: number } }>('issues', 'labeled');
+    const labeled = (name: string, senderType = 'User') =>
+      examplePayload('issues', 'labeled', {
+        label: { id: 1, name },
+        sender: { login: 'someone', type: senderType },
+      });
+    // Before the repository's trigger is known, every person's label goes to the handler.
+    expect(handled.actsOn('issues', 'labeled', labeled('bug'))).toBe(true);
+    triggers.remember(example.repository.id, 'agent');
+    expect(handled.actsOn('issues', 'labeled', labeled('bug'))).toBe(false);
+    expect(handled.actsOn('issues', 'labeled', labeled('agent'))).toBe(true);
+    expect(handled.actsOn('issues', 'labeled', labeled('agent', 'Bot'))).toBe(false);
+    // Removing a label is another action, handled as before.
+    expect(handled.actsOn('issues', 'closed', labeled('bug'))).toBe(true);
   });
 });
