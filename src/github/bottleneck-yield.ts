@@ -46,8 +46,8 @@ export function yieldWithoutTimers(): boolean {
  * more timers. Those starts go on `setImmediate` here; a start that must wait (`minTime`, the
  * write limiter's second between writes) keeps its timer. The rest is Bottleneck's own `_run`,
  * restated, with one guard: a job dropped (`stop()`) before its start came is not started, as
- * `clearTimeout` does for the timer. Production GET 4.4–5.0 → 0.7 ms, CPU per call
- * 1.7–2.1 → 1.0 ms (bench/README.md, "2026-12-02, 12:50–15:50 UTC").
+ * `clearTimeout` does for the timer. Benchmark 5's production GET: p50 5.1 → 0.6–0.8 ms, CPU
+ * per call 2.4 → 1.2 ms with its stub (bench/README.md, "2026-12-02, 12:50–15:50 UTC").
  */
 export function startWithoutTimers(): boolean {
   const proto = Bottleneck.prototype as unknown as Partial<LimiterInternals>;
