@@ -6,6 +6,7 @@ import {
   repositoryIdOf,
   startScenario,
   type Scenario,
+  ONE_TASK_PLAN,
 } from './harness.js';
 
 type Comment = { id: number; body: string; user: { login: string }; reaction_contents: string[] };
@@ -23,7 +24,7 @@ describe('a command handled before the label that starts the run (GitHub double)
     // than the processor's quiet moment, so that `whenIdle` comes between two tries.
     s = await startScenario({ processor: { retryDelayMs: () => 100, maxAttempts: 50 } });
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const plan = ['```tasks', '- id: a', '  title: A', '```'].join('\n');
+    const plan = ONE_TASK_PLAN;
     const issue = await s.double.openIssue(REPO, {
       title: 'Feature',
       body: plan,

@@ -11,6 +11,7 @@ import {
   chaoticDelivery,
   DELIVERY_SEEDS,
   assignmentFor,
+  ONE_TASK_PLAN,
 } from './harness.js';
 
 type Pull = { number: number; state: string; head: { ref: string; sha: string } };
@@ -98,7 +99,7 @@ describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery se
   });
 
   it('replaces the plan with /plan before the first merge, and refuses after it', async () => {
-    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    const issue = await start(ONE_TASK_PLAN);
     await say(issue, '/hold');
     await say(issue, `/plan\n${CHAIN.replace('title: B', 'title: Second')}`);
     const run = await s.app.store.runs.latestRun(repositoryId(), issue);
@@ -153,10 +154,7 @@ describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery se
   });
 
   it('needs a new approval after new work is pushed to an approved PR', async () => {
-    const issue = await start(
-      ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
-      'merge:\n  requireApproval: true\n',
-    );
+    const issue = await start(ONE_TASK_PLAN, 'merge:\n  requireApproval: true\n');
     const a = prOf('a')!;
     await s.double.setCheck(REPO, a.head.sha, 'ci', 'in_progress');
     await say(a.number, '/approve');

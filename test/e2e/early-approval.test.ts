@@ -6,12 +6,12 @@ import {
   startScenario,
   taskOf,
   type Scenario,
+  ONE_TASK_PLAN,
 } from './harness.js';
 
 type Pull = { number: number; head: { ref: string; sha: string } };
 type Comment = { body: string; reaction_contents: string[] };
 
-const ONE_TASK = ['```tasks', '- id: a', '  title: A', '```'].join('\n');
 const APP_BOT = 'agent-coordinator[bot]';
 
 /**
@@ -30,7 +30,7 @@ describe('an approval given while the worker is still finishing', () => {
     s.double.setWorker(null);
     const issue = await s.double.openIssue(REPO, {
       title: 'Feature',
-      body: ONE_TASK,
+      body: ONE_TASK_PLAN,
       user: MAINTAINER,
     });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);

@@ -28,6 +28,9 @@ export const BUILD_THEN_DOCS = [
   '```',
 ].join('\n');
 
+/** An issue body with one task, `a`. */
+export const ONE_TASK_PLAN = ['```tasks', '- id: a', '  title: A', '```'].join('\n');
+
 export { SPEC_EXAMPLE_PLAN } from '../fixtures/spec-example-plan.js';
 
 /**

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeScenario, MAINTAINER, REPO, startScenario, type Scenario } from './harness.js';
+import {
+  closeScenario,
+  MAINTAINER,
+  REPO,
+  startScenario,
+  type Scenario,
+  ONE_TASK_PLAN,
+} from './harness.js';
 
 /**
  * A label event that cannot start a run is decided at ingest, as the label handler would decide
@@ -24,7 +31,7 @@ describe('label events decided at ingest', () => {
     s.double.setWorker(null);
     const issue = await s.double.openIssue(REPO, {
       title: 'Feature',
-      body: ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
+      body: ONE_TASK_PLAN,
       user: MAINTAINER,
     });
 

@@ -6,6 +6,7 @@ import {
   repositoryIdOf,
   startScenario,
   type Scenario,
+  ONE_TASK_PLAN,
 } from './harness.js';
 
 type Comment = { id: number; body: string; user: { login: string } };
@@ -26,7 +27,7 @@ describe('the refusal reply budget', () => {
     s.double.setWorker(null);
     const issue = await s.double.openIssue(REPO, {
       title: 'Feature',
-      body: ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
+      body: ONE_TASK_PLAN,
       user: MAINTAINER,
     });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);

@@ -12,6 +12,7 @@ import {
   chaoticDelivery,
   DELIVERY_SEEDS,
   assignmentFor,
+  ONE_TASK_PLAN,
 } from './harness.js';
 
 type Pull = {
@@ -150,7 +151,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     await s.double.enableMergeQueue(REPO, 'main');
     await s.double.setRequiredChecks(REPO, 'main', ['ci']);
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    const issue = await start(ONE_TASK_PLAN);
     await s.double.setCheck(REPO, prOf('a')!.head.sha, 'ci', 'completed', 'success');
     await approveAllOpen();
     expect(s.double.mergeQueue(REPO, 'main')).toEqual([prOf('a')!.number]);
@@ -216,7 +217,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     s = await startScenario({ delivery });
     await s.double.setPermission(REPO, 'reader', 'read');
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    const issue = await start(ONE_TASK_PLAN);
     const a = prOf('a')!;
     await s.double.comment(REPO, a.number, '/approve', 'reader');
     await s.double.comment(REPO, a.number, '/approve', 'github-actions[bot]');
@@ -236,7 +237,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     s = await startScenario({ delivery });
     await s.double.setPermission(REPO, 'reviewer', 'write');
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    const issue = await start(ONE_TASK_PLAN);
     await s.double.approvePr(REPO, prOf('a')!.number, 'reviewer');
     await s.settle();
     expect((await task(issue, 'a'))?.state).toBe('merged');
@@ -246,7 +247,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     s = await startScenario({ delivery });
     await s.double.setRequiredChecks(REPO, 'main', [], { strict: true });
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    const issue = await start(ONE_TASK_PLAN);
     await s.double.advanceBranch(REPO, 'main');
     await s.settle();
     await approveAllOpen();
@@ -260,7 +261,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
   onFirstSeed?.('sends a conflicted PR back to its worker in mode=fix', async () => {
     s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await start(['```tasks', '- id: a', '  title: A', '```'].join('\n'));
+    const issue = await start(ONE_TASK_PLAN);
     await s.double.setConflict(REPO, prOf('a')!.number, true);
     await approveAllOpen();
     const runs = s.double.runs(REPO);

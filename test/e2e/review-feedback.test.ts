@@ -10,12 +10,12 @@ import {
   statusComment,
   taskOf,
   type Scenario,
+  ONE_TASK_PLAN,
 } from './harness.js';
 import type { WorkerOutcome } from '../github-double/worker/outcomes.js';
 
 type Pull = { number: number; state: string; merged?: boolean; head: { ref: string; sha: string } };
 
-const PLAN = ['```tasks', '- id: a', '  title: A', '```'].join('\n');
 const BRANCH = 'agent/1/a';
 const APP_FILE = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
@@ -35,7 +35,11 @@ describe.each(DELIVERY_SEEDS.slice(0, 1))('review feedback (delivery seed %i)', 
   const runsOn = () =>
     s.double.runs(REPO).filter((r) => r.head_branch === BRANCH && r.inputs.mode !== undefined);
   const start = async () => {
-    const issue = await s.double.openIssue(REPO, { title: 'Login', body: PLAN, user: MAINTAINER });
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Login',
+      body: ONE_TASK_PLAN,
+      user: MAINTAINER,
+    });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     return issue;

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { replyMarker } from '../../src/protocol/markers.js';
-import { MAINTAINER, REPO, taskOf } from './harness.js';
+import { MAINTAINER, REPO, taskOf, ONE_TASK_PLAN } from './harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from './real-worker.js';
 
-const PLAN = ['```tasks', '- id: a', '  title: A', '```'].join('\n');
 const BRANCH = 'agent/1/a';
 
 // Stands in for Claude Code. Work: writes src/app.ts, twelve numbered lines. Fix: reads the
@@ -45,7 +44,11 @@ describe('the worker action answers a review', () => {
     const { s, jobs } = scenario;
     const pr = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
 
-    const issue = await s.double.openIssue(REPO, { title: 'Login', body: PLAN, user: MAINTAINER });
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Login',
+      body: ONE_TASK_PLAN,
+      user: MAINTAINER,
+    });
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     const first = pr();
