@@ -10,6 +10,8 @@ export const WORKER_FAILURE_REASONS = {
   no_changes: 'the agent left no changes to commit',
   workflow_files_changed:
     "the agent changed files under .github/workflows/, which the worker's token may not push",
+  bad_result:
+    "the publish job refused the agent job's result: malformed, or a change it may not push",
   timeout: 'the agent reached its time limit and left nothing to keep',
   timed_out:
     'the agent was stopped at its time limit; its work is pushed and the pull request marked partial',

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { AgentUser } from './agent-user.js';
 import type { WorkerEnv } from './env.js';
 import { splitShellWords } from './shell-words.js';
 import type { WorkerIo } from './io.js';
@@ -109,6 +110,8 @@ export interface RunAgentOptions {
   clock?: WorkerClock;
   /** Between SIGTERM and SIGKILL on timeout. */
   graceMs?: number;
+  /** The user the agent runs as (src/worker/agent-user.ts); unset: the worker's own. */
+  user?: AgentUser;
 }
 
 const MAX_STDOUT = 32 * 1024 * 1024;
@@ -119,14 +122,24 @@ const MAX_STDOUT = 32 * 1024 * 1024;
  * dev servers and the like that would otherwise outlive them and keep editing the tree.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
-  const dir = await mkdtemp(join(options.env.RUNNER_TEMP || tmpdir(), 'agent-coordinator-'));
+  // Outside the workspace, and readable by the agent's user: the prompt is no secret.
+  const dir = await mkdtemp(join(tmpdir(), 'agent-coordinator-prompt-'));
+  await chmod(dir, 0o755);
   const promptFile = join(dir, 'prompt.md');
-  await writeFile(promptFile, options.prompt, { mode: 0o600 });
+  await writeFile(promptFile, options.prompt, { mode: 0o644 });
   // Stop workflow-command processing while the agent talks: its output is not ours to trust.
   const stopToken = randomBytes(16).toString('hex');
   options.io.out(`::stop-commands::${stopToken}\n`);
   try {
-    return await spawnAgent(options, agentEnv(options.env, promptFile));
+    const env = agentEnv(options.env, promptFile);
+    const { user } = options;
+    if (!user) return await spawnAgent(options, env);
+    const home = { HOME: user.home, USER: user.name, LOGNAME: user.name };
+    return await spawnAgent(
+      { ...options, argv: user.wrap(options.argv, { ...env, ...home }) },
+      env,
+      (signal) => void user.signal(signal),
+    );
   } finally {
     // The agent may not have ended its last line; the resume command must start one.
     options.io.out(`\n::${stopToken}::\n`);
@@ -134,7 +147,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   }
 }
 
-function spawnAgent(options: RunAgentOptions, env: NodeJS.ProcessEnv): Promise<AgentExit> {
+function spawnAgent(
+  options: RunAgentOptions,
+  env: NodeJS.ProcessEnv,
+  signalUser?: (signal: NodeJS.Signals) => void,
+): Promise<AgentExit> {
   const [command, ...args] = options.argv;
   if (!command) return Promise.resolve({ kind: 'spawn_failed', message: 'empty agent command' });
 
@@ -151,6 +168,8 @@ function spawnAgent(options: RunAgentOptions, env: NodeJS.ProcessEnv): Promise<A
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
     const killGroup = (signal: NodeJS.Signals) => {
+      // Another user's processes: only that user (or root) may signal them all.
+      signalUser?.(signal);
       if (child.pid === undefined) return;
       try {
         process.kill(-child.pid, signal);

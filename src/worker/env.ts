@@ -3,10 +3,10 @@ import {
   DISPATCH_INPUT_NAMES,
   WORKER_MODES,
   type AssignmentRequest,
-  type AssignmentResponse,
   type WorkerMode,
 } from '../protocol/assignment.js';
 import { taskBranch } from '../protocol/branch.js';
+import type { AssignmentFields } from './handoff.js';
 import { MAX_ATTEMPT, MAX_ISSUE_NUMBER, TASK_KEY } from '../protocol/identifiers.js';
 import {
   checksFeedbackSchema,
@@ -52,6 +52,15 @@ const wholeNumber = (min: number, max: number) =>
       z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`),
     );
 
+/** Which of the worker's three jobs this step is (docs/worker.md, "Three jobs"). */
+export const WORKER_STEPS = ['assignment', 'agent', 'publish'] as const;
+export type WorkerStep = (typeof WORKER_STEPS)[number];
+
+const step = z.enum(WORKER_STEPS, {
+  error: (issue) =>
+    issue.input === undefined ? 'required' : 'expected assignment, agent or publish',
+});
+
 const mode = z.enum(WORKER_MODES, {
   error: (issue) => (issue.input === undefined ? 'required' : 'expected plan, work or fix'),
 });
@@ -64,6 +73,7 @@ const actionSchema = z.object({
   INPUT_ISSUE: wholeNumber(1, MAX_ISSUE_NUMBER),
   INPUT_ATTEMPT: wholeNumber(1, MAX_ATTEMPT),
   INPUT_MODE: z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), mode),
+  INPUT_STEP: z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), step),
   INPUT_COORDINATOR_URL: requiredText()
     .trim()
     .pipe(z.url({ protocol: /^https?$/, error: 'expected the http(s) URL of the coordinator' })),
@@ -77,6 +87,7 @@ const actionSchema = z.object({
 
 /** What the job itself knows before it has asked the coordinator anything. */
 export interface ActionContext {
+  step: WorkerStep;
   taskId: string;
   issue: number;
   attempt: number;
@@ -92,7 +103,7 @@ export interface ActionContext {
   request: AssignmentRequest;
 }
 
-export interface WorkerEnv extends Omit<ActionContext, 'coordinatorUrl' | 'request'> {
+export interface WorkerEnv extends Omit<ActionContext, 'step' | 'coordinatorUrl' | 'request'> {
   title: string;
   prompt: string;
   feedback: string;
@@ -142,6 +153,7 @@ export function readActionContext(env: NodeJS.ProcessEnv): ActionContext {
   const issue = e.INPUT_ISSUE;
   const attempt = e.INPUT_ATTEMPT;
   return {
+    step: e.INPUT_STEP,
     taskId,
     issue,
     attempt,
@@ -183,7 +195,7 @@ const assignmentSchema = z.object({
 });
 
 /** The task as the coordinator assigned it, checked as strictly as any other untrusted input. */
-export function workerEnvFrom(action: ActionContext, assignment: AssignmentResponse): WorkerEnv {
+export function workerEnvFrom(action: ActionContext, assignment: AssignmentFields): WorkerEnv {
   const problems: string[] = [];
   // The coordinator answers for the run it dispatched: a different task means a bug there.
   for (const name of ['task_id', 'issue', 'attempt'] as const) {
@@ -200,7 +212,7 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentRespo
     throw new WorkerEnvError(problems, 'invalid assignment from the coordinator');
 
   const a = parsed.data;
-  const { coordinatorUrl: _url, request: _request, ...job } = action;
+  const { step: _step, coordinatorUrl: _url, request: _request, ...job } = action;
   return {
     ...job,
     title: a.title ?? '',
@@ -218,5 +230,5 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentRespo
   };
 }
 
-/** Every input the action declares: the dispatch inputs plus the optional agent command. */
-export const ACTION_INPUT_NAMES = [...DISPATCH_INPUT_NAMES, 'agent-command'] as const;
+/** Every input the action declares: the step, the dispatch inputs, the optional agent command. */
+export const ACTION_INPUT_NAMES = ['step', ...DISPATCH_INPUT_NAMES, 'agent-command'] as const;

@@ -20,6 +20,16 @@ export class GitError extends Error {
 export const BOT_NAME = 'agent-coordinator[bot]';
 export const BOT_EMAIL = 'agent-coordinator[bot]@users.noreply.github.com';
 
+export interface GitRunOptions {
+  allowFail?: boolean;
+  /** Send the token (fetch and push only). */
+  auth?: boolean;
+  /** Added to the command's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** The command's standard input. */
+  input?: Buffer | string;
+}
+
 export interface GitOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -50,15 +60,21 @@ export class Git {
     };
   }
 
-  async run(
-    args: string[],
-    opts: { allowFail?: boolean; auth?: boolean } = {},
-  ): Promise<GitResult> {
-    // Hooks and signing belong to people's machines; the agent may also have planted hooks.
-    const full = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false', ...args];
-    const env = opts.auth ? this.withAuth(this.env) : this.env;
+  async run(args: string[], opts: GitRunOptions = {}): Promise<GitResult> {
+    // Hooks, fsmonitor and signing belong to people's machines, never to a worker's git.
+    const full = [
+      '-c',
+      'core.hooksPath=/dev/null',
+      '-c',
+      'core.fsmonitor=false',
+      '-c',
+      'commit.gpgsign=false',
+      ...args,
+    ];
+    const base = { ...this.env, ...opts.env };
+    const env = opts.auth ? this.withAuth(base) : base;
     const result = await new Promise<GitResult>((resolve) => {
-      execFile(
+      const child = execFile(
         'git',
         full,
         { cwd: this.options.cwd, env, maxBuffer: 64 * 1024 * 1024 },
@@ -67,13 +83,14 @@ export class Git {
           resolve({ code, stdout: String(stdout), stderr: String(stderr) });
         },
       );
+      child.stdin?.end(opts.input);
     });
     if (result.code !== 0 && !opts.allowFail) throw new GitError(args, result);
     return result;
   }
 
-  async out(args: string[]): Promise<string> {
-    return (await this.run(args)).stdout.trim();
+  async out(args: string[], opts: Pick<GitRunOptions, 'env'> = {}): Promise<string> {
+    return (await this.run(args, opts)).stdout.trim();
   }
 
   async currentBranch(): Promise<string | undefined> {
@@ -95,40 +112,6 @@ export class Git {
   async fetchBranches(branches: string[]): Promise<void> {
     const specs = branches.map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
     await this.run(['fetch', '--no-tags', '--quiet', 'origin', ...specs], { auth: true });
-  }
-
-  /** Stage everything; true when the index now differs from HEAD. */
-  async stageAll(): Promise<boolean> {
-    await this.run(['add', '--all']);
-    const diff = await this.run(['diff', '--cached', '--quiet'], { allowFail: true });
-    return diff.code === 1;
-  }
-
-  /** Paths under `dir` whose content differs between `from` and HEAD, renames as both sides. */
-  async changedFilesUnder(from: string, dir: string): Promise<string[]> {
-    const out = await this.out([
-      'diff',
-      '--name-only',
-      '--no-renames',
-      '-z',
-      from,
-      'HEAD',
-      '--',
-      dir,
-    ]);
-    return out.split('\0').filter(Boolean);
-  }
-
-  /**
-   * Paths the working tree changes against the index (edited, deleted, new and not ignored),
-   * plus what commits since `since` changed: what an agent touched, read before staging.
-   */
-  async touchedSince(since: string): Promise<string[]> {
-    const edited = await this.out(['diff', '--name-only', '--no-renames', '-z']);
-    const added = await this.out(['ls-files', '--others', '--exclude-standard', '-z']);
-    const committed = await this.out(['diff', '--name-only', '--no-renames', '-z', since, 'HEAD']);
-    const all = [edited, added, committed].flatMap((out) => out.split('\0')).filter(Boolean);
-    return [...new Set(all)];
   }
 
   async unmergedFiles(): Promise<string[]> {

@@ -18,7 +18,6 @@ export interface WorkerGitHub {
     body: string;
   }): Promise<PullRef>;
   updatePullBody(number: number, body: string): Promise<void>;
-  getIssue(number: number): Promise<{ title: string; body: string }>;
   createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
   /** Every review comment of the PR (all threads, replies included). */
   listReviewComments(pull: number): Promise<ReviewCommentRef[]>;
@@ -102,10 +101,6 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
     },
     async updatePullBody(number, body) {
       await octokit.rest.pulls.update({ owner, repo, pull_number: number, body });
-    },
-    async getIssue(number) {
-      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: number });
-      return { title: data.title, body: data.body ?? '' };
     },
     async createIssueComment(number, body) {
       const { data } = await octokit.rest.issues.createComment({

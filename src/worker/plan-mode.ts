@@ -8,22 +8,21 @@ import type { PlanError } from '../core/plan/index.js';
 import { neutralizeMarkers, planMarker } from '../protocol/markers.js';
 import { fenced } from './fence.js';
 import { fail, type WorkerOutcome } from './outcome.js';
-import { planPrompt } from './prompts.js';
-import { failStoppedEmpty, invokeAgent, log, type ModeContext } from './steps.js';
+import type { AgentResult } from './handoff.js';
+import { log, type PublishContext } from './steps.js';
 
 const MAX_ANSWER_ECHO = 20_000;
 
 /**
- * `plan`: ask the agent for a tasks block and post it as ONE issue comment with the plan
- * marker. The comment is validated exactly as posted, with the validator the coordinator
- * uses, so a plan we call valid is one the coordinator accepts.
+ * `plan`, in the publish job: post the planner agent's answer as ONE issue comment with the
+ * plan marker. The comment is validated exactly as posted, with the validator the
+ * coordinator uses, so a plan we call valid is one the coordinator accepts. The answer is the
+ * agent's: only its tasks block is posted, or, when it holds none, the answer inert in a code
+ * block beside the errors.
  */
-export async function runPlanMode(ctx: ModeContext): Promise<WorkerOutcome> {
+export async function publishPlan(ctx: PublishContext, result: AgentResult): Promise<WorkerOutcome> {
   const { env, github } = ctx;
-  const issue = await github.getIssue(env.issue);
-  const { report, stopped } = await invokeAgent(ctx, planPrompt(env, issue));
-  // A plan cut short is no plan: there is nothing partial to keep.
-  if (stopped) failStoppedEmpty(ctx, 'a plan cut short is no plan');
+  const report = { result: result.summary };
   const runUrl = `${env.serverUrl}/${env.owner}/${env.repo}/actions/runs/${env.runId}`;
   await ctx.credentials.ensureFresh();
 

@@ -61,6 +61,8 @@ export interface PullBodyInput {
   partial: boolean;
   /** This attempt's row of the history. */
   record: AttemptRecord;
+  /** Agent configuration the PR changes against its base. */
+  agentConfigChanged?: string[];
 }
 
 export function pullBody(env: PullEnv, input: PullBodyInput): string {

@@ -1,7 +1,7 @@
 import { inertInline } from '../core/inert-markdown.js';
 import { replyMarker } from '../protocol/markers.js';
 import type { ReviewThread } from '../protocol/review-feedback.js';
-import { log, type ModeContext } from './steps.js';
+import { log, type PublishContext } from './steps.js';
 
 /** What answering a review's threads came to. */
 export interface ReplyTally {
@@ -13,7 +13,7 @@ export interface ReplyTally {
 
 /** The reply a person reads in the thread, and the marker that lets a re-run find it. */
 export function replyBody(
-  env: Pick<ModeContext['env'], 'taskId' | 'attempt'>,
+  env: Pick<PublishContext['env'], 'taskId' | 'attempt'>,
   thread: Pick<ReviewThread, 'path' | 'replyToCommentId'>,
   commit: string,
   changedPaths: ReadonlySet<string>,
@@ -32,7 +32,7 @@ export function replyBody(
  * reason to throw the attempt away.
  */
 export async function answerThreads(
-  ctx: ModeContext,
+  ctx: PublishContext,
   pull: number,
   threads: readonly ReviewThread[],
   commit: string,

@@ -1,23 +1,29 @@
 import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runAgentStep } from './agent-step.js';
 import {
   AssignmentError,
   httpCoordinator,
   WorkerCredentials,
   type Coordinator,
 } from './coordinator.js';
-import { readActionContext, workerEnvFrom, WorkerEnvError, type WorkerEnv } from './env.js';
+import {
+  readActionContext,
+  workerEnvFrom,
+  WorkerEnvError,
+  type ActionContext,
+  type WorkerEnv,
+} from './env.js';
 import { Git, GitError } from './git.js';
 import { createWorkerGitHub, type WorkerGitHub } from './github.js';
+import { readAssignment, readResult, withoutToken, writeAssignment, writeResult } from './handoff.js';
 import { processIo, type WorkerIo } from './io.js';
 import { outcomeLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
 import { systemClock, type WorkerClock } from './clock.js';
-import { runFixMode } from './fix-mode.js';
-import { runPlanMode } from './plan-mode.js';
-import { runWorkMode } from './work-mode.js';
-import type { ModeContext } from './steps.js';
+import { runPublishStep } from './publish-step.js';
 
 export interface RunWorkerOptions {
-  /** The action's environment: INPUT_*, GITHUB_*, ACTIONS_ID_TOKEN_REQUEST_*. */
+  /** The action's environment: INPUT_*, GITHUB_*, RUNNER_TEMP, ACTIONS_ID_TOKEN_REQUEST_*. */
   env: NodeJS.ProcessEnv;
   /** The checkout (GITHUB_WORKSPACE in a job). */
   cwd: string;
@@ -38,24 +44,31 @@ export interface WorkerResult {
   outcome: WorkerOutcome;
 }
 
-/** The worker action: one task attempt, start to finish. Never throws. */
+/**
+ * Where the jobs hand each other their artifacts: the workflow's upload and download steps
+ * name the same folders (templates/agent-worker.yml).
+ */
+export function handoffDirs(env: NodeJS.ProcessEnv): { assignment: string; result: string } {
+  const root = join(env.RUNNER_TEMP || '/tmp', 'agent-coordinator');
+  return { assignment: join(root, 'assignment'), result: join(root, 'result') };
+}
+
+/** One step of the worker action (its `step` input), start to finish. Never throws. */
 export async function runWorker(options: RunWorkerOptions): Promise<WorkerResult> {
   const io = options.io ?? processIo;
-  const outcome = await attempt(options, io);
+  const outcome = await runStep(options, io);
   for (const line of outcomeLines(outcome)) io.out(`${line}\n`);
   await writeStepSummary(options.env, outcome);
   const exitCode = outcome.ok ? 0 : outcome.reason === 'bad_input' ? 2 : 1;
   return { exitCode, outcome };
 }
 
-async function attempt(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerOutcome> {
-  const clock = options.clock ?? systemClock;
-  const startedAt = clock.now();
-  let env: WorkerEnv;
-  let credentials: WorkerCredentials;
+async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerOutcome> {
+  const startedAt = (options.clock ?? systemClock).now();
   try {
     const action = readActionContext(options.env);
-    const coordinator =
+    const dirs = handoffDirs(options.env);
+    const coordinator = () =>
       options.coordinator ??
       httpCoordinator({
         env: options.env,
@@ -64,48 +77,70 @@ async function attempt(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
         io,
         retryDelaysMs: options.retryDelaysMs,
       });
-    const assignment = await coordinator.requestAssignment();
-    env = workerEnvFrom(action, assignment);
-    credentials = new WorkerCredentials(coordinator, assignment);
-  } catch (error) {
-    if (error instanceof WorkerEnvError)
-      return { ok: false, reason: 'bad_input', detail: error.message };
-    if (error instanceof AssignmentError)
-      return { ok: false, reason: 'assignment_failed', detail: error.message };
-    throw error;
-  }
-  const token = () => credentials.token;
-  const ctx: ModeContext = {
-    env,
-    rawEnv: options.env,
-    cwd: options.cwd,
-    io,
-    git: new Git({ cwd: options.cwd, env: options.env, token, serverUrl: env.serverUrl }),
-    github: options.github ?? createWorkerGitHub(env, token),
-    credentials,
-    graceMs: options.graceMs,
-    clock,
-    startedAt,
-  };
-  io.out(
-    `agent-coordinator: ${env.mode} ${env.owner}/${env.repo}#${env.issue} ${env.taskId} attempt ${env.attempt}\n`,
-  );
-  try {
-    switch (env.mode) {
-      case 'work':
-        return await runWorkMode(ctx);
-      case 'fix':
-        return await runFixMode(ctx);
-      case 'plan':
-        return await runPlanMode(ctx);
+    switch (action.step) {
+      case 'assignment': {
+        const assignment = await coordinator().requestAssignment();
+        const env = workerEnvFrom(action, assignment);
+        await writeAssignment(dirs.assignment, withoutToken(assignment));
+        announce(io, action, env);
+        return { ok: true, summary: `assignment of ${env.mode} ${env.taskId} handed to the agent job` };
+      }
+      case 'agent': {
+        const env = workerEnvFrom(action, await readAssignment(dirs.assignment));
+        announce(io, action, env);
+        const { result, patch } = await runAgentStep({
+          env,
+          rawEnv: options.env,
+          cwd: options.cwd,
+          io,
+          git: new Git({ cwd: options.cwd, env: options.env }),
+          graceMs: options.graceMs,
+          clock: options.clock ?? systemClock,
+          startedAt,
+        });
+        await writeResult(dirs.result, result, patch);
+        return {
+          ok: true,
+          summary: `the agent ${result.stopped ? 'was stopped at its deadline' : 'finished'}; its result goes to the publish job`,
+        };
+      }
+      case 'publish': {
+        const source = coordinator();
+        const assignment = await source.requestAssignment();
+        const env = workerEnvFrom(action, assignment);
+        announce(io, action, env);
+        const credentials = new WorkerCredentials(source, assignment);
+        const token = () => credentials.token;
+        const { result, patch } = await readResult(dirs.result);
+        return await runPublishStep(
+          {
+            env,
+            cwd: options.cwd,
+            io,
+            git: new Git({ cwd: options.cwd, env: options.env, token, serverUrl: env.serverUrl }),
+            github: options.github ?? createWorkerGitHub(env, token),
+            credentials,
+          },
+          result,
+          patch,
+        );
+      }
     }
   } catch (error) {
     return classify(error, io);
   }
 }
 
+function announce(io: WorkerIo, action: ActionContext, env: WorkerEnv): void {
+  io.out(
+    `agent-coordinator: ${action.step} step of ${env.mode} ${env.owner}/${env.repo}#${env.issue} ${env.taskId} attempt ${env.attempt}\n`,
+  );
+}
+
 // The one place where errors become reasons.
 function classify(error: unknown, io: WorkerIo): WorkerOutcome {
+  if (error instanceof WorkerEnvError)
+    return { ok: false, reason: 'bad_input', detail: error.message };
   if (error instanceof WorkerFailure)
     return { ok: false, reason: error.reason, detail: error.message };
   if (error instanceof GitError) return { ok: false, reason: 'git_failed', detail: error.message };

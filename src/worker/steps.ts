@@ -6,27 +6,38 @@ import type { WorkerGitHub } from './github.js';
 import type { WorkerIo } from './io.js';
 import { fail, oneLine, type WorkerOutcome } from './outcome.js';
 import type { WorkerClock } from './clock.js';
+import type { AgentUser } from './agent-user.js';
 import { agentStopTime, stopGraceMs } from '../protocol/deadline.js';
 
-/** What every mode works with. */
-export interface ModeContext {
+/** What each step of the worker works with. */
+export interface StepContext {
   env: WorkerEnv;
-  /** The job's environment, passed on (minus credentials) to the agent. */
-  rawEnv: NodeJS.ProcessEnv;
   cwd: string;
   io: WorkerIo;
+  /** git in the job's checkout; in the agent job, used only before the agent starts. */
   git: Git;
-  github: WorkerGitHub;
-  /** The assignment's GitHub token, asked for again when it is about to run out. */
-  credentials: { readonly token: string; ensureFresh(): Promise<boolean> };
+}
+
+/** The agent job: no GitHub credential at all. */
+export interface AgentContext extends StepContext {
+  /** The job's environment, passed on (minus credentials) to the agent. */
+  rawEnv: NodeJS.ProcessEnv;
   /** Between SIGTERM and SIGKILL when the agent times out. */
   graceMs?: number;
   clock: WorkerClock;
   /** When the worker started: the job's limit counts from here when the coordinator gives none. */
   startedAt: number;
+  /** The user the agent runs as, when the runner allows one (src/worker/agent-user.ts). */
+  user?: AgentUser;
 }
 
-export function log(ctx: Pick<ModeContext, 'io'>, line: string): void {
+/** The publish job: the assignment's GitHub token, asked for again when it is about to run out. */
+export interface PublishContext extends StepContext {
+  github: WorkerGitHub;
+  credentials: { readonly token: string; ensureFresh(): Promise<boolean> };
+}
+
+export function log(ctx: Pick<StepContext, 'io'>, line: string): void {
   ctx.io.out(`agent-coordinator: ${oneLine(line)}\n`);
 }
 
@@ -34,7 +45,7 @@ export function log(ctx: Pick<ModeContext, 'io'>, line: string): void {
  * The worker pushes to exactly one branch, named from the inputs. A run dispatched by hand
  * on another branch (say, main) must not let the agent's commits land there.
  */
-export async function ensureOnTaskBranch(ctx: ModeContext): Promise<void> {
+export async function ensureOnTaskBranch(ctx: StepContext): Promise<void> {
   const current = await ctx.git.currentBranch();
   if (current !== ctx.env.branch) {
     fail(
@@ -44,7 +55,7 @@ export async function ensureOnTaskBranch(ctx: ModeContext): Promise<void> {
   }
 }
 
-export async function resolveBase(ctx: ModeContext): Promise<string> {
+export async function resolveBase(ctx: PublishContext): Promise<string> {
   return ctx.env.base ?? (await ctx.github.defaultBranch());
 }
 
@@ -59,13 +70,13 @@ export interface AgentRun {
  * When the agent must stop: a grace margin (src/protocol/deadline.ts) before the moment the
  * coordinator cancels the run, so the worker can still commit and push what the agent did.
  */
-export function agentStopAt(ctx: Pick<ModeContext, 'env' | 'startedAt'>): number {
+export function agentStopAt(ctx: Pick<AgentContext, 'env' | 'startedAt'>): number {
   const { env } = ctx;
   const deadline = env.deadlineAt ?? ctx.startedAt + env.timeoutMinutes * 60_000;
   return agentStopTime(deadline, env.timeoutMinutes);
 }
 
-export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<AgentRun> {
+export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<AgentRun> {
   let launch: AgentLaunch;
   try {
     launch = agentLaunch(ctx.env);
@@ -89,6 +100,7 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
     io: ctx.io,
     graceMs: ctx.graceMs,
     clock: ctx.clock,
+    user: ctx.user,
   });
   if (exit.kind === 'spawn_failed')
     fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);
@@ -121,7 +133,7 @@ export async function invokeAgent(ctx: ModeContext, prompt: string): Promise<Age
 }
 
 /** The agent was stopped and left nothing worth keeping. */
-export function failStoppedEmpty(ctx: Pick<ModeContext, 'env'>, why: string): never {
+export function failStoppedEmpty(ctx: Pick<StepContext, 'env'>, why: string): never {
   fail(
     'timeout',
     `the agent was stopped at its deadline (${ctx.env.timeoutMinutes}-minute timeout) and ${why}`,
@@ -144,44 +156,22 @@ export function taskTrailer(env: Pick<WorkerEnv, 'issue' | 'taskId' | 'attempt'>
   return `Agent-Coordinator-Task: ${env.issue}/${env.taskId}/${env.attempt}`;
 }
 
-export async function commit(ctx: ModeContext, subject: string): Promise<void> {
-  await ctx.git.run([
-    'commit',
-    '--no-verify',
-    '--quiet',
-    '-m',
-    subject,
-    '-m',
-    taskTrailer(ctx.env),
-  ]);
-}
-
 export const WORKFLOWS_DIR = '.github/workflows/';
 
 /**
- * Push HEAD to the task branch. `since` is where the commits to push start; `lease` (an
- * expected remote sha, '' = absent) allows a rewrite.
+ * Push `commit` to the task branch, and nothing else: no tags (`--no-follow-tags`), no other
+ * ref. `lease` (an expected remote sha) allows a rewrite.
  */
 export async function push(
-  ctx: ModeContext,
-  opts: { since: string; lease?: string },
+  ctx: PublishContext,
+  commit: string,
+  opts: { lease?: string } = {},
 ): Promise<void> {
-  // GitHub refuses a push from an App token without the `workflows` permission when it
-  // creates or changes a workflow file, and the coordinator never grants that permission.
-  // Failing here names the files; GitHub's refusal would only say "refusing to allow".
-  const workflows = await ctx.git.changedFilesUnder(opts.since, WORKFLOWS_DIR);
-  if (workflows.length > 0) {
-    fail(
-      'workflow_files_changed',
-      `the commits to push change files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
-    );
-  }
   if (await ctx.credentials.ensureFresh())
     log(ctx, 'the token was about to expire: asked the coordinator again');
-  const { lease } = opts;
-  const args = ['push', '--no-verify', '--quiet', 'origin', `HEAD:refs/heads/${ctx.env.branch}`];
-  if (lease !== undefined)
-    args.splice(1, 0, `--force-with-lease=refs/heads/${ctx.env.branch}:${lease}`);
+  const ref = `refs/heads/${ctx.env.branch}`;
+  const args = ['push', '--no-verify', '--no-follow-tags', '--quiet', 'origin', `${commit}:${ref}`];
+  if (opts.lease !== undefined) args.splice(1, 0, `--force-with-lease=${ref}:${opts.lease}`);
   try {
     await ctx.git.run(args, { auth: true });
   } catch (error) {
@@ -196,7 +186,7 @@ export async function push(
  * the next one builds on the pushed commits (docs/worker.md, "The time limit").
  */
 export function pushedOutcome(
-  ctx: Pick<ModeContext, 'env'>,
+  ctx: Pick<StepContext, 'env'>,
   head: string,
   pr: { number: number; url: string; created: boolean },
   stopped: boolean,

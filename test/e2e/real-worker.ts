@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runWorkerJob, type JobResult } from '../github-double/worker/actions-runner.js';
+import { runWorkflow, type WorkflowResult } from '../github-double/worker/actions-runner.js';
 import { startScenario, type Scenario } from './harness.js';
 
 /**
@@ -17,15 +17,20 @@ const ACTION_DIR = join(ROOT, 'actions/worker');
 export const WORKER_WORKFLOW = readFileSync(TEMPLATE, 'utf8');
 
 /**
- * Every dispatched worker run of the scenario is run by the real bundle, with `agent` (a
- * CommonJS file run by this Node) standing in for Claude Code. The jobs' results, in order.
+ * Every dispatched worker run of the scenario is run by the real bundle in the three jobs of
+ * the real workflow file, with `agent` (a CommonJS file run by this Node) standing in for
+ * Claude Code. The runs' results, in order.
  */
-export function useRealWorker(s: Scenario, agent: string): JobResult[] {
-  const jobs: JobResult[] = [];
+export function useRealWorker(
+  s: Scenario,
+  agent: string,
+  env: Record<string, string> = {},
+): WorkflowResult[] {
+  const runs: WorkflowResult[] = [];
   s.double.setWorker((run) => ({
     kind: 'job',
     run: async () => {
-      const job = await runWorkerJob(
+      const result = await runWorkflow(
         s.double,
         { id: run.id, headBranch: run.branch, repoFullName: run.repo, inputs: run.inputs },
         {
@@ -35,19 +40,19 @@ export function useRealWorker(s: Scenario, agent: string): JobResult[] {
           vars: { AGENT_COMMAND: `"${process.execPath}" "${agent}"` },
           // No App key, no App id: the only secret the template reads is the agent's API key.
           secrets: {},
-          env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+          env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env },
         },
       );
-      jobs.push(job);
-      return job.conclusion;
+      runs.push(result);
+      return result.conclusion;
     },
   }));
-  return jobs;
+  return runs;
 }
 
 export interface RealWorkerScenario {
   s: Scenario;
-  jobs: JobResult[];
+  runs: WorkflowResult[];
   /** Checks the double saw no request GitHub would refuse, then stops everything. */
   close(): Promise<void>;
 }
@@ -57,8 +62,13 @@ export interface RealWorkerScenario {
  * webhook URL (GET /app/hook/config) as on a fresh install, every worker run by the real
  * bundle with `agentSource` written to a file as the agent.
  */
-export async function startRealWorkerScenario(agentSource: string): Promise<RealWorkerScenario> {
+export async function startRealWorkerScenario(
+  agentSource: string,
+  env: Record<string, string> = {},
+): Promise<RealWorkerScenario> {
   const dir = await mkdtemp(join(tmpdir(), 'fake-agent-'));
+  // The agent runs as a user of its own: it must be able to read its own script.
+  await chmod(dir, 0o755);
   const removeDir = () => rm(dir, { recursive: true, force: true });
   try {
     const agent = join(dir, 'agent.cjs');
@@ -70,7 +80,7 @@ export async function startRealWorkerScenario(agentSource: string): Promise<Real
     });
     return {
       s,
-      jobs: useRealWorker(s, agent),
+      runs: useRealWorker(s, agent, env),
       async close() {
         try {
           s.double.assertNoViolations();

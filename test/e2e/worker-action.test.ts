@@ -30,7 +30,7 @@ describe('the worker action against the GitHub double', () => {
 
   it('runs the docs/tasks-block.md plan to the closed issue with the committed bundle, OIDC and git over HTTP', async () => {
     scenario = await startRealWorkerScenario(FAKE_AGENT);
-    const { s, jobs } = scenario;
+    const { s, runs } = scenario;
 
     const issue = await s.double.openIssue(REPO, {
       title: 'Login',
@@ -53,16 +53,42 @@ describe('the worker action against the GitHub double', () => {
     }
     await s.settle();
 
-    const failed = jobs.filter((j) => j.conclusion !== 'success');
-    expect(failed.map((j) => j.log)).toEqual([]);
-    expect(jobs).toHaveLength(4);
-    for (const job of jobs) {
-      // Nothing installed at run time: the agent CLI install is skipped for AGENT_COMMAND.
-      expect(job.steps).toEqual([
-        { step: 'Check out the task branch', outcome: 'ran' },
-        { step: expect.stringContaining('actions/setup-node@'), outcome: 'ran' },
-        { step: 'Install Claude Code', outcome: 'skipped' },
-        { step: 'Run the worker', outcome: 'ran' },
+    const failed = runs.filter((r) => r.conclusion !== 'success');
+    expect(failed.map((r) => r.log)).toEqual([]);
+    expect(runs).toHaveLength(4);
+    for (const run of runs) {
+      // Three jobs, each with only what it needs; nothing installed at run time (the agent
+      // CLI install is skipped for AGENT_COMMAND).
+      expect(run.jobs.map((j) => [j.job, j.conclusion, j.steps])).toEqual([
+        [
+          'assignment',
+          'success',
+          [
+            { step: 'Get the assignment', outcome: 'ran' },
+            { step: 'Hand the assignment to the agent job', outcome: 'ran' },
+          ],
+        ],
+        [
+          'agent',
+          'success',
+          [
+            { step: 'Check out the task branch', outcome: 'ran' },
+            { step: expect.stringContaining('actions/setup-node@'), outcome: 'ran' },
+            { step: 'Install Claude Code', outcome: 'skipped' },
+            { step: 'Receive the assignment', outcome: 'ran' },
+            { step: 'Run the agent', outcome: 'ran' },
+            { step: 'Hand the result to the publish job', outcome: 'ran' },
+          ],
+        ],
+        [
+          'publish',
+          'success',
+          [
+            { step: 'Check out the task branch', outcome: 'ran' },
+            { step: 'Receive the result', outcome: 'ran' },
+            { step: 'Publish the change', outcome: 'ran' },
+          ],
+        ],
       ]);
     }
     const merged = pulls().filter((p) => p.merged);
@@ -76,7 +102,7 @@ describe('the worker action against the GitHub double', () => {
     expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
     expect(s.double.labels(REPO, issue)).toContain('agent:done');
     // Every file the agents wrote is on main, pushed by git and merged by the coordinator.
-    const written = jobs.map((j) => /Wrote (work\/[a-z0-9-]+\.txt)\./.exec(j.log)?.[1]);
+    const written = runs.map((r) => /Wrote (work\/[a-z0-9-]+\.txt)\./.exec(r.log)?.[1]);
     expect(new Set(written).size).toBe(4);
     for (const path of written) expect(s.double.file(REPO, 'main', path!)).toBeDefined();
     // The dashboard's token columns: each attempt's share of the usage marker.
@@ -86,8 +112,9 @@ describe('the worker action against the GitHub double', () => {
       Array(4).fill([0.25, 1000, 200]),
     );
     const metrics = await (await fetch(`${s.app.url}/metrics`)).text();
+    // Two per run: the assignment job's and the publish job's; the agent job has no OIDC token.
     expect(metrics).toMatch(
-      /agent_coordinator_worker_assignments_total\{outcome="granted",claim=""\} 4/,
+      /agent_coordinator_worker_assignments_total\{outcome="granted",claim=""\} 8/,
     );
   }, 180_000);
 });

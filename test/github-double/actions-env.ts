@@ -102,8 +102,13 @@ function tokenPermissions(declared: Record<string, string>): TokenPermissions {
  * The job's GITHUB_TOKEN: `permissions` if given, else what the workflow declares, else
  * `contents: read` (GitHub's restricted default).
  */
-export function jobToken(core: Core, run: Run, permissions?: TokenPermissions): string {
-  const declared = declaredPermissions(run, undefined);
+export function jobToken(
+  core: Core,
+  run: Run,
+  permissions?: TokenPermissions,
+  job?: string,
+): string {
+  const declared = declaredPermissions(run, job);
   const granted =
     permissions ?? (declared ? tokenPermissions(declared) : { contents: 'read' as const });
   return issueJobToken(core, run.repo, run.id, granted).token;
@@ -195,7 +200,7 @@ export async function actionsEnv(
     GITHUB_WORKFLOW: run.workflow.name,
     GITHUB_WORKFLOW_REF: `${repo.fullName}/${workflowPath}@${ref}`,
     GITHUB_WORKFLOW_SHA: run.headSha,
-    GITHUB_JOB: 'work',
+    GITHUB_JOB: options.job ?? 'work',
     GITHUB_ACTOR: run.actor.login,
     GITHUB_ACTOR_ID: String(run.actor.id),
     GITHUB_TRIGGERING_ACTOR: run.actor.login,
@@ -229,7 +234,7 @@ export async function actionsEnv(
   let token: string | undefined;
   const github = (key: string): string => {
     if (key === 'token') {
-      token ??= jobToken(core, run);
+      token ??= jobToken(core, run, undefined, options.job);
       return token;
     }
     const name = `GITHUB_${key.toUpperCase()}`;

@@ -25,6 +25,8 @@ import {
   playOrHoldCiAttempt,
   rerunFailedJobs,
   startRun,
+  startJobs,
+  finishNamedJob,
 } from './ops/actions.js';
 import { registerFromManifest } from './ops/app-manifest.js';
 import { createCheckRun, createStatus, updateCheckRun } from './ops/checks.js';
@@ -571,9 +573,19 @@ export class GitHubDouble extends DoubleQueries {
   }
 
   /** The runner's record of a job's steps (test/github-double/worker/actions-runner.ts). */
-  recordJobLog(runId: number, steps: JobLogStep[]): void {
+  recordJobLog(runId: number, steps: JobLogStep[], jobName?: string): void {
     const run = this.runOf(runId);
-    for (const step of steps) logJobStep(run, step, currentJobs(run)[0]?.name);
+    for (const step of steps) logJobStep(run, step, jobName ?? currentJobs(run)[0]?.name);
+  }
+
+  /** A runner picked up the workflow's jobs (by their ids in the file): each is in progress. */
+  async startJobs(runId: number, names: readonly string[]): Promise<void> {
+    await settle(startJobs(this.core, this.runOf(runId), names));
+  }
+
+  /** A job of a running run ends; the run ends when the runner says (completeWorkflowRun). */
+  async finishJob(runId: number, name: string, conclusion: RunConclusion): Promise<void> {
+    await settle(finishNamedJob(this.core, this.runOf(runId), name, conclusion));
   }
 
   /** The environment GitHub gives a JavaScript action step in workflow run `runId`. */
@@ -582,8 +594,8 @@ export class GitHubDouble extends DoubleQueries {
   }
 
   /** The run's GITHUB_TOKEN (default: the workflow's `permissions:`, else contents: read). */
-  jobToken(runId: number, permissions?: Record<string, PermissionLevel>): string {
-    return jobToken(this.core, this.runOf(runId), permissions);
+  jobToken(runId: number, permissions?: Record<string, PermissionLevel>, job?: string): string {
+    return jobToken(this.core, this.runOf(runId), permissions, job);
   }
 
   // Plays a scripted outcome on a run the worker left alone ('manual').

@@ -66,8 +66,6 @@ describe('dispatch inputs (docs/worker.md, "Dispatch inputs")', () => {
     });
     // And it works on the branch the coordinator dispatched it on.
     const env = workerEnvFrom(context, {
-      token: 't',
-      expires_at: '2030-01-01T00:00:00Z',
       ...context.request,
       mode: sent.mode,
       title: null,

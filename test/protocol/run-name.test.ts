@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildDispatchInputs } from '../../src/protocol/assignment.js';
 import { parseRunName, runName, WORKFLOW_RUN_NAME } from '../../src/protocol/run-name.js';
-import { interpolate, readWorkerJob } from '../github-double/worker/workflow-template.js';
+import { interpolate, readRunName } from '../github-double/worker/workflow-template.js';
 
 const TEMPLATE = 'templates/agent-worker.yml';
 
 /** The run's display title GitHub renders from the template's run-name for these inputs. */
 function rendered(issueNumber: number, taskKey: string, attempt: number): string {
-  const { runName: expression } = readWorkerJob(TEMPLATE, 'actions/worker');
+  const expression = readRunName(TEMPLATE);
   const inputs = buildDispatchInputs({
     taskKey,
     issueNumber,
@@ -16,7 +16,7 @@ function rendered(issueNumber: number, taskKey: string, attempt: number): string
     mode: 'work',
     coordinatorUrl: 'https://coordinator.example',
   });
-  return interpolate(expression, { inputs, vars: {}, secrets: {}, github: {} });
+  return interpolate(expression, { inputs, vars: {}, secrets: {}, github: {}, runner: {} });
 }
 
 const CASES: [number, string, number][] = [
@@ -36,7 +36,7 @@ describe('run names', () => {
   });
 
   it('is the run-name the workflow template sets', () => {
-    expect(readWorkerJob(TEMPLATE, 'actions/worker').runName).toBe(WORKFLOW_RUN_NAME);
+    expect(readRunName(TEMPLATE)).toBe(WORKFLOW_RUN_NAME);
   });
 
   it.each(CASES)(

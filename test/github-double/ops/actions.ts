@@ -290,6 +290,36 @@ export function logJobStep(run: Run, step: JobLogStep, jobName?: string): void {
   runningJob(run, jobName).log.push({ ...step, lines: [...step.lines] });
 }
 
+/**
+ * The jobs a runner starts for a multi-job workflow, in place of the one job the run was
+ * created with: each in progress, as GitHub lists them once a runner picked them up.
+ */
+export function startJobs(core: Core, run: Run, names: readonly string[]): Sent {
+  if (run.status !== 'in_progress')
+    throw new Error(`github double: run ${run.id} is not running (${run.status})`);
+  run.jobs = run.jobs.filter((j) => j.runAttempt !== run.runAttempt);
+  const sent: Sent = [];
+  for (const name of names) {
+    const { job, sent: created } = newJob(core, run, name);
+    sent.push(...created);
+    job.status = 'in_progress';
+    job.startedAt = core.now();
+    job.hasRunner = true;
+    sent.push(sendJobEvent(core, run, job, 'in_progress'));
+  }
+  return sent;
+}
+
+/** One job of a running run ends (`skipped`: its needs failed, so no step ran). */
+export function finishNamedJob(
+  core: Core,
+  run: Run,
+  name: string,
+  conclusion: RunConclusion,
+): Sent {
+  return finishJob(core, run, runningJob(run, name), conclusion);
+}
+
 function finishJob(core: Core, run: Run, job: Job, conclusion: RunConclusion): Sent {
   job.status = 'completed';
   job.conclusion = conclusion;

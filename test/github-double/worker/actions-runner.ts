@@ -1,36 +1,42 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import type { JobAnnotation } from '../model.js';
 import {
   condition,
   interpolate,
-  readWorkerJob,
+  readWorkflowJobs,
   type ExpressionContext,
-  type WorkerJob,
+  type WorkflowJob,
   type WorkflowStep,
 } from './workflow-template.js';
+import { WorkflowCommands } from './workflow-commands.js';
 
 const exec = promisify(execFile);
 
-/** What the runner needs from the double: the job's environment, its token, the git URL. */
+/** What the runner needs from the double: each job's environment, its token, the git URL. */
 export interface ActionsHost {
   actionsEnv(
     runId: number,
     options: {
       workspace: string;
+      runnerTemp: string;
       inputs: Record<string, string>;
       actionYml: string;
       job: string;
       idToken: boolean;
     },
   ): Promise<Record<string, string>>;
-  jobToken(runId: number, permissions?: Record<string, 'read' | 'write'>): string;
+  jobToken(runId: number, permissions?: Record<string, 'read' | 'write'>, job?: string): string;
   gitUrl(repo: string): string;
+  startJobs(runId: number, names: readonly string[]): Promise<void>;
+  finishJob(runId: number, name: string, conclusion: 'success' | 'failure' | 'skipped'): Promise<void>;
+  annotateJob(runId: number, annotations: JobAnnotation[], jobName?: string): void;
   /** The job's log, a section per step that ran (`GET .../actions/jobs/{job_id}/logs`). */
-  recordJobLog(runId: number, steps: Array<{ name: string; lines: string[] }>): void;
+  recordJobLog(runId: number, steps: Array<{ name: string; lines: string[] }>, jobName?: string): void;
 }
 
 export interface RunnerOptions {
@@ -47,9 +53,17 @@ export interface RunnerOptions {
 }
 
 export interface JobResult {
-  conclusion: 'success' | 'failure';
+  job: string;
+  conclusion: 'success' | 'failure' | 'skipped';
   /** Steps in order, with what the runner did with each. */
   steps: Array<{ step: string; outcome: 'ran' | 'skipped' }>;
+  log: string;
+}
+
+export interface WorkflowResult {
+  conclusion: 'success' | 'failure';
+  jobs: JobResult[];
+  /** Every job's log, one after another. */
   log: string;
 }
 
@@ -61,19 +75,67 @@ export interface JobRun {
 }
 
 /**
- * Runs the worker job of the real workflow file the way a GitHub-hosted runner would: each step's
- * `if:` evaluated, actions/checkout as a git clone over HTTP with the job's token and no
- * persisted credentials, and the worker action's committed bundle started with `node` in the
- * workspace with the `INPUT_*`, `GITHUB_*` and OIDC-request environment of a JavaScript action.
- * A shell step that would run fails the job: the double has no registry to install from, and
- * nothing but the agent CLI may be installed at run time.
+ * Runs the real workflow file users copy the way GitHub Actions runs it: each job on a
+ * machine of its own (a fresh workspace and RUNNER_TEMP), after the jobs it `needs` succeeded
+ * (skipped otherwise), with its own `permissions:` — a GITHUB_TOKEN of those scopes, and the
+ * OIDC request variables only with `id-token: write`. Steps: each `if:` evaluated,
+ * actions/checkout as a git clone over HTTP with the job's token and no persisted
+ * credentials, actions/upload-artifact and download-artifact through the run's artifact
+ * store (a name is uploaded once per run, as v4 and later allow), and the worker action's
+ * committed bundle started with `node` in the workspace. Its workflow commands (`::error::`,
+ * `::add-mask::`, `::stop-commands::`) are honoured as the runner does. A shell step that would
+ * run fails the job: the double has no registry to install from.
  */
-export async function runWorkerJob(
+export async function runWorkflow(
   host: ActionsHost,
   run: JobRun,
   options: RunnerOptions,
+): Promise<WorkflowResult> {
+  const jobs = readWorkflowJobs(options.workflowFile);
+  const artifacts = new Map<string, string>();
+  const store = await mkdtemp(join(tmpdir(), 'actions-artifacts-'));
+  const results: JobResult[] = [];
+  await host.startJobs(
+    run.id,
+    jobs.map((j) => j.id),
+  );
+  try {
+    for (const job of jobs) {
+      const ready = job.needs.every(
+        (need) => results.find((r) => r.job === need)?.conclusion === 'success',
+      );
+      const result = ready
+        ? await runJob(host, run, options, job, { artifacts, store })
+        : { job: job.id, conclusion: 'skipped' as const, steps: [], log: '' };
+      results.push(result);
+      await host.finishJob(run.id, job.id, result.conclusion);
+    }
+  } finally {
+    await rm(store, { recursive: true, force: true });
+  }
+  const failed = results.some((r) => r.conclusion === 'failure');
+  return {
+    conclusion: failed ? 'failure' : 'success',
+    jobs: results,
+    log: results.map((r) => r.log).join(''),
+  };
+}
+
+interface ArtifactStore {
+  artifacts: Map<string, string>;
+  store: string;
+}
+
+async function runJob(
+  host: ActionsHost,
+  run: JobRun,
+  options: RunnerOptions,
+  job: WorkflowJob,
+  store: ArtifactStore,
 ): Promise<JobResult> {
-  const job = readWorkerJob(options.workflowFile, options.actionPath);
+  // A fresh machine: nothing of an earlier job's files is here.
+  const workspace = await mkdtemp(join(tmpdir(), 'actions-runner-'));
+  const runnerTemp = await mkdtemp(join(tmpdir(), 'actions-runner-temp-'));
   const ctx: ExpressionContext = {
     inputs: run.inputs,
     vars: options.vars ?? {},
@@ -85,10 +147,11 @@ export async function runWorkerJob(
       run_id: String(run.id),
       event_name: 'workflow_dispatch',
     },
+    runner: { temp: runnerTemp, os: 'Linux' },
   };
-  const workspace = await mkdtemp(join(tmpdir(), 'actions-runner-'));
-  const result: JobResult = { conclusion: 'success', steps: [], log: '' };
+  const result: JobResult = { job: job.id, conclusion: 'success', steps: [], log: '' };
   const sections: Array<{ name: string; lines: string[] }> = [];
+  const commands = new WorkflowCommands();
   try {
     for (const step of job.steps) {
       const label = step.name ?? step.uses ?? step.run ?? 'step';
@@ -100,7 +163,8 @@ export async function runWorkerJob(
       const from = result.log.length;
       let ok = false;
       try {
-        ok = await runStep(host, run, options, job, step, ctx, workspace, result);
+        const env = { workspace, runnerTemp, commands };
+        ok = await runStep(host, run, options, job, step, ctx, env, result, store);
       } finally {
         // What the step printed is its section of the job's log, as GitHub keeps it.
         const printed = result.log.slice(from).replace(/\n$/, '');
@@ -112,29 +176,43 @@ export async function runWorkerJob(
       }
     }
   } finally {
-    host.recordJobLog(run.id, sections);
+    host.annotateJob(run.id, commands.annotations, job.id);
+    host.recordJobLog(run.id, sections, job.id);
     await rm(workspace, { recursive: true, force: true });
+    await rm(runnerTemp, { recursive: true, force: true });
   }
   return result;
+}
+
+interface StepEnv {
+  workspace: string;
+  runnerTemp: string;
+  commands: WorkflowCommands;
 }
 
 async function runStep(
   host: ActionsHost,
   run: JobRun,
   options: RunnerOptions,
-  job: WorkerJob,
+  job: WorkflowJob,
   step: WorkflowStep,
   ctx: ExpressionContext,
-  workspace: string,
+  where: StepEnv,
   result: JobResult,
+  store: ArtifactStore,
 ): Promise<boolean> {
   const uses = step.uses ?? '';
+  const input = (name: string) => interpolate(step.with[name] ?? '', ctx);
   if (uses.startsWith('actions/checkout@')) {
-    await checkout(host, run, interpolate(step.with['ref'] ?? '', ctx), workspace);
+    await checkout(host, run, job, input('ref'), where.workspace);
     return true;
   }
   // The runner already has Node; which version the agent CLI gets is the template test's concern.
   if (uses.startsWith('actions/setup-node@')) return true;
+  if (uses.startsWith('actions/upload-artifact@'))
+    return uploadArtifact(store, input('name'), input('path'), result);
+  if (uses.startsWith('actions/download-artifact@'))
+    return downloadArtifact(store, input('name'), input('path'), result);
   if (uses.includes(`/${options.actionPath}@`)) {
     const inputs = Object.fromEntries(
       Object.entries(step.with).map(([k, v]) => [k, interpolate(v, ctx)]),
@@ -144,7 +222,8 @@ async function runStep(
     );
     // The OIDC request variables are there only when the job grants id-token: write.
     const env = await host.actionsEnv(run.id, {
-      workspace,
+      workspace: where.workspace,
+      runnerTemp: where.runnerTemp,
       inputs,
       actionYml: join(options.actionDir, 'action.yml'),
       job: job.id,
@@ -152,15 +231,16 @@ async function runStep(
     });
     const code = await runAction(
       options.actionDir,
-      workspace,
+      where.workspace,
       {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: process.env.HOME ?? workspace,
+        HOME: process.env.HOME ?? where.workspace,
         ...env,
         ...stepEnv,
         ...options.env,
       },
       result,
+      where.commands,
     );
     return code === 0;
   }
@@ -168,14 +248,25 @@ async function runStep(
   return false;
 }
 
+// Workflow scope names use '-', token permissions '_' (pull-requests → pull_requests).
+function tokenPermissions(job: WorkflowJob): Record<string, 'read' | 'write'> {
+  const out: Record<string, 'read' | 'write'> = {};
+  for (const [scope, level] of Object.entries(job.permissions)) {
+    if (scope === 'id-token' || (level !== 'read' && level !== 'write')) continue;
+    out[scope.replaceAll('-', '_')] = level;
+  }
+  return out;
+}
+
 async function checkout(
   host: ActionsHost,
   run: JobRun,
+  job: WorkflowJob,
   ref: string,
   workspace: string,
 ): Promise<void> {
-  // The job's GITHUB_TOKEN, with the permissions the workflow gives it.
-  const token = host.jobToken(run.id);
+  // The job's GITHUB_TOKEN, with the permissions the job declares.
+  const token = host.jobToken(run.id, tokenPermissions(job), job.id);
   const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
   const url = host.gitUrl(run.repoFullName);
   // As actions/checkout with persist-credentials: false: the token is used, never stored.
@@ -186,6 +277,7 @@ async function checkout(
       `http.extraHeader=AUTHORIZATION: basic ${basic}`,
       'clone',
       '--quiet',
+      '--no-tags',
       '--branch',
       ref || run.headBranch,
       url,
@@ -195,11 +287,50 @@ async function checkout(
   );
 }
 
+async function uploadArtifact(
+  store: ArtifactStore,
+  name: string,
+  path: string,
+  result: JobResult,
+): Promise<boolean> {
+  if (store.artifacts.has(name)) {
+    result.log += `Error: an artifact named ${name} already exists in this run\n`;
+    return false;
+  }
+  const files = await readdir(path).catch(() => []);
+  if (files.length === 0) {
+    result.log += `Error: No files were found with the provided path: ${path}. No artifacts will be uploaded.\n`;
+    return false;
+  }
+  const copy = join(store.store, String(store.artifacts.size));
+  await cp(path, copy, { recursive: true, verbatimSymlinks: true });
+  store.artifacts.set(name, copy);
+  result.log += `Artifact ${name} has been successfully uploaded\n`;
+  return true;
+}
+
+async function downloadArtifact(
+  store: ArtifactStore,
+  name: string,
+  path: string,
+  result: JobResult,
+): Promise<boolean> {
+  const copy = store.artifacts.get(name);
+  if (!copy) {
+    result.log += `Error: Unable to download artifact(s): Artifact not found for name: ${name}\n`;
+    return false;
+  }
+  await mkdir(path, { recursive: true });
+  await cp(copy, path, { recursive: true, verbatimSymlinks: true });
+  return true;
+}
+
 async function runAction(
   actionDir: string,
   workspace: string,
   env: Record<string, string>,
   result: JobResult,
+  commands: WorkflowCommands,
 ): Promise<number> {
   const manifest = parse(await readFile(join(actionDir, 'action.yml'), 'utf8')) as {
     runs: { using: string; main: string };
@@ -212,9 +343,13 @@ async function runAction(
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout.setEncoding('utf8').on('data', (t: string) => (result.log += t));
-    child.stderr.setEncoding('utf8').on('data', (t: string) => (result.log += t));
+    const print = (t: string) => (result.log += commands.feed(t));
+    child.stdout.setEncoding('utf8').on('data', print);
+    child.stderr.setEncoding('utf8').on('data', print);
     child.on('error', reject);
-    child.on('close', (code) => resolve(code ?? 1));
+    child.on('close', (code) => {
+      result.log += commands.flush();
+      resolve(code ?? 1);
+    });
   });
 }

@@ -3,8 +3,8 @@ import { parse } from 'yaml';
 
 /**
  * The parts of a workflow file the Actions runner double needs, read from the real file users
- * copy: the job that uses the worker action, its permissions, and its steps with their `if:`,
- * `with:` and `env:` still as expressions.
+ * copy: its jobs, what each needs, its permissions, and its steps with their `if:`, `with:`
+ * and `env:` still as expressions.
  */
 export interface WorkflowStep {
   name?: string;
@@ -15,12 +15,12 @@ export interface WorkflowStep {
   env: Record<string, string>;
 }
 
-export interface WorkerJob {
+export interface WorkflowJob {
   id: string;
+  /** The jobs that must succeed first (`needs:`), in the file's order. */
+  needs: string[];
   permissions: Record<string, string>;
   steps: WorkflowStep[];
-  inputs: string[];
-  runName: string;
 }
 
 const asStrings = (value: unknown): Record<string, string> =>
@@ -28,14 +28,21 @@ const asStrings = (value: unknown): Record<string, string> =>
     Object.entries((value ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
   );
 
-export function readWorkerJob(file: string, actionPath: string): WorkerJob {
+/**
+ * Every job of the workflow, in an order that runs each after what it needs. A job-level
+ * `if:` or a `needs` on an unknown job is refused: the double never quietly misreads a file.
+ */
+export function readWorkflowJobs(file: string): WorkflowJob[] {
   const doc = parse(readFileSync(file, 'utf8')) as {
-    'run-name'?: string;
-    on?: { workflow_dispatch?: { inputs?: Record<string, unknown> } };
     permissions?: Record<string, string>;
-    jobs?: Record<string, { permissions?: Record<string, string>; steps?: unknown[] }>;
+    jobs?: Record<
+      string,
+      { permissions?: Record<string, string>; steps?: unknown[]; needs?: unknown; if?: unknown }
+    >;
   };
-  for (const [id, job] of Object.entries(doc.jobs ?? {})) {
+  const jobs = Object.entries(doc.jobs ?? {}).map(([id, job]): WorkflowJob => {
+    if (job.if !== undefined) throw new Error(`${file}: job ${id}: a job-level if is not modelled`);
+    const needs = job.needs === undefined ? [] : [job.needs].flat().map(String);
     const steps = (job.steps ?? []).map((raw) => {
       const s = raw as Record<string, unknown>;
       return {
@@ -47,16 +54,24 @@ export function readWorkerJob(file: string, actionPath: string): WorkerJob {
         env: asStrings(s['env']),
       };
     });
-    if (!steps.some((s) => s.uses?.includes(`/${actionPath}@`))) continue;
-    return {
-      id,
-      permissions: job.permissions ?? doc.permissions ?? {},
-      steps,
-      inputs: Object.keys(doc.on?.workflow_dispatch?.inputs ?? {}),
-      runName: doc['run-name'] ?? '',
-    };
+    // A job that declares permissions gets those and none of the workflow's.
+    return { id, needs, permissions: job.permissions ?? doc.permissions ?? {}, steps };
+  });
+  const ordered: WorkflowJob[] = [];
+  while (ordered.length < jobs.length) {
+    const next = jobs.find(
+      (j) => !ordered.includes(j) && j.needs.every((n) => ordered.some((o) => o.id === n)),
+    );
+    if (!next) throw new Error(`${file}: needs name an unknown job or form a cycle`);
+    ordered.push(next);
   }
-  throw new Error(`${file}: no job uses the ${actionPath} action`);
+  return ordered;
+}
+
+/** The workflow's `run-name:`, still as an expression. */
+export function readRunName(file: string): string {
+  const doc = parse(readFileSync(file, 'utf8')) as { 'run-name'?: string };
+  return doc['run-name'] ?? '';
 }
 
 /** What expressions may read: the contexts a workflow_dispatch job sees. */
@@ -65,6 +80,7 @@ export interface ExpressionContext {
   vars: Record<string, string>;
   secrets: Record<string, string>;
   github: Record<string, string>;
+  runner: Record<string, string>;
 }
 
 // The expression subset our template uses: context lookups, string literals, ==, !=, &&, ||, !.

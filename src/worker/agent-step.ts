@@ -1,0 +1,295 @@
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { keepBranchConfig, restoreFromBase } from './agent-config.js';
+import { createAgentUser } from './agent-user.js';
+import type { Usage } from '../protocol/markers.js';
+import type { AgentResult } from './handoff.js';
+import { fail } from './outcome.js';
+import { fixPrompt, planPrompt, workPrompt } from './prompts.js';
+import { openSnapshotter, type Snapshotter } from './snapshot.js';
+import {
+  ensureOnTaskBranch,
+  failStoppedEmpty,
+  invokeAgent,
+  log,
+  PARTIAL_PREFIX,
+  taskTrailer,
+  type AgentContext,
+  type AgentRun,
+} from './steps.js';
+
+const CONFLICT_MARKER = /^(<{7}|>{7})(\s|$)/m;
+
+/** What the agent job hands the publish job: the result and the change as a binary patch. */
+export interface AgentOutput {
+  result: AgentResult;
+  patch: Buffer;
+}
+
+/** Where the work starts, set up in the checkout before the agent runs. */
+interface Prepared {
+  prompt: string;
+  /** The commit's parents (the first is what the patch applies to). */
+  parents: string[];
+  lease: string | null;
+  conflicts: string[];
+  /** False: nothing for the agent to do (a `fix` whose merge was clean and asked nothing). */
+  needsAgent: boolean;
+}
+
+/**
+ * The agent job (docs/worker.md, "Three jobs"): prepare the checkout for the mode, restore the
+ * agent's configuration from the base, run the agent, and describe what it changed. It holds
+ * no GitHub credential, and after the agent has run it reads the checkout only as files.
+ */
+export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
+  const { env } = ctx;
+  const base = env.base ?? defaultBranchOf(ctx.rawEnv);
+  if (env.mode === 'plan') return planStep(ctx, base);
+
+  await ensureOnTaskBranch(ctx);
+  const baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  if (!baseSha)
+    fail('bad_input', `the checkout has no origin/${base}: check out with fetch-depth: 0`);
+  const prepared = env.mode === 'work' ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
+
+  const headSha = await ctx.git.head();
+  const before = await openSnapshotter(ctx.cwd, [join(ctx.cwd, '.git', 'objects')]);
+  let trees: { before: string; restored: string };
+  try {
+    const treeBefore = await before.tree(headSha);
+    const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
+    if (restored.length > 0)
+      log(ctx, `agent configuration as on ${base}: ${restored.join(', ')}`);
+    trees = { before: treeBefore, restored: await before.tree(treeBefore) };
+  } catch (error) {
+    await before.close();
+    throw error;
+  }
+
+  let run: AgentRun | undefined;
+  try {
+    if (prepared.needsAgent) run = await isolated(ctx, () => invokeAgent(ctx, prepared.prompt));
+    return await describe(ctx, before, trees, prepared, run);
+  } finally {
+    await before.close();
+  }
+}
+
+/** The change, read through a git directory the agent never saw (src/worker/snapshot.ts). */
+async function describe(
+  ctx: AgentContext,
+  before: Snapshotter,
+  trees: { before: string; restored: string },
+  prepared: Prepared,
+  run: AgentRun | undefined,
+): Promise<AgentOutput> {
+  const stopped = run?.stopped ?? false;
+  const snap = await openSnapshotter(ctx.cwd, [join(ctx.cwd, '.git', 'objects'), before.objects]);
+  try {
+    const after = await snap.tree(trees.restored);
+    const final = await keepBranchConfig(snap, { ...trees, after });
+    const [first] = prepared.parents as [string];
+    const names = async (from: string) =>
+      (await snap.git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, final])).stdout
+        .split('\0')
+        .filter(Boolean);
+    const changed = await names(first);
+    if (changed.length === 0 && prepared.parents.length === 1) {
+      if (stopped) failStoppedEmpty(ctx, 'left no changes to keep');
+      fail(
+        'no_changes',
+        ctx.env.mode === 'fix'
+          ? `already up to date with the base and the agent changed nothing`
+          : 'the agent left no changes to commit',
+      );
+    }
+    if (prepared.conflicts.length > 0) await checkResolved(ctx, snap, final, prepared, stopped);
+    const patch = (
+      await snap.git(['diff', '--binary', '--full-index', '--no-renames', first, final])
+    ).raw;
+    const report = run?.report;
+    return {
+      patch,
+      result: {
+        ...identity(ctx),
+        stopped,
+        summary: report?.structured ? report.result : '',
+        usage: usageOf(report?.usage),
+        parents: prepared.parents,
+        lease: prepared.lease,
+        conflicts: prepared.conflicts,
+        touched: await names(trees.before),
+      },
+    };
+  } finally {
+    await snap.close();
+  }
+}
+
+async function checkResolved(
+  ctx: AgentContext,
+  snap: Snapshotter,
+  tree: string,
+  prepared: Prepared,
+  stopped: boolean,
+): Promise<void> {
+  // A file read, not git: the agent's .git/ runs nothing of ours. Gone means it gave up.
+  const merging = await readFile(join(ctx.cwd, '.git', 'MERGE_HEAD'), 'utf8').catch(() => '');
+  if (merging.trim() !== prepared.parents[1]) {
+    if (stopped) failStoppedEmpty(ctx, 'the merge it was resolving is gone');
+    fail('agent_failed', 'the agent abandoned the merge');
+  }
+  const left: string[] = [];
+  for (const file of prepared.conflicts) {
+    const blob = await snap.git(['cat-file', 'blob', `${tree}:${file}`], { allowFail: true });
+    if (blob.code === 0 && CONFLICT_MARKER.test(blob.stdout)) left.push(file);
+  }
+  if (left.length === 0) return;
+  // A merge commit with conflict markers is no work to build on.
+  if (stopped)
+    failStoppedEmpty(ctx, `left conflict markers in ${left.join(', ')}, so nothing is kept`);
+  fail('agent_failed', `conflict markers left in: ${left.join(', ')}`);
+}
+
+/** `work`: attempt 1 builds on the new branch; a retry starts again from the base. */
+async function prepareWork(ctx: AgentContext, base: string): Promise<Prepared> {
+  const { env, git } = ctx;
+  let lease: string | null = null;
+  if (env.attempt > 1) {
+    // What the publish job expects to overwrite: if someone pushed meanwhile, the push refuses.
+    lease = (await git.resolve(`refs/remotes/origin/${env.branch}`)) ?? null;
+    log(ctx, `attempt ${env.attempt}: starting again from origin/${base}`);
+    await git.run(['reset', '--hard', '--quiet', `refs/remotes/origin/${base}`]);
+    await git.run(['clean', '-ffdq']);
+  }
+  return {
+    prompt: workPrompt({ ...env, base }),
+    parents: [await git.head()],
+    lease,
+    conflicts: [],
+    needsAgent: true,
+  };
+}
+
+/**
+ * `fix`: build on the PR's commits (never rewrite them: reviewers have seen them). Merge the
+ * base in, and let the agent resolve conflicts and address feedback.
+ */
+async function prepareFix(ctx: AgentContext, base: string): Promise<Prepared> {
+  const { env, git } = ctx;
+  const start = await git.head();
+  const baseSha = (await git.resolve(`refs/remotes/origin/${base}`))!;
+  // The branch ends with a stopped attempt's work: this one finishes it.
+  const continuing = (await git.out(['log', '-1', '--format=%s', start])).startsWith(
+    PARTIAL_PREFIX,
+  );
+  const upToDate =
+    (await git.run(['merge-base', '--is-ancestor', baseSha, start], { allowFail: true })).code ===
+    0;
+  let conflicts: string[] = [];
+  if (!upToDate) {
+    const subject = `Merge ${base} into ${env.branch}`;
+    const merge = await git.run(['merge', '--no-edit', '-m', subject, '-m', taskTrailer(env), baseSha], {
+      allowFail: true,
+    });
+    conflicts = merge.code === 0 ? [] : await git.unmergedFiles();
+    if (merge.code !== 0 && conflicts.length === 0) {
+      fail(
+        'git_failed',
+        `git merge origin/${base} failed: ${merge.stderr.trim() || merge.stdout.trim()}`,
+      );
+    }
+    if (conflicts.length > 0) log(ctx, `merging ${base} conflicts in: ${conflicts.join(', ')}`);
+  }
+  return {
+    prompt: fixPrompt({ ...env, base, conflicts, continuing }),
+    parents: upToDate ? [start] : [start, baseSha],
+    lease: null,
+    conflicts,
+    // A clean merge with nothing to address needs no agent (and costs nothing).
+    needsAgent:
+      continuing ||
+      conflicts.length > 0 ||
+      env.feedback.trim() !== '' ||
+      env.review !== undefined ||
+      env.checks.length > 0,
+  };
+}
+
+/** `plan`: the agent reads the repository and answers with a tasks block; nothing is pushed. */
+async function planStep(ctx: AgentContext, base: string): Promise<AgentOutput> {
+  const baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  if (baseSha) await restoreFromBase(ctx.git, ctx.cwd, baseSha);
+  // The issue as it was labelled, from the assignment: an edit since then does not reach it.
+  const prompt = planPrompt(ctx.env, { title: ctx.env.title, body: ctx.env.prompt });
+  const { report, stopped } = await isolated(ctx, () => invokeAgent(ctx, prompt));
+  // A plan cut short is no plan: there is nothing partial to keep.
+  if (stopped) failStoppedEmpty(ctx, 'a plan cut short is no plan');
+  return {
+    patch: Buffer.alloc(0),
+    result: {
+      ...identity(ctx),
+      stopped: false,
+      summary: report.result,
+      usage: usageOf(report.usage),
+      parents: [],
+      lease: null,
+      conflicts: [],
+      touched: [],
+    },
+  };
+}
+
+/** Runs the agent as a user of its own when the runner allows it (src/worker/agent-user.ts). */
+async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> {
+  const user = await createAgentUser(ctx.cwd);
+  if (!user) {
+    log(
+      ctx,
+      "the agent runs as the worker's own user (no root and no password-free sudo): it can read this job's runtime token; it holds no GitHub credential",
+    );
+    return fn();
+  }
+  log(ctx, `the agent runs as ${user.name}, a user without sudo`);
+  ctx.user = user;
+  try {
+    return await fn();
+  } finally {
+    ctx.user = undefined;
+    await user.finish();
+  }
+}
+
+function identity(ctx: AgentContext) {
+  const { env } = ctx;
+  return {
+    version: 1 as const,
+    task_id: env.taskId,
+    issue: String(env.issue),
+    attempt: String(env.attempt),
+    mode: env.mode,
+  };
+}
+
+function usageOf(usage: Usage | undefined): AgentResult['usage'] {
+  return usage ? { ...usage } : null;
+}
+
+/** The repository's default branch, from the event GitHub hands every step of the run. */
+function defaultBranchOf(env: NodeJS.ProcessEnv): string {
+  const path = env.GITHUB_EVENT_PATH;
+  let branch: unknown;
+  try {
+    const event = JSON.parse(path ? readFileSync(path, 'utf8') : '{}') as {
+      repository?: { default_branch?: unknown };
+    };
+    branch = event.repository?.default_branch;
+  } catch {
+    branch = undefined;
+  }
+  if (typeof branch !== 'string' || branch === '')
+    fail('bad_input', 'no base branch: the assignment names none and the event has no default branch');
+  return branch;
+}

@@ -1,0 +1,209 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isAgentConfig } from './agent-config.js';
+import { attemptRecord } from './attempt-record.js';
+import { BOT_EMAIL, BOT_NAME } from './git.js';
+import type { AgentResult } from './handoff.js';
+import { fail, type WorkerOutcome } from './outcome.js';
+import { publishPlan } from './plan-mode.js';
+import { openOrUpdatePull } from './pull-request.js';
+import { answerThreads } from './review-replies.js';
+import {
+  commitSubject,
+  ensureOnTaskBranch,
+  failStoppedEmpty,
+  log,
+  PARTIAL_PREFIX,
+  push,
+  pushedOutcome,
+  resolveBase,
+  taskTrailer,
+  WORKFLOWS_DIR,
+  type PublishContext,
+} from './steps.js';
+
+/**
+ * The publish job (docs/worker.md, "Three jobs"): the agent job's result is untrusted. Its
+ * patch is applied to a fresh checkout of the task branch, to the commit it names, only
+ * when that commit is one this attempt may build on; a change that may not be pushed is
+ * refused; the branch alone is pushed; then the PR is opened or updated and the review
+ * threads answered. Nothing of the agent's runs here: git only reads and writes objects.
+ */
+export async function runPublishStep(
+  ctx: PublishContext,
+  result: AgentResult,
+  patch: Buffer,
+): Promise<WorkerOutcome> {
+  const { env } = ctx;
+  for (const [field, expected] of [
+    ['task_id', env.taskId],
+    ['issue', String(env.issue)],
+    ['attempt', String(env.attempt)],
+    ['mode', env.mode],
+  ] as const) {
+    if (result[field] !== expected)
+      fail('bad_result', `the result is for ${field} ${result[field]}, this run's is ${expected}`);
+  }
+  if (env.mode === 'plan') return publishPlan(ctx, result);
+
+  await ensureOnTaskBranch(ctx);
+  const base = await resolveBase(ctx);
+  await ctx.git.fetchBranches([base, env.branch]);
+  const head = await ctx.git.resolve(`refs/remotes/origin/${env.branch}`);
+  const parents = await checkParents(ctx, result, base, head);
+
+  const tree = await applyPatch(ctx, parents[0]!, patch);
+  const changed = await changedPaths(ctx, parents[0]!, tree);
+  if (changed.length === 0 && parents.length === 1) {
+    if (result.stopped) failStoppedEmpty(ctx, 'left no changes to keep');
+    fail('no_changes', 'the agent left no changes to commit');
+  }
+  // GitHub refuses a push from an App token without the `workflows` permission when it
+  // creates or changes a workflow file, and the coordinator never grants that permission.
+  // Failing here names the files; GitHub's refusal would only say "refusing to allow".
+  const workflows = changed.filter((p) => p.startsWith(WORKFLOWS_DIR));
+  if (workflows.length > 0) {
+    fail(
+      'workflow_files_changed',
+      `the change touches files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
+    );
+  }
+
+  const commit = await commitTree(ctx, tree, parents, commitMessage(ctx, result, base));
+  const rewrite = env.mode === 'work' && env.attempt > 1;
+  await push(ctx, commit, rewrite ? { lease: head ?? '' } : {});
+  const agentConfigChanged = await agentConfigChanges(ctx, base, commit);
+  if (agentConfigChanged.length > 0)
+    log(ctx, `the pull request changes agent configuration: ${agentConfigChanged.join(', ')}`);
+
+  const pr = await openOrUpdatePull(ctx.github, env, {
+    base,
+    summary: result.summary,
+    usage: result.usage ?? undefined,
+    partial: result.stopped,
+    record: attemptRecord(env, {
+      stopped: result.stopped,
+      usage: result.usage ?? undefined,
+      conflicts: result.conflicts,
+    }),
+    agentConfigChanged,
+  });
+  // Partial work answers no thread: the next attempt, which finishes it, does.
+  if (result.stopped || !env.review) return pushedOutcome(ctx, commit, pr, result.stopped);
+  const touched = new Set(result.touched.filter((p) => changed.includes(p)));
+  const tally = await answerThreads(ctx, pr.number, env.review.threads, commit, touched);
+  log(
+    ctx,
+    `answered ${tally.replied} review thread(s)${tally.alreadyAnswered ? `, ${tally.alreadyAnswered} already answered` : ''}${tally.failed ? `, ${tally.failed} could not be answered` : ''}`,
+  );
+  return pushedOutcome(
+    ctx,
+    commit,
+    pr,
+    false,
+    `; answered ${tally.replied + tally.alreadyAnswered} of ${env.review.threads.length} review threads`,
+  );
+}
+
+/**
+ * The parents the result names, accepted only as this attempt may build on them: the branch
+ * head as it is now (a `work` retry: a commit of the base, replacing the head it saw), and for
+ * a `fix`'s merge a commit of the base.
+ */
+async function checkParents(
+  ctx: PublishContext,
+  result: AgentResult,
+  base: string,
+  head: string | undefined,
+): Promise<string[]> {
+  const { env } = ctx;
+  const [first, merged, ...rest] = result.parents;
+  const ofBase = async (sha: string) =>
+    (
+      await ctx.git.run(['merge-base', '--is-ancestor', sha, `refs/remotes/origin/${base}`], {
+        allowFail: true,
+      })
+    ).code === 0;
+  if (!first || rest.length > 0) fail('bad_result', 'the result names no commit to build on');
+  if (env.mode === 'work' && env.attempt > 1) {
+    if (merged !== undefined || !(await ofBase(first)))
+      fail('bad_result', `a retry starts from ${base}; the result names another commit`);
+    if (result.lease !== (head ?? null))
+      fail('push_failed', `${env.branch} moved while the agent worked: not overwriting it`);
+    return [first];
+  }
+  if (first !== head)
+    fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
+  if (merged === undefined) return [first];
+  if (env.mode !== 'fix' || !(await ofBase(merged)))
+    fail('bad_result', `only a fix merges, and only a commit of ${base}`);
+  return [first, merged];
+}
+
+/** The patch applied to `parent`'s tree in an index of our own: no working tree, no filters. */
+async function applyPatch(ctx: PublishContext, parent: string, patch: Buffer): Promise<string> {
+  const index = join(ctx.cwd, '.git', 'agent-coordinator-index');
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    await ctx.git.run(['read-tree', parent], { env });
+    if (patch.length > 0) {
+      const applied = await ctx.git.run(
+        ['apply', '--cached', '--binary', '--whitespace=nowarn', '-'],
+        { env, input: patch, allowFail: true },
+      );
+      if (applied.code !== 0)
+        fail('bad_result', `the patch does not apply: ${applied.stderr.trim().slice(0, 1000)}`);
+    }
+    return await ctx.git.out(['write-tree'], { env });
+  } finally {
+    await rm(index, { force: true });
+  }
+}
+
+/** Paths that differ between `from` and `tree`; a path git itself would never write is refused. */
+async function changedPaths(ctx: PublishContext, from: string, tree: string): Promise<string[]> {
+  const out = await ctx.git.out(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, tree]);
+  const paths = out.split('\0').filter(Boolean);
+  const unsafe = paths.filter((p) => p.split('/').some((part) => /^\.git[. ]*$/i.test(part)));
+  if (unsafe.length > 0) fail('bad_result', `the patch writes into .git: ${unsafe.join(', ')}`);
+  return paths;
+}
+
+function commitMessage(ctx: PublishContext, result: AgentResult, base: string): string[] {
+  const { env } = ctx;
+  const partial = result.stopped ? PARTIAL_PREFIX : '';
+  if (result.parents.length < 2) return [commitSubject(env, result.stopped), taskTrailer(env)];
+  const subject = `${partial}Merge ${base} into ${env.branch}`;
+  if (result.conflicts.length === 0) return [subject, taskTrailer(env)];
+  const files = result.conflicts.slice(0, 200).join(', ').slice(0, 10_000);
+  return [subject, `Conflicts resolved by the agent: ${files}`, taskTrailer(env)];
+}
+
+async function commitTree(
+  ctx: PublishContext,
+  tree: string,
+  parents: string[],
+  message: string[],
+): Promise<string> {
+  const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p])];
+  for (const paragraph of message) args.push('-m', paragraph);
+  return ctx.git.out(args, {
+    env: {
+      GIT_AUTHOR_NAME: BOT_NAME,
+      GIT_AUTHOR_EMAIL: BOT_EMAIL,
+      GIT_COMMITTER_NAME: BOT_NAME,
+      GIT_COMMITTER_EMAIL: BOT_EMAIL,
+    },
+  });
+}
+
+/** Agent configuration the PR changes against its base (SPEC §6: said in its body). */
+async function agentConfigChanges(
+  ctx: PublishContext,
+  base: string,
+  commit: string,
+): Promise<string[]> {
+  const fork = await ctx.git.out(['merge-base', `refs/remotes/origin/${base}`, commit]);
+  const paths = await changedPaths(ctx, fork, commit);
+  return paths.filter(isAgentConfig);
+}
