@@ -31,17 +31,24 @@ export function isAgentConfig(path: string): boolean {
  * path of the working tree becomes what `base` has, or goes when `base` has none.
  */
 export async function restoreFromBase(git: Git, cwd: string, base: string): Promise<string[]> {
-  const restored: string[] = [];
-  for (const path of AGENT_CONFIG_PATHS) {
-    // rm of a link removes the link, never what it points to.
+  // rm of a link removes the link, never what it points to.
+  for (const path of AGENT_CONFIG_PATHS)
     await rm(join(cwd, path), { recursive: true, force: true });
-    const inBase = await git.run(['cat-file', '-e', `${base}:${path}`], { allowFail: true });
-    if (inBase.code === 0) {
-      await git.run(['checkout', '--no-overlay', base, '--', path]);
-      restored.push(path);
-    }
+  const inBase = [
+    ...topLevelEntries(await git.out(['ls-tree', '-z', base, '--', ...AGENT_CONFIG_PATHS])).keys(),
+  ];
+  if (inBase.length > 0) await git.run(['checkout', '--no-overlay', base, '--', ...inBase]);
+  return inBase;
+}
+
+/** `git ls-tree -z` output as path → object id. */
+function topLevelEntries(out: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const line of out.split('\0').filter(Boolean)) {
+    const [meta, path] = line.split('\t') as [string, string];
+    entries.set(path, meta.split(' ')[2]!);
   }
-  return restored;
+  return entries;
 }
 
 /**
@@ -53,15 +60,20 @@ export async function keepBranchConfig(
   snap: Snapshotter,
   trees: { before: string; restored: string; after: string },
 ): Promise<string> {
-  const entry = async (tree: string, path: string) =>
-    (await snap.git(['rev-parse', '--verify', '--quiet', `${tree}:${path}`], { allowFail: true }))
-      .stdout.trim();
+  const entries = async (tree: string) =>
+    topLevelEntries((await snap.git(['ls-tree', '-z', tree, '--', ...AGENT_CONFIG_PATHS])).stdout);
+  const [before, restored, after] = await Promise.all(
+    [trees.before, trees.restored, trees.after].map(entries),
+  );
   await snap.git(['read-tree', trees.after]);
   for (const path of AGENT_CONFIG_PATHS) {
-    if ((await entry(trees.after, path)) !== (await entry(trees.restored, path))) continue;
+    // Untouched by the agent, and the restore changed it: what the branch had goes back.
+    if (after!.get(path) !== restored!.get(path) || before!.get(path) === restored!.get(path))
+      continue;
     await snap.git(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', path]);
     const entries = await snap.git(['ls-tree', '-r', '-z', trees.before, '--', path]);
-    if (entries.stdout) await snap.git(['update-index', '-z', '--index-info'], { input: entries.raw });
+    if (entries.stdout)
+      await snap.git(['update-index', '-z', '--index-info'], { input: entries.raw });
   }
   return (await snap.git(['write-tree'])).stdout.trim();
 }

@@ -60,8 +60,7 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
   try {
     const treeBefore = await before.tree(headSha);
     const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
-    if (restored.length > 0)
-      log(ctx, `agent configuration as on ${base}: ${restored.join(', ')}`);
+    if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(', ')}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
   } catch (error) {
     await before.close();
@@ -191,9 +190,12 @@ async function prepareFix(ctx: AgentContext, base: string): Promise<Prepared> {
   let conflicts: string[] = [];
   if (!upToDate) {
     const subject = `Merge ${base} into ${env.branch}`;
-    const merge = await git.run(['merge', '--no-edit', '-m', subject, '-m', taskTrailer(env), baseSha], {
-      allowFail: true,
-    });
+    const merge = await git.run(
+      ['merge', '--no-edit', '-m', subject, '-m', taskTrailer(env), baseSha],
+      {
+        allowFail: true,
+      },
+    );
     conflicts = merge.code === 0 ? [] : await git.unmergedFiles();
     if (merge.code !== 0 && conflicts.length === 0) {
       fail(
@@ -290,6 +292,9 @@ function defaultBranchOf(env: NodeJS.ProcessEnv): string {
     branch = undefined;
   }
   if (typeof branch !== 'string' || branch === '')
-    fail('bad_input', 'no base branch: the assignment names none and the event has no default branch');
+    fail(
+      'bad_input',
+      'no base branch: the assignment names none and the event has no default branch',
+    );
   return branch;
 }

@@ -52,7 +52,9 @@ async function privilege(): Promise<string[] | undefined> {
 async function must(argv: string[], what: string): Promise<string> {
   const result = await run(argv);
   if (result.code !== 0)
-    throw new Error(`${what}: ${argv.join(' ')} exited with ${result.code}: ${result.stderr.trim()}`);
+    throw new Error(
+      `${what}: ${argv.join(' ')} exited with ${result.code}: ${result.stderr.trim()}`,
+    );
   return result.stdout.trim();
 }
 
@@ -97,12 +99,12 @@ export async function createAgentUser(workspace: string): Promise<AgentUser | un
       return asAgent(['env', '-i', ...vars, ...argv]);
     },
     async signal(signal) {
-      await run(asAgent(['kill', '-s', signal.replace(/^SIG/, ''), '--', '-1']));
+      await run(asAgent(['kill', `-${signal.replace(/^SIG/, '')}`, '-1']));
     },
     async finish() {
       // kill(-1) as the agent's uid reaches every process of that uid, daemons included.
       for (let round = 0; round < 10; round++) {
-        await run(asAgent(['kill', '-s', 'KILL', '--', '-1']));
+        await run(asAgent(['kill', '-KILL', '-1']));
         if ((await run(['pgrep', '-u', String(agentUid)])).code !== 0) break;
       }
       await must([...sudo, 'chown', '-R', `${uid}:${gid}`, workspace], 'chown');

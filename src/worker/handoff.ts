@@ -39,7 +39,11 @@ export async function readAssignment(dir: string): Promise<AssignmentFields> {
 
 const SHA = /^[0-9a-f]{40}$/;
 // A path as git prints it in a diff: no NUL, bounded; where it is used it is checked again.
-const path = z.string().min(1).max(4096).refine((p) => !p.includes('\0'));
+const path = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => !p.includes('\0'));
 const text = (max: number) => z.string().max(max);
 
 const usageSchema = z.object({

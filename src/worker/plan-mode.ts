@@ -20,7 +20,10 @@ const MAX_ANSWER_ECHO = 20_000;
  * agent's: only its tasks block is posted, or, when it holds none, the answer inert in a code
  * block beside the errors.
  */
-export async function publishPlan(ctx: PublishContext, result: AgentResult): Promise<WorkerOutcome> {
+export async function publishPlan(
+  ctx: PublishContext,
+  result: AgentResult,
+): Promise<WorkerOutcome> {
   const { env, github } = ctx;
   const report = { result: result.summary };
   const runUrl = `${env.serverUrl}/${env.owner}/${env.repo}/actions/runs/${env.runId}`;

@@ -162,7 +162,15 @@ async function applyPatch(ctx: PublishContext, parent: string, patch: Buffer): P
 
 /** Paths that differ between `from` and `tree`; a path git itself would never write is refused. */
 async function changedPaths(ctx: PublishContext, from: string, tree: string): Promise<string[]> {
-  const out = await ctx.git.out(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, tree]);
+  const out = await ctx.git.out([
+    'diff-tree',
+    '-r',
+    '-z',
+    '--name-only',
+    '--no-renames',
+    from,
+    tree,
+  ]);
   const paths = out.split('\0').filter(Boolean);
   const unsafe = paths.filter((p) => p.split('/').some((part) => /^\.git[. ]*$/i.test(part)));
   if (unsafe.length > 0) fail('bad_result', `the patch writes into .git: ${unsafe.join(', ')}`);

@@ -16,7 +16,13 @@ import {
 } from './env.js';
 import { Git, GitError } from './git.js';
 import { createWorkerGitHub, type WorkerGitHub } from './github.js';
-import { readAssignment, readResult, withoutToken, writeAssignment, writeResult } from './handoff.js';
+import {
+  readAssignment,
+  readResult,
+  withoutToken,
+  writeAssignment,
+  writeResult,
+} from './handoff.js';
 import { processIo, type WorkerIo } from './io.js';
 import { outcomeLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
 import { systemClock, type WorkerClock } from './clock.js';
@@ -83,7 +89,10 @@ async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
         const env = workerEnvFrom(action, assignment);
         await writeAssignment(dirs.assignment, withoutToken(assignment));
         announce(io, action, env);
-        return { ok: true, summary: `assignment of ${env.mode} ${env.taskId} handed to the agent job` };
+        return {
+          ok: true,
+          summary: `assignment of ${env.mode} ${env.taskId} handed to the agent job`,
+        };
       }
       case 'agent': {
         const env = workerEnvFrom(action, await readAssignment(dirs.assignment));

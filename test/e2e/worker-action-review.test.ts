@@ -41,7 +41,7 @@ describe('the worker action answers a review', () => {
 
   it('pushes a fix for a "request changes" review, replies in each of its three threads with the commit, and merges after a new approval', async () => {
     scenario = await startRealWorkerScenario(FAKE_AGENT);
-    const { s, jobs } = scenario;
+    const { s, runs } = scenario;
     const pr = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
 
     const issue = await s.double.openIssue(REPO, {
@@ -64,13 +64,13 @@ describe('the worker action answers a review', () => {
     });
     await s.settle();
 
-    expect(jobs.filter((j) => j.conclusion !== 'success').map((j) => j.log)).toEqual([]);
+    expect(runs.filter((r) => r.conclusion !== 'success').map((r) => r.log)).toEqual([]);
     const modes = s.double
       .runs(REPO)
       .filter((r) => r.head_branch === BRANCH && r.inputs.mode !== undefined)
       .map((r) => r.inputs.mode);
     expect(modes).toEqual(['work', 'fix']);
-    expect(jobs[1]!.log).toContain('answered 3 review thread(s)');
+    expect(runs[1]!.log).toContain('answered 3 review thread(s)');
     const fixed = pr().head.sha;
     expect(fixed).not.toBe(first.head.sha);
     expect(s.double.file(REPO, BRANCH, 'src/app.ts')).toContain('line 2 (fixed)\n');
@@ -94,6 +94,6 @@ describe('the worker action answers a review', () => {
     await s.settle();
     expect(pr().merged).toBe(true);
     expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');
-    expect(jobs).toHaveLength(2);
+    expect(runs).toHaveLength(2);
   }, 120_000);
 });

@@ -26,6 +26,7 @@ const identity = (overrides: Partial<DispatchIdentity> = {}): DispatchIdentity =
 function jobEnv(inputs: Record<string, string>): NodeJS.ProcessEnv {
   return {
     ...Object.fromEntries(Object.entries(inputs).map(([name, v]) => [inputVariable(name), v])),
+    INPUT_STEP: 'agent',
     GITHUB_REPOSITORY: 'acme/widgets',
     GITHUB_RUN_ID: '42',
   };

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -106,6 +107,7 @@ describe('the action bundle, run as GitHub runs it', () => {
 
   const actionEnv = (coordinatorUrl: string, workspace: string, agent: string) => ({
     ...isolatedEnv,
+    INPUT_STEP: 'assignment',
     INPUT_TASK_ID: 'task_001',
     INPUT_ISSUE: '7',
     INPUT_ATTEMPT: '1',
@@ -142,36 +144,71 @@ describe('the action bundle, run as GitHub runs it', () => {
     const coordinator = await startCoordinator(() => ({ status: 200, body: assignment }));
     server = coordinator.server;
 
-    const recordPath = join(fx.root, 'agent-record.json');
-    const run = await runBundle(
-      {
-        ...actionEnv(coordinator.url, fx.workspace, agent.command),
-        GITHUB_API_URL: double.apiUrl,
-        FAKE_AGENT_RECORD: recordPath,
-      },
+    const records = mkdtempSync(join(tmpdir(), 'agent-records-'));
+    chmodSync(records, 0o777);
+    const recordPath = join(records, 'agent-record.json');
+    const base = {
+      ...actionEnv(coordinator.url, fx.workspace, agent.command),
+      GITHUB_API_URL: double.apiUrl,
+      FAKE_AGENT_RECORD: recordPath,
+    };
+    // The three jobs, each with its own RUNNER_TEMP and only what its permissions give it:
+    // the agent job has no OIDC request variables, the publish job a fresh checkout.
+    const root = fx.root;
+    const temps = [0, 1, 2].map(() => mkdtempSync(join(root, 'runner-temp-')));
+    const handOver = (from: string, to: string) =>
+      cpSync(join(from, 'agent-coordinator'), join(to, 'agent-coordinator'), { recursive: true });
+    const first = await runBundle(
+      { ...base, INPUT_STEP: 'assignment', RUNNER_TEMP: temps[0] },
       fx.workspace,
+    );
+    expect(first.stderr).toBe('');
+    expect(first.code, first.stdout).toBe(0);
+    handOver(temps[0]!, temps[1]!);
+    const {
+      ACTIONS_ID_TOKEN_REQUEST_URL: _u,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: _t,
+      ...agentEnv
+    } = base;
+    const second = await runBundle(
+      { ...agentEnv, INPUT_STEP: 'agent', RUNNER_TEMP: temps[1] },
+      fx.workspace,
+    );
+    expect(second.code, second.stdout).toBe(0);
+    expect(readdirSync(join(temps[1]!, 'agent-coordinator', 'result')).sort()).toEqual([
+      'change.patch',
+      'result.json',
+    ]);
+    handOver(temps[1]!, temps[2]!);
+    const publishWorkspace = fx.freshWorkspace('agent/7/task_001');
+    const run = await runBundle(
+      { ...base, INPUT_STEP: 'publish', RUNNER_TEMP: temps[2], GITHUB_WORKSPACE: publishWorkspace },
+      publishWorkspace,
     );
     expect(run.stderr).toBe('');
     expect(run.code, run.stdout).toBe(0);
 
-    // The OIDC request exactly as @actions/core makes it.
-    expect(coordinator.seen.oidc).toEqual([
-      {
-        url: `/oidc?api-version=2.0&audience=${encodeURIComponent(coordinator.url)}`,
-        authorization: 'Bearer oidc-request-bearer',
-      },
-    ]);
-    expect(coordinator.seen.assignments).toEqual([
-      {
-        authorization: 'Bearer eyJ.oidc-jwt-for-tests.sig',
-        body: { task_id: 'task_001', issue: '7', attempt: '1' },
-      },
-    ]);
+    // The OIDC request exactly as @actions/core makes it: from the assignment job and the
+    // publish job, never from the agent job.
+    const oidc = {
+      url: `/oidc?api-version=2.0&audience=${encodeURIComponent(coordinator.url)}`,
+      authorization: 'Bearer oidc-request-bearer',
+    };
+    expect(coordinator.seen.oidc).toEqual([oidc, oidc]);
+    const asked = {
+      authorization: 'Bearer eyJ.oidc-jwt-for-tests.sig',
+      body: { task_id: 'task_001', issue: '7', attempt: '1' },
+    };
+    expect(coordinator.seen.assignments).toEqual([asked, asked]);
     // Both secrets are masked before anything else could print them.
-    const lines = run.stdout.split('\n');
-    expect(lines.indexOf('::add-mask::eyJ.oidc-jwt-for-tests.sig')).toBe(0);
-    expect(lines.indexOf(`::add-mask::${token}`)).toBe(1);
-    expect(lines.at(-2)).toMatch(
+    for (const job of [first, run]) {
+      const lines = job.stdout.split('\n');
+      expect(lines.indexOf('::add-mask::eyJ.oidc-jwt-for-tests.sig')).toBe(0);
+      expect(lines.indexOf(`::add-mask::${token}`)).toBe(1);
+    }
+    // The assignment job hands over the task, never the token.
+    expect(second.stdout).not.toContain(token);
+    expect(run.stdout.split('\n').at(-2)).toMatch(
       /^::notice::agent-coordinator: pushed [0-9a-f]{12} to agent\/7\/task_001; PR #\d+ opened$/,
     );
 

@@ -55,11 +55,12 @@ describe('worker against the GitHub double', () => {
       /<!-- agent-coordinator:usage cost_usd=[\d.]+ input_tokens=\d+ output_tokens=\d+ -->/,
     );
 
-    const second = await h.run({ ...env, attempt: '2' });
+    // Each run checks the branch out afresh, as actions/checkout does.
+    const second = await h.run({ ...env, attempt: '2' }, h.fx.freshWorkspace('agent/7/task_001'));
     expect(second.exitCode).toBe(0);
     const after = double.pulls(repo) as Array<{ number: number; body: string }>;
     expect(after).toHaveLength(1);
     expect(after[0]!.number).toBe(pulls[0]!.number);
     expect(after[0]!.body).toContain('attempt=2');
-  });
+  }, 60_000);
 });

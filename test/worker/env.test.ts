@@ -8,6 +8,7 @@ import {
 import type { AssignmentResponse } from '../../src/protocol/assignment.js';
 
 const base: NodeJS.ProcessEnv = {
+  INPUT_STEP: 'agent',
   INPUT_TASK_ID: 'task_001',
   INPUT_ISSUE: '7',
   INPUT_ATTEMPT: '1',
@@ -60,6 +61,7 @@ describe('readActionContext', () => {
         GITHUB_API_URL: 'https://ghe.example/api/v3/',
       }),
     ).toMatchObject({
+      step: 'agent',
       taskId: 'task_001',
       issue: 7,
       attempt: 1,
@@ -91,6 +93,7 @@ describe('readActionContext', () => {
         INPUT_ISSUE: '0',
         INPUT_ATTEMPT: 'many',
         INPUT_MODE: 'deploy',
+        INPUT_STEP: 'push',
         INPUT_COORDINATOR_URL: 'file:///etc/passwd',
         GITHUB_RUN_ID: 'x',
       }),
@@ -100,6 +103,7 @@ describe('readActionContext', () => {
       'INPUT_ISSUE',
       'INPUT_ATTEMPT',
       'INPUT_MODE',
+      'INPUT_STEP',
       'INPUT_COORDINATOR_URL',
       'GITHUB_REPOSITORY',
       'GITHUB_RUN_ID',

@@ -38,11 +38,10 @@ const CYCLIC_ANSWER = [
   '```',
 ].join('\n');
 
+// The planner never reads the issue from GitHub: it plans from the issue as it was labelled,
+// which the assignment carries (a live read would let its author edit the plan's input).
 function mockIssueAndComment(): { body?: string } {
   const seen: { body?: string } = {};
-  nock(API)
-    .get(`${REPO}/issues/7`)
-    .reply(200, { number: 7, title: 'Add login', body: 'Users need to log in with a password.' });
   nock(API)
     .post(`${REPO}/issues/7/comments`, (body: { body: string }) => {
       seen.body = body.body;
@@ -55,8 +54,8 @@ function mockIssueAndComment(): { body?: string } {
 const planEnv = (answer: string): NodeJS.ProcessEnv => ({
   mode: 'plan',
   task_id: 'plan',
-  title: '',
-  prompt: '',
+  title: 'Add login',
+  prompt: 'Users need to log in with a password.',
   FAKE_AGENT: 'plan',
   FAKE_PLAN: answer,
 });

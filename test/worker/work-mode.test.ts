@@ -117,21 +117,13 @@ describe('work mode', () => {
   it('a retry does not overwrite commits someone pushed after the job started', async () => {
     h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
     const workspace = h.fx.freshWorkspace(BRANCH);
-    const human = JSON.stringify(h.fx.human);
-    // The job fetched at its start; a person pushing while the agent works must make the
-    // lease fail. The "agent" here plays that person, then changes a file.
-    const script = `git -C ${human} commit --quiet --allow-empty -m late && git -C ${human} push --quiet origin HEAD:refs/heads/${BRANCH} && echo changed > feature.txt`;
-    const result = await h.run(
-      {
-        attempt: '2',
-        AGENT_COMMAND: `sh -c ${JSON.stringify(script)}`,
-        GIT_AUTHOR_NAME: 'Human',
-        GIT_AUTHOR_EMAIL: 'human@example.com',
-        GIT_COMMITTER_NAME: 'Human',
-        GIT_COMMITTER_EMAIL: 'human@example.com',
+    // The agent job checked out at its start; a person pushing before the publish job pushes
+    // must make the lease fail.
+    const result = await h.run({ attempt: '2' }, workspace, {
+      beforePublish: () => {
+        h.fx.commitOnOrigin(BRANCH, { 'late.txt': 'late\n' }, 'late');
       },
-      workspace,
-    );
+    });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'push_failed' });
     expect(git(h.fx.origin, 'log', '-1', '--format=%s', BRANCH)).toBe('late');
   });
@@ -161,13 +153,13 @@ describe('work mode', () => {
   });
 
   it('kills the agent and its children on timeout and fails with timeout', async () => {
-    const pidsFile = join(h.fx.root, 'pids.json');
+    const pidsFile = join(h.shared, 'pids.json');
     const before = h.fx.originRev(BRANCH);
     const started = Date.now();
     const result = await h.run({
       FAKE_AGENT: 'hang',
       FAKE_AGENT_PIDS: pidsFile,
-      timeout_minutes: '0.01',
+      timeout_minutes: '0.05',
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.outcome).toMatchObject({ ok: false, reason: 'timeout' });
@@ -272,7 +264,8 @@ describe('work mode: what GitHub and Claude Code would refuse or report', () => 
       .reply(200, pullFixture(12, BRANCH, ''));
     const result = await h.run({ expires_at: new Date(Date.now() + 5 * 60_000).toISOString() });
     expect(result.outcome).toMatchObject({ ok: true });
-    expect(h.assignmentRequests()).toBe(2);
+    // The assignment job's, the publish job's, and the publish job's renewal.
+    expect(h.assignmentRequests()).toBe(3);
     expect(result.log).toContain('the token was about to expire: asked the coordinator again');
   });
 

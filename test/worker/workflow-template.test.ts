@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { DISPATCH_INPUT_NAMES } from '../../src/protocol/assignment.js';
 import { ACTION_INPUT_NAMES } from '../../src/worker/env.js';
+import { handoffDirs } from '../../src/worker/run-worker.js';
 import {
   projectRepository,
   WORKER_ACTION_MOVING_TAG,
@@ -28,6 +29,8 @@ interface Step {
   env?: Record<string, string>;
 }
 interface Job {
+  needs?: string;
+  if?: string;
   permissions?: unknown;
   steps: Step[];
   'timeout-minutes'?: unknown;
@@ -45,9 +48,15 @@ const text = readFileSync(TEMPLATE, 'utf8');
 const workflow = parse(text) as Workflow;
 const jobs = Object.values(workflow.jobs);
 const steps = jobs.flatMap((j) => j.steps);
-const worker = workflow.jobs.worker!;
 const project = await projectRepository();
-const actionStep = worker.steps.find((s) => s.uses?.startsWith(workerActionName(project)))!;
+const { assignment, agent, publish } = workflow.jobs as Record<
+  'assignment' | 'agent' | 'publish',
+  Job
+>;
+const workerStep = (job: Job) =>
+  job.steps.find((s) => s.uses?.startsWith(workerActionName(project)))!;
+// Where the runner's `${{ runner.temp }}` is, the action reads RUNNER_TEMP.
+const handoff = handoffDirs({ RUNNER_TEMP: '${{ runner.temp }}' });
 
 describe('templates/agent-worker.yml', () => {
   it('passes actionlint', async () => {
@@ -71,9 +80,20 @@ describe('templates/agent-worker.yml', () => {
     }
   });
 
-  it('asks for contents: read and id-token: write, nothing else, and no App key anywhere', () => {
-    expect(workflow.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
-    for (const job of jobs) expect(job.permissions).toBeUndefined();
+  it('runs three jobs in order, each with only its own permissions, and no App key anywhere', () => {
+    expect(Object.keys(workflow.jobs)).toEqual(['assignment', 'agent', 'publish']);
+    expect(workflow.permissions).toEqual({});
+    // Only the jobs that run no code of the repository's or the agent's may ask for OIDC.
+    expect(assignment.permissions).toEqual({ 'id-token': 'write' });
+    expect(agent.permissions).toEqual({ contents: 'read' });
+    expect(publish.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+    expect([assignment.needs, agent.needs, publish.needs]).toEqual([
+      undefined,
+      'assignment',
+      'agent',
+    ]);
+    // The publish job runs only when the agent job succeeded (GitHub's default for needs).
+    for (const job of jobs) expect(job.if).toBeUndefined();
     expect(text).not.toMatch(/PRIVATE_KEY|APP_ID|create-github-app-token/);
     // The worker comes from the action, never from a package registry at run time.
     for (const step of steps) expect(step.run ?? '').not.toMatch(/\bnpx\b/);
@@ -85,41 +105,74 @@ describe('templates/agent-worker.yml', () => {
     for (const script of scripts) expect(script).not.toContain('${{');
   });
 
-  it('runs the worker action by its moving tag, inputs through with:, secrets through env:', () => {
-    expect(actionStep.uses).toBe(`${workerActionName(project)}@${WORKER_ACTION_MOVING_TAG}`);
-    expect(actionStep.with).toEqual(
-      Object.fromEntries(DISPATCH_INPUT_NAMES.map((n) => [n, `\${{ inputs.${n} }}`])),
-    );
-    expect(actionStep.env).toEqual({
+  it('runs one step of the worker action in each job by its moving tag, the agent key in the agent job only', () => {
+    for (const [name, job] of Object.entries(workflow.jobs)) {
+      const step = workerStep(job);
+      expect(step.uses).toBe(`${workerActionName(project)}@${WORKER_ACTION_MOVING_TAG}`);
+      expect(step.with).toEqual({
+        step: name,
+        ...Object.fromEntries(DISPATCH_INPUT_NAMES.map((n) => [n, `\${{ inputs.${n} }}`])),
+      });
+    }
+    expect(workerStep(agent).env).toEqual({
       ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}',
       AGENT_COMMAND: '${{ vars.AGENT_COMMAND }}',
     });
+    expect(text.match(/secrets\./g)).toHaveLength(1);
+    for (const step of [...assignment.steps, ...publish.steps]) expect(step.env).toBeUndefined();
+  });
+
+  it('hands the assignment and the result over as artifacts, where the action writes and reads them', () => {
+    const artifact = (job: Job, kind: 'upload' | 'download') =>
+      job.steps
+        .filter((s) => s.uses?.startsWith(`actions/${kind}-artifact@`))
+        .map((s) => [s.with!['name'], s.with!['path']]);
+    expect(artifact(assignment, 'upload')).toEqual([
+      ['agent-coordinator-assignment', handoff.assignment],
+    ]);
+    expect(artifact(agent, 'download')).toEqual([
+      ['agent-coordinator-assignment', handoff.assignment],
+    ]);
+    expect(artifact(agent, 'upload')).toEqual([['agent-coordinator-result', handoff.result]]);
+    expect(artifact(publish, 'download')).toEqual([['agent-coordinator-result', handoff.result]]);
+    // Downloads come before the worker's step, uploads after it.
+    for (const job of jobs) {
+      const at = job.steps.indexOf(workerStep(job));
+      job.steps.forEach((s, i) => {
+        if (s.uses?.startsWith('actions/download-artifact@')) expect(i).toBeLessThan(at);
+        if (s.uses?.startsWith('actions/upload-artifact@')) expect(i).toBeGreaterThan(at);
+      });
+    }
   });
 
   it('pins every third-party action by full commit SHA with its version as a comment', () => {
     const others = text
       .split('\n')
       .filter((l) => /^\s*(- )?uses:/.test(l) && !l.includes(workerActionName(project)));
-    expect(others.length).toBe(2);
+    expect(others.length).toBe(7);
     for (const line of others)
       expect(line).toMatch(/uses: [\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 
-  it('installs a pinned Claude Code on Node 22 only when no other agent is set', () => {
-    const setup = worker.steps.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
+  it('installs a pinned Claude Code on Node 22 in the agent job only, when no other agent is set', () => {
+    const setup = agent.steps.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
     expect(setup.with).toEqual({ 'node-version': 22 });
-    const install = worker.steps.find((s) => s.run?.includes('claude-code'))!;
+    const install = agent.steps.find((s) => s.run?.includes('claude-code'))!;
     expect(install.if).toBe("vars.AGENT_COMMAND == ''");
     expect(install.run).toMatch(/^npm install -g @anthropic-ai\/claude-code@\d+\.\d+\.\d+$/);
-    expect(worker.steps.indexOf(install)).toBeLessThan(worker.steps.indexOf(actionStep));
+    expect(agent.steps.indexOf(install)).toBeLessThan(agent.steps.indexOf(workerStep(agent)));
+    for (const job of [assignment, publish]) expect(job.steps.some((s) => s.run)).toBe(false);
   });
 
-  it('checks out without keeping credentials in .git/config', () => {
-    const checkout = worker.steps.find((s) => s.uses?.startsWith('actions/checkout@'))!;
-    expect(checkout.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false });
+  it('checks out without keeping credentials in .git/config, and not at all in the assignment job', () => {
+    for (const job of [agent, publish]) {
+      const checkout = job.steps.find((s) => s.uses?.startsWith('actions/checkout@'))!;
+      expect(checkout.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false });
+    }
+    expect(assignment.steps.some((s) => s.uses?.startsWith('actions/checkout@'))).toBe(false);
   });
 
-  it('sets the run-name, one concurrency group per issue and task, and a job timeout under 6 hours', () => {
+  it('sets the run-name, one concurrency group per issue and task, and job timeouts under 6 hours', () => {
     expect(workflow['run-name']).toBe(
       'agent-coordinator #${{ inputs.issue }} ${{ inputs.task_id }} attempt ${{ inputs.attempt }}',
     );
@@ -127,10 +180,12 @@ describe('templates/agent-worker.yml', () => {
       group: 'agent-coordinator-${{ inputs.issue }}-${{ inputs.task_id }}',
       'cancel-in-progress': false,
     });
-    const timeout = worker['timeout-minutes'] as number;
+    const timeout = agent['timeout-minutes'] as number;
     // The config allows the agent at most 340 minutes; the job needs a few more.
     expect(timeout).toBeGreaterThan(340);
     expect(timeout).toBeLessThan(360);
+    for (const job of [assignment, publish])
+      expect(job['timeout-minutes'] as number).toBeLessThanOrEqual(30);
   });
 });
 
@@ -140,9 +195,10 @@ describe('actions/worker/action.yml', () => {
     runs: { using: string; main: string };
   };
 
-  it('declares the dispatch inputs (required) and the optional agent command', () => {
+  it('declares the step and the dispatch inputs (required) and the optional agent command', () => {
     expect(Object.keys(action.inputs)).toEqual([...ACTION_INPUT_NAMES]);
-    for (const name of DISPATCH_INPUT_NAMES) expect(action.inputs[name]!.required, name).toBe(true);
+    for (const name of ['step', ...DISPATCH_INPUT_NAMES])
+      expect(action.inputs[name]!.required, name).toBe(true);
     expect(action.inputs['agent-command']!.required).toBe(false);
   });
 

@@ -7391,25 +7391,35 @@ function isAgentConfig(path3) {
   return AGENT_CONFIG_PATHS.some((p) => path3 === p || path3.startsWith(`${p}/`));
 }
 async function restoreFromBase(git, cwd, base) {
-  const restored = [];
-  for (const path3 of AGENT_CONFIG_PATHS) {
+  for (const path3 of AGENT_CONFIG_PATHS)
     await (0, import_promises.rm)((0, import_node_path.join)(cwd, path3), { recursive: true, force: true });
-    const inBase = await git.run(["cat-file", "-e", `${base}:${path3}`], { allowFail: true });
-    if (inBase.code === 0) {
-      await git.run(["checkout", "--no-overlay", base, "--", path3]);
-      restored.push(path3);
-    }
+  const inBase = [
+    ...topLevelEntries(await git.out(["ls-tree", "-z", base, "--", ...AGENT_CONFIG_PATHS])).keys()
+  ];
+  if (inBase.length > 0) await git.run(["checkout", "--no-overlay", base, "--", ...inBase]);
+  return inBase;
+}
+function topLevelEntries(out) {
+  const entries = /* @__PURE__ */ new Map();
+  for (const line of out.split("\0").filter(Boolean)) {
+    const [meta3, path3] = line.split("	");
+    entries.set(path3, meta3.split(" ")[2]);
   }
-  return restored;
+  return entries;
 }
 async function keepBranchConfig(snap, trees) {
-  const entry = async (tree, path3) => (await snap.git(["rev-parse", "--verify", "--quiet", `${tree}:${path3}`], { allowFail: true })).stdout.trim();
+  const entries = async (tree) => topLevelEntries((await snap.git(["ls-tree", "-z", tree, "--", ...AGENT_CONFIG_PATHS])).stdout);
+  const [before, restored, after] = await Promise.all(
+    [trees.before, trees.restored, trees.after].map(entries)
+  );
   await snap.git(["read-tree", trees.after]);
   for (const path3 of AGENT_CONFIG_PATHS) {
-    if (await entry(trees.after, path3) !== await entry(trees.restored, path3)) continue;
+    if (after.get(path3) !== restored.get(path3) || before.get(path3) === restored.get(path3))
+      continue;
     await snap.git(["rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", path3]);
-    const entries = await snap.git(["ls-tree", "-r", "-z", trees.before, "--", path3]);
-    if (entries.stdout) await snap.git(["update-index", "-z", "--index-info"], { input: entries.raw });
+    const entries2 = await snap.git(["ls-tree", "-r", "-z", trees.before, "--", path3]);
+    if (entries2.stdout)
+      await snap.git(["update-index", "-z", "--index-info"], { input: entries2.raw });
   }
   return (await snap.git(["write-tree"])).stdout.trim();
 }
@@ -7437,7 +7447,9 @@ async function privilege() {
 async function must(argv, what) {
   const result = await run(argv);
   if (result.code !== 0)
-    throw new Error(`${what}: ${argv.join(" ")} exited with ${result.code}: ${result.stderr.trim()}`);
+    throw new Error(
+      `${what}: ${argv.join(" ")} exited with ${result.code}: ${result.stderr.trim()}`
+    );
   return result.stdout.trim();
 }
 async function createAgentUser(workspace) {
@@ -7474,11 +7486,11 @@ async function createAgentUser(workspace) {
       return asAgent(["env", "-i", ...vars, ...argv]);
     },
     async signal(signal) {
-      await run(asAgent(["kill", "-s", signal.replace(/^SIG/, ""), "--", "-1"]));
+      await run(asAgent(["kill", `-${signal.replace(/^SIG/, "")}`, "-1"]));
     },
     async finish() {
       for (let round = 0; round < 10; round++) {
-        await run(asAgent(["kill", "-s", "KILL", "--", "-1"]));
+        await run(asAgent(["kill", "-KILL", "-1"]));
         if ((await run(["pgrep", "-u", String(agentUid)])).code !== 0) break;
       }
       await must([...sudo, "chown", "-R", `${uid}:${gid}`, workspace], "chown");
@@ -8365,8 +8377,7 @@ async function runAgentStep(ctx) {
   try {
     const treeBefore = await before.tree(headSha);
     const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
-    if (restored.length > 0)
-      log(ctx, `agent configuration as on ${base}: ${restored.join(", ")}`);
+    if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(", ")}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
   } catch (error62) {
     await before.close();
@@ -8460,9 +8471,12 @@ async function prepareFix(ctx, base) {
   let conflicts = [];
   if (!upToDate) {
     const subject = `Merge ${base} into ${env.branch}`;
-    const merge3 = await git.run(["merge", "--no-edit", "-m", subject, "-m", taskTrailer(env), baseSha], {
-      allowFail: true
-    });
+    const merge3 = await git.run(
+      ["merge", "--no-edit", "-m", subject, "-m", taskTrailer(env), baseSha],
+      {
+        allowFail: true
+      }
+    );
     conflicts = merge3.code === 0 ? [] : await git.unmergedFiles();
     if (merge3.code !== 0 && conflicts.length === 0) {
       fail(
@@ -8542,7 +8556,10 @@ function defaultBranchOf(env) {
     branch = void 0;
   }
   if (typeof branch !== "string" || branch === "")
-    fail("bad_input", "no base branch: the assignment names none and the event has no default branch");
+    fail(
+      "bad_input",
+      "no base branch: the assignment names none and the event has no default branch"
+    );
   return branch;
 }
 
@@ -34260,7 +34277,15 @@ async function applyPatch(ctx, parent, patch) {
   }
 }
 async function changedPaths(ctx, from, tree) {
-  const out = await ctx.git.out(["diff-tree", "-r", "-z", "--name-only", "--no-renames", from, tree]);
+  const out = await ctx.git.out([
+    "diff-tree",
+    "-r",
+    "-z",
+    "--name-only",
+    "--no-renames",
+    from,
+    tree
+  ]);
   const paths = out.split("\0").filter(Boolean);
   const unsafe = paths.filter((p) => p.split("/").some((part) => /^\.git[. ]*$/i.test(part)));
   if (unsafe.length > 0) fail("bad_result", `the patch writes into .git: ${unsafe.join(", ")}`);
@@ -34325,7 +34350,10 @@ async function runStep(options, io) {
         const env = workerEnvFrom(action, assignment);
         await writeAssignment(dirs.assignment, withoutToken(assignment));
         announce(io, action, env);
-        return { ok: true, summary: `assignment of ${env.mode} ${env.taskId} handed to the agent job` };
+        return {
+          ok: true,
+          summary: `assignment of ${env.mode} ${env.taskId} handed to the agent job`
+        };
       }
       case "agent": {
         const env = workerEnvFrom(action, await readAssignment(dirs.assignment));

@@ -1,4 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { AssignmentResponse } from '../../../src/protocol/assignment.js';
 import type { Coordinator } from '../../../src/worker/coordinator.js';
@@ -35,6 +43,8 @@ export interface RunExtras extends Partial<Pick<AssignmentResponse, StructuredFi
   clock?: WorkerClock;
   /** Sees the job log as it is written (a test fires a deadline on what the agent prints). */
   onOutput?: (text: string) => void;
+  /** Between the agent job and the publish job (a person pushing meanwhile). */
+  beforePublish?: () => void;
 }
 
 const FIELDS: AssignmentField[] = [
@@ -87,6 +97,8 @@ export interface Harness {
   ): Promise<WorkerResult & { log: string }>;
   record(): AgentRecord | undefined;
   recordPath: string;
+  /** A folder anyone may write: the agent runs as a user of its own. */
+  shared: string;
   /** How many times the worker asked the coordinator, over all runs. */
   assignmentRequests(): number;
 }
@@ -98,7 +110,14 @@ export interface Harness {
 export function createHarness(branch = 'agent/7/task_001'): Harness {
   const fx = createGitFixture(branch);
   const agent = writeFakeAgent(fx.root);
-  const recordPath = join(fx.root, 'agent-record.json');
+  // The agent runs as a user of its own: it writes its record where anyone may.
+  const records = join(fx.root, 'records');
+  mkdirSync(records);
+  chmodSync(records, 0o777);
+  const recordPath = join(records, 'agent-record.json');
+  // What GitHub hands every step: the agent job reads the default branch from it.
+  const eventPath = join(fx.root, 'event.json');
+  writeFileSync(eventPath, JSON.stringify({ repository: { default_branch: 'main' } }));
   const taskId = branch.split('/')[2]!;
   let requests = 0;
 
@@ -113,6 +132,7 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
       AGENT_COMMAND: agent.command,
       FAKE_AGENT: 'write',
       FAKE_AGENT_RECORD: recordPath,
+      GITHUB_EVENT_PATH: eventPath,
     };
     for (const [key, value] of Object.entries(overrides)) {
       if ((FIELDS as string[]).includes(key)) fields[key] = value ?? null;
@@ -130,9 +150,10 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
     fx,
     setup,
     recordPath,
+    shared: records,
     assignmentRequests: () => requests,
     async run(overrides = {}, cwd = fx.workspace, extras = {}) {
-      const { clock, onOutput, ...structured } = extras;
+      const { clock, onOutput, beforePublish, ...structured } = extras;
       let log = '';
       const write = (t: string) => {
         log += t;
@@ -140,18 +161,43 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
       };
       const io = { out: write, err: write };
       const { env } = setup(overrides);
-      let asked = 0;
-      const coordinator: Coordinator = {
-        async requestAssignment() {
-          requests++;
-          const assignment = { ...setup(overrides).assignment, ...structured };
-          // Asked again within a run (the token was about to expire): a new token, like GitHub's.
-          const n = asked++;
-          return n === 0 ? assignment : { ...assignment, token: `${assignment.token}_${n}` };
-        },
+      // Each job asks on its own; within one, a second ask is a renewal with a new token.
+      const coordinator = (): Coordinator => {
+        let asked = 0;
+        return {
+          async requestAssignment() {
+            requests++;
+            const assignment = { ...setup(overrides).assignment, ...structured };
+            const n = asked++;
+            return n === 0 ? assignment : { ...assignment, token: `${assignment.token}_${n}` };
+          },
+        };
       };
-      const result = await runWorker({ env, cwd, io, coordinator, graceMs: 500, clock });
-      return { ...result, log };
+      // The three jobs of templates/agent-worker.yml, each on a machine of its own: a
+      // RUNNER_TEMP each, the artifacts copied between them, the publish job in a fresh clone.
+      const job = async (step: string, from: string | undefined, workspace: string) => {
+        const temp = mkdtempSync(join(fx.root, `runner-temp-${step}-`));
+        if (from)
+          cpSync(join(from, 'agent-coordinator'), join(temp, 'agent-coordinator'), {
+            recursive: true,
+          });
+        const result = await runWorker({
+          env: { ...env, INPUT_STEP: env.INPUT_STEP ?? step, RUNNER_TEMP: temp },
+          cwd: workspace,
+          io,
+          coordinator: coordinator(),
+          graceMs: 500,
+          clock,
+        });
+        return { result, temp };
+      };
+      const assignment = await job('assignment', undefined, cwd);
+      if (assignment.result.exitCode !== 0) return { ...assignment.result, log };
+      const agent = await job('agent', assignment.temp, cwd);
+      if (agent.result.exitCode !== 0) return { ...agent.result, log };
+      beforePublish?.();
+      const publish = await job('publish', agent.temp, fx.freshWorkspace(branch));
+      return { ...publish.result, log };
     },
     record() {
       return existsSync(recordPath)
