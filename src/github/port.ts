@@ -85,7 +85,10 @@ export interface CheckAnnotation {
 }
 
 export interface ReviewThreadComment {
+  /** The login; GitHub's "ghost" for a deleted account, the App's slug (no `[bot]`) for a bot. */
   author: string;
+  /** GraphQL's `Bot` (an App, `github-actions`): never a person with write access. */
+  authorIsBot: boolean;
   body: string;
   url: string;
   createdAt: string;
