@@ -52,7 +52,7 @@ export async function onChangesRequested(
     return;
   }
   const scope = await loadRunScope(engine, found.run, port);
-  const feedback = await reviewFeedbackOf(scope, pull.number, {
+  const feedback = await reviewFeedbackOf(engine, scope, pull.number, {
     reviewer: review.author,
     body: review.body,
     url: review.url,
