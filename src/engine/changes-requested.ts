@@ -2,6 +2,7 @@ import { decideChangesRequested } from '../core/lifecycle/index.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
 import { loadRunScope, type Engine } from './context.js';
 import { reviewFeedbackOf } from './feedback.js';
+import { roleOf } from './roles.js';
 import { sendBack } from './merge/index.js';
 import { recordedAgentPull, type PullEventInfo } from './track.js';
 
@@ -30,7 +31,8 @@ export async function onChangesRequested(
   const found = await recordedAgentPull(engine, repositoryId, pull);
   if (!found) return;
   const task = (await runs.taskById(found.task.id)) ?? found.task;
-  const canWrite = !review.authorIsBot && WRITE_ROLES.has(await port.roleOf(repo, review.author));
+  const canWrite =
+    !review.authorIsBot && WRITE_ROLES.has(await roleOf(engine, port, repo, review.author));
   const verdict = decideChangesRequested(
     { state: 'changes_requested', authorIsBot: review.authorIsBot, authorCanWrite: canWrite },
     {
@@ -50,7 +52,7 @@ export async function onChangesRequested(
     return;
   }
   const scope = await loadRunScope(engine, found.run, port);
-  const feedback = await reviewFeedbackOf(scope, pull.number, {
+  const feedback = await reviewFeedbackOf(engine, scope, pull.number, {
     reviewer: review.author,
     body: review.body,
     url: review.url,

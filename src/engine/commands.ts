@@ -110,7 +110,7 @@ async function apply(
           ? effect.values
           : {
               ...effect.values,
-              ...(await openThreadsOf(scope, task.prNumber, effect.withOpenThreadsFrom)),
+              ...(await openThreadsOf(engine, scope, task.prNumber, effect.withOpenThreadsFrom)),
             };
       const moved = await runs.transitionTask(task.id, effect.move, values);
       return moved || effect.otherwise === undefined ? undefined : effect.otherwise;
@@ -165,16 +165,19 @@ async function apply(
  * the scheduler never dispatches it without them); nothing when there are none.
  */
 async function openThreadsOf(
+  engine: Engine,
   scope: RunScope,
   prNumber: number,
   actor: string,
 ): Promise<{ pendingReview: StoredFeedback } | undefined> {
   const pull = await scope.port.pull(scope.repo, prNumber);
-  const review = await reviewFeedbackOf(scope, prNumber, {
+  const review = await reviewFeedbackOf(engine, scope, prNumber, {
     reviewer: actor,
     body: '',
     url: pull?.htmlUrl ?? '',
   });
-  if (review.threads.length === 0 && review.omittedThreads === 0) return undefined;
+  // Threads left out are still said to the worker: how many, never their words.
+  if (review.threads.length === 0 && review.omittedThreads === 0 && !review.omittedComments)
+    return undefined;
   return { pendingReview: { review } };
 }

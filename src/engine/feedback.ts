@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loginsToVet, vetThreads } from '../core/review-vetting.js';
 import type { CheckInfo, ReviewThreadInfo } from '../github/port.js';
 import {
   boundChecks,
@@ -10,6 +11,7 @@ import {
   type ReviewThread,
 } from '../protocol/review-feedback.js';
 import type { Engine, RunScope } from './context.js';
+import { writersAmong } from './roles.js';
 
 /**
  * What `tasks.pending_review` holds: the structured feedback the worker's assignment carries
@@ -23,6 +25,12 @@ export type StoredFeedback = z.infer<typeof storedFeedbackSchema>;
 
 /** Lines of a failed job's log given to the worker; boundChecks keeps their last characters. */
 const LOG_TAIL_LINES = 80;
+
+/**
+ * Unresolved threads read for a review, newest first: more than FEEDBACK_LIMITS sends, so that
+ * threads left out by vetting (nobody with write access in them) cannot crowd out the rest.
+ */
+const THREADS_READ = 5 * FEEDBACK_LIMITS.threads;
 
 function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): ReviewThread {
   return {
@@ -41,24 +49,30 @@ function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): Review
 /**
  * The PR's unresolved review threads, newest first, with the review that asked for changes
  * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted.
+ * Only comments by people with write access are kept (core's vetThreads): the rest, and the
+ * threads left with none, are left out and counted in `omittedComments`. The review itself
+ * comes from a write+ person already: its sender passed the same check (decideChangesRequested,
+ * the commands' check for `/retry`).
  */
 export async function reviewFeedbackOf(
+  engine: Engine,
   scope: RunScope,
   prNumber: number,
   review: { reviewer: string; body: string; url: string },
 ): Promise<ReviewFeedback> {
-  const read = await scope.port.reviewThreads(scope.repo, prNumber, {
-    limit: FEEDBACK_LIMITS.threads,
-  });
+  const read = await scope.port.reviewThreads(scope.repo, prNumber, { limit: THREADS_READ });
   // A thread whose first comment GitHub does not name cannot be answered: counted, not sent.
   const answerable = read.threads.filter(
     (t): t is ReviewThreadInfo & { firstCommentId: number } =>
       t.firstCommentId !== null && t.firstCommentId > 0 && t.comments.length > 0,
   );
+  const writers = await writersAmong(engine, scope.port, scope.repo, loginsToVet(answerable));
+  const vetted = vetThreads(answerable, writers);
   return boundReview({
     ...review,
-    threads: answerable.map(toThread),
+    threads: vetted.threads.map(toThread),
     omittedThreads: read.leftOut + (read.threads.length - answerable.length),
+    omittedComments: vetted.omittedComments,
   });
 }
 

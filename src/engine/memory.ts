@@ -1,3 +1,5 @@
+import type { RoleName } from '../github/port.js';
+
 /**
  * What one engine keeps in process between deliveries. Nothing here is state the coordinator
  * depends on across restarts (that lives in Postgres): a cache of GitHub answers and the turns
@@ -10,6 +12,8 @@ export interface EngineMemory {
   readonly repositoryMergeTurns: Turns<number>;
   /** Status comment refreshes, one at a time in this process (see refreshStatus). */
   readonly statusTurns: Turns<'all'>;
+  /** People's permission on a repository, `owner/repo:login` (see engine/roles.ts). */
+  readonly roles: TtlCache<RoleName>;
 }
 
 export function createEngineMemory(now: () => Date): EngineMemory {
@@ -17,6 +21,7 @@ export function createEngineMemory(now: () => Date): EngineMemory {
     mergeQueues: new TtlCache(5 * 60_000, now),
     repositoryMergeTurns: new Turns(),
     statusTurns: new Turns(),
+    roles: new TtlCache(60_000, now, 10_000),
   };
 }
 
@@ -26,6 +31,8 @@ export class TtlCache<T> {
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => Date,
+    /** Past this many entries the cache starts again empty (its keys come from webhooks). */
+    private readonly maxEntries = Infinity,
   ) {}
 
   get(key: string): T | undefined {
@@ -37,6 +44,7 @@ export class TtlCache<T> {
   }
 
   set(key: string, value: T): void {
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, until: this.now().getTime() + this.ttlMs });
   }
 }

@@ -85,7 +85,10 @@ export interface CheckAnnotation {
 }
 
 export interface ReviewThreadComment {
+  /** The login; GitHub's "ghost" for a deleted account, the App's slug (no `[bot]`) for a bot. */
   author: string;
+  /** GraphQL's `Bot` (an App, `github-actions`): never a person with write access. */
+  authorIsBot: boolean;
   body: string;
   url: string;
   createdAt: string;
@@ -251,8 +254,12 @@ export interface GitHubPort {
   rerunFailedJobs(repo: RepoCoords, runId: number): Promise<RerunOutcome>;
 }
 
-/** Bounds of what the port reads of reviews and logs, so feedback stays small. */
-export const REVIEW_THREAD_COMMENTS = 10;
+/**
+ * Bounds of what the port reads of reviews and logs, so feedback stays small. More comments a
+ * thread than FEEDBACK_LIMITS sends, so that replies left out (src/core/review-vetting.ts) do
+ * not crowd out the ones sent.
+ */
+export const REVIEW_THREAD_COMMENTS = 30;
 export const LOG_LINE_CHARS = 500;
 
 export const WRITE_ROLES: ReadonlySet<RoleName> = new Set(['admin', 'maintain', 'write']);

@@ -23,7 +23,7 @@ const QUERY = `query($owner: String!, $name: String!, $number: Int!, $last: Int!
           id isResolved isOutdated path line startLine originalLine originalStartLine diffSide
           comments(first: $comments) {
             totalCount
-            nodes { fullDatabaseId body url diffHunk createdAt author { login } }
+            nodes { fullDatabaseId body url diffHunk createdAt author { __typename login } }
           }
         }
       }
@@ -50,7 +50,8 @@ interface RawThread {
       url: string;
       diffHunk: string;
       createdAt: string;
-      author: { login: string } | null;
+      /** A bot's login is its App's slug, without REST's `[bot]`: only `__typename` says Bot. */
+      author: { __typename: string; login: string } | null;
     }>;
   };
 }
@@ -85,6 +86,7 @@ function toThread(raw: RawThread): ReviewThreadInfo {
     comments: raw.comments.nodes.map((c) => ({
       // A deleted account shows as GitHub's "ghost".
       author: c.author?.login ?? 'ghost',
+      authorIsBot: c.author?.__typename === 'Bot',
       body: c.body,
       url: c.url,
       createdAt: c.createdAt,

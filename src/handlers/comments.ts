@@ -12,14 +12,13 @@ import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
 import { acceptPlanComment } from '../engine/planner.js';
 import { linkPullRequest } from '../engine/track.js';
-import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { roleOf } from '../engine/roles.js';
+import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
 import { NOT_ANSWERED } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { mayAnswerRefusal } from './refusal-budget.js';
 
 export function registerCommentHandlers(app: Probot, services: AppServices): void {
-  const roles = new RoleCache();
-
   app.on('issue_comment.created', async (context) => {
     const { comment, issue, repository, sender } = context.payload;
     const { engine } = services;
@@ -61,7 +60,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
             (await engine.store.runs.activeRun(repository.id, issue.number)) ??
             (await engine.store.runs.latestRun(repository.id, issue.number)),
         };
-    const role = await roles.get(port, repo, sender.login);
+    const role = await roleOf(engine, port, repo, sender.login);
     const allowed = WRITE_ROLES.has(role);
     if (allowed && !onPullRequest && !target?.run && parsed.some((p) => p.ok))
       await awaitLabelDelivery(port, repo, issue.number);
@@ -191,20 +190,4 @@ async function awaitLabelDelivery(
     throw new Error(
       `issue #${issueNumber} carries the label ${trigger} but has no run yet: waiting for the label's delivery`,
     );
-}
-
-/** Permissions are asked of GitHub, cached briefly per (repository, user). */
-class RoleCache {
-  private readonly entries = new Map<string, { role: RoleName; until: number }>();
-  constructor(private readonly ttlMs = 60_000) {}
-
-  async get(port: GitHubPort, repo: RepoCoords, login: string): Promise<RoleName> {
-    const key = `${repo.owner}/${repo.repo}:${login}`.toLowerCase();
-    const hit = this.entries.get(key);
-    if (hit && hit.until > Date.now()) return hit.role;
-    const role = await port.roleOf(repo, login);
-    if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(key, { role, until: Date.now() + this.ttlMs });
-    return role;
-  }
 }

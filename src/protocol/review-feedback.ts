@@ -62,6 +62,11 @@ export const reviewFeedbackSchema = z.object({
   threads: z.array(reviewThreadSchema).max(L.threads),
   /** Unresolved threads left out past the bound. */
   omittedThreads: z.number().int().nonnegative(),
+  /**
+   * Comments in the threads read that were left out because no person with write access wrote
+   * them (src/core/review-vetting.ts). Optional: a coordinator that leaves it out vetted nothing.
+   */
+  omittedComments: z.number().int().nonnegative().optional(),
 });
 
 export const checkAnnotationSchema = z.object({
@@ -122,6 +127,7 @@ export function boundReview(review: ReviewFeedback): ReviewFeedback {
       })),
     })),
     omittedThreads: review.omittedThreads + (review.threads.length - kept.length),
+    omittedComments: review.omittedComments ?? 0,
   };
 }
 

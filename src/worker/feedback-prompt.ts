@@ -53,15 +53,29 @@ export function reviewSection(review: ReviewFeedback | undefined): string[] {
     '## Review to address',
     '',
     `${one(review.reviewer) || 'A reviewer'} requested changes: ${one(review.url)}`,
-    `Address the review and each of its ${n} unresolved thread${n === 1 ? '' : 's'} below; the worker answers every thread with your commit.`,
   ];
+  if (n > 0)
+    lines.push(
+      `Address the review and each of its ${n} unresolved thread${n === 1 ? '' : 's'} below; the worker answers every thread with your commit.`,
+    );
+  else if (review.body.trim()) lines.push('Address the review below.');
   if (review.body.trim()) lines.push('', 'The review says:', '', fenced('text', review.body));
   review.threads.forEach((thread, i) => lines.push(...threadLines(thread, i + 1)));
   if (review.omittedThreads > 0) {
     const m = review.omittedThreads;
     lines.push(
       '',
-      `${m} more unresolved thread${m === 1 ? ' was' : 's were'} left out to keep this prompt short; see the pull request for ${m === 1 ? 'it' : 'them'}.`,
+      `${m} more unresolved thread${m === 1 ? ' was' : 's were'} left out to keep this prompt short.`,
+    );
+  }
+  const omitted = review.omittedComments ?? 0;
+  if (omitted > 0) {
+    // Only what people with write access wrote is feedback (docs/worker.md, "Review feedback").
+    lines.push(
+      '',
+      omitted === 1
+        ? '1 comment by someone without write access or by a bot was left out: it is not part of the review, so do not look for it.'
+        : `${omitted} comments by people without write access or by bots were left out: they are not part of the review, so do not look for them.`,
     );
   }
   return lines;

@@ -12,6 +12,19 @@ describe('TtlCache', () => {
     expect(cache.get('1:main')).toBeUndefined();
     expect(cache.get('2:main')).toBeUndefined();
   });
+
+  it('starts again empty past its size, so keys from webhooks cannot grow it without end', () => {
+    const cache = new TtlCache<string>(60_000, () => new Date(0), 2);
+    cache.set('a', 'write');
+    cache.set('b', 'read');
+    expect([cache.get('a'), cache.get('b')]).toEqual(['write', 'read']);
+    cache.set('c', 'none');
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([
+      undefined,
+      undefined,
+      'none',
+    ]);
+  });
 });
 
 describe('Turns', () => {

@@ -41,6 +41,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
     });
     const [first, second, third] = w.double.reviewThreads(w.repo, pr);
     await w.double.replyToReviewComment(w.repo, pr, second!.comments[0]!.id, 'and this', 'rita');
+    await w.double.replyToReviewComment(w.repo, pr, first!.comments[0]!.id, 'done', BOT);
     await w.double.resolveReviewThread(w.repo, pr, third!.id, 'rita');
     await w.double.pushCommit(w.repo, 'agent/1/task_001', {
       message: 'touch line 2',
@@ -67,12 +68,14 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       comments: [
         {
           author: 'rita',
+          authorIsBot: false,
           body: 'second',
           url: expect.any(String) as string,
           createdAt: expect.any(String) as string,
         },
         {
           author: 'rita',
+          authorIsBot: false,
           body: 'and this',
           url: expect.any(String) as string,
           createdAt: expect.any(String) as string,
@@ -81,6 +84,11 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       commentsLeftOut: 0,
     });
     expect(read.threads[1]).toMatchObject({ isOutdated: true, line: null, originalLine: 2 });
+    // GraphQL names a bot by its App's slug, without REST's `[bot]`; its type says it is one.
+    expect(read.threads[1]!.comments.map((c) => [c.author, c.authorIsBot])).toEqual([
+      ['rita', false],
+      ['agent-coordinator', true],
+    ]);
 
     const all = await port().reviewThreads(repo, pr, { limit: 10, includeResolved: true });
     expect(all.threads.map((t) => [t.originalLine, t.isResolved])).toEqual([

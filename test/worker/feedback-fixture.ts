@@ -46,6 +46,7 @@ export const THREE_THREAD_REVIEW: ReviewFeedback = {
     },
   ],
   omittedThreads: 2,
+  omittedComments: 3,
 };
 
 /** A failing check with one annotation and the end of its log. */

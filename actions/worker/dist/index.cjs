@@ -7642,16 +7642,27 @@ function reviewSection(review) {
     "",
     "## Review to address",
     "",
-    `${one(review.reviewer) || "A reviewer"} requested changes: ${one(review.url)}`,
-    `Address the review and each of its ${n} unresolved thread${n === 1 ? "" : "s"} below; the worker answers every thread with your commit.`
+    `${one(review.reviewer) || "A reviewer"} requested changes: ${one(review.url)}`
   ];
+  if (n > 0)
+    lines.push(
+      `Address the review and each of its ${n} unresolved thread${n === 1 ? "" : "s"} below; the worker answers every thread with your commit.`
+    );
+  else if (review.body.trim()) lines.push("Address the review below.");
   if (review.body.trim()) lines.push("", "The review says:", "", fenced("text", review.body));
   review.threads.forEach((thread, i) => lines.push(...threadLines(thread, i + 1)));
   if (review.omittedThreads > 0) {
     const m = review.omittedThreads;
     lines.push(
       "",
-      `${m} more unresolved thread${m === 1 ? " was" : "s were"} left out to keep this prompt short; see the pull request for ${m === 1 ? "it" : "them"}.`
+      `${m} more unresolved thread${m === 1 ? " was" : "s were"} left out to keep this prompt short.`
+    );
+  }
+  const omitted = review.omittedComments ?? 0;
+  if (omitted > 0) {
+    lines.push(
+      "",
+      omitted === 1 ? "1 comment by someone without write access or by a bot was left out: it is not part of the review, so do not look for it." : `${omitted} comments by people without write access or by bots were left out: they are not part of the review, so do not look for them.`
     );
   }
   return lines;
@@ -28334,7 +28345,12 @@ var reviewFeedbackSchema = external_exports.object({
   url: url2,
   threads: external_exports.array(reviewThreadSchema).max(L.threads),
   /** Unresolved threads left out past the bound. */
-  omittedThreads: external_exports.number().int().nonnegative()
+  omittedThreads: external_exports.number().int().nonnegative(),
+  /**
+   * Comments in the threads read that were left out because no person with write access wrote
+   * them (src/core/review-vetting.ts). Optional: a coordinator that leaves it out vetted nothing.
+   */
+  omittedComments: external_exports.number().int().nonnegative().optional()
 });
 var checkAnnotationSchema = external_exports.object({
   path: external_exports.string().max(1e3),

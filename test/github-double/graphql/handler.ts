@@ -166,7 +166,8 @@ function rootValue(
     };
   };
   return {
-    viewer: actorNode(viewer),
+    // An installation token's viewer keeps REST's `<slug>[bot]` login.
+    viewer: { ...actorNode(viewer), login: viewer.login },
     rateLimit: {
       __typename: 'RateLimit',
       cost: 1,

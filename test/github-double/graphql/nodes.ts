@@ -78,7 +78,8 @@ export function connection(items: GqlObject[], args: ConnectionArgs): GqlObject 
 export function actorNode(a: Account): GqlObject {
   return {
     __typename: a.type === 'Bot' ? 'Bot' : a.type === 'Organization' ? 'Organization' : 'User',
-    login: a.login,
+    // GraphQL names a bot by its App's slug: `github-actions`, where REST says `github-actions[bot]`.
+    login: a.type === 'Bot' ? a.login.replace(/\[bot\]$/, '') : a.login,
     id: a.nodeId,
     databaseId: a.id,
   };

@@ -33,10 +33,18 @@ export interface ActionsHost {
   jobToken(runId: number, permissions?: Record<string, 'read' | 'write'>, job?: string): string;
   gitUrl(repo: string): string;
   startJobs(runId: number, names: readonly string[]): Promise<void>;
-  finishJob(runId: number, name: string, conclusion: 'success' | 'failure' | 'skipped'): Promise<void>;
+  finishJob(
+    runId: number,
+    name: string,
+    conclusion: 'success' | 'failure' | 'skipped',
+  ): Promise<void>;
   annotateJob(runId: number, annotations: JobAnnotation[], jobName?: string): void;
   /** The job's log, a section per step that ran (`GET .../actions/jobs/{job_id}/logs`). */
-  recordJobLog(runId: number, steps: Array<{ name: string; lines: string[] }>, jobName?: string): void;
+  recordJobLog(
+    runId: number,
+    steps: Array<{ name: string; lines: string[] }>,
+    jobName?: string,
+  ): void;
 }
 
 export interface RunnerOptions {

@@ -1,0 +1,67 @@
+import { parseReplyMarker } from '../protocol/markers.js';
+
+/**
+ * Which review comments a `fix` attempt is given (docs/lifecycle.md, "Reviews"): only what
+ * people with write access wrote reaches the agent. Everything else is left out, and counted,
+ * so the prompt can say how much.
+ */
+
+/** A review comment as vetting sees it. */
+export interface VettableComment {
+  author: string;
+  authorIsBot: boolean;
+  body: string;
+}
+
+export type CommentVerdict =
+  /** A person with write, maintain or admin permission wrote it: sent. */
+  | 'kept'
+  /** A person without write access (or a deleted account): left out and counted. */
+  | 'no_write_access'
+  /** A bot (an App, `github-actions`): never a person with write access; left out and counted. */
+  | 'bot'
+  /**
+   * A bot's comment carrying the worker's reply marker: an earlier attempt's answer to the
+   * thread ("Addressed in …"), which says nothing a reviewer asked for. Left out, not counted.
+   */
+  | 'worker_reply';
+
+/** `writers`: the lower-cased logins of the people who hold write access or more. */
+function commentVerdict(comment: VettableComment, writers: ReadonlySet<string>): CommentVerdict {
+  if (comment.authorIsBot) return parseReplyMarker(comment.body) ? 'worker_reply' : 'bot';
+  return writers.has(comment.author.toLowerCase()) ? 'kept' : 'no_write_access';
+}
+
+/** The people whose permission vetting needs: each comment's author once, bots never asked. */
+export function loginsToVet(
+  threads: ReadonlyArray<{ comments: readonly VettableComment[] }>,
+): string[] {
+  const logins = new Map<string, string>();
+  for (const thread of threads)
+    for (const c of thread.comments)
+      if (!c.authorIsBot && !logins.has(c.author.toLowerCase()))
+        logins.set(c.author.toLowerCase(), c.author);
+  return [...logins.values()];
+}
+
+/**
+ * The threads with only their kept comments, in their order; a thread left with none is
+ * dropped whole. `omittedComments` counts the comments left out but the worker's own replies.
+ */
+export function vetThreads<C extends VettableComment, T extends { comments: readonly C[] }>(
+  threads: readonly T[],
+  writers: ReadonlySet<string>,
+): { threads: Array<T & { comments: C[] }>; omittedComments: number } {
+  const kept: Array<T & { comments: C[] }> = [];
+  let omittedComments = 0;
+  for (const thread of threads) {
+    const comments: C[] = [];
+    for (const comment of thread.comments) {
+      const verdict = commentVerdict(comment, writers);
+      if (verdict === 'kept') comments.push(comment);
+      else if (verdict !== 'worker_reply') omittedComments += 1;
+    }
+    if (comments.length > 0) kept.push({ ...thread, comments });
+  }
+  return { threads: kept, omittedComments };
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { loginsToVet, vetThreads, type VettableComment } from '../../src/core/review-vetting.js';
+import { replyMarker } from '../../src/protocol/markers.js';
+
+const WRITERS: ReadonlySet<string> = new Set(['maintainer', 'alice']);
+
+const by = (author: string, body = `${author} says`, authorIsBot = false): VettableComment => ({
+  author,
+  authorIsBot,
+  body,
+});
+const bot = (login: string, body = 'bot says') => by(login, body, true);
+const workerReply = bot(
+  'agent-coordinator',
+  `Addressed in abc1234.\n\n${replyMarker('a', 1, 7)}\n`,
+);
+
+describe('vetting review comments: only what people with write access wrote is sent', () => {
+  it.each<[string, VettableComment[], string[], number]>([
+    [
+      'a maintainer thread is sent whole',
+      [by('maintainer'), by('alice')],
+      ['maintainer', 'alice'],
+      0,
+    ],
+    [
+      "an outsider's reply in a maintainer's thread is dropped",
+      [by('maintainer'), by('outsider')],
+      ['maintainer'],
+      1,
+    ],
+    [
+      "a maintainer's reply in an outsider's thread is kept alone",
+      [by('outsider'), by('maintainer')],
+      ['maintainer'],
+      1,
+    ],
+    ["an outsider's thread is dropped whole", [by('outsider'), by('other')], [], 2],
+    ['logins are compared without case', [by('Maintainer')], ['Maintainer'], 0],
+    ['a deleted account (ghost) is nobody with write access', [by('ghost')], [], 1],
+    ['a bot is never a person with write access, whatever its login', [bot('maintainer')], [], 1],
+    ['github-actions is left out and counted', [by('alice'), bot('github-actions')], ['alice'], 1],
+    ["the worker's own reply is left out, not counted", [by('alice'), workerReply], ['alice'], 0],
+    [
+      'a person quoting the reply marker is vetted as a person',
+      [by('outsider', workerReply.body)],
+      [],
+      1,
+    ],
+  ])('%s', (_, comments, kept, omitted) => {
+    const vetted = vetThreads([{ id: 't', comments }], WRITERS);
+    expect(vetted.threads.flatMap((t) => t.comments.map((c) => c.author))).toEqual(kept);
+    expect(vetted.threads).toHaveLength(kept.length > 0 ? 1 : 0);
+    expect(vetted.omittedComments).toBe(omitted);
+  });
+
+  it('keeps the threads in their order, with their other fields, and counts across them', () => {
+    const threads = [
+      { id: 'newest', path: 'a.ts', comments: [by('outsider')] },
+      { id: 'middle', path: 'b.ts', comments: [by('alice'), by('outsider'), by('maintainer')] },
+      { id: 'oldest', path: 'c.ts', comments: [by('maintainer')] },
+    ];
+    const vetted = vetThreads(threads, WRITERS);
+    expect(vetted.threads).toEqual([
+      { id: 'middle', path: 'b.ts', comments: [by('alice'), by('maintainer')] },
+      { id: 'oldest', path: 'c.ts', comments: [by('maintainer')] },
+    ]);
+    expect(vetted.omittedComments).toBe(2);
+    expect(vetThreads([], WRITERS)).toEqual({ threads: [], omittedComments: 0 });
+  });
+
+  it('asks about each person once, and about no bot', () => {
+    const threads = [
+      { comments: [by('alice'), by('Outsider'), bot('github-actions')] },
+      { comments: [by('ALICE'), by('outsider'), workerReply] },
+    ];
+    expect(loginsToVet(threads)).toEqual(['alice', 'Outsider']);
+  });
+});
