@@ -64,7 +64,7 @@ export interface RealWorkerScenario {
  */
 export async function startRealWorkerScenario(
   agentSource: string,
-  env: Record<string, string> = {},
+  options: { env?: Record<string, string>; config?: string; files?: Record<string, string> } = {},
 ): Promise<RealWorkerScenario> {
   const dir = await mkdtemp(join(tmpdir(), 'fake-agent-'));
   // The agent runs as a user of its own: it must be able to read its own script.
@@ -76,11 +76,12 @@ export async function startRealWorkerScenario(
     const s = await startScenario({
       private: true,
       env: { PUBLIC_URL: '' },
-      files: { '.github/workflows/agent-worker.yml': WORKER_WORKFLOW },
+      config: options.config,
+      files: { ...options.files, '.github/workflows/agent-worker.yml': WORKER_WORKFLOW },
     });
     return {
       s,
-      runs: useRealWorker(s, agent, env),
+      runs: useRealWorker(s, agent, options.env),
       async close() {
         try {
           s.double.assertNoViolations();

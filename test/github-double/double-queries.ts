@@ -144,6 +144,13 @@ export class DoubleQueries extends DoubleBase {
       .sort();
   }
 
+  tags(fullName: string): string[] {
+    return [...this.repoOf(fullName).refs.keys()]
+      .filter((r) => r.startsWith('tags/'))
+      .map((r) => r.slice(5))
+      .sort();
+  }
+
   file(fullName: string, ref: string, path: string): string | undefined {
     const repo = this.repoOf(fullName);
     const sha = branchSha(repo, ref) ?? ref;
