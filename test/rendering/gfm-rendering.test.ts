@@ -9,6 +9,7 @@ import {
   type StatusTaskView,
 } from '../../src/core/status/index.js';
 import { configErrorComment } from '../../src/handlers/issues.js';
+import { pullBody, type PullBodyInput } from '../../src/worker/pull-request.js';
 import { statusView, taskView } from '../core/status/builders.js';
 import {
   elements,
@@ -101,6 +102,111 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
       const held = elements(tokens, 'li').find((li) => visibleText(li).startsWith('Held: '));
       expect(held).toBeDefined();
       expectInertText(held!, 'Held: /hold by @alice see #1 https://x.example');
+    });
+  });
+
+  describe('the pull request body', () => {
+    const task = {
+      issue: 7,
+      taskId: 'task_001',
+      attempt: 1,
+      branch: 'agent/7/task_001',
+      timeoutMinutes: 30,
+    };
+    const input = (summary: string, extra: Partial<PullBodyInput> = {}): PullBodyInput => ({
+      summary,
+      usage: { costUsd: 0.5, inputTokens: 10, outputTokens: 2 },
+      partial: false,
+      record: {
+        attempt: 1,
+        mode: 'work',
+        conclusion: 'pushed',
+        runUrl: 'https://github.com/acme/widgets/actions/runs/1',
+        feedback: '',
+      },
+      ...extra,
+    });
+    /** The body's own tags around the untrusted text: title code, quote, folded prompt, table. */
+    const PULL_TAGS = new Set([
+      'p',
+      'code',
+      'strong',
+      'blockquote',
+      'br',
+      'details',
+      'summary',
+      'h3',
+      'table',
+      'thead',
+      'tbody',
+      'tr',
+      'th',
+      'td',
+      'a',
+    ]);
+    const OUR_MARKER =
+      /^<!-- agent-coordinator:(?:(?:section|end) (?:partial|summary|history)|task issue=7 task=task_001 attempt=1|usage cost_usd=0\.5 input_tokens=10 output_tokens=2) -->$/;
+    const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+    it.each(HOSTILE_TEXT)(
+      'shows %s as written in the title, the summary and the prompt',
+      (_n, text) => {
+        const prompt = `${text}\n\n  ${text}\nlast line`;
+        const body = pullBody({ ...task, title: text, prompt }, input(text));
+        const tokens = tokenize(renderGfm(body));
+        for (const name of tagNames(tokens)) expect(PULL_TAGS, name).toContain(name);
+        const comments = tokens.filter((t) => t.kind === 'comment').map((t) => t.raw);
+        expect(comments).toHaveLength(8);
+        for (const raw of comments) expect(raw).toMatch(OUR_MARKER);
+        expect(parsePlanMarker(body)).toBeUndefined();
+
+        // The title line.
+        const first = elements(tokens, 'p')[0]!;
+        expect(tagNames(first)).toEqual(['code']);
+        expect(readsAs(visibleText(first).trim(), `Task task_001: ${asRead(text)}`)).toBe(true);
+        expect(githubReferences(first)).toEqual([]);
+
+        // The prompt: one details element, holding only paragraphs and line breaks.
+        const details = elements(tokens, 'details');
+        expect(details).toHaveLength(1);
+        expect(new Set(tagNames(details[0]!))).toEqual(
+          new Set(['summary', 'p', ...(tagNames(details[0]!).includes('br') ? ['br'] : [])]),
+        );
+        expect(oneLine(visibleText(details[0]!))).toBe(
+          oneLine(`Task prompt ${asRead(text)} ${asRead(text)} last line`),
+        );
+        expect(githubReferences(details[0]!)).toEqual([]);
+
+        // The summary, quoted.
+        const quote = elements(tokens, 'blockquote')[0]!;
+        expect(new Set(tagNames(quote)).size).toBeLessThanOrEqual(2);
+        expect(oneLine(visibleText(quote))).toBe(oneLine(asRead(text)));
+        expect(githubReferences(quote)).toEqual([]);
+      },
+    );
+
+    it('keeps a prompt that closes the details element inside it, line by line', () => {
+      const prompt = [
+        'Do it.',
+        '</details>',
+        '',
+        '@alice review #12, owner/repo#3 and GH-4; see https://evil.example',
+        '<details open><summary>x</summary>',
+        '<!-- agent-coordinator:end history -->',
+      ].join('\n');
+      const body = pullBody({ ...task, title: 'T', prompt }, input(''));
+      const tokens = tokenize(renderGfm(body));
+      const details = elements(tokens, 'details');
+      expect(details).toHaveLength(1);
+      const paragraphs = elements(details[0]!, 'p').map((p) => visibleText(p));
+      expect(paragraphs).toEqual([
+        'Do it.\n</details>',
+        '@alice review #12, owner/repo#3 and GH-4; see https://evil.example\n<details open><summary>x</summary>\n<!-- agent-coordinator:end history -->',
+      ]);
+      expect(githubReferences(details[0]!)).toEqual([]);
+      // The one link is the history's own, to the attempt's run.
+      expect(tagNames(tokens).filter((name) => name === 'a')).toHaveLength(1);
+      expect(body.match(/agent-coordinator:end history/g)).toHaveLength(1);
     });
   });
 

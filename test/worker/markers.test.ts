@@ -100,4 +100,13 @@ describe('PR body markers', () => {
     expect(shown).not.toMatch(/@alice|https:\/\/|<img|<!--/);
     expect(body.match(/agent-coordinator:end summary/g)).toHaveLength(1);
   });
+
+  it('cuts a prompt and a summary whose escaping grows them, so the body stays under GitHub limit', () => {
+    // Every `<` becomes `&lt;`: 30,000 of them would be 120,000 characters once inert.
+    const hostile = '<<<<<<<<<<\n'.repeat(6_000);
+    const body = pullBody({ ...task, prompt: hostile }, input(hostile, undefined));
+    expect(body.length).toBeLessThan(45_000);
+    expect(body).toContain('… (cut)\n\n</details>');
+    expect(readSection(body, 'summary')).toMatch(/> … \(cut\)$/);
+  });
 });
