@@ -3,6 +3,7 @@ import type { WorkerGitHub } from './github.js';
 import { inertInline, inertLines } from '../core/inert-markdown.js';
 import { markerBlock, updateBodyMarkers, type Usage } from '../protocol/markers.js';
 import {
+  agentConfigContent,
   historyWith,
   readSection,
   renderSection,
@@ -84,12 +85,20 @@ export interface PullBodyInput {
   partial: boolean;
   /** This attempt's row of the history. */
   record: AttemptRecord;
+  /**
+   * The agent configuration files (`.claude/…`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`) the PR
+   * changes against its base, as the publish step found them: shown as a warning (the
+   * agent-config section) and listed in the agent-config marker for the coordinator. Empty: the
+   * warning and the marker go. Undefined: not looked at, the body keeps what it says.
+   */
+  agentConfigChanged?: string[];
 }
 
 export function pullBody(env: PullEnv, input: PullBodyInput): string {
   // The title is untrusted text: in the PR body it must not link, mention or format.
   const parts = [
     `Task \`${env.taskId}\`: ${inertInline(env.title.trim() || env.taskId)}`,
+    renderSection('agent-config', agentConfigContent(input.agentConfigChanged ?? [])),
     renderSection('partial', input.partial ? partialContent(env) : ''),
     renderSection('summary', summaryContent(env.attempt, input.summary)),
   ];
@@ -97,16 +106,26 @@ export function pullBody(env: PullEnv, input: PullBodyInput): string {
   if (prompt) parts.push(prompt);
   parts.push(renderSection('history', historyWith(undefined, input.record)));
   parts.push(`Part of #${env.issue}`);
-  parts.push(markerBlock(env.issue, env.taskId, env.attempt, input.usage));
+  parts.push(
+    markerBlock(env.issue, env.taskId, env.attempt, input.usage, input.agentConfigChanged),
+  );
   return `${parts.join('\n\n')}\n`;
 }
 
 /**
  * An existing PR's body with this attempt in it: only the worker's sections and markers are
- * rewritten; a summary is replaced only when this attempt's agent gave one.
+ * rewritten; a summary is replaced only when this attempt's agent gave one, the agent-config
+ * warning only when this attempt looked (an empty list leaves its section empty).
  */
 export function updatedPullBody(env: PullEnv, body: string, input: PullBodyInput): string {
-  let next = writeSection(body, 'partial', input.partial ? partialContent(env) : '');
+  let next = body;
+  if (input.agentConfigChanged) {
+    const warning = agentConfigContent(input.agentConfigChanged);
+    // A body without the section (opened before it existed) gets one only to say something.
+    if (warning || readSection(next, 'agent-config') !== undefined)
+      next = writeSection(next, 'agent-config', warning);
+  }
+  next = writeSection(next, 'partial', input.partial ? partialContent(env) : '');
   if (input.summary.trim())
     next = writeSection(next, 'summary', summaryContent(env.attempt, input.summary));
   next = writeSection(next, 'history', historyWith(readSection(next, 'history'), input.record));
@@ -115,6 +134,7 @@ export function updatedPullBody(env: PullEnv, body: string, input: PullBodyInput
     taskId: env.taskId,
     attempt: env.attempt,
     usage: input.usage,
+    agentConfig: input.agentConfigChanged,
   });
 }
 

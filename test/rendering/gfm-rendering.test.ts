@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeSpan, describeParseError } from '../../src/core/commands/index.js';
-import { parsePlanMarker } from '../../src/protocol/markers.js';
+import { parseAgentConfigMarker, parsePlanMarker } from '../../src/protocol/markers.js';
 import { orderCheck, type MergeTask } from '../../src/core/merge/index.js';
 import { formatPlanErrors } from '../../src/core/plan/index.js';
 import {
@@ -145,7 +145,7 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
       'a',
     ]);
     const OUR_MARKER =
-      /^<!-- agent-coordinator:(?:(?:section|end) (?:partial|summary|history)|task issue=7 task=task_001 attempt=1|usage cost_usd=0\.5 input_tokens=10 output_tokens=2) -->$/;
+      /^<!-- agent-coordinator:(?:(?:section|end) (?:agent-config|partial|summary|history)|task issue=7 task=task_001 attempt=1|usage cost_usd=0\.5 input_tokens=10 output_tokens=2) -->$/;
     const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
     it.each(HOSTILE_TEXT)(
@@ -156,7 +156,7 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
         const tokens = tokenize(renderGfm(body));
         for (const name of tagNames(tokens)) expect(PULL_TAGS, name).toContain(name);
         const comments = tokens.filter((t) => t.kind === 'comment').map((t) => t.raw);
-        expect(comments).toHaveLength(8);
+        expect(comments).toHaveLength(10);
         for (const raw of comments) expect(raw).toMatch(OUR_MARKER);
         expect(parsePlanMarker(body)).toBeUndefined();
 
@@ -184,6 +184,30 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
         expect(githubReferences(quote)).toEqual([]);
       },
     );
+
+    it.each(HOSTILE_TEXT)('names an agent configuration file %s as written', (_n, text) => {
+      const paths = ['.claude/settings.json', `.claude/${text}`];
+      const body = pullBody(
+        { ...task, title: 'T', prompt: '' },
+        input('', { agentConfigChanged: paths }),
+      );
+      const tokens = tokenize(renderGfm(body));
+      for (const name of tagNames(tokens))
+        expect(PULL_TAGS.has(name) || name === 'ul' || name === 'li', name).toBe(true);
+      const items = elements(tokens, 'li');
+      expect(items).toHaveLength(2);
+      expect(items.map((li) => tagNames(li))).toEqual([[], []]);
+      expect(visibleText(items[0]!)).toBe('.claude/settings.json');
+      expect(readsAs(visibleText(items[1]!).trim(), asRead(`.claude/${text}`))).toBe(true);
+      expect(githubReferences(items[1]!)).toEqual([]);
+      // The marker carries the paths exactly, whatever they hold.
+      expect(parseAgentConfigMarker(body)).toEqual(paths);
+      const comments = tokens.filter((t) => t.kind === 'comment').map((t) => t.raw);
+      expect(
+        comments.filter((c) => c.startsWith('<!-- agent-coordinator:agent-config ')),
+      ).toHaveLength(1);
+      expect(parsePlanMarker(body)).toBeUndefined();
+    });
 
     it('keeps a prompt that closes the details element inside it, line by line', () => {
       const prompt = [
