@@ -98,6 +98,31 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
       },
     );
 
+    it.each(HOSTILE_TEXT)(
+      'warns about an agent configuration file named %s as written',
+      (_n, text) => {
+        const note = renderStatusComment(
+          statusView({
+            tasks: [taskView({ id: 'task_002', prNumber: 4, agentConfigChanged: [text] })],
+          }),
+        );
+        const item = elements(tokenize(renderGfm(note)), 'li').find((li) =>
+          visibleText(li).includes('changes agent configuration'),
+        )!;
+        expect(tagNames(item)).toEqual(['strong']);
+        const lead = 'task_002 (#4) changes agent configuration: ';
+        const shown = visibleText(item);
+        expect(shown.startsWith(lead)).toBe(true);
+        expect(readsAs(shown.slice(lead.length).trim(), asRead(text).replace(/\s+/g, ' '))).toBe(
+          true,
+        );
+        // The one reference is the task's own PR.
+        expect(githubReferences(item)).toEqual([
+          { kind: 'issue or cross-repo reference', text: '#4' },
+        ]);
+      },
+    );
+
     it('names who held the run without mentioning or linking anything', () => {
       const held = elements(tokens, 'li').find((li) => visibleText(li).startsWith('Held: '));
       expect(held).toBeDefined();
