@@ -257,6 +257,11 @@ export const pullRequests = pgTable(
     enqueuedAt: timestamp('enqueued_at', { withTimezone: true }),
     /** Ids of the "changes requested" reviews already sent back to the worker: once per review. */
     sentBackForReviews: jsonb('sent_back_for_reviews').$type<number[]>().notNull().default([]),
+    /**
+     * The agent configuration files the PR changes, from its body's agent-config marker as last
+     * read (docs/worker.md, "Agent configuration"): shown in the status comment.
+     */
+    agentConfigChanged: jsonb('agent_config_changed').$type<string[]>().notNull().default([]),
     /** The head SHA `checksReruns` counts for: flaky checks are re-run per head (checks.rerunFailed). */
     checksRerunSha: text('checks_rerun_sha'),
     checksReruns: integer('checks_reruns').notNull().default(0),

@@ -53,24 +53,33 @@ export function createMetrics(options: MetricsOptions = {}) {
   });
   new Gauge({
     name: 'agent_coordinator_tasks_running',
-    help: 'Tasks with a worker run in flight (dispatched or running), by repository with an unfinished run.',
-    labelNames: ['repository'] as const,
+    help: 'Tasks with a worker run in flight (dispatched or running), across every repository.',
     registers,
-    collect: fromSnapshot((g, s) => {
-      for (const t of s.tasks)
-        g.inc(
-          { repository: t.repository },
-          t.state === 'dispatched' || t.state === 'running' ? t.count : 0,
-        );
-    }),
+    collect: fromSnapshot<Gauge>((g, s) =>
+      g.set(
+        sum(
+          s.tasks
+            .filter((t) => t.state === 'dispatched' || t.state === 'running')
+            .map((t) => t.count),
+        ),
+      ),
+    ),
   });
   new Gauge({
     name: 'agent_coordinator_dispatch_queue_depth',
-    help: 'Tasks ready to dispatch but not dispatched yet (deps merged, run running, no backoff), by repository with an unfinished run.',
-    labelNames: ['repository'] as const,
+    help: 'Tasks ready to dispatch but not dispatched yet (deps merged, run running, no backoff), across every repository.',
     registers,
-    collect: fromSnapshot((g, s) => {
-      for (const t of s.tasks) g.inc({ repository: t.repository }, t.ready);
+    collect: fromSnapshot<Gauge>((g, s) => g.set(sum(s.tasks.map((t) => t.ready)))),
+  });
+  new Gauge({
+    name: 'agent_coordinator_dispatch_queue_depth_max',
+    help: 'The deepest dispatch queue of any one repository (which one is on the dashboard).',
+    registers,
+    collect: fromSnapshot<Gauge>((g, s) => {
+      const byRepository = new Map<number, number>();
+      for (const t of s.tasks)
+        byRepository.set(t.repositoryId, (byRepository.get(t.repositoryId) ?? 0) + t.ready);
+      g.set(Math.max(0, ...byRepository.values()));
     }),
   });
   // Counters although read from the database: the totals only grow, and rate() needs counters.
@@ -105,6 +114,8 @@ export function createMetrics(options: MetricsOptions = {}) {
         g.set({ status }, sum(s.deliveries.filter((d) => d.status === status).map((d) => d.count)));
     }),
   });
+
+  const githubRateLimits = new RateLimitsSeen(registers);
 
   return {
     registry,
@@ -163,37 +174,18 @@ export function createMetrics(options: MetricsOptions = {}) {
       labelNames: ['outcome', 'claim'] as const,
       registers,
     }),
-    // Last seen on a response to an installation's requests (GitHub's x-ratelimit-* headers).
-    githubRateLimitRemaining: new Gauge({
-      name: 'agent_coordinator_github_rate_limit_remaining',
-      help: 'Requests left in the current rate limit window, by installation and resource (core, graphql, …).',
-      labelNames: ['installation', 'resource'] as const,
-      registers,
-    }),
-    githubRateLimitLimit: new Gauge({
-      name: 'agent_coordinator_github_rate_limit_limit',
-      help: 'Requests allowed per rate limit window, by installation and resource.',
-      labelNames: ['installation', 'resource'] as const,
-      registers,
-    }),
+    // Of every installation's latest x-ratelimit-* headers, the one with the least left.
+    githubRateLimits,
     // The shared write budget (src/github/write-budget.ts), this replica's side of it.
     githubWritesQueued: new Gauge({
       name: 'agent_coordinator_github_writes_queued',
-      help: 'Writes to GitHub waiting in this replica for the installation write budget (80 a minute, 500 content creations an hour), by installation.',
-      labelNames: ['installation'] as const,
+      help: 'Writes to GitHub waiting in this replica for their installation write budget (80 a minute, 500 content creations an hour), all installations together.',
       registers,
     }),
     githubWriteWaitSeconds: new Histogram({
       name: 'agent_coordinator_github_write_wait_seconds',
-      help: 'Time a write to GitHub waited for the installation write budget, by installation.',
-      labelNames: ['installation'] as const,
+      help: 'Time a write to GitHub waited for its installation write budget.',
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
-      registers,
-    }),
-    githubRateLimitReset: new Gauge({
-      name: 'agent_coordinator_github_rate_limit_reset_timestamp_seconds',
-      help: 'When the current rate limit window ends (Unix time), by installation and resource.',
-      labelNames: ['installation', 'resource'] as const,
       registers,
     }),
   };
@@ -233,6 +225,93 @@ function cachedSnapshot(
     await Promise.race([reading, timeout]).finally(() => clearTimeout(timer));
     return last;
   };
+}
+
+/** One installation's latest x-ratelimit-* headers for one resource. */
+export interface RateLimitSeen {
+  remaining: number;
+  limit?: number;
+  /** When the window ends (Unix seconds). */
+  reset?: number;
+}
+
+/**
+ * GitHub's rate limits as the installations' responses last reported them, served without
+ * saying whose: per resource (core, graphql, …) the remaining, limit and reset of the
+ * installation with the smallest share left whose window has not ended (an ended window is full
+ * again, so an idle installation does not keep a low figure). Which installation that is stays
+ * off /metrics, which is unauthenticated, and out of its label cardinality.
+ */
+export class RateLimitsSeen {
+  /** resource → installation → its latest headers. */
+  private readonly seen = new Map<string, Map<string, RateLimitSeen>>();
+
+  constructor(
+    registers: Registry[],
+    private readonly nowSeconds: () => number = () => Date.now() / 1000,
+  ) {
+    const lowest = () => this.lowest();
+    const family = (name: string, help: string, value: (r: RateLimitSeen) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['resource'] as const,
+        registers,
+        collect(this: Gauge<'resource'>) {
+          this.reset();
+          for (const [resource, seen] of lowest()) {
+            const v = value(seen);
+            if (v !== undefined) this.set({ resource }, v);
+          }
+        },
+      });
+    family(
+      'agent_coordinator_github_rate_limit_remaining',
+      'Requests left in the current rate limit window, of the installation with the smallest share left, by resource (core, graphql, …).',
+      (r) => r.remaining,
+    );
+    family(
+      'agent_coordinator_github_rate_limit_limit',
+      'Requests allowed per rate limit window, of the installation with the smallest share left, by resource.',
+      (r) => r.limit,
+    );
+    family(
+      'agent_coordinator_github_rate_limit_reset_timestamp_seconds',
+      'When the rate limit window of the installation with the smallest share left ends (Unix time), by resource.',
+      (r) => r.reset,
+    );
+  }
+
+  observe(installation: string, resource: string, headers: RateLimitSeen): void {
+    let byInstallation = this.seen.get(resource);
+    if (!byInstallation) this.seen.set(resource, (byInstallation = new Map()));
+    byInstallation.set(installation, headers);
+  }
+
+  /** Per resource, the installation with the smallest share left in a window not yet ended. */
+  private lowest(): Map<string, RateLimitSeen> {
+    const now = this.nowSeconds();
+    const out = new Map<string, RateLimitSeen>();
+    for (const [resource, byInstallation] of this.seen) {
+      let worst: RateLimitSeen | undefined;
+      for (const [installation, seen] of byInstallation) {
+        if (seen.reset !== undefined && seen.reset <= now) {
+          byInstallation.delete(installation);
+          continue;
+        }
+        if (!worst || share(seen) < share(worst)) worst = seen;
+      }
+      if (worst) out.set(resource, worst);
+      else this.seen.delete(resource);
+    }
+    return out;
+  }
+}
+
+/** The share of the window left; a response without a limit is taken as all or nothing left. */
+function share(r: RateLimitSeen): number {
+  if (r.limit) return r.remaining / r.limit;
+  return r.remaining > 0 ? 1 : 0;
 }
 
 function sum(values: number[]): number {

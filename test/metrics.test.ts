@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../src/metrics.js';
+import { Registry } from 'prom-client';
+import { createMetrics, RateLimitsSeen } from '../src/metrics.js';
 import type { MetricsSnapshot } from '../src/store/metrics-queries.js';
 import { Exposition } from './helpers/prometheus.js';
 
 const snapshot = (pending: number): MetricsSnapshot => ({
-  tasks: [{ repository: 'acme/widgets', state: 'pending', count: pending, ready: pending }],
+  tasks: [{ repositoryId: 2 ** 32 + 1, state: 'pending', count: pending, ready: pending }],
   attempts: [],
   deliveries: [],
   oldestUnhandledDeliverySeconds: 0,
@@ -24,9 +25,7 @@ describe('database metrics', () => {
     expect((await scrape(metrics)).value('agent_coordinator_tasks', { state: 'pending' })).toBe(1);
     expect(reads).toBe(1);
     const again = await scrape(metrics);
-    expect(
-      again.value('agent_coordinator_dispatch_queue_depth', { repository: 'acme/widgets' }),
-    ).toBe(1);
+    expect(again.value('agent_coordinator_dispatch_queue_depth')).toBe(1);
     expect(reads).toBe(1);
   });
 
@@ -52,7 +51,7 @@ describe('database metrics', () => {
       return new Promise<never>(() => {});
     };
     const slow = await scrape(metrics);
-    expect(slow.value('agent_coordinator_tasks_running', { repository: 'acme/widgets' })).toBe(0);
+    expect(slow.value('agent_coordinator_tasks_running')).toBe(0);
     expect(slow.value('agent_coordinator_tasks', { state: 'pending' })).toBe(3);
     // A read still in flight is waited on again, not started again.
     await scrape(metrics);
@@ -63,5 +62,41 @@ describe('database metrics', () => {
     const m = await scrape(createMetrics());
     expect(m.types.get('agent_coordinator_tasks')).toBe('gauge');
     expect(m.all('agent_coordinator_tasks')).toEqual([]);
+  });
+});
+
+/** Rate limits on /metrics: per resource, the installation with the least left, never its id. */
+describe('rate limits seen', () => {
+  const scrape = async (registry: Registry) => new Exposition(await registry.metrics());
+
+  it('serves the installation with the smallest share left, and forgets ended windows', async () => {
+    const registry = new Registry();
+    let now = 1_000;
+    const seen = new RateLimitsSeen([registry], () => now);
+    seen.observe('111', 'core', { remaining: 4000, limit: 5000, reset: 2_000 });
+    // Fewer requests left, but a larger share of a larger window.
+    seen.observe('222', 'core', { remaining: 1000, limit: 15000, reset: 1_500 });
+    seen.observe('333', 'core', { remaining: 600, limit: 5000, reset: 3_000 });
+    seen.observe('111', 'graphql', { remaining: 4900, limit: 5000, reset: 2_000 });
+    let m = await scrape(registry);
+    const core = { resource: 'core' };
+    expect(m.value('agent_coordinator_github_rate_limit_remaining', core)).toBe(1000);
+    expect(m.value('agent_coordinator_github_rate_limit_limit', core)).toBe(15000);
+    expect(m.value('agent_coordinator_github_rate_limit_reset_timestamp_seconds', core)).toBe(1500);
+    expect(m.value('agent_coordinator_github_rate_limit_remaining', { resource: 'graphql' })).toBe(
+      4900,
+    );
+    expect(m.all('agent_coordinator_github_rate_limit_remaining')).toHaveLength(2);
+    for (const sample of m.samples) expect(Object.keys(sample.labels)).toEqual(['resource']);
+
+    // 222's window ended: its limit is full again, and the next lowest is served.
+    now = 1_600;
+    m = await scrape(registry);
+    expect(m.value('agent_coordinator_github_rate_limit_remaining', core)).toBe(600);
+    expect(m.value('agent_coordinator_github_rate_limit_reset_timestamp_seconds', core)).toBe(3000);
+    // Every window ended: nothing left to report.
+    now = 5_000;
+    m = await scrape(registry);
+    expect(m.all('agent_coordinator_github_rate_limit_remaining')).toEqual([]);
   });
 });

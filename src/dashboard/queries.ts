@@ -10,6 +10,7 @@ import {
 } from '../../db/schema.js';
 import type { RunState, TaskState } from '../core/states.js';
 import { rowsOf, type AppDatabase } from '../store/database.js';
+import { countReady } from '../store/metrics-queries.js';
 import { graphTask } from '../store/runs.js';
 
 // Read-only views of the coordinator's tables for the dashboard. Several replicas may share
@@ -32,6 +33,8 @@ export interface RunSummary {
   budgetUsd: number | undefined;
   taskCounts: Partial<Record<TaskState, number>>;
   taskTotal: number;
+  /** Pending tasks the scheduler could dispatch now, waiting for a worker slot. */
+  readyCount: number;
 }
 
 export interface TaskView {
@@ -132,8 +135,13 @@ function selectRuns(db: AppDatabase) {
 
 type RunRow = Awaited<ReturnType<typeof selectRuns>>[number];
 
-function summary(row: RunRow, counts: Map<number, Partial<Record<TaskState, number>>>): RunSummary {
-  const taskCounts = counts.get(row.id) ?? {};
+interface RunTaskCounts {
+  byState: Partial<Record<TaskState, number>>;
+  ready: number;
+}
+
+function summary(row: RunRow, counts: Map<number, RunTaskCounts>): RunSummary {
+  const taskCounts = counts.get(row.id)?.byState ?? {};
   return {
     id: row.id,
     owner: row.owner,
@@ -151,6 +159,7 @@ function summary(row: RunRow, counts: Map<number, Partial<Record<TaskState, numb
     budgetUsd: budgetOf(row.config),
     taskCounts,
     taskTotal: Object.values(taskCounts).reduce((a, b) => a + (b ?? 0), 0),
+    readyCount: counts.get(row.id)?.ready ?? 0,
   };
 }
 
@@ -295,19 +304,24 @@ export class DashboardQueries {
     return rowsOf<{ v: string | null }>(result)[0]?.v ?? '';
   }
 
-  private async taskCounts(
-    runIds: number[],
-  ): Promise<Map<number, Partial<Record<TaskState, number>>>> {
-    const counts = new Map<number, Partial<Record<TaskState, number>>>();
+  private async taskCounts(runIds: number[]): Promise<Map<number, RunTaskCounts>> {
+    const counts = new Map<number, RunTaskCounts>();
     if (runIds.length === 0) return counts;
     const rows = await this.db
-      .select({ runId: tasks.runId, state: tasks.state, n: sql<number>`count(*)::int` })
+      .select({
+        runId: tasks.runId,
+        state: tasks.state,
+        n: sql<number>`count(*)::int`,
+        ready: countReady,
+      })
       .from(tasks)
+      .innerJoin(runs, eq(runs.id, tasks.runId))
       .where(and(inArray(tasks.runId, runIds), graphTask))
-      .groupBy(tasks.runId, tasks.state);
+      .groupBy(tasks.runId, tasks.state, runs.state);
     for (const row of rows) {
-      const entry = counts.get(row.runId) ?? {};
-      entry[row.state] = Number(row.n);
+      const entry = counts.get(row.runId) ?? { byState: {}, ready: 0 };
+      entry.byState[row.state] = Number(row.n);
+      entry.ready += Number(row.ready);
       counts.set(row.runId, entry);
     }
     return counts;

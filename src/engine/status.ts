@@ -24,9 +24,14 @@ export async function renderRunStatus(
   ]);
   // Failing checks given another chance before the task goes back (docs/configuration.md).
   const rerunning = new Map<number, string>();
+  // The agent configuration each task's PR changes, as its body says (by task and PR number:
+  // an earlier PR of the task, closed since, is not its PR any more).
+  const agentConfig = new Map<string, string[]>();
   for (const p of pulls) {
     if (p.taskId !== null && p.checksRerunning && p.checksRerunSha === p.headSha)
       rerunning.set(p.taskId, `re-running ${p.checksRerunning} (flaky?)`);
+    if (p.taskId !== null && p.agentConfigChanged.length > 0)
+      agentConfig.set(`${p.taskId}#${p.number}`, p.agentConfigChanged);
   }
   const cost = new Map<number, number>();
   // Why each task's latest failed attempt failed (the worker's own reason when it gave one).
@@ -87,6 +92,7 @@ export async function renderRunStatus(
       attempts: t.attemptCount,
       prNumber: t.prNumber ?? undefined,
       costUsd: cost.get(t.id),
+      agentConfigChanged: agentConfig.get(`${t.id}#${t.prNumber}`),
       waiting:
         (IN_REVIEW.has(t.state) ? rerunning.get(t.id) : undefined) ??
         (reason ? formatWaitReason(reason) : failure),

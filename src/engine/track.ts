@@ -3,7 +3,7 @@ import type { AttemptRow } from '../store/attempts.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
-import { parseUsageMarker } from '../protocol/markers.js';
+import { parseAgentConfigMarker, parseUsageMarker } from '../protocol/markers.js';
 import { parseRunName } from '../protocol/run-name.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { scheduleRepository, schedulingOnce } from './dispatch.js';
@@ -135,7 +135,10 @@ async function completeAttempt(
       attemptId: attempt.id,
       task,
       usageTotal: parseUsageMarker(pull.body),
-      pull: pullValues(scope.repositoryId, pull),
+      pull: {
+        ...pullValues(scope.repositoryId, pull),
+        agentConfigChanged: parseAgentConfigMarker(pull.body),
+      },
     });
     if (!done) return;
     crashPoint('track.attempt-completed');
@@ -199,7 +202,7 @@ export async function moveOnFromAttempt(
     const pull = knownPull ?? (await agentPullOf(scope, task));
     // Gone since (closed by a person): the closed PR's own event decides what happens.
     if (!pull) return;
-    await recordPull(engine, scope.repositoryId, task.id, pull);
+    await recordPull(engine, scope.repositoryId, task.id, pull, parseAgentConfigMarker(pull.body));
     // An approval given while the worker was still finishing stands if it is for this head.
     const moved = await engine.store.runs.enterReview(task.id, pull.number, pull.headSha);
     if (moved) await inReview(engine, scope, task, attempt, pull, runSpentUsd);
@@ -250,6 +253,11 @@ export interface PullEventInfo {
    * may carry from before a newer push.
    */
   currentHeadSha?: string;
+  /**
+   * The PR's body, when the caller has it (GitHub's now, where it was read): the agent
+   * configuration files its agent-config marker lists are recorded for the status comment.
+   */
+  body?: string;
 }
 
 /** Fork PRs and look-alike branches are never agent PRs: only the task branch of this repository. */
@@ -283,6 +291,7 @@ export async function linkPullRequest(
     ...pull,
     headSha: pull.currentHeadSha ?? pull.headSha,
   });
+  if (pull.body !== undefined) await recordAgentConfig(engine, run.id, row, pull.body);
   // The upsert leaves the coordinator's own columns alone: this is the update it asked for, if any.
   const updateFrom = row.updatedByCoordinatorFrom;
   if (pull.before !== undefined && updateFrom !== null) {
@@ -326,7 +335,7 @@ export async function onPullRequestChanged(
   const current = repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
   const linked = await linkPullRequest(engine, repositoryId, {
     ...pull,
-    ...(current ? { state: current.state, merged: current.merged } : {}),
+    ...(current ? { state: current.state, merged: current.merged, body: current.body } : {}),
     currentHeadSha: current?.headSha,
   });
   if (!linked || linked.run.finishedAt) return;
@@ -399,9 +408,43 @@ type SeenPull = Pick<
   'number' | 'nodeId' | 'headRef' | 'headSha' | 'baseRef' | 'state' | 'merged'
 >;
 
-/** The task's PR as GitHub last showed it, from a listing or from a pull_request event. */
-function recordPull(engine: Engine, repositoryId: number, taskId: number, pull: SeenPull) {
-  return engine.store.pulls.upsert({ ...pullValues(repositoryId, pull), taskId });
+/**
+ * The task's PR as GitHub last showed it, from a listing or from a pull_request event; with the
+ * agent configuration its body lists, when the caller read the body and needs no status of it.
+ */
+function recordPull(
+  engine: Engine,
+  repositoryId: number,
+  taskId: number,
+  pull: SeenPull,
+  agentConfigChanged?: string[],
+) {
+  return engine.store.pulls.upsert({
+    ...pullValues(repositoryId, pull),
+    taskId,
+    ...(agentConfigChanged ? { agentConfigChanged } : {}),
+  });
+}
+
+/**
+ * The agent configuration files the PR's body lists (docs/worker.md, "Agent configuration"),
+ * recorded when they differ from what its row says, and then shown in the status comment. Only
+ * the publish job writes the marker, but anyone who may edit the PR (write access) can change
+ * it: the warning is as good as the people with write access.
+ */
+async function recordAgentConfig(
+  engine: Engine,
+  runId: number,
+  row: { id: number; agentConfigChanged: string[] },
+  body: string,
+): Promise<void> {
+  const paths = parseAgentConfigMarker(body);
+  if (samePaths(row.agentConfigChanged, paths)) return;
+  if (await engine.store.pulls.recordAgentConfig(row.id, runId, paths)) engine.requestStatus(runId);
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((p, i) => p === b[i]);
 }
 
 /** A PR row's GitHub side. */

@@ -17,20 +17,17 @@ interface HookedOctokit {
   };
 }
 
-type RateLimitGauges = Pick<
-  Metrics,
-  'githubRateLimitRemaining' | 'githubRateLimitLimit' | 'githubRateLimitReset'
->;
-
 /**
  * `Octokit` whose installation clients report GitHub's `x-ratelimit-*` response headers to the
  * rate limit gauges, errors included (a 403 for an exhausted limit carries them too). Probot puts
  * the installation id in a client's auth options, both for `probot.auth(id)` and for a webhook's
- * context; the App's own (JWT) client has none and reports nothing.
+ * context; the App's own (JWT) client has none and reports nothing. The gauges keep each
+ * installation's figures but serve only the lowest (RateLimitsSeen): no installation id on
+ * /metrics.
  */
 export function withRateLimitMetrics(
   Octokit: typeof ProbotOctokit,
-  gauges: RateLimitGauges,
+  metrics: Pick<Metrics, 'githubRateLimits'>,
 ): typeof ProbotOctokit {
   const reportRateLimit = (octokit: HookedOctokit, options: { auth?: unknown }) => {
     const installationId = (options.auth as { installationId?: unknown } | undefined)
@@ -41,12 +38,17 @@ export function withRateLimitMetrics(
       if (isAppCall(options.url)) return;
       const remaining = Number(headers?.['x-ratelimit-remaining']);
       if (!headers || !Number.isFinite(remaining)) return;
-      const labels = { installation, resource: String(headers['x-ratelimit-resource'] ?? 'core') };
-      gauges.githubRateLimitRemaining.set(labels, remaining);
       const limit = Number(headers['x-ratelimit-limit']);
-      if (Number.isFinite(limit)) gauges.githubRateLimitLimit.set(labels, limit);
       const reset = Number(headers['x-ratelimit-reset']);
-      if (Number.isFinite(reset)) gauges.githubRateLimitReset.set(labels, reset);
+      metrics.githubRateLimits.observe(
+        installation,
+        String(headers['x-ratelimit-resource'] ?? 'core'),
+        {
+          remaining,
+          limit: Number.isFinite(limit) ? limit : undefined,
+          reset: Number.isFinite(reset) ? reset : undefined,
+        },
+      );
     };
     octokit.hook.after('request', (response, options) => record(response.headers, options));
     octokit.hook.error('request', (error, options) => {

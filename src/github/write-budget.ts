@@ -118,7 +118,7 @@ export class WriteBudget {
       // Sorted insert: by priority, then in arrival order.
       const at = queue.findIndex((w) => RANK[w.priority] > RANK[waiter.priority]);
       queue.splice(at === -1 ? queue.length : at, 0, waiter);
-      this.reportQueued(installationId);
+      this.reportQueued();
       if (!pumping) void this.pump(installationId, queue);
     });
   }
@@ -158,7 +158,7 @@ export class WriteBudget {
     for (const [installationId, queue] of this.queues) {
       if (!this.nextAt.has(installationId)) continue;
       for (const waiter of queue.splice(0)) waiter.reject(new Error('the write budget is closed'));
-      this.reportQueued(installationId);
+      this.reportQueued();
     }
   }
 
@@ -206,17 +206,14 @@ export class WriteBudget {
     } finally {
       this.nextAt.delete(installationId);
       this.queues.delete(installationId);
-      this.reportQueued(installationId);
+      this.reportQueued();
     }
   }
 
   private grant(installationId: number, waiter: Waiter, id: number): void {
     const waitedMs = this.clock.now().getTime() - waiter.since;
-    this.reportQueued(installationId);
-    this.options.metrics?.githubWriteWaitSeconds.observe(
-      { installation: String(installationId) },
-      waitedMs / 1000,
-    );
+    this.reportQueued();
+    this.options.metrics?.githubWriteWaitSeconds.observe(waitedMs / 1000);
     let sent = false;
     waiter.resolve({
       waitedMs,
@@ -232,11 +229,9 @@ export class WriteBudget {
     });
   }
 
-  private reportQueued(installationId: number): void {
-    this.options.metrics?.githubWritesQueued.set(
-      { installation: String(installationId) },
-      this.queues.get(installationId)?.length ?? 0,
-    );
+  /** All installations together: the gauge names none (docs/running.md, "Metrics"). */
+  private reportQueued(): void {
+    this.options.metrics?.githubWritesQueued.set(this.queued);
   }
 }
 

@@ -17,6 +17,7 @@ interface PullPayload {
   merged?: boolean | null;
   head: { ref: string; sha: string; repo: { id: number } | null };
   base: { ref: string };
+  body?: string | null;
 }
 
 function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
@@ -30,6 +31,7 @@ function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
     state: pr.state,
     merged: pr.merged ?? false,
     before,
+    body: pr.body ?? '',
   };
 }
 

@@ -2,8 +2,8 @@ import { classifyLines, splitLines } from '../core/commands/markdown-lines.js';
 import { ATTEMPT_SOURCE, ISSUE_NUMBER_SOURCE, TASK_KEY_SOURCE } from './identifiers.js';
 
 /**
- * The hidden markers the worker writes and the coordinator reads: the task and usage markers of a
- * PR body (docs/worker.md, "Pull request markers") and the planner's plan marker
+ * The hidden markers the worker writes and the coordinator reads: the task, usage and
+ * agent-config markers of a PR body (docs/worker.md, "Pull request markers") and the planner's plan marker
  * (docs/lifecycle.md, "Plan"). Writer and reader live here together, so the two sides cannot
  * drift apart.
  */
@@ -69,15 +69,62 @@ function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined
   };
 }
 
-export function markerBlock(issue: number, taskId: string, attempt: number, usage?: Usage): string {
+/** At most this many agent configuration paths are listed (in the marker and in the section). */
+export const MAX_AGENT_CONFIG_PATHS = 50;
+
+/**
+ * The agent configuration files (`.claude/…`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`) the PR
+ * changes against its base, as the publish job found them (docs/worker.md, "Agent
+ * configuration"): `<!-- agent-coordinator:agent-config paths=<p>,<p>,… -->`, each path
+ * percent-encoded (encodeURIComponent), so no path can hold `,`, a space or `-->`. None: no marker.
+ */
+export function agentConfigMarker(paths: readonly string[]): string | undefined {
+  const listed = paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== '');
+  if (listed.length === 0) return undefined;
+  return `<!-- agent-coordinator:agent-config paths=${listed.map(encodeURIComponent).join(',')} -->`;
+}
+
+const AGENT_CONFIG =
+  /<!-- agent-coordinator:agent-config paths=([\w.!~*'()%-]+(?:,[\w.!~*'()%-]+)*) -->/g;
+
+/**
+ * The paths of the last agent-config marker of a PR body; empty when it has none (the PR
+ * changes no agent configuration, or a worker from before the marker wrote it). A path that
+ * does not decode is left out.
+ */
+export function parseAgentConfigMarker(body: string | null | undefined): string[] {
+  let last: string | undefined;
+  for (const match of body?.matchAll(AGENT_CONFIG) ?? []) last = match[1];
+  if (last === undefined) return [];
+  const paths: string[] = [];
+  for (const encoded of last.split(',').slice(0, MAX_AGENT_CONFIG_PATHS)) {
+    try {
+      paths.push(decodeURIComponent(encoded));
+    } catch {
+      // Not something agentConfigMarker wrote: a person's edit.
+    }
+  }
+  return paths;
+}
+
+export function markerBlock(
+  issue: number,
+  taskId: string,
+  attempt: number,
+  usage?: Usage,
+  agentConfig: readonly string[] = [],
+): string {
   const lines = [taskMarker(issue, taskId, attempt)];
   if (usage) lines.push(usageMarker(usage));
+  const config = agentConfigMarker(agentConfig);
+  if (config) lines.push(config);
   return lines.join('\n');
 }
 
 // Anything that looks like one of our PR markers, well-formed or not, is replaced on an update.
 const ANY_TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
 const ANY_USAGE_MARKER = /<!--\s*agent-coordinator:usage\b[^>]*-->/g;
+const ANY_AGENT_CONFIG_MARKER = /<!--\s*agent-coordinator:agent-config\b[^>]*-->/g;
 
 export interface MarkerState {
   issue: number;
@@ -85,13 +132,20 @@ export interface MarkerState {
   attempt: number;
   /** This attempt's usage; added to what the body already records. */
   usage?: Usage;
+  /** The agent configuration paths the PR now changes; undefined keeps what the body says. */
+  agentConfig?: readonly string[];
 }
 
 /** Replace our markers in a (possibly human-edited) PR body, keeping everything else. */
 export function updateBodyMarkers(body: string, state: MarkerState): string {
   const total = addUsage(parseUsageMarker(body), state.usage);
-  const rest = body.replace(ANY_TASK_MARKER, '').replace(ANY_USAGE_MARKER, '').trimEnd();
-  return `${rest}\n\n${markerBlock(state.issue, state.taskId, state.attempt, total)}\n`;
+  const agentConfig = state.agentConfig ?? parseAgentConfigMarker(body);
+  const rest = body
+    .replace(ANY_TASK_MARKER, '')
+    .replace(ANY_USAGE_MARKER, '')
+    .replace(ANY_AGENT_CONFIG_MARKER, '')
+    .trimEnd();
+  return `${rest}\n\n${markerBlock(state.issue, state.taskId, state.attempt, total, agentConfig)}\n`;
 }
 
 /**

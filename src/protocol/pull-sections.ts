@@ -1,6 +1,6 @@
 import { inertInline } from '../core/inert-markdown.js';
 import type { WorkerMode } from './assignment.js';
-import { neutralizeMarkers, type Usage } from './markers.js';
+import { MAX_AGENT_CONFIG_PATHS, neutralizeMarkers, type Usage } from './markers.js';
 
 /**
  * The parts of an agent PR's body the worker owns (docs/worker.md, "Pull request body"),
@@ -8,7 +8,7 @@ import { neutralizeMarkers, type Usage } from './markers.js';
  * people wrote around them alone. Text inside is neutralised (`<!--` cannot open a comment),
  * so no content can close a section or open another.
  */
-export const PULL_SECTIONS = ['partial', 'summary', 'history'] as const;
+export const PULL_SECTIONS = ['agent-config', 'partial', 'summary', 'history'] as const;
 export type PullSection = (typeof PULL_SECTIONS)[number];
 
 export function sectionStart(name: PullSection): string {
@@ -120,4 +120,26 @@ export function historyWith(content: string | undefined, record: AttemptRecord):
   rows.set(record.attempt, historyRow(record));
   const ordered = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
   return [HISTORY_HEADING, '', ...HEADER, ...ordered].join('\n');
+}
+
+/** What GitHub and people call the agent configuration files, for the warnings. */
+export const AGENT_CONFIG_FILES = '`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`';
+
+/**
+ * The visible warning of the agent-config section: the PR changes files that configure coding
+ * agents. Each path is rendered inert (the agent chose the file names). Empty when it changes
+ * none, which leaves the section empty. The paths themselves travel in the agent-config marker
+ * (markers.ts), which is what the coordinator reads.
+ */
+export function agentConfigContent(paths: readonly string[]): string {
+  const listed = paths.filter((p) => p.trim() !== '');
+  if (listed.length === 0) return '';
+  const shown = listed.slice(0, MAX_AGENT_CONFIG_PATHS);
+  const more = listed.length - shown.length;
+  return [
+    `**Agent configuration changed.** This PR changes files that configure coding agents (${AGENT_CONFIG_FILES}). Every agent of this task starts from the base branch's copies, but once merged these configure every later agent run and every person's Claude Code in this repository: review them with care.`,
+    '',
+    ...shown.map((p) => `- ${inertInline(p)}`),
+    ...(more > 0 ? [`- … and ${more} more`] : []),
+  ].join('\n');
 }

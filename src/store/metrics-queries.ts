@@ -1,16 +1,21 @@
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
-import { attempts, repositories, runs, tasks, webhookDeliveries } from '../../db/schema.js';
+import { attempts, runs, tasks, webhookDeliveries } from '../../db/schema.js';
 import type { TaskState } from '../core/states.js';
 import type { AppDatabase } from './database.js';
 import { graphTask } from './runs.js';
 
 // What the Prometheus gauges show, read from the database at scrape time: every replica reports
 // the same numbers, and nothing in memory has to be kept in step with the writes. One grouped
-// query per family, each cheap at 30,000 tasks.
+// query per family, each cheap at 30,000 tasks. Nothing here names a repository: /metrics is
+// unauthenticated, and its figures are aggregates (docs/running.md, "Metrics").
 
 export interface MetricsSnapshot {
-  /** Tasks of unfinished runs by repository (`owner/name`) and state; `ready` of them could be dispatched now. */
-  tasks: Array<{ repository: string; state: TaskState; count: number; ready: number }>;
+  /**
+   * Tasks of unfinished runs by repository and state; `ready` of them could be dispatched now.
+   * The repository id only groups them (a gauge reports the deepest queue of any one
+   * repository); no series carries it.
+   */
+  tasks: Array<{ repositoryId: number; state: TaskState; count: number; ready: number }>;
   /** Every completed attempt ever, by conclusion, and what they cost. */
   attempts: Array<{ conclusion: string; count: number; costUsd: number }>;
   /** Deliveries waiting to be handled, being handled, or given up on. */
@@ -18,6 +23,15 @@ export interface MetricsSnapshot {
   /** Age of the oldest delivery not yet handled; 0 when none waits. */
   oldestUnhandledDeliverySeconds: number;
 }
+
+/**
+ * How many of the grouped tasks could be dispatched now, by the scheduler's own test
+ * (AttemptStore.claimDispatches): pending, dependencies merged, run running, no backoff. For a
+ * query over `tasks` joined to their `runs`; the dashboard counts the same.
+ */
+export const countReady = sql<number>`(count(*) filter (where ${tasks.state} = 'pending'
+  and ${tasks.unmetDeps} = 0 and ${runs.state} = 'running'
+  and (${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= now())))::int`;
 
 export async function readMetricsSnapshot(db: AppDatabase): Promise<MetricsSnapshot> {
   const deliveriesIn = (status: 'pending' | 'processing' | 'failed') =>
@@ -36,19 +50,15 @@ export async function readMetricsSnapshot(db: AppDatabase): Promise<MetricsSnaps
     // by history.
     db
       .select({
-        repository: sql<string>`${repositories.owner} || '/' || ${repositories.name}`,
+        repositoryId: runs.repositoryId,
         state: tasks.state,
         count: sql<number>`count(*)::int`,
-        // The scheduler's own test for a dispatchable task (AttemptStore.claimDispatches).
-        ready: sql<number>`(count(*) filter (where ${tasks.state} = 'pending'
-          and ${tasks.unmetDeps} = 0 and ${runs.state} = 'running'
-          and (${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= now())))::int`,
+        ready: countReady,
       })
       .from(runs)
-      .innerJoin(repositories, eq(repositories.id, runs.repositoryId))
       .innerJoin(tasks, eq(tasks.runId, runs.id))
       .where(and(isNull(runs.finishedAt), graphTask))
-      .groupBy(repositories.id, tasks.state),
+      .groupBy(runs.repositoryId, tasks.state),
     // All time, so they are counters (rate() gives attempts and dollars per hour). One table,
     // no join: a 30,000-task fleet has a few tens of thousands of attempts.
     db

@@ -36,6 +36,32 @@ export class PullStore {
   }
 
   /**
+   * The agent configuration files the PR changes, as its body now says; the run's status comment
+   * is due again in the same statement. False when the row already said so.
+   */
+  async recordAgentConfig(id: number, runId: number, paths: string[]): Promise<boolean> {
+    const changed = this.db.$with('changed').as(
+      this.db
+        .update(pullRequests)
+        .set({ agentConfigChanged: paths, updatedAt: new Date() })
+        .where(
+          and(
+            eq(pullRequests.id, id),
+            sql`${pullRequests.agentConfigChanged} is distinct from ${JSON.stringify(paths)}::jsonb`,
+          ),
+        )
+        .returning({ id: pullRequests.id }),
+    );
+    const rows = await this.db
+      .with(changed)
+      .update(runs)
+      .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
+      .where(and(eq(runs.id, runId), sql`exists (select 1 from ${changed})`))
+      .returning({ id: runs.id });
+    return rows.length > 0;
+  }
+
+  /**
    * Claims a "changes requested" review for a send-back: true once per review id, whichever of
    * two deliveries of it (a redelivery, a duplicate) gets here first.
    */
@@ -195,6 +221,8 @@ export function pullUpsert(db: Db, placeholders: Record<string, Placeholder | SQ
 /** What a repeat sighting of a PR overwrites: GitHub's side of the row. */
 const UPSERTED = [
   'taskId',
+  // Only where the caller read the body (a completed attempt's PR): otherwise left as it was.
+  'agentConfigChanged',
   'nodeId',
   'headRef',
   'headSha',

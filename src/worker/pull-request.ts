@@ -1,13 +1,9 @@
 import type { WorkerEnv } from './env.js';
 import type { WorkerGitHub } from './github.js';
 import { inertInline, inertLines } from '../core/inert-markdown.js';
+import { markerBlock, updateBodyMarkers, type Usage } from '../protocol/markers.js';
 import {
-  markerBlock,
-  neutralizeMarkers,
-  updateBodyMarkers,
-  type Usage,
-} from '../protocol/markers.js';
-import {
+  agentConfigContent,
   historyWith,
   readSection,
   renderSection,
@@ -20,12 +16,30 @@ type PullEnv = Pick<
   'issue' | 'taskId' | 'attempt' | 'title' | 'prompt' | 'branch' | 'timeoutMinutes'
 >;
 
-/** The agent's summary as it reached us; rendered inert it may grow a little. */
+/** The agent's summary and the task's prompt, in characters of the rendered markdown. */
 const MAX_SUMMARY = 8_000;
 const MAX_PROMPT = 30_000;
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}\n\n… (cut)`;
+/**
+ * Untrusted multi-line text as inert markdown lines (inertLines), each line kept a line by a
+ * hard break, cut at a line once the rendered lines reach `max` characters: escaping may grow
+ * the text (`<` is `&lt;`), and GitHub refuses a body over 65,536 characters.
+ */
+function inertBlock(text: string, max: number): string[] {
+  const lines: string[] = [];
+  let length = 0;
+  for (const line of inertLines(text.trim())) {
+    if (length + line.length + 3 > max) {
+      lines.push('', '… (cut)');
+      break;
+    }
+    lines.push(line);
+    length += line.length + 3;
+  }
+  while (lines.at(-1) === '') lines.pop();
+  return lines.map((line, i) =>
+    line !== '' && i < lines.length - 1 && lines[i + 1] !== '' ? `${line}  ` : line,
+  );
 }
 
 export function pullTitle(env: Pick<WorkerEnv, 'issue' | 'title' | 'taskId'>): string {
@@ -39,12 +53,22 @@ export function pullTitle(env: Pick<WorkerEnv, 'issue' | 'title' | 'taskId'>): s
  * stays a line (a hard break), so its lists still read as lists.
  */
 export function summaryContent(attempt: number, summary: string): string {
-  const lines = inertLines(clip(summary.trim(), MAX_SUMMARY));
+  const lines = inertBlock(summary, MAX_SUMMARY);
   if (lines.length === 0) return '';
-  const quoted = lines.map((line, i) =>
-    line === '' ? '>' : `> ${line}${i < lines.length - 1 && lines[i + 1] !== '' ? '  ' : ''}`,
-  );
+  const quoted = lines.map((line) => (line === '' ? '>' : `> ${line}`));
   return [`**What the agent did** (attempt ${attempt}):`, '', ...quoted].join('\n');
+}
+
+/**
+ * The task's prompt, folded away and inert like the summary (docs/worker.md, "Pull request
+ * body"): it came from the issue or the planner, so a mention, a reference (`#12`,
+ * `owner/repo#3`, `GH-4`), a link, HTML or a `</details>` in it is shown as text and does
+ * nothing. Empty when there is no prompt.
+ */
+export function promptContent(prompt: string): string {
+  const lines = inertBlock(prompt, MAX_PROMPT);
+  if (lines.length === 0) return '';
+  return ['<details><summary>Task prompt</summary>', '', ...lines, '', '</details>'].join('\n');
 }
 
 /** The visible line of a partial PR; its section's markers are the hidden part. */
@@ -61,7 +85,12 @@ export interface PullBodyInput {
   partial: boolean;
   /** This attempt's row of the history. */
   record: AttemptRecord;
-  /** Agent configuration the PR changes against its base. */
+  /**
+   * The agent configuration files (`.claude/…`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`) the PR
+   * changes against its base, as the publish step found them: shown as a warning (the
+   * agent-config section) and listed in the agent-config marker for the coordinator. Empty: the
+   * warning and the marker go. Undefined: not looked at, the body keeps what it says.
+   */
   agentConfigChanged?: string[];
 }
 
@@ -69,26 +98,34 @@ export function pullBody(env: PullEnv, input: PullBodyInput): string {
   // The title is untrusted text: in the PR body it must not link, mention or format.
   const parts = [
     `Task \`${env.taskId}\`: ${inertInline(env.title.trim() || env.taskId)}`,
+    renderSection('agent-config', agentConfigContent(input.agentConfigChanged ?? [])),
     renderSection('partial', input.partial ? partialContent(env) : ''),
     renderSection('summary', summaryContent(env.attempt, input.summary)),
   ];
-  if (env.prompt.trim()) {
-    parts.push(
-      `<details><summary>Task prompt</summary>\n\n${neutralizeMarkers(clip(env.prompt.trim(), MAX_PROMPT))}\n\n</details>`,
-    );
-  }
+  const prompt = promptContent(env.prompt);
+  if (prompt) parts.push(prompt);
   parts.push(renderSection('history', historyWith(undefined, input.record)));
   parts.push(`Part of #${env.issue}`);
-  parts.push(markerBlock(env.issue, env.taskId, env.attempt, input.usage));
+  parts.push(
+    markerBlock(env.issue, env.taskId, env.attempt, input.usage, input.agentConfigChanged),
+  );
   return `${parts.join('\n\n')}\n`;
 }
 
 /**
  * An existing PR's body with this attempt in it: only the worker's sections and markers are
- * rewritten; a summary is replaced only when this attempt's agent gave one.
+ * rewritten; a summary is replaced only when this attempt's agent gave one, the agent-config
+ * warning only when this attempt looked (an empty list leaves its section empty).
  */
 export function updatedPullBody(env: PullEnv, body: string, input: PullBodyInput): string {
-  let next = writeSection(body, 'partial', input.partial ? partialContent(env) : '');
+  let next = body;
+  if (input.agentConfigChanged) {
+    const warning = agentConfigContent(input.agentConfigChanged);
+    // A body without the section (opened before it existed) gets one only to say something.
+    if (warning || readSection(next, 'agent-config') !== undefined)
+      next = writeSection(next, 'agent-config', warning);
+  }
+  next = writeSection(next, 'partial', input.partial ? partialContent(env) : '');
   if (input.summary.trim())
     next = writeSection(next, 'summary', summaryContent(env.attempt, input.summary));
   next = writeSection(next, 'history', historyWith(readSection(next, 'history'), input.record));
@@ -97,6 +134,7 @@ export function updatedPullBody(env: PullEnv, body: string, input: PullBodyInput
     taskId: env.taskId,
     attempt: env.attempt,
     usage: input.usage,
+    agentConfig: input.agentConfigChanged,
   });
 }
 

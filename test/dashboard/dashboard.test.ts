@@ -106,6 +106,23 @@ describe('dashboard over HTTP', () => {
     expect(page).toContain('which is not a task in this plan');
   });
 
+  it('shows how many tasks of a run wait for a worker slot (not on /metrics, which names no repository)', async () => {
+    s = await startScenario({
+      env: { DASHBOARD_TOKEN: TOKEN },
+      config: 'concurrency:\n  maxParallel: 1\n',
+    });
+    s.double.setWorker(() => ({ kind: 'manual' }));
+    await startRun(
+      'Three at once',
+      '```tasks\n- id: a\n  title: A\n- id: b\n  title: B\n- id: c\n  title: C\n```',
+    );
+    const text = await (await get('/dashboard', bearer)).text();
+    const row = /<tr data-run="\d+">([\s\S]*?)<\/tr>/.exec(text)![1]!;
+    expect(row).toContain('octo-org/widgets');
+    // One in flight, the other two ready behind the limit of one.
+    expect(row).toMatch(/\(2 ready\)/);
+  });
+
   it('escapes every untrusted string: issue title, task titles, command text, reasons', async () => {
     s = await startScenario({ env: { DASHBOARD_TOKEN: TOKEN } });
     s.double.setWorker(() => ({ kind: 'pr' }));

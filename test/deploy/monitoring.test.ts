@@ -96,6 +96,28 @@ describe('monitoring files', () => {
     }
   });
 
+  it('name no repository or installation, as /metrics has no such label', async () => {
+    const labels = new Set<string>();
+    // Each metric keeps the label names it was declared with (not in prom-client's types).
+    for (const metric of createMetrics().registry.getMetricsAsArray())
+      for (const name of (metric as unknown as { labelNames: string[] }).labelNames)
+        labels.add(name);
+    expect(labels).toContain('resource');
+    for (const forbidden of ['repository', 'installation', 'owner', 'issue'])
+      expect(labels).not.toContain(forbidden);
+    const queries = [...dashboardQueries, ...rules.map((r) => r.expr!)];
+    const annotations = rules.flatMap((r) => Object.values(r.annotations ?? {}));
+    const usesName = [
+      /\b(?:by|on|without|ignoring)\s*\([^)]*\b(?:repository|installation)\b/,
+      /\{[^}]*\b(?:repository|installation)\s*[=!~]/,
+      /\$labels\.(?:repository|installation)\b/,
+      /\$repository\b/,
+    ];
+    for (const text of [...queries, ...annotations])
+      for (const pattern of usesName) expect(text).not.toMatch(pattern);
+    expect(dashboard.templating.list.map((v) => v.name)).toEqual(['DS_PROMETHEUS']);
+  });
+
   it('alerts on queue depth, p99 decision latency, failed deliveries and rate-limit exhaustion', () => {
     const alertOn = (test: (expr: string) => boolean) => rules.filter((r) => test(r.expr!));
     expect(alertOn((e) => e.includes('agent_coordinator_dispatch_queue_depth'))).not.toEqual([]);

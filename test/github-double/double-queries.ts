@@ -27,6 +27,19 @@ export class DoubleQueries extends DoubleBase {
     return repoJson(this.core, this.repoOf(fullName));
   }
 
+  /** Every repository (`owner/name`) the double holds. */
+  repositories(): string[] {
+    return [...this.core.repos.values()].map((r) => r.fullName);
+  }
+
+  /** The App's installations: each one's id and the account it is on. */
+  installations(): Array<{ id: number; account: string }> {
+    return [...this.core.installations.values()].map((i) => ({
+      id: i.id,
+      account: i.account.login,
+    }));
+  }
+
   issue(fullName: string, number: number): Json | undefined {
     const repo = this.repoOf(fullName);
     const issue = repo.issues.get(number);

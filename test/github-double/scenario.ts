@@ -42,6 +42,7 @@ import { enableMergeQueue, processMergeQueue, type QueueRunResult } from './ops/
 import type { Sent } from './ops/pull-events.js';
 import {
   createReview,
+  editPullBody,
   mergePull,
   openPull,
   replyToReviewComment,
@@ -79,6 +80,13 @@ export class GitHubDouble extends DoubleQueries {
 
   async addWorkflow(repo: string, spec: WorkflowSpec): Promise<number> {
     return addWorkflow(this.core, this.repoOf(repo), spec).id;
+  }
+
+  async editPullBody(repo: string, number: number, body: string, by: string): Promise<void> {
+    const r = this.repoOf(repo);
+    await settle(
+      editPullBody(this.core, r, this.pullOf(repo, number), body, this.core.account(by)),
+    );
   }
 
   async setPermission(repo: string, login: string, role: RoleName): Promise<void> {

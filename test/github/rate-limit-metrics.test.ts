@@ -44,9 +44,9 @@ describe('rate limit metrics', () => {
       request: VIA_GLOBAL_FETCH,
     });
   const gauges = async (metrics: Metrics) => new Exposition(await metrics.registry.metrics());
-  const labels = { installation: String(INSTALLATION), resource: 'core' };
+  const labels = { resource: 'core' };
 
-  it('records remaining, limit and reset per installation from every answer, errors included', async () => {
+  it('records remaining, limit and reset from every answer, errors included, naming no installation', async () => {
     const metrics = createMetrics();
     const probot = probotWith(TestOctokit, metrics);
     nock(API)
@@ -89,6 +89,7 @@ describe('rate limit metrics', () => {
       m.value('agent_coordinator_github_rate_limit_remaining', { ...labels, resource: 'graphql' }),
     ).toBe(4900);
     expect(m.all('agent_coordinator_github_rate_limit_remaining')).toHaveLength(2);
+    expect(m.text).not.toContain(String(INSTALLATION));
   });
 
   it('reports nothing for the App (JWT) client, and composes with the production Octokit', async () => {

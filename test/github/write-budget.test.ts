@@ -201,9 +201,7 @@ describe('write budget queue', () => {
     expect(await budget.nextWriteInSeconds(id)).toBe(60);
     expect(budget.queued).toBe(5);
     const exposition = new Exposition(await metrics.registry.metrics());
-    expect(
-      exposition.value('agent_coordinator_github_writes_queued', { installation: String(id) }),
-    ).toBe(5);
+    expect(exposition.value('agent_coordinator_github_writes_queued')).toBe(5);
     time.advance(12_000);
     expect(await budget.nextWriteInSeconds(id)).toBe(48);
     await stepUntilDone(time, [{ budget, clock }], rest);
@@ -229,10 +227,9 @@ describe('write budget queue', () => {
     time.advance(60_000);
     expect(await budget.nextWriteInSeconds(id)).toBeUndefined();
     const after = new Exposition(await metrics.registry.metrics());
-    const labels = { installation: String(id) };
-    expect(after.value('agent_coordinator_github_writes_queued', labels)).toBe(0);
-    expect(after.value('agent_coordinator_github_write_wait_seconds_count', labels)).toBe(6);
-    expect(after.value('agent_coordinator_github_write_wait_seconds_sum', labels)).toBe(
+    expect(after.value('agent_coordinator_github_writes_queued')).toBe(0);
+    expect(after.value('agent_coordinator_github_write_wait_seconds_count')).toBe(6);
+    expect(after.value('agent_coordinator_github_write_wait_seconds_sum')).toBe(
       60 + 120 + 180 + 240 + 300,
     );
   });

@@ -57,6 +57,7 @@ export const REQUIRED_METRICS = {
   agent_coordinator_tasks: 'gauge',
   agent_coordinator_tasks_running: 'gauge',
   agent_coordinator_dispatch_queue_depth: 'gauge',
+  agent_coordinator_dispatch_queue_depth_max: 'gauge',
   agent_coordinator_decision_seconds: 'histogram',
   agent_coordinator_webhook_handling_seconds: 'histogram',
   agent_coordinator_attempts_completed_total: 'counter',

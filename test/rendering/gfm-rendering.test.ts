@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeSpan, describeParseError } from '../../src/core/commands/index.js';
-import { parsePlanMarker } from '../../src/protocol/markers.js';
+import { parseAgentConfigMarker, parsePlanMarker } from '../../src/protocol/markers.js';
 import { orderCheck, type MergeTask } from '../../src/core/merge/index.js';
 import { formatPlanErrors } from '../../src/core/plan/index.js';
 import {
@@ -9,6 +9,7 @@ import {
   type StatusTaskView,
 } from '../../src/core/status/index.js';
 import { configErrorComment } from '../../src/handlers/issues.js';
+import { pullBody, type PullBodyInput } from '../../src/worker/pull-request.js';
 import { statusView, taskView } from '../core/status/builders.js';
 import {
   elements,
@@ -97,10 +98,147 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
       },
     );
 
+    it.each(HOSTILE_TEXT)(
+      'warns about an agent configuration file named %s as written',
+      (_n, text) => {
+        const note = renderStatusComment(
+          statusView({
+            tasks: [taskView({ id: 'task_002', prNumber: 4, agentConfigChanged: [text] })],
+          }),
+        );
+        const item = elements(tokenize(renderGfm(note)), 'li').find((li) =>
+          visibleText(li).includes('changes agent configuration'),
+        )!;
+        expect(tagNames(item)).toEqual(['strong']);
+        const lead = 'task_002 (#4) changes agent configuration: ';
+        const shown = visibleText(item);
+        expect(shown.startsWith(lead)).toBe(true);
+        expect(readsAs(shown.slice(lead.length).trim(), asRead(text).replace(/\s+/g, ' '))).toBe(
+          true,
+        );
+        // The one reference is the task's own PR.
+        expect(githubReferences(item)).toEqual([
+          { kind: 'issue or cross-repo reference', text: '#4' },
+        ]);
+      },
+    );
+
     it('names who held the run without mentioning or linking anything', () => {
       const held = elements(tokens, 'li').find((li) => visibleText(li).startsWith('Held: '));
       expect(held).toBeDefined();
       expectInertText(held!, 'Held: /hold by @alice see #1 https://x.example');
+    });
+  });
+
+  describe('the pull request body', () => {
+    const task = {
+      issue: 7,
+      taskId: 'task_001',
+      attempt: 1,
+      branch: 'agent/7/task_001',
+      timeoutMinutes: 30,
+    };
+    const input = (summary: string, extra: Partial<PullBodyInput> = {}): PullBodyInput => ({
+      summary,
+      usage: { costUsd: 0.5, inputTokens: 10, outputTokens: 2 },
+      partial: false,
+      record: {
+        attempt: 1,
+        mode: 'work',
+        conclusion: 'pushed',
+        runUrl: 'https://github.com/acme/widgets/actions/runs/1',
+        feedback: '',
+      },
+      ...extra,
+    });
+    /** The body's own tags around the untrusted text: the status comment's, and quote and link. */
+    const PULL_TAGS = new Set([...STATUS_TAGS, 'strong', 'blockquote', 'br', 'a']);
+    const OUR_MARKER =
+      /^<!-- agent-coordinator:(?:(?:section|end) (?:agent-config|partial|summary|history)|task issue=7 task=task_001 attempt=1|usage cost_usd=0\.5 input_tokens=10 output_tokens=2) -->$/;
+    const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+    it.each(HOSTILE_TEXT)(
+      'shows %s as written in the title, the summary and the prompt',
+      (_n, text) => {
+        const prompt = `${text}\n\n  ${text}\nlast line`;
+        const body = pullBody({ ...task, title: text, prompt }, input(text));
+        const tokens = tokenize(renderGfm(body));
+        for (const name of tagNames(tokens)) expect(PULL_TAGS, name).toContain(name);
+        const comments = tokens.filter((t) => t.kind === 'comment').map((t) => t.raw);
+        expect(comments).toHaveLength(10);
+        for (const raw of comments) expect(raw).toMatch(OUR_MARKER);
+        expect(parsePlanMarker(body)).toBeUndefined();
+
+        // The title line.
+        const first = elements(tokens, 'p')[0]!;
+        expect(tagNames(first)).toEqual(['code']);
+        expect(readsAs(visibleText(first).trim(), `Task task_001: ${asRead(text)}`)).toBe(true);
+        expect(githubReferences(first)).toEqual([]);
+
+        // The prompt: one details element, holding only paragraphs and line breaks.
+        const details = elements(tokens, 'details');
+        expect(details).toHaveLength(1);
+        expect(new Set(tagNames(details[0]!))).toEqual(
+          new Set(['summary', 'p', ...(tagNames(details[0]!).includes('br') ? ['br'] : [])]),
+        );
+        expect(oneLine(visibleText(details[0]!))).toBe(
+          oneLine(`Task prompt ${asRead(text)} ${asRead(text)} last line`),
+        );
+        expect(githubReferences(details[0]!)).toEqual([]);
+
+        // The summary, quoted.
+        const quote = elements(tokens, 'blockquote')[0]!;
+        expect(new Set(tagNames(quote)).size).toBeLessThanOrEqual(2);
+        expect(oneLine(visibleText(quote))).toBe(oneLine(asRead(text)));
+        expect(githubReferences(quote)).toEqual([]);
+      },
+    );
+
+    it.each(HOSTILE_TEXT)('names an agent configuration file %s as written', (_n, text) => {
+      const paths = ['.claude/settings.json', `.claude/${text}`];
+      const body = pullBody(
+        { ...task, title: 'T', prompt: '' },
+        input('', { agentConfigChanged: paths }),
+      );
+      const tokens = tokenize(renderGfm(body));
+      for (const name of tagNames(tokens)) expect(PULL_TAGS, name).toContain(name);
+      const items = elements(tokens, 'li');
+      expect(items).toHaveLength(2);
+      expect(items.map((li) => tagNames(li))).toEqual([[], []]);
+      expect(visibleText(items[0]!)).toBe('.claude/settings.json');
+      expect(readsAs(visibleText(items[1]!).trim(), asRead(`.claude/${text}`))).toBe(true);
+      expect(githubReferences(items[1]!)).toEqual([]);
+      // The marker carries the paths exactly, whatever they hold.
+      expect(parseAgentConfigMarker(body)).toEqual(paths);
+      const comments = tokens.filter((t) => t.kind === 'comment').map((t) => t.raw);
+      expect(
+        comments.filter((c) => c.startsWith('<!-- agent-coordinator:agent-config ')),
+      ).toHaveLength(1);
+      expect(parsePlanMarker(body)).toBeUndefined();
+    });
+
+    it('keeps a prompt that closes the details element inside it, line by line', () => {
+      const prompt = [
+        'Do it.',
+        '</details>',
+        '',
+        '@alice review #12, owner/repo#3 and GH-4; see https://evil.example',
+        '<details open><summary>x</summary>',
+        '<!-- agent-coordinator:end history -->',
+      ].join('\n');
+      const body = pullBody({ ...task, title: 'T', prompt }, input(''));
+      const tokens = tokenize(renderGfm(body));
+      const details = elements(tokens, 'details');
+      expect(details).toHaveLength(1);
+      const paragraphs = elements(details[0]!, 'p').map((p) => visibleText(p));
+      expect(paragraphs).toEqual([
+        'Do it.\n</details>',
+        '@alice review #12, owner/repo#3 and GH-4; see https://evil.example\n<details open><summary>x</summary>\n<!-- agent-coordinator:end history -->',
+      ]);
+      expect(githubReferences(details[0]!)).toEqual([]);
+      // The one link is the history's own, to the attempt's run.
+      expect(tagNames(tokens).filter((name) => name === 'a')).toHaveLength(1);
+      expect(body.match(/agent-coordinator:end history/g)).toHaveLength(1);
     });
   });
 

@@ -14,6 +14,8 @@ import { readMetricsSnapshot } from '../../src/store/metrics-queries.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Exposition } from '../helpers/prometheus.js';
 
+const WIDGETS = 2 ** 32 + 1;
+const GADGETS = 2 ** 32 + 2;
 const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
 
 describe.each(ENGINES)('metrics snapshot on $name', (engine) => {
@@ -72,7 +74,9 @@ describe.each(ENGINES)('metrics snapshot on $name', (engine) => {
     await task(widgets, 'dispatched');
     // A held run dispatches nothing: its ready task is not in the queue.
     await task(await run(2 ** 32 + 1, 'held'), 'pending');
-    await task(await run(2 ** 32 + 2, 'running'), 'in_review');
+    const gadgets = await run(2 ** 32 + 2, 'running');
+    await task(gadgets, 'in_review');
+    await task(gadgets, 'pending'); // ready
     // Finished runs are history: their tasks are not counted, their attempts are.
     const old = await task(await run(2 ** 32 + 2, 'done', true), 'merged');
 
@@ -97,17 +101,18 @@ describe.each(ENGINES)('metrics snapshot on $name', (engine) => {
 
   it('reads tasks of unfinished runs, all attempts, and the inbox', async () => {
     const snapshot = await readMetricsSnapshot(handle.db);
-    const byRepoState = (repository: string, state: TaskState) =>
-      snapshot.tasks.find((t) => t.repository === repository && t.state === state);
-    expect(byRepoState('acme/widgets', 'pending')).toEqual({
-      repository: 'acme/widgets',
+    const byRepoState = (repositoryId: number, state: TaskState) =>
+      snapshot.tasks.find((t) => t.repositoryId === repositoryId && t.state === state);
+    expect(byRepoState(WIDGETS, 'pending')).toEqual({
+      repositoryId: WIDGETS,
       state: 'pending',
       count: 4,
       ready: 1,
     });
-    expect(byRepoState('acme/widgets', 'running')?.count).toBe(1);
-    expect(byRepoState('acme/gadgets', 'in_review')?.count).toBe(1);
-    expect(byRepoState('acme/gadgets', 'merged')).toBeUndefined();
+    expect(byRepoState(WIDGETS, 'running')?.count).toBe(1);
+    expect(byRepoState(GADGETS, 'in_review')?.count).toBe(1);
+    expect(byRepoState(GADGETS, 'pending')?.ready).toBe(1);
+    expect(byRepoState(GADGETS, 'merged')).toBeUndefined();
     expect(snapshot.attempts.sort((a, b) => a.conclusion.localeCompare(b.conclusion))).toEqual([
       { conclusion: 'failure', count: 1, costUsd: 0.25 },
       { conclusion: 'success', count: 2, costUsd: 1.5 },
@@ -125,25 +130,23 @@ describe.each(ENGINES)('metrics snapshot on $name', (engine) => {
   it('serves them as Prometheus series', async () => {
     const metrics = createMetrics({ readSnapshot: () => readMetricsSnapshot(handle.db) });
     const m = new Exposition(await metrics.registry.metrics());
-    expect(m.value('agent_coordinator_tasks', { state: 'pending' })).toBe(4);
+    expect(m.value('agent_coordinator_tasks', { state: 'pending' })).toBe(5);
     expect(m.value('agent_coordinator_tasks', { state: 'merged' })).toBe(1);
     expect(m.value('agent_coordinator_tasks', { state: 'cancelled' })).toBe(0);
-    expect(m.sum('agent_coordinator_tasks')).toBe(8);
-    expect(m.value('agent_coordinator_tasks_running', { repository: 'acme/widgets' })).toBe(2);
-    expect(m.value('agent_coordinator_tasks_running', { repository: 'acme/gadgets' })).toBe(0);
-    expect(m.value('agent_coordinator_dispatch_queue_depth', { repository: 'acme/widgets' })).toBe(
-      1,
-    );
-    expect(m.value('agent_coordinator_dispatch_queue_depth', { repository: 'acme/gadgets' })).toBe(
-      0,
-    );
+    expect(m.sum('agent_coordinator_tasks')).toBe(9);
+    expect(m.value('agent_coordinator_tasks_running')).toBe(2);
+    // One ready task in each repository: two in all, one at most in any.
+    expect(m.value('agent_coordinator_dispatch_queue_depth')).toBe(2);
+    expect(m.value('agent_coordinator_dispatch_queue_depth_max')).toBe(1);
     expect(m.value('agent_coordinator_attempts_completed_total', { conclusion: 'success' })).toBe(
       2,
     );
     expect(m.value('agent_coordinator_spend_usd_total')).toBe(1.75);
     expect(m.value('agent_coordinator_webhook_deliveries', { status: 'failed' })).toBe(1);
     expect(m.value('agent_coordinator_webhook_lag_seconds')).toBeGreaterThanOrEqual(29);
-    // Labels carry repository names, never what people wrote.
-    expect(m.text).not.toContain('A title people wrote');
+    // No label names a repository, an owner or an installation, or quotes what people wrote.
+    for (const secret of ['acme', 'widgets', 'gadgets', 'A title people wrote'])
+      expect(m.text).not.toContain(secret);
+    for (const id of [2 ** 33, WIDGETS, GADGETS]) expect(m.text).not.toContain(String(id));
   });
 });

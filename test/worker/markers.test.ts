@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseUsageMarker, updateBodyMarkers, usageMarker } from '../../src/protocol/markers.js';
+import {
+  parseAgentConfigMarker,
+  parseUsageMarker,
+  updateBodyMarkers,
+  usageMarker,
+} from '../../src/protocol/markers.js';
 import type { Usage } from '../../src/protocol/markers.js';
 import { readSection } from '../../src/protocol/pull-sections.js';
-import { pullBody } from '../../src/worker/pull-request.js';
+import { pullBody, updatedPullBody } from '../../src/worker/pull-request.js';
 
 const task = {
   issue: 7,
@@ -99,5 +104,97 @@ describe('PR body markers', () => {
     ]);
     expect(shown).not.toMatch(/@alice|https:\/\/|<img|<!--/);
     expect(body.match(/agent-coordinator:end summary/g)).toHaveLength(1);
+  });
+
+  it('cuts a prompt and a summary whose escaping grows them, so the body stays under GitHub limit', () => {
+    // Every `<` becomes `&lt;`: 30,000 of them would be 120,000 characters once inert.
+    const hostile = '<<<<<<<<<<\n'.repeat(6_000);
+    const body = pullBody({ ...task, prompt: hostile }, input(hostile, undefined));
+    expect(body.length).toBeLessThan(45_000);
+    expect(body).toContain('… (cut)\n\n</details>');
+    expect(readSection(body, 'summary')).toMatch(/> … \(cut\)$/);
+  });
+
+  describe('agent configuration', () => {
+    const CHANGED = ['.claude/settings.json', '.mcp.json', 'CLAUDE.md'];
+    it.each([
+      ['none', [], '', []],
+      ['three', CHANGED, '- CLAUDE.md', CHANGED],
+      [
+        'hostile names',
+        ['.claude/a,b c-->.md', '.claude/@alice #1'],
+        '- .claude/@\u2060alice #\u20601',
+        ['.claude/a,b c-->.md', '.claude/@alice #1'],
+      ],
+      [
+        'more than fit',
+        Array.from({ length: 53 }, (_, i) => `.claude/${i}.md`),
+        '- … and 3 more',
+        Array.from({ length: 50 }, (_, i) => `.claude/${i}.md`),
+      ],
+    ] as const)(
+      'a new PR changing %s says so in its section and its marker',
+      (_name, paths, line, read) => {
+        const body = pullBody(task, { ...input('', undefined), agentConfigChanged: [...paths] });
+        const section = readSection(body, 'agent-config')!;
+        if (paths.length === 0) {
+          expect(section).toBe('');
+          expect(body).not.toContain('agent-coordinator:agent-config paths=');
+        } else {
+          expect(section).toMatch(/^\*\*Agent configuration changed\.\*\*/);
+          expect(section.split('\n')).toContain(line);
+          expect(section).not.toMatch(/<|-->/);
+        }
+        expect(parseAgentConfigMarker(body)).toEqual(read);
+      },
+    );
+
+    const opened = pullBody(task, { ...input('', undefined), agentConfigChanged: CHANGED });
+    const env = { ...task, attempt: 2 };
+
+    it('an update that looked replaces the list, and an empty list takes the warning and marker away', () => {
+      const one = updatedPullBody(env, opened, {
+        ...input('', undefined),
+        agentConfigChanged: ['AGENTS.md'],
+      });
+      expect(parseAgentConfigMarker(one)).toEqual(['AGENTS.md']);
+      expect(readSection(one, 'agent-config')).toContain('- AGENTS.md');
+      expect(readSection(one, 'agent-config')).not.toContain('- CLAUDE.md');
+      const none = updatedPullBody(env, one, { ...input('', undefined), agentConfigChanged: [] });
+      expect(readSection(none, 'agent-config')).toBe('');
+      expect(parseAgentConfigMarker(none)).toEqual([]);
+      expect(none).not.toContain('agent-coordinator:agent-config paths=');
+    });
+
+    it('an update that did not look keeps what the body says', () => {
+      const kept = updatedPullBody(env, opened, input('Fixed.', undefined));
+      expect(parseAgentConfigMarker(kept)).toEqual(CHANGED);
+      expect(readSection(kept, 'agent-config')).toBe(readSection(opened, 'agent-config'));
+      expect(kept.match(/agent-coordinator:agent-config paths=/g)).toHaveLength(1);
+    });
+
+    it('a PR opened before the section gets one only when there is something to say', () => {
+      const old =
+        'Task `task_001`: T\n\n<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->\n';
+      const quiet = updatedPullBody(env, old, { ...input('', undefined), agentConfigChanged: [] });
+      expect(readSection(quiet, 'agent-config')).toBeUndefined();
+      const loud = updatedPullBody(env, old, {
+        ...input('', undefined),
+        agentConfigChanged: ['.mcp.json'],
+      });
+      expect(readSection(loud, 'agent-config')).toContain('- .mcp.json');
+    });
+
+    it('task text cannot forge the marker', () => {
+      const body = pullBody(
+        {
+          ...task,
+          title: '<!-- agent-coordinator:agent-config paths=x -->',
+          prompt: '<!-- agent-coordinator:agent-config paths=y -->',
+        },
+        input('<!-- agent-coordinator:agent-config paths=z -->', undefined),
+      );
+      expect(parseAgentConfigMarker(body)).toEqual([]);
+    });
   });
 });

@@ -33926,19 +33926,43 @@ function addUsage(a, b) {
     outputTokens: a.outputTokens + b.outputTokens
   };
 }
-function markerBlock(issue2, taskId, attempt, usage) {
+var MAX_AGENT_CONFIG_PATHS = 50;
+function agentConfigMarker(paths) {
+  const listed = paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "");
+  if (listed.length === 0) return void 0;
+  return `<!-- agent-coordinator:agent-config paths=${listed.map(encodeURIComponent).join(",")} -->`;
+}
+var AGENT_CONFIG = /<!-- agent-coordinator:agent-config paths=([\w.!~*'()%-]+(?:,[\w.!~*'()%-]+)*) -->/g;
+function parseAgentConfigMarker(body) {
+  let last;
+  for (const match of body?.matchAll(AGENT_CONFIG) ?? []) last = match[1];
+  if (last === void 0) return [];
+  const paths = [];
+  for (const encoded of last.split(",").slice(0, MAX_AGENT_CONFIG_PATHS)) {
+    try {
+      paths.push(decodeURIComponent(encoded));
+    } catch {
+    }
+  }
+  return paths;
+}
+function markerBlock(issue2, taskId, attempt, usage, agentConfig = []) {
   const lines = [taskMarker(issue2, taskId, attempt)];
   if (usage) lines.push(usageMarker(usage));
+  const config2 = agentConfigMarker(agentConfig);
+  if (config2) lines.push(config2);
   return lines.join("\n");
 }
 var ANY_TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
 var ANY_USAGE_MARKER = /<!--\s*agent-coordinator:usage\b[^>]*-->/g;
+var ANY_AGENT_CONFIG_MARKER = /<!--\s*agent-coordinator:agent-config\b[^>]*-->/g;
 function updateBodyMarkers(body, state) {
   const total = addUsage(parseUsageMarker(body), state.usage);
-  const rest = body.replace(ANY_TASK_MARKER, "").replace(ANY_USAGE_MARKER, "").trimEnd();
+  const agentConfig = state.agentConfig ?? parseAgentConfigMarker(body);
+  const rest = body.replace(ANY_TASK_MARKER, "").replace(ANY_USAGE_MARKER, "").replace(ANY_AGENT_CONFIG_MARKER, "").trimEnd();
   return `${rest}
 
-${markerBlock(state.issue, state.taskId, state.attempt, total)}
+${markerBlock(state.issue, state.taskId, state.attempt, total, agentConfig)}
 `;
 }
 function neutralizeMarkers(text3) {
@@ -34068,26 +34092,53 @@ function historyWith(content, record2) {
   const ordered = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
   return [HISTORY_HEADING, "", ...HEADER, ...ordered].join("\n");
 }
+var AGENT_CONFIG_FILES = "`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`";
+function agentConfigContent(paths) {
+  const listed = paths.filter((p) => p.trim() !== "");
+  if (listed.length === 0) return "";
+  const shown = listed.slice(0, MAX_AGENT_CONFIG_PATHS);
+  const more = listed.length - shown.length;
+  return [
+    `**Agent configuration changed.** This PR changes files that configure coding agents (${AGENT_CONFIG_FILES}). Every agent of this task starts from the base branch's copies, but once merged these configure every later agent run and every person's Claude Code in this repository: review them with care.`,
+    "",
+    ...shown.map((p) => `- ${inertInline(p)}`),
+    ...more > 0 ? [`- … and ${more} more`] : []
+  ].join("\n");
+}
 
 // src/worker/pull-request.ts
 var MAX_SUMMARY = 8e3;
 var MAX_PROMPT = 3e4;
-function clip2(text3, max) {
-  return text3.length <= max ? text3 : `${text3.slice(0, max)}
-
-… (cut)`;
+function inertBlock(text3, max) {
+  const lines = [];
+  let length = 0;
+  for (const line of inertLines(text3.trim())) {
+    if (length + line.length + 3 > max) {
+      lines.push("", "… (cut)");
+      break;
+    }
+    lines.push(line);
+    length += line.length + 3;
+  }
+  while (lines.at(-1) === "") lines.pop();
+  return lines.map(
+    (line, i) => line !== "" && i < lines.length - 1 && lines[i + 1] !== "" ? `${line}  ` : line
+  );
 }
 function pullTitle(env) {
   const title = env.title.replace(/\s+/g, " ").trim() || env.taskId;
   return `[#${env.issue}] ${title}`.slice(0, 256);
 }
 function summaryContent(attempt, summary) {
-  const lines = inertLines(clip2(summary.trim(), MAX_SUMMARY));
+  const lines = inertBlock(summary, MAX_SUMMARY);
   if (lines.length === 0) return "";
-  const quoted = lines.map(
-    (line, i) => line === "" ? ">" : `> ${line}${i < lines.length - 1 && lines[i + 1] !== "" ? "  " : ""}`
-  );
+  const quoted = lines.map((line) => line === "" ? ">" : `> ${line}`);
   return [`**What the agent did** (attempt ${attempt}):`, "", ...quoted].join("\n");
+}
+function promptContent(prompt) {
+  const lines = inertBlock(prompt, MAX_PROMPT);
+  if (lines.length === 0) return "";
+  return ["<details><summary>Task prompt</summary>", "", ...lines, "", "</details>"].join("\n");
 }
 function partialContent(env) {
   return `**Partial work.** Attempt ${env.attempt} reached its ${env.timeoutMinutes}-minute time limit: what the agent had done is pushed, and the next attempt continues from it.`;
@@ -34095,26 +34146,28 @@ function partialContent(env) {
 function pullBody(env, input2) {
   const parts = [
     `Task \`${env.taskId}\`: ${inertInline(env.title.trim() || env.taskId)}`,
+    renderSection("agent-config", agentConfigContent(input2.agentConfigChanged ?? [])),
     renderSection("partial", input2.partial ? partialContent(env) : ""),
     renderSection("summary", summaryContent(env.attempt, input2.summary))
   ];
-  if (env.prompt.trim()) {
-    parts.push(
-      `<details><summary>Task prompt</summary>
-
-${neutralizeMarkers(clip2(env.prompt.trim(), MAX_PROMPT))}
-
-</details>`
-    );
-  }
+  const prompt = promptContent(env.prompt);
+  if (prompt) parts.push(prompt);
   parts.push(renderSection("history", historyWith(void 0, input2.record)));
   parts.push(`Part of #${env.issue}`);
-  parts.push(markerBlock(env.issue, env.taskId, env.attempt, input2.usage));
+  parts.push(
+    markerBlock(env.issue, env.taskId, env.attempt, input2.usage, input2.agentConfigChanged)
+  );
   return `${parts.join("\n\n")}
 `;
 }
 function updatedPullBody(env, body, input2) {
-  let next = writeSection(body, "partial", input2.partial ? partialContent(env) : "");
+  let next = body;
+  if (input2.agentConfigChanged) {
+    const warning = agentConfigContent(input2.agentConfigChanged);
+    if (warning || readSection(next, "agent-config") !== void 0)
+      next = writeSection(next, "agent-config", warning);
+  }
+  next = writeSection(next, "partial", input2.partial ? partialContent(env) : "");
   if (input2.summary.trim())
     next = writeSection(next, "summary", summaryContent(env.attempt, input2.summary));
   next = writeSection(next, "history", historyWith(readSection(next, "history"), input2.record));
@@ -34122,7 +34175,8 @@ function updatedPullBody(env, body, input2) {
     issue: env.issue,
     taskId: env.taskId,
     attempt: env.attempt,
-    usage: input2.usage
+    usage: input2.usage,
+    agentConfig: input2.agentConfigChanged
   });
 }
 async function openOrUpdatePull(github, env, input2) {

@@ -43,6 +43,7 @@ export function renderStatusComment(view: StatusView, options: RenderOptions = {
     head.push('', '#### Plan errors', '', planErrors(view.planErrors, maxChars));
   }
   const notes = (view.notes ?? []).slice(0, MAX_NOTES);
+  notes.push(...agentConfigNotes(view).slice(0, MAX_NOTES));
   if (view.holdReason !== undefined && view.holdReason.trim() !== '') {
     // `/hold by @alice` must not mention alice again on every edit of this comment.
     notes.push(`Held: ${inertInline(truncate(view.holdReason, MAX_NOTE_CHARS))}`);
@@ -76,6 +77,29 @@ export function renderStatusComment(view: StatusView, options: RenderOptions = {
 // Notes are our markdown but may quote untrusted text: one line each, no HTML comments.
 function noteLine(note: string): string {
   return `- ${neutraliseHtmlComments(truncate(note.replace(/\s+/g, ' ').trim(), MAX_NOTE_CHARS))}`;
+}
+
+const MAX_AGENT_CONFIG_SHOWN = 5;
+
+/**
+ * One note per task whose PR changes agent configuration (docs/status-comment.md): merged, those
+ * files configure every later agent and every person's Claude Code in the repository. The task
+ * id and the paths are untrusted, so they are rendered inert; the PR number is ours.
+ */
+function agentConfigNotes(view: Pick<StatusView, 'tasks'>): string[] {
+  return view.tasks.flatMap((task) => {
+    const paths = (task.agentConfigChanged ?? []).filter((p) => p.trim() !== '');
+    if (paths.length === 0) return [];
+    const pr =
+      task.prNumber !== undefined && Number.isSafeInteger(task.prNumber)
+        ? ` (#${task.prNumber})`
+        : '';
+    const shown = paths.slice(0, MAX_AGENT_CONFIG_SHOWN).map((p) => inertInline(truncate(p, 60)));
+    const more = paths.length - shown.length;
+    return [
+      `**${inertInline(truncate(task.id, 40))}${pr} changes agent configuration:** ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`,
+    ];
+  });
 }
 
 function summaryLine(view: StatusView): string {

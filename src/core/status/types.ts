@@ -14,6 +14,12 @@ export interface StatusTaskView {
   costUsd?: number;
   /** Already formatted by formatWaitReason. */
   waiting?: string;
+  /**
+   * The agent configuration files (`.claude/…`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`) the task's
+   * PR changes, as its body says (untrusted: the agent chose the names): warned about under the
+   * table's notes.
+   */
+  agentConfigChanged?: string[];
 }
 
 export interface StatusView {

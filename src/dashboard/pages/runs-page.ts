@@ -24,7 +24,15 @@ export function renderRunsList(runs: readonly RunSummary[], links: Links, now: D
         >${run.generation > 1 ? html` <span class="muted">(run ${run.generation})</span>` : ''}
       </td>
       <td>${runBadge(run.state, run.held)}</td>
-      <td class="counts">${run.taskTotal === 0 ? html`<span class="muted">–</span>` : counts}</td>
+      <td class="counts">
+        ${run.taskTotal === 0 ? html`<span class="muted">–</span>` : counts}${
+          run.readyCount > 0
+            ? html`<span class="muted" title="ready to dispatch, waiting for a worker slot"
+                >(${run.readyCount} ready)</span
+              >`
+            : ''
+        }
+      </td>
       <td class="num">${spend(run.spendUsd, run.budgetUsd)}</td>
       <td class="num" title="started ${formatTime(run.createdAt)}">
         ${age}${run.finishedAt ? '' : ' so far'}

@@ -199,3 +199,54 @@ describe('renderStatusComment', () => {
     });
   });
 });
+
+describe('agent configuration notes', () => {
+  const noteLines = (tasks: StatusTaskView[]) =>
+    renderStatusComment(statusView({ tasks }))
+      .split('\n')
+      .filter((line) => line.includes('changes agent configuration'));
+
+  it.each<[string, Partial<StatusTaskView>, string[]]>([
+    ['no list', {}, []],
+    ['an empty list', { agentConfigChanged: [] }, []],
+    [
+      'one file',
+      { id: 'task_002', prNumber: 12, agentConfigChanged: ['.claude/settings.json'] },
+      ['- **task_002 (#12) changes agent configuration:** .claude/settings.json'],
+    ],
+    [
+      'no PR number yet',
+      { id: 'task_002', agentConfigChanged: ['CLAUDE.md', '.mcp.json'] },
+      ['- **task_002 changes agent configuration:** CLAUDE.md, .mcp.json'],
+    ],
+    [
+      'more than five',
+      { prNumber: 3, agentConfigChanged: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] },
+      ['- **task_001 (#3) changes agent configuration:** a, b, c, d, e, and 2 more'],
+    ],
+    [
+      'hostile names',
+      {
+        prNumber: 4,
+        agentConfigChanged: ['.claude/@alice #1 <img src=x> https://evil.example `x`'],
+      },
+      [
+        `- **task_001 (#4) changes agent configuration:** .claude/@${WJ}alice #${WJ}1 &lt;img src=x&gt; https:${WJ}//evil.example \\\`x\\\``,
+      ],
+    ],
+  ])('%s', (_name, task, expected) => {
+    expect(noteLines([taskView(task)])).toEqual(expected);
+  });
+
+  it('one note per task whose PR changes agent configuration', () => {
+    const lines = noteLines([
+      taskView({ id: 'a', prNumber: 1, agentConfigChanged: ['AGENTS.md'] }),
+      taskView({ id: 'b', prNumber: 2 }),
+      taskView({ id: 'c', prNumber: 3, agentConfigChanged: ['.claude/x'] }),
+    ]);
+    expect(lines).toEqual([
+      '- **a (#1) changes agent configuration:** AGENTS.md',
+      '- **c (#3) changes agent configuration:** .claude/x',
+    ]);
+  });
+});

@@ -114,6 +114,16 @@ export function changeBase(core: Core, repo: Repo, pull: Pull, base: string, by:
   ];
 }
 
+/** A person (or an App) edits the PR's description: GitHub sends `pull_request.edited`. */
+export function editPullBody(core: Core, repo: Repo, pull: Pull, body: string, by: Account): Sent {
+  const from = pull.issue.body ?? '';
+  if (body === from) return [];
+  pull.issue.body = body;
+  pull.issue.updatedAt = core.now();
+  core.changed('pull', { repo: repo.fullName, number: pull.number });
+  return [sendPullEvent(core, repo, pull, 'edited', by, { changes: { body: { from } } })];
+}
+
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 export interface MergeInput {

@@ -9,6 +9,8 @@ export type WorkerOutcome =
       // Files the commit writes; default: one file per task, so tasks never conflict.
       files?: Record<string, string | null>;
       title?: string;
+      // Agent configuration files the PR changes, as the publish job reports them in the body.
+      agentConfigChanged?: string[];
       // Stopped at its deadline: the work is pushed and the PR opened or updated, then the run
       // fails with `agent-coordinator: timed_out (...)`, as the real worker ends (docs/worker.md).
       stoppedAtDeadline?: boolean;

@@ -7,7 +7,13 @@ import { openPullsWithHead, type Sent } from '../ops/pull-events.js';
 import { openPull } from '../ops/pulls.js';
 import { pushCommit } from '../ops/refs.js';
 import { WORKER_WORKFLOW } from '../ops/repos.js';
-import { planMarker, taskMarker, usageMarker } from '../../../src/protocol/markers.js';
+import {
+  agentConfigMarker,
+  planMarker,
+  taskMarker,
+  usageMarker,
+} from '../../../src/protocol/markers.js';
+import { agentConfigContent, renderSection } from '../../../src/protocol/pull-sections.js';
 import { autoWorker, type WorkerOutcome, type WorkerPolicy, type WorkerRun } from './outcomes.js';
 
 // Plays the worker workflow: reacts to each dispatch of the worker workflow with the steps a
@@ -162,8 +168,13 @@ export class SimulatedWorker {
         }),
       );
     }
+    const config = agentConfigMarker(outcome.agentConfigChanged ?? []);
+    if (config) markers.push(config);
     const title = outcome.title ?? (inputs['title'] || `${task}`);
-    const body = `${title}\n\nCloses part of #${issue}.\n\n${markers.join('\n')}`;
+    const changed = outcome.agentConfigChanged ?? [];
+    const warning =
+      changed.length > 0 ? `${renderSection('agent-config', agentConfigContent(changed))}\n\n` : '';
+    const body = `${title}\n\n${warning}Closes part of #${issue}.\n\n${markers.join('\n')}`;
     // A work attempt restarts from the base (force push); a fix builds on the PR's commits.
     const parent =
       inputs['mode'] === 'fix' ? branchSha(repo, run.headBranch) : branchSha(repo, base);
