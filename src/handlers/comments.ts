@@ -103,7 +103,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
           port,
           target.run,
           target.task,
-          sender.login,
+          { actor: sender.login, writtenAt: new Date(comment.created_at) },
           item.command,
         );
       await engine.store.commands.record({
@@ -140,14 +140,14 @@ async function runCommand(
   port: GitHubPort,
   run: RunRow,
   task: TaskRow | undefined,
-  actor: string,
+  author: { actor: string; writtenAt: Date },
   command: Command,
 ): Promise<CommandOutcome> {
   const { engine } = services;
   // Read again with its repository, in one statement: the command may have waited for the run.
   const fresh = await engine.store.runs.runWithRepository(run.id);
   const scope = await loadRunScope(engine, fresh?.run ?? run, port, fresh?.repository);
-  return executeCommand(engine, { scope, task, actor }, command);
+  return executeCommand(engine, { scope, task, ...author }, command);
 }
 
 /**

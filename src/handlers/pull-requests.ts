@@ -17,9 +17,11 @@ interface PullPayload {
   merged?: boolean | null;
   head: { ref: string; sha: string; repo: { id: number } | null };
   base: { ref: string };
+  updated_at?: string;
 }
 
 function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
+  const pushedAt = before === undefined || !pr.updated_at ? undefined : new Date(pr.updated_at);
   return {
     number: pr.number,
     nodeId: pr.node_id,
@@ -30,6 +32,7 @@ function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
     state: pr.state,
     merged: pr.merged ?? false,
     before,
+    ...(pushedAt && !Number.isNaN(pushedAt.getTime()) ? { pushedAt } : {}),
   };
 }
 
