@@ -151,6 +151,11 @@ export const tasks = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     held: boolean('held').notNull().default(false),
     approvedSha: text('approved_sha'),
+    /**
+     * When a plain `/approve` (one that names no commit) was written: it covers only a head that
+     * reached the PR before then (docs/commands.md). Null for an approval that names its commit.
+     */
+    approvedAt: timestamp('approved_at', { withTimezone: true }),
     vetoReason: text('veto_reason'),
     pendingFeedback: text('pending_feedback'),
     /**
@@ -251,6 +256,11 @@ export const pullRequests = pgTable(
     orderCheckConclusion: text('order_check_conclusion'),
     /** The head SHA the coordinator's own update-branch started from: approval carries over it. */
     updatedByCoordinatorFrom: text('updated_by_coordinator_from'),
+    /**
+     * The latest `pull_request.updated_at` of a push of new work (a `synchronize` other than the
+     * coordinator's own update): the head GitHub shows reached the PR then.
+     */
+    workPushedAt: timestamp('work_pushed_at', { withTimezone: true }),
     /** Head SHA already sent back to the worker (conflicts, failing checks): once per SHA. */
     sentBackForSha: text('sent_back_for_sha'),
     /** When it was enqueued in the merge queue (group order). */
@@ -297,6 +307,15 @@ export const commands = pgTable(
     args: jsonb('args'),
     accepted: boolean('accepted').notNull(),
     outcome: text('outcome'),
+    /**
+     * The delivery that claimed the command: only it carries the command out (again, if its
+     * handling is retried before `doneAt`); another delivery of the comment does nothing.
+     */
+    deliveryId: text('delivery_id'),
+    /** When the command was carried out (or refused) and its outcome recorded. */
+    doneAt: timestamp('done_at', { withTimezone: true }),
+    /** When its comment got its reaction or reply. */
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [

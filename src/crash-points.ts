@@ -38,6 +38,8 @@ export const CRASH_POINTS = [
   // Finishing the run.
   'finish.run-finished', // run finished, `agent:done` label not added yet
   'finish.labelled', // labelled, issue not closed yet
+  // Commands.
+  'command.claimed', // a comment's command claimed for its delivery, not carried out yet
   // The sweep.
   'sweep.before-redispatch', // a dispatch with no run found, not dispatched again yet
   'sweep.before-adopt', // a run found for a dispatch without one, not adopted yet

@@ -31,6 +31,8 @@ export const TASK_TRANSITIONS = {
   approved: { from: IN_REVIEW, to: ['approved'] },
   /** An approval of an older commit: recorded, but the head still waits for one. */
   'older head approved': { from: IN_REVIEW, to: ['in_review'] },
+  /** A plain `/approve` was written before new work reached the PR: it covers none of it. */
+  'approval withdrawn': { from: IN_REVIEW, to: ['in_review'] },
   /** The merge (or the queue) is asked for; one claim at a time. */
   'merge claimed': { from: IN_REVIEW, to: ['merging'] },
   /** GitHub refused, did not answer, or the queue let go: the task waits again. */

@@ -1,4 +1,4 @@
-import { decideApproval, type Approval } from '../core/lifecycle/index.js';
+import { approvalAfterPush, decideApproval, type Approval } from '../core/lifecycle/index.js';
 import { canMoveTask } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
@@ -18,7 +18,7 @@ export async function recordApproval(
   const verdict = decideApproval(task, approval);
   if (verdict.kind === 'refuse') return undefined;
   if (verdict.kind === 'keep') return task;
-  const values = { approvedSha: verdict.approvedSha };
+  const values = { approvedSha: verdict.approvedSha, approvedAt: verdict.approvedAt };
   // Only if the task is still as read: a concurrent approval of the head must not be replaced.
   const expected = { expected: task.state };
   // Before review the approval waits on the task (enterReview applies it); in review it decides.
@@ -56,4 +56,29 @@ export async function onApprovingReview(
     currentHead: current?.headSha ?? pull.headSha,
   });
   if (approved) await advanceRun(engine, await loadRunScope(engine, linked.run, port));
+}
+
+/**
+ * New work reached the PR (`pull_request.synchronize`, not the coordinator's own update): a plain
+ * `/approve` written before GitHub dates that push covers none of it (core's
+ * `approvalAfterPush`), even when the command was handled after the push and recorded its head.
+ * The PR gets a reply saying so.
+ */
+export async function onPushOfWork(
+  engine: Engine,
+  port: GitHubPort,
+  repo: RepoCoords,
+  task: TaskRow,
+  push: { number: number; head: string; at: Date },
+): Promise<TaskRow> {
+  const verdict = approvalAfterPush(task, push);
+  if (verdict.kind === 'stands') return task;
+  const values = { approvedSha: null, approvedAt: null };
+  const expected = { expected: task.state };
+  const withdrawn = canMoveTask(task.state, 'approval withdrawn')
+    ? await engine.store.runs.transitionTask(task.id, 'approval withdrawn', values, expected)
+    : await engine.store.runs.updateTaskFields(task.id, values, expected);
+  if (!withdrawn) return task;
+  if (repo.owner && repo.repo) await port.createIssueComment(repo, push.number, verdict.reply);
+  return withdrawn;
 }

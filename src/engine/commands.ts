@@ -4,6 +4,7 @@ import {
   type Command,
   type CommandEffect,
 } from '../core/commands/index.js';
+import { commandApproval } from '../core/lifecycle/index.js';
 import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
@@ -26,6 +27,8 @@ export interface CommandTarget {
    */
   task?: TaskRow;
   actor: string;
+  /** The comment's `created_at`. */
+  writtenAt: Date;
 }
 
 /**
@@ -49,7 +52,7 @@ async function carryOut(
   const decision = decideCommand(
     { run: target.scope.run, tasks: graph.tasks, deps: graph.depsOf },
     command,
-    { taskKey: target.task?.taskKey, actor: target.actor },
+    { taskKey: target.task?.taskKey, actor: target.actor, writtenAt: target.writtenAt },
   );
   if (!decision.ok) return decision;
   let scope = target.scope;
@@ -138,11 +141,15 @@ async function apply(
       // The head as GitHub shows it now: the PR may be newer than anything handled so far.
       const current = await currentPullOf(engine, scope, taskOf(effect.task));
       if (!current) return effect.otherwise;
-      const { pull, task } = current;
-      const approved = await recordApproval(engine, task, {
-        sha: pull.headSha,
-        currentHead: pull.headSha,
+      const { pull, task, workPushedAt } = current;
+      const decided = commandApproval({
+        named: effect.named,
+        writtenAt: effect.writtenAt,
+        head: pull.headSha,
+        workPushedAt,
       });
+      if (!decided.ok) return decided.reason;
+      const approved = await recordApproval(engine, task, decided.approval);
       return approved ? undefined : taskInState(task.taskKey, task.state);
     }
 

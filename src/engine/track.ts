@@ -15,6 +15,7 @@ import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
+import { onPushOfWork } from './approval.js';
 
 /** Conclusions that count as a failed attempt (docs/lifecycle.md "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
@@ -166,12 +167,14 @@ export async function currentPullOf(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
-): Promise<{ pull: PullInfo; task: TaskRow } | null> {
+): Promise<{ pull: PullInfo; task: TaskRow; workPushedAt: Date | null } | null> {
   const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
   const pull = known?.state === 'open' ? known : await agentPullOf(scope, task);
   if (!pull || pull.state !== 'open' || pull.headRepoId !== scope.repositoryId) return null;
   const linked = await linkPullRequest(engine, scope.repositoryId, pull, { run: scope.run, task });
-  return linked && linked.task.id === task.id ? { pull, task: linked.task } : null;
+  return linked && linked.task.id === task.id
+    ? { pull, task: linked.task, workPushedAt: linked.workPushedAt }
+    : null;
 }
 
 /** The open PR of the task's branch, from this same repository. */
@@ -248,6 +251,8 @@ export interface PullEventInfo {
   merged: boolean;
   /** The head before a push (`pull_request.synchronize`); `headSha` is the head it made. */
   before?: string;
+  /** With `before`: the push's `pull_request.updated_at`, when GitHub dates it. */
+  pushedAt?: Date;
   /**
    * The head GitHub shows now, when read: recorded instead of `headSha`, which a late delivery
    * may carry from before a newer push.
@@ -276,7 +281,15 @@ export async function linkPullRequest(
   pull: PullEventInfo,
   /** The run and task the caller read already: used when the branch names them. */
   known?: { run: RunRow; task: TaskRow },
-): Promise<{ run: RunRow; task: TaskRow; repository?: RepositoryRow } | null> {
+): Promise<{
+  run: RunRow;
+  task: TaskRow;
+  repository?: RepositoryRow;
+  /** When new work last reached the PR, as far as the deliveries handled show. */
+  workPushedAt: Date | null;
+  /** This sighting is a push of new work: not the coordinator's own update of the branch. */
+  pushOfWork: boolean;
+} | null> {
   if (!isAgentPull(pull, repositoryId)) return null;
   const parsed = parseTaskBranch(pull.headRef)!;
   const isKnown =
@@ -294,6 +307,11 @@ export async function linkPullRequest(
   if (pull.body !== undefined) await recordAgentConfig(engine, run.id, row, pull.body);
   // The upsert leaves the coordinator's own columns alone: this is the update it asked for, if any.
   const updateFrom = row.updatedByCoordinatorFrom;
+  const pushOfWork =
+    pull.before !== undefined && !(updateFrom !== null && pull.before === updateFrom);
+  let workPushedAt = row.workPushedAt;
+  if (pushOfWork && pull.pushedAt !== undefined)
+    workPushedAt = await engine.store.pulls.recordWorkPushed(row.id, pull.pushedAt);
   if (pull.before !== undefined && updateFrom !== null) {
     // The coordinator's own update of a branch that was behind keeps the approval; any other
     // push is new work and needs approval again (docs/lifecycle.md step 8).
@@ -316,7 +334,13 @@ export async function linkPullRequest(
       )) ?? task;
     engine.requestStatus(run.id);
   }
-  return { run, task, repository: 'repository' in found ? found.repository : undefined };
+  return {
+    run,
+    task,
+    repository: 'repository' in found ? found.repository : undefined,
+    workPushedAt,
+    pushOfWork,
+  };
 }
 
 /**
@@ -339,6 +363,12 @@ export async function onPullRequestChanged(
     currentHeadSha: current?.headSha,
   });
   if (!linked || linked.run.finishedAt) return;
+  if (linked.pushOfWork && pull.pushedAt !== undefined)
+    await onPushOfWork(engine, port, repo, linked.task, {
+      number: pull.number,
+      head: current?.headSha ?? pull.headSha,
+      at: pull.pushedAt,
+    });
   await advanceRun(engine, await loadRunScope(engine, linked.run, port, linked.repository));
 }
 

@@ -5,6 +5,7 @@ import {
   commentIntent,
   describeParseError,
   type Command,
+  type ParsedCommand,
 } from '../core/commands/index.js';
 import { validateConfig } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
@@ -13,8 +14,9 @@ import { loadRunScope } from '../engine/context.js';
 import { acceptPlanComment } from '../engine/planner.js';
 import { linkPullRequest } from '../engine/track.js';
 import { roleOf } from '../engine/roles.js';
-import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
-import { NOT_ANSWERED } from '../store/commands.js';
+import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { crashPoint } from '../crash-points.js';
+import { NOT_ANSWERED, type CommandRow } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { mayAnswerRefusal } from './refusal-budget.js';
 
@@ -79,33 +81,14 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
       ));
     const replies: string[] = [];
     let accepted = 0;
+    let carriedOut = 0;
+    const writtenAt = new Date(comment.created_at);
 
     for (const [ordinal, item] of parsed.entries()) {
       const name = item.ok ? item.command.name : item.error.name;
-      let outcome: CommandOutcome;
-      if (!allowed)
-        outcome = {
-          ok: false,
-          reason: `only people with write access can use commands (your role: ${role})`,
-        };
-      else if (!item.ok) outcome = { ok: false, reason: describeParseError(item.error) };
-      else if (!target?.run)
-        outcome = {
-          ok: false,
-          reason: onPullRequest
-            ? 'this pull request is not an agent task'
-            : 'there is no agent-coordinator run on this issue',
-        };
-      else
-        outcome = await runCommand(
-          services,
-          port,
-          target.run,
-          target.task,
-          sender.login,
-          item.command,
-        );
-      await engine.store.commands.record({
+      // The command is claimed for this delivery before anything is done (docs/commands.md,
+      // "Each comment once"): another delivery of the comment finds the claim and does nothing.
+      const claim = await engine.store.commands.claim({
         repositoryId: repository.id,
         issueNumber: issue.number,
         runId: target?.run?.id ?? null,
@@ -115,10 +98,39 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         permission: role,
         name,
         args: item.ok ? item.command : item.error,
-        accepted: outcome.ok,
-        outcome: outcome.ok ? 'ok' : `${outcome.reason}${answerRefusal ? '' : NOT_ANSWERED}`,
+        deliveryId: context.id,
         createdAt: now,
       });
+      if (claim.deliveryId !== context.id) {
+        if (!allowed) break;
+        continue;
+      }
+      carriedOut++;
+      let outcome: CommandOutcome;
+      if (claim.doneAt !== null) {
+        // This delivery carried it out before its handling was cut short: answered from the record.
+        outcome = recordedOutcome(claim);
+      } else {
+        crashPoint('command.claimed');
+        outcome = await decide(item, allowed, role, target, onPullRequest, (command) =>
+          runCommand(
+            services,
+            port,
+            target!.run!,
+            target?.task,
+            { actor: sender.login, writtenAt },
+            command,
+          ),
+        );
+        await engine.store.commands.finish(claim.id, {
+          accepted: outcome.ok,
+          outcome: outcome.ok ? 'ok' : `${outcome.reason}${answerRefusal ? '' : NOT_ANSWERED}`,
+        });
+      }
+      if (claim.answeredAt !== null) {
+        if (!allowed) break;
+        continue;
+      }
       if (outcome.ok) {
         accepted++;
         if (outcome.reply) replies.push(outcome.reply);
@@ -130,8 +142,49 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
     if (accepted > 0) await port.reactToComment(repo, comment.id, '+1');
     if (replies.length > 0)
       await port.createIssueComment(repo, issue.number, `@${sender.login} ${replies.join('\n\n')}`);
-    log.info({ actor: sender.login, role, commands: parsed.length, accepted }, 'commands handled');
+    if (carriedOut > 0) await engine.store.commands.answered(comment.id, context.id);
+    log.info(
+      { actor: sender.login, role, commands: parsed.length, carriedOut, accepted },
+      carriedOut === 0
+        ? 'commands already claimed by another delivery; nothing done'
+        : 'commands handled',
+    );
   });
+}
+
+/** What one parsed command comes to: refused for the commenter's role or its form, or carried out. */
+function decide(
+  item: ParsedCommand,
+  allowed: boolean,
+  role: RoleName,
+  target: { run?: RunRow; task?: TaskRow } | undefined,
+  onPullRequest: boolean,
+  carryOut: (command: Command) => Promise<CommandOutcome>,
+): Promise<CommandOutcome> | CommandOutcome {
+  if (!allowed)
+    return {
+      ok: false,
+      reason: `only people with write access can use commands (your role: ${role})`,
+    };
+  if (!item.ok) return { ok: false, reason: describeParseError(item.error) };
+  if (!target?.run)
+    return {
+      ok: false,
+      reason: onPullRequest
+        ? 'this pull request is not an agent task'
+        : 'there is no agent-coordinator run on this issue',
+    };
+  return carryOut(item.command);
+}
+
+/** The outcome a claimed command recorded when it was done. */
+function recordedOutcome(row: CommandRow): CommandOutcome {
+  if (row.accepted) return { ok: true };
+  const reason = row.outcome ?? '';
+  return {
+    ok: false,
+    reason: reason.endsWith(NOT_ANSWERED) ? reason.slice(0, -NOT_ANSWERED.length) : reason,
+  };
 }
 
 async function runCommand(
@@ -139,14 +192,14 @@ async function runCommand(
   port: GitHubPort,
   run: RunRow,
   task: TaskRow | undefined,
-  actor: string,
+  author: { actor: string; writtenAt: Date },
   command: Command,
 ): Promise<CommandOutcome> {
   const { engine } = services;
   // Read again with its repository, in one statement: the command may have waited for the run.
   const fresh = await engine.store.runs.runWithRepository(run.id);
   const scope = await loadRunScope(engine, fresh?.run ?? run, port, fresh?.repository);
-  return executeCommand(engine, { scope, task, actor }, command);
+  return executeCommand(engine, { scope, task, ...author }, command);
 }
 
 /**

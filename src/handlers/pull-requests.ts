@@ -18,9 +18,11 @@ interface PullPayload {
   head: { ref: string; sha: string; repo: { id: number } | null };
   base: { ref: string };
   body?: string | null;
+  updated_at?: string;
 }
 
 function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
+  const pushedAt = before === undefined || !pr.updated_at ? undefined : new Date(pr.updated_at);
   return {
     number: pr.number,
     nodeId: pr.node_id,
@@ -32,6 +34,7 @@ function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
     merged: pr.merged ?? false,
     before,
     body: pr.body ?? '',
+    ...(pushedAt && !Number.isNaN(pushedAt.getTime()) ? { pushedAt } : {}),
   };
 }
 

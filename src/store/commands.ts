@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, ne, notInArray, notLike, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, ne, notInArray, notLike, sql } from 'drizzle-orm';
 import { commands } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 
@@ -12,11 +12,62 @@ const WRITE_PERMISSIONS = ['admin', 'maintain', 'write'];
 export class CommandStore {
   constructor(private readonly db: AppDatabase) {}
 
-  /** Idempotent per (comment, ordinal): a redelivered comment is not recorded twice. */
+  /**
+   * Claims command `ordinal` of a comment for one delivery (docs/commands.md, "Each comment
+   * once"): the row is written once per (comment, ordinal), whichever delivery of the comment
+   * comes first, with no outcome yet. Returns the row as it is now: this delivery's claim, or
+   * the one found.
+   */
+  async claim(
+    values: Omit<typeof commands.$inferInsert, 'accepted' | 'outcome' | 'doneAt' | 'answeredAt'> & {
+      deliveryId: string;
+    },
+  ): Promise<CommandRow> {
+    const [claimed] = await this.db
+      .insert(commands)
+      .values({ ...values, accepted: false, outcome: null })
+      .onConflictDoNothing()
+      .returning();
+    if (claimed) return claimed;
+    const [found] = await this.db
+      .select()
+      .from(commands)
+      .where(and(eq(commands.commentId, values.commentId), eq(commands.ordinal, values.ordinal)));
+    if (!found)
+      throw new Error(`command ${values.commentId}/${values.ordinal} neither claimed nor found`);
+    return found;
+  }
+
+  /** The claimed command was carried out (or refused): its outcome, once. */
+  async finish(id: number, done: { accepted: boolean; outcome: string }): Promise<void> {
+    await this.db
+      .update(commands)
+      .set({ ...done, doneAt: new Date() })
+      .where(and(eq(commands.id, id), isNull(commands.doneAt)));
+  }
+
+  /** The comment got its reaction or reply for what this delivery carried out. */
+  async answered(commentId: number, deliveryId: string): Promise<void> {
+    await this.db
+      .update(commands)
+      .set({ answeredAt: new Date() })
+      .where(
+        and(
+          eq(commands.commentId, commentId),
+          eq(commands.deliveryId, deliveryId),
+          isNull(commands.answeredAt),
+        ),
+      );
+  }
+
+  /**
+   * Something refused and done at once (a label from a person below write): idempotent per
+   * (comment, ordinal), so a redelivery is not recorded twice.
+   */
   async record(values: typeof commands.$inferInsert): Promise<boolean> {
     const rows = await this.db
       .insert(commands)
-      .values(values)
+      .values({ doneAt: values.createdAt ?? new Date(), ...values })
       .onConflictDoNothing()
       .returning({ id: commands.id });
     return rows.length > 0;
@@ -43,6 +94,7 @@ export class CommandStore {
           eq(commands.issueNumber, where.issueNumber),
           sql`lower(${commands.actorLogin}) = lower(${where.actor})`,
           eq(commands.accepted, false),
+          isNotNull(commands.doneAt),
           notInArray(sql`coalesce(${commands.permission}, 'none')`, WRITE_PERMISSIONS),
           notLike(sql`coalesce(${commands.outcome}, '')`, `%${NOT_ANSWERED}`),
           gt(commands.createdAt, where.since),

@@ -62,6 +62,22 @@ export class PullStore {
   }
 
   /**
+   * New work reached the PR at `at` (a push's `pull_request.updated_at`): kept when later than
+   * what is recorded, whichever of two pushes' deliveries comes first. Returns the latest.
+   */
+  async recordWorkPushed(id: number, at: Date): Promise<Date | null> {
+    const [row] = await this.db
+      .update(pullRequests)
+      .set({
+        workPushedAt: sql`greatest(${pullRequests.workPushedAt}, ${at})`,
+        updatedAt: new Date(),
+      })
+      .where(eq(pullRequests.id, id))
+      .returning({ workPushedAt: pullRequests.workPushedAt });
+    return row?.workPushedAt ?? null;
+  }
+
+  /**
    * Claims a "changes requested" review for a send-back: true once per review id, whichever of
    * two deliveries of it (a redelivery, a duplicate) gets here first.
    */

@@ -48,6 +48,8 @@ const ROWS: Row[] = [
   { crashes: ['merge.enqueued#2'], mergeQueue: true },
   { crashes: ['finish.run-finished'] },
   { crashes: ['finish.labelled'], quick: true },
+  // Between a command's claim and its effect: the claiming delivery carries it out after the restart.
+  { crashes: ['command.claimed'], command: '/status' },
   // Crashes while recovering from a crash.
   { crashes: ['dispatch.intent-recorded', 'sweep.before-redispatch'] },
   { crashes: ['dispatch.called', 'sweep.before-adopt'], missedEvents: ['workflow_run'] },
@@ -61,6 +63,7 @@ function title(row: Row): string {
   const notes = [
     ...(row.planner ? ['planner'] : []),
     ...(row.mergeQueue ? ['merge queue'] : []),
+    ...(row.command ? [`command ${row.command}`] : []),
     ...(row.missedEvents ?? []).map((e) => `no ${e} webhooks`),
   ];
   return `${row.crashes.join(' → ')}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;

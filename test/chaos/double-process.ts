@@ -63,6 +63,7 @@ async function handle(id: number | undefined, request: DoubleRequest): Promise<u
         : 'Add login: an API signature, its implementation, unit and integration tests.';
       const issue = await d.openIssue(REPO, { title: 'Login', body, user: MAINTAINER });
       await d.addLabel(REPO, issue, 'agent', MAINTAINER);
+      if (request.params.command) await d.comment(REPO, issue, request.params.command, MAINTAINER);
       return issue;
     }
     case 'waitForRunDone': {

@@ -122,6 +122,8 @@ export interface CrashScenario {
   missedEvents?: string[];
   /** Merges go through the default branch's merge queue. */
   mergeQueue?: boolean;
+  /** A maintainer's comment on the issue right after the label (a command to crash in). */
+  command?: string;
   /** How long the run may take to finish after the last restart. */
   finishWithinMs?: number;
 }
@@ -189,7 +191,10 @@ export class CrashRun {
       if (index === 0) {
         await app.waitForLine(/agent-coordinator listening/);
         this.mark('listening, labelling');
-        issue = await double.call('openLabelledIssue', { withPlan: !scenario.planner });
+        issue = await double.call('openLabelledIssue', {
+          withPlan: !scenario.planner,
+          ...(scenario.command ? { command: scenario.command } : {}),
+        });
       }
       // The point must be reached: the process dies by SIGKILL before the run is done.
       const done = double

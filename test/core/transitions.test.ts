@@ -28,7 +28,7 @@ const ENDS = {
 } as const satisfies Partial<Record<TaskState, TaskEvent[]>>;
 const IN_REVIEW_ROW: Partial<Record<TaskState, TaskEvent[]>> = {
   approved: ['approved'],
-  in_review: ['older head approved'],
+  in_review: ['older head approved', 'approval withdrawn'],
   merging: ['merge claimed'],
   pending: ['sent back', 'attempt failed', 'retried'],
   ...ENDS,

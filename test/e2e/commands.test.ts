@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   MAINTAINER,
@@ -86,6 +87,42 @@ describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery se
     await say(issue, '/unhold');
     expect((await task(issue, 'a'))?.state).toBe('merged');
     expect(s.double.runs(REPO).some((r) => r.head_branch === 'agent/1/b')).toBe(true);
+  });
+
+  it('carries out a comment’s commands once: a replay under a new delivery id or an edit does nothing', async () => {
+    const issue = await start(CHAIN);
+    const a = prOf('a')!;
+    const hold = await say(a.number, '/hold');
+    await say(a.number, '/unhold');
+    const before = comments(a.number);
+    expect(before.map((c) => c.reaction_contents)).toEqual([
+      ['agent-coordinator[bot]:+1'],
+      ['agent-coordinator[bot]:+1'],
+    ]);
+    // The /hold delivery as GitHub signed it, posted again under a delivery id of the attacker's
+    // choosing: the same body, so the same X-Hub-Signature-256.
+    const captured = s.double
+      .deliveries({ event: 'issue_comment', action: 'created' })
+      .find((d) => (d.payload as { comment: { id: number } }).comment.id === hold.id)!;
+    const replayed = await s.app.send('issue_comment', captured.payload, { id: randomUUID() });
+    expect(replayed.ok).toBe(true);
+    await s.settle();
+    // Edited into another command: edits are never read for commands.
+    await s.double.editComment(REPO, hold.id, '/veto edited in', MAINTAINER);
+    await s.settle();
+
+    const after = await task(issue, 'a');
+    expect(after?.held).toBe(false);
+    expect(after?.state).toBe('in_review');
+    expect(comments(a.number).map((c) => [c.body, c.reaction_contents])).toEqual([
+      ['/veto edited in', ['agent-coordinator[bot]:+1']],
+      ['/unhold', ['agent-coordinator[bot]:+1']],
+    ]);
+    const log = await s.app.store.commands.ofRepository(repositoryId());
+    expect(log.map((c) => [c.name, c.commentId, c.accepted, c.deliveryId])).toEqual([
+      ['hold', hold.id, true, captured.guid],
+      ['unhold', expect.any(Number), true, expect.any(String)],
+    ]);
   });
 
   it('holds one task from its PR', async () => {

@@ -23,6 +23,7 @@ describe('an approval given while the worker is still finishing', () => {
   let s: Scenario;
   afterEach(() => closeScenario(s));
 
+  const prComments = (pr: number) => (s.double.comments(REPO, pr) as Comment[]).map((c) => c.body);
   const pullOf = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === 'agent/1/a')!;
   /** The run is dispatched and started; the worker has pushed and opened its PR, no more. */
   const workerOpensPr = async () => {
@@ -79,6 +80,8 @@ describe('an approval given while the worker is still finishing', () => {
     const approvedHead = pullOf().head.sha;
     await s.double.comment(REPO, pr, '/approve', MAINTAINER);
     await s.settle();
+    expect((await taskOf(s, issue, 'a'))?.approvedSha).toBe(approvedHead);
+    s.double.advanceClock(1_000);
     await s.double.pushCommit(REPO, 'agent/1/a', {
       message: 'more work',
       files: { 'more.txt': 'x' },
@@ -86,12 +89,74 @@ describe('an approval given while the worker is still finishing', () => {
     });
     await s.double.completeWorkflowRun(runId, 'success');
     await s.settle();
+    // The push came after the /approve was written: the approval is withdrawn, and says so.
     const task = await taskOf(s, issue, 'a');
     expect(task?.state).toBe('in_review');
-    expect(task?.approvedSha).toBe(approvedHead);
+    expect(task?.approvedSha).toBeNull();
     expect(pullOf().head.sha).not.toBe(approvedHead);
+    expect(prComments(pr).at(-1)).toContain(
+      `The \`/approve\` of \`${approvedHead.slice(0, 7)}\` was written before new commits`,
+    );
 
     await s.double.comment(REPO, pr, '/approve', MAINTAINER);
+    await s.settle();
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');
+  });
+
+  it.each(['the push', 'the /approve'])(
+    'does not merge new work that reached the PR after the /approve was written (%s handled first)',
+    async (first) => {
+      const { issue, pr, runId } = await workerOpensPr();
+      // GitHub takes both while the app is unreachable: the /approve, then 5 s later a push.
+      s.double.webhooksDown = true;
+      await s.double.comment(REPO, pr, '/approve', MAINTAINER);
+      s.double.advanceClock(5_000);
+      const newHead = await s.double.pushCommit(REPO, 'agent/1/a', {
+        message: 'more work',
+        files: { 'more.txt': 'x' },
+        by: APP_BOT,
+      });
+      s.double.webhooksDown = false;
+      const approve = s.double.deliveries({ event: 'issue_comment', action: 'created' }).at(-1)!;
+      const push = s.double.deliveries({ event: 'pull_request', action: 'synchronize' }).at(-1)!;
+      // Both handled after the push: the /approve always finds the new head on GitHub.
+      for (const d of first === 'the push' ? [push, approve] : [approve, push]) {
+        expect((await s.app.send(d.event, d.payload, { id: d.guid })).ok).toBe(true);
+        await s.settle();
+      }
+      await s.double.completeWorkflowRun(runId, 'success');
+      await s.settle();
+      const task = await taskOf(s, issue, 'a');
+      expect(task?.state).toBe('in_review');
+      expect(task?.approvedSha).toBeNull();
+      expect(pullOf().head.sha).toBe(newHead);
+      // The reply says so: to the command (push handled first), or when the push withdraws it.
+      const reply = prComments(pr).at(-1);
+      expect(reply).toContain('new commits reached this pull request');
+      expect(reply).toContain(`or \`/approve ${newHead.slice(0, 7)}\``);
+
+      // The reviewer names the head they reviewed.
+      await s.double.comment(REPO, pr, `/approve ${newHead.slice(0, 9)}`, MAINTAINER);
+      await s.settle();
+      expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');
+    },
+  );
+
+  it('approves with /approve <sha> only the head that SHA names', async () => {
+    const { issue, pr, runId } = await workerOpensPr();
+    const head = pullOf().head.sha;
+    const other = head.startsWith('0') ? '1111111' : '0000000';
+    await s.double.comment(REPO, pr, `/approve ${other}`, MAINTAINER);
+    await s.settle();
+    expect((await taskOf(s, issue, 'a'))?.approvedSha).toBeNull();
+    expect(prComments(pr).at(-1)).toBe(
+      `@${MAINTAINER} \`/approve\`: \`${other}\` is not the head of this pull request: its head is \`${head.slice(0, 7)}\`, nothing was approved.`,
+    );
+
+    await s.double.comment(REPO, pr, `/approve ${head.slice(0, 7).toUpperCase()}`, MAINTAINER);
+    await s.settle();
+    expect((await taskOf(s, issue, 'a'))?.approvedSha).toBe(head);
+    await s.double.completeWorkflowRun(runId, 'success');
     await s.settle();
     expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');
   });

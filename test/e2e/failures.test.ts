@@ -170,31 +170,24 @@ describe('attempts that go wrong (GitHub double)', () => {
     expect((await task(issue, 'build'))?.state).toBe('in_review');
   });
 
-  it('ignores a plan comment for a run id it did not dispatch, or from a person', async () => {
+  it('ignores a plan comment for a run id it did not dispatch, or from anyone but the App', async () => {
     s = await startScenario();
     s.double.setWorker((run) => (run.inputs.mode === 'plan' ? { kind: 'manual' } : { kind: 'pr' }));
     const issue = await start('No plan.');
-    await s.double.comment(
-      REPO,
-      issue,
-      `${PLAN}\n<!-- agent-coordinator:plan run_id=999999 -->`,
-      'github-actions[bot]',
-    );
     const plannerRun = runsOn('agent/1/plan')[0]!;
-    await s.double.comment(
-      REPO,
-      issue,
-      `${PLAN}\n<!-- agent-coordinator:plan run_id=${plannerRun.id as number} -->`,
-      MAINTAINER,
-    );
+    const planFor = (runId: number) => `${PLAN}\n<!-- agent-coordinator:plan run_id=${runId} -->`;
+    // The App itself, naming a run it did not dispatch.
+    await s.double.commentAsApp(REPO, issue, planFor(999999));
+    // The planner's own run id, from a person and from the Actions bot (any workflow's
+    // GITHUB_TOKEN comments as github-actions[bot], and run ids are public).
+    await s.double.comment(REPO, issue, planFor(plannerRun.id as number), MAINTAINER);
+    await s.double.comment(REPO, issue, planFor(plannerRun.id as number), 'github-actions[bot]');
     await s.settle();
     expect(runsOn('agent/1/build')).toHaveLength(0);
-    await s.double.comment(
-      REPO,
-      issue,
-      `${PLAN}\n<!-- agent-coordinator:plan run_id=${plannerRun.id as number} -->`,
-      'github-actions[bot]',
+    expect((await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue))?.state).toBe(
+      'planning',
     );
+    await s.double.commentAsApp(REPO, issue, planFor(plannerRun.id as number));
     await s.settle();
     expect(runsOn('agent/1/build')).toHaveLength(1);
   });

@@ -108,7 +108,11 @@ describe('statements of one delivery', () => {
           found!.repository,
         );
         const task = await store.runs.task(found!.run.id, row!.task_key);
-        return executeCommand(app.engine, { scope, task, actor: 'octocat' }, { name: 'approve' });
+        return executeCommand(
+          app.engine,
+          { scope, task, actor: 'octocat', writtenAt: new Date() },
+          { name: 'approve' },
+        );
       },
       { texts: true },
     );

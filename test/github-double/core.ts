@@ -147,8 +147,14 @@ export class Core {
     return this.installations.get(repo.owner.login.toLowerCase());
   }
 
+  /**
+   * How far the double's clock for what it records (comments, pushes, PRs, runs) runs ahead of
+   * the real one: a test moves it on to make GitHub date one event after another.
+   */
+  clockOffsetMs = 0;
+
   now(): string {
-    return isoNow();
+    return isoNow(this.clockOffsetMs);
   }
 
   changed(kind: ChangeKind, detail?: unknown): void {

@@ -77,6 +77,11 @@ export class DoubleBase {
     this.graphqlUrl = `${this.url}/api/graphql`;
   }
 
+  /** GitHub dates what happens from now on `ms` later (timestamps have second precision). */
+  advanceClock(ms: number): void {
+    this.core.clockOffsetMs += ms;
+  }
+
   get appId(): number {
     return this.core.app.id;
   }

@@ -51,8 +51,8 @@ export function randomToken(prefix: string): string {
 let isoSecond = -1;
 let isoString = '';
 
-export function isoNow(): string {
-  const second = Math.floor(Date.now() / 1000);
+export function isoNow(offsetMs = 0): string {
+  const second = Math.floor((Date.now() + offsetMs) / 1000);
   if (second !== isoSecond) {
     isoSecond = second;
     isoString = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -105,15 +105,21 @@ describe('the events the app acts on', () => {
     };
     expect(handled.actsOn('issue_comment', 'created', comment('Thanks, looks good'))).toBe(false);
     expect(handled.actsOn('issue_comment', 'created', comment('/approve'))).toBe(true);
-    const bot = { sender: { login: 'github-actions[bot]', type: 'Bot' } };
     const plan = `${planMarker(5)}\n\n\`\`\`yaml\ntasks: []\n\`\`\``;
-    const byPlanner = (body: string) => {
-      const payload = comment(body, bot) as { comment: { user: object } };
-      payload.comment.user = { login: 'github-actions[bot]', type: 'Bot' };
+    const byBot = (body: string, login: string, appId: number) => {
+      const payload = comment(body, { sender: { login, type: 'Bot' } }) as {
+        comment: Record<string, unknown>;
+      };
+      payload.comment.user = { login, type: 'Bot' };
+      payload.comment.performed_via_github_app = { id: appId };
       return payload;
     };
+    const byPlanner = (body: string) => byBot(body, 'agent-coordinator[bot]', TEST_APP_ID);
     expect(handled.actsOn('issue_comment', 'created', byPlanner(plan))).toBe(true);
     expect(handled.actsOn('issue_comment', 'created', byPlanner('/approve'))).toBe(false);
+    // The Actions bot's comments are performed via the github-actions App, not this one.
+    const byActions = byBot(plan, 'github-actions[bot]', 15368);
+    expect(handled.actsOn('issue_comment', 'created', byActions)).toBe(false);
   });
 
   it('leave out labels the label handler knows cannot start a run', async () => {

@@ -26,6 +26,8 @@ export interface CommandTarget {
   /** On an agent PR: the key of its task. Absent on the issue. */
   taskKey?: string;
   actor: string;
+  /** The comment's `created_at`: an approval covers only heads pushed before it. */
+  writtenAt: Date;
 }
 
 /** Task fields a command writes besides the state. */
@@ -83,10 +85,11 @@ export type CommandEffect =
   /** The task's latest worker run, if one is still going, is cancelled on GitHub. */
   | { kind: 'cancelAttempt'; task: string; why: string }
   /**
-   * Approve the head GitHub shows now (docs/commands.md): the PR is read from GitHub when this
-   * is carried out, and `otherwise` answers when the task has no open PR.
+   * Approve the head GitHub shows now, if its author could have seen it (core's
+   * `commandApproval`, docs/commands.md): the PR is read from GitHub when this is carried out,
+   * and `otherwise` answers when the task has no open PR. `named`: `/approve <sha>`.
    */
-  | { kind: 'approve'; task: string; otherwise: string }
+  | { kind: 'approve'; task: string; otherwise: string; writtenAt: Date; named?: string }
   | { kind: 'requestStatus' }
   /** Dispatch what is ready in the repository. */
   | { kind: 'schedule' }

@@ -2,18 +2,14 @@ import { parsePlanMarker } from '../../protocol/markers.js';
 import { parseCommands } from './parse-commands.js';
 import type { ParsedCommand } from './types.js';
 
-/**
- * Who may post a plan for the planner job (docs/lifecycle.md): the Actions bot, or the App itself
- * (a planner job that comments with the App's token), known by `performed_via_github_app`.
- */
-const PLANNER_AUTHORS = new Set(['github-actions[bot]']);
-
 /** What a new issue or PR comment says, as far as deciding whether it asks anything of us. */
 export interface CommentFacts {
   body: string | null;
   authorLogin: string | undefined;
   /** The sender or the comment's author is a bot: bots never give commands. */
   fromBot: boolean;
+  /** The comment's author is a bot account (`user.type` is `Bot`). */
+  authorIsBot: boolean;
   /** `performed_via_github_app.id`: the App whose token wrote it. */
   viaAppId: number | undefined;
   onPullRequest: boolean;
@@ -27,14 +23,12 @@ export type CommentIntent =
 const NONE: CommentIntent = { kind: 'none' };
 
 /**
- * A bot's comment counts only as the planner's plan (on the issue, by the planner's author, with
- * the plan marker); a person's only by the commands in it. `appId` is this App's id.
+ * A bot's comment counts only as the planner's plan (on the issue, with the plan marker, written
+ * by this App itself); a person's only by the commands in it. `appId` is this App's id.
  */
 export function commentIntent(comment: CommentFacts, appId: number | undefined): CommentIntent {
   if (comment.fromBot) {
-    const byThisApp = appId !== undefined && comment.viaAppId === appId;
-    if (comment.onPullRequest || !(byThisApp || PLANNER_AUTHORS.has(comment.authorLogin ?? '')))
-      return NONE;
+    if (comment.onPullRequest || !isThisAppsOwn(comment, appId)) return NONE;
     const workflowRunId = parsePlanMarker(comment.body);
     return workflowRunId === undefined ? NONE : { kind: 'plan', workflowRunId };
   }
@@ -43,6 +37,16 @@ export function commentIntent(comment: CommentFacts, appId: number | undefined):
     comment.onPullRequest ? 'pull_request' : 'issue',
   );
   return parsed.length === 0 ? NONE : { kind: 'commands', parsed };
+}
+
+/**
+ * Written by this App with its installation token (docs/lifecycle.md step 2): the author is the
+ * App's bot account and GitHub names this App in `performed_via_github_app`. The Actions bot
+ * (`github-actions[bot]`, whose comments GitHub marks as performed by the `github-actions` App)
+ * and every other App are not this App, and a person acting through an App is no bot.
+ */
+function isThisAppsOwn(comment: CommentFacts, appId: number | undefined): boolean {
+  return appId !== undefined && comment.authorIsBot && comment.viaAppId === appId;
 }
 
 /** The facts of an `issue_comment` payload, read defensively: it may be any JSON at ingest. */
@@ -55,6 +59,7 @@ export function commentFactsOf(payload: Record<string, unknown>): CommentFacts {
     body: typeof comment.body === 'string' ? comment.body : null,
     authorLogin: typeof user.login === 'string' ? user.login : undefined,
     fromBot: sender.type === 'Bot' || user.type === 'Bot',
+    authorIsBot: user.type === 'Bot',
     viaAppId: typeof via.id === 'number' ? via.id : undefined,
     onPullRequest: Boolean(record(payload.issue).pull_request),
   };

@@ -99,6 +99,8 @@ export function decideCommand(
           kind: 'approve',
           task: task.taskKey,
           otherwise: `task \`${task.taskKey}\` has no pull request yet`,
+          writtenAt: target.writtenAt,
+          ...(command.sha === undefined ? {} : { named: command.sha }),
         },
         { kind: 'advance' },
       );

@@ -19,6 +19,7 @@ type Head =
 const SLASH = 0x2f;
 const WHITESPACE = /\s/;
 const WORD_AND_REST = /^(\S+)([\s\S]*)$/;
+const COMMIT_SHA = /^[0-9a-f]{7,40}$/i;
 
 /**
  * Reads the commands of one issue or pull request comment, in order. Never throws: every
@@ -89,7 +90,7 @@ function interpret(
 ): Outcome {
   switch (name) {
     case 'approve':
-      return context === 'issue' ? approveOnIssue(tail) : withoutArguments({ name }, tail);
+      return context === 'issue' ? approveOnIssue(tail) : approveOnPullRequest(tail);
     case 'veto':
     case 'retry':
       return context === 'issue'
@@ -123,6 +124,14 @@ function approveOnIssue(tail: string): Outcome {
   const extra = split.rest.trim();
   if (extra !== '') return fail({ kind: 'unexpected_argument', name: 'approve', text: extra });
   return { ok: true, command: { name: 'approve', taskId: split.word } };
+}
+
+/** `/approve [sha]` on a PR: a commit named by 7 to 40 hex digits, lowercased. */
+function approveOnPullRequest(tail: string): Outcome {
+  const split = splitWord(tail);
+  if (!split || split.rest.trim() !== '' || !COMMIT_SHA.test(split.word))
+    return withoutArguments({ name: 'approve' }, tail);
+  return { ok: true, command: { name: 'approve', sha: split.word.toLowerCase() } };
 }
 
 function freeTextOnIssue(

@@ -2,8 +2,9 @@
 export type CommandContext = 'issue' | 'pull_request';
 
 export type Command =
-  // issue: no arg approves the plan, an arg approves that task; PR: no args.
-  | { name: 'approve'; taskId?: string }
+  // issue: no arg approves the plan, an arg approves that task; PR: `/approve [sha]`, the head
+  // (or only the head whose SHA starts with those 7 to 40 hex digits).
+  | { name: 'approve'; taskId?: string; sha?: string }
   // issue: `/veto <task_id> [reason]`; PR: `/veto [reason]`.
   | { name: 'veto'; taskId?: string; reason?: string }
   // issue: `/retry <task_id> [feedback]`; PR: `/retry [feedback]`.

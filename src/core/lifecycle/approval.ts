@@ -1,3 +1,4 @@
+import { shortSha } from '../merge/approval.js';
 import type { TaskState } from '../states.js';
 
 /**
@@ -16,17 +17,23 @@ export const APPROVABLE_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>
 const IN_REVIEW: ReadonlySet<TaskState> = new Set<TaskState>(['in_review', 'approved']);
 
 export interface Approval {
-  /** By `/approve`: the PR's head; by a review: the reviewed commit. */
+  /** By `/approve`: the PR's head (see commandApproval); by a review: the reviewed commit. */
   sha: string;
   /** The head GitHub shows now. */
   currentHead: string;
+  /**
+   * When a plain `/approve` was written: it names no commit, so it holds only while no new work
+   * reached the PR after that (approvalAfterPush). Absent when the approval names its commit
+   * (a review's `commit_id`, `/approve <sha>`).
+   */
+  writtenAt?: Date;
 }
 
 export type ApprovalVerdict =
   | { kind: 'refuse' }
   /** A late approval of an older commit never replaces one of the current head. */
   | { kind: 'keep' }
-  | { kind: 'record'; state: TaskState; approvedSha: string };
+  | { kind: 'record'; state: TaskState; approvedSha: string; approvedAt: Date | null };
 
 /**
  * What an approval does to the task, whichever of two approvals is handled first: the outcome
@@ -44,5 +51,62 @@ export function decideApproval(
       ? 'approved'
       : 'in_review'
     : task.state;
-  return { kind: 'record', state, approvedSha: sha };
+  return { kind: 'record', state, approvedSha: sha, approvedAt: approval.writtenAt ?? null };
+}
+
+/** What `/approve` on a PR (or `/approve <task>` on the issue) may approve. */
+export interface CommandApprovalFacts {
+  /** `/approve <sha>`: the commit the author names (7 to 40 hex digits). */
+  named?: string;
+  /** The comment's `created_at`. */
+  writtenAt: Date;
+  /** The PR's head as GitHub shows it now. */
+  head: string;
+  /** The latest `updated_at` of a push of new work to the PR (not the coordinator's update). */
+  workPushedAt: Date | null;
+}
+
+export type CommandApproval = { ok: true; approval: Approval } | { ok: false; reason: string };
+
+/**
+ * An approval covers only a head its author could have seen (docs/commands.md): `/approve <sha>`
+ * approves that head only (a prefix of the PR's head); a plain `/approve` approves the head GitHub
+ * shows, unless GitHub showed new work reaching the PR after the comment was written. Decided
+ * from the timestamps the payloads carry, so whichever delivery is handled first, the outcome is
+ * the same (approvalAfterPush withdraws one the push's delivery finds recorded).
+ */
+export function commandApproval(facts: CommandApprovalFacts): CommandApproval {
+  const { named, writtenAt, head, workPushedAt } = facts;
+  if (named !== undefined) {
+    if (!head.toLowerCase().startsWith(named.toLowerCase()))
+      return {
+        ok: false,
+        reason: `\`${named}\` is not the head of this pull request: its head is \`${shortSha(head)}\`, nothing was approved`,
+      };
+    return { ok: true, approval: { sha: head, currentHead: head } };
+  }
+  if (workPushedAt !== null && workPushedAt.getTime() > writtenAt.getTime())
+    return { ok: false, reason: pushedAfter(head) };
+  return { ok: true, approval: { sha: head, currentHead: head, writtenAt } };
+}
+
+function pushedAfter(head: string): string {
+  return `new commits reached this pull request after this comment was written: review its head \`${shortSha(head)}\` and \`/approve\` again, or \`/approve ${shortSha(head)}\``;
+}
+
+/**
+ * A push of new work (`pull_request.synchronize`, not the coordinator's own update) that GitHub
+ * dates after a plain `/approve` was written: that approval covers none of the heads from then on,
+ * whichever of the two deliveries was handled first. `withdraw` carries the reply.
+ */
+export function approvalAfterPush(
+  task: { approvedSha: string | null; approvedAt: Date | null },
+  push: { head: string; at: Date },
+): { kind: 'stands' } | { kind: 'withdraw'; reply: string } {
+  if (task.approvedSha === null || task.approvedAt === null) return { kind: 'stands' };
+  if (push.at.getTime() <= task.approvedAt.getTime()) return { kind: 'stands' };
+  return {
+    kind: 'withdraw',
+    reply: `The \`/approve\` of \`${shortSha(task.approvedSha)}\` was written before new commits reached this pull request: it does not count for its head \`${shortSha(push.head)}\`. Review it and \`/approve\` again, or \`/approve ${shortSha(push.head)}\`.`,
+  };
 }

@@ -7,8 +7,12 @@ export {
 export { dependentsToBlock, dependentsToUnblock, type TaskGraph } from './dependents.js';
 export {
   APPROVABLE_TASK_STATES,
+  approvalAfterPush,
+  commandApproval,
   decideApproval,
   type Approval,
   type ApprovalVerdict,
+  type CommandApproval,
+  type CommandApprovalFacts,
 } from './approval.js';
 export { decideChangesRequested, type SubmittedReview } from './changes-requested.js';

@@ -8,6 +8,8 @@ import { planMarker } from '../../../src/protocol/markers.js';
 import { examplePayload } from '../../helpers/payloads.js';
 
 const APP_ID = 4242;
+/** The App GitHub names in `performed_via_github_app` for the Actions bot's comments. */
+const ACTIONS_APP_ID = 15368;
 const PLAN = `${planMarker(77)}\n\n\`\`\`yaml\ntasks: []\n\`\`\``;
 
 function facts(more: Partial<CommentFacts>): CommentFacts {
@@ -15,10 +17,22 @@ function facts(more: Partial<CommentFacts>): CommentFacts {
     body: '',
     authorLogin: 'octocat',
     fromBot: false,
+    authorIsBot: false,
     viaAppId: undefined,
     onPullRequest: false,
     ...more,
   };
+}
+
+/** A comment written with this App's installation token: by its bot, performed via the App. */
+function byApp(more: Partial<CommentFacts>): CommentFacts {
+  return facts({
+    authorLogin: 'agent-coordinator[bot]',
+    fromBot: true,
+    authorIsBot: true,
+    viaAppId: APP_ID,
+    ...more,
+  });
 }
 
 describe('what a new comment asks of the coordinator', () => {
@@ -30,43 +44,36 @@ describe('what a new comment asks of the coordinator', () => {
     ['a misspelt command (answered with a suggestion)', facts({ body: '/aprove' }), 'commands'],
     ['a command in a code block', facts({ body: '```\n/approve\n```' }), 'none'],
     ['a bot’s command', facts({ body: '/approve', fromBot: true, authorLogin: 'x[bot]' }), 'none'],
+    ['the planner’s plan, written with this App’s token', byApp({ body: PLAN }), 'plan'],
     [
-      'the planner’s plan',
-      facts({ body: PLAN, fromBot: true, authorLogin: 'github-actions[bot]' }),
-      'plan',
-    ],
-    [
-      'a plan written with this App’s token',
-      facts({ body: PLAN, fromBot: true, authorLogin: 'ac[bot]', viaAppId: APP_ID }),
-      'plan',
-    ],
-    [
-      'a plan by another App',
-      facts({ body: PLAN, fromBot: true, authorLogin: 'ac[bot]', viaAppId: APP_ID + 1 }),
+      'a plan by the Actions bot (GITHUB_TOKEN: performed via the github-actions App)',
+      byApp({ body: PLAN, authorLogin: 'github-actions[bot]', viaAppId: ACTIONS_APP_ID }),
       'none',
     ],
     [
-      'a plan on a PR',
-      facts({ body: PLAN, fromBot: true, authorLogin: 'github-actions[bot]', onPullRequest: true }),
+      'a plan by the Actions bot with no App named',
+      byApp({ body: PLAN, authorLogin: 'github-actions[bot]', viaAppId: undefined }),
       'none',
     ],
+    ['a plan by another App', byApp({ body: PLAN, viaAppId: APP_ID + 1 }), 'none'],
     [
-      'the planner’s comment without the marker',
-      facts({ body: 'no plan', fromBot: true, authorLogin: 'github-actions[bot]' }),
+      'a plan by a person acting through this App (a user token)',
+      facts({ body: PLAN, fromBot: true, viaAppId: APP_ID }),
       'none',
     ],
+    ['a plan on a PR', byApp({ body: PLAN, onPullRequest: true }), 'none'],
+    ['the App’s comment without the marker', byApp({ body: 'no plan' }), 'none'],
     ['a person pasting a plan', facts({ body: PLAN }), 'none'],
+    ['a person pasting a plan through this App', facts({ body: PLAN, viaAppId: APP_ID }), 'none'],
   ] as const)('%s: %s', (_name, comment, kind) => {
     expect(commentIntent(comment, APP_ID).kind).toBe(kind);
   });
 
   it('carries what the handler needs: the plan’s workflow run, the parsed commands', () => {
-    expect(
-      commentIntent(
-        facts({ body: PLAN, fromBot: true, authorLogin: 'github-actions[bot]' }),
-        APP_ID,
-      ),
-    ).toEqual({ kind: 'plan', workflowRunId: 77 });
+    expect(commentIntent(byApp({ body: PLAN }), APP_ID)).toEqual({
+      kind: 'plan',
+      workflowRunId: 77,
+    });
     const intent = commentIntent(facts({ body: '/approve', onPullRequest: true }), APP_ID);
     expect(intent.kind === 'commands' && intent.parsed.map((p) => p.ok)).toEqual([true]);
   });
@@ -78,6 +85,7 @@ describe('what a new comment asks of the coordinator', () => {
       body: comment.body,
       authorLogin: comment.user.login,
       fromBot: false,
+      authorIsBot: false,
       viaAppId: undefined,
       onPullRequest: Boolean((payload.issue as { pull_request?: unknown }).pull_request),
     });
@@ -85,14 +93,19 @@ describe('what a new comment asks of the coordinator', () => {
       commentFactsOf({
         ...payload,
         sender: { type: 'Bot' },
-        comment: { ...comment, performed_via_github_app: { id: APP_ID } },
+        comment: {
+          ...comment,
+          user: { login: 'agent-coordinator[bot]', type: 'Bot' },
+          performed_via_github_app: { id: APP_ID },
+        },
       }),
-    ).toMatchObject({ fromBot: true, viaAppId: APP_ID });
+    ).toMatchObject({ fromBot: true, authorIsBot: true, viaAppId: APP_ID });
     for (const odd of [{}, { comment: null, issue: 5 }, { comment: { body: 7, user: 'x' } }])
       expect(commentFactsOf(odd)).toEqual({
         body: null,
         authorLogin: undefined,
         fromBot: false,
+        authorIsBot: false,
         viaAppId: undefined,
         onPullRequest: false,
       });

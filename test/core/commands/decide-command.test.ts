@@ -45,8 +45,13 @@ function snapshot(
   };
 }
 
-const onIssue: CommandTarget = { actor: 'octocat' };
-const onPr = (taskKey: string): CommandTarget => ({ taskKey, actor: 'octocat' });
+const WRITTEN = new Date('2025-01-02T00:00:00Z');
+const onIssue: CommandTarget = { actor: 'octocat', writtenAt: WRITTEN };
+const onPr = (taskKey: string): CommandTarget => ({
+  taskKey,
+  actor: 'octocat',
+  writtenAt: WRITTEN,
+});
 const FINISHED = new Date('2025-01-01T00:00:00Z');
 
 interface Row {
@@ -316,6 +321,22 @@ describe('decideCommand', () => {
           kind: 'approve',
           task: 'a',
           otherwise: 'task `a` has no pull request yet',
+          writtenAt: WRITTEN,
+        },
+        { kind: 'advance' },
+      ),
+    },
+    {
+      name: '/approve <sha> on a PR approves only the head that SHA names',
+      command: { name: 'approve', sha: 'abc1234' },
+      target: onPr('a'),
+      expected: accepted(
+        {
+          kind: 'approve',
+          task: 'a',
+          otherwise: 'task `a` has no pull request yet',
+          writtenAt: WRITTEN,
+          named: 'abc1234',
         },
         { kind: 'advance' },
       ),
@@ -329,6 +350,7 @@ describe('decideCommand', () => {
           kind: 'approve',
           task: 'b',
           otherwise: 'task `b` has no pull request yet',
+          writtenAt: WRITTEN,
         },
         { kind: 'advance' },
       ),

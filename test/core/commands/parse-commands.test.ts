@@ -21,6 +21,36 @@ const tasksBlock = '```tasks\n- id: task_001\n  title: Do it\n  deps: []\n```';
 const rows: Row[] = [
   // approve
   ['approve on a PR', '/approve', PR, [ok(1, { name: 'approve' })]],
+  [
+    'approve one head on a PR, by 7 to 40 hex digits',
+    '/approve ABC1234',
+    PR,
+    [ok(1, { name: 'approve', sha: 'abc1234' })],
+  ],
+  [
+    'approve a full SHA on a PR',
+    `/approve ${'0123456789abcdef'.repeat(2)}01234567`,
+    PR,
+    [ok(1, { name: 'approve', sha: `${'0123456789abcdef'.repeat(2)}01234567` })],
+  ],
+  [
+    'approve with too short a SHA on a PR',
+    '/approve abc123',
+    PR,
+    [err(1, { kind: 'unexpected_argument', name: 'approve', text: 'abc123' })],
+  ],
+  [
+    'approve with text after the SHA on a PR',
+    '/approve abc1234 now',
+    PR,
+    [err(1, { kind: 'unexpected_argument', name: 'approve', text: 'abc1234 now' })],
+  ],
+  [
+    'approve a hex word on the issue names a task',
+    '/approve abc1234',
+    ISSUE,
+    [ok(1, { name: 'approve', taskId: 'abc1234' })],
+  ],
   ['approve the plan on the issue', '/approve', ISSUE, [ok(1, { name: 'approve' })]],
   [
     'approve a task on the issue',
