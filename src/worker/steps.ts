@@ -79,7 +79,8 @@ export function agentStopAt(ctx: Pick<AgentContext, 'env' | 'startedAt'>): numbe
 export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<AgentRun> {
   let launch: AgentLaunch;
   try {
-    launch = agentLaunch(ctx.env);
+    // Root matters only when the agent itself runs as root (no user of its own).
+    launch = agentLaunch(ctx.env, ctx.user ? ctx.user.uid : process.getuid?.());
   } catch (error) {
     fail('bad_input', (error as Error).message);
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, repositoryIdOf, SPEC_EXAMPLE_PLAN } from './harness.js';
+import { MAINTAINER, ONE_TASK_PLAN, REPO, repositoryIdOf, SPEC_EXAMPLE_PLAN } from './harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from './real-worker.js';
 
 /**
@@ -116,5 +116,58 @@ describe('the worker action against the GitHub double', () => {
     expect(metrics).toMatch(
       /agent_coordinator_worker_assignments_total\{outcome="granted",claim=""\} 8/,
     );
+  }, 180_000);
+
+  it('keeps the work of an agent stopped at its time limit through the three jobs, and the next attempt finishes it', async () => {
+    // Attempt 1 writes, then never ends; attempt 2 (a fix on top of the kept work) finishes.
+    scenario = await startRealWorkerScenario(
+      String.raw`
+const { writeFileSync, mkdirSync } = require('node:fs');
+const attempt = /attempt (\d+)/.exec(require('node:fs').readFileSync(0, 'utf8'))[1];
+mkdirSync('work', { recursive: true });
+if (attempt === '1') {
+  writeFileSync('work/half.txt', 'half\n');
+  setInterval(() => {}, 1000);
+} else {
+  writeFileSync('work/rest.txt', 'rest\n');
+  console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'Finished.' }));
+}
+`,
+      { config: 'worker:\n  timeoutMinutes: 1\nretries:\n  backoff: [0s]\n' },
+    );
+    const { s, runs } = scenario;
+    // Deadlines count from each dispatch, and the agent runs in real time: so does the app here.
+    Object.defineProperty(s.clock, 'now', { get: () => new Date() });
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Slow',
+      body: ONE_TASK_PLAN,
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+
+    expect(runs.map((r) => r.jobs.map((j) => `${j.job}:${j.conclusion}`))).toEqual([
+      ['assignment:success', 'agent:success', 'publish:failure'],
+      ['assignment:success', 'agent:success', 'publish:success'],
+    ]);
+    expect(runs[0]!.log).toMatch(/::error::agent-coordinator: timed_out \(/);
+    const branch = 'agent/1/a';
+    const modes = s.double
+      .runs(REPO)
+      .filter((r) => r.head_branch === branch)
+      .map((r) => r.inputs.mode);
+    expect(modes).toEqual(['work', 'fix']);
+    const head = s.double.branch(REPO, branch)!.sha;
+    const [kept] = s.double.commitParents(REPO, head);
+    expect(s.double.commitMessage(REPO, kept!)).toMatch(/^\[partial\] a: A/);
+    expect(s.double.file(REPO, branch, 'work/half.txt')).toBe('half\n');
+    expect(s.double.file(REPO, branch, 'work/rest.txt')).toBe('rest\n');
+    const attempts = await s.app.store.attempts.ofRun(
+      (await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue))!.id,
+    );
+    expect(attempts.map((a) => [a.conclusion, a.failureReason?.split(':')[0] ?? null])).toEqual([
+      ['failure', 'timed_out'],
+      ['success', null],
+    ]);
   }, 180_000);
 });

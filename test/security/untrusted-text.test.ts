@@ -351,7 +351,8 @@ describe('forging the status comment or a plan acceptance', () => {
       [MAINTAINER, planComment(runId)], // a person, even with write access (that is /plan)
       ['a-reader', planComment(runId)],
       ['some-app[bot]', planComment(runId)],
-      [APP_BOT, planComment(runId)],
+      [APP_BOT, planComment(runId)], // the App's login without the App behind it
+      ['github-actions[bot]', planComment(runId)], // a job's GITHUB_TOKEN, even for the right run
       ['github-actions[bot]', planComment(other.runId)], // another issue's planner run
       ['github-actions[bot]', planComment(runId + 1000)], // a run never dispatched
       [MAINTAINER, `/hold <!-- agent-coordinator:plan run_id=${runId} -->`], // quoted back by the app
@@ -362,8 +363,12 @@ describe('forging the status comment or a plan acceptance', () => {
       await stillPlanning();
     }
 
-    // The real planner's comment is accepted: the refusals above were not for lack of a plan.
-    await s.double.comment(REPO, issue, planComment(runId), 'github-actions[bot]');
+    // The App's own comment (the planner job posts it with its assignment's token) is accepted:
+    // the refusals above were not for lack of a plan. A run it did not dispatch stays refused.
+    await s.double.commentAsApp(REPO, issue, planComment(other.runId));
+    await s.settle();
+    await stillPlanning();
+    await s.double.commentAsApp(REPO, issue, planComment(runId));
     await s.settle();
     const run = await latestRun(s, issue);
     expect(run?.state).toBe('running');

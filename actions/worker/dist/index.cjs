@@ -8279,7 +8279,7 @@ function agentStopAt(ctx) {
 async function invokeAgent(ctx, prompt) {
   let launch;
   try {
-    launch = agentLaunch(ctx.env);
+    launch = agentLaunch(ctx.env, ctx.user ? ctx.user.uid : process.getuid?.());
   } catch (error62) {
     fail("bad_input", error62.message);
   }
