@@ -55,11 +55,14 @@ export function workerActionUses(
   return 'tag' in ref ? `${name}@${ref.tag}` : `${name}@${ref.sha} # v${ref.version}`;
 }
 
-/** Put `uses` in place of the worker action's `uses:` line, whatever it pointed at before. */
+/**
+ * Put `uses` in place of each of the worker action's `uses:` lines (one in each of the
+ * workflow's three jobs), whatever they pointed at before.
+ */
 export function pinWorkerAction(workflow: string, project: GitHubRepo, uses: string): string {
   const name = workerActionName(project).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const line = new RegExp(`^([ \\t]*(?:- )?uses:[ \\t]*)${name}@\\S+(?:[ \\t]+#.*)?$`, 'm');
-  if (!line.test(workflow))
+  const line = new RegExp(`^([ \\t]*(?:- )?uses:[ \\t]*)${name}@\\S+(?:[ \\t]+#.*)?$`, 'gm');
+  if (!workflow.match(line))
     throw new Error(`the workflow does not use ${workerActionName(project)}`);
   return workflow.replace(line, (_m, prefix: string) => `${prefix}${uses}`);
 }

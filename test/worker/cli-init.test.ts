@@ -73,9 +73,11 @@ describe('agent-coordinator init', () => {
     expect(await runCli(['init', 'repo'], io())).toBe(0);
 
     const workflow = readFileSync(join(dir, 'repo', WORKFLOW), 'utf8');
+    // Each of the three jobs' worker steps is pinned.
     expect(workflow).toBe(
-      template.replace(`uses: ${ACTION}@v0`, `uses: ${ACTION}@${COMMIT} # v${version}`),
+      template.replaceAll(`uses: ${ACTION}@v0`, `uses: ${ACTION}@${COMMIT} # v${version}`),
     );
+    expect(workflow.split(`uses: ${ACTION}@${COMMIT} # v${version}\n`)).toHaveLength(4);
     expect(out).toContain(`pinned the worker action to v${version} (${COMMIT})`);
 
     const config = readFileSync(join(dir, 'repo', CONFIG), 'utf8');
