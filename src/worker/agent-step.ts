@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keepBranchConfig, restoreFromBase } from './agent-config.js';
 import { createAgentUser } from './agent-user.js';
@@ -73,6 +73,9 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
     return await describe(ctx, before, trees, prepared, run);
   } finally {
     await before.close();
+    // The agent owned .git/: a later step of this job (actions/checkout's post step runs git
+    // there) or a reused runner must find none of its config, hooks or fsmonitor.
+    await rm(join(ctx.cwd, '.git'), { recursive: true, force: true });
   }
 }
 

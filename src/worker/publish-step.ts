@@ -126,7 +126,15 @@ async function checkParents(
     ).code === 0;
   if (!first || rest.length > 0) fail('bad_result', 'the result names no commit to build on');
   if (env.mode === 'work' && env.attempt > 1) {
-    if (merged !== undefined || !(await ofBase(first)))
+    // Not an older commit of the base either: that would bring back old workflow files.
+    const fork = head
+      ? await ctx.git.out(['merge-base', head, `refs/remotes/origin/${base}`]).catch(() => '')
+      : '';
+    const sinceFork =
+      fork === '' ||
+      (await ctx.git.run(['merge-base', '--is-ancestor', fork, first], { allowFail: true }))
+        .code === 0;
+    if (merged !== undefined || !(await ofBase(first)) || !sinceFork)
       fail('bad_result', `a retry starts from ${base}; the result names another commit`);
     if (result.lease !== (head ?? null))
       fail('push_failed', `${env.branch} moved while the agent worked: not overwriting it`);

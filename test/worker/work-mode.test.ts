@@ -37,6 +37,8 @@ describe('work mode', () => {
 
     expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 12, created: true } });
     expect(result.exitCode).toBe(0);
+    // The agent owned the checkout's .git/: nothing of it is left for a later step to run.
+    expect(existsSync(join(h.fx.workspace, '.git'))).toBe(false);
     expect(result.log).toMatch(/^::notice::agent-coordinator: .*PR #12 opened$/m);
 
     const head = h.fx.originRev(BRANCH);

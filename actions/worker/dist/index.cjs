@@ -8400,6 +8400,7 @@ async function runAgentStep(ctx) {
     return await describe(ctx, before, trees, prepared, run2);
   } finally {
     await before.close();
+    await (0, import_promises5.rm)((0, import_node_path5.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function describe(ctx, before, trees, prepared, run2) {
@@ -34315,7 +34316,9 @@ async function checkParents(ctx, result, base, head) {
   })).code === 0;
   if (!first || rest.length > 0) fail("bad_result", "the result names no commit to build on");
   if (env.mode === "work" && env.attempt > 1) {
-    if (merged !== void 0 || !await ofBase(first))
+    const fork = head ? await ctx.git.out(["merge-base", head, `refs/remotes/origin/${base}`]).catch(() => "") : "";
+    const sinceFork = fork === "" || (await ctx.git.run(["merge-base", "--is-ancestor", fork, first], { allowFail: true })).code === 0;
+    if (merged !== void 0 || !await ofBase(first) || !sinceFork)
       fail("bad_result", `a retry starts from ${base}; the result names another commit`);
     if (result.lease !== (head ?? null))
       fail("push_failed", `${env.branch} moved while the agent worked: not overwriting it`);
