@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -161,6 +162,8 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
       };
       const io = { out: write, err: write };
       const { env } = setup(overrides);
+      // Each run's agent is a new user: an earlier one's record is not its to overwrite.
+      rmSync(recordPath, { force: true });
       // Each job asks on its own; within one, a second ask is a renewal with a new token.
       const coordinator = (): Coordinator => {
         let asked = 0;
