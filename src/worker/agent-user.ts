@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /**
- * The agent runs as a user of its own when the runner allows it (docs/worker.md, "What the
- * agent can do"): the worker is root (a container job) or may use `sudo` without a password
+ * The agent runs as a user of its own when the runner allows it (docs/worker.md, "The agent's
+ * user"): the worker is root (a container job) or may use `sudo` without a password
  * (GitHub-hosted runners). That user cannot read the worker's /proc/<pid>/environ or memory,
  * cannot change the runner's files or the actions a later step runs, cannot use sudo, and
  * every process it leaves behind is killed when the agent ends, whatever process group it
@@ -15,8 +15,7 @@ import { dirname, join } from 'node:path';
 export interface AgentUser {
   name: string;
   uid: number;
-  gid: number;
-  /** Its home, made for this run: the agent's HOME and where its prompt file lives. */
+  /** Its home, made for this run. */
   home: string;
   /** The argv that runs `argv` as this user with exactly `env`. */
   wrap(argv: string[], env: NodeJS.ProcessEnv): string[];
@@ -90,7 +89,6 @@ export async function createAgentUser(workspace: string): Promise<AgentUser | un
   return {
     name,
     uid: agentUid,
-    gid: agentGid,
     home,
     wrap(argv, env) {
       const vars = Object.entries(env)

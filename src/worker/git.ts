@@ -4,6 +4,8 @@ export interface GitResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** stdout as bytes (a binary patch). */
+  raw: Buffer;
 }
 
 export class GitError extends Error {
@@ -77,10 +79,10 @@ export class Git {
       const child = execFile(
         'git',
         full,
-        { cwd: this.options.cwd, env, maxBuffer: 64 * 1024 * 1024 },
+        { cwd: this.options.cwd, env, maxBuffer: 1024 * 1024 * 1024, encoding: 'buffer' },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+          resolve({ code, stdout: stdout.toString(), stderr: stderr.toString(), raw: stdout });
         },
       );
       child.stdin?.end(opts.input);

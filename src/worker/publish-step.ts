@@ -2,7 +2,6 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAgentConfig } from './agent-config.js';
 import { attemptRecord } from './attempt-record.js';
-import { BOT_EMAIL, BOT_NAME } from './git.js';
 import type { AgentResult } from './handoff.js';
 import { fail, type WorkerOutcome } from './outcome.js';
 import { publishPlan } from './plan-mode.js';
@@ -203,14 +202,8 @@ async function commitTree(
 ): Promise<string> {
   const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p])];
   for (const paragraph of message) args.push('-m', paragraph);
-  return ctx.git.out(args, {
-    env: {
-      GIT_AUTHOR_NAME: BOT_NAME,
-      GIT_AUTHOR_EMAIL: BOT_EMAIL,
-      GIT_COMMITTER_NAME: BOT_NAME,
-      GIT_COMMITTER_EMAIL: BOT_EMAIL,
-    },
-  });
+  // Git itself sets the App's bot as author and committer.
+  return ctx.git.out(args);
 }
 
 /** Agent configuration the PR changes against its base (SPEC §6: said in its body). */

@@ -89,7 +89,7 @@ function declaredPermissions(
 }
 
 // Workflow scope names use '-', App permissions '_' (pull-requests → pull_requests).
-function tokenPermissions(declared: Record<string, string>): TokenPermissions {
+export function tokenPermissions(declared: Record<string, string>): TokenPermissions {
   const out: TokenPermissions = {};
   for (const [scope, level] of Object.entries(declared)) {
     if (scope === 'id-token' || (level !== 'read' && level !== 'write')) continue;

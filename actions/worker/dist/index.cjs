@@ -7479,7 +7479,6 @@ async function createAgentUser(workspace) {
   return {
     name,
     uid: agentUid,
-    gid: agentGid,
     home,
     wrap(argv, env) {
       const vars = Object.entries(env).filter((e) => e[1] !== void 0 && !e[0].includes("=")).map(([k, v]) => `${k}=${v}`);
@@ -7802,7 +7801,6 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_node_child_process3 = require("node:child_process");
 var import_promises3 = require("node:fs/promises");
 var import_node_os2 = require("node:os");
 var import_node_path3 = require("node:path");
@@ -7852,10 +7850,10 @@ var Git = class {
       const child = (0, import_node_child_process2.execFile)(
         "git",
         full,
-        { cwd: this.options.cwd, env, maxBuffer: 64 * 1024 * 1024 },
+        { cwd: this.options.cwd, env, maxBuffer: 1024 * 1024 * 1024, encoding: "buffer" },
         (error62, stdout, stderr) => {
           const code2 = error62 ? typeof error62.code === "number" ? error62.code : 1 : 0;
-          resolve({ code: code2, stdout: String(stdout), stderr: String(stderr) });
+          resolve({ code: code2, stdout: stdout.toString(), stderr: stderr.toString(), raw: stdout });
         }
       );
       child.stdin?.end(opts.input);
@@ -7904,16 +7902,12 @@ var Git = class {
 
 // src/worker/snapshot.ts
 var SAFE_ENV = {
+  PATH: process.env.PATH,
   GIT_CONFIG_NOSYSTEM: "1",
   GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_TERMINAL_PROMPT: "0",
   GIT_OPTIONAL_LOCKS: "0"
 };
 var SAFE_CONFIG = [
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.hooksPath=/dev/null",
   "-c",
   "core.untrackedCache=false",
   "-c",
@@ -7923,20 +7917,19 @@ var SAFE_CONFIG = [
 ];
 async function openSnapshotter(workTree, objectStores) {
   const gitDir = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
-  const env = {
-    PATH: process.env.PATH,
-    ...SAFE_ENV,
-    GIT_DIR: gitDir,
-    GIT_WORK_TREE: workTree,
-    GIT_INDEX_FILE: (0, import_node_path3.join)(gitDir, "snapshot-index")
-  };
-  const git = (args, opts = {}) => runGit([...SAFE_CONFIG, ...args], { cwd: workTree, env, ...opts });
-  await runGit([...SAFE_CONFIG, "init", "--quiet", "--bare", gitDir], {
-    cwd: gitDir,
-    env: { PATH: process.env.PATH, ...SAFE_ENV }
-  });
+  await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
   await (0, import_promises3.writeFile)((0, import_node_path3.join)(gitDir, "objects", "info", "alternates"), `${objectStores.join("\n")}
 `);
+  const inTree = new Git({
+    cwd: workTree,
+    env: {
+      ...SAFE_ENV,
+      GIT_DIR: gitDir,
+      GIT_WORK_TREE: workTree,
+      GIT_INDEX_FILE: (0, import_node_path3.join)(gitDir, "snapshot-index")
+    }
+  });
+  const git = (args, opts) => inTree.run([...SAFE_CONFIG, ...args], opts);
   return {
     git,
     objects: (0, import_node_path3.join)(gitDir, "objects"),
@@ -7948,25 +7941,9 @@ async function openSnapshotter(workTree, objectStores) {
     close: () => (0, import_promises3.rm)(gitDir, { recursive: true, force: true })
   };
 }
-function runGit(args, opts) {
-  return new Promise((resolve, reject) => {
-    const child = (0, import_node_child_process3.execFile)(
-      "git",
-      args,
-      { cwd: opts.cwd, env: opts.env, maxBuffer: 1024 * 1024 * 1024, encoding: "buffer" },
-      (error62, stdout, stderr) => {
-        const code2 = error62 ? typeof error62.code === "number" ? error62.code : 1 : 0;
-        const result = { code: code2, stdout: stdout.toString(), stderr: stderr.toString(), raw: stdout };
-        if (code2 !== 0 && !opts.allowFail) reject(new GitError(args, result));
-        else resolve(result);
-      }
-    );
-    child.stdin?.end(opts.input);
-  });
-}
 
 // src/worker/agent.ts
-var import_node_child_process4 = require("node:child_process");
+var import_node_child_process3 = require("node:child_process");
 var import_promises4 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
 var import_node_path4 = require("node:path");
@@ -8110,7 +8087,7 @@ function spawnAgent(options, env, signalUser) {
   const [command, ...args] = options.argv;
   if (!command) return Promise.resolve({ kind: "spawn_failed", message: "empty agent command" });
   return new Promise((resolve) => {
-    const child = (0, import_node_child_process4.spawn)(command, args, {
+    const child = (0, import_node_child_process3.spawn)(command, args, {
       cwd: options.cwd,
       env,
       detached: true,
@@ -34376,14 +34353,7 @@ function commitMessage(ctx, result, base) {
 async function commitTree(ctx, tree, parents, message) {
   const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p])];
   for (const paragraph of message) args.push("-m", paragraph);
-  return ctx.git.out(args, {
-    env: {
-      GIT_AUTHOR_NAME: BOT_NAME,
-      GIT_AUTHOR_EMAIL: BOT_EMAIL,
-      GIT_COMMITTER_NAME: BOT_NAME,
-      GIT_COMMITTER_EMAIL: BOT_EMAIL
-    }
-  });
+  return ctx.git.out(args);
 }
 async function agentConfigChanges(ctx, base, commit) {
   const fork = await ctx.git.out(["merge-base", `refs/remotes/origin/${base}`, commit]);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import type { JobAnnotation } from '../model.js';
+import { tokenPermissions } from '../actions-env.js';
+import type { JobAnnotation, PermissionLevel } from '../model.js';
 import {
   condition,
   interpolate,
@@ -30,7 +31,7 @@ export interface ActionsHost {
       idToken: boolean;
     },
   ): Promise<Record<string, string>>;
-  jobToken(runId: number, permissions?: Record<string, 'read' | 'write'>, job?: string): string;
+  jobToken(runId: number, permissions?: Record<string, PermissionLevel>, job?: string): string;
   gitUrl(repo: string): string;
   startJobs(runId: number, names: readonly string[]): Promise<void>;
   finishJob(
@@ -256,16 +257,6 @@ async function runStep(
   return false;
 }
 
-// Workflow scope names use '-', token permissions '_' (pull-requests → pull_requests).
-function tokenPermissions(job: WorkflowJob): Record<string, 'read' | 'write'> {
-  const out: Record<string, 'read' | 'write'> = {};
-  for (const [scope, level] of Object.entries(job.permissions)) {
-    if (scope === 'id-token' || (level !== 'read' && level !== 'write')) continue;
-    out[scope.replaceAll('-', '_')] = level;
-  }
-  return out;
-}
-
 async function checkout(
   host: ActionsHost,
   run: JobRun,
@@ -274,7 +265,7 @@ async function checkout(
   workspace: string,
 ): Promise<void> {
   // The job's GITHUB_TOKEN, with the permissions the job declares.
-  const token = host.jobToken(run.id, tokenPermissions(job), job.id);
+  const token = host.jobToken(run.id, tokenPermissions(job.permissions), job.id);
   const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
   const url = host.gitUrl(run.repoFullName);
   // As actions/checkout with persist-credentials: false: the token is used, never stored.
