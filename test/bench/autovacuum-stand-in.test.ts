@@ -38,10 +38,12 @@ describe('the autovacuum stand-in', () => {
               where relname = 'churn'`,
           );
           expect(rows[0]?.vacuumed).toBe(true);
+          // The server records last_vacuum before VACUUM's reply reaches the stand-in's client,
+          // so its count may trail the statistics by a moment.
+          expect(standIn!.vacuums).toBeGreaterThanOrEqual(1);
         },
         { timeout: 10_000, interval: 50 },
       );
-      expect(standIn!.vacuums).toBeGreaterThanOrEqual(1);
     } finally {
       await standIn?.stop();
     }
