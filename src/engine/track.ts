@@ -16,6 +16,7 @@ import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
 import { onPushOfWork } from './approval.js';
+import { decidePush } from '../core/merge/index.js';
 
 /** Conclusions that count as a failed attempt (docs/lifecycle.md "Failures"). */
 const FAILED_CONCLUSIONS = new Set([
@@ -306,25 +307,29 @@ export async function linkPullRequest(
   });
   if (pull.body !== undefined) await recordAgentConfig(engine, run.id, row, pull.body);
   // The upsert leaves the coordinator's own columns alone: this is the update it asked for, if any.
-  const updateFrom = row.updatedByCoordinatorFrom;
-  const pushOfWork =
-    pull.before !== undefined && !(updateFrom !== null && pull.before === updateFrom);
+  const push =
+    pull.before === undefined
+      ? undefined
+      : decidePush({
+          before: pull.before,
+          after: pull.headSha,
+          updateFrom: row.updatedByCoordinatorFrom,
+          approvedSha: task.approvedSha,
+        });
+  const pushOfWork = push?.work ?? false;
   let workPushedAt = row.workPushedAt;
   if (pushOfWork && pull.pushedAt !== undefined)
     workPushedAt = await engine.store.pulls.recordWorkPushed(row.id, pull.pushedAt);
-  if (pull.before !== undefined && updateFrom !== null) {
-    // The coordinator's own update of a branch that was behind keeps the approval; any other
-    // push is new work and needs approval again (docs/lifecycle.md step 8).
-    if (pull.before === updateFrom && task.approvedSha === updateFrom) {
-      task =
-        (await engine.store.runs.updateTaskFields(
-          task.id,
-          { approvedSha: pull.headSha },
-          { expected: task.state },
-        )) ?? task;
-    }
-    await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
+  if (push?.approvedSha !== undefined) {
+    task =
+      (await engine.store.runs.updateTaskFields(
+        task.id,
+        { approvedSha: push.approvedSha },
+        { expected: task.state },
+      )) ?? task;
   }
+  if (push?.clearUpdate)
+    await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
   if (task.prNumber !== pull.number) {
     task =
       (await engine.store.runs.updateTaskFields(

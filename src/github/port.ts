@@ -215,7 +215,7 @@ export interface GitHubPort {
     sha: string,
     method: 'merge' | 'squash' | 'rebase',
   ): Promise<MergeOutcome>;
-  /** Merge the base into the PR branch; false when GitHub refuses (conflict). */
+  /** Merge the base into the PR branch; false when GitHub refuses (422: classifyUpdateRefusal says why). */
   updateBranch(repo: RepoCoords, number: number, expectedHeadSha: string): Promise<boolean>;
   /** Whether the branch has a merge queue (GraphQL `repository.mergeQueue(branch:)`). */
   hasMergeQueue(repo: RepoCoords, branch: string): Promise<boolean>;

@@ -258,6 +258,50 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     expect(s.double.runs(REPO)).toHaveLength(1); // no worker needed for an update
   });
 
+  onFirstSeed?.(
+    'updates PRs behind the same base one at a time, each keeping its approval',
+    LONG,
+    async () => {
+      s = await startScenario({ delivery });
+      await s.double.setRequiredChecks(REPO, 'main', ['ci'], { strict: true });
+      s.double.pullRequestCi(REPO, [{ name: 'ci', attempts: [{ conclusion: 'success' }] }]);
+      s.double.setWorker(() => ({ kind: 'pr' }));
+      const releaseCi = async () => {
+        for (const run of s.double.runs(REPO))
+          if (s.double.ciHeld(run.id as number)) await s.double.releaseCi(run.id as number);
+        await s.settle();
+      };
+      const updates = () =>
+        s.double.requests.filter((r) => r.method === 'PUT' && r.path.endsWith('/update-branch'));
+      const issue = await start(
+        ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '```'].join('\n'),
+      );
+      await releaseCi();
+      await s.double.advanceBranch(REPO, 'main');
+      await s.settle();
+      await approveAllOpen();
+      // Both are behind; a goes first, and b waits while a's update runs its CI.
+      expect(updates().map((r) => r.path)).toEqual([
+        expect.stringContaining(`/pulls/${prOf('a')!.number}/`),
+      ]);
+      await releaseCi();
+      expect((await task(issue, 'a'))?.state).toBe('merged');
+      // Now b, once.
+      expect(updates()).toHaveLength(2);
+      await releaseCi();
+      expect((await task(issue, 'b'))?.state).toBe('merged');
+      expect(updates()).toHaveLength(2);
+      expect(updates().every((r) => r.status === 202)).toBe(true);
+      // No update was taken for a conflict, and no approval had to be given again.
+      expect(s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix')).toEqual([]);
+      expect(
+        (s.double.comments(REPO, prOf('b')!.number) as Array<{ body: string }>).filter(
+          (c) => c.body === '/approve',
+        ),
+      ).toHaveLength(1);
+    },
+  );
+
   onFirstSeed?.('sends a conflicted PR back to its worker in mode=fix', async () => {
     s = await startScenario({ delivery });
     s.double.setWorker(() => ({ kind: 'pr' }));

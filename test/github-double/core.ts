@@ -14,6 +14,7 @@ import type {
   TokenInfo,
   Violation,
   ViolationKind,
+  CiJobPlan,
 } from './model.js';
 
 export interface CoreOptions {
@@ -72,6 +73,9 @@ export class Core {
   readonly jobLogs = new JobLogs(() => this.url);
   // CI runs whose current attempt waits for `double.releaseCi` (a `hold` in the run's plan).
   readonly heldCiRuns = new Set<number>();
+  // Repository (lowercase full name) → the CI workflow GitHub starts on each new PR head, as a
+  // repository's `on: pull_request` workflow does; each run is held until `releaseCi`.
+  readonly pullRequestCi = new Map<string, CiJobPlan[]>();
   hooks: CoreHooks | null = null;
   private nextUserId = 1_000_001;
 

@@ -482,6 +482,14 @@ export class GitHubDouble extends DoubleQueries {
     return run.id;
   }
 
+  /**
+   * From now on every new head of a PR into `repo` (opened, pushed, updated with its base) gets a
+   * CI run of these jobs, held until `releaseCi` plays it: its checks are pending meanwhile.
+   */
+  pullRequestCi(repo: string, jobs: CiJobPlan[]): void {
+    this.core.pullRequestCi.set(this.repoOf(repo).fullName.toLowerCase(), jobs);
+  }
+
   /** Whether the CI run's current attempt is held (its plan says `hold`) and not yet released. */
   ciHeld(runId: number): boolean {
     return this.core.heldCiRuns.has(runId);

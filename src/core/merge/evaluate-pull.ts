@@ -110,6 +110,9 @@ function evaluateReady(ctx: EvaluationContext, pull: MergePull, task: MergeTask)
     return waitFor(pull, 'draft', 'draft pull request: mark it ready for review');
   }
 
+  const update = pendingUpdate(task, pull);
+  if (update) return waitFor(pull, 'update_pending', update);
+
   if (snapshot.requireApproval) {
     const approval = approvalOf(task, pull);
     if (approval.kind === 'not_approved') {
@@ -184,6 +187,22 @@ function evaluateReady(ctx: EvaluationContext, pull: MergePull, task: MergeTask)
     );
   }
   return waitFor(pull, 'mergeability_unknown', `GitHub reports mergeable_state "${state}"`);
+}
+
+/**
+ * The coordinator asked GitHub to update the branch from `updatedByCoordinatorFrom`, and the push
+ * that update makes has not been seen yet: GitHub has not moved the head, or its webhook, which
+ * carries the approval over (approval.ts), is still on its way. Asking again would be refused
+ * (422) or make a second merge commit; deciding on the new head now could credit the approval
+ * to a push that is not the update.
+ */
+function pendingUpdate(task: MergeTask, pull: MergePull): string | undefined {
+  const from = pull.updatedByCoordinatorFrom;
+  if (from === undefined) return undefined;
+  if (pull.headSha === from || task.approvedSha === from) {
+    return `updated with ${pull.baseRef}; waiting for the update's push to ${shortSha(from)}…`;
+  }
+  return undefined;
 }
 
 /** One send-back per head: if the worker's fix did not move the head, a person has to look. */

@@ -85,7 +85,8 @@ function isUpdateInProgress(entry: PoolEntry): boolean {
   return (
     verdict.kind === 'decided' &&
     verdict.decision.kind === 'wait' &&
-    (verdict.decision.reason === 'checks_pending' ||
+    (verdict.decision.reason === 'update_pending' ||
+      verdict.decision.reason === 'checks_pending' ||
       verdict.decision.reason === 'mergeability_unknown')
   );
 }

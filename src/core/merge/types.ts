@@ -10,9 +10,8 @@ export interface MergeTask {
   held: boolean;
   vetoReason?: string;
   /**
-   * Head SHA that was approved (by `/approve` or an approving review). When the coordinator
-   * updates an approved branch twice in a row, keep passing the SHA the approval was given for
-   * (or advance this to the carried-over head): see `MergePull.updatedByCoordinatorFrom`.
+   * Head SHA that was approved (by `/approve` or an approving review), or the head of the
+   * coordinator's own update of that approved head once its push is seen (`decidePush`).
    */
   approvedSha?: string;
   /** The task's PR, when it has one; lets texts name merged and closed deps' PRs too. */
@@ -42,9 +41,9 @@ export interface MergePull {
   checks: readonly MergeCheck[];
   inMergeQueue: boolean;
   /**
-   * Set only while the current head IS the coordinator's own update-branch result: the approved
-   * SHA the update started from. Approval carries over such an update. Clear it as soon as the
-   * head moves for any other reason (a worker push), or that push would inherit the approval.
+   * The head the coordinator last asked GitHub to update the branch from (update-branch), until
+   * new work replaces the update's head (`decidePush`). While it is set the PR's turn on its base
+   * branch is not over: its update, then its checks, come before any other PR's update.
    */
   updatedByCoordinatorFrom?: string;
   /** The head SHA the task was last sent back to its worker for (conflicts or failing checks). */
@@ -87,6 +86,8 @@ export type WaitReasonKind =
   | 'deps_unmerged'
   | 'not_approved'
   | 'approval_stale'
+  // The coordinator updated the branch with its base; the update's push is not seen yet.
+  | 'update_pending'
   | 'checks_pending'
   | 'checks_failing'
   | 'held'

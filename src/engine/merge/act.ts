@@ -1,4 +1,9 @@
-import { classifyMergeError, type MergeDecision, type MergePull } from '../../core/merge/index.js';
+import {
+  classifyMergeError,
+  classifyUpdateRefusal,
+  type MergeDecision,
+  type MergePull,
+} from '../../core/merge/index.js';
 import type { TaskMove } from '../../core/transitions.js';
 import type { PullRow } from '../../store/pulls.js';
 import type { OrderCheckRecord, TaskRow } from '../../store/runs.js';
@@ -92,26 +97,8 @@ export async function act(
       log.info({ reason: decision.reason }, 'removed from the merge queue');
       return false;
 
-    case 'update_branch': {
-      const updated = await scope.port.updateBranch(
-        scope.repo,
-        row.number,
-        decision.expectedHeadSha,
-      );
-      if (updated) {
-        // Our own update of an approved branch keeps its approval (docs/lifecycle.md step 8).
-        await setPull(engine, row.id, { updatedByCoordinatorFrom: decision.expectedHeadSha });
-        log.info('branch was behind its base; updated');
-        return false;
-      }
-      await sendBack(
-        engine,
-        scope,
-        target,
-        `The branch has conflicts with ${target.pull.baseRef}; merge ${target.pull.baseRef} into it and resolve them.`,
-      );
-      return false;
-    }
+    case 'update_branch':
+      return updateBranch(engine, scope, target, decision.expectedHeadSha);
 
     case 'send_back_to_worker':
       if (decision.failingChecks) {
@@ -125,6 +112,49 @@ export async function act(
         return false;
       }
       await sendBack(engine, scope, target, decision.feedback);
+      return false;
+  }
+}
+
+/**
+ * Bring a behind branch up to date with its base. Only a real conflict goes back to the worker:
+ * a refusal because the head moved or the branch is already up to date means the snapshot was
+ * stale, and the run is decided again (classifyUpdateRefusal). Returns true to decide again.
+ */
+async function updateBranch(
+  engine: Engine,
+  scope: RunScope,
+  target: MergeTarget,
+  expectedHeadSha: string,
+): Promise<boolean> {
+  const { row, pull } = target;
+  const log = engine.log.child({ run: scope.run.id, task: target.task.taskKey, pr: row.number });
+  if (await scope.port.updateBranch(scope.repo, row.number, expectedHeadSha)) {
+    // docs/lifecycle.md step 8: the update's push keeps the approval (decidePush), and until its
+    // checks settle no other PR into the same base is updated (merge-pool.ts).
+    await setPull(engine, row.id, { updatedByCoordinatorFrom: expectedHeadSha });
+    log.info('branch was behind its base; updated');
+    return false;
+  }
+  const current = await scope.port.pull(scope.repo, row.number);
+  const refusal = classifyUpdateRefusal(
+    expectedHeadSha,
+    current && { ...current, open: current.state === 'open' && !current.merged },
+  );
+  log.info({ refusal: refusal.kind }, 'update-branch refused');
+  switch (refusal.kind) {
+    case 'conflict':
+      await sendBack(
+        engine,
+        scope,
+        target,
+        `The branch has conflicts with ${pull.baseRef}; merge ${pull.baseRef} into it and resolve them.`,
+      );
+      return false;
+    case 'stale_head':
+    case 'up_to_date':
+      return true;
+    case 'unknown':
       return false;
   }
 }
@@ -148,17 +178,7 @@ async function handleRefusal(
     case 'reread':
       return true;
     case 'update_branch':
-      if (await scope.port.updateBranch(scope.repo, target.row.number, target.pull.headSha)) {
-        await setPull(engine, target.row.id, { updatedByCoordinatorFrom: target.pull.headSha });
-      } else {
-        await sendBack(
-          engine,
-          scope,
-          target,
-          `The branch has conflicts with ${target.pull.baseRef}; merge it in and resolve them.`,
-        );
-      }
-      return false;
+      return updateBranch(engine, scope, target, target.pull.headSha);
     case 'send_back':
       await sendBack(engine, scope, target, `GitHub cannot merge the PR: ${verdict.reason}`);
       return false;

@@ -59,6 +59,7 @@ export async function gatherMergeView(
       checks: [],
       inMergeQueue: task.state === 'merging' && row.enqueuedAt !== null,
       sentBackForSha: row.sentBackForSha ?? undefined,
+      updatedByCoordinatorFrom: row.updatedByCoordinatorFrom ?? undefined,
     };
     stored.push({ row, task, nodeId: row.nodeId ?? '', pull, checks: [] });
   }

@@ -171,7 +171,7 @@ describe('decideMerges properties', () => {
             ),
           ).toBe(true);
           if (snap.requireApproval) {
-            expect([pull.headSha, pull.updatedByCoordinatorFrom]).toContain(task.approvedSha);
+            expect(task.approvedSha).toBe(pull.headSha);
           }
           expect(d.kind === 'enqueue').toBe(snap.mergeQueue);
           if (d.kind === 'merge') expect(d.sha).toBe(pull.headSha);

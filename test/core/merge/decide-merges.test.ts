@@ -104,8 +104,23 @@ describe('decideMerges: one PR', () => {
       ),
     },
     {
-      name: "the coordinator's own update carries the approval over",
+      name: "the coordinator's update of the approved head: waits until its push is seen",
       task: { approvedSha: OLD },
+      pull: { updatedByCoordinatorFrom: OLD },
+      expected: waitFor(
+        'update_pending',
+        "updated with main; waiting for the update's push to abc1234…",
+      ),
+    },
+    {
+      name: "the coordinator's update asked for, GitHub's head not moved yet",
+      task: { approvedSha: HEAD },
+      pull: { updatedByCoordinatorFrom: HEAD, mergeableState: 'behind' },
+      expected: waitFor('update_pending'),
+    },
+    {
+      name: "the update's push seen: the approval moved to its head",
+      task: { approvedSha: HEAD },
       pull: { updatedByCoordinatorFrom: OLD },
       expected: { kind: 'merge', sha: HEAD },
     },
@@ -489,6 +504,14 @@ describe('decideMerges: one merge slot per base branch', () => {
     expect(decisions[1]).toMatchObject({
       detail: 'waiting for #1 (updated with main, checks running) to merge first',
     });
+  });
+
+  it('does not update another branch while an update waits for its push', () => {
+    const decisions = two(
+      { updatedByCoordinatorFrom: HEAD, mergeableState: 'behind' },
+      { mergeableState: 'behind' },
+    );
+    expect(summary(decisions)).toEqual(['#1 wait update_pending', '#2 wait waiting_turn']);
   });
 
   it('still merges a clean PR while an updated one runs its checks', () => {

@@ -521,3 +521,31 @@ export async function playCiAttempt(
   }
   await settle(completeRun(core, run, 'success', byJob));
 }
+
+/**
+ * The repository's pull-request CI (`core.pullRequestCi`) on a PR's new head: a held run, whose
+ * queued jobs are pending checks from the moment the head moves, as GitHub queues a workflow run
+ * for `pull_request` before the webhook of the push is delivered.
+ */
+export function startPullRequestCi(
+  core: Core,
+  baseRepo: Repo,
+  pull: { headRef: string; headSha: string; headRepo: Repo },
+  by: Account,
+): Sent {
+  const jobs = core.pullRequestCi.get(baseRepo.fullName.toLowerCase());
+  if (!jobs) return [];
+  const { run, sent } = createCiRun(core, pull.headRepo, {
+    workflow: { file: 'ci.yml', name: 'CI' },
+    event: 'pull_request',
+    branch: pull.headRef,
+    sha: pull.headSha,
+    jobs: jobs.map((j) => ({
+      name: j.name,
+      attempts: j.attempts.map((a) => ({ ...a, hold: true })),
+    })),
+    by,
+  });
+  core.heldCiRuns.add(run.id);
+  return sent;
+}

@@ -9,6 +9,7 @@ import { newIssue } from './issues.js';
 import { mergeability } from './mergeability.js';
 import { recordPullHead, sendPullEvent, type Sent } from './pull-events.js';
 import { moveBranch } from './refs.js';
+import { startPullRequestCi } from './actions.js';
 import {
   openThreads,
   placeDrafts,
@@ -95,7 +96,13 @@ export function openPull(core: Core, repo: Repo, input: OpenPullInput): { pull: 
   repo.pulls.set(pull.number, pull);
   recordPullHead(repo, pull);
   core.changed('pull', { repo: repo.fullName, number: pull.number });
-  return { pull, sent: [sendPullEvent(core, repo, pull, 'opened', input.by)] };
+  return {
+    pull,
+    sent: [
+      ...startPullRequestCi(core, repo, pull, input.by),
+      sendPullEvent(core, repo, pull, 'opened', input.by),
+    ],
+  };
 }
 
 export function changeBase(core: Core, repo: Repo, pull: Pull, base: string, by: Account): Sent {

@@ -3,6 +3,7 @@ import { applyFiles, branchSha, compare, createCommit, isAncestor } from '../git
 import type { Account, Commit, GitIdent, Repo } from '../model.js';
 import { repoHtmlUrl, repoApiUrl } from '../render/repos.js';
 import { outdateThreads } from './review-threads.js';
+import { startPullRequestCi } from './actions.js';
 import { openPullsWithHead, sendPullEvent, type Sent } from './pull-events.js';
 
 const ZERO = '0000000000000000000000000000000000000000';
@@ -120,6 +121,7 @@ export function moveBranch(
       );
     }
     sent.push(
+      ...startPullRequestCi(core, baseRepo, pull, pusher),
       sendPullEvent(core, baseRepo, pull, 'synchronize', pusher, { before: previous, after: sha }),
     );
   }
