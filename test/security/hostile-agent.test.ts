@@ -7,6 +7,24 @@ import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-wo
 import { HOSTILE_AGENT } from './hostile-agent.js';
 
 /**
+ * Whether the daemon still runs. A killed orphan stays a zombie until its new parent reaps it,
+ * and a sandbox's PID 1 may never reap: a zombie runs nothing and holds nothing, so it counts as
+ * dead, as does a pid reused by some other program.
+ */
+function daemonAlive(pid: number): boolean {
+  let stat: string;
+  let cmdline: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && cmdline.includes('--daemon');
+}
+
+/**
  * The agent is untrusted (docs/worker.md, "Threat model"). A prompt-injected agent, run by the
  * committed action bundle in the three jobs of the real workflow file on the GitHub double,
  * tries every escalation from its job to a credential or a write of its own: the runner's
@@ -103,7 +121,7 @@ describe('a hostile agent', () => {
     expect(daemons).toHaveLength(3);
     for (const file of daemons) {
       const pid = Number(readFileSync(join(report, file), 'utf8'));
-      expect(() => process.kill(pid, 0), `daemon ${pid}`).toThrow(/ESRCH/);
+      expect(daemonAlive(pid), `daemon ${pid}`).toBe(false);
     }
     expect(existsSync(join(report, 'daemon-found'))).toBe(false);
 
