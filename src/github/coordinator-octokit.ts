@@ -1,8 +1,4 @@
 import { ProbotOctokit } from 'probot';
-// Before any Octokit of ours schedules a request (see there).
-import './bottleneck-yield.js';
-import { nativeJsonResponses } from './native-json.js';
-import { octokitFetch } from './octokit-fetch.js';
 
 /** Rate-limited requests are retried this many times (after GitHub's retry-after each time). */
 export const RATE_LIMIT_RETRIES = 2;
@@ -38,32 +34,27 @@ function ownRetryCount(octokit: HookedOctokit): void {
  * the handler failed and its delivery came back after our own backoff, which knows nothing of
  * GitHub's `retry-after`: here the throttling plugin waits `retry-after` seconds (its fallback is
  * 60) and sends the request again, a bounded number of times. Retries count per request.
- * Successful answers are parsed by JSON.parse where that gives Octokit's result, and calls go
- * through undici's `request` rather than the global fetch (see each).
  */
-export const CoordinatorOctokit = ProbotOctokit.plugin(
-  ownRetryCount,
-  nativeJsonResponses as never,
-).defaults((options: Record<string, unknown>) => ({
-  ...options,
-  // A fetch given in the options (a test's) wins.
-  request: { fetch: octokitFetch, ...(options.request as object) },
-  throttle: {
-    ...(options.throttle as object),
-    onSecondaryRateLimit: (
-      retryAfter: number,
-      request: ThrottledRequest,
-      octokit: { log: Log },
-      retryCount: number,
-    ) => {
-      const retry = retryCount < RATE_LIMIT_RETRIES;
-      octokit.log.warn(
-        { method: request.method, url: request.url, retryAfter, retryCount },
-        retry
-          ? `secondary rate limit: retrying in ${retryAfter} s`
-          : 'secondary rate limit: giving up on this request',
-      );
-      return retry;
+export const CoordinatorOctokit = ProbotOctokit.plugin(ownRetryCount).defaults(
+  (options: Record<string, unknown>) => ({
+    ...options,
+    throttle: {
+      ...(options.throttle as object),
+      onSecondaryRateLimit: (
+        retryAfter: number,
+        request: ThrottledRequest,
+        octokit: { log: Log },
+        retryCount: number,
+      ) => {
+        const retry = retryCount < RATE_LIMIT_RETRIES;
+        octokit.log.warn(
+          { method: request.method, url: request.url, retryAfter, retryCount },
+          retry
+            ? `secondary rate limit: retrying in ${retryAfter} s`
+            : 'secondary rate limit: giving up on this request',
+        );
+        return retry;
+      },
     },
-  },
-})) as typeof ProbotOctokit;
+  }),
+) as typeof ProbotOctokit;

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOctokitPort } from '../../src/github/octokit-port.js';
-import { TestOctokit, VIA_GLOBAL_FETCH } from '../helpers/app.js';
+import { TestOctokit } from '../helpers/app.js';
 
 const API = 'https://api.github.com';
 const repo = { owner: 'acme', repo: 'widgets' };
@@ -42,7 +42,6 @@ describe("the GitHub port's job annotations", () => {
     createOctokitPort(
       new TestOctokit({
         auth: 'ghs_test',
-        request: VIA_GLOBAL_FETCH,
       }),
     );
 

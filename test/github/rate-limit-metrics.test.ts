@@ -5,13 +5,7 @@ import { CoordinatorOctokit } from '../../src/github/coordinator-octokit.js';
 import { withRateLimitMetrics } from '../../src/github/rate-limit-metrics.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
-import {
-  LogCapture,
-  TEST_APP_ID,
-  TEST_PRIVATE_KEY,
-  TestOctokit,
-  VIA_GLOBAL_FETCH,
-} from '../helpers/app.js';
+import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
 import { Exposition } from '../helpers/prometheus.js';
 
 const API = 'https://api.github.com';
@@ -41,7 +35,6 @@ describe('rate limit metrics', () => {
       privateKey: TEST_PRIVATE_KEY,
       Octokit: withRateLimitMetrics(Octokit, metrics),
       log: createLogger({ level: 'silent', destination: new LogCapture() }),
-      request: VIA_GLOBAL_FETCH,
     });
   const gauges = async (metrics: Metrics) => new Exposition(await metrics.registry.metrics());
   const labels = { resource: 'core' };

@@ -9,13 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import {
-  LogCapture,
-  TEST_APP_ID,
-  TEST_PRIVATE_KEY,
-  TestOctokit,
-  VIA_GLOBAL_FETCH,
-} from '../helpers/app.js';
+import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
 import { examplePayload, INSTALLATION_ID } from '../helpers/payloads.js';
 
 const API = 'https://api.github.com';
@@ -46,7 +40,6 @@ describe('issues.labeled', () => {
       secret: 'x',
       Octokit: TestOctokit,
       log,
-      request: VIA_GLOBAL_FETCH,
     });
     const engine = createEngine({
       store,

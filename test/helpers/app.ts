@@ -29,15 +29,6 @@ export const TestOctokit = CoordinatorOctokit.defaults((options: Record<string, 
   throttle: { ...(options.throttle as object), enabled: false },
 })) as typeof ProbotOctokit;
 
-/**
- * Request options that send an Octokit's calls through the global fetch instead of the server's
- * own (octokitFetch, on undici's `request`): for tests whose HTTP mock (nock) intercepts only
- * fetch, and for comparing the two. Looked up per call, so a mock installed later still applies.
- */
-export const VIA_GLOBAL_FETCH = {
-  fetch: (...args: Parameters<typeof fetch>) => fetch(...args),
-};
-
 /** Every log line the app writes, kept for assertions (and for scanning for secrets). */
 export class LogCapture extends Writable {
   readonly lines: string[] = [];
