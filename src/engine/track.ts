@@ -16,7 +16,7 @@ import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
 import { onPushOfWork } from './approval.js';
-import { decidePush } from '../core/merge/index.js';
+import { decidePush } from '../core/lifecycle/index.js';
 
 /** Conclusions that count as a failed attempt (docs/lifecycle.md "Failures"). */
 const FAILED_CONCLUSIONS = new Set([

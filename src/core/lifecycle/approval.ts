@@ -110,3 +110,34 @@ export function approvalAfterPush(
     reply: `The \`/approve\` of \`${shortSha(task.approvedSha)}\` was written before new commits reached this pull request: it does not count for its head \`${shortSha(push.head)}\`. Review it and \`/approve\` again, or \`/approve ${shortSha(push.head)}\`.`,
   };
 }
+
+/** A push to an agent PR's branch, with what the coordinator knows of its own update. */
+export interface BranchPush {
+  before: string;
+  after: string;
+  /** The head the coordinator asked GitHub to update from, if it did (`updatedByCoordinatorFrom`). */
+  updateFrom: string | null;
+  approvedSha: string | null;
+}
+
+export interface PushVerdict {
+  /** New work reached the PR: not the coordinator's own update of the branch. */
+  work: boolean;
+  /** The approval after this push, when it changes: the update's head inherits it. */
+  approvedSha?: string;
+  /** Whether the record of the coordinator's update is spent (new work replaced its head). */
+  clearUpdate: boolean;
+}
+
+/**
+ * docs/lifecycle.md step 8: the coordinator's update of a behind branch (a push whose `before`
+ * is the head it updated from) keeps the approval; any other push is new work that needs
+ * approval again, and ends the update's claim on the base branch's slot.
+ */
+export function decidePush(push: BranchPush): PushVerdict {
+  const ours = push.updateFrom !== null && push.before === push.updateFrom;
+  if (!ours) return { work: true, clearUpdate: push.updateFrom !== null };
+  if (push.approvedSha === push.updateFrom && push.after !== push.approvedSha)
+    return { work: false, approvedSha: push.after, clearUpdate: false };
+  return { work: false, clearUpdate: false };
+}

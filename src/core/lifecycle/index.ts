@@ -8,6 +8,7 @@ export { dependentsToBlock, dependentsToUnblock, type TaskGraph } from './depend
 export {
   APPROVABLE_TASK_STATES,
   approvalAfterPush,
+  decidePush,
   commandApproval,
   decideApproval,
   type Approval,

@@ -1,7 +1,6 @@
 export { decideMerges, pullsNeedingGitHubView } from './decide-merges.js';
 export { classifyMergeError } from './classify-merge-error.js';
 export { classifyUpdateRefusal } from './classify-update-refusal.js';
-export { decidePush } from './approval.js';
 export type { MergeErrorKind } from './merge-error-rules.js';
 export {
   checkMergeGroup,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyUpdateRefusal, decidePush } from '../../../src/core/merge/index.js';
+import { decidePush } from '../../../src/core/lifecycle/index.js';
+import { classifyUpdateRefusal } from '../../../src/core/merge/index.js';
 
 const X = 'x'.repeat(40);
 const Y = 'y'.repeat(40);
