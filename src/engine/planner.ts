@@ -1,6 +1,6 @@
 import { inertInline } from '../core/inert-markdown.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
-import type { TaskMove } from '../core/transitions.js';
+import { plannerMoveAfter } from '../core/lifecycle/index.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { AttemptRow } from '../store/attempts.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
@@ -24,13 +24,6 @@ export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<
   const intent = await engine.store.attempts.claimPlanner(scope.run);
   if (!intent) return;
   await performDispatch(engine, intent, scope);
-}
-
-/** Where the planner task ends once an attempt of it is over: nothing retries a planner. */
-/** A planner task ends with its one attempt: `merged` stands for "planned" (it has no PR). */
-function plannerMoveAfter(conclusion: string): TaskMove {
-  if (conclusion === 'success') return 'merged';
-  return conclusion === 'cancelled' ? 'cancelled' : 'failed';
 }
 
 /**

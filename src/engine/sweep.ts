@@ -1,5 +1,6 @@
 import type { RepoConfig } from '../config/schema.js';
 import { TERMINAL_TASK_STATES } from '../core/states.js';
+import { decideWorkerRun } from '../core/lifecycle/index.js';
 import type { PullRow } from '../store/pulls.js';
 import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
@@ -124,10 +125,11 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
       }
 
       const current = await scope.port.workflowRun(scope.repo, attempt.workflowRunId);
+      // The same decision as the run's webhook: only what it would change is reconciled.
       if (
         current &&
-        (current.status === 'completed' ||
-          (current.status === 'in_progress' && attempt.phase === 'dispatched'))
+        decideWorkerRun({ phase: attempt.phase, planner: isPlannerTask(task) }, current).kind !==
+          'ignore'
       ) {
         await onWorkflowRun(engine, scope.repositoryId, current, scope);
         report.reconciled++;

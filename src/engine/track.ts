@@ -16,17 +16,7 @@ import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
 import { onPushOfWork } from './approval.js';
-import { decidePush } from '../core/lifecycle/index.js';
-
-/** Conclusions that count as a failed attempt (docs/lifecycle.md "Failures"). */
-const FAILED_CONCLUSIONS = new Set([
-  'failure',
-  'timed_out',
-  'startup_failure',
-  'cancelled',
-  'action_required',
-  'stale',
-]);
+import { decidePush, decideWorkerRun } from '../core/lifecycle/index.js';
 
 export type TrackedRun = {
   run: RunRow;
@@ -95,62 +85,71 @@ async function trackWorkflowRun(
   const tracked = await findTrackedRun(engine, repositoryId, wr);
   if (!tracked) return;
   const { run, task, attempt } = tracked;
-  if (attempt.phase === 'completed') return;
-  if (wr.status !== 'completed') {
-    if (attempt.phase !== 'running') {
+  const decision = decideWorkerRun(
+    { phase: attempt.phase, planner: isPlannerTask(task) },
+    { status: wr.status, conclusion: wr.conclusion },
+  );
+  switch (decision.kind) {
+    case 'ignore':
+      return;
+    case 'mark_running':
       await engine.store.runs.startAttempt(task.id, attempt.id, engine.now());
       crashPoint('track.running');
       engine.requestStatus(run.id);
+      return;
+    case 'complete_planner':
+      // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment).
+      await completePlannerAttempt(engine, task, attempt, decision.conclusion);
+      return;
+    case 'complete_succeeded':
+    case 'complete_failed': {
+      const s = scope ?? (await loadRunScope(engine, run, undefined, tracked.repository));
+      if (decision.kind === 'complete_succeeded') await completeSucceeded(engine, s, task, attempt);
+      else await completeFailed(engine, s, task, attempt, wr, decision.conclusion);
+      await scheduleRepository(engine, s.repositoryId, s.repository);
     }
-    return;
   }
-  if (isPlannerTask(task)) {
-    // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment).
-    await completePlannerAttempt(engine, task, attempt, wr.conclusion ?? 'failure');
-    return;
-  }
-  const s = scope ?? (await loadRunScope(engine, run, undefined, tracked.repository));
-  await completeAttempt(engine, s, task, attempt, wr);
-  await scheduleRepository(engine, s.repositoryId, s.repository);
 }
 
-async function completeAttempt(
+async function completeSucceeded(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  attempt: AttemptRow,
+): Promise<void> {
+  const pull = await agentPullOf(scope, task);
+  crashPoint('track.before-complete');
+  if (!pull) {
+    const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
+      failureReason: 'no_changes',
+    });
+    if (done) await moveOnFromAttempt(engine, scope, task, done);
+    return;
+  }
+  // The completion, the PR's row and the move into review are one write. The marker holds
+  // the task's running total; the store works out this attempt's share.
+  const done = await engine.store.runs.completeIntoReview({
+    attemptId: attempt.id,
+    task,
+    usageTotal: parseUsageMarker(pull.body),
+    pull: {
+      ...pullValues(scope.repositoryId, pull),
+      agentConfigChanged: parseAgentConfigMarker(pull.body),
+    },
+  });
+  if (!done) return;
+  crashPoint('track.attempt-completed');
+  if (done.task) await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd);
+}
+
+async function completeFailed(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
   attempt: AttemptRow,
   wr: WorkflowRunInfo,
+  conclusion: string,
 ): Promise<void> {
-  if (wr.conclusion === 'success') {
-    const pull = await agentPullOf(scope, task);
-    crashPoint('track.before-complete');
-    if (!pull) {
-      const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
-        failureReason: 'no_changes',
-      });
-      if (done) await moveOnFromAttempt(engine, scope, task, done);
-      return;
-    }
-    // The completion, the PR's row and the move into review are one write. The marker holds
-    // the task's running total; the store works out this attempt's share.
-    const done = await engine.store.runs.completeIntoReview({
-      attemptId: attempt.id,
-      task,
-      usageTotal: parseUsageMarker(pull.body),
-      pull: {
-        ...pullValues(scope.repositoryId, pull),
-        agentConfigChanged: parseAgentConfigMarker(pull.body),
-      },
-    });
-    if (!done) return;
-    crashPoint('track.attempt-completed');
-    if (done.task)
-      await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd);
-    return;
-  }
-  const conclusion = wr.conclusion ?? 'failure';
-  if (!FAILED_CONCLUSIONS.has(conclusion) && conclusion !== 'neutral' && conclusion !== 'skipped')
-    return;
   const workerReason = await workerFailureReason(engine, scope, wr);
   const done = await engine.store.attempts.complete(attempt.id, {
     conclusion,

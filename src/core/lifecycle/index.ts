@@ -17,3 +17,4 @@ export {
   type CommandApprovalFacts,
 } from './approval.js';
 export { decideChangesRequested, type SubmittedReview } from './changes-requested.js';
+export { decideWorkerRun, plannerMoveAfter } from './worker-run.js';

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { decideWorkerRun } from '../../../src/core/lifecycle/index.js';
+
+/** docs/lifecycle.md steps 5–6 and "Failures": a worker run's progress and its attempt. */
+describe('decideWorkerRun', () => {
+  const worker = (phase: string) => ({ phase, planner: false });
+  const planner = (phase: string) => ({ phase, planner: true });
+  const done = (conclusion: string | null) => ({ status: 'completed', conclusion });
+
+  it.each([
+    {
+      name: 'a completed attempt hears nothing more',
+      attempt: worker('completed'),
+      run: done('success'),
+      kind: 'ignore',
+    },
+    {
+      name: 'a run that started',
+      attempt: worker('dispatched'),
+      run: { status: 'in_progress', conclusion: null },
+      kind: 'mark_running',
+    },
+    {
+      name: 'a run queued before the dispatch was recorded',
+      attempt: worker('intent'),
+      run: { status: 'queued', conclusion: null },
+      kind: 'mark_running',
+    },
+    {
+      name: 'a running attempt hears in_progress again',
+      attempt: worker('running'),
+      run: { status: 'in_progress', conclusion: null },
+      kind: 'ignore',
+    },
+    {
+      name: 'success',
+      attempt: worker('running'),
+      run: done('success'),
+      kind: 'complete_succeeded',
+    },
+    {
+      name: 'success straight from dispatched (a late in_progress)',
+      attempt: worker('dispatched'),
+      run: done('success'),
+      kind: 'complete_succeeded',
+    },
+    ...[
+      'failure',
+      'timed_out',
+      'startup_failure',
+      'cancelled',
+      'action_required',
+      'stale',
+      'neutral',
+      'skipped',
+    ].map((conclusion) => ({
+      name: `${conclusion} fails the attempt`,
+      attempt: worker('running'),
+      run: done(conclusion),
+      kind: 'complete_failed',
+    })),
+    {
+      name: 'no conclusion on a completed run fails it',
+      attempt: worker('running'),
+      run: done(null),
+      kind: 'complete_failed',
+    },
+    {
+      name: 'an unknown conclusion changes nothing',
+      attempt: worker('running'),
+      run: done('something_new'),
+      kind: 'ignore',
+    },
+    {
+      name: "the planner's run completes the planner",
+      attempt: planner('running'),
+      run: done('success'),
+      kind: 'complete_planner',
+    },
+  ])('$name', ({ attempt, run, kind }) => {
+    expect(decideWorkerRun(attempt, run).kind).toBe(kind);
+  });
+
+  it.each([
+    ['success', 'merged'],
+    ['cancelled', 'cancelled'],
+    ['failure', 'failed'],
+    ['timed_out', 'failed'],
+    [null, 'failed'],
+  ] as const)('the planner concluding %s moves its task to %s', (conclusion, move) => {
+    expect(decideWorkerRun(planner('running'), done(conclusion))).toMatchObject({
+      kind: 'complete_planner',
+      move,
+    });
+  });
+
+  it('a failure keeps its conclusion for the attempt', () => {
+    expect(decideWorkerRun(worker('running'), done('timed_out'))).toEqual({
+      kind: 'complete_failed',
+      conclusion: 'timed_out',
+    });
+  });
+});
