@@ -18,3 +18,4 @@ export {
 } from './approval.js';
 export { decideChangesRequested, type SubmittedReview } from './changes-requested.js';
 export { decideWorkerRun, plannerMoveAfter } from './worker-run.js';
+export { budgetApplies, decideBudget } from './budget.js';
