@@ -10,6 +10,7 @@ import { loadRunScope, timeDecision, type Engine, type RunScope } from './contex
 import { failTaskForGood } from './failures.js';
 import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
+import { decideDispatchFailure } from '../core/lifecycle/index.js';
 
 /**
  * Dispatch what is ready in one repository. Intents are recorded first (under the repository
@@ -159,24 +160,21 @@ export async function performDispatch(
     );
   } catch (error) {
     const status = statusOf(error);
-    if ((status === 404 || status === 422) && isPlannerTask(task)) {
+    const failure = decideDispatchFailure(status, (error as Error).message, isPlannerTask(task));
+    if (failure.kind === 'planner_refused') {
       log.error({ err: error }, 'planner dispatch refused');
-      await plannerRefused(engine, s, task, attempt, status, error as Error);
+      await plannerRefused(engine, s, task, attempt, status!, error as Error);
       return;
     }
-    if (status === 404 || status === 422) {
-      // GitHub refused the request itself (no workflow, undeclared input, no branch): retrying
-      // the same request cannot succeed, so the task fails now with GitHub's reason.
-      const reason = `GitHub refused the dispatch (${status}): ${(error as Error).message}`;
+    if (failure.kind === 'fail_task') {
       log.error({ err: error }, 'dispatch refused');
       await engine.store.attempts.complete(attempt.id, {
         conclusion: 'dispatch_failed',
-        failureReason: reason,
+        failureReason: failure.reason,
       });
-      await failTaskForGood(engine, s, task.id, reason, null);
+      await failTaskForGood(engine, s, task.id, failure.reason, null);
       return;
     }
-    // Anything else may be transient; the intent stays and the sweep tries it again.
     log.warn({ err: error }, 'dispatch failed; the sweep will retry it');
   }
 }

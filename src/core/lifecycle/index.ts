@@ -19,3 +19,4 @@ export {
 export { decideChangesRequested, type SubmittedReview } from './changes-requested.js';
 export { decideWorkerRun, plannerMoveAfter } from './worker-run.js';
 export { budgetApplies, decideBudget } from './budget.js';
+export { decideDispatchFailure } from './dispatch-refusal.js';
