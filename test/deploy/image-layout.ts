@@ -122,7 +122,7 @@ async function buildStage(
         copy(args, state, earlier, ignored, options.context);
         break;
       case 'RUN':
-        for (const command of args.split('&&').map((c) => c.trim()))
+        for (const command of args.split('&&').map((c) => c.trim().replace(/\s+/g, ' ')))
           await reproduce(command, state, options);
         break;
       case 'ENV':
