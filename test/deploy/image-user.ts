@@ -8,8 +8,11 @@ export interface ImageUser {
   name: string;
   uid: number;
   gid: number;
-  /** `argv` run as this user (and no supplementary group), as the image's `USER` runs it. */
-  wrap(argv: string[]): string[];
+  /**
+   * `argv` run as this user (and no supplementary group), as the image's `USER` runs it, with
+   * exactly `env` (set after sudo, which would reset it).
+   */
+  wrap(argv: string[], env: Record<string, string | undefined>): string[];
   /** `argv` run as root: to chown to this user and clean up what it wrote. */
   privileged(argv: string[]): string[];
 }
@@ -63,8 +66,13 @@ export async function imageUser(name: string): Promise<ImageUser> {
     name,
     uid,
     gid,
-    wrap: (argv) =>
-      privileged(['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', ...argv]),
+    wrap: (argv, env) => {
+      const vars = Object.entries(env)
+        .filter((e): e is [string, string] => e[1] !== undefined)
+        .map(([k, v]) => `${k}=${v}`);
+      const asUser = ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'];
+      return privileged([...asUser, 'env', '-i', ...vars, ...argv]);
+    },
     privileged,
   };
 }

@@ -56,17 +56,18 @@ describe('the image', () => {
   /** The container: its CMD as its USER in its WORKDIR, with its ENV and GitHub at the double. */
   function start(): AppProcess {
     expect(image.user).toBe(user.name);
-    const app = spawnProcess(user.wrap(image.cmd), {
+    const env = {
+      PATH: process.env.PATH,
+      ...image.env,
+      PORT: '0',
+      // Debug lines say when a delivery is handled.
+      LOG_LEVEL: 'debug',
+      GHE_HOST: double.gheHost,
+      GHE_PROTOCOL: 'http',
+    };
+    const app = spawnProcess(user.wrap(image.cmd, env), {
       cwd: image.workdir,
-      env: {
-        PATH: process.env.PATH,
-        ...image.env,
-        PORT: '0',
-        // Debug lines say when a delivery is handled.
-        LOG_LEVEL: 'debug',
-        GHE_HOST: double.gheHost,
-        GHE_PROTOCOL: 'http',
-      },
+      env: { PATH: process.env.PATH },
     });
     cleanups.push(() => app.kill());
     return app;
@@ -80,23 +81,27 @@ describe('the image', () => {
 
   /** The image's HEALTHCHECK, run by a shell as its USER with its ENV: true when it exits 0. */
   async function healthcheck(port: string): Promise<boolean> {
-    const argv = user.wrap([
-      'env',
-      '-i',
-      `PATH=${process.env.PATH}`,
-      `PORT=${port}`,
-      'sh',
-      '-c',
-      image.healthcheck,
-    ]);
+    const argv = user.wrap(['sh', '-c', image.healthcheck], {
+      PATH: process.env.PATH,
+      ...image.env,
+      PORT: port,
+    });
     return run(argv).then(
       () => true,
       () => false,
     );
   }
 
+  /** The uid of the app's own process: setpriv's exec, under sudo's child when not root. */
   function uidOf(app: AppProcess): number {
-    const status = readFileSync(`/proc/${app.child.pid}/status`, 'utf8');
+    let pid = String(app.child.pid);
+    for (;;) {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+      if (children === '') break;
+      pid = children.split(' ')[0]!;
+    }
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    expect(status).toMatch(/^Name:\s+node$/m);
     return Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
   }
 
