@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -60,10 +60,14 @@ describe('the app process', () => {
   });
 
   it('starts the GitHub App setup flow when it has no credentials', async () => {
-    const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    // DATA_DIR of its own: setup mode creates it, and reads credentials a developer may keep there.
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'ac-setup-data-')), 'data');
+    cleanups.push(() => rmSync(dirname(dataDir), { recursive: true, force: true }));
+    const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATA_DIR: dataDir });
     cleanups.push(() => app.kill());
     await app.waitForLine(/starting the GitHub App setup flow/);
     await app.waitForLine(/open the setup page to register the GitHub App/);
+    expect(existsSync(dataDir)).toBe(true);
   });
 
   it('refuses setup mode when DATA_DIR cannot hold the credentials, before any code is spent', async () => {
