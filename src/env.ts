@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { normalizePublicUrl } from './github/public-url.js';
 
@@ -25,6 +26,8 @@ const integerIn = (min: number, max: number) =>
       z.number().int().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`),
     );
 
+const dataDirSchema = z.string().default('.data');
+
 const envSchema = z.object({
   NODE_ENV: optionalText,
   APP_ID: optionalText.pipe(z.string().regex(/^\d+$/, 'expected the numeric App ID').optional()),
@@ -47,7 +50,7 @@ const envSchema = z.object({
       .refine((u) => !/[?#]/.test(u), 'expected a base URL without query or fragment')
       .optional(),
   ),
-  DATA_DIR: z.string().default('.data'),
+  DATA_DIR: dataDirSchema,
   PORT: integerIn(0, 65535).default(3000),
   HOST: z.string().min(1).default('localhost'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -94,6 +97,16 @@ export interface AppEnv {
   sweepSchedule: string;
   /** Serves /dashboard to requests carrying it; unset → no dashboard (404). */
   dashboardToken?: string;
+}
+
+/**
+ * The env file the setup flow writes the App's credentials to, and the app reads them back from
+ * at start: `.env` in `DATA_DIR`, the one directory the image's `node` user may write
+ * (docs/running.md "Setup mode"). Read before the rest of the environment is checked, since the
+ * file completes it.
+ */
+export function credentialsFile(raw: NodeJS.ProcessEnv): string {
+  return join(dataDirSchema.parse(raw['DATA_DIR']), '.env');
 }
 
 export class EnvError extends Error {
@@ -146,12 +159,15 @@ export function parseEnv(
   }
 
   const webhookSecret = env.WEBHOOK_SECRET ?? DEVELOPMENT_WEBHOOK_SECRET;
-  if (production && webhookSecret === DEVELOPMENT_WEBHOOK_SECRET) {
+  // With no App credentials at all the app serves only the setup flow, which accepts no webhooks:
+  // the image (NODE_ENV=production) starts that way to be registered (docs/running.md "Setup mode").
+  const setupMode = !env.APP_ID && !env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH;
+  if (production && !setupMode && webhookSecret === DEVELOPMENT_WEBHOOK_SECRET) {
     problems.push(
       `WEBHOOK_SECRET: must be set to the App's webhook secret in production; the default "${DEVELOPMENT_WEBHOOK_SECRET}" would accept forged webhooks`,
     );
   }
-  if (production && (!env.APP_ID || !privateKey)) {
+  if (production && !setupMode && (!env.APP_ID || !privateKey)) {
     if (!env.APP_ID) problems.push('APP_ID: required in production');
     if (!privateKey && !env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH)
       problems.push('PRIVATE_KEY: required in production (or PRIVATE_KEY_PATH)');

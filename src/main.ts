@@ -1,16 +1,23 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startCoordinator } from './coordinator.js';
-import { EnvError, parseEnv } from './env.js';
+import { credentialsFile, EnvError, parseEnv } from './env.js';
 import { createLogger } from './logger.js';
+import { ensureWritableDir } from './setup/env-file.js';
 
 async function main(): Promise<void> {
-  // The setup flow writes the App's credentials here; variables already set take precedence.
-  const envFile = join(process.cwd(), '.env');
+  // Variables already set win over both files; the operator's own .env in the working directory
+  // over the credentials the setup flow wrote under DATA_DIR (docs/running.md "Setup mode").
+  const ownEnvFile = join(process.cwd(), '.env');
+  if (existsSync(ownEnvFile)) process.loadEnvFile(ownEnvFile);
+  const envFile = credentialsFile(process.env);
   if (existsSync(envFile)) process.loadEnvFile(envFile);
   let env;
   try {
     env = parseEnv(process.env);
+    // GitHub's code converts once: find out now, not after it is spent, that DATA_DIR is read-only.
+    if (env.appId === undefined || env.privateKey === undefined)
+      ensureWritableDir('DATA_DIR', dirname(envFile));
   } catch (error) {
     if (error instanceof EnvError) {
       console.error(`agent-coordinator: ${error.message}`);
@@ -21,7 +28,7 @@ async function main(): Promise<void> {
   const log = createLogger({ level: env.logLevel });
 
   if (env.appId === undefined || env.privateKey === undefined) {
-    // Not registered yet: the setup flow registers the App from app.yml and writes .env.
+    // Not registered yet: the setup flow registers the App from app.yml and writes envFile.
     log.info('APP_ID or PRIVATE_KEY missing: starting the GitHub App setup flow');
     const { startSetupServer } = await import('./setup/server.js');
     const setup = await startSetupServer({

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { updateEnvFile } from '../src/setup/env-file.js';
 import { TEST_PRIVATE_KEY, TEST_WEBHOOK_SECRET } from './helpers/app.js';
 import { examplePayload } from './helpers/payloads.js';
 import { createTestDatabase } from './helpers/postgres.js';
@@ -59,11 +60,45 @@ describe('the app process', () => {
   });
 
   it('starts the GitHub App setup flow when it has no credentials', async () => {
-    const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    // DATA_DIR of its own: setup mode creates it, and reads credentials a developer may keep there.
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'ac-setup-data-')), 'data');
+    cleanups.push(() => rmSync(dirname(dataDir), { recursive: true, force: true }));
+    const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATA_DIR: dataDir });
     cleanups.push(() => app.kill());
     await app.waitForLine(/starting the GitHub App setup flow/);
     await app.waitForLine(/open the setup page to register the GitHub App/);
+    expect(existsSync(dataDir)).toBe(true);
   });
+
+  it('refuses setup mode when DATA_DIR cannot hold the credentials, before any code is spent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-not-a-dir-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'file');
+    writeFileSync(file, '');
+    const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(file, 'data') });
+    expect(await app.exited).toBe(78);
+    expect(app.output.join('\n')).toContain(
+      `DATA_DIR: cannot write ${join(file, 'data')} (ENOTDIR): the setup flow saves the App's credentials there`,
+    );
+  });
+
+  it("reads the credentials under DATA_DIR, after the working directory's .env, which wins", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ac-cwd-'));
+    cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+    // The operator's .env names DATA_DIR and overrides one of the setup flow's values.
+    writeFileSync(join(cwd, '.env'), `DATA_DIR=state\nWEBHOOK_SECRET=${TEST_WEBHOOK_SECRET}\n`);
+    mkdirSync(join(cwd, 'state'));
+    updateEnvFile(join(cwd, 'state', '.env'), {
+      APP_ID: '4242',
+      PRIVATE_KEY: TEST_PRIVATE_KEY,
+      WEBHOOK_SECRET: 'the-setup-flows-secret',
+    });
+    const app = spawnApp({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug' }, { cwd });
+    cleanups.push(() => app.kill());
+    const url = await listeningUrl(app);
+    expect(await deliver(url, 'signed-with-the-operators-secret')).toBe(202);
+    expect(existsSync(join(cwd, 'state', 'pglite'))).toBe(true);
+  }, 60_000);
 
   it('runs on PGlite under DATA_DIR and keeps its data across a kill and restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ac-data-'));

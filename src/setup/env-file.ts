@@ -1,5 +1,14 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { parseEnv } from 'node:util';
+import { EnvError } from '../env.js';
 
 /**
  * Sets `values` in the env file at `path`, keeping its other variables (its comments are not
@@ -27,4 +36,17 @@ export function quoteEnvValue(value: string): string {
   if (!/"|\\n/.test(value)) return `"${value.replace(/\n/g, '\\n')}"`;
   if (!value.includes('`')) return `\`${value}\``;
   throw new Error('an env file cannot hold a value with quotes, backticks and line breaks');
+}
+
+/** Creates `dir` if needed; an EnvError naming `variable` when this process cannot write there. */
+export function ensureWritableDir(variable: string, dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new EnvError([
+      `${variable}: cannot write ${dir} (${reason}): the setup flow saves the App's credentials there`,
+    ]);
+  }
 }

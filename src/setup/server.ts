@@ -10,6 +10,8 @@ import { messagePage, setupPage } from './page.js';
 
 const SETUP_PAGE_PATH = '/probot';
 const SETUP_CALLBACK_PATH = '/probot/setup';
+// The coordinator's health path (src/http/server.ts), answered in setup mode too.
+const HEALTH_PATH = '/healthz';
 
 // GitHub's manifest flow must finish within an hour of the page (README "Registering the App").
 const STATE_LIFETIME_MS = 60 * 60_000;
@@ -19,7 +21,7 @@ export interface SetupOptions {
   env: Pick<AppEnv, 'port' | 'host' | 'publicUrl' | 'webhookProxyUrl' | 'githubBaseUrl'>;
   /** GH_ORG: register the App on this organization instead of the user's account. */
   organization?: string;
-  /** The env file the App's credentials are written to (`.env` in the working directory). */
+  /** The env file the App's credentials are written to (`.env` in DATA_DIR, src/env.ts). */
   envFile: string;
   log: Logger;
 }
@@ -46,6 +48,8 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
   const github = new Octokit({ baseUrl: env.githubBaseUrl, userAgent: 'agent-coordinator-setup' });
   // GitHub hands the state back on the redirect: a redirect we did not start is refused.
   const pendingStates = new Map<string, number>();
+  // Once credentials are saved, nobody may register another App over them before the restart.
+  let registered: { appId: number } | undefined;
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -62,9 +66,30 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
       res.writeHead(302, { location: SETUP_PAGE_PATH }).end();
       return;
     }
+    if (url.pathname === HEALTH_PATH) return health(res);
+    if (registered && [SETUP_PAGE_PATH, SETUP_CALLBACK_PATH].includes(url.pathname)) {
+      const message = `The GitHub App ${registered.appId} is registered and its credentials are saved: restart the app to run it.`;
+      return send(res, 409, messagePage('Already registered', message));
+    }
     if (url.pathname === SETUP_PAGE_PATH) return page(req, res);
     if (url.pathname === SETUP_CALLBACK_PATH) return callback(url, res);
     send(res, 404, messagePage('Not found', 'The setup flow starts at /probot.'));
+  }
+
+  /**
+   * The process is up and doing its job, which until the App is registered is the setup page:
+   * 200, so that a container's health check lets it run long enough to be registered; the body
+   * says it is not the coordinator yet (docs/running.md "Setup mode").
+   */
+  function health(res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(
+      JSON.stringify({
+        status: 'setup',
+        message: registered
+          ? `the GitHub App ${registered.appId} is registered: restart to run it`
+          : `no App credentials: register the GitHub App at ${SETUP_PAGE_PATH}, then restart`,
+      }),
+    );
   }
 
   function page(req: IncomingMessage, res: ServerResponse): void {
@@ -129,6 +154,8 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
         ),
       );
     }
+    registered = { appId: app.id };
+    pendingStates.clear();
     log.info(
       { appId: app.id, app: app.html_url, envFile: options.envFile },
       'GitHub App registered and its credentials written: restart to run it, then install it',

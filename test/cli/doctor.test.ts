@@ -2,10 +2,13 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/main.js';
+import { createLogger } from '../../src/logger.js';
 import { packageRoot } from '../../src/package-root.js';
+import { startSetupServer } from '../../src/setup/server.js';
 import { startGitHubDouble } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
 import { TEST_APP_ID, TEST_PRIVATE_KEY } from '../helpers/app.js';
@@ -212,6 +215,29 @@ describe('agent-coordinator doctor', () => {
     expect(out).toContain(`init --force\` pins ${ACTION} to v${version}`);
     expect(out).toContain(`FAIL  PUBLIC_URL: ${down}/healthz answers 503`);
     expect(out).toContain('cannot reach its database');
+  });
+
+  it('says when PUBLIC_URL is a process still in setup mode', async () => {
+    await start();
+    await double.createRepo({
+      owner: 'octo-org',
+      name: 'widgets',
+      files: { [WORKFLOW]: await template() },
+    });
+    const setup = await startSetupServer({
+      env: { port: 0, host: '127.0.0.1', githubBaseUrl: double.apiUrl },
+      envFile: join(tmpdir(), 'ac-doctor-setup-never-written.env'),
+      log: createLogger({ level: 'silent' }),
+    });
+    try {
+      const { code, out } = await doctor(['doctor', '--repo', REPO, '--public-url', setup.url]);
+      expect(code).toBe(1);
+      expect(out).toContain(
+        `FAIL  PUBLIC_URL: ${setup.url}/healthz answers from setup mode: the App at PUBLIC_URL has no credentials`,
+      );
+    } finally {
+      await setup.close();
+    }
   });
 
   it('stops at a missing installation and says where to install the App', async () => {

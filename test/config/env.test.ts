@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EnvError, parseEnv } from '../../src/env.js';
+import { credentialsFile, EnvError, parseEnv } from '../../src/env.js';
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .privateKey.export({ type: 'pkcs1', format: 'pem' })
@@ -108,11 +109,25 @@ describe('environment', () => {
     ).toEqual([]);
   });
 
-  it('requires App credentials in production', () => {
-    expect(problems({ NODE_ENV: 'production', WEBHOOK_SECRET: 'x9' })).toEqual([
-      'APP_ID: required in production',
+  it('requires the rest of the App credentials in production once one of them is set', () => {
+    expect(problems({ NODE_ENV: 'production', APP_ID: '1', WEBHOOK_SECRET: 'x9' })).toEqual([
       'PRIVATE_KEY: required in production (or PRIVATE_KEY_PATH)',
     ]);
+    expect(problems({ NODE_ENV: 'production', PRIVATE_KEY: pem })).toEqual([
+      'WEBHOOK_SECRET: must be set to the App\'s webhook secret in production; the default "development" would accept forged webhooks',
+      'APP_ID: required in production',
+    ]);
+  });
+
+  it('starts setup mode in production when no App credential is set at all', () => {
+    // The image sets NODE_ENV=production and is registered through the setup flow.
+    const env = parseEnv({ NODE_ENV: 'production' });
+    expect(env).toMatchObject({ production: true, appId: undefined, privateKey: undefined });
+  });
+
+  it("keeps the setup flow's credentials in DATA_DIR", () => {
+    expect(credentialsFile({})).toBe(join('.data', '.env'));
+    expect(credentialsFile({ DATA_DIR: '/data' })).toBe('/data/.env');
   });
 
   it('reads the URLs the setup flow registers as the webhook URL, and names bad ones', () => {

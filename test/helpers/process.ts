@@ -26,9 +26,20 @@ export function spawnApp(
   env: Record<string, string | undefined>,
   options: { cwd?: string } = {},
 ): AppProcess {
-  const child = spawn(process.execPath, ['--import', tsxLoader, mainScript], {
+  return spawnProcess([process.execPath, '--import', tsxLoader, mainScript], {
     cwd: options.cwd ?? root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+  });
+}
+
+/** Runs `argv` with exactly `env`, collecting its output lines (stdout and stderr). */
+export function spawnProcess(
+  argv: string[],
+  options: { cwd: string; env: Record<string, string | undefined> },
+): AppProcess {
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

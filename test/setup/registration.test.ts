@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
@@ -62,7 +62,7 @@ describe('registering the App through the setup flow', () => {
   });
 
   it(
-    'registers the App with its webhook at PUBLIC_URL, writes .env, and runs from it',
+    'registers the App with its webhook at PUBLIC_URL, writes DATA_DIR/.env, and runs from it',
     async () => {
       const double = await startGitHubDouble({ webhookSecret: GITHUB_WEBHOOK_SECRET });
       cleanups.push(() => double.close());
@@ -127,7 +127,9 @@ describe('registering the App through the setup flow', () => {
         expect.objectContaining({ status: 201, path: `/app-manifests/${code}/conversions` }),
       ]);
 
-      const envFile = join(cwd, '.env');
+      // DATA_DIR's default, in the working directory; nothing is written beside the code.
+      const envFile = join(cwd, '.data', '.env');
+      expect(existsSync(join(cwd, '.env'))).toBe(false);
       const written = parseEnv(readFileSync(envFile, 'utf8'));
       expect(written).toMatchObject({
         APP_ID: String(double.appId),
@@ -142,7 +144,7 @@ describe('registering the App through the setup flow', () => {
       await setup.kill('SIGTERM');
       expect(setup.child.exitCode).toBe(0);
 
-      // Restarted with nothing but the .env it wrote: the App runs, with GitHub's secret.
+      // Restarted with nothing but the file it wrote: the App runs, with GitHub's secret.
       const app = spawnApp(
         { ...github, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug' },
         { cwd },

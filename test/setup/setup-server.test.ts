@@ -108,6 +108,63 @@ describe('the setup page', () => {
     double.assertNoViolations();
   });
 
+  it('answers /healthz 200 in setup mode, and says what to do', async () => {
+    await withSetup({}, async (url) => {
+      const before = await fetch(`${url}/healthz`);
+      expect(before.status).toBe(200);
+      expect(before.headers.get('content-type')).toBe('application/json');
+      expect(await before.json()).toEqual({
+        status: 'setup',
+        message: 'no App credentials: register the GitHub App at /probot, then restart',
+      });
+
+      const { action, manifest } = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const code = double.registerAppFromManifest(manifest);
+      const back = await fetch(
+        `${url}/probot/setup?code=${code}&state=${action.searchParams.get('state')}`,
+        { redirect: 'manual' },
+      );
+      expect(back.status).toBe(302);
+
+      const after = await fetch(`${url}/healthz`);
+      expect(after.status).toBe(200);
+      expect(await after.json()).toEqual({
+        status: 'setup',
+        message: `the GitHub App ${double.appId} is registered: restart to run it`,
+      });
+    });
+    double.assertNoViolations();
+  });
+
+  it('refuses to register another App over saved credentials before the restart', async () => {
+    await withSetup({}, async (url, envFile) => {
+      const first = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const second = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const code = double.registerAppFromManifest(first.manifest);
+      const back = await fetch(
+        `${url}/probot/setup?code=${code}&state=${first.action.searchParams.get('state')}`,
+        { redirect: 'manual' },
+      );
+      expect(back.status).toBe(302);
+      const saved = readFileSync(envFile, 'utf8');
+
+      const page = await fetch(`${url}/probot`);
+      expect(page.status).toBe(409);
+      expect(await page.text()).toContain(
+        `The GitHub App ${double.appId} is registered and its credentials are saved: restart the app to run it.`,
+      );
+      // The page opened before the registration finished cannot overwrite it either.
+      const otherCode = double.registerAppFromManifest(second.manifest);
+      const late = await fetch(
+        `${url}/probot/setup?code=${otherCode}&state=${second.action.searchParams.get('state')}`,
+        { redirect: 'manual' },
+      );
+      expect(late.status).toBe(409);
+      expect(readFileSync(envFile, 'utf8')).toBe(saved);
+    });
+    double.assertNoViolations();
+  });
+
   it('keeps the variables already in .env', async () => {
     const envFile = join(dir, 'kept.env');
     writeFileSync(envFile, 'PUBLIC_URL=https://coordinator.example.test\nWEBHOOK_SECRET=old\n');

@@ -160,7 +160,15 @@ async function checkPublicUrl(publicUrl: string | undefined): Promise<Finding> {
   const url = `${publicUrl.replace(/\/+$/, '')}/healthz`;
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-    await response.body?.cancel();
+    const body = await response.text();
+    // Setup mode answers 200 too, so that a container may run until it is registered
+    // (docs/running.md "Setup mode"), but no worker gets a task from it.
+    if (response.ok && healthStatus(body) === 'setup')
+      return problem(
+        subject,
+        `${url} answers from setup mode: the App at PUBLIC_URL has no credentials`,
+        'give that process APP_ID and the private key, or finish the registration on its /probot page and restart it',
+      );
     if (response.ok) return ok(subject, `${url} answers ${response.status}`);
     return problem(
       subject,
@@ -176,6 +184,14 @@ async function checkPublicUrl(publicUrl: string | undefined): Promise<Finding> {
       `${url} does not answer (${cause ?? (error as Error).message}): workers could not get their tasks`,
       "make the App reachable from GitHub's runners at PUBLIC_URL",
     );
+  }
+}
+
+function healthStatus(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { status?: unknown } | null)?.status;
+  } catch {
+    return undefined;
   }
 }
 
