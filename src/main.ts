@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     const setup = await startSetupServer({
       env,
       organization: process.env.GH_ORG?.trim() || undefined,
+      token: process.env.SETUP_TOKEN,
       envFile,
       log,
     });

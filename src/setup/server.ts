@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from 'pino';
@@ -23,12 +23,20 @@ export interface SetupOptions {
   organization?: string;
   /** The env file the App's credentials are written to (`.env` in DATA_DIR, src/env.ts). */
   envFile: string;
+  /**
+   * The setup page asks for it (`/probot?token=…`): until the App is registered, whoever opens
+   * the page registers the App whose credentials this process keeps. SETUP_TOKEN, or a random
+   * one written to the log at start (docs/running.md "Setup mode").
+   */
+  token?: string;
   log: Logger;
 }
 
 export interface SetupServer {
   server: Server;
   url: string;
+  /** The setup page with its token: what the start-up log prints. */
+  pageUrl: string;
   close(): Promise<void>;
 }
 
@@ -50,6 +58,7 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
   const pendingStates = new Map<string, number>();
   // Once credentials are saved, nobody may register another App over them before the restart.
   let registered: { appId: number } | undefined;
+  const token = options.token?.trim() || randomBytes(18).toString('base64url');
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -71,7 +80,19 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
       const message = `The GitHub App ${registered.appId} is registered and its credentials are saved: restart the app to run it.`;
       return send(res, 409, messagePage('Already registered', message));
     }
-    if (url.pathname === SETUP_PAGE_PATH) return page(req, res);
+    if (url.pathname === SETUP_PAGE_PATH) {
+      if (!tokenMatches(url.searchParams.get('token'), token)) {
+        return send(
+          res,
+          403,
+          messagePage(
+            'Setup token needed',
+            "Open the setup page from the address in the app's start-up log (it ends in ?token=…), or set SETUP_TOKEN.",
+          ),
+        );
+      }
+      return page(req, res);
+    }
     if (url.pathname === SETUP_CALLBACK_PATH) return callback(url, res);
     send(res, 404, messagePage('Not found', 'The setup flow starts at /probot.'));
   }
@@ -183,19 +204,28 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
   const address = await listen(server, env.port, env.host);
   const host = address.host.includes(':') ? `[${address.host}]` : address.host;
   const url = `http://${host}:${address.port}`;
+  const pageUrl = `${url}${SETUP_PAGE_PATH}?token=${encodeURIComponent(token)}`;
   log.info(
-    { url: `${url}${SETUP_PAGE_PATH}`, webhookUrl: env.webhookProxyUrl ?? env.publicUrl },
+    { url: pageUrl, webhookUrl: env.webhookProxyUrl ?? env.publicUrl },
     'no APP_ID or private key: open the setup page to register the GitHub App',
   );
   return {
     server,
     url,
+    pageUrl,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+function tokenMatches(given: string | null, token: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function send(res: ServerResponse, status: number, html: string): void {

@@ -74,8 +74,15 @@ describe('the image', () => {
 
   /** The address in a start-up log line, reached through the loopback as the health check does. */
   async function address(app: AppProcess, line: RegExp): Promise<string> {
+    return new URL(await logged(app, line)).origin;
+  }
+
+  /** The URL a start-up log line prints, reached through the loopback as the health check does. */
+  async function logged(app: AppProcess, line: RegExp): Promise<string> {
     const { url } = JSON.parse(await app.waitForLine(line, STARTUP_MS)) as { url: string };
-    return `http://127.0.0.1:${new URL(url).port}`;
+    const local = new URL(url);
+    local.hostname = '127.0.0.1';
+    return local.href;
   }
 
   /** The image's HEALTHCHECK, run by a shell as its USER with its ENV: true when it exits 0. */
@@ -113,7 +120,10 @@ describe('the image', () => {
       expect(image.env['NODE_ENV']).toBe('production');
 
       const setup = start();
-      const origin = await address(setup, /open the setup page to register the GitHub App/);
+      // The log gives the setup page with its token (docs/running.md "Setup mode").
+      const pageUrl = await logged(setup, /open the setup page to register the GitHub App/);
+      const origin = new URL(pageUrl).origin;
+      expect((await fetch(`${origin}/probot`)).status).toBe(403);
       expect(uidOf(setup)).toBe(user.uid);
       expect(await healthcheck(new URL(origin).port)).toBe(true);
       const health = await fetch(`${origin}/healthz`);
@@ -121,7 +131,7 @@ describe('the image', () => {
       expect(await health.json()).toMatchObject({ status: 'setup' });
 
       // The browser registers the App on GitHub (the double) and comes back with the code.
-      const { action, manifest } = readSetupForm(await (await fetch(`${origin}/probot`)).text());
+      const { action, manifest } = readSetupForm(await (await fetch(pageUrl)).text());
       const code = double.registerAppFromManifest(manifest);
       const back = await fetch(
         `${manifest.redirect_url}?code=${code}&state=${action.searchParams.get('state')}`,

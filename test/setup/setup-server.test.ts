@@ -23,6 +23,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const TOKEN = 'setup-token-for-tests';
+
 async function withSetup<T>(
   options: Partial<SetupOptions['env']> & { organization?: string; envFile?: string },
   use: (url: string, envFile: string) => Promise<T>,
@@ -32,6 +34,7 @@ async function withSetup<T>(
     env: { port: 0, host: '127.0.0.1', githubBaseUrl: double.apiUrl, ...env },
     organization,
     envFile,
+    token: TOKEN,
     log,
   });
   try {
@@ -42,11 +45,35 @@ async function withSetup<T>(
 }
 
 describe('the setup page', () => {
+  it('asks for the setup token: without it nobody registers an App in its place', async () => {
+    await withSetup({}, async (url) => {
+      for (const path of ['/probot', '/probot?token=', '/probot?token=setup-token-for-test'])
+        expect((await fetch(`${url}${path}`)).status, path).toBe(403);
+      expect((await fetch(`${url}/probot?token=${TOKEN}`)).status).toBe(200);
+    });
+  });
+
+  it('makes a token of its own when none is set, and logs the page with it', async () => {
+    const setup = await startSetupServer({
+      env: { port: 0, host: '127.0.0.1', githubBaseUrl: double.apiUrl },
+      envFile: join(dir, 'own-token.env'),
+      log,
+    });
+    try {
+      const token = new URL(setup.pageUrl).searchParams.get('token');
+      expect(token).toMatch(/^[\w-]{24}$/);
+      expect((await fetch(`${setup.url}/probot`)).status).toBe(403);
+      expect((await fetch(`${setup.url}/probot?token=${token}`)).status).toBe(200);
+    } finally {
+      await setup.close();
+    }
+  });
+
   it('registers the webhook at WEBHOOK_PROXY_URL when set, PUBLIC_URL or not', async () => {
     await withSetup(
       { publicUrl: 'https://coordinator.example.test', webhookProxyUrl: 'https://smee.io/abc123' },
       async (url) => {
-        const html = await (await fetch(`${url}/probot`)).text();
+        const html = await (await fetch(`${url}/probot?token=${TOKEN}`)).text();
         expect(readSetupForm(html).manifest.hook_attributes.url).toBe('https://smee.io/abc123');
         expect(html).not.toContain('GitHub must be able to reach this address');
       },
@@ -56,7 +83,7 @@ describe('the setup page', () => {
   it('falls back to the address the page was opened at, behind a proxy too, and says so', async () => {
     await withSetup({}, async (url) => {
       const html = await (
-        await fetch(`${url}/probot`, {
+        await fetch(`${url}/probot?token=${TOKEN}`, {
           headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'coord.example.org' },
         })
       ).text();
@@ -69,7 +96,7 @@ describe('the setup page', () => {
 
   it("posts to the organization's new-App page for GH_ORG", async () => {
     await withSetup({ organization: 'acme' }, async (url) => {
-      const { action } = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const { action } = readSetupForm(await (await fetch(`${url}/probot?token=${TOKEN}`)).text());
       expect(action.origin + action.pathname).toBe(
         `${double.url}/organizations/acme/settings/apps/new`,
       );
@@ -78,7 +105,9 @@ describe('the setup page', () => {
 
   it('writes nothing when the state is missing or GitHub refuses the code', async () => {
     await withSetup({}, async (url, envFile) => {
-      const { action, manifest } = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const { action, manifest } = readSetupForm(
+        await (await fetch(`${url}/probot?token=${TOKEN}`)).text(),
+      );
       const state = action.searchParams.get('state');
       const code = double.registerAppFromManifest(manifest);
       expect((await fetch(`${url}/probot/setup?code=${code}`)).status).toBe(400);
@@ -96,7 +125,9 @@ describe('the setup page', () => {
   it('says what to do when the credentials cannot be written', async () => {
     const envFile = join(dir, 'no-such-dir', '.env');
     await withSetup({ envFile }, async (url) => {
-      const { action, manifest } = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const { action, manifest } = readSetupForm(
+        await (await fetch(`${url}/probot?token=${TOKEN}`)).text(),
+      );
       const code = double.registerAppFromManifest(manifest);
       const state = action.searchParams.get('state');
       const answer = await fetch(`${url}/probot/setup?code=${code}&state=${state}`);
@@ -118,7 +149,9 @@ describe('the setup page', () => {
         message: 'no App credentials: register the GitHub App at /probot, then restart',
       });
 
-      const { action, manifest } = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const { action, manifest } = readSetupForm(
+        await (await fetch(`${url}/probot?token=${TOKEN}`)).text(),
+      );
       const code = double.registerAppFromManifest(manifest);
       const back = await fetch(
         `${url}/probot/setup?code=${code}&state=${action.searchParams.get('state')}`,
@@ -138,8 +171,8 @@ describe('the setup page', () => {
 
   it('refuses to register another App over saved credentials before the restart', async () => {
     await withSetup({}, async (url, envFile) => {
-      const first = readSetupForm(await (await fetch(`${url}/probot`)).text());
-      const second = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const first = readSetupForm(await (await fetch(`${url}/probot?token=${TOKEN}`)).text());
+      const second = readSetupForm(await (await fetch(`${url}/probot?token=${TOKEN}`)).text());
       const code = double.registerAppFromManifest(first.manifest);
       const back = await fetch(
         `${url}/probot/setup?code=${code}&state=${first.action.searchParams.get('state')}`,
@@ -148,7 +181,7 @@ describe('the setup page', () => {
       expect(back.status).toBe(302);
       const saved = readFileSync(envFile, 'utf8');
 
-      const page = await fetch(`${url}/probot`);
+      const page = await fetch(`${url}/probot?token=${TOKEN}`);
       expect(page.status).toBe(409);
       expect(await page.text()).toContain(
         `The GitHub App ${double.appId} is registered and its credentials are saved: restart the app to run it.`,
@@ -169,7 +202,9 @@ describe('the setup page', () => {
     const envFile = join(dir, 'kept.env');
     writeFileSync(envFile, 'PUBLIC_URL=https://coordinator.example.test\nWEBHOOK_SECRET=old\n');
     await withSetup({ envFile }, async (url) => {
-      const { action, manifest } = readSetupForm(await (await fetch(`${url}/probot`)).text());
+      const { action, manifest } = readSetupForm(
+        await (await fetch(`${url}/probot?token=${TOKEN}`)).text(),
+      );
       const code = double.registerAppFromManifest(manifest);
       const state = action.searchParams.get('state');
       const back = await fetch(`${url}/probot/setup?code=${code}&state=${state}`, {
