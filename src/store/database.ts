@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -13,6 +12,7 @@ import pg from 'pg';
 import * as schema from '../../db/schema.js';
 import { packageRoot } from '../package-root.js';
 import { noteStatement } from './statement-count.js';
+import { applyMigrations } from './migrator.js';
 
 export type Schema = typeof schema;
 export type AppDatabase = PgDatabase<PgQueryResultHKT, Schema>;
@@ -188,16 +188,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   }
   const waitingTurn = { unlockInBackground: true, statementsOnLock: true };
 
-  // drizzle's migrator takes no lock: hold a session advisory lock on one connection so
-  // processes starting together on an empty database apply each migration once.
   const client = await pool.connect();
   try {
-    await client.query('select pg_advisory_lock($1)', [LOCK_KEYS.migrations.toString()]);
-    try {
-      await migratePg(drizzlePg(client, { schema }), { migrationsFolder: migrationsFolder() });
-    } finally {
-      await client.query('select pg_advisory_unlock($1)', [LOCK_KEYS.migrations.toString()]);
-    }
+    await applyMigrations(client, migrationsFolder());
   } finally {
     client.release();
   }
