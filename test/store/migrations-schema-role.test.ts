@@ -4,6 +4,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDatabase } from '../../src/cli/doctor/database.js';
 import { migrationsFolder, openDatabase } from '../../src/store/database.js';
 import { createEmptyDatabase, TEST_SERVER_URL, type TestDatabase } from '../helpers/postgres.js';
 
@@ -57,6 +58,24 @@ describe('migrations by a role that may create only in schema public', () => {
         cause: { message: expect.stringMatching(/permission denied for database/) },
       });
     });
+  });
+
+  it('is what doctor reports of the role', async () => {
+    const findings = await checkDatabase({ databaseUrl: roleUrl });
+    expect(findings[1]).toEqual({
+      status: 'ok',
+      subject: 'database role',
+      detail: `${role} may create in schema public; the migration journal is public.__drizzle_migrations (no CREATE on the database, none needed)`,
+    });
+    await asAdmin(database.url, (c) => c.query(`revoke create on schema public from ${role}`));
+    try {
+      expect((await checkDatabase({ databaseUrl: roleUrl }))[1]).toMatchObject({
+        status: 'problem',
+        detail: `${role} may not create in schema public, where the App's tables are: migrations will fail`,
+      });
+    } finally {
+      await asAdmin(database.url, (c) => c.query(`grant create on schema public to ${role}`));
+    }
   });
 
   it('applies every migration, keeps the journal in public, and starts again on it', async () => {
