@@ -3,8 +3,7 @@ import pg from 'pg';
 /**
  * What a URL does with a session setting sent at connect (the startup packet's `options`, which
  * the webhook inbox's connections use, src/store/database.ts):
- * - `kept`: the connection is a session of its own (Postgres, or a pooler in session mode that
- *   passes it on);
+ * - `kept`: the connection is a session of its own that took the setting (Postgres itself);
  * - `refused`: the pooler refuses the parameter (PgBouncer: "unsupported startup parameter");
  * - `lost`: the pooler accepts it and drops it (PgBouncer with `ignore_startup_parameters =
  *   options`, and poolers like it): the statements run on server connections that never saw it.

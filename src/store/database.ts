@@ -124,8 +124,8 @@ async function checkSessions(url: string, directUrl: string | undefined): Promis
       : 'drops session settings sent at connect';
   throw new Error(
     directUrl
-      ? `DIRECT_DATABASE_URL ${seen}: it must reach Postgres directly (or through a session-mode pooler), not through the transaction-mode pooler (docs/running.md, "Through a connection pooler")`
-      : `DATABASE_URL ${seen}: it goes through a pooler such as PgBouncer in transaction mode; set DIRECT_DATABASE_URL to a direct (or session-mode) URL of the same database for what needs a session (docs/running.md, "Through a connection pooler")`,
+      ? `DIRECT_DATABASE_URL ${seen}: it must reach Postgres itself, not a pooler (docs/running.md, "Through a connection pooler")`
+      : `DATABASE_URL ${seen}: it goes through a pooler such as PgBouncer in transaction mode; set DIRECT_DATABASE_URL to a URL of the same database on Postgres itself, for what needs a session (docs/running.md, "Through a connection pooler")`,
   );
 }
 

@@ -34,7 +34,7 @@ export async function checkDatabase(urls: DatabaseUrls): Promise<Finding[]> {
         problem(
           subject,
           `DATABASE_URL ${seen(pooled)}: it goes through a pooler, and DIRECT_DATABASE_URL is unset, so the App will not start`,
-          `set DIRECT_DATABASE_URL to a direct (or session-mode) URL of the same database (${POOLER_DOCS})`,
+          `set DIRECT_DATABASE_URL to a URL of the same database on Postgres itself (${POOLER_DOCS})`,
         ),
       ];
     findings.push(ok(subject, CONNECTION_MODE_MEANING.direct));
@@ -52,7 +52,7 @@ export async function checkDatabase(urls: DatabaseUrls): Promise<Finding[]> {
         problem(
           subject,
           `DIRECT_DATABASE_URL ${seen(direct)}: it goes through a pooler too, so the App will not start`,
-          `point DIRECT_DATABASE_URL at Postgres itself, or at a session-mode pooler (${POOLER_DOCS})`,
+          `point DIRECT_DATABASE_URL at Postgres itself (${POOLER_DOCS})`,
         ),
       ];
     findings.push(
