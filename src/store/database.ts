@@ -161,7 +161,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     ? newPool(directUrl, { max: poolSize, allowExitOnIdle: false })
     : pool;
   // Inside withLockOpening, the holder's statements run on the lock's own connection (see holding):
-  // a merge turn then takes one connection of the pool, not two, and none waits for another.
+  // a merge turn then takes one connection (of the session pool), not two, and none waits for
+  // another.
   const heldConnection = new AsyncLocalStorage<HeldConnection>();
   const routedQuery = (...args: unknown[]) => {
     const held = heldConnection.getStore();
