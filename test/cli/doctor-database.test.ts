@@ -51,6 +51,20 @@ describe('doctor: the database connection', () => {
     });
   });
 
+  it('fails a pooler that drops the settings sent at connect, without DIRECT_DATABASE_URL', async () => {
+    const dropping = await startPgBouncer({ ignoreOptions: true });
+    try {
+      const [finding] = await checkDatabase({ databaseUrl: dropping.url(database.name) });
+      expect(finding).toMatchObject({
+        status: 'problem',
+        detail:
+          'DATABASE_URL drops session settings sent at connect: it goes through a pooler, and DIRECT_DATABASE_URL is unset, so the App will not start',
+      });
+    } finally {
+      await dropping.stop();
+    }
+  });
+
   it('says pooled, and what runs where, with DIRECT_DATABASE_URL', async () => {
     const [finding] = await checkDatabase({
       databaseUrl: pooledUrl,

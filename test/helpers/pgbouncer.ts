@@ -32,10 +32,12 @@ async function freePort(): Promise<number> {
 /**
  * Starts PgBouncer in front of the test server (`upstreamPort` on 127.0.0.1, trust auth) in
  * transaction mode, with `poolSize` server connections per database and user: fewer than the
- * app's clients, so clients really share sessions. Resolves once it listens.
+ * app's clients, so clients really share sessions. With `ignoreOptions`, it accepts the
+ * `options` startup parameter and drops it (`ignore_startup_parameters`), as some hosted
+ * poolers do; by default it refuses it. Resolves once it listens.
  */
 export async function startPgBouncer(
-  options: { upstreamPort?: number; poolSize?: number } = {},
+  options: { upstreamPort?: number; poolSize?: number; ignoreOptions?: boolean } = {},
 ): Promise<PgBouncer> {
   if (!existsSync(PGBOUNCER))
     throw new Error(
@@ -63,6 +65,7 @@ export async function startPgBouncer(
       'pool_mode = transaction',
       `default_pool_size = ${options.poolSize ?? 2}`,
       'max_client_conn = 200',
+      ...(options.ignoreOptions ? ['ignore_startup_parameters = options'] : []),
       '',
     ].join('\n'),
     { mode: 0o644 },

@@ -41,6 +41,17 @@ describe('the store through PgBouncer in transaction mode', () => {
     );
   });
 
+  it('refuses to start on a pooler that drops the settings sent at connect', async () => {
+    const dropping = await startPgBouncer({ ignoreOptions: true });
+    try {
+      await expect(openDatabase({ databaseUrl: dropping.url(database.name) })).rejects.toThrow(
+        /DATABASE_URL drops session settings sent at connect: .*set DIRECT_DATABASE_URL/,
+      );
+    } finally {
+      await dropping.stop();
+    }
+  });
+
   it('refuses a DIRECT_DATABASE_URL that is the pooler too', async () => {
     const pooled = bouncer.url(database.name);
     await expect(openDatabase({ databaseUrl: pooled, directDatabaseUrl: pooled })).rejects.toThrow(
