@@ -27,6 +27,7 @@ import { parseWebhookBody } from './webhooks/payload.js';
 import { IngestPressure } from './webhooks/pressure.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
+import { CONNECTION_MODE_MEANING } from './store/connection-mode.js';
 import { readMetricsSnapshot } from './store/metrics-queries.js';
 import { WriteReservationStore, type WriteLimits } from './store/write-reservations.js';
 import { HandledEvents } from './webhooks/handled-events.js';
@@ -89,12 +90,20 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
   const { env, log } = options;
   const handle = await openDatabase({
     databaseUrl: env.databaseUrl,
+    directDatabaseUrl: env.directDatabaseUrl,
     dataDir: env.dataDir,
     inMemory: options.inMemoryDatabase,
     onPoolError: (error) =>
       log.warn({ err: error }, 'database connection lost; the pool reconnects'),
   });
-  log.info({ database: handle.kind }, 'database ready, migrations applied');
+  log.info(
+    {
+      database: handle.kind,
+      connection: handle.mode,
+      directDatabaseUrl: env.directDatabaseUrl !== undefined,
+    },
+    `database ready, migrations applied: ${CONNECTION_MODE_MEANING[handle.mode]}`,
+  );
   const store = createStore(handle);
   const metrics = createMetrics({
     readSnapshot: () => readMetricsSnapshot(handle.db),

@@ -40,6 +40,12 @@ const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
       .optional(),
   ),
+  DIRECT_DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
   PUBLIC_URL: optionalText.pipe(
     z
       .url({
@@ -80,6 +86,8 @@ export interface AppEnv {
   privateKey?: string;
   webhookSecret: string;
   databaseUrl?: string;
+  /** Set when DATABASE_URL goes through a transaction-mode pooler: the same database, direct. */
+  directDatabaseUrl?: string;
   /** Where GitHub and the runners reach the app, without a trailing slash; unset → from `GET /app/hook/config`. */
   publicUrl?: string;
   /** GitHub's web origin (`<GHE_PROTOCOL>://<GHE_HOST>`) on GitHub Enterprise; undefined means github.com. */
@@ -172,6 +180,10 @@ export function parseEnv(
     if (!privateKey && !env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH)
       problems.push('PRIVATE_KEY: required in production (or PRIVATE_KEY_PATH)');
   }
+  if (env.DIRECT_DATABASE_URL && !env.DATABASE_URL)
+    problems.push(
+      'DIRECT_DATABASE_URL: set only with DATABASE_URL (the pooled URL it bypasses for what needs a session)',
+    );
   if (problems.length > 0) throw new EnvError(problems);
 
   return {
@@ -180,6 +192,7 @@ export function parseEnv(
     privateKey,
     webhookSecret,
     databaseUrl: env.DATABASE_URL,
+    directDatabaseUrl: env.DIRECT_DATABASE_URL,
     publicUrl: env.PUBLIC_URL ? normalizePublicUrl(env.PUBLIC_URL) : undefined,
     gheOrigin: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}` : undefined,
     dataDir: env.DATA_DIR,

@@ -1,5 +1,6 @@
 import { EnvError, parseEnv } from '../env.js';
 import { runChecks } from './doctor/checks.js';
+import { checkDatabase } from './doctor/database.js';
 import { DoctorClient } from './doctor/client.js';
 import { readAppManifest } from './doctor/permissions.js';
 import { formatReport } from './doctor/report.js';
@@ -11,9 +12,10 @@ const USAGE = 'usage: agent-coordinator doctor --repo owner/name [--public-url h
 /**
  * `agent-coordinator doctor --repo owner/name`: checks, with the App's own credentials from the
  * environment (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, GHE_HOST/GHE_PROTOCOL), everything a
- * repository needs, and that the App answers at PUBLIC_URL (or --public-url), and prints what
- * to fix. Exit 0 when all is well, 1 with problems, 2 when it
- * cannot start (usage, credentials).
+ * repository needs, that the App answers at PUBLIC_URL (or --public-url), and how it reaches its
+ * database (DATABASE_URL, DIRECT_DATABASE_URL: pooled or direct, and what the role may create),
+ * and prints what to fix. Exit 0 when all is well, 1 with problems, 2 when it cannot start
+ * (usage, credentials).
  */
 export async function runDoctor(args: string[], io: CliIo): Promise<number> {
   let repoArg: string | undefined;
@@ -61,11 +63,14 @@ export async function runDoctor(args: string[], io: CliIo): Promise<number> {
     owner,
     repo,
   });
-  const findings = await runChecks(client, await readAppManifest(), {
-    appVersion: await packageVersion(),
-    actionName: workerActionName(await projectRepository()),
-    publicUrl,
-  });
+  const findings = [
+    ...(await checkDatabase(env)),
+    ...(await runChecks(client, await readAppManifest(), {
+      appVersion: await packageVersion(),
+      actionName: workerActionName(await projectRepository()),
+      publicUrl,
+    })),
+  ];
   const where = env.githubBaseUrl ?? 'https://api.github.com';
   io.out(formatReport(`agent-coordinator doctor: ${owner}/${repo} (${where})`, findings));
   return findings.some((f) => f.status === 'problem') ? 1 : 0;

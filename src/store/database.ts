@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -13,12 +12,18 @@ import pg from 'pg';
 import * as schema from '../../db/schema.js';
 import { packageRoot } from '../package-root.js';
 import { noteStatement } from './statement-count.js';
+import type { ConnectionMode } from './connection-mode.js';
+import { probeSession } from './connection-probe.js';
+import { applyMigrations } from './migrator.js';
+import { UnnamedStatementsClient } from './unnamed-statements.js';
 
 export type Schema = typeof schema;
 export type AppDatabase = PgDatabase<PgQueryResultHKT, Schema>;
 
 export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite';
+  /** Through a pooler or not (src/store/connection-mode.ts). */
+  readonly mode: ConnectionMode;
   readonly db: AppDatabase;
   /** Resolves when the database answers a query; rejects otherwise (health check). */
   ping(): Promise<void>;
@@ -63,6 +68,11 @@ export function rowsOf<T>(result: unknown): T[] {
 
 export interface OpenOptions {
   databaseUrl?: string;
+  /**
+   * Set when `databaseUrl` goes through a transaction-mode pooler: a URL of the same database
+   * with sessions of their own, for what needs one (src/store/connection-mode.ts).
+   */
+  directDatabaseUrl?: string;
   dataDir?: string;
   /** PGlite in memory, for tests. */
   inMemory?: boolean;
@@ -99,15 +109,37 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   return openPglite(options);
 }
 
+/**
+ * Refuses, before anything runs on them, URLs that cannot do what their mode needs: without
+ * DIRECT_DATABASE_URL, DATABASE_URL must be a session of its own; DIRECT_DATABASE_URL must be one.
+ * A pooler that drops the inbox's settings would otherwise run it silently without them.
+ */
+async function checkSessions(url: string, directUrl: string | undefined): Promise<void> {
+  const session = directUrl ?? url;
+  const probe = await probeSession(session);
+  if (probe.kind === 'kept') return;
+  const seen =
+    probe.kind === 'refused'
+      ? `refuses session settings at connect (${probe.message})`
+      : 'drops session settings sent at connect';
+  throw new Error(
+    directUrl
+      ? `DIRECT_DATABASE_URL ${seen}: it must reach Postgres itself, not a pooler (docs/running.md, "Through a connection pooler")`
+      : `DATABASE_URL ${seen}: it goes through a pooler such as PgBouncer in transaction mode; set DIRECT_DATABASE_URL to a URL of the same database on Postgres itself, for what needs a session (docs/running.md, "Through a connection pooler")`,
+  );
+}
+
 async function openPostgres(url: string, options: OpenOptions): Promise<DatabaseHandle> {
+  const directUrl = options.directDatabaseUrl;
+  await checkSessions(url, directUrl);
   // The pool listens for errors only on idle clients. A checked-out client whose backend dies
   // between two queries (pg_terminate_backend, a restart, a cut network: the sweep lock's client
   // sits idle while the sweep runs, a transaction between statements) emits 'error' with nobody
   // listening, which would end the process. Listen on every client; the pool drops broken ones
   // when they are released, and their next query fails in the caller instead.
-  const newPool = (config: pg.PoolConfig) => {
+  const newPool = (connectionString: string, config: pg.PoolConfig) => {
     const created = new pg.Pool({
-      connectionString: url,
+      connectionString,
       connectionTimeoutMillis: 5_000,
       ...config,
     });
@@ -116,9 +148,21 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     created.on('error', (error) => options.onPoolError?.(error));
     return created;
   };
-  const pool = newPool({ max: options.poolSize ?? 10, allowExitOnIdle: false });
+  const poolSize = options.poolSize ?? 10;
+  const pool = newPool(url, {
+    max: poolSize,
+    allowExitOnIdle: false,
+    ...(directUrl ? { Client: UnnamedStatementsClient } : {}),
+  });
+  // What needs a session: the migrations' connection and the locks held across work (holding).
+  // Through a transaction-mode pooler, a session lock would stay with whichever server connection
+  // took it, and its unlock could reach another (src/store/connection-mode.ts).
+  const sessionPool = directUrl
+    ? newPool(directUrl, { max: poolSize, allowExitOnIdle: false })
+    : pool;
   // Inside withLockOpening, the holder's statements run on the lock's own connection (see holding):
-  // a merge turn then takes one connection of the pool, not two, and none waits for another.
+  // a merge turn then takes one connection (of the session pool), not two, and none waits for
+  // another.
   const heldConnection = new AsyncLocalStorage<HeldConnection>();
   const routedQuery = (...args: unknown[]) => {
     const held = heldConnection.getStore();
@@ -141,7 +185,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // planned the completion (`delivery_id = any($1)`) anew on every call, a custom plan for each
   // array looking cheaper than the generic one: 0.15 ms a call (bench/README.md, section
   // "2026-12-02, 03:57–06:50 UTC").
-  const inboxPool = newPool({
+  // Its settings are sent at connect: they need a session (DIRECT_DATABASE_URL through a pooler).
+  const inboxPool = newPool(directUrl ?? url, {
     max: 3,
     options: '-c enable_bitmapscan=off -c enable_seqscan=off -c plan_cache_mode=force_generic_plan',
   });
@@ -163,7 +208,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     fn: (rows: Row[]) => Promise<T>,
     { unlockInBackground = false, statementsOnLock = false } = {},
   ): Promise<{ value: T } | undefined> {
-    const client = await pool.connect();
+    const client = await sessionPool.connect();
     let unlock: Promise<unknown> | undefined;
     try {
       const rows = await lock(client, key.toString());
@@ -188,22 +233,16 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   }
   const waitingTurn = { unlockInBackground: true, statementsOnLock: true };
 
-  // drizzle's migrator takes no lock: hold a session advisory lock on one connection so
-  // processes starting together on an empty database apply each migration once.
-  const client = await pool.connect();
+  const client = await sessionPool.connect();
   try {
-    await client.query('select pg_advisory_lock($1)', [LOCK_KEYS.migrations.toString()]);
-    try {
-      await migratePg(drizzlePg(client, { schema }), { migrationsFolder: migrationsFolder() });
-    } finally {
-      await client.query('select pg_advisory_unlock($1)', [LOCK_KEYS.migrations.toString()]);
-    }
+    await applyMigrations(client, migrationsFolder());
   } finally {
     client.release();
   }
 
   return {
     kind: 'postgres',
+    mode: directUrl ? 'pooled' : 'direct',
     db,
     async ping() {
       await pool.query('select 1');
@@ -238,7 +277,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       return (await inboxPool.query({ text, values: params, name: preparedAs })).rows as Row[];
     },
     async close() {
-      await Promise.all([pool.end(), inboxPool.end()]);
+      await Promise.all([...new Set([pool, sessionPool, inboxPool])].map((p) => p.end()));
     },
   };
 }
@@ -362,6 +401,7 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   }
   return {
     kind: 'pglite',
+    mode: 'embedded',
     db,
     async tryExclusive(key, fn) {
       if (held.has(key)) return undefined;
