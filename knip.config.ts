@@ -31,6 +31,9 @@ const config: KnipConfig = {
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.
     'mermaid',
+    // test/worker/agent-cli.test.ts runs its `claude` binary by path: the CLI the worker
+    // template installs, at the same version.
+    '@anthropic-ai/claude-code',
   ],
 };
 
