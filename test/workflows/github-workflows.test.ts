@@ -60,6 +60,15 @@ describe('.github/workflows', () => {
     expect(await runLint(text, `.github/workflows/${file}`)).toEqual([]);
   });
 
+  it('is linted for real: the same linter flags a wrong permission and an unknown output', async () => {
+    const broken = releaseText
+      .replace('contents: write', 'contents: writ')
+      .replace('needs.bundle.outputs.version }}', 'needs.bundle.outputs.versoin }}');
+    const messages = (await runLint(broken, '.github/workflows/release.yml')).map((p) => p.message);
+    expect(messages.join('\n')).toContain('"writ"');
+    expect(messages.join('\n')).toContain('versoin');
+  });
+
   it('holds nothing by default; each job names the least it needs, and only tagging writes', () => {
     for (const workflow of [ci, release]) {
       expect(workflow.permissions).toEqual({});
