@@ -80,14 +80,14 @@ describe('shellcheck on the run: blocks of every workflow we ship', () => {
   it('finds nothing in the template, our own workflows and the workflow init writes', async () => {
     const scripts = await shipped();
     const where = scripts.map((s) => s.where.split(':')[0]);
-    expect(new Set(where)).toEqual(
-      new Set([
-        'templates/agent-worker.yml',
-        '.github/workflows/ci.yml',
-        '.github/workflows/release.yml',
-        "init's .github/workflows/agent-worker.yml",
-      ]),
-    );
+    // Every workflow file found is checked; these have run: blocks today.
+    for (const file of [
+      'templates/agent-worker.yml',
+      '.github/workflows/ci.yml',
+      '.github/workflows/release.yml',
+      "init's .github/workflows/agent-worker.yml",
+    ])
+      expect(where).toContain(file);
     expect(await findingsOf(scripts)).toEqual([]);
   });
 
