@@ -27,10 +27,16 @@ const config: KnipConfig = {
   ],
   // An export its own file uses is not dead code, only wider than it needs to be.
   ignoreExportsUsedInFile: true,
+  // Debian's shellcheck, which test/workflows/shellcheck.test.ts runs (a package of the
+  // machine, not of npm; the test names the package when it is missing).
+  ignoreBinaries: ['shellcheck'],
   ignoreDependencies: [
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.
     'mermaid',
+    // test/worker/agent-cli.test.ts runs its `claude` binary by path: the CLI the worker
+    // template installs, at the same version.
+    '@anthropic-ai/claude-code',
   ],
 };
 

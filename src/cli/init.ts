@@ -46,20 +46,12 @@ async function pinnedWorkflow(io: CliIo): Promise<string> {
   const commit = await releaseCommit(project, tag, io.env);
   if (commit.ok) {
     io.out(`pinned the worker action to ${tag} (${commit.sha})\n`);
-    return pinWorkerAction(
-      template,
-      project,
-      workerActionUses(project, { sha: commit.sha, version }),
-    );
+    return pinWorkerAction(template, workerActionUses(project, { sha: commit.sha, version }));
   }
   io.err(
     `could not look up the commit of ${tag} (${commit.why}): the workflow uses the moving tag ${WORKER_ACTION_MOVING_TAG}; run init again, or pin it by hand, to pin it\n`,
   );
-  return pinWorkerAction(
-    template,
-    project,
-    workerActionUses(project, { tag: WORKER_ACTION_MOVING_TAG }),
-  );
+  return pinWorkerAction(template, workerActionUses(project, { tag: WORKER_ACTION_MOVING_TAG }));
 }
 
 export async function runInit(args: string[], io: CliIo): Promise<number> {

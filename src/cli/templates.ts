@@ -33,7 +33,11 @@ export interface GitHubRepo {
   repo: string;
 }
 
-/** `owner/name` of package.json's `repository`, the one place the project names it. */
+/**
+ * `owner/name` of package.json's `repository`: the one place the project names the
+ * repository it is built and released from, so a fork that names itself there publishes its
+ * own worker action (release.yml checks it) and `init` and the template pin that one.
+ */
 export async function projectRepository(): Promise<GitHubRepo> {
   const { repository } = await packageJson();
   const url = typeof repository === 'string' ? repository : repository?.url;
@@ -57,12 +61,15 @@ export function workerActionUses(
 
 /**
  * Put `uses` in place of each of the worker action's `uses:` lines (one in each of the
- * workflow's three jobs), whatever they pointed at before.
+ * workflow's three jobs), whatever repository and ref they named before: the template may
+ * still name the repository a fork was made from.
  */
-export function pinWorkerAction(workflow: string, project: GitHubRepo, uses: string): string {
-  const name = workerActionName(project).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const line = new RegExp(`^([ \\t]*(?:- )?uses:[ \\t]*)${name}@\\S+(?:[ \\t]+#.*)?$`, 'gm');
+export function pinWorkerAction(workflow: string, uses: string): string {
+  const line = new RegExp(
+    `^([ \\t]*(?:- )?uses:[ \\t]*)[\\w.-]+/[\\w.-]+/${WORKER_ACTION_PATH}@\\S+(?:[ \\t]+#.*)?$`,
+    'gm',
+  );
   if (!workflow.match(line))
-    throw new Error(`the workflow does not use ${workerActionName(project)}`);
+    throw new Error(`the workflow does not use an action at <owner>/<repo>/${WORKER_ACTION_PATH}`);
   return workflow.replace(line, (_m, prefix: string) => `${prefix}${uses}`);
 }

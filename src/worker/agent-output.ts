@@ -18,6 +18,52 @@ export interface AgentReport {
 
 type Json = Record<string, unknown>;
 
+/**
+ * The fields of Claude Code's result message (`SDKResultMessage` of
+ * `@anthropic-ai/claude-agent-sdk`, which its CLI prints for `-p --output-format json`) that
+ * this parser reads. test/worker/agent-output-contract.test.ts holds every SDK result type to
+ * them, so a field the SDK renames or retypes fails `npm run typecheck`.
+ */
+export interface ClaudeResultFields {
+  type: 'result';
+  subtype: string;
+  is_error: boolean;
+  total_cost_usd: number;
+  usage: {
+    input_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+    output_tokens: number;
+  };
+  modelUsage: Record<
+    string,
+    {
+      inputTokens: number;
+      cacheReadInputTokens: number;
+      cacheCreationInputTokens: number;
+      outputTokens: number;
+    }
+  >;
+}
+/** A successful run's result adds its final answer. */
+export interface ClaudeSuccessFields extends ClaudeResultFields {
+  subtype: 'success';
+  result: string;
+}
+/** An error result has no answer, its reasons instead. */
+export interface ClaudeErrorFields extends ClaudeResultFields {
+  errors: string[];
+}
+
+/**
+ * What the parser may find: the fields above by name, each unchecked until read, since the
+ * text comes from whatever agent ran. `cost_usd` is the name older CLIs printed.
+ */
+type Untrusted<T> = { [K in keyof T]?: unknown };
+type ResultObject = Untrusted<ClaudeSuccessFields & ClaudeErrorFields> & { cost_usd?: unknown };
+type UsageObject = Untrusted<ClaudeResultFields['usage']>;
+type ModelUsageObject = Untrusted<ClaudeResultFields['modelUsage'][string]>;
+
 const isObject = (v: unknown): v is Json =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined =>
@@ -36,7 +82,7 @@ function tryJson(text: string): unknown {
  * `--verbose` it prints an array of messages, and stream-json prints one per line.
  * Anything else is plain text, which is fine: no usage then.
  */
-function findResultObject(stdout: string): Json | undefined {
+function findResultObject(stdout: string): ResultObject | undefined {
   const trimmed = stdout.trim();
   const candidates: unknown[] = [tryJson(trimmed)];
   const lines = trimmed.split('\n').filter((l) => l.trim().startsWith('{'));
@@ -65,8 +111,10 @@ const sum = (values: (number | undefined)[]): number | undefined =>
  * `usage` covers the main loop only; `modelUsage` (per model, camelCase) adds subagents and
  * internal calls, so it is preferred when present.
  */
-function tokensOf(obj: Json): { input?: number; output?: number } {
-  const models = isObject(obj.modelUsage) ? Object.values(obj.modelUsage).filter(isObject) : [];
+function tokensOf(obj: ResultObject): { input?: number; output?: number } {
+  const models: ModelUsageObject[] = isObject(obj.modelUsage)
+    ? Object.values(obj.modelUsage).filter(isObject)
+    : [];
   if (models.length > 0) {
     return {
       input: sum(
@@ -79,7 +127,7 @@ function tokensOf(obj: Json): { input?: number; output?: number } {
       output: sum(models.map((m) => num(m.outputTokens))),
     };
   }
-  const u = isObject(obj.usage) ? obj.usage : {};
+  const u: UsageObject = isObject(obj.usage) ? obj.usage : {};
   return {
     input: sum([
       num(u.input_tokens),
@@ -90,7 +138,7 @@ function tokensOf(obj: Json): { input?: number; output?: number } {
   };
 }
 
-function failureOf(obj: Json): string {
+function failureOf(obj: ResultObject): string {
   const errors = Array.isArray(obj.errors)
     ? obj.errors.filter((e): e is string => typeof e === 'string' && e.trim() !== '')
     : [];

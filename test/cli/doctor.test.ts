@@ -22,7 +22,8 @@ const WORKFLOW = '.github/workflows/agent-worker.yml';
  * `GET /repos/{o}/{r}/rules/branches/{branch}`. The tests answer those with the double's
  * fault knob (as GitHub would answer), and one test shows the doctor's "could not check".
  */
-const ACTION = 'agent-coordinator/agent-coordinator/actions/worker';
+const PROJECT = 'agent-coordinator/agent-coordinator';
+const ACTION = `${PROJECT}/actions/worker`;
 const version = (
   JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
 ).version;
@@ -98,6 +99,28 @@ describe('agent-coordinator doctor', () => {
       body: rules,
     });
 
+  /**
+   * GitHub's answer for a tag of the worker action's own repository. GitHub lets an
+   * installation token read any public repository; the double answers 404 outside the
+   * installation, so where the action's repository is another owner's, the test answers.
+   */
+  const tagAnswer = (tag: string, sha: string) =>
+    double.faults.add({
+      method: 'GET',
+      path: new RegExp(`^/repos/${PROJECT}/git/ref/tags(/|%2F)${tag}$`),
+      status: 200,
+      body: {
+        ref: `refs/tags/${tag}`,
+        node_id: 'REF_1',
+        url: `${double.apiUrl}/repos/${PROJECT}/git/refs/tags/${tag}`,
+        object: {
+          type: 'commit',
+          sha,
+          url: `${double.apiUrl}/repos/${PROJECT}/git/commits/${sha}`,
+        },
+      },
+    });
+
   it('passes a repository set up as the README says', async () => {
     await start();
     const publicUrl = await startApp();
@@ -112,6 +135,8 @@ describe('agent-coordinator doctor', () => {
     await double.setRequiredChecks(REPO, 'main', ['ci', 'agent-coordinator/order']);
     await double.enableMergeQueue(REPO, 'main');
     label('agent', true);
+    const released = 'ce11ed'.padEnd(40, '0');
+    tagAnswer('v0', released);
 
     const { code, out } = await doctor(undefined, env({ PUBLIC_URL: publicUrl }));
     expect(out).not.toContain('FAIL');
@@ -119,6 +144,9 @@ describe('agent-coordinator doctor', () => {
     expect(out).toContain(`ok    PUBLIC_URL: ${publicUrl}/healthz answers 200`);
     expect(out).toContain(
       `ok    worker action in ${WORKFLOW}: follows the moving tag v0 of the worker action (the App is v${version})`,
+    );
+    expect(out).toContain(
+      `ok    worker action release v0: ${PROJECT} has the tag v0 (${released})`,
     );
     expect(out).toContain('ok    App credentials');
     expect(out).toMatch(
@@ -240,6 +268,77 @@ describe('agent-coordinator doctor', () => {
     }
   });
 
+  it('says when the release the workflow pins does not exist, or is not the pinned commit', async () => {
+    // A repository of the organization that publishes the worker action, so that the App's
+    // installation token reads the action's repository in the double too.
+    await start();
+    const publicUrl = await startApp();
+    const [org, project] = PROJECT.split('/') as [string, string];
+    const repo = `${org}/widgets`;
+    await double.createRepo({ owner: org, name: project });
+    await double.createRepo({
+      owner: org,
+      name: 'widgets',
+      files: { [WORKFLOW]: await template() },
+    });
+    // The two endpoints the double does not model, answered for each of the runs below.
+    double.faults.add({
+      method: 'GET',
+      path: new RegExp(`^/repos/${repo}/labels/agent$`),
+      status: 404,
+      body: { message: 'Not Found' },
+      times: 4,
+    });
+    double.faults.add({
+      method: 'GET',
+      path: new RegExp(`^/repos/${repo}/rules/branches/main$`),
+      status: 200,
+      body: [],
+      times: 4,
+    });
+    const check = () => doctor(['doctor', '--repo', repo], env({ PUBLIC_URL: publicUrl }));
+
+    // Nothing released yet: GitHub answers 404 for the template's v0.
+    let { code, out } = await check();
+    expect(code).toBe(1);
+    expect(out).toContain(
+      `FAIL  worker action release v0: ${PROJECT} has no tag v0: GitHub cannot start the worker action, so every run fails at "Set up job"`,
+    );
+    expect(out).toContain(`fix: release it with the Release workflow of ${PROJECT}`);
+
+    // Released: the moving tag exists.
+    const released = await double.createTag(PROJECT, 'v0');
+    ({ out } = await check());
+    expect(out).toContain(
+      `ok    worker action release v0: ${PROJECT} has the tag v0 (${released})`,
+    );
+
+    // init's pin: the commit of v<version>, which must still be that tag's commit.
+    await double.createTag(PROJECT, `v${version}`, released);
+    const pinnedTo = async (sha: string) => {
+      const text = (await template()).replaceAll(
+        `uses: ${ACTION}@v0`,
+        `uses: ${ACTION}@${sha} # v${version}`,
+      );
+      await double.pushCommit(repo, 'main', {
+        message: 'Pin the worker action',
+        files: { [WORKFLOW]: text },
+        by: org,
+      });
+      return check();
+    };
+    ({ code, out } = await pinnedTo(released));
+    expect(out).toContain(
+      `ok    worker action release v${version}: ${PROJECT} has the tag v${version} (${released})`,
+    );
+    ({ code, out } = await pinnedTo('b'.repeat(40)));
+    expect(code).toBe(1);
+    expect(out).toContain(
+      `FAIL  worker action release v${version}: the workflow pins ${'b'.repeat(40)} as v${version}, but ${PROJECT}'s v${version} is ${released}`,
+    );
+    double.assertNoViolations();
+  });
+
   it('stops at a missing installation and says where to install the App', async () => {
     await start();
     await double.createRepo({ owner: 'octo-org', name: 'widgets', installed: false });
@@ -266,6 +365,7 @@ describe('agent-coordinator doctor', () => {
       name: 'widgets',
       files: { [WORKFLOW]: await template() },
     });
+    tagAnswer('v0', 'ce11ed'.padEnd(40, '0'));
     const { code, out } = await doctor();
     expect(out).toMatch(/\?\? {4}label "agent": could not check it \(HTTP 501/);
     expect(out).toMatch(

@@ -296,6 +296,19 @@ export class GitHubDouble extends DoubleQueries {
     });
   }
 
+  /**
+   * A lightweight tag on `sha` (the default branch's head when left out), as `git push origin
+   * <tag>` or a release makes it. No webhook: the App subscribes to no tag event.
+   */
+  async createTag(repo: string, tag: string, sha?: string): Promise<string> {
+    const r = this.repoOf(repo);
+    const target = sha ?? branchSha(r, r.defaultBranch);
+    if (!target || !r.commits.has(target)) throw new Error(`github double: no commit ${target}`);
+    if (r.refs.has(`tags/${tag}`)) throw new Error(`github double: tag ${tag} exists`);
+    r.refs.set(`tags/${tag}`, target);
+    return target;
+  }
+
   async deleteBranch(repo: string, branch: string, by: string): Promise<void> {
     await settle(deleteBranch(this.core, this.repoOf(repo), branch, this.core.account(by)));
   }

@@ -2,6 +2,7 @@ import { parseConfigYaml } from '../../config/load.js';
 import { CONFIG_PATH, type RepoConfig } from '../../config/schema.js';
 import { repoConfigSchema } from '../../config/schema.js';
 import { ORDER_CHECK_NAME } from '../../core/merge/order-check.js';
+import { checkActionRelease } from './action-release.js';
 import { why, type DoctorClient, type InstallationInfo } from './client.js';
 import { canRead, compareGrants, type AppManifest } from './permissions.js';
 import { ok, problem, unknown, type Finding } from './report.js';
@@ -253,6 +254,9 @@ async function checkWorkflow(
   const findings: Finding[] = [
     checkActionPin(String(text.data), expect, `worker action in ${path}`),
   ];
+  const pin = findActionPin(String(text.data), expect.actionName);
+  const release = pin && (await checkActionRelease(gh, pin, expect.actionName));
+  if (release) findings.push(release);
   if (!facts.dispatchable) {
     findings.push(
       problem(

@@ -196,6 +196,39 @@ export class DoctorClient {
     );
   }
 
+  /**
+   * The commit a tag of any repository the installation can read (the worker action's is
+   * public) points at: `GET …/git/ref/tags/{tag}`, then `GET …/git/tags/{sha}` through an
+   * annotated tag. 404 when the tag does not exist.
+   */
+  async tagCommit(owner: string, repo: string, tag: string): Promise<Answer<string>> {
+    type GitObject = { object: { type: string; sha: string } };
+    let answer = await ask<GitObject>(() =>
+      this.octokit().request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
+        owner,
+        repo,
+        ref: `tags/${tag}`,
+      }),
+    );
+    // A tag may point at another tag; a few hops is all anyone makes.
+    for (let hops = 0; hops < 5 && answer.ok; hops++) {
+      const { type, sha } = answer.data.object;
+      if (type === 'commit') return { ok: true, status: answer.status, data: sha };
+      if (type !== 'tag')
+        return { ok: false, status: answer.status, message: `the tag points at a ${type}` };
+      answer = await ask<GitObject>(() =>
+        this.octokit().request('GET /repos/{owner}/{repo}/git/tags/{tag_sha}', {
+          owner,
+          repo,
+          tag_sha: sha,
+        }),
+      );
+    }
+    return answer.ok
+      ? { ok: false, status: answer.status, message: 'too many nested tags' }
+      : answer;
+  }
+
   private where() {
     return { owner: this.owner, repo: this.repo };
   }
