@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runs, tasks } from '../../db/schema.js';
+import { selectDispatches } from '../../src/core/scheduler/index.js';
+import { INFLIGHT_TASK_STATES, type TaskState } from '../../src/core/states.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { ENGINES } from '../helpers/engines.js';
+import { planOf, plannedRun, taskSpec } from '../helpers/planned-run.js';
+
+const NOW = new Date('2026-12-03T12:00:00Z');
+const STATES: TaskState[] = [
+  'pending',
+  'pending',
+  'pending',
+  'dispatched',
+  'running',
+  'in_review',
+  'merged',
+];
+
+const taskArb = fc.record({
+  state: fc.constantFrom(...STATES),
+  unmetDeps: fc.constantFrom(0, 0, 1),
+  priority: fc.integer({ min: 1, max: 5 }),
+  backoff: fc.constantFrom('none', 'past', 'future'),
+});
+const caseArb = fc.record({
+  runs: fc.array(
+    fc.record({
+      state: fc.constantFrom('running', 'running', 'held'),
+      tasks: fc.array(taskArb, { minLength: 1, maxLength: 4 }),
+    }),
+    { minLength: 1, maxLength: 3 },
+  ),
+  repoLimit: fc.integer({ min: 0, max: 6 }),
+});
+
+/**
+ * The dispatch claim (`claim_dispatches`, docs/database.md) repeats core's choice of what to
+ * dispatch — the ready set and its order within the repository's room — because it must take it
+ * under its lock. Over generated repositories it must claim exactly what core's
+ * `selectDispatches` would dispatch, in the same order.
+ */
+describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engine) => {
+  let handle: DatabaseHandle;
+  let dispose: () => Promise<void>;
+  let store: Store;
+  let nextRepository = 800;
+
+  beforeAll(async () => {
+    ({ handle, dispose } = await engine.open());
+    store = createStore(handle);
+  });
+  afterAll(() => dispose());
+
+  it('claims what selectDispatches dispatches, in its order', async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (generated) => {
+        const repositoryId = nextRepository++;
+        await store.repositories.ensureRepository(9, {
+          id: repositoryId,
+          owner: 'acme',
+          name: `r${repositoryId}`,
+        });
+        const candidates = [];
+        let inflight = 0;
+        for (const [r, spec] of generated.runs.entries()) {
+          const keys = spec.tasks.map((_, i) => `t${i}`);
+          const run = await plannedRun(
+            store,
+            repositoryId,
+            r + 1,
+            planOf(...keys.map((k) => taskSpec(k))),
+          );
+          await handle.db
+            .update(runs)
+            .set({ state: spec.state as never })
+            .where(eq(runs.id, run.id));
+          const rows = await handle.db.select().from(tasks).where(eq(tasks.runId, run.id));
+          for (const [i, t] of spec.tasks.entries()) {
+            const row = rows.find((x) => x.taskKey === keys[i])!;
+            const nextAttemptAt =
+              t.backoff === 'none'
+                ? null
+                : new Date(NOW.getTime() + (t.backoff === 'past' ? -60_000 : 60_000));
+            await handle.db
+              .update(tasks)
+              .set({ state: t.state, unmetDeps: t.unmetDeps, priority: t.priority, nextAttemptAt })
+              .where(eq(tasks.id, row.id));
+            if (INFLIGHT_TASK_STATES.has(t.state)) inflight++;
+            // Core's ready rule (docs/lifecycle.md step 4), as the status comment applies it.
+            if (spec.state === 'running' && t.state === 'pending' && t.unmetDeps === 0)
+              candidates.push({
+                runId: String(run.id),
+                taskId: keys[i]!,
+                priority: t.priority,
+                // Oldest run first, then plan order: runs are created in this loop's order.
+                order: r * 1_000_000 + row.planIndex,
+                backoffUntil: nextAttemptAt?.getTime(),
+              });
+          }
+        }
+        const expected = selectDispatches({
+          now: NOW.getTime(),
+          candidates,
+          repoInflight: inflight,
+          repoLimit: generated.repoLimit,
+          globalInflight: 0,
+          globalLimit: Number.POSITIVE_INFINITY,
+          heldRuns: new Set(),
+          budgetExhaustedRuns: new Set(),
+        }).dispatch.map((c) => `${c.runId}/${c.taskId}`);
+        const claimed = await store.attempts.claimDispatches(repositoryId, {
+          repoLimit: generated.repoLimit,
+          globalLimit: Number.POSITIVE_INFINITY,
+          now: NOW,
+        });
+        expect(claimed.map((c) => `${c.run.id}/${c.task.taskKey}`)).toEqual(expected);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
