@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG } from '../config/schema.js';
 import { loadRunScope } from '../engine/context.js';
 import { cancelRun } from '../engine/finish.js';
 import { WRITE_ROLES } from '../github/port.js';
-import type { AppServices } from '../app.js';
+import type { AppServices } from './app-services.js';
 import { NOT_ANSWERED } from '../store/commands.js';
 import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
 

@@ -1,5 +1,5 @@
 import type { Probot } from 'probot';
-import type { AppServices } from '../app.js';
+import type { AppServices } from './app-services.js';
 import { onDequeued } from '../engine/merge/dequeued.js';
 import {
   isAgentPull,
