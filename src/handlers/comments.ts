@@ -11,7 +11,7 @@ import { validateConfig } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
-import { acceptPlanComment } from '../engine/planner.js';
+import { acceptPlanComment } from '../engine/plan-comment.js';
 import { linkPullRequest } from '../engine/track.js';
 import { roleOf } from '../engine/roles.js';
 import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
