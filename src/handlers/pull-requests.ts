@@ -7,7 +7,7 @@ import {
   onPullRequestClosed,
   type PullEventInfo,
 } from '../engine/track.js';
-import { onApprovingReview } from '../engine/approval.js';
+import { onApprovingReview } from '../engine/approving-review.js';
 import { onChangesRequested } from '../engine/changes-requested.js';
 
 interface PullPayload {
