@@ -1,4 +1,5 @@
-import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
+import { WRITE_ROLES } from '../core/roles.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 import { recordApproval } from './approval.js';
 import { loadRunScope, type Engine } from './context.js';
 import { advanceRun } from './merge/index.js';

@@ -4,6 +4,7 @@ import {
   commentFactsOf,
   commentIntent,
   describeParseError,
+  NOT_ANSWERED,
   type Command,
   type ParsedCommand,
 } from '../core/commands/index.js';
@@ -14,9 +15,10 @@ import { loadRunScope } from '../engine/context.js';
 import { acceptPlanComment } from '../engine/plan-comment.js';
 import { linkPullRequest } from '../engine/track.js';
 import { roleOf } from '../engine/roles.js';
-import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { WRITE_ROLES, type RoleName } from '../core/roles.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 import { crashPoint } from '../crash-points.js';
-import { NOT_ANSWERED, type CommandRow } from '../store/commands.js';
+import type { CommandRow } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { mayAnswerRefusal } from './refusal-budget.js';
 
