@@ -1,7 +1,7 @@
 import { inertInline } from '../core/inert-markdown.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import type { TaskMove } from '../core/transitions.js';
-import type { AttemptRow } from '../store/attempts.js';
+import type { AttemptRow } from '../store/attempt-row.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 
