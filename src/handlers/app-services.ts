@@ -9,7 +9,7 @@ import type { Store } from '../store/index.js';
 /**
  * What the webhook handlers are given. It lives with them, not in `app.ts`, which builds it:
  * the handlers then depend on this declaration only, and `app.ts` on the handlers, with no
- * import circle between the two (the dependency rules in `.dependency-cruiser.cjs`).
+ * import circle between the two (the dependency rules in `.dependency-cruiser.mjs`).
  */
 export interface AppServices {
   store: Store;
