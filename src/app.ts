@@ -1,35 +1,15 @@
-import type { ApplicationFunction, Context, ProbotOctokit } from 'probot';
+import type { ApplicationFunction } from 'probot';
 import type { HandledEvents } from './webhooks/handled-events.js';
-import type { RepoConfig } from './config/schema.js';
 import { TriggerLabelCache } from './config/trigger-labels.js';
-import type { Engine } from './engine/context.js';
 import { startRun } from './engine/start-run.js';
 import { createOctokitPort } from './github/octokit-port.js';
-import type { GitHubPort } from './github/port.js';
+import type { AppServices } from './handlers/app-services.js';
 import { registerCheckHandlers } from './handlers/checks.js';
 import { registerCommentHandlers } from './handlers/comments.js';
 import { registerInstallationHandlers } from './handlers/installation.js';
 import { registerIssueHandlers } from './handlers/issues.js';
 import { registerPullRequestHandlers } from './handlers/pull-requests.js';
 import { registerWorkflowHandlers } from './handlers/workflows.js';
-import type { Metrics } from './metrics.js';
-import type { Store } from './store/index.js';
-
-export interface AppServices {
-  store: Store;
-  /** This App's id: tells its own comments from other bots' (see `findAppComment`). */
-  appId?: number;
-  metrics: Metrics;
-  port: (octokit: InstanceType<typeof ProbotOctokit>) => GitHubPort;
-  engine: Engine;
-  /** Starts a run for a labelled issue (default: the engine's startRun). */
-  onRunRequested: (request: {
-    context: Context<'issues.labeled'>;
-    config: RepoConfig;
-    port: GitHubPort;
-  }) => Promise<void>;
-  triggerLabels: TriggerLabelCache;
-}
 
 export type AppServiceInput = Omit<AppServices, 'port' | 'triggerLabels' | 'onRunRequested'> &
   Partial<Pick<AppServices, 'port' | 'triggerLabels' | 'onRunRequested'>>;

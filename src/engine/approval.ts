@@ -1,10 +1,8 @@
 import { approvalAfterPush, decideApproval, type Approval } from '../core/lifecycle/index.js';
 import { canMoveTask } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
-import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
-import { loadRunScope, type Engine } from './context.js';
-import { advanceRun } from './merge/index.js';
-import { recordedAgentPull, type PullEventInfo } from './track.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
+import type { Engine } from './context.js';
 
 /**
  * Record an approval (core's `decideApproval` says what it does) given the head GitHub shows
@@ -26,36 +24,6 @@ export async function recordApproval(
     return engine.store.runs.updateTaskFields(task.id, values, expected);
   const event = verdict.state === 'approved' ? 'approved' : 'older head approved';
   return engine.store.runs.transitionTask(task.id, event, values, expected);
-}
-
-/**
- * An approving review from a write+ person approves the task for the reviewed commit, in
- * whatever phase its attempt is: the review may come (or be handled) before the worker's run
- * has completed, or before the PR's own opened delivery.
- */
-export async function onApprovingReview(
-  engine: Engine,
-  port: GitHubPort,
-  repo: RepoCoords,
-  repositoryId: number,
-  pull: PullEventInfo,
-  review: { commitId: string; author: string; authorIsBot: boolean },
-): Promise<void> {
-  if (review.authorIsBot) return;
-  const current = repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
-  const linked = await recordedAgentPull(engine, repositoryId, {
-    ...pull,
-    currentHeadSha: current?.headSha,
-  });
-  if (!linked || linked.run.finishedAt) return;
-  const role = await port.roleOf(repo, review.author);
-  if (!WRITE_ROLES.has(role)) return;
-  const task = (await engine.store.runs.taskById(linked.task.id)) ?? linked.task;
-  const approved = await recordApproval(engine, task, {
-    sha: review.commitId,
-    currentHead: current?.headSha ?? pull.headSha,
-  });
-  if (approved) await advanceRun(engine, await loadRunScope(engine, linked.run, port));
 }
 
 /**

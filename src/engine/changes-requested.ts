@@ -1,5 +1,6 @@
 import { decideChangesRequested } from '../core/lifecycle/index.js';
-import { WRITE_ROLES, type GitHubPort, type RepoCoords } from '../github/port.js';
+import { WRITE_ROLES } from '../core/roles.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 import { loadRunScope, type Engine } from './context.js';
 import { reviewFeedbackOf } from './feedback.js';
 import { roleOf } from './roles.js';

@@ -99,7 +99,7 @@ export function workerModeOf(mode: string): WorkerMode {
 
 /**
  * Create the branch if missing and dispatch the worker; safe to call again for the same intent.
- * The planner task's intent comes here too, from its own claim (src/engine/planner.ts).
+ * The planner task's intent comes here too, from its own claim (start-run.ts, `dispatchPlanner`).
  */
 export async function performDispatch(
   engine: Engine,

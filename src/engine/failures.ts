@@ -5,7 +5,7 @@ import {
 } from '../core/lifecycle/index.js';
 import { taskBranch } from '../protocol/branch.js';
 import { renderFailureComment } from '../core/status/index.js';
-import type { AttemptRow } from '../store/attempts.js';
+import type { AttemptRow } from '../store/attempt-row.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { settleRun } from './finish.js';

@@ -1,4 +1,4 @@
-import type { RoleName } from '../github/port.js';
+import type { RoleName } from '../core/roles.js';
 
 /**
  * What one engine keeps in process between deliveries. Nothing here is state the coordinator

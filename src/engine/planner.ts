@@ -1,29 +1,19 @@
 import { inertInline } from '../core/inert-markdown.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { plannerMoveAfter } from '../core/lifecycle/index.js';
-import type { GitHubPort, RepoCoords } from '../github/port.js';
-import type { AttemptRow } from '../store/attempts.js';
-import type { RunRow, TaskRow } from '../store/runs.js';
-import { loadRunScope, type Engine, type RunScope } from './context.js';
-import { performDispatch } from './dispatch.js';
-import { applyPlan } from './start-run.js';
-import { onWorkflowRun } from './track.js';
+import type { AttemptRow } from '../store/attempt-row.js';
+import type { TaskRow } from '../store/runs.js';
+import type { Engine, RunScope } from './context.js';
 
 /**
  * The planner job is the run's reserved task `plan` (docs/lifecycle.md step 2): dispatched,
  * tracked, swept and cancelled as any task's attempts are, but no part of the plan's graph
- * (src/store/runs.ts `graphTask`). Only what differs lives here: its claim, what its runs
- * conclude, and the plan comment it answers with.
+ * (src/store/runs.ts `graphTask`). Only what differs lives here: what its runs conclude and a
+ * refused dispatch. Its dispatch is start-run.ts's and the plan comment it answers with
+ * plan-comment.ts's: both call into dispatch and tracking, which call this module.
  */
 export function isPlannerTask(task: Pick<TaskRow, 'taskKey'>): boolean {
   return task.taskKey === PLAN_TASK_KEY;
-}
-
-/** No tasks block: the planner job (mode=plan) on `agent/<issue>/plan` writes one. */
-export async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<void> {
-  const intent = await engine.store.attempts.claimPlanner(scope.run);
-  if (!intent) return;
-  await performDispatch(engine, intent, scope);
 }
 
 /**
@@ -62,45 +52,4 @@ export async function plannerRefused(
   );
   await completePlannerAttempt(engine, task, attempt, 'dispatch_failed');
   engine.requestStatus(scope.run.id);
-}
-
-export interface PlanComment {
-  port: GitHubPort;
-  repo: RepoCoords;
-  repositoryId: number;
-  run: RunRow;
-  /** The workflow run the comment's plan marker names. */
-  workflowRunId: number;
-  body: string;
-}
-
-/**
- * The planner's plan comment: applied only when its marker names a run of this run's planner
- * task (docs/lifecycle.md step 2). Returns false when it names a run we did not dispatch.
- */
-export async function acceptPlanComment(engine: Engine, comment: PlanComment): Promise<boolean> {
-  const { store } = engine;
-  const planner = await store.runs.task(comment.run.id, PLAN_TASK_KEY);
-  if (!planner) return false;
-  const ours = async () =>
-    (await store.attempts.byWorkflowRun(comment.workflowRunId))?.taskId === planner.id;
-  let accepted = await ours();
-  if (
-    !accepted &&
-    (await store.attempts.ofTask(planner.id)).some((a) => a.workflowRunId === null)
-  ) {
-    // A dispatch that reached GitHub but not our records (the process died in between):
-    // adopted when GitHub's run carries that attempt's run-name on the plan branch.
-    const wr = await comment.port.workflowRun(comment.repo, comment.workflowRunId);
-    if (wr) await onWorkflowRun(engine, comment.repositoryId, wr);
-    accepted = await ours();
-  }
-  if (!accepted) return false;
-  await applyPlan(
-    engine,
-    await loadRunScope(engine, comment.run, comment.port),
-    comment.body,
-    'planner',
-  );
-  return true;
 }

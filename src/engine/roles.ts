@@ -1,4 +1,5 @@
-import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { WRITE_ROLES, type RoleName } from '../core/roles.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { Engine } from './context.js';
 
 /**

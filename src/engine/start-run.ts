@@ -8,8 +8,7 @@ import {
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
-import { scheduleRepository } from './dispatch.js';
-import { dispatchPlanner } from './planner.js';
+import { performDispatch, scheduleRepository } from './dispatch.js';
 import { refreshStatus } from './status.js';
 import { crashPoint } from '../crash-points.js';
 
@@ -109,4 +108,11 @@ export async function applyPlan(
   engine.log.info({ run: scope.run.id, tasks: result.plan.tasks.length, source }, 'plan accepted');
   await scheduleRepository(engine, scope.repositoryId, scope.repository);
   return true;
+}
+
+/** No tasks block: the planner job (mode=plan) on `agent/<issue>/plan` writes one. */
+async function dispatchPlanner(engine: Engine, scope: RunScope): Promise<void> {
+  const intent = await engine.store.attempts.claimPlanner(scope.run);
+  if (!intent) return;
+  await performDispatch(engine, intent, scope);
 }

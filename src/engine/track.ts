@@ -1,5 +1,5 @@
 import type { GitHubPort, PullInfo, RepoCoords, WorkflowRunInfo } from '../github/port.js';
-import type { AttemptRow } from '../store/attempts.js';
+import type { AttemptRow } from '../store/attempt-row.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';

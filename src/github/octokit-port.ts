@@ -11,10 +11,10 @@ import {
   type GitHubPort,
   type PullInfo,
   type RepoCoords,
-  type RoleName,
   type WorkflowRunInfo,
 } from './port.js';
 import { readReviewThreads } from './review-threads.js';
+import type { RoleName } from '../core/roles.js';
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
 

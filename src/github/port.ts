@@ -1,11 +1,10 @@
+import type { RoleName } from '../core/roles.js';
+
 /** The narrow interface the coordinator needs from GitHub; one Octokit adapter implements it. */
 export interface RepoCoords {
   owner: string;
   repo: string;
 }
-
-/** GitHub's role names; `maintain` and `triage` only appear in `role_name`. */
-export type RoleName = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
 
 export type ConfigFile = { ok: true; raw: unknown } | { ok: false; error: string };
 
@@ -261,8 +260,6 @@ export interface GitHubPort {
  */
 export const REVIEW_THREAD_COMMENTS = 30;
 export const LOG_LINE_CHARS = 500;
-
-export const WRITE_ROLES: ReadonlySet<RoleName> = new Set(['admin', 'maintain', 'write']);
 
 export function statusOf(error: unknown): number | undefined {
   const status = (error as { status?: unknown } | null)?.status;

@@ -1,5 +1,5 @@
 import type { Probot } from 'probot';
-import type { AppServices } from '../app.js';
+import type { AppServices } from './app-services.js';
 import { ORDER_CHECK_NAME } from '../core/merge/index.js';
 import { onChecksCompleted } from '../engine/merge/index.js';
 import { judgeMergeGroup } from '../engine/merge/merge-group.js';

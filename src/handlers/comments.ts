@@ -1,9 +1,10 @@
 import type { Probot } from 'probot';
-import type { AppServices } from '../app.js';
+import type { AppServices } from './app-services.js';
 import {
   commentFactsOf,
   commentIntent,
   describeParseError,
+  NOT_ANSWERED,
   type Command,
   type ParsedCommand,
 } from '../core/commands/index.js';
@@ -11,12 +12,13 @@ import { validateConfig } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
-import { acceptPlanComment } from '../engine/planner.js';
+import { acceptPlanComment } from '../engine/plan-comment.js';
 import { linkPullRequest } from '../engine/track.js';
 import { roleOf } from '../engine/roles.js';
-import { WRITE_ROLES, type GitHubPort, type RepoCoords, type RoleName } from '../github/port.js';
+import { WRITE_ROLES, type RoleName } from '../core/roles.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 import { crashPoint } from '../crash-points.js';
-import { NOT_ANSWERED, type CommandRow } from '../store/commands.js';
+import type { CommandRow } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { mayAnswerRefusal } from './refusal-budget.js';
 

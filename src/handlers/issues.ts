@@ -1,13 +1,12 @@
 import type { Probot } from 'probot';
 import { validateConfig } from '../config/load.js';
 import { labelFactsOf, labelStartsNothing } from '../config/trigger-labels.js';
-import { codeSpan } from '../core/commands/index.js';
+import { codeSpan, NOT_ANSWERED } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { loadRunScope } from '../engine/context.js';
 import { cancelRun } from '../engine/finish.js';
-import { WRITE_ROLES } from '../github/port.js';
-import type { AppServices } from '../app.js';
-import { NOT_ANSWERED } from '../store/commands.js';
+import { WRITE_ROLES } from '../core/roles.js';
+import type { AppServices } from './app-services.js';
 import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
 
 /** Labelling an issue starts a run; only write+ users may, and a bad config stops it with a reason. */

@@ -1,5 +1,5 @@
 import type { Probot } from 'probot';
-import type { AppServices } from '../app.js';
+import type { AppServices } from './app-services.js';
 import { onDequeued } from '../engine/merge/dequeued.js';
 import {
   isAgentPull,
@@ -7,7 +7,7 @@ import {
   onPullRequestClosed,
   type PullEventInfo,
 } from '../engine/track.js';
-import { onApprovingReview } from '../engine/approval.js';
+import { onApprovingReview } from '../engine/approving-review.js';
 import { onChangesRequested } from '../engine/changes-requested.js';
 
 interface PullPayload {

@@ -1,5 +1,5 @@
 import type { Probot } from 'probot';
-import type { AppServices } from '../app.js';
+import type { AppServices } from './app-services.js';
 import { onWorkflowRun } from '../engine/track.js';
 
 /** Worker runs report back only through GitHub: workflow_run events move their attempts. */

@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { attempts, tasks } from '../../db/schema.js';
-import type { Db } from './runs.js';
+import type { Db } from './transaction.js';
 
 /**
  * A successful completion's update: the `earlier` CTE (what the task's other attempts spent),

@@ -8,9 +8,9 @@ import { PreparedStatements } from './prepared.js';
 import { succeededUpdate } from './attempt-completion.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import type { Usage } from '../protocol/markers.js';
-import { graphTask, type Db, type RunRow, type TaskRow } from './runs.js';
-
-export type AttemptRow = typeof attempts.$inferSelect;
+import { graphTask, type RunRow, type TaskRow } from './runs.js';
+import type { AttemptRow } from './attempt-row.js';
+import type { Db } from './transaction.js';
 
 export interface DispatchIntent {
   attempt: AttemptRow;

@@ -1,11 +1,10 @@
 import { and, asc, eq, gt, isNotNull, isNull, ne, notInArray, notLike, sql } from 'drizzle-orm';
 import { commands } from '../../db/schema.js';
+import { NOT_ANSWERED } from '../core/commands/index.js';
 import type { AppDatabase } from './database.js';
 
 export type CommandRow = typeof commands.$inferSelect;
 
-/** Ends the outcome of a refusal recorded but not answered (the reply budget was spent). */
-export const NOT_ANSWERED = ' [not answered: one reply per person and issue an hour]';
 const WRITE_PERMISSIONS = ['admin', 'maintain', 'write'];
 
 /** Every command seen, accepted or not: who did what, where, when. */

@@ -2,7 +2,7 @@ import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
-import type { Db } from './runs.js';
+import type { Db } from './transaction.js';
 
 export type PullRow = typeof pullRequests.$inferSelect;
 

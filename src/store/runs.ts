@@ -30,8 +30,9 @@ import { rowsOf, type AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
 import { pullUpsert, type PullRow } from './pulls.js';
 import { succeededUpdate } from './attempt-completion.js';
-import type { AttemptRow } from './attempts.js';
+import type { AttemptRow } from './attempt-row.js';
 import { rowFromJson } from './json-rows.js';
+import type { Db } from './transaction.js';
 import type { Usage } from '../protocol/markers.js';
 import type { RepositoryRow } from './repositories.js';
 
@@ -84,10 +85,6 @@ export interface TaskWriteOptions {
    */
   orderCheck?: OrderCheckRecord;
 }
-
-/** drizzle's transaction object has the same query API as the database. */
-export type Tx = Parameters<Parameters<AppDatabase['transaction']>[0]>[0];
-export type Db = AppDatabase | Tx;
 
 /**
  * The plan's own tasks, not the planner's: the task graph, merges, status, budgets, commands and

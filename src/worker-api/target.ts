@@ -6,7 +6,7 @@ import { isPlannerTask } from '../engine/planner.js';
 import type { AssignmentRequest, AssignmentResponse, WorkerMode } from '../protocol/assignment.js';
 import { attemptDeadline } from '../protocol/deadline.js';
 import { structuredFeedbackSchema } from '../protocol/review-feedback.js';
-import type { AttemptRow } from '../store/attempts.js';
+import type { AttemptRow } from '../store/attempt-row.js';
 import type { Store } from '../store/index.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 

@@ -4,6 +4,7 @@ export { parseCommands } from './parse-commands.js';
 export { describeParseError } from './describe-error.js';
 export { helpText } from './help-text.js';
 export { codeSpan } from './code-span.js';
+export { NOT_ANSWERED } from './not-answered.js';
 export { decideCommand, taskInState } from './decide-command.js';
 export type {
   CommandDecision,

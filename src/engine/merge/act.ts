@@ -2,26 +2,15 @@ import {
   classifyMergeError,
   classifyUpdateRefusal,
   type MergeDecision,
-  type MergePull,
 } from '../../core/merge/index.js';
 import type { TaskMove } from '../../core/transitions.js';
 import type { PullRow } from '../../store/pulls.js';
 import type { OrderCheckRecord, TaskRow } from '../../store/runs.js';
 import type { Engine, RunScope } from '../context.js';
 import { crashPoint } from '../../crash-points.js';
-import type { CheckInfo } from '../../github/port.js';
 import { markTaskMerged, sendBack } from './outcomes.js';
 import { sendBackFailingChecks } from './failing-checks.js';
-
-/** One open agent PR of the run as the merge decision saw it. */
-export interface MergeTarget {
-  row: PullRow;
-  task: TaskRow;
-  nodeId: string;
-  pull: MergePull;
-  /** The head's checks as GitHub showed them (empty when GitHub was not asked). */
-  checks: CheckInfo[];
-}
+import type { MergeTarget } from './merge-target.js';
 
 /**
  * Carry out one merge decision. Returns true when GitHub's answer means the snapshot is stale

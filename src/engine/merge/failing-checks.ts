@@ -3,7 +3,7 @@ import type { CheckInfo } from '../../github/port.js';
 import type { PullRow } from '../../store/pulls.js';
 import type { Engine, RunScope } from '../context.js';
 import { checksFeedbackOf } from '../feedback.js';
-import type { MergeTarget } from './act.js';
+import type { MergeTarget } from './merge-target.js';
 import { sendBack } from './outcomes.js';
 
 /**

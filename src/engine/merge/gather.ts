@@ -7,7 +7,7 @@ import {
 } from '../../core/merge/index.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { Engine, RunScope } from '../context.js';
-import type { MergeTarget } from './act.js';
+import type { MergeTarget } from './merge-target.js';
 import { settleRerun } from './failing-checks.js';
 
 /** What one merge decision for a run is made on: the database's view, GitHub's where it counts. */
