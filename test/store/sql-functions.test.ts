@@ -62,7 +62,9 @@ describe('db/functions', () => {
     const migrated = (await definitions()).get(name);
     await client.query('begin');
     try {
-      await client.query(text.replace(/\$\$\n/, () => '$$\n-- an edit the migrations never made\n'));
+      await client.query(
+        text.replace(/\$\$\n/, () => '$$\n-- an edit the migrations never made\n'),
+      );
       expect((await definitions()).get(name)).not.toBe(migrated);
     } finally {
       await client.query('rollback');
