@@ -13,8 +13,8 @@ import { HOSTILE_AGENT } from './hostile-agent.js';
  * process environments (where a job with id-token: write keeps the OIDC request token), a
  * `core.fsmonitor` command, hooks, filters and credential helpers in `.git/`, tags for a push
  * to carry, a daemon that outlives it, a workflow file, agent configuration with a hook for the
- * next attempt, and tokens in the runner's files. Each must fail, and GitHub must end up with
- * nothing but the task's branch and its pull request.
+ * next attempt, tokens in the runner's files, and FIFOs where the worker reads after it. Each
+ * must fail, and GitHub must end up with nothing but the task's branch and its pull request.
  */
 
 interface AttemptReport {
@@ -76,6 +76,11 @@ describe('a hostile agent', () => {
     expect(runs[0]!.log).toContain(
       'workflow_files_changed (the change touches files under .github/workflows/',
     );
+    // The FIFOs each agent left were removed unread, and the jobs went on.
+    for (const run of runs)
+      expect(run.log).toContain(
+        'removed what git cannot record (FIFOs, sockets): .git/MERGE_HEAD, .git/objects/info/alternates, fifos/.gitignore',
+      );
     const task = await taskOf(s, issue, 'a');
     expect(task?.state).toBe('in_review');
 

@@ -7365,13 +7365,13 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises9 = require("node:fs/promises");
-var import_node_path8 = require("node:path");
+var import_promises10 = require("node:fs/promises");
+var import_node_path9 = require("node:path");
 
 // src/worker/agent-step.ts
-var import_node_fs = require("node:fs");
-var import_promises5 = require("node:fs/promises");
-var import_node_path5 = require("node:path");
+var import_node_fs2 = require("node:fs");
+var import_promises6 = require("node:fs/promises");
+var import_node_path6 = require("node:path");
 
 // src/worker/agent-config.ts
 var import_promises = require("node:fs/promises");
@@ -7424,12 +7424,46 @@ async function keepBranchConfig(snap, trees) {
   return (await snap.git(["write-tree"])).stdout.trim();
 }
 
+// src/worker/agent-files.ts
+var import_node_fs = require("node:fs");
+var import_promises2 = require("node:fs/promises");
+var import_node_path2 = require("node:path");
+async function removeSpecialFiles(root) {
+  const removed = [];
+  const walk = async (dir) => {
+    const entries = await (0, import_promises2.readdir)(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const path3 = (0, import_node_path2.join)(dir, entry.name);
+      if (entry.isDirectory()) await walk(path3);
+      else if (!entry.isFile() && !entry.isSymbolicLink()) {
+        await (0, import_promises2.unlink)(path3);
+        removed.push((0, import_node_path2.relative)(root, path3));
+      }
+    }
+  };
+  await walk(root);
+  return removed.sort();
+}
+async function readRegularFile(path3, maxBytes = 1 << 20) {
+  const flags = import_node_fs.constants.O_RDONLY | import_node_fs.constants.O_NONBLOCK | import_node_fs.constants.O_NOFOLLOW;
+  const file2 = await (0, import_promises2.open)(path3, flags).catch(() => void 0);
+  if (!file2) return void 0;
+  try {
+    if (!(await file2.stat()).isFile()) return void 0;
+    const buffer = Buffer.alloc(maxBytes);
+    const { bytesRead } = await file2.read(buffer, 0, maxBytes, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await file2.close();
+  }
+}
+
 // src/worker/agent-user.ts
 var import_node_child_process = require("node:child_process");
 var import_node_crypto = require("node:crypto");
-var import_promises2 = require("node:fs/promises");
+var import_promises3 = require("node:fs/promises");
 var import_node_os = require("node:os");
-var import_node_path2 = require("node:path");
+var import_node_path3 = require("node:path");
 function run(argv) {
   const [command, ...args] = argv;
   return new Promise((resolve) => {
@@ -7464,7 +7498,7 @@ async function createAgentUser(workspace) {
   );
   const agentUid = Number(await must(["id", "-u", name], "no uid for the agent user"));
   const agentGid = Number(await must(["id", "-g", name], "no gid for the agent user"));
-  const home = await (0, import_promises2.mkdtemp)((0, import_node_path2.join)((0, import_node_os.tmpdir)(), "agent-home-"));
+  const home = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
   await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, home, workspace], "chown");
   await allowTraversal(sudo, workspace);
   const asAgent = (argv) => [
@@ -7499,10 +7533,20 @@ async function createAgentUser(workspace) {
   };
 }
 async function allowTraversal(sudo, workspace) {
-  for (let dir = (0, import_node_path2.dirname)(workspace); dir !== (0, import_node_path2.dirname)(dir); dir = (0, import_node_path2.dirname)(dir)) {
-    const mode2 = (await (0, import_promises2.stat)(dir)).mode;
+  for (let dir = (0, import_node_path3.dirname)(workspace); dir !== (0, import_node_path3.dirname)(dir); dir = (0, import_node_path3.dirname)(dir)) {
+    const mode2 = (await (0, import_promises3.stat)(dir)).mode;
     if ((mode2 & 1) === 0) await must([...sudo, "chmod", "o+x", dir], "chmod");
   }
+}
+
+// src/protocol/deadline.ts
+var MIN_STOP_GRACE_MS = 2 * 6e4;
+var STOP_GRACE_FRACTION = 0.1;
+function stopGraceMs(limitMs) {
+  return Math.min(Math.max(MIN_STOP_GRACE_MS, limitMs * STOP_GRACE_FRACTION), limitMs / 2);
+}
+function agentStopTime(deadline, timeoutMinutes) {
+  return deadline - stopGraceMs(timeoutMinutes * 6e4);
 }
 
 // src/protocol/failure-reasons.ts
@@ -7801,16 +7845,16 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_promises3 = require("node:fs/promises");
+var import_promises4 = require("node:fs/promises");
 var import_node_os2 = require("node:os");
-var import_node_path3 = require("node:path");
+var import_node_path4 = require("node:path");
 
 // src/worker/git.ts
 var import_node_child_process2 = require("node:child_process");
 var GitError = class extends Error {
   constructor(args, result) {
     super(
-      `git ${args.join(" ")} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`
+      result.timedOutAfterMs === void 0 ? `git ${args.join(" ")} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}` : `git ${args.join(" ")} timed out after ${Math.round(result.timedOutAfterMs / 1e3)} s`
     );
     this.args = args;
     this.result = result;
@@ -7846,14 +7890,29 @@ var Git = class {
     ];
     const base = { ...this.env, ...opts.env };
     const env = opts.auth ? this.withAuth(base) : base;
+    const { timeoutMs } = this.options;
     const result = await new Promise((resolve) => {
       const child = (0, import_node_child_process2.execFile)(
         "git",
         full,
-        { cwd: this.options.cwd, env, maxBuffer: 1024 * 1024 * 1024, encoding: "buffer" },
+        {
+          cwd: this.options.cwd,
+          env,
+          maxBuffer: 1024 * 1024 * 1024,
+          encoding: "buffer",
+          timeout: timeoutMs,
+          killSignal: "SIGKILL"
+        },
         (error62, stdout, stderr) => {
           const code2 = error62 ? typeof error62.code === "number" ? error62.code : 1 : 0;
-          resolve({ code: code2, stdout: stdout.toString(), stderr: stderr.toString(), raw: stdout });
+          const result2 = {
+            code: code2,
+            stdout: stdout.toString(),
+            stderr: stderr.toString(),
+            raw: stdout
+          };
+          const timedOut = error62?.killed === true && typeof error62.code !== "string";
+          resolve(timedOut ? { ...result2, timedOutAfterMs: timeoutMs } : result2);
         }
       );
       child.stdin?.end(opts.input);
@@ -7915,38 +7974,47 @@ var SAFE_CONFIG = [
   "-c",
   "core.symlinks=true"
 ];
-async function openSnapshotter(workTree, objectStores) {
-  const gitDir = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
+async function openSnapshotter(workTree, objectStores, options = {}) {
+  const gitDir = await (0, import_promises4.mkdtemp)((0, import_node_path4.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
-  await (0, import_promises3.writeFile)((0, import_node_path3.join)(gitDir, "objects", "info", "alternates"), `${objectStores.join("\n")}
+  const alternates = (0, import_node_path4.join)(gitDir, "objects", "info", "alternates");
+  await (0, import_promises4.writeFile)(alternates, `${objectStores.join("\n")}
 `);
   const inTree = new Git({
+    timeoutMs: options.timeoutMs,
     cwd: workTree,
     env: {
       ...SAFE_ENV,
       GIT_DIR: gitDir,
       GIT_WORK_TREE: workTree,
-      GIT_INDEX_FILE: (0, import_node_path3.join)(gitDir, "snapshot-index")
+      GIT_INDEX_FILE: (0, import_node_path4.join)(gitDir, "snapshot-index")
     }
   });
   const git = (args, opts) => inTree.run([...SAFE_CONFIG, ...args], opts);
   return {
     git,
-    objects: (0, import_node_path3.join)(gitDir, "objects"),
+    objects: (0, import_node_path4.join)(gitDir, "objects"),
     async tree(seed) {
       await git(["read-tree", seed]);
       await git(["add", "--all", "--", "."]);
       return (await git(["write-tree"])).stdout.trim();
     },
-    close: () => (0, import_promises3.rm)(gitDir, { recursive: true, force: true })
+    async adopt(ids) {
+      const objects = await git(["rev-list", "--objects", "--no-walk", ...ids]);
+      await git(["pack-objects", "--quiet", (0, import_node_path4.join)(gitDir, "objects", "pack", "pack")], {
+        input: objects.raw
+      });
+      await (0, import_promises4.rm)(alternates);
+    },
+    close: () => (0, import_promises4.rm)(gitDir, { recursive: true, force: true })
   };
 }
 
 // src/worker/agent.ts
 var import_node_child_process3 = require("node:child_process");
-var import_promises4 = require("node:fs/promises");
+var import_promises5 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
-var import_node_path4 = require("node:path");
+var import_node_path5 = require("node:path");
 var import_node_crypto2 = require("node:crypto");
 
 // src/worker/shell-words.ts
@@ -8059,10 +8127,10 @@ function agentEnv(env, promptFile) {
 }
 var MAX_STDOUT = 32 * 1024 * 1024;
 async function runAgent(options) {
-  const dir = await (0, import_promises4.mkdtemp)((0, import_node_path4.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
-  await (0, import_promises4.chmod)(dir, 493);
-  const promptFile = (0, import_node_path4.join)(dir, "prompt.md");
-  await (0, import_promises4.writeFile)(promptFile, options.prompt, { mode: 420 });
+  const dir = await (0, import_promises5.mkdtemp)((0, import_node_path5.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
+  await (0, import_promises5.chmod)(dir, 493);
+  const promptFile = (0, import_node_path5.join)(dir, "prompt.md");
+  await (0, import_promises5.writeFile)(promptFile, options.prompt, { mode: 420 });
   const stopToken = (0, import_node_crypto2.randomBytes)(16).toString("hex");
   options.io.out(`::stop-commands::${stopToken}
 `);
@@ -8080,7 +8148,7 @@ async function runAgent(options) {
     options.io.out(`
 ::${stopToken}::
 `);
-    await (0, import_promises4.rm)(dir, { recursive: true, force: true });
+    await (0, import_promises5.rm)(dir, { recursive: true, force: true });
   }
 }
 function spawnAgent(options, env, signalUser) {
@@ -8221,16 +8289,6 @@ function parseAgentOutput(stdout) {
   };
 }
 
-// src/protocol/deadline.ts
-var MIN_STOP_GRACE_MS = 2 * 6e4;
-var STOP_GRACE_FRACTION = 0.1;
-function stopGraceMs(limitMs) {
-  return Math.min(Math.max(MIN_STOP_GRACE_MS, limitMs * STOP_GRACE_FRACTION), limitMs / 2);
-}
-function agentStopTime(deadline, timeoutMinutes) {
-  return deadline - stopGraceMs(timeoutMinutes * 6e4);
-}
-
 // src/worker/steps.ts
 function log(ctx, line) {
   ctx.io.out(`agent-coordinator: ${oneLine(line)}
@@ -8360,13 +8418,14 @@ async function runAgentStep(ctx) {
     fail("bad_input", `the checkout has no origin/${base}: check out with fetch-depth: 0`);
   const prepared = env.mode === "work" ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
   const headSha = await ctx.git.head();
-  const before = await openSnapshotter(ctx.cwd, [(0, import_node_path5.join)(ctx.cwd, ".git", "objects")]);
+  const before = await openSnapshotter(ctx.cwd, [(0, import_node_path6.join)(ctx.cwd, ".git", "objects")]);
   let trees;
   try {
     const treeBefore = await before.tree(headSha);
     const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
     if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(", ")}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
+    await before.adopt([...prepared.parents, trees.before, trees.restored]);
   } catch (error62) {
     await before.close();
     throw error62;
@@ -8377,12 +8436,16 @@ async function runAgentStep(ctx) {
     return await describe(ctx, before, trees, prepared, run2);
   } finally {
     await before.close();
-    await (0, import_promises5.rm)((0, import_node_path5.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+    await (0, import_promises6.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function describe(ctx, before, trees, prepared, run2) {
   const stopped = run2?.stopped ?? false;
-  const snap = await openSnapshotter(ctx.cwd, [(0, import_node_path5.join)(ctx.cwd, ".git", "objects"), before.objects]);
+  const special = await removeSpecialFiles(ctx.cwd);
+  if (special.length > 0)
+    log(ctx, `removed what git cannot record (FIFOs, sockets): ${special.join(", ")}`);
+  const timeoutMs = stopGraceMs(ctx.env.timeoutMinutes * 6e4);
+  const snap = await openSnapshotter(ctx.cwd, [before.objects], { timeoutMs });
   try {
     const after = await snap.tree(trees.restored);
     const final = await keepBranchConfig(snap, { ...trees, after });
@@ -8417,7 +8480,7 @@ async function describe(ctx, before, trees, prepared, run2) {
   }
 }
 async function checkResolved(ctx, snap, tree, prepared, stopped) {
-  const merging = await (0, import_promises5.readFile)((0, import_node_path5.join)(ctx.cwd, ".git", "MERGE_HEAD"), "utf8").catch(() => "");
+  const merging = await readRegularFile((0, import_node_path6.join)(ctx.cwd, ".git", "MERGE_HEAD")) ?? "";
   if (merging.trim() !== prepared.parents[1]) {
     if (stopped) failStoppedEmpty(ctx, "the merge it was resolving is gone");
     fail("agent_failed", "the agent abandoned the merge");
@@ -8539,7 +8602,7 @@ function defaultBranchOf(env) {
   const path3 = env.GITHUB_EVENT_PATH;
   let branch;
   try {
-    const event = JSON.parse(path3 ? (0, import_node_fs.readFileSync)(path3, "utf8") : "{}");
+    const event = JSON.parse(path3 ? (0, import_node_fs2.readFileSync)(path3, "utf8") : "{}");
     branch = event.repository?.default_branch;
   } catch {
     branch = void 0;
@@ -8553,7 +8616,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises6 = require("node:timers/promises");
+var import_promises7 = require("node:timers/promises");
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -13771,7 +13834,7 @@ function bucketFor(state, inst) {
   return bucket;
 }
 var handoff;
-var open = [];
+var open2 = [];
 var memo = {
   alloc(_inst, payload, empty) {
     const bucket = handoff;
@@ -13780,7 +13843,7 @@ var memo = {
     handoff = void 0;
     const entry = { value: empty, issues: null };
     bucket.set(payload.value, entry);
-    open.push(entry);
+    open2.push(entry);
     return empty;
   },
   guard(inst) {
@@ -13851,10 +13914,10 @@ var memo = {
           return payload;
         }
         handoff = bucket;
-        const depth = open.length;
+        const depth = open2.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open.length > depth ? open.pop() : void 0;
+        const entry = open2.length > depth ? open2.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
             if (entry)
@@ -28489,7 +28552,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises6.setTimeout)(wait);
+    await (0, import_promises7.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -32793,8 +32856,8 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises7 = require("node:fs/promises");
-var import_node_path6 = require("node:path");
+var import_promises8 = require("node:fs/promises");
+var import_node_path7 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
 var PATCH_FILE = "change.patch";
@@ -32804,12 +32867,12 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises7.mkdir)(dir, { recursive: true });
-  await (0, import_promises7.writeFile)((0, import_node_path6.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises8.mkdir)(dir, { recursive: true });
+  await (0, import_promises8.writeFile)((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
-  const value = await readJson((0, import_node_path6.join)(dir, ASSIGNMENT_FILE), "the assignment job");
+  const value = await readJson((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), "the assignment job");
   const parsed = assignmentFieldsSchema.safeParse(value);
   if (!parsed.success) fail("bad_input", `${ASSIGNMENT_FILE} is not an assignment`);
   return parsed.data;
@@ -32846,26 +32909,27 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises7.mkdir)(dir, { recursive: true });
-  await (0, import_promises7.writeFile)((0, import_node_path6.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises8.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises8.mkdir)(dir, { recursive: true });
+  await (0, import_promises8.writeFile)((0, import_node_path7.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises7.writeFile)((0, import_node_path6.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises8.writeFile)((0, import_node_path7.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
-  const value = await readJson((0, import_node_path6.join)(dir, RESULT_FILE), "the agent job");
+  const value = await readJson((0, import_node_path7.join)(dir, RESULT_FILE), "the agent job");
   const parsed = agentResultSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises7.readFile)((0, import_node_path6.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises8.readFile)((0, import_node_path7.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises7.readFile)(file2, "utf8");
+    raw = await (0, import_promises8.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -32883,8 +32947,8 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises8 = require("node:fs/promises");
-var import_node_path7 = require("node:path");
+var import_promises9 = require("node:fs/promises");
+var import_node_path8 = require("node:path");
 
 // src/worker/attempt-record.ts
 function runUrl(env) {
@@ -32971,13 +33035,13 @@ function extractTasksBlock(markdown) {
       continue;
     }
     if (BLOCKQUOTE.test(line)) continue;
-    const open2 = FENCE_OPEN.exec(line);
-    if (!open2) continue;
-    const marker = open2[2];
-    const info = open2[3];
+    const open3 = FENCE_OPEN.exec(line);
+    if (!open3) continue;
+    const marker = open3[2];
+    const info = open3[3];
     if (marker[0] === "`" && info.includes("`")) continue;
     const isTasks = info.trim() === "tasks";
-    fence = { char: marker[0], length: marker.length, indent: open2[1].length, isTasks, line: i };
+    fence = { char: marker[0], length: marker.length, indent: open3[1].length, isTasks, line: i };
     if (!isTasks) continue;
     if (found) {
       return {
@@ -34309,7 +34373,7 @@ async function checkParents(ctx, result, base, head) {
   return [first, merged];
 }
 async function applyPatch(ctx, parent, patch) {
-  const index = (0, import_node_path7.join)(ctx.cwd, ".git", "agent-coordinator-index");
+  const index = (0, import_node_path8.join)(ctx.cwd, ".git", "agent-coordinator-index");
   const env = { GIT_INDEX_FILE: index };
   try {
     await ctx.git.run(["read-tree", parent], { env });
@@ -34323,7 +34387,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises8.rm)(index, { force: true });
+    await (0, import_promises9.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -34363,8 +34427,8 @@ async function agentConfigChanges(ctx, base, commit) {
 
 // src/worker/run-worker.ts
 function handoffDirs(env) {
-  const root = (0, import_node_path8.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
-  return { assignment: (0, import_node_path8.join)(root, "assignment"), result: (0, import_node_path8.join)(root, "result") };
+  const root = (0, import_node_path9.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
+  return { assignment: (0, import_node_path9.join)(root, "assignment"), result: (0, import_node_path9.join)(root, "result") };
 }
 async function runWorker(options) {
   const io = options.io ?? processIo;
@@ -34479,7 +34543,7 @@ ${outcome.summary}
 
 ${outcome.detail.replace(/</g, "&lt;")}
 `;
-  await (0, import_promises9.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises10.appendFile)(file2, text3).catch(() => {
   });
 }
 
