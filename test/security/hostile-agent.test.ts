@@ -22,6 +22,7 @@ interface AttemptReport {
   uid: number;
   sawClaudeSettings: string | null;
   sawClaudeMd: string | null;
+  sawNested: string[];
   environsReadable: number;
   sudo: boolean;
   wroteRunnerTemp: boolean;
@@ -101,6 +102,8 @@ describe('a hostile agent', () => {
     // Agent configuration committed by attempt 2 does not configure attempt 3's agent.
     expect(attempts[2]!.sawClaudeSettings).toBeNull();
     expect(attempts[2]!.sawClaudeMd).toBe('Base memory.\n');
+    expect(attempts[1]!.sawNested).toEqual([]);
+    expect(attempts[2]!.sawNested).toEqual([]);
     // No trap ever ran: not in the agent job after the agent, not in the publish job.
     expect(readdirSync(report).filter((f) => f.startsWith('ran-'))).toEqual([]);
     // Every daemon died with its agent, having seen nothing.

@@ -7376,51 +7376,102 @@ var import_node_path6 = require("node:path");
 // src/worker/agent-config.ts
 var import_promises = require("node:fs/promises");
 var import_node_path = require("node:path");
-var AGENT_CONFIG_PATHS = [
+
+// src/worker/protected-paths.ts
+var HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+function foldComponent(component) {
+  return component.normalize("NFC").replace(HFS_IGNORABLE, "").toLowerCase().replace(/[. ]+$/, (dots) => dots === component ? dots : "");
+}
+function foldedComponents(path3) {
+  return path3.split("/").map(foldComponent);
+}
+function isGitComponent(component) {
+  const folded = foldComponent(component);
+  return folded === ".git" || /^git~\d+$/.test(folded);
+}
+function isUnder(path3, prefix) {
+  const parts = foldedComponents(path3);
+  const want = prefix.split("/");
+  return want.length <= parts.length && want.every((p, i) => parts[i] === p);
+}
+function isWorkflowFile(path3) {
+  return isUnder(path3, ".github/workflows") && path3.split("/").length > 2;
+}
+
+// src/worker/agent-config.ts
+var ANYWHERE = [
   ".claude",
+  "claude.md",
+  "claude.local.md",
+  "agents.md",
+  "gemini.md",
+  ".gemini",
+  ".cursor"
+];
+var AT_ROOT = [
   ".claude.json",
   ".mcp.json",
-  "CLAUDE.md",
-  "CLAUDE.local.md",
-  "AGENTS.md",
   ".gitmodules",
   ".ripgreprc",
-  ".husky"
+  ".husky",
+  ".cursorrules",
+  ".windsurfrules",
+  ".github/copilot-instructions.md",
+  ".github/instructions",
+  ".vscode/mcp.json"
 ];
 function isAgentConfig(path3) {
-  return AGENT_CONFIG_PATHS.some((p) => path3 === p || path3.startsWith(`${p}/`));
+  const parts = foldedComponents(path3);
+  return parts.some((part) => ANYWHERE.includes(part)) || AT_ROOT.some((prefix) => isUnder(path3, prefix));
 }
 async function restoreFromBase(git, cwd, base) {
-  for (const path3 of AGENT_CONFIG_PATHS)
+  const present = nulList(await git.out(["ls-files", "-z", "--cached", "--others"]));
+  for (const path3 of new Set(present.filter(isAgentConfig)))
     await (0, import_promises.rm)((0, import_node_path.join)(cwd, path3), { recursive: true, force: true });
-  const inBase = [
-    ...topLevelEntries(await git.out(["ls-tree", "-z", base, "--", ...AGENT_CONFIG_PATHS])).keys()
-  ];
-  if (inBase.length > 0) await git.run(["checkout", "--no-overlay", base, "--", ...inBase]);
+  const inBase = nulList(await git.out(["ls-tree", "-r", "-z", "--name-only", base])).filter(
+    isAgentConfig
+  );
+  if (inBase.length > 0) {
+    await git.run(
+      ["checkout", "--no-overlay", base, "--pathspec-from-file=-", "--pathspec-file-nul"],
+      { input: inBase.join("\0"), env: { GIT_LITERAL_PATHSPECS: "1" } }
+    );
+  }
   return inBase;
 }
-function topLevelEntries(out) {
+function nulList(out) {
+  return out.split("\0").filter(Boolean);
+}
+async function configEntries(snap, tree) {
   const entries = /* @__PURE__ */ new Map();
-  for (const line of out.split("\0").filter(Boolean)) {
-    const [meta3, path3] = line.split("	");
-    entries.set(path3, meta3.split(" ")[2]);
+  for (const line of nulList((await snap.git(["ls-tree", "-r", "-z", tree])).stdout)) {
+    const tab = line.indexOf("	");
+    const path3 = line.slice(tab + 1);
+    if (!isAgentConfig(path3)) continue;
+    const [mode2, , oid] = line.slice(0, tab).split(" ");
+    entries.set(path3, `${mode2} ${oid}`);
   }
   return entries;
 }
+var NO_OBJECT = "0".repeat(40);
 async function keepBranchConfig(snap, trees) {
-  const entries = async (tree) => topLevelEntries((await snap.git(["ls-tree", "-z", tree, "--", ...AGENT_CONFIG_PATHS])).stdout);
   const [before, restored, after] = await Promise.all(
-    [trees.before, trees.restored, trees.after].map(entries)
+    [trees.before, trees.restored, trees.after].map((tree) => configEntries(snap, tree))
   );
-  await snap.git(["read-tree", trees.after]);
-  for (const path3 of AGENT_CONFIG_PATHS) {
-    if (after.get(path3) !== restored.get(path3) || before.get(path3) === restored.get(path3))
-      continue;
-    await snap.git(["rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", path3]);
-    const entries2 = await snap.git(["ls-tree", "-r", "-z", trees.before, "--", path3]);
-    if (entries2.stdout)
-      await snap.git(["update-index", "-z", "--index-info"], { input: entries2.raw });
+  const removals = [];
+  const additions = [];
+  for (const path3 of /* @__PURE__ */ new Set([...before.keys(), ...restored.keys(), ...after.keys()])) {
+    const branch = before.get(path3);
+    if (after.get(path3) !== restored.get(path3) || branch === restored.get(path3)) continue;
+    if (branch === void 0) removals.push(`0 ${NO_OBJECT}	${path3}`);
+    else additions.push(`${branch}	${path3}`);
   }
+  await snap.git(["read-tree", trees.after]);
+  const lines = [...removals, ...additions];
+  if (lines.length > 0)
+    await snap.git(["update-index", "-z", "--index-info"], {
+      input: lines.map((l) => `${l}\0`).join("")
+    });
   return (await snap.git(["write-tree"])).stdout.trim();
 }
 
@@ -34309,7 +34360,7 @@ async function runPublishStep(ctx, result, patch) {
     if (result.stopped) failStoppedEmpty(ctx, "left no changes to keep");
     fail("no_changes", "the agent left no changes to commit");
   }
-  const workflows = changed.filter((p) => p.startsWith(WORKFLOWS_DIR));
+  const workflows = changed.filter(isWorkflowFile);
   if (workflows.length > 0) {
     fail(
       "workflow_files_changed",
@@ -34372,6 +34423,7 @@ async function checkParents(ctx, result, base, head) {
     fail("bad_result", `only a fix merges, and only a commit of ${base}`);
   return [first, merged];
 }
+var PROTECT_PATHS = ["-c", "core.protectHFS=true", "-c", "core.protectNTFS=true"];
 async function applyPatch(ctx, parent, patch) {
   const index = (0, import_node_path8.join)(ctx.cwd, ".git", "agent-coordinator-index");
   const env = { GIT_INDEX_FILE: index };
@@ -34379,7 +34431,7 @@ async function applyPatch(ctx, parent, patch) {
     await ctx.git.run(["read-tree", parent], { env });
     if (patch.length > 0) {
       const applied = await ctx.git.run(
-        ["apply", "--cached", "--binary", "--whitespace=nowarn", "-"],
+        [...PROTECT_PATHS, "apply", "--cached", "--binary", "--whitespace=nowarn", "-"],
         { env, input: patch, allowFail: true }
       );
       if (applied.code !== 0)
@@ -34401,7 +34453,7 @@ async function changedPaths(ctx, from, tree) {
     tree
   ]);
   const paths = out.split("\0").filter(Boolean);
-  const unsafe = paths.filter((p) => p.split("/").some((part) => /^\.git[. ]*$/i.test(part)));
+  const unsafe = paths.filter((p) => p.split("/").some(isGitComponent));
   if (unsafe.length > 0) fail("bad_result", `the patch writes into .git: ${unsafe.join(", ")}`);
   return paths;
 }
@@ -34415,7 +34467,7 @@ function commitMessage(ctx, result, base) {
   return [subject, `Conflicts resolved by the agent: ${files}`, taskTrailer(env)];
 }
 async function commitTree(ctx, tree, parents, message) {
-  const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p])];
+  const args = [...PROTECT_PATHS, "commit-tree", tree, ...parents.flatMap((p) => ["-p", p])];
   for (const paragraph of message) args.push("-m", paragraph);
   return ctx.git.out(args);
 }

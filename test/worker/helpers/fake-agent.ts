@@ -6,7 +6,8 @@ import { join } from 'node:path';
  * FAKE_AGENT_RECORD receives what it saw (stdin, the prompt file, a few env variables).
  */
 const SCRIPT = String.raw`
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 
 const stdin = readFileSync(0, 'utf8');
@@ -23,6 +24,10 @@ if (env.FAKE_AGENT_RECORD) {
     idTokenUrl: env.ACTIONS_ID_TOKEN_REQUEST_URL ?? null,
     inputs: Object.keys(env).filter((k) => k.startsWith('INPUT_')),
     isSandbox: env.IS_SANDBOX ?? null,
+    // The files FAKE_AGENT_LOOK names (a JSON list) as the agent found them.
+    seen: env.FAKE_AGENT_LOOK
+      ? Object.fromEntries(JSON.parse(env.FAKE_AGENT_LOOK).map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : null]))
+      : null,
   }));
 }
 const report = (result, extra = {}) =>
@@ -78,6 +83,14 @@ switch (env.FAKE_AGENT) {
     writeFileSync('feature.txt', 'partial work of attempt ' + attempt + '\n');
     console.log('FAKE_AGENT_READY');
     setInterval(() => {}, 1000);
+    break;
+  case 'files':
+    // FAKE_AGENT_FILES (a JSON object) as path → content.
+    for (const [file, content] of Object.entries(JSON.parse(env.FAKE_AGENT_FILES))) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
+    report('Wrote ' + Object.keys(JSON.parse(env.FAKE_AGENT_FILES)).join(', '));
     break;
   case 'fifos': {
     // Work done, then a FIFO wherever the worker (or git, for it) might read a file after it:

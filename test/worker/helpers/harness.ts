@@ -27,6 +27,8 @@ export interface AgentRecord {
   idTokenUrl: string | null;
   inputs: string[];
   isSandbox: string | null;
+  /** FAKE_AGENT_LOOK's files as the agent found them (null: missing). */
+  seen: Record<string, string | null> | null;
 }
 
 /**
