@@ -27,8 +27,9 @@ const config: KnipConfig = {
   ],
   // An export its own file uses is not dead code, only wider than it needs to be.
   ignoreExportsUsedInFile: true,
-  // Tests make FIFOs the way an agent would (Node has no mkfifo): a coreutils program.
-  ignoreBinaries: ['mkfifo'],
+  // System programs tests run as the worker does: FIFOs the way an agent makes them (Node has
+  // no mkfifo), and the removal of an agent user a failed finish() left behind.
+  ignoreBinaries: ['mkfifo', 'userdel'],
   ignoreDependencies: [
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.

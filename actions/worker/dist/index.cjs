@@ -7365,12 +7365,12 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises10 = require("node:fs/promises");
+var import_promises11 = require("node:fs/promises");
 var import_node_path9 = require("node:path");
 
 // src/worker/agent-step.ts
 var import_node_fs2 = require("node:fs");
-var import_promises6 = require("node:fs/promises");
+var import_promises7 = require("node:fs/promises");
 var import_node_path6 = require("node:path");
 
 // src/worker/agent-config.ts
@@ -7515,6 +7515,39 @@ var import_node_crypto = require("node:crypto");
 var import_promises3 = require("node:fs/promises");
 var import_node_os = require("node:os");
 var import_node_path3 = require("node:path");
+var import_promises4 = require("node:timers/promises");
+
+// src/protocol/failure-reasons.ts
+function failureAnnotation(reason, detail) {
+  const text3 = detail.replace(/\s+/g, " ").trim();
+  return text3 ? `agent-coordinator: ${reason} (${text3})` : `agent-coordinator: ${reason}`;
+}
+
+// src/worker/outcome.ts
+var WorkerFailure = class extends Error {
+  constructor(reason, detail) {
+    super(detail);
+    this.reason = reason;
+  }
+  reason;
+};
+function fail(reason, detail) {
+  throw new WorkerFailure(reason, detail);
+}
+function oneLine(text3) {
+  return text3.replace(/[\r\n]+/g, " ").slice(0, 2e3);
+}
+function outcomeLines(outcome) {
+  if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
+  const detail = outcome.detail.split(/\r?\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${line.slice(0, 2e3)}`);
+  const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
+  return [...detail, `::error::${escapeCommandData(annotation)}`];
+}
+function escapeCommandData(text3) {
+  return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+// src/worker/agent-user.ts
 function run(argv) {
   const [command, ...args] = argv;
   return new Promise((resolve) => {
@@ -7551,7 +7584,8 @@ async function createAgentUser(workspace) {
   const agentGid = Number(await must(["id", "-g", name], "no gid for the agent user"));
   const home = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
   await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, home, workspace], "chown");
-  await allowTraversal(sudo, workspace);
+  const opened = await allowTraversal(sudo, workspace);
+  const envDirs = [];
   const asAgent = (argv) => [
     ...sudo,
     "setpriv",
@@ -7565,29 +7599,72 @@ async function createAgentUser(workspace) {
     name,
     uid: agentUid,
     home,
-    wrap(argv, env) {
-      const vars = Object.entries(env).filter((e) => e[1] !== void 0 && !e[0].includes("=")).map(([k, v]) => `${k}=${v}`);
-      return asAgent(["env", "-i", ...vars, ...argv]);
+    async wrap(argv, env) {
+      const dir = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-env-"));
+      envDirs.push(dir);
+      const file2 = (0, import_node_path3.join)(dir, "env.sh");
+      await (0, import_promises3.writeFile)(file2, shellAssignments(env), { mode: 384 });
+      await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, dir], "chown");
+      return asAgent(["env", "-i", "/bin/sh", "-c", LOAD_ENV, "sh", file2, ...argv]);
     },
     async signal(signal) {
       await run(asAgent(["kill", `-${signal.replace(/^SIG/, "")}`, "-1"]));
     },
     async finish() {
-      for (let round = 0; round < 10; round++) {
+      let survivors = [];
+      for (let round = 0; round < KILL_ROUNDS; round++) {
         await run(asAgent(["kill", "-KILL", "-1"]));
-        if ((await run(["pgrep", "-u", String(agentUid)])).code !== 0) break;
+        survivors = await processesOf(agentUid);
+        if (survivors.length === 0) break;
+        await (0, import_promises4.setTimeout)(KILL_ROUND_MS);
       }
+      await removeScheduledJobs(sudo, name);
+      for (const dir of opened) await run([...sudo, "chmod", "o-x", dir]);
       await must([...sudo, "chown", "-R", `${uid}:${gid}`, workspace], "chown");
-      await run([...sudo, "rm", "-rf", home]);
+      await run([...sudo, "rm", "-rf", home, ...envDirs]);
       await run([...sudo, "userdel", name]);
+      if (survivors.length > 0)
+        fail(
+          "agent_failed",
+          `processes of the agent's user ${name} survived SIGKILL (pids ${survivors.join(", ")}): its change is not read while they may still write`
+        );
     }
   };
 }
+var KILL_ROUNDS = 20;
+var KILL_ROUND_MS = 100;
+var LOAD_ENV = 'set -a && . "$1" && rm -rf "${1%/*}" && shift && exec "$@"';
+function shellAssignments(env) {
+  return Object.entries(env).filter((e) => e[1] !== void 0 && /^[A-Za-z_]\w*$/.test(e[0])).map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'
+`).join("");
+}
+async function processesOf(uid) {
+  const pids = [];
+  for (const pid of (await (0, import_promises3.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
+    const status = await (0, import_promises3.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
+    const uids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+    if (!uids || Number(uids[1]) !== uid && Number(uids[2]) !== uid) continue;
+    if (/^State:\s+[ZX]/m.test(status)) continue;
+    pids.push(Number(pid));
+  }
+  return pids;
+}
+async function removeScheduledJobs(sudo, name) {
+  await run([...sudo, "crontab", "-r", "-u", name]);
+  const queue = await run([...sudo, "atq"]);
+  if (queue.code !== 0) return;
+  const jobs = queue.stdout.split("\n").map((line) => line.trim().split(/\s+/)).filter((fields) => fields.length > 1 && fields.at(-1) === name).map((fields) => fields[0]);
+  if (jobs.length > 0) await run([...sudo, "atrm", ...jobs]);
+}
 async function allowTraversal(sudo, workspace) {
+  const opened = [];
   for (let dir = (0, import_node_path3.dirname)(workspace); dir !== (0, import_node_path3.dirname)(dir); dir = (0, import_node_path3.dirname)(dir)) {
     const mode2 = (await (0, import_promises3.stat)(dir)).mode;
-    if ((mode2 & 1) === 0) await must([...sudo, "chmod", "o+x", dir], "chmod");
+    if ((mode2 & 1) !== 0) continue;
+    await must([...sudo, "chmod", "o+x", dir], "chmod");
+    opened.push(dir);
   }
+  return opened;
 }
 
 // src/protocol/deadline.ts
@@ -7598,36 +7675,6 @@ function stopGraceMs(limitMs) {
 }
 function agentStopTime(deadline, timeoutMinutes) {
   return deadline - stopGraceMs(timeoutMinutes * 6e4);
-}
-
-// src/protocol/failure-reasons.ts
-function failureAnnotation(reason, detail) {
-  const text3 = detail.replace(/\s+/g, " ").trim();
-  return text3 ? `agent-coordinator: ${reason} (${text3})` : `agent-coordinator: ${reason}`;
-}
-
-// src/worker/outcome.ts
-var WorkerFailure = class extends Error {
-  constructor(reason, detail) {
-    super(detail);
-    this.reason = reason;
-  }
-  reason;
-};
-function fail(reason, detail) {
-  throw new WorkerFailure(reason, detail);
-}
-function oneLine(text3) {
-  return text3.replace(/[\r\n]+/g, " ").slice(0, 2e3);
-}
-function outcomeLines(outcome) {
-  if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
-  const detail = outcome.detail.split(/\r?\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${line.slice(0, 2e3)}`);
-  const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
-  return [...detail, `::error::${escapeCommandData(annotation)}`];
-}
-function escapeCommandData(text3) {
-  return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
 // src/protocol/identifiers.ts
@@ -7896,7 +7943,7 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_promises4 = require("node:fs/promises");
+var import_promises5 = require("node:fs/promises");
 var import_node_os2 = require("node:os");
 var import_node_path4 = require("node:path");
 
@@ -8026,10 +8073,10 @@ var SAFE_CONFIG = [
   "core.symlinks=true"
 ];
 async function openSnapshotter(workTree, objectStores, options = {}) {
-  const gitDir = await (0, import_promises4.mkdtemp)((0, import_node_path4.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
+  const gitDir = await (0, import_promises5.mkdtemp)((0, import_node_path4.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
   const alternates = (0, import_node_path4.join)(gitDir, "objects", "info", "alternates");
-  await (0, import_promises4.writeFile)(alternates, `${objectStores.join("\n")}
+  await (0, import_promises5.writeFile)(alternates, `${objectStores.join("\n")}
 `);
   const inTree = new Git({
     timeoutMs: options.timeoutMs,
@@ -8055,15 +8102,15 @@ async function openSnapshotter(workTree, objectStores, options = {}) {
       await git(["pack-objects", "--quiet", (0, import_node_path4.join)(gitDir, "objects", "pack", "pack")], {
         input: objects.raw
       });
-      await (0, import_promises4.rm)(alternates);
+      await (0, import_promises5.rm)(alternates);
     },
-    close: () => (0, import_promises4.rm)(gitDir, { recursive: true, force: true })
+    close: () => (0, import_promises5.rm)(gitDir, { recursive: true, force: true })
   };
 }
 
 // src/worker/agent.ts
 var import_node_child_process3 = require("node:child_process");
-var import_promises5 = require("node:fs/promises");
+var import_promises6 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
 var import_node_path5 = require("node:path");
 var import_node_crypto2 = require("node:crypto");
@@ -8178,28 +8225,28 @@ function agentEnv(env, promptFile) {
 }
 var MAX_STDOUT = 32 * 1024 * 1024;
 async function runAgent(options) {
-  const dir = await (0, import_promises5.mkdtemp)((0, import_node_path5.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
-  await (0, import_promises5.chmod)(dir, 493);
+  const dir = await (0, import_promises6.mkdtemp)((0, import_node_path5.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
+  await (0, import_promises6.chmod)(dir, 493);
   const promptFile = (0, import_node_path5.join)(dir, "prompt.md");
-  await (0, import_promises5.writeFile)(promptFile, options.prompt, { mode: 420 });
+  await (0, import_promises6.writeFile)(promptFile, options.prompt, { mode: 420 });
+  const env = agentEnv(options.env, promptFile);
+  const { user } = options;
+  const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
+  const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
   const stopToken = (0, import_node_crypto2.randomBytes)(16).toString("hex");
   options.io.out(`::stop-commands::${stopToken}
 `);
   try {
-    const env = agentEnv(options.env, promptFile);
-    const { user } = options;
-    if (!user) return await spawnAgent(options, env);
-    const home = { HOME: user.home, USER: user.name, LOGNAME: user.name };
     return await spawnAgent(
-      { ...options, argv: user.wrap(options.argv, { ...env, ...home }) },
+      { ...options, argv },
       env,
-      (signal) => void user.signal(signal)
+      user && ((signal) => void user.signal(signal))
     );
   } finally {
     options.io.out(`
 ::${stopToken}::
 `);
-    await (0, import_promises5.rm)(dir, { recursive: true, force: true });
+    await (0, import_promises6.rm)(dir, { recursive: true, force: true });
   }
 }
 function spawnAgent(options, env, signalUser) {
@@ -8487,7 +8534,7 @@ async function runAgentStep(ctx) {
     return await describe(ctx, before, trees, prepared, run2);
   } finally {
     await before.close();
-    await (0, import_promises6.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+    await (0, import_promises7.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function describe(ctx, before, trees, prepared, run2) {
@@ -8667,7 +8714,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises7 = require("node:timers/promises");
+var import_promises8 = require("node:timers/promises");
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -28603,7 +28650,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises7.setTimeout)(wait);
+    await (0, import_promises8.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -32907,7 +32954,7 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises8 = require("node:fs/promises");
+var import_promises9 = require("node:fs/promises");
 var import_node_path7 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
@@ -32918,8 +32965,8 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises8.mkdir)(dir, { recursive: true });
-  await (0, import_promises8.writeFile)((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises9.mkdir)(dir, { recursive: true });
+  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
@@ -32960,11 +33007,11 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises8.rm)(dir, { recursive: true, force: true });
-  await (0, import_promises8.mkdir)(dir, { recursive: true });
-  await (0, import_promises8.writeFile)((0, import_node_path7.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises9.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises9.mkdir)(dir, { recursive: true });
+  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises8.writeFile)((0, import_node_path7.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
   const value = await readJson((0, import_node_path7.join)(dir, RESULT_FILE), "the agent job");
@@ -32973,14 +33020,14 @@ async function readResult(dir) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises8.readFile)((0, import_node_path7.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises9.readFile)((0, import_node_path7.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises8.readFile)(file2, "utf8");
+    raw = await (0, import_promises9.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -32998,7 +33045,7 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises9 = require("node:fs/promises");
+var import_promises10 = require("node:fs/promises");
 var import_node_path8 = require("node:path");
 
 // src/worker/attempt-record.ts
@@ -34439,7 +34486,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises9.rm)(index, { force: true });
+    await (0, import_promises10.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -34595,7 +34642,7 @@ ${outcome.summary}
 
 ${outcome.detail.replace(/</g, "&lt;")}
 `;
-  await (0, import_promises10.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises11.appendFile)(file2, text3).catch(() => {
   });
 }
 
