@@ -140,10 +140,10 @@ const KILL_ROUNDS = 20;
 const KILL_ROUND_MS = 100;
 
 /**
- * Reads the environment file (\`K='v'\` lines), removes it, and runs the agent: the only
- * command line that holds a value is none.
+ * Reads the environment file (`K='v'` lines), removes it, and runs the agent: no command line
+ * holds a value. `command -p` finds rm whatever PATH the file sets.
  */
-const LOAD_ENV = 'set -a && . "$1" && rm -rf "${1%/*}" && shift && exec "$@"';
+const LOAD_ENV = 'set -a && . "$1" && command -p rm -rf "${1%/*}" && shift && exec "$@"';
 
 /** `env` as lines /bin/sh reads back exactly; a name the shell cannot hold is left out. */
 function shellAssignments(env: NodeJS.ProcessEnv): string {

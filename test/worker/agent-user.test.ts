@@ -64,6 +64,13 @@ describe('the agent user', () => {
     expect(seen.names).not.toContain('NOT-A-NAME');
     // Read once, then gone.
     expect(existsSync(file)).toBe(false);
+
+    // Whatever PATH the agent is given.
+    const bare = await user.wrap([process.execPath, '-e', script], { PATH: '/nowhere' });
+    const ranBare = spawnSync(bare[0]!, bare.slice(1), { encoding: 'utf8', cwd: workspace });
+    expect(ranBare.stderr).toBe('');
+    expect(JSON.parse(ranBare.stdout)).toMatchObject({ uid: user.uid });
+    expect(existsSync(bare.find((a) => a.endsWith('env.sh'))!)).toBe(false);
   });
 
   it('takes back the traversal right it gave to the workspace parents', async () => {

@@ -7633,7 +7633,7 @@ async function createAgentUser(workspace) {
 }
 var KILL_ROUNDS = 20;
 var KILL_ROUND_MS = 100;
-var LOAD_ENV = 'set -a && . "$1" && rm -rf "${1%/*}" && shift && exec "$@"';
+var LOAD_ENV = 'set -a && . "$1" && command -p rm -rf "${1%/*}" && shift && exec "$@"';
 function shellAssignments(env) {
   return Object.entries(env).filter((e) => e[1] !== void 0 && /^[A-Za-z_]\w*$/.test(e[0])).map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'
 `).join("");
