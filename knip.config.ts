@@ -27,9 +27,10 @@ const config: KnipConfig = {
   ],
   // An export its own file uses is not dead code, only wider than it needs to be.
   ignoreExportsUsedInFile: true,
-  // Debian's shellcheck, which test/workflows/shellcheck.test.ts runs (a package of the
-  // machine, not of npm; the test names the package when it is missing).
-  ignoreBinaries: ['shellcheck'],
+  // System programs the tests run: Debian's shellcheck (test/workflows/shellcheck.test.ts names
+  // the package when it is missing); FIFOs made the way an agent makes them (Node has no mkfifo),
+  // and the removal of an agent user a failed finish() left behind.
+  ignoreBinaries: ['shellcheck', 'mkfifo', 'userdel'],
   ignoreDependencies: [
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.

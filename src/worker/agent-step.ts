@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keepBranchConfig, restoreFromBase } from './agent-config.js';
+import { readRegularFile, removeSpecialFiles } from './agent-files.js';
 import { createAgentUser } from './agent-user.js';
+import { stopGraceMs } from '../protocol/deadline.js';
 import type { Usage } from '../protocol/markers.js';
 import type { AgentResult } from './handoff.js';
 import { fail } from './outcome.js';
@@ -62,6 +64,8 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
     const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
     if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(', ')}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
+    // Everything describe() reads, copied while .git/ is still ours.
+    await before.adopt([...prepared.parents, trees.before, trees.restored]);
   } catch (error) {
     await before.close();
     throw error;
@@ -88,7 +92,13 @@ async function describe(
   run: AgentRun | undefined,
 ): Promise<AgentOutput> {
   const stopped = run?.stopped ?? false;
-  const snap = await openSnapshotter(ctx.cwd, [join(ctx.cwd, '.git', 'objects'), before.objects]);
+  // The agent's processes are gone; a FIFO it left would hold any read of it (git's too).
+  const special = await removeSpecialFiles(ctx.cwd);
+  if (special.length > 0)
+    log(ctx, `removed what git cannot record (FIFOs, sockets): ${special.join(', ')}`);
+  // The time the worker keeps for itself after the agent (docs/worker.md, "The time limit").
+  const timeoutMs = stopGraceMs(ctx.env.timeoutMinutes * 60_000);
+  const snap = await openSnapshotter(ctx.cwd, [before.objects], { timeoutMs });
   try {
     const after = await snap.tree(trees.restored);
     const final = await keepBranchConfig(snap, { ...trees, after });
@@ -138,7 +148,7 @@ async function checkResolved(
   stopped: boolean,
 ): Promise<void> {
   // A file read, not git: the agent's .git/ runs nothing of ours. Gone means it gave up.
-  const merging = await readFile(join(ctx.cwd, '.git', 'MERGE_HEAD'), 'utf8').catch(() => '');
+  const merging = (await readRegularFile(join(ctx.cwd, '.git', 'MERGE_HEAD'))) ?? '';
   if (merging.trim() !== prepared.parents[1]) {
     if (stopped) failStoppedEmpty(ctx, 'the merge it was resolving is gone');
     fail('agent_failed', 'the agent abandoned the merge');

@@ -127,18 +127,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   await chmod(dir, 0o755);
   const promptFile = join(dir, 'prompt.md');
   await writeFile(promptFile, options.prompt, { mode: 0o644 });
+  const env = agentEnv(options.env, promptFile);
+  const { user } = options;
+  const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
+  const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
   // Stop workflow-command processing while the agent talks: its output is not ours to trust.
+  // Said just before the agent starts, with nothing to wait for in between.
   const stopToken = randomBytes(16).toString('hex');
   options.io.out(`::stop-commands::${stopToken}\n`);
   try {
-    const env = agentEnv(options.env, promptFile);
-    const { user } = options;
-    if (!user) return await spawnAgent(options, env);
-    const home = { HOME: user.home, USER: user.name, LOGNAME: user.name };
     return await spawnAgent(
-      { ...options, argv: user.wrap(options.argv, { ...env, ...home }) },
+      { ...options, argv },
       env,
-      (signal) => void user.signal(signal),
+      user && ((signal) => void user.signal(signal)),
     );
   } finally {
     // The agent may not have ended its last line; the resume command must start one.

@@ -6,6 +6,8 @@ export interface GitResult {
   stderr: string;
   /** stdout as bytes (a binary patch). */
   raw: Buffer;
+  /** Killed at its timeout (GitOptions.timeoutMs), in ms. */
+  timedOutAfterMs?: number;
 }
 
 export class GitError extends Error {
@@ -14,7 +16,9 @@ export class GitError extends Error {
     readonly result: GitResult,
   ) {
     super(
-      `git ${args.join(' ')} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`,
+      result.timedOutAfterMs === undefined
+        ? `git ${args.join(' ')} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`
+        : `git ${args.join(' ')} timed out after ${Math.round(result.timedOutAfterMs / 1000)} s`,
     );
   }
 }
@@ -41,6 +45,11 @@ export interface GitOptions {
    */
   token?: () => string;
   serverUrl?: string;
+  /**
+   * Each command is killed after this long. Git reads files the agent wrote; one of them may be
+   * a FIFO whose open never returns (docs/worker.md, "Threat model").
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -75,14 +84,30 @@ export class Git {
     ];
     const base = { ...this.env, ...opts.env };
     const env = opts.auth ? this.withAuth(base) : base;
+    const { timeoutMs } = this.options;
     const result = await new Promise<GitResult>((resolve) => {
       const child = execFile(
         'git',
         full,
-        { cwd: this.options.cwd, env, maxBuffer: 1024 * 1024 * 1024, encoding: 'buffer' },
+        {
+          cwd: this.options.cwd,
+          env,
+          maxBuffer: 1024 * 1024 * 1024,
+          encoding: 'buffer',
+          timeout: timeoutMs,
+          killSignal: 'SIGKILL',
+        },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-          resolve({ code, stdout: stdout.toString(), stderr: stderr.toString(), raw: stdout });
+          const result = {
+            code,
+            stdout: stdout.toString(),
+            stderr: stderr.toString(),
+            raw: stdout,
+          };
+          // Killed by the timeout (not by maxBuffer, whose error has a string code).
+          const timedOut = error?.killed === true && typeof error.code !== 'string';
+          resolve(timedOut ? { ...result, timedOutAfterMs: timeoutMs } : result);
         },
       );
       child.stdin?.end(opts.input);

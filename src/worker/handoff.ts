@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { assignmentResponseSchema, type AssignmentResponse } from '../protocol/assignment.js';
@@ -78,6 +78,8 @@ export const agentResultSchema = z.object({
 export type AgentResult = z.infer<typeof agentResultSchema>;
 
 export async function writeResult(dir: string, result: AgentResult, patch: Buffer): Promise<void> {
+  // A fresh folder: an agent running as the worker's user could have put a FIFO there.
+  await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}\n`);
   await writeFile(join(dir, PATCH_FILE), patch);

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAgentConfig } from './agent-config.js';
+import { isGitComponent, isWorkflowFile } from './protected-paths.js';
 import { attemptRecord } from './attempt-record.js';
 import type { AgentResult } from './handoff.js';
 import { fail, type WorkerOutcome } from './outcome.js';
@@ -60,7 +61,7 @@ export async function runPublishStep(
   // GitHub refuses a push from an App token without the `workflows` permission when it
   // creates or changes a workflow file, and the coordinator never grants that permission.
   // Failing here names the files; GitHub's refusal would only say "refusing to allow".
-  const workflows = changed.filter((p) => p.startsWith(WORKFLOWS_DIR));
+  const workflows = changed.filter(isWorkflowFile);
   if (workflows.length > 0) {
     fail(
       'workflow_files_changed',
@@ -147,6 +148,12 @@ async function checkParents(
   return [first, merged];
 }
 
+/**
+ * Git refuses to put into an index a path that macOS or Windows would read as `.git` (a case
+ * variant, an invisible code point, an NTFS short name), whatever the machine it runs on.
+ */
+const PROTECT_PATHS = ['-c', 'core.protectHFS=true', '-c', 'core.protectNTFS=true'];
+
 /** The patch applied to `parent`'s tree in an index of our own: no working tree, no filters. */
 async function applyPatch(ctx: PublishContext, parent: string, patch: Buffer): Promise<string> {
   const index = join(ctx.cwd, '.git', 'agent-coordinator-index');
@@ -155,7 +162,7 @@ async function applyPatch(ctx: PublishContext, parent: string, patch: Buffer): P
     await ctx.git.run(['read-tree', parent], { env });
     if (patch.length > 0) {
       const applied = await ctx.git.run(
-        ['apply', '--cached', '--binary', '--whitespace=nowarn', '-'],
+        [...PROTECT_PATHS, 'apply', '--cached', '--binary', '--whitespace=nowarn', '-'],
         { env, input: patch, allowFail: true },
       );
       if (applied.code !== 0)
@@ -179,7 +186,7 @@ async function changedPaths(ctx: PublishContext, from: string, tree: string): Pr
     tree,
   ]);
   const paths = out.split('\0').filter(Boolean);
-  const unsafe = paths.filter((p) => p.split('/').some((part) => /^\.git[. ]*$/i.test(part)));
+  const unsafe = paths.filter((p) => p.split('/').some(isGitComponent));
   if (unsafe.length > 0) fail('bad_result', `the patch writes into .git: ${unsafe.join(', ')}`);
   return paths;
 }
@@ -200,7 +207,7 @@ async function commitTree(
   parents: string[],
   message: string[],
 ): Promise<string> {
-  const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p])];
+  const args = [...PROTECT_PATHS, 'commit-tree', tree, ...parents.flatMap((p) => ['-p', p])];
   for (const paragraph of message) args.push('-m', paragraph);
   // Git itself sets the App's bot as author and committer.
   return ctx.git.out(args);

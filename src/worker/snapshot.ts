@@ -37,7 +37,19 @@ export interface Snapshotter {
    */
   tree(seed: string): Promise<string>;
   git(args: string[], opts?: Pick<GitRunOptions, 'allowFail' | 'input'>): Promise<GitResult>;
+  /**
+   * Copies into its own store every object reachable from `ids` (a commit's tree, not its
+   * history), then stops reading the stores it was opened with: called before the agent
+   * starts, so that nothing read afterwards comes from the checkout's `.git/objects`, which the
+   * agent owns (its `info/alternates` could name any store, or be a FIFO).
+   */
+  adopt(ids: string[]): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface SnapshotOptions {
+  /** Each git command is killed after this long (src/worker/git.ts, `timeoutMs`). */
+  timeoutMs?: number;
 }
 
 /**
@@ -47,11 +59,14 @@ export interface Snapshotter {
 export async function openSnapshotter(
   workTree: string,
   objectStores: string[],
+  options: SnapshotOptions = {},
 ): Promise<Snapshotter> {
   const gitDir = await mkdtemp(join(tmpdir(), 'agent-coordinator-git-'));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(['init', '--quiet', '--bare', gitDir]);
-  await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${objectStores.join('\n')}\n`);
+  const alternates = join(gitDir, 'objects', 'info', 'alternates');
+  await writeFile(alternates, `${objectStores.join('\n')}\n`);
   const inTree = new Git({
+    timeoutMs: options.timeoutMs,
     cwd: workTree,
     env: {
       ...SAFE_ENV,
@@ -68,6 +83,13 @@ export async function openSnapshotter(
       await git(['read-tree', seed]);
       await git(['add', '--all', '--', '.']);
       return (await git(['write-tree'])).stdout.trim();
+    },
+    async adopt(ids) {
+      const objects = await git(['rev-list', '--objects', '--no-walk', ...ids]);
+      await git(['pack-objects', '--quiet', join(gitDir, 'objects', 'pack', 'pack')], {
+        input: objects.raw,
+      });
+      await rm(alternates);
     },
     close: () => rm(gitDir, { recursive: true, force: true }),
   };

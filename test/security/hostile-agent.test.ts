@@ -31,8 +31,8 @@ function daemonAlive(pid: number): boolean {
  * process environments (where a job with id-token: write keeps the OIDC request token), a
  * `core.fsmonitor` command, hooks, filters and credential helpers in `.git/`, tags for a push
  * to carry, a daemon that outlives it, a workflow file, agent configuration with a hook for the
- * next attempt, and tokens in the runner's files. Each must fail, and GitHub must end up with
- * nothing but the task's branch and its pull request.
+ * next attempt, tokens in the runner's files, and FIFOs where the worker reads after it. Each
+ * must fail, and GitHub must end up with nothing but the task's branch and its pull request.
  */
 
 interface AttemptReport {
@@ -40,6 +40,7 @@ interface AttemptReport {
   uid: number;
   sawClaudeSettings: string | null;
   sawClaudeMd: string | null;
+  sawNested: string[];
   environsReadable: number;
   sudo: boolean;
   wroteRunnerTemp: boolean;
@@ -94,6 +95,11 @@ describe('a hostile agent', () => {
     expect(runs[0]!.log).toContain(
       'workflow_files_changed (the change touches files under .github/workflows/',
     );
+    // The FIFOs each agent left were removed unread, and the jobs went on.
+    for (const run of runs)
+      expect(run.log).toContain(
+        'removed what git cannot record (FIFOs, sockets): .git/MERGE_HEAD, .git/objects/info/alternates, fifos/.gitignore',
+      );
     const task = await taskOf(s, issue, 'a');
     expect(task?.state).toBe('in_review');
 
@@ -114,6 +120,8 @@ describe('a hostile agent', () => {
     // Agent configuration committed by attempt 2 does not configure attempt 3's agent.
     expect(attempts[2]!.sawClaudeSettings).toBeNull();
     expect(attempts[2]!.sawClaudeMd).toBe('Base memory.\n');
+    expect(attempts[1]!.sawNested).toEqual([]);
+    expect(attempts[2]!.sawNested).toEqual([]);
     // No trap ever ran: not in the agent job after the agent, not in the publish job.
     expect(readdirSync(report).filter((f) => f.startsWith('ran-'))).toEqual([]);
     // Every daemon died with its agent, having seen nothing.

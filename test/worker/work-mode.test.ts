@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -128,6 +128,34 @@ describe('work mode', () => {
     });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'push_failed' });
     expect(git(h.fx.origin, 'log', '-1', '--format=%s', BRANCH)).toBe('late');
+  });
+
+  it('a retry may start only from the base since the branch forked: an older base commit is refused', async () => {
+    const initial = h.fx.originRev('main');
+    // The branch forked from a later main, and main moved on again since.
+    h.fx.commitOnOrigin('main', { 'README.md': '# widgets 2\n' }, 'main 2');
+    git(h.fx.human, 'push', '--quiet', '--force', 'origin', `main:refs/heads/${BRANCH}`);
+    h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
+    h.fx.commitOnOrigin('main', { 'README.md': '# widgets 3\n' }, 'main 3');
+    const before = h.fx.originRev(BRANCH);
+    const workspace = h.fx.freshWorkspace(BRANCH);
+
+    // A result naming the initial commit, a commit of main older than the fork: the branch
+    // would lose what main had at the fork (its workflow files among it).
+    const result = await h.run({ attempt: '2' }, workspace, {
+      beforePublish: (dir) => {
+        const file = join(dir, 'result.json');
+        const forged = JSON.parse(readFileSync(file, 'utf8')) as { parents: string[] };
+        writeFileSync(file, JSON.stringify({ ...forged, parents: [initial] }));
+      },
+    });
+
+    expect(result.outcome).toMatchObject({
+      ok: false,
+      reason: 'bad_result',
+      detail: 'a retry starts from main; the result names another commit',
+    });
+    expect(h.fx.originRev(BRANCH)).toBe(before);
   });
 
   it("targets the repository's default branch when no base is given", async () => {

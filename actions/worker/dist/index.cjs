@@ -7365,71 +7365,189 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises9 = require("node:fs/promises");
-var import_node_path8 = require("node:path");
+var import_promises11 = require("node:fs/promises");
+var import_node_path9 = require("node:path");
 
 // src/worker/agent-step.ts
-var import_node_fs = require("node:fs");
-var import_promises5 = require("node:fs/promises");
-var import_node_path5 = require("node:path");
+var import_node_fs2 = require("node:fs");
+var import_promises7 = require("node:fs/promises");
+var import_node_path6 = require("node:path");
 
 // src/worker/agent-config.ts
 var import_promises = require("node:fs/promises");
 var import_node_path = require("node:path");
-var AGENT_CONFIG_PATHS = [
+
+// src/worker/protected-paths.ts
+var HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+function foldComponent(component) {
+  return component.normalize("NFC").replace(HFS_IGNORABLE, "").toLowerCase().replace(/[. ]+$/, (dots) => dots === component ? dots : "");
+}
+function foldedComponents(path3) {
+  return path3.split("/").map(foldComponent);
+}
+function isGitComponent(component) {
+  const folded = foldComponent(component);
+  return folded === ".git" || /^git~\d+$/.test(folded);
+}
+function isUnder(path3, prefix) {
+  const parts = foldedComponents(path3);
+  const want = prefix.split("/");
+  return want.length <= parts.length && want.every((p, i) => parts[i] === p);
+}
+function isWorkflowFile(path3) {
+  return isUnder(path3, ".github/workflows") && path3.split("/").length > 2;
+}
+
+// src/worker/agent-config.ts
+var ANYWHERE = [
   ".claude",
+  "claude.md",
+  "claude.local.md",
+  "agents.md",
+  "gemini.md",
+  ".gemini",
+  ".cursor"
+];
+var AT_ROOT = [
   ".claude.json",
   ".mcp.json",
-  "CLAUDE.md",
-  "CLAUDE.local.md",
-  "AGENTS.md",
   ".gitmodules",
   ".ripgreprc",
-  ".husky"
+  ".husky",
+  ".cursorrules",
+  ".windsurfrules",
+  ".github/copilot-instructions.md",
+  ".github/instructions",
+  ".vscode/mcp.json"
 ];
 function isAgentConfig(path3) {
-  return AGENT_CONFIG_PATHS.some((p) => path3 === p || path3.startsWith(`${p}/`));
+  const parts = foldedComponents(path3);
+  return parts.some((part) => ANYWHERE.includes(part)) || AT_ROOT.some((prefix) => isUnder(path3, prefix));
 }
 async function restoreFromBase(git, cwd, base) {
-  for (const path3 of AGENT_CONFIG_PATHS)
+  const present = nulList(await git.out(["ls-files", "-z", "--cached", "--others"]));
+  for (const path3 of new Set(present.filter(isAgentConfig)))
     await (0, import_promises.rm)((0, import_node_path.join)(cwd, path3), { recursive: true, force: true });
-  const inBase = [
-    ...topLevelEntries(await git.out(["ls-tree", "-z", base, "--", ...AGENT_CONFIG_PATHS])).keys()
-  ];
-  if (inBase.length > 0) await git.run(["checkout", "--no-overlay", base, "--", ...inBase]);
+  const inBase = nulList(await git.out(["ls-tree", "-r", "-z", "--name-only", base])).filter(
+    isAgentConfig
+  );
+  if (inBase.length > 0) {
+    await git.run(
+      ["checkout", "--no-overlay", base, "--pathspec-from-file=-", "--pathspec-file-nul"],
+      { input: inBase.join("\0"), env: { GIT_LITERAL_PATHSPECS: "1" } }
+    );
+  }
   return inBase;
 }
-function topLevelEntries(out) {
+function nulList(out) {
+  return out.split("\0").filter(Boolean);
+}
+async function configEntries(snap, tree) {
   const entries = /* @__PURE__ */ new Map();
-  for (const line of out.split("\0").filter(Boolean)) {
-    const [meta3, path3] = line.split("	");
-    entries.set(path3, meta3.split(" ")[2]);
+  for (const line of nulList((await snap.git(["ls-tree", "-r", "-z", tree])).stdout)) {
+    const tab = line.indexOf("	");
+    const path3 = line.slice(tab + 1);
+    if (!isAgentConfig(path3)) continue;
+    const [mode2, , oid] = line.slice(0, tab).split(" ");
+    entries.set(path3, `${mode2} ${oid}`);
   }
   return entries;
 }
+var NO_OBJECT = "0".repeat(40);
 async function keepBranchConfig(snap, trees) {
-  const entries = async (tree) => topLevelEntries((await snap.git(["ls-tree", "-z", tree, "--", ...AGENT_CONFIG_PATHS])).stdout);
   const [before, restored, after] = await Promise.all(
-    [trees.before, trees.restored, trees.after].map(entries)
+    [trees.before, trees.restored, trees.after].map((tree) => configEntries(snap, tree))
   );
-  await snap.git(["read-tree", trees.after]);
-  for (const path3 of AGENT_CONFIG_PATHS) {
-    if (after.get(path3) !== restored.get(path3) || before.get(path3) === restored.get(path3))
-      continue;
-    await snap.git(["rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", path3]);
-    const entries2 = await snap.git(["ls-tree", "-r", "-z", trees.before, "--", path3]);
-    if (entries2.stdout)
-      await snap.git(["update-index", "-z", "--index-info"], { input: entries2.raw });
+  const removals = [];
+  const additions = [];
+  for (const path3 of /* @__PURE__ */ new Set([...before.keys(), ...restored.keys(), ...after.keys()])) {
+    const branch = before.get(path3);
+    if (after.get(path3) !== restored.get(path3) || branch === restored.get(path3)) continue;
+    if (branch === void 0) removals.push(`0 ${NO_OBJECT}	${path3}`);
+    else additions.push(`${branch}	${path3}`);
   }
+  await snap.git(["read-tree", trees.after]);
+  const lines = [...removals, ...additions];
+  if (lines.length > 0)
+    await snap.git(["update-index", "-z", "--index-info"], {
+      input: lines.map((l) => `${l}\0`).join("")
+    });
   return (await snap.git(["write-tree"])).stdout.trim();
+}
+
+// src/worker/agent-files.ts
+var import_node_fs = require("node:fs");
+var import_promises2 = require("node:fs/promises");
+var import_node_path2 = require("node:path");
+async function removeSpecialFiles(root) {
+  const removed = [];
+  const walk = async (dir) => {
+    const entries = await (0, import_promises2.readdir)(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const path3 = (0, import_node_path2.join)(dir, entry.name);
+      if (entry.isDirectory()) await walk(path3);
+      else if (!entry.isFile() && !entry.isSymbolicLink()) {
+        await (0, import_promises2.unlink)(path3);
+        removed.push((0, import_node_path2.relative)(root, path3));
+      }
+    }
+  };
+  await walk(root);
+  return removed.sort();
+}
+async function readRegularFile(path3, maxBytes = 1 << 20) {
+  const flags = import_node_fs.constants.O_RDONLY | import_node_fs.constants.O_NONBLOCK | import_node_fs.constants.O_NOFOLLOW;
+  const file2 = await (0, import_promises2.open)(path3, flags).catch(() => void 0);
+  if (!file2) return void 0;
+  try {
+    if (!(await file2.stat()).isFile()) return void 0;
+    const buffer = Buffer.alloc(maxBytes);
+    const { bytesRead } = await file2.read(buffer, 0, maxBytes, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await file2.close();
+  }
 }
 
 // src/worker/agent-user.ts
 var import_node_child_process = require("node:child_process");
 var import_node_crypto = require("node:crypto");
-var import_promises2 = require("node:fs/promises");
+var import_promises3 = require("node:fs/promises");
 var import_node_os = require("node:os");
-var import_node_path2 = require("node:path");
+var import_node_path3 = require("node:path");
+var import_promises4 = require("node:timers/promises");
+
+// src/protocol/failure-reasons.ts
+function failureAnnotation(reason, detail) {
+  const text3 = detail.replace(/\s+/g, " ").trim();
+  return text3 ? `agent-coordinator: ${reason} (${text3})` : `agent-coordinator: ${reason}`;
+}
+
+// src/worker/outcome.ts
+var WorkerFailure = class extends Error {
+  constructor(reason, detail) {
+    super(detail);
+    this.reason = reason;
+  }
+  reason;
+};
+function fail(reason, detail) {
+  throw new WorkerFailure(reason, detail);
+}
+function oneLine(text3) {
+  return text3.replace(/[\r\n]+/g, " ").slice(0, 2e3);
+}
+function outcomeLines(outcome) {
+  if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
+  const detail = outcome.detail.split(/\r?\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${line.slice(0, 2e3)}`);
+  const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
+  return [...detail, `::error::${escapeCommandData(annotation)}`];
+}
+function escapeCommandData(text3) {
+  return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+// src/worker/agent-user.ts
 function run(argv) {
   const [command, ...args] = argv;
   return new Promise((resolve) => {
@@ -7464,9 +7582,10 @@ async function createAgentUser(workspace) {
   );
   const agentUid = Number(await must(["id", "-u", name], "no uid for the agent user"));
   const agentGid = Number(await must(["id", "-g", name], "no gid for the agent user"));
-  const home = await (0, import_promises2.mkdtemp)((0, import_node_path2.join)((0, import_node_os.tmpdir)(), "agent-home-"));
+  const home = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
   await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, home, workspace], "chown");
-  await allowTraversal(sudo, workspace);
+  const opened = await allowTraversal(sudo, workspace);
+  const envDirs = [];
   const asAgent = (argv) => [
     ...sudo,
     "setpriv",
@@ -7480,59 +7599,82 @@ async function createAgentUser(workspace) {
     name,
     uid: agentUid,
     home,
-    wrap(argv, env) {
-      const vars = Object.entries(env).filter((e) => e[1] !== void 0 && !e[0].includes("=")).map(([k, v]) => `${k}=${v}`);
-      return asAgent(["env", "-i", ...vars, ...argv]);
+    async wrap(argv, env) {
+      const dir = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-env-"));
+      envDirs.push(dir);
+      const file2 = (0, import_node_path3.join)(dir, "env.sh");
+      await (0, import_promises3.writeFile)(file2, shellAssignments(env), { mode: 384 });
+      await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, dir], "chown");
+      return asAgent(["env", "-i", "/bin/sh", "-c", LOAD_ENV, "sh", file2, ...argv]);
     },
     async signal(signal) {
       await run(asAgent(["kill", `-${signal.replace(/^SIG/, "")}`, "-1"]));
     },
     async finish() {
-      for (let round = 0; round < 10; round++) {
+      let survivors = [];
+      for (let round = 0; round < KILL_ROUNDS; round++) {
         await run(asAgent(["kill", "-KILL", "-1"]));
-        if ((await run(["pgrep", "-u", String(agentUid)])).code !== 0) break;
+        survivors = await processesOf(agentUid);
+        if (survivors.length === 0) break;
+        await (0, import_promises4.setTimeout)(KILL_ROUND_MS);
       }
+      await removeScheduledJobs(sudo, name);
+      for (const dir of opened) await run([...sudo, "chmod", "o-x", dir]);
       await must([...sudo, "chown", "-R", `${uid}:${gid}`, workspace], "chown");
-      await run([...sudo, "rm", "-rf", home]);
+      await run([...sudo, "rm", "-rf", home, ...envDirs]);
       await run([...sudo, "userdel", name]);
+      if (survivors.length > 0)
+        fail(
+          "agent_failed",
+          `processes of the agent's user ${name} survived SIGKILL (pids ${survivors.join(", ")}): its change is not read while they may still write`
+        );
     }
   };
 }
+var KILL_ROUNDS = 20;
+var KILL_ROUND_MS = 100;
+var LOAD_ENV = 'set -a && . "$1" && command -p rm -rf "${1%/*}" && shift && exec "$@"';
+function shellAssignments(env) {
+  return Object.entries(env).filter((e) => e[1] !== void 0 && /^[A-Za-z_]\w*$/.test(e[0])).map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'
+`).join("");
+}
+async function processesOf(uid) {
+  const pids = [];
+  for (const pid of (await (0, import_promises3.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
+    const status = await (0, import_promises3.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
+    const uids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+    if (!uids || Number(uids[1]) !== uid && Number(uids[2]) !== uid) continue;
+    if (/^State:\s+[ZX]/m.test(status)) continue;
+    pids.push(Number(pid));
+  }
+  return pids;
+}
+async function removeScheduledJobs(sudo, name) {
+  await run([...sudo, "crontab", "-r", "-u", name]);
+  const queue = await run([...sudo, "atq"]);
+  if (queue.code !== 0) return;
+  const jobs = queue.stdout.split("\n").map((line) => line.trim().split(/\s+/)).filter((fields) => fields.length > 1 && fields.at(-1) === name).map((fields) => fields[0]);
+  if (jobs.length > 0) await run([...sudo, "atrm", ...jobs]);
+}
 async function allowTraversal(sudo, workspace) {
-  for (let dir = (0, import_node_path2.dirname)(workspace); dir !== (0, import_node_path2.dirname)(dir); dir = (0, import_node_path2.dirname)(dir)) {
-    const mode2 = (await (0, import_promises2.stat)(dir)).mode;
-    if ((mode2 & 1) === 0) await must([...sudo, "chmod", "o+x", dir], "chmod");
+  const opened = [];
+  for (let dir = (0, import_node_path3.dirname)(workspace); dir !== (0, import_node_path3.dirname)(dir); dir = (0, import_node_path3.dirname)(dir)) {
+    const mode2 = (await (0, import_promises3.stat)(dir)).mode;
+    if ((mode2 & 1) !== 0) continue;
+    await must([...sudo, "chmod", "o+x", dir], "chmod");
+    opened.push(dir);
   }
+  return opened;
 }
 
-// src/protocol/failure-reasons.ts
-function failureAnnotation(reason, detail) {
-  const text3 = detail.replace(/\s+/g, " ").trim();
-  return text3 ? `agent-coordinator: ${reason} (${text3})` : `agent-coordinator: ${reason}`;
+// src/protocol/deadline.ts
+var MIN_STOP_GRACE_MS = 2 * 6e4;
+var STOP_GRACE_FRACTION = 0.1;
+function stopGraceMs(limitMs) {
+  return Math.min(Math.max(MIN_STOP_GRACE_MS, limitMs * STOP_GRACE_FRACTION), limitMs / 2);
 }
-
-// src/worker/outcome.ts
-var WorkerFailure = class extends Error {
-  constructor(reason, detail) {
-    super(detail);
-    this.reason = reason;
-  }
-  reason;
-};
-function fail(reason, detail) {
-  throw new WorkerFailure(reason, detail);
-}
-function oneLine(text3) {
-  return text3.replace(/[\r\n]+/g, " ").slice(0, 2e3);
-}
-function outcomeLines(outcome) {
-  if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
-  const detail = outcome.detail.split(/\r?\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${line.slice(0, 2e3)}`);
-  const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
-  return [...detail, `::error::${escapeCommandData(annotation)}`];
-}
-function escapeCommandData(text3) {
-  return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+function agentStopTime(deadline, timeoutMinutes) {
+  return deadline - stopGraceMs(timeoutMinutes * 6e4);
 }
 
 // src/protocol/identifiers.ts
@@ -7801,16 +7943,16 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_promises3 = require("node:fs/promises");
+var import_promises5 = require("node:fs/promises");
 var import_node_os2 = require("node:os");
-var import_node_path3 = require("node:path");
+var import_node_path4 = require("node:path");
 
 // src/worker/git.ts
 var import_node_child_process2 = require("node:child_process");
 var GitError = class extends Error {
   constructor(args, result) {
     super(
-      `git ${args.join(" ")} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`
+      result.timedOutAfterMs === void 0 ? `git ${args.join(" ")} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}` : `git ${args.join(" ")} timed out after ${Math.round(result.timedOutAfterMs / 1e3)} s`
     );
     this.args = args;
     this.result = result;
@@ -7846,14 +7988,29 @@ var Git = class {
     ];
     const base = { ...this.env, ...opts.env };
     const env = opts.auth ? this.withAuth(base) : base;
+    const { timeoutMs } = this.options;
     const result = await new Promise((resolve) => {
       const child = (0, import_node_child_process2.execFile)(
         "git",
         full,
-        { cwd: this.options.cwd, env, maxBuffer: 1024 * 1024 * 1024, encoding: "buffer" },
+        {
+          cwd: this.options.cwd,
+          env,
+          maxBuffer: 1024 * 1024 * 1024,
+          encoding: "buffer",
+          timeout: timeoutMs,
+          killSignal: "SIGKILL"
+        },
         (error62, stdout, stderr) => {
           const code2 = error62 ? typeof error62.code === "number" ? error62.code : 1 : 0;
-          resolve({ code: code2, stdout: stdout.toString(), stderr: stderr.toString(), raw: stdout });
+          const result2 = {
+            code: code2,
+            stdout: stdout.toString(),
+            stderr: stderr.toString(),
+            raw: stdout
+          };
+          const timedOut = error62?.killed === true && typeof error62.code !== "string";
+          resolve(timedOut ? { ...result2, timedOutAfterMs: timeoutMs } : result2);
         }
       );
       child.stdin?.end(opts.input);
@@ -7915,38 +8072,47 @@ var SAFE_CONFIG = [
   "-c",
   "core.symlinks=true"
 ];
-async function openSnapshotter(workTree, objectStores) {
-  const gitDir = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
+async function openSnapshotter(workTree, objectStores, options = {}) {
+  const gitDir = await (0, import_promises5.mkdtemp)((0, import_node_path4.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
-  await (0, import_promises3.writeFile)((0, import_node_path3.join)(gitDir, "objects", "info", "alternates"), `${objectStores.join("\n")}
+  const alternates = (0, import_node_path4.join)(gitDir, "objects", "info", "alternates");
+  await (0, import_promises5.writeFile)(alternates, `${objectStores.join("\n")}
 `);
   const inTree = new Git({
+    timeoutMs: options.timeoutMs,
     cwd: workTree,
     env: {
       ...SAFE_ENV,
       GIT_DIR: gitDir,
       GIT_WORK_TREE: workTree,
-      GIT_INDEX_FILE: (0, import_node_path3.join)(gitDir, "snapshot-index")
+      GIT_INDEX_FILE: (0, import_node_path4.join)(gitDir, "snapshot-index")
     }
   });
   const git = (args, opts) => inTree.run([...SAFE_CONFIG, ...args], opts);
   return {
     git,
-    objects: (0, import_node_path3.join)(gitDir, "objects"),
+    objects: (0, import_node_path4.join)(gitDir, "objects"),
     async tree(seed) {
       await git(["read-tree", seed]);
       await git(["add", "--all", "--", "."]);
       return (await git(["write-tree"])).stdout.trim();
     },
-    close: () => (0, import_promises3.rm)(gitDir, { recursive: true, force: true })
+    async adopt(ids) {
+      const objects = await git(["rev-list", "--objects", "--no-walk", ...ids]);
+      await git(["pack-objects", "--quiet", (0, import_node_path4.join)(gitDir, "objects", "pack", "pack")], {
+        input: objects.raw
+      });
+      await (0, import_promises5.rm)(alternates);
+    },
+    close: () => (0, import_promises5.rm)(gitDir, { recursive: true, force: true })
   };
 }
 
 // src/worker/agent.ts
 var import_node_child_process3 = require("node:child_process");
-var import_promises4 = require("node:fs/promises");
+var import_promises6 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
-var import_node_path4 = require("node:path");
+var import_node_path5 = require("node:path");
 var import_node_crypto2 = require("node:crypto");
 
 // src/worker/shell-words.ts
@@ -8059,28 +8225,28 @@ function agentEnv(env, promptFile) {
 }
 var MAX_STDOUT = 32 * 1024 * 1024;
 async function runAgent(options) {
-  const dir = await (0, import_promises4.mkdtemp)((0, import_node_path4.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
-  await (0, import_promises4.chmod)(dir, 493);
-  const promptFile = (0, import_node_path4.join)(dir, "prompt.md");
-  await (0, import_promises4.writeFile)(promptFile, options.prompt, { mode: 420 });
+  const dir = await (0, import_promises6.mkdtemp)((0, import_node_path5.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
+  await (0, import_promises6.chmod)(dir, 493);
+  const promptFile = (0, import_node_path5.join)(dir, "prompt.md");
+  await (0, import_promises6.writeFile)(promptFile, options.prompt, { mode: 420 });
+  const env = agentEnv(options.env, promptFile);
+  const { user } = options;
+  const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
+  const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
   const stopToken = (0, import_node_crypto2.randomBytes)(16).toString("hex");
   options.io.out(`::stop-commands::${stopToken}
 `);
   try {
-    const env = agentEnv(options.env, promptFile);
-    const { user } = options;
-    if (!user) return await spawnAgent(options, env);
-    const home = { HOME: user.home, USER: user.name, LOGNAME: user.name };
     return await spawnAgent(
-      { ...options, argv: user.wrap(options.argv, { ...env, ...home }) },
+      { ...options, argv },
       env,
-      (signal) => void user.signal(signal)
+      user && ((signal) => void user.signal(signal))
     );
   } finally {
     options.io.out(`
 ::${stopToken}::
 `);
-    await (0, import_promises4.rm)(dir, { recursive: true, force: true });
+    await (0, import_promises6.rm)(dir, { recursive: true, force: true });
   }
 }
 function spawnAgent(options, env, signalUser) {
@@ -8221,16 +8387,6 @@ function parseAgentOutput(stdout) {
   };
 }
 
-// src/protocol/deadline.ts
-var MIN_STOP_GRACE_MS = 2 * 6e4;
-var STOP_GRACE_FRACTION = 0.1;
-function stopGraceMs(limitMs) {
-  return Math.min(Math.max(MIN_STOP_GRACE_MS, limitMs * STOP_GRACE_FRACTION), limitMs / 2);
-}
-function agentStopTime(deadline, timeoutMinutes) {
-  return deadline - stopGraceMs(timeoutMinutes * 6e4);
-}
-
 // src/worker/steps.ts
 function log(ctx, line) {
   ctx.io.out(`agent-coordinator: ${oneLine(line)}
@@ -8360,13 +8516,14 @@ async function runAgentStep(ctx) {
     fail("bad_input", `the checkout has no origin/${base}: check out with fetch-depth: 0`);
   const prepared = env.mode === "work" ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
   const headSha = await ctx.git.head();
-  const before = await openSnapshotter(ctx.cwd, [(0, import_node_path5.join)(ctx.cwd, ".git", "objects")]);
+  const before = await openSnapshotter(ctx.cwd, [(0, import_node_path6.join)(ctx.cwd, ".git", "objects")]);
   let trees;
   try {
     const treeBefore = await before.tree(headSha);
     const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
     if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(", ")}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
+    await before.adopt([...prepared.parents, trees.before, trees.restored]);
   } catch (error62) {
     await before.close();
     throw error62;
@@ -8377,12 +8534,16 @@ async function runAgentStep(ctx) {
     return await describe(ctx, before, trees, prepared, run2);
   } finally {
     await before.close();
-    await (0, import_promises5.rm)((0, import_node_path5.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+    await (0, import_promises7.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function describe(ctx, before, trees, prepared, run2) {
   const stopped = run2?.stopped ?? false;
-  const snap = await openSnapshotter(ctx.cwd, [(0, import_node_path5.join)(ctx.cwd, ".git", "objects"), before.objects]);
+  const special = await removeSpecialFiles(ctx.cwd);
+  if (special.length > 0)
+    log(ctx, `removed what git cannot record (FIFOs, sockets): ${special.join(", ")}`);
+  const timeoutMs = stopGraceMs(ctx.env.timeoutMinutes * 6e4);
+  const snap = await openSnapshotter(ctx.cwd, [before.objects], { timeoutMs });
   try {
     const after = await snap.tree(trees.restored);
     const final = await keepBranchConfig(snap, { ...trees, after });
@@ -8417,7 +8578,7 @@ async function describe(ctx, before, trees, prepared, run2) {
   }
 }
 async function checkResolved(ctx, snap, tree, prepared, stopped) {
-  const merging = await (0, import_promises5.readFile)((0, import_node_path5.join)(ctx.cwd, ".git", "MERGE_HEAD"), "utf8").catch(() => "");
+  const merging = await readRegularFile((0, import_node_path6.join)(ctx.cwd, ".git", "MERGE_HEAD")) ?? "";
   if (merging.trim() !== prepared.parents[1]) {
     if (stopped) failStoppedEmpty(ctx, "the merge it was resolving is gone");
     fail("agent_failed", "the agent abandoned the merge");
@@ -8539,7 +8700,7 @@ function defaultBranchOf(env) {
   const path3 = env.GITHUB_EVENT_PATH;
   let branch;
   try {
-    const event = JSON.parse(path3 ? (0, import_node_fs.readFileSync)(path3, "utf8") : "{}");
+    const event = JSON.parse(path3 ? (0, import_node_fs2.readFileSync)(path3, "utf8") : "{}");
     branch = event.repository?.default_branch;
   } catch {
     branch = void 0;
@@ -8553,7 +8714,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises6 = require("node:timers/promises");
+var import_promises8 = require("node:timers/promises");
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -13771,7 +13932,7 @@ function bucketFor(state, inst) {
   return bucket;
 }
 var handoff;
-var open = [];
+var open2 = [];
 var memo = {
   alloc(_inst, payload, empty) {
     const bucket = handoff;
@@ -13780,7 +13941,7 @@ var memo = {
     handoff = void 0;
     const entry = { value: empty, issues: null };
     bucket.set(payload.value, entry);
-    open.push(entry);
+    open2.push(entry);
     return empty;
   },
   guard(inst) {
@@ -13851,10 +14012,10 @@ var memo = {
           return payload;
         }
         handoff = bucket;
-        const depth = open.length;
+        const depth = open2.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open.length > depth ? open.pop() : void 0;
+        const entry = open2.length > depth ? open2.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
             if (entry)
@@ -28489,7 +28650,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises6.setTimeout)(wait);
+    await (0, import_promises8.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -32793,8 +32954,8 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises7 = require("node:fs/promises");
-var import_node_path6 = require("node:path");
+var import_promises9 = require("node:fs/promises");
+var import_node_path7 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
 var PATCH_FILE = "change.patch";
@@ -32804,12 +32965,12 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises7.mkdir)(dir, { recursive: true });
-  await (0, import_promises7.writeFile)((0, import_node_path6.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises9.mkdir)(dir, { recursive: true });
+  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
-  const value = await readJson((0, import_node_path6.join)(dir, ASSIGNMENT_FILE), "the assignment job");
+  const value = await readJson((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), "the assignment job");
   const parsed = assignmentFieldsSchema.safeParse(value);
   if (!parsed.success) fail("bad_input", `${ASSIGNMENT_FILE} is not an assignment`);
   return parsed.data;
@@ -32846,26 +33007,27 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises7.mkdir)(dir, { recursive: true });
-  await (0, import_promises7.writeFile)((0, import_node_path6.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises9.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises9.mkdir)(dir, { recursive: true });
+  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises7.writeFile)((0, import_node_path6.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
-  const value = await readJson((0, import_node_path6.join)(dir, RESULT_FILE), "the agent job");
+  const value = await readJson((0, import_node_path7.join)(dir, RESULT_FILE), "the agent job");
   const parsed = agentResultSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises7.readFile)((0, import_node_path6.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises9.readFile)((0, import_node_path7.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises7.readFile)(file2, "utf8");
+    raw = await (0, import_promises9.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -32883,8 +33045,8 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises8 = require("node:fs/promises");
-var import_node_path7 = require("node:path");
+var import_promises10 = require("node:fs/promises");
+var import_node_path8 = require("node:path");
 
 // src/worker/attempt-record.ts
 function runUrl(env) {
@@ -32971,13 +33133,13 @@ function extractTasksBlock(markdown) {
       continue;
     }
     if (BLOCKQUOTE.test(line)) continue;
-    const open2 = FENCE_OPEN.exec(line);
-    if (!open2) continue;
-    const marker = open2[2];
-    const info = open2[3];
+    const open3 = FENCE_OPEN.exec(line);
+    if (!open3) continue;
+    const marker = open3[2];
+    const info = open3[3];
     if (marker[0] === "`" && info.includes("`")) continue;
     const isTasks = info.trim() === "tasks";
-    fence = { char: marker[0], length: marker.length, indent: open2[1].length, isTasks, line: i };
+    fence = { char: marker[0], length: marker.length, indent: open3[1].length, isTasks, line: i };
     if (!isTasks) continue;
     if (found) {
       return {
@@ -34245,7 +34407,7 @@ async function runPublishStep(ctx, result, patch) {
     if (result.stopped) failStoppedEmpty(ctx, "left no changes to keep");
     fail("no_changes", "the agent left no changes to commit");
   }
-  const workflows = changed.filter((p) => p.startsWith(WORKFLOWS_DIR));
+  const workflows = changed.filter(isWorkflowFile);
   if (workflows.length > 0) {
     fail(
       "workflow_files_changed",
@@ -34308,14 +34470,15 @@ async function checkParents(ctx, result, base, head) {
     fail("bad_result", `only a fix merges, and only a commit of ${base}`);
   return [first, merged];
 }
+var PROTECT_PATHS = ["-c", "core.protectHFS=true", "-c", "core.protectNTFS=true"];
 async function applyPatch(ctx, parent, patch) {
-  const index = (0, import_node_path7.join)(ctx.cwd, ".git", "agent-coordinator-index");
+  const index = (0, import_node_path8.join)(ctx.cwd, ".git", "agent-coordinator-index");
   const env = { GIT_INDEX_FILE: index };
   try {
     await ctx.git.run(["read-tree", parent], { env });
     if (patch.length > 0) {
       const applied = await ctx.git.run(
-        ["apply", "--cached", "--binary", "--whitespace=nowarn", "-"],
+        [...PROTECT_PATHS, "apply", "--cached", "--binary", "--whitespace=nowarn", "-"],
         { env, input: patch, allowFail: true }
       );
       if (applied.code !== 0)
@@ -34323,7 +34486,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises8.rm)(index, { force: true });
+    await (0, import_promises10.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -34337,7 +34500,7 @@ async function changedPaths(ctx, from, tree) {
     tree
   ]);
   const paths = out.split("\0").filter(Boolean);
-  const unsafe = paths.filter((p) => p.split("/").some((part) => /^\.git[. ]*$/i.test(part)));
+  const unsafe = paths.filter((p) => p.split("/").some(isGitComponent));
   if (unsafe.length > 0) fail("bad_result", `the patch writes into .git: ${unsafe.join(", ")}`);
   return paths;
 }
@@ -34351,7 +34514,7 @@ function commitMessage(ctx, result, base) {
   return [subject, `Conflicts resolved by the agent: ${files}`, taskTrailer(env)];
 }
 async function commitTree(ctx, tree, parents, message) {
-  const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p])];
+  const args = [...PROTECT_PATHS, "commit-tree", tree, ...parents.flatMap((p) => ["-p", p])];
   for (const paragraph of message) args.push("-m", paragraph);
   return ctx.git.out(args);
 }
@@ -34363,8 +34526,8 @@ async function agentConfigChanges(ctx, base, commit) {
 
 // src/worker/run-worker.ts
 function handoffDirs(env) {
-  const root = (0, import_node_path8.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
-  return { assignment: (0, import_node_path8.join)(root, "assignment"), result: (0, import_node_path8.join)(root, "result") };
+  const root = (0, import_node_path9.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
+  return { assignment: (0, import_node_path9.join)(root, "assignment"), result: (0, import_node_path9.join)(root, "result") };
 }
 async function runWorker(options) {
   const io = options.io ?? processIo;
@@ -34479,7 +34642,7 @@ ${outcome.summary}
 
 ${outcome.detail.replace(/</g, "&lt;")}
 `;
-  await (0, import_promises9.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises11.appendFile)(file2, text3).catch(() => {
   });
 }
 

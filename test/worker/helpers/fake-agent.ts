@@ -6,8 +6,9 @@ import { join } from 'node:path';
  * FAKE_AGENT_RECORD receives what it saw (stdin, the prompt file, a few env variables).
  */
 const SCRIPT = String.raw`
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
 
 const stdin = readFileSync(0, 'utf8');
 const env = process.env;
@@ -23,6 +24,10 @@ if (env.FAKE_AGENT_RECORD) {
     idTokenUrl: env.ACTIONS_ID_TOKEN_REQUEST_URL ?? null,
     inputs: Object.keys(env).filter((k) => k.startsWith('INPUT_')),
     isSandbox: env.IS_SANDBOX ?? null,
+    // The files FAKE_AGENT_LOOK names (a JSON list) as the agent found them.
+    seen: env.FAKE_AGENT_LOOK
+      ? Object.fromEntries(JSON.parse(env.FAKE_AGENT_LOOK).map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : null]))
+      : null,
   }));
 }
 const report = (result, extra = {}) =>
@@ -79,6 +84,35 @@ switch (env.FAKE_AGENT) {
     console.log('FAKE_AGENT_READY');
     setInterval(() => {}, 1000);
     break;
+  case 'files':
+    // FAKE_AGENT_FILES (a JSON object) as path → content.
+    for (const [file, content] of Object.entries(JSON.parse(env.FAKE_AGENT_FILES))) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
+    report('Wrote ' + Object.keys(JSON.parse(env.FAKE_AGENT_FILES)).join(', '));
+    break;
+  case 'fifos': {
+    // Work done, then a FIFO wherever the worker (or git, for it) might read a file after it:
+    // reading one waits for a writer that never comes.
+    writeFileSync('feature.txt', 'attempt ' + attempt + '\n');
+    const fifo = (path) => {
+      rmSync(path, { force: true });
+      if (spawnSync('mkfifo', [path]).status !== 0) process.exit(8);
+    };
+    mkdirSync('.git/objects/info', { recursive: true });
+    fifo('.git/objects/info/alternates');
+    fifo('.git/MERGE_HEAD');
+    mkdirSync('sub', { recursive: true });
+    writeFileSync('sub/kept.txt', 'kept\n');
+    fifo('sub/.gitignore');
+    fifo('.gitattributes');
+    fifo('pipe');
+    for (const dir of ['nested/.git/objects', 'nested/.git/refs']) mkdirSync(dir, { recursive: true });
+    fifo('nested/.git/HEAD');
+    report('Added feature.txt, and FIFOs.');
+    break;
+  }
   case 'resolve': {
     const files = stdin.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
     for (const f of files) writeFileSync(f, 'line 1\nresolved line\nline 3\n');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** git isolated from the machine's config, so a developer's gpgsign or hooks cannot interfere. */
 export const isolatedEnv: NodeJS.ProcessEnv = {
@@ -65,7 +65,10 @@ export function createGitFixture(branch = 'agent/7/task_001'): GitFixture {
   const commitOnOrigin = (b: string, files: Record<string, string>, message: string) => {
     git(human, 'fetch', '--quiet', 'origin');
     git(human, 'checkout', '--quiet', '-B', b, `origin/${b}`);
-    for (const [name, content] of Object.entries(files)) writeFileSync(join(human, name), content);
+    for (const [name, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(human, name)), { recursive: true });
+      writeFileSync(join(human, name), content);
+    }
     git(human, 'add', '-A');
     git(human, 'commit', '--quiet', '-m', message);
     git(human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${b}`);

@@ -27,6 +27,8 @@ export interface AgentRecord {
   idTokenUrl: string | null;
   inputs: string[];
   isSandbox: string | null;
+  /** FAKE_AGENT_LOOK's files as the agent found them (null: missing). */
+  seen: Record<string, string | null> | null;
 }
 
 /**
@@ -44,8 +46,11 @@ export interface RunExtras extends Partial<Pick<AssignmentResponse, StructuredFi
   clock?: WorkerClock;
   /** Sees the job log as it is written (a test fires a deadline on what the agent prints). */
   onOutput?: (text: string) => void;
-  /** Between the agent job and the publish job (a person pushing meanwhile). */
-  beforePublish?: () => void;
+  /**
+   * Between the agent job and the publish job (a person pushing meanwhile), given the folder
+   * of the agent job's artifact (a test may forge the result).
+   */
+  beforePublish?: (resultDir: string) => void;
 }
 
 const FIELDS: AssignmentField[] = [
@@ -198,7 +203,7 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
       if (assignment.result.exitCode !== 0) return { ...assignment.result, log };
       const agent = await job('agent', assignment.temp, cwd);
       if (agent.result.exitCode !== 0) return { ...agent.result, log };
-      beforePublish?.();
+      beforePublish?.(join(agent.temp, 'agent-coordinator', 'result'));
       const publish = await job('publish', agent.temp, fx.freshWorkspace(branch));
       return { ...publish.result, log };
     },

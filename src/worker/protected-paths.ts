@@ -1,0 +1,42 @@
+/**
+ * Paths the publish job refuses or flags, compared as the file systems people check the branch
+ * out on compare names (docs/worker.md, "What the publish job checks"): macOS (HFS+, APFS) and
+ * Windows (NTFS) ignore case, HFS+ ignores some invisible code points, and NTFS drops trailing
+ * dots and spaces. On those, `.GitHub/Workflows/x.yml` is a workflow file, `CLAUDE.MD` is
+ * `CLAUDE.md`, and `.g\u200cit/` is `.git/`.
+ */
+
+// What HFS+ skips when it compares names (git's utf8.c, next_hfs_char).
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+
+/** One path component as those file systems would name it. */
+function foldComponent(component: string): string {
+  return component
+    .normalize('NFC')
+    .replace(HFS_IGNORABLE, '')
+    .toLowerCase()
+    .replace(/[. ]+$/, (dots) => (dots === component ? dots : ''));
+}
+
+/** A `/`-separated path's components, each folded. */
+export function foldedComponents(path: string): string[] {
+  return path.split('/').map(foldComponent);
+}
+
+/** `.git` itself or its NTFS short name (`git~1`), whichever way it is written. */
+export function isGitComponent(component: string): boolean {
+  const folded = foldComponent(component);
+  return folded === '.git' || /^git~\d+$/.test(folded);
+}
+
+/** Whether `path` is, or is inside, `prefix` (folded, `/`-separated, no trailing slash). */
+export function isUnder(path: string, prefix: string): boolean {
+  const parts = foldedComponents(path);
+  const want = prefix.split('/');
+  return want.length <= parts.length && want.every((p, i) => parts[i] === p);
+}
+
+/** Files under `.github/workflows/`, however cased or spelled. */
+export function isWorkflowFile(path: string): boolean {
+  return isUnder(path, '.github/workflows') && path.split('/').length > 2;
+}

@@ -1,0 +1,101 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAgentUser, type AgentUser } from '../../src/worker/agent-user.js';
+
+/**
+ * The agent's user (docs/worker.md, "The agent's user"), made for real: these tests run as root,
+ * as the worker does in a container job (on a GitHub-hosted runner it uses sudo instead).
+ */
+
+let root: string;
+let workspace: string;
+let user: AgentUser | undefined;
+let stray: ChildProcess | undefined;
+let leftover: string | undefined;
+beforeEach(() => {
+  // mkdtemp's mode, 0700: the agent may pass through only because the worker allows it.
+  root = mkdtempSync(join(tmpdir(), 'agent-user-'));
+  workspace = join(root, 'workspace');
+  mkdirSync(workspace);
+});
+afterEach(async () => {
+  if (stray) {
+    stray.kill('SIGKILL');
+    await once(stray, 'exit');
+  }
+  stray = undefined;
+  // The user a failed finish() could not delete while the stray process ran.
+  if (leftover) spawnSync('userdel', [leftover]);
+  leftover = undefined;
+  if (user) await user.finish().catch(() => {});
+  user = undefined;
+  rmSync(root, { recursive: true, force: true });
+});
+
+const SECRET = 'sk-ant-api03-it\'s "secret"\n$HOME `id`';
+
+describe('the agent user', () => {
+  it('gets its environment through a file of its own, never on a command line', async () => {
+    user = (await createAgentUser(workspace))!;
+    expect(user).toBeDefined();
+    const script =
+      'process.stdout.write(JSON.stringify({ uid: process.getuid(), key: process.env.ANTHROPIC_API_KEY, names: Object.keys(process.env).sort() }))';
+    const argv = await user.wrap([process.execPath, '-e', script], {
+      ANTHROPIC_API_KEY: SECRET,
+      PATH: process.env.PATH,
+      'NOT-A-NAME': 'x',
+    });
+    // Every process on the way (sudo, setpriv, env, sh) shows its argv to anyone.
+    expect(argv.join(' ')).not.toContain('sk-ant');
+    const file = argv.find((a) => a.endsWith('env.sh'))!;
+    expect(statSync(file).uid).toBe(user.uid);
+    expect(statSync(file).mode & 0o077).toBe(0);
+
+    const ran = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', cwd: workspace });
+    expect(ran.stderr).toBe('');
+    const seen = JSON.parse(ran.stdout) as { uid: number; key: string; names: string[] };
+    expect(seen.uid).toBe(user.uid);
+    expect(seen.key).toBe(SECRET);
+    expect(seen.names).toContain('PATH');
+    expect(seen.names).not.toContain('NOT-A-NAME');
+    // Read once, then gone.
+    expect(existsSync(file)).toBe(false);
+
+    // Whatever PATH the agent is given.
+    const bare = await user.wrap([process.execPath, '-e', script], { PATH: '/nowhere' });
+    const ranBare = spawnSync(bare[0]!, bare.slice(1), { encoding: 'utf8', cwd: workspace });
+    expect(ranBare.stderr).toBe('');
+    expect(JSON.parse(ranBare.stdout)).toMatchObject({ uid: user.uid });
+    expect(existsSync(bare.find((a) => a.endsWith('env.sh'))!)).toBe(false);
+  });
+
+  it('takes back the traversal right it gave to the workspace parents', async () => {
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+    user = (await createAgentUser(workspace))!;
+    expect(statSync(root).mode & 0o001).toBe(0o001);
+    await user.finish();
+    user = undefined;
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+  });
+
+  it('fails, naming them, when processes of the user survive the kill', async () => {
+    chmodSync(root, 0o755);
+    user = (await createAgentUser(workspace))!;
+    // A process counted as the user's that the user's kill cannot reach (real and saved uid
+    // root, effective uid the agent's), as a process stuck in the kernel would survive it.
+    stray = spawn(
+      process.execPath,
+      ['-e', `process.seteuid(${user.uid}); console.log('ready'); setInterval(() => {}, 1000);`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await once(stray.stdout!, 'data');
+    const finished = user.finish();
+    leftover = user.name;
+    user = undefined;
+    await expect(finished).rejects.toThrow(new RegExp(`survived SIGKILL \\(pids ${stray.pid}\\)`));
+  });
+});
