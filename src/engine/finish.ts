@@ -1,6 +1,5 @@
-import { TERMINAL_TASK_STATES } from '../core/states.js';
+import { decideSettle, tasksToCancel } from '../core/lifecycle/index.js';
 import type { Engine, RunScope } from './context.js';
-import type { TaskRow } from '../store/runs.js';
 import { crashPoint } from '../crash-points.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 
@@ -15,11 +14,10 @@ export const DONE_LABEL = 'agent:done';
  * `done` run. Labelling and closing twice change nothing.
  */
 export async function settleRun(engine: Engine, scope: RunScope): Promise<void> {
-  const progress = progressOf(await engine.store.runs.tasksOf(scope.run.id));
-  if (progress.tasks === 0 || progress.open > 0) return;
-  const allMerged = progress.unmerged === 0;
+  const settle = decideSettle(await engine.store.runs.tasksOf(scope.run.id));
+  if (settle.kind === 'not_yet') return;
   engine.requestStatus(scope.run.id);
-  if (!allMerged) {
+  if (settle.kind === 'failed') {
     await engine.store.runs.finishRun(scope.run.id, 'failed');
     return;
   }
@@ -42,10 +40,8 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   const finished = await engine.store.runs.finishRun(scope.run.id, 'cancelled');
   if (!finished) return false;
   const tasks = await engine.store.runs.tasksOf(scope.run.id);
-  for (const task of tasks) {
-    if (TERMINAL_TASK_STATES.has(task.state)) continue;
+  for (const task of tasksToCancel(tasks))
     await engine.store.runs.transitionTask(task.id, 'cancelled');
-  }
   // The planner's run too, if it is still out: its task is no part of the graph above.
   const open = await engine.store.attempts.open();
   const ofRun = open.filter((o) => o.run.id === scope.run.id && o.attempt.workflowRunId !== null);
@@ -61,13 +57,4 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, why }, 'run cancelled');
   engine.requestStatus(scope.run.id);
   return true;
-}
-
-/** A run's graph tasks counted: all of them, those not ended, those not merged. */
-function progressOf(tasks: readonly TaskRow[]) {
-  return {
-    tasks: tasks.length,
-    open: tasks.filter((t) => !TERMINAL_TASK_STATES.has(t.state)).length,
-    unmerged: tasks.filter((t) => t.state !== 'merged').length,
-  };
 }

@@ -1,6 +1,13 @@
 import type { RepoConfig } from '../config/schema.js';
-import { TERMINAL_TASK_STATES } from '../core/states.js';
-import { decideWorkerRun } from '../core/lifecycle/index.js';
+import {
+  decideSettle,
+  decideStalledTask,
+  decideWorkerRun,
+  hasOpenPull,
+  readsLatestAttempt,
+  readsPullRow,
+  sweepRunAction,
+} from '../core/lifecycle/index.js';
 import type { PullRow } from '../store/pulls.js';
 import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
@@ -142,7 +149,8 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
   // Merges whose events were missed (checks, reviews, statuses, which have no event here).
   for (const run of await engine.store.runs.activeRuns()) {
     repositories.add(run.repositoryId);
-    if (run.state === 'done') {
+    const action = sweepRunAction(run.state);
+    if (action === 'settle') {
       // Every task merged, but labelling or closing the issue failed and nothing retried it.
       try {
         await settleRun(engine, await scopeOf(run));
@@ -151,11 +159,11 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
       }
       continue;
     }
-    if (run.state !== 'running' && run.state !== 'held') continue;
+    if (action === 'skip') continue;
     try {
       report.reconciled += await resumeStalled(engine, run, graceMs, scopeOf);
-      const pulls = await engine.store.pulls.ofRun(run.id);
-      if (pulls.some((p) => p.state === 'open')) await advanceRun(engine, await scopeOf(run));
+      if (hasOpenPull(await engine.store.pulls.ofRun(run.id)))
+        await advanceRun(engine, await scopeOf(run));
     } catch (error) {
       engine.log.error({ err: error, run: run.id }, 'sweep could not advance merges');
     }
@@ -200,26 +208,35 @@ async function resumeStalled(
   let resumed = 0;
   const tasks = await engine.store.runs.tasksOf(run.id);
   // Every task ended but the run was not closed out: the process died after the last merge.
-  if (tasks.length > 0 && tasks.every((t) => TERMINAL_TASK_STATES.has(t.state))) {
+  if (decideSettle(tasks).kind !== 'not_yet') {
     await settleRun(engine, await loadRunScope(engine, run));
     return 1;
   }
   for (const task of tasks) {
-    if (task.state === 'dispatched' || task.state === 'running') {
-      const latest = await engine.store.attempts.latestOf(task.id);
-      if (
-        latest?.phase !== 'completed' ||
-        latest.attempt !== task.attemptCount ||
-        (latest.completedAt?.getTime() ?? Infinity) > staleBefore
-      )
-        continue;
+    const latest = readsLatestAttempt(task.state)
+      ? await engine.store.attempts.latestOf(task.id)
+      : undefined;
+    if (readsPullRow(task.state)) pulls ??= await engine.store.pulls.ofRun(run.id);
+    const pull = pulls?.find((p) => p.taskId === task.id && p.number === task.prNumber);
+    const decision = decideStalledTask(
+      {
+        state: task.state,
+        attemptCount: task.attemptCount,
+        updatedAt: task.updatedAt.getTime(),
+        latestAttempt: latest && {
+          phase: latest.phase,
+          attempt: latest.attempt,
+          completedAt: latest.completedAt?.getTime() ?? null,
+        },
+        inMergeQueue: pull?.enqueuedAt != null,
+      },
+      staleBefore,
+    );
+    if (decision.kind === 'move_on') {
       scope ??= await scopeOf(run);
-      await moveOnFromAttempt(engine, scope, task, latest);
+      await moveOnFromAttempt(engine, scope, task, latest!);
       resumed++;
-    } else if (task.state === 'merging' && task.updatedAt.getTime() < staleBefore) {
-      pulls ??= await engine.store.pulls.ofRun(run.id);
-      const pull = pulls.find((p) => p.taskId === task.id && p.number === task.prNumber);
-      if (pull?.enqueuedAt) continue;
+    } else if (decision.kind === 'release_merge') {
       engine.log.warn({ run: run.id, task: task.taskKey }, 'stale merge claim released');
       if (
         await engine.store.runs.transitionTask(task.id, { event: 'merge released', to: 'approved' })

@@ -20,3 +20,11 @@ export { decideChangesRequested, type SubmittedReview } from './changes-requeste
 export { decideWorkerRun, plannerMoveAfter } from './worker-run.js';
 export { budgetApplies, decideBudget } from './budget.js';
 export { decideDispatchFailure } from './dispatch-refusal.js';
+export { decideSettle, tasksToCancel } from './settle.js';
+export {
+  decideStalledTask,
+  hasOpenPull,
+  readsLatestAttempt,
+  readsPullRow,
+  sweepRunAction,
+} from './stalled.js';

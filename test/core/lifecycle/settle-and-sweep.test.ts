@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideSettle,
+  decideStalledTask,
+  sweepRunAction,
+  tasksToCancel,
+} from '../../../src/core/lifecycle/index.js';
+import type { TaskState } from '../../../src/core/states.js';
+
+const of = (...states: TaskState[]) => states.map((state) => ({ state }));
+
+/** docs/lifecycle.md step 11: when a run closes out, and how. */
+describe('decideSettle', () => {
+  it.each([
+    { tasks: of(), kind: 'not_yet' },
+    { tasks: of('merged', 'in_review'), kind: 'not_yet' },
+    { tasks: of('merged', 'pending'), kind: 'not_yet' },
+    { tasks: of('merged', 'merging'), kind: 'not_yet' },
+    { tasks: of('merged', 'merged'), kind: 'done' },
+    { tasks: of('merged', 'vetoed'), kind: 'failed' },
+    { tasks: of('failed', 'blocked'), kind: 'failed' },
+    { tasks: of('cancelled'), kind: 'failed' },
+  ])('$tasks.length tasks $tasks → $kind', ({ tasks, kind }) => {
+    expect(decideSettle(tasks).kind).toBe(kind);
+  });
+
+  it('cancels only the tasks that have not ended', () => {
+    expect(tasksToCancel(of('merged', 'pending', 'running', 'vetoed', 'in_review'))).toEqual(
+      of('pending', 'running', 'in_review'),
+    );
+  });
+});
+
+/** docs/running.md "The sweep": what a process that died mid-step leaves behind. */
+describe('decideStalledTask', () => {
+  const STALE_BEFORE = 1_000_000;
+  const base = { attemptCount: 2, updatedAt: STALE_BEFORE - 1, inMergeQueue: false };
+  const completed = (attempt: number, completedAt: number | null) => ({
+    phase: 'completed',
+    attempt,
+    completedAt,
+  });
+  it.each([
+    {
+      name: 'running, its attempt completed long ago: move on',
+      task: { ...base, state: 'running' as const, latestAttempt: completed(2, STALE_BEFORE - 5) },
+      kind: 'move_on',
+    },
+    {
+      name: 'dispatched, completed long ago: move on',
+      task: { ...base, state: 'dispatched' as const, latestAttempt: completed(2, 0) },
+      kind: 'move_on',
+    },
+    {
+      name: 'completed just now: the live process may still be moving it',
+      task: { ...base, state: 'running' as const, latestAttempt: completed(2, STALE_BEFORE + 5) },
+      kind: 'none',
+    },
+    {
+      name: 'an older attempt completed: the current one is out',
+      task: { ...base, state: 'running' as const, latestAttempt: completed(1, 0) },
+      kind: 'none',
+    },
+    {
+      name: 'the attempt is still running',
+      task: {
+        ...base,
+        state: 'running' as const,
+        latestAttempt: { phase: 'running', attempt: 2, completedAt: null },
+      },
+      kind: 'none',
+    },
+    {
+      name: 'a stale merge claim',
+      task: { ...base, state: 'merging' as const },
+      kind: 'release_merge',
+    },
+    {
+      name: "a merge claim of the queue's",
+      task: { ...base, state: 'merging' as const, inMergeQueue: true },
+      kind: 'none',
+    },
+    {
+      name: 'a fresh merge claim',
+      task: { ...base, state: 'merging' as const, updatedAt: STALE_BEFORE + 1 },
+      kind: 'none',
+    },
+    { name: 'in review', task: { ...base, state: 'in_review' as const }, kind: 'none' },
+  ])('$name', ({ task, kind }) => {
+    expect(decideStalledTask(task, STALE_BEFORE).kind).toBe(kind);
+  });
+
+  it.each([
+    ['done', 'settle'],
+    ['running', 'resume'],
+    ['held', 'resume'],
+    ['planning', 'skip'],
+    ['awaiting_approval', 'skip'],
+  ])('a %s run: %s', (state, action) => {
+    expect(sweepRunAction(state)).toBe(action);
+  });
+});
