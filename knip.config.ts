@@ -8,13 +8,14 @@ const config: KnipConfig = {
     'src/cli/bin.ts',
     'src/worker/action.ts',
     'scripts/*.ts',
-    // Forked by path (bench/lib/child.ts forkTs, test/chaos/harness.ts) or run by hand
-    // (bench/README.md), so nothing imports them.
+    // Forked by path (bench/lib/child.ts forkTs, test/chaos/harness.ts, test/helpers/npm-chromium.ts)
+    // or run by hand (bench/README.md), so nothing imports them.
     'bench/fleet-coordinator.ts',
     'bench/github-stub.ts',
     'bench/ingest-server.ts',
     'bench/profile-summary.ts',
     'test/chaos/double-process.ts',
+    'test/helpers/inflate-chromium.ts',
     'test/**/*.test.ts',
   ],
   project: [
