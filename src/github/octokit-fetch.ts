@@ -11,7 +11,9 @@ import { Agent, interceptors, request, type Dispatcher } from 'undici';
  * Authorization header is not sent to another origin) unless the call asks for `manual`.
  * Bodies other than a string or bytes (a stream upload) go to the global fetch.
  */
-const agent = new Agent();
+// undici 8 turns HTTP/2 on by default (ALPN). This transport is measured (bench/README.md) and
+// tested over HTTP/1.1, as Node's global fetch speaks to GitHub: it keeps to HTTP/1.1.
+const agent = new Agent({ allowH2: false });
 const following = agent.compose(interceptors.redirect({ maxRedirections: 20 }));
 
 interface FetchInit {
