@@ -28,6 +28,8 @@ const config: KnipConfig = {
   ],
   // An export its own file uses is not dead code, only wider than it needs to be.
   ignoreExportsUsedInFile: true,
+  // The global setup's tool check runs glibc's ldd on the browser tests' Chromium (test-tools.ts).
+  ignoreBinaries: ['ldd'],
   ignoreDependencies: [
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { prepareTemplateDatabase } from './helpers/postgres.js';
 import { npmChromium } from './helpers/npm-chromium.js';
-import { ensureTestTools } from './helpers/test-tools.js';
+import { chromiumLibraries, DEBIAN_TEST_TOOLS, ensureTestTools } from './helpers/test-tools.js';
 
 /**
  * Before any test: the programs the tests run (installed from Debian when missing and allowed,
@@ -9,8 +9,12 @@ import { ensureTestTools } from './helpers/test-tools.js';
  * database that every test file clones into a fresh database.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  ensureTestTools();
-  project.provide('chromiumPath', process.env.CHROMIUM_PATH ?? npmChromium());
+  const chromium = process.env.CHROMIUM_PATH;
+  const chromiumPath = chromium ?? npmChromium();
+  ensureTestTools({
+    tools: chromium ? DEBIAN_TEST_TOOLS : [...DEBIAN_TEST_TOOLS, chromiumLibraries(chromiumPath)],
+  });
+  project.provide('chromiumPath', chromiumPath);
   const template = await prepareTemplateDatabase();
   project.provide('templateDatabase', template);
   return async () => {};

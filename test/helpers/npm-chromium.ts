@@ -9,8 +9,8 @@ const PACKAGE = '@sparticuz/chromium';
 
 /**
  * The Chromium the browser tests drive, from the npm registry: `@sparticuz/chromium` carries a
- * headless Chromium that needs only the system's NSS (libnss3), so `npm test` needs no browser
- * installed by hand. Its `executablePath()` inflates the binary into `os.tmpdir()`, and returns
+ * headless Chromium that needs only the system's NSS (Debian's libnss3, checked by the global
+ * setup), so `npm test` needs no browser installed by hand. Its `executablePath()` inflates the binary into `os.tmpdir()`, and returns
  * whatever `chromium` is already there, of any version; so it runs in a child process whose
  * TMPDIR is a scratch directory, renamed whole to a directory named for the pinned version
  * under node_modules/.cache (which `npm ci` empties): a half-inflated or older binary is never

@@ -1,8 +1,13 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { DEBIAN_TEST_TOOLS, ensureTestTools, missingTools } from './test-tools.js';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import {
+  chromiumLibraries,
+  DEBIAN_TEST_TOOLS,
+  ensureTestTools,
+  missingTools,
+} from './test-tools.js';
 
 const ALL = 'cmark-gfm git shellcheck pgbouncer';
 let dirs: string[] = [];
@@ -119,5 +124,17 @@ describe('the tools the tests run', () => {
     const cmark = DEBIAN_TEST_TOOLS.find((tool) => tool.debianPackage === 'cmark-gfm')!;
     expect(cmark.isPresent({ PATH: '', CMARK_GFM_PATH: join(bin, 'my-cmark') })).toBe(true);
     expect(cmark.isPresent({ PATH: bin, CMARK_GFM_PATH: join(bin, 'missing') })).toBe(false);
+  });
+
+  it("count Chromium's NSS as missing when ldd cannot resolve the binary's libraries", () => {
+    const chromium = chromiumLibraries(inject('chromiumPath'));
+    expect(chromium.isPresent(process.env)).toBe(true);
+    expect(chromium.isPresent({ PATH: '' })).toBe(false);
+    const bin = scratch();
+    script(join(bin, 'not-elf'), '');
+    expect(chromiumLibraries(join(bin, 'not-elf')).isPresent(process.env)).toBe(false);
+    expect(() => ensureTestTools({ tools: [chromium], env: { PATH: '' }, uid: 0 })).toThrow(
+      /libnss3: the libraries of the browser tests' Chromium[\s\S]*apt-get install -y libnss3$/,
+    );
   });
 });

@@ -70,6 +70,22 @@ export const DEBIAN_TEST_TOOLS: readonly TestTool[] = [
   },
 ];
 
+/**
+ * NSS, which the Chromium of `@sparticuz/chromium` links against without carrying it (Debian's
+ * libnss3 brings libnss3, libnssutil3 and libnspr4): present when `ldd` resolves every library
+ * of the binary.
+ */
+export function chromiumLibraries(chromium: string): TestTool {
+  return {
+    debianPackage: 'libnss3',
+    usedBy: `the libraries of the browser tests' Chromium (${chromium})`,
+    isPresent: (env) => {
+      const ldd = spawnSync('ldd', [chromium], { env, encoding: 'utf8' });
+      return ldd.status === 0 && !ldd.stdout.includes('not found');
+    },
+  };
+}
+
 export function missingTools(tools: readonly TestTool[], env: Env): TestTool[] {
   return tools.filter((tool) => !tool.isPresent(env));
 }
