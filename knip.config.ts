@@ -8,13 +8,14 @@ const config: KnipConfig = {
     'src/cli/bin.ts',
     'src/worker/action.ts',
     'scripts/*.ts',
-    // Forked by path (bench/lib/child.ts forkTs, test/chaos/harness.ts) or run by hand
-    // (bench/README.md), so nothing imports them.
+    // Forked by path (bench/lib/child.ts forkTs, test/chaos/harness.ts, test/helpers/npm-chromium.ts)
+    // or run by hand (bench/README.md), so nothing imports them.
     'bench/fleet-coordinator.ts',
     'bench/github-stub.ts',
     'bench/ingest-server.ts',
     'bench/profile-summary.ts',
     'test/chaos/double-process.ts',
+    'test/helpers/inflate-chromium.ts',
     'test/**/*.test.ts',
   ],
   project: [
@@ -29,8 +30,9 @@ const config: KnipConfig = {
   ignoreExportsUsedInFile: true,
   // System programs the tests run: Debian's shellcheck (test/workflows/shellcheck.test.ts names
   // the package when it is missing); FIFOs made the way an agent makes them (Node has no mkfifo),
-  // and the removal of an agent user a failed finish() left behind.
-  ignoreBinaries: ['shellcheck', 'mkfifo', 'userdel'],
+  // and the removal of an agent user a failed finish() left behind; glibc's ldd, which the global
+  // setup's tool check runs on the browser tests' Chromium (test-tools.ts).
+  ignoreBinaries: ['shellcheck', 'mkfifo', 'userdel', 'ldd'],
   ignoreDependencies: [
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.

@@ -1,8 +1,20 @@
 import type { TestProject } from 'vitest/node';
 import { prepareTemplateDatabase } from './helpers/postgres.js';
+import { npmChromium } from './helpers/npm-chromium.js';
+import { chromiumLibraries, DEBIAN_TEST_TOOLS, ensureTestTools } from './helpers/test-tools.js';
 
-/** One migrated template per test run; every test file clones it into a fresh database. */
+/**
+ * Before any test: the programs the tests run (installed from Debian when missing and allowed,
+ * else a clear failure), the Chromium the browser tests drive, and one migrated template
+ * database that every test file clones into a fresh database.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const chromium = process.env.CHROMIUM_PATH;
+  const chromiumPath = chromium ?? npmChromium();
+  ensureTestTools({
+    tools: chromium ? DEBIAN_TEST_TOOLS : [...DEBIAN_TEST_TOOLS, chromiumLibraries(chromiumPath)],
+  });
+  project.provide('chromiumPath', chromiumPath);
   const template = await prepareTemplateDatabase();
   project.provide('templateDatabase', template);
   return async () => {};
@@ -11,5 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 declare module 'vitest' {
   export interface ProvidedContext {
     templateDatabase: string;
+    /** CHROMIUM_PATH, or @sparticuz/chromium's binary inflated once (npm-chromium.ts). */
+    chromiumPath: string;
   }
 }

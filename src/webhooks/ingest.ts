@@ -65,7 +65,7 @@ export function createWebhookIngest(deps: IngestDeps) {
     const body = await readBody(req, maxBytes);
     if (body === 'too_large') return reject(413, `payload larger than ${maxBytes} bytes`);
 
-    let valid = false;
+    let valid: boolean;
     try {
       valid = await webhooks.verify(body, signature);
     } catch {

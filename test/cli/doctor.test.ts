@@ -327,7 +327,7 @@ describe('agent-coordinator doctor', () => {
       });
       return check();
     };
-    ({ code, out } = await pinnedTo(released));
+    ({ out } = await pinnedTo(released));
     expect(out).toContain(
       `ok    worker action release v${version}: ${PROJECT} has the tag v${version} (${released})`,
     );

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { inject } from 'vitest';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** CHROMIUM_PATH, or @sparticuz/chromium's headless Chromium (test/global-setup.ts). */
+const CHROMIUM = inject('chromiumPath');
 
 const ARGS = [
   '--headless',
@@ -15,13 +17,13 @@ const ARGS = [
 ];
 
 /**
- * Debian's Chromium driven by playwright-core. A missing browser fails the test with the fix
- * (`apt-get install -y chromium`): the browser tests never skip silently.
+ * Chromium driven by playwright-core. A missing browser fails the test with the fix: the
+ * browser tests never skip silently.
  */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
+      `Chromium not found at ${CHROMIUM}: set CHROMIUM_PATH to a Chromium, or unset it to use @sparticuz/chromium's`,
     );
   }
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });

@@ -209,7 +209,9 @@ async function npm(args: string[], cwd: string): Promise<void> {
     await exec('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}${stderr ?? ''}`);
+    throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}${stderr ?? ''}`, {
+      cause: error,
+    });
   }
 }
 

@@ -28,7 +28,7 @@ export function createCommit(
   const parentTree = input.parents[0] ? repo.commits.get(input.parents[0])?.tree : undefined;
   const tSha = treeSha(input.tree, parentTree);
   let seconds = Math.floor(Date.parse(core.now()) / 1000);
-  let sha = '';
+  let sha: string;
   for (; ; seconds++) {
     const ident = identOf(input.author, seconds);
     sha = commitObject({

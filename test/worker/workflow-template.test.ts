@@ -154,9 +154,9 @@ describe('templates/agent-worker.yml', () => {
       expect(line).toMatch(/uses: [\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 
-  it('installs a pinned Claude Code on Node 22 in the agent job only, when no other agent is set', () => {
+  it('installs a pinned Claude Code on Node 24 in the agent job only, when no other agent is set', () => {
     const setup = agent.steps.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
-    expect(setup.with).toEqual({ 'node-version': 22 });
+    expect(setup.with).toEqual({ 'node-version': 24 });
     const install = agent.steps.find((s) => s.run?.includes('claude-code'))!;
     expect(install.if).toBe("vars.AGENT_COMMAND == ''");
     expect(install.run).toMatch(/^npm install -g @anthropic-ai\/claude-code@\d+\.\d+\.\d+$/);
