@@ -106,8 +106,10 @@ describe('the image', () => {
       if (children === '') break;
       pid = children.split(' ')[0]!;
     }
+    // The program, not the thread name: Node 24 names its main thread "MainThread".
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toContain(image.cmd.at(-1));
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    expect(status).toMatch(/^Name:\s+node$/m);
     return Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
   }
 
