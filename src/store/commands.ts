@@ -1,11 +1,10 @@
 import { and, asc, eq, gt, isNotNull, isNull, ne, notInArray, notLike, sql } from 'drizzle-orm';
 import { commands } from '../../db/schema.js';
 import { NOT_ANSWERED } from '../core/commands/index.js';
+import { WRITE_ROLES } from '../core/roles.js';
 import type { AppDatabase } from './database.js';
 
 export type CommandRow = typeof commands.$inferSelect;
-
-const WRITE_PERMISSIONS = ['admin', 'maintain', 'write'];
 
 /** Every command seen, accepted or not: who did what, where, when. */
 export class CommandStore {
@@ -94,7 +93,8 @@ export class CommandStore {
           sql`lower(${commands.actorLogin}) = lower(${where.actor})`,
           eq(commands.accepted, false),
           isNotNull(commands.doneAt),
-          notInArray(sql`coalesce(${commands.permission}, 'none')`, WRITE_PERMISSIONS),
+          // Core's rule of who may steer the coordinator (src/core/roles.ts).
+          notInArray(sql`coalesce(${commands.permission}, 'none')`, [...WRITE_ROLES]),
           notLike(sql`coalesce(${commands.outcome}, '')`, `%${NOT_ANSWERED}`),
           gt(commands.createdAt, where.since),
           ne(commands.commentId, where.exceptCommentId),
