@@ -1,0 +1,151 @@
+import { explainRun, formatWaitReason, selectDispatches } from '../scheduler/index.js';
+import type { RunState, TaskState } from '../states.js';
+import type { StatusTaskView, StatusView } from './types.js';
+
+/** What the status comment is made from: one read of the run (src/engine/status.ts). */
+export interface StatusSnapshot {
+  run: {
+    id: number;
+    state: RunState;
+    issueNumber: number;
+    planError: string | null;
+    holdReason: string | null;
+    budgetWaived: boolean;
+    maxParallel: number;
+    maxCostUsdPerRun: number;
+  };
+  tasks: readonly {
+    id: number;
+    taskKey: string;
+    title: string;
+    state: TaskState;
+    attemptCount: number;
+    prNumber: number | null;
+    priority: number;
+    planIndex: number;
+    unmetDeps: number;
+    nextAttemptAt: number | null;
+    held: boolean;
+  }[];
+  depsOf: ReadonlyMap<string, readonly string[]>;
+  attempts: readonly {
+    taskId: number;
+    attempt: number;
+    costUsd: number | null;
+    failureReason: string | null;
+  }[];
+  pulls: readonly {
+    taskId: number | null;
+    number: number;
+    headSha: string;
+    checksRerunning: string | null;
+    checksRerunSha: string | null;
+    agentConfigChanged: readonly string[];
+  }[];
+  spentUsd: number;
+  inflight: { repository: number; global: number };
+  /** COORDINATOR_MAX_PARALLEL (Infinity without it). */
+  globalLimit: number;
+  now: number;
+  /** Seconds until the installation's next write, when the write budget holds one back. */
+  nextWriteInSeconds?: number;
+}
+
+const IN_REVIEW: ReadonlySet<TaskState> = new Set(['in_review', 'approved']);
+
+/** docs/status-comment.md: the run as the status comment shows it, and why each task waits. */
+export function statusViewOf(s: StatusSnapshot): StatusView {
+  const { run } = s;
+  // Failing checks given another chance before the task goes back (docs/configuration.md).
+  const rerunning = new Map<number, string>();
+  // The agent configuration each task's PR changes, as its body says (by task and PR number:
+  // an earlier PR of the task, closed since, is not its PR any more).
+  const agentConfig = new Map<string, readonly string[]>();
+  for (const p of s.pulls) {
+    if (p.taskId !== null && p.checksRerunning && p.checksRerunSha === p.headSha)
+      rerunning.set(p.taskId, `re-running ${p.checksRerunning} (flaky?)`);
+    if (p.taskId !== null && p.agentConfigChanged.length > 0)
+      agentConfig.set(`${p.taskId}#${p.number}`, p.agentConfigChanged);
+  }
+  const cost = new Map<number, number>();
+  // Why each task's latest failed attempt failed (the worker's own reason when it gave one).
+  const lastFailure = new Map<number, { attempt: number; reason: string }>();
+  for (const a of s.attempts) {
+    if (a.costUsd) cost.set(a.taskId, (cost.get(a.taskId) ?? 0) + a.costUsd);
+    const known = lastFailure.get(a.taskId);
+    if (a.failureReason && (!known || known.attempt < a.attempt))
+      lastFailure.set(a.taskId, { attempt: a.attempt, reason: a.failureReason });
+  }
+  // Ready tasks that are not running wait on a concurrency limit: say which one.
+  const decision =
+    run.state === 'running'
+      ? selectDispatches({
+          now: s.now,
+          candidates: s.tasks
+            .filter((t) => t.state === 'pending' && t.unmetDeps === 0)
+            .map((t) => ({
+              runId: String(run.id),
+              taskId: t.taskKey,
+              priority: t.priority,
+              order: t.planIndex,
+              backoffUntil: t.nextAttemptAt ?? undefined,
+            })),
+          repoInflight: s.inflight.repository,
+          repoLimit: run.maxParallel,
+          globalInflight: s.inflight.global,
+          globalLimit: s.globalLimit,
+          heldRuns: new Set(),
+          budgetExhaustedRuns: new Set(),
+        })
+      : undefined;
+  const why = explainRun({
+    decision,
+    now: s.now,
+    runId: String(run.id),
+    tasks: s.tasks.map((t) => ({
+      id: t.taskKey,
+      deps: [...(s.depsOf.get(t.taskKey) ?? [])],
+      state: t.state,
+      prNumber: t.prNumber ?? undefined,
+      backoffUntil: t.nextAttemptAt ?? undefined,
+      held: t.held,
+    })),
+    runHeld: run.state === 'held',
+    budgetExhausted: !run.budgetWaived && s.spentUsd >= run.maxCostUsdPerRun,
+  });
+  const tasks: StatusTaskView[] = s.tasks.map((t) => {
+    const reason = why.get(t.taskKey);
+    const failure = t.state === 'failed' ? lastFailure.get(t.id)?.reason : undefined;
+    const changed = agentConfig.get(`${t.id}#${t.prNumber}`);
+    return {
+      id: t.taskKey,
+      title: t.title,
+      deps: [...(s.depsOf.get(t.taskKey) ?? [])],
+      state: t.state,
+      attempts: t.attemptCount,
+      prNumber: t.prNumber ?? undefined,
+      costUsd: cost.get(t.id),
+      agentConfigChanged: changed && [...changed],
+      waiting:
+        (IN_REVIEW.has(t.state) ? rerunning.get(t.id) : undefined) ??
+        (reason ? formatWaitReason(reason) : failure),
+    };
+  });
+  const notes: string[] = [];
+  if (run.state === 'planning') notes.push('Planning: waiting for the planner job to post a plan.');
+  if (run.state === 'awaiting_approval')
+    notes.push('Waiting for `/approve` on this issue to start.');
+  if (s.nextWriteInSeconds !== undefined)
+    notes.push(`GitHub write budget: next write in ${s.nextWriteInSeconds} s`);
+  return {
+    runState: run.state,
+    issueNumber: run.issueNumber,
+    tasks,
+    spentUsd: s.spentUsd,
+    budgetUsd: run.maxCostUsdPerRun,
+    planErrors: run.planError ?? undefined,
+    notes,
+    holdReason: run.state === 'held' ? (run.holdReason ?? undefined) : undefined,
+    updatedAt: new Date(s.now).toISOString(),
+  };
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { statusViewOf, type StatusSnapshot } from '../../../src/core/status/model.js';
+
+const NOW = Date.parse('2026-12-03T12:00:00Z');
+const task = (over: Partial<StatusSnapshot['tasks'][number]>): StatusSnapshot['tasks'][number] => ({
+  id: 1,
+  taskKey: 'a',
+  title: 'A',
+  state: 'pending',
+  attemptCount: 0,
+  prNumber: null,
+  priority: 3,
+  planIndex: 0,
+  unmetDeps: 0,
+  nextAttemptAt: null,
+  held: false,
+  ...over,
+});
+const snapshot = (over: Partial<StatusSnapshot> = {}): StatusSnapshot => ({
+  run: {
+    id: 7,
+    state: 'running',
+    issueNumber: 3,
+    planError: null,
+    holdReason: null,
+    budgetWaived: false,
+    maxParallel: 1,
+    maxCostUsdPerRun: 10,
+  },
+  tasks: [task({})],
+  depsOf: new Map(),
+  attempts: [],
+  pulls: [],
+  spentUsd: 0,
+  inflight: { repository: 0, global: 0 },
+  globalLimit: Number.POSITIVE_INFINITY,
+  now: NOW,
+  ...over,
+});
+
+/** docs/status-comment.md: what the status comment says, decided from one snapshot. */
+describe('statusViewOf', () => {
+  it('says why a ready task waits: the repository has no free worker', () => {
+    const view = statusViewOf(
+      snapshot({
+        tasks: [task({}), task({ id: 2, taskKey: 'b', planIndex: 1 })],
+        inflight: { repository: 1, global: 1 },
+      }),
+    );
+    expect(view.tasks.map((t) => t.waiting)).toEqual([
+      'waiting: 1/1 workers busy in this repository',
+      'waiting: 1/1 workers busy in this repository',
+    ]);
+  });
+
+  it("shows a failed task's latest failure, a re-run of flaky checks, and the cost of its attempts", () => {
+    const view = statusViewOf(
+      snapshot({
+        tasks: [
+          task({ state: 'failed', attemptCount: 2 }),
+          task({ id: 2, taskKey: 'b', state: 'in_review', prNumber: 12, attemptCount: 1 }),
+        ],
+        attempts: [
+          { taskId: 1, attempt: 1, costUsd: 0.5, failureReason: 'timed_out' },
+          { taskId: 1, attempt: 2, costUsd: 0.25, failureReason: 'no_changes' },
+        ],
+        pulls: [
+          {
+            taskId: 2,
+            number: 12,
+            headSha: 'abc',
+            checksRerunning: 'test',
+            checksRerunSha: 'abc',
+            agentConfigChanged: ['CLAUDE.md'],
+          },
+        ],
+      }),
+    );
+    expect(view.tasks[0]).toMatchObject({ waiting: 'no_changes', costUsd: 0.75 });
+    expect(view.tasks[1]).toMatchObject({
+      waiting: 're-running test (flaky?)',
+      agentConfigChanged: ['CLAUDE.md'],
+    });
+  });
+
+  it("notes the run's phase, the write budget, and a hold's reason", () => {
+    const planning = statusViewOf(snapshot({ run: { ...snapshot().run, state: 'planning' } }));
+    expect(planning.notes).toEqual(['Planning: waiting for the planner job to post a plan.']);
+    const held = statusViewOf(
+      snapshot({
+        run: { ...snapshot().run, state: 'held', holdReason: 'budget reached' },
+        nextWriteInSeconds: 4,
+      }),
+    );
+    expect(held.notes).toEqual(['GitHub write budget: next write in 4 s']);
+    expect(held.holdReason).toBe('budget reached');
+    expect(held.updatedAt).toBe('2026-12-03T12:00:00.000Z');
+  });
+});
