@@ -1,4 +1,9 @@
-import { approvalAfterPush, decideApproval, type Approval } from '../core/lifecycle/index.js';
+import {
+  approvalAfterPush,
+  approvalEvent,
+  decideApproval,
+  type Approval,
+} from '../core/lifecycle/index.js';
 import { canMoveTask } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
@@ -22,7 +27,7 @@ export async function recordApproval(
   // Before review the approval waits on the task (enterReview applies it); in review it decides.
   if (!canMoveTask(task.state, 'approved'))
     return engine.store.runs.updateTaskFields(task.id, values, expected);
-  const event = verdict.state === 'approved' ? 'approved' : 'older head approved';
+  const event = approvalEvent(verdict.state);
   return engine.store.runs.transitionTask(task.id, event, values, expected);
 }
 

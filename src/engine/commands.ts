@@ -4,7 +4,7 @@ import {
   type Command,
   type CommandEffect,
 } from '../core/commands/index.js';
-import { commandApproval } from '../core/lifecycle/index.js';
+import { commandApproval, isAttemptOpen } from '../core/lifecycle/index.js';
 import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
@@ -127,7 +127,7 @@ async function apply(
 
     case 'cancelAttempt': {
       const latest = await engine.store.attempts.latestOf(taskOf(effect.task).id);
-      if (latest && latest.phase !== 'completed' && latest.workflowRunId !== null) {
+      if (latest && isAttemptOpen(latest.phase) && latest.workflowRunId !== null) {
         await scope.port.cancelWorkflowRun(scope.repo, latest.workflowRunId);
         await engine.store.attempts.complete(latest.id, {
           conclusion: 'cancelled',

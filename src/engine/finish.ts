@@ -1,4 +1,4 @@
-import { decideSettle, tasksToCancel } from '../core/lifecycle/index.js';
+import { decideSettle, isRunDone, tasksToCancel } from '../core/lifecycle/index.js';
 import type { Engine, RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
@@ -23,7 +23,7 @@ export async function settleRun(engine: Engine, scope: RunScope): Promise<void> 
   }
   const run = await engine.store.runs.getRun(scope.run.id);
   if (!run || run.finishedAt) return;
-  if (run.state !== 'done' && !(await engine.store.runs.transitionRun(run.id, 'all merged')))
+  if (!isRunDone(run.state) && !(await engine.store.runs.transitionRun(run.id, 'all merged')))
     return;
   crashPoint('finish.run-finished');
   await scope.port.addLabels(scope.repo, scope.run.issueNumber, [DONE_LABEL]);
@@ -36,7 +36,8 @@ export async function settleRun(engine: Engine, scope: RunScope): Promise<void> 
 /** Cancel a run: nothing new is dispatched, running workflow runs are cancelled, PRs stay open. */
 export async function cancelRun(engine: Engine, scope: RunScope, why: string): Promise<boolean> {
   // Every task merged, closing out (see settleRun): nothing left to cancel.
-  if ((await engine.store.runs.getRun(scope.run.id))?.state === 'done') return false;
+  const current = await engine.store.runs.getRun(scope.run.id);
+  if (current && isRunDone(current.state)) return false;
   const finished = await engine.store.runs.finishRun(scope.run.id, 'cancelled');
   if (!finished) return false;
   const tasks = await engine.store.runs.tasksOf(scope.run.id);

@@ -1,6 +1,6 @@
 import { inertInline } from '../core/inert-markdown.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
-import { plannerMoveAfter } from '../core/lifecycle/index.js';
+import { failureOf, plannerMoveAfter } from '../core/lifecycle/index.js';
 import type { AttemptRow } from '../store/attempt-row.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
@@ -29,7 +29,7 @@ export async function completePlannerAttempt(
 ): Promise<boolean> {
   const done = await engine.store.attempts.complete(attempt.id, {
     conclusion,
-    failureReason: conclusion === 'success' ? null : conclusion,
+    failureReason: failureOf(conclusion),
   });
   if (!done) return false;
   await engine.store.runs.transitionTask(task.id, plannerMoveAfter(conclusion));

@@ -1,4 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
+import { awaitsPlan } from '../core/lifecycle/index.js';
 import {
   extractTasksBlock,
   formatPlanErrors,
@@ -73,7 +74,7 @@ export async function startRun(engine: Engine, request: StartRunRequest): Promis
 
 /** Created, but neither a plan stored (valid or not) nor a planner dispatch attempted. */
 async function startInterrupted(engine: Engine, run: RunRow): Promise<boolean> {
-  if (run.state !== 'planning' || run.planSource !== null) return false;
+  if (!awaitsPlan(run.state) || run.planSource !== null) return false;
   return (await engine.store.runs.task(run.id, PLAN_TASK_KEY)) === undefined;
 }
 

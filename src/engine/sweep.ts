@@ -1,5 +1,6 @@
 import type { RepoConfig } from '../config/schema.js';
 import {
+  awaitsPlan,
   decideSettle,
   decideStalledTask,
   decideWorkerRun,
@@ -89,7 +90,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
           crashPoint('sweep.before-adopt');
           await onWorkflowRun(engine, scope.repositoryId, found, scope);
           report.adopted++;
-        } else if (isPlannerTask(task) && run.state !== 'planning') {
+        } else if (isPlannerTask(task) && !awaitsPlan(run.state)) {
           // Planned meanwhile (a `/plan`, or the run ended): a planner is no longer wanted.
           await completePlannerAttempt(engine, task, attempt, 'not_dispatched');
         } else if (!run.finishedAt && (await engine.coordinatorUrl())) {

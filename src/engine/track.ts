@@ -16,7 +16,13 @@ import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
 import { onPushOfWork } from './approval.js';
-import { decidePush, decideWorkerRun } from '../core/lifecycle/index.js';
+import {
+  attemptSucceeded,
+  decidePush,
+  decideWorkerRun,
+  isOpenPull,
+  phaseWithRun,
+} from '../core/lifecycle/index.js';
 
 export type TrackedRun = {
   run: RunRow;
@@ -51,7 +57,7 @@ export async function findTrackedRun(
     await store.attempts.update(attempt.id, {
       workflowRunId: wr.id,
       workflowRunUrl: wr.htmlUrl,
-      phase: attempt.phase === 'intent' ? 'dispatched' : attempt.phase,
+      phase: phaseWithRun(attempt.phase),
       dispatchedAt: attempt.dispatchedAt ?? engine.now(),
     });
   }
@@ -169,8 +175,8 @@ export async function currentPullOf(
   task: TaskRow,
 ): Promise<{ pull: PullInfo; task: TaskRow; workPushedAt: Date | null } | null> {
   const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
-  const pull = known?.state === 'open' ? known : await agentPullOf(scope, task);
-  if (!pull || pull.state !== 'open' || pull.headRepoId !== scope.repositoryId) return null;
+  const pull = known && isOpenPull(known) ? known : await agentPullOf(scope, task);
+  if (!pull || !isOpenPull(pull) || pull.headRepoId !== scope.repositoryId) return null;
   const linked = await linkPullRequest(engine, scope.repositoryId, pull, { run: scope.run, task });
   return linked && linked.task.id === task.id
     ? { pull, task: linked.task, workPushedAt: linked.workPushedAt }
@@ -201,7 +207,7 @@ export async function moveOnFromAttempt(
   runSpentUsd?: number,
 ): Promise<void> {
   crashPoint('track.attempt-completed');
-  if (attempt.conclusion === 'success' && attempt.failureReason === null) {
+  if (attemptSucceeded(attempt)) {
     const pull = knownPull ?? (await agentPullOf(scope, task));
     // Gone since (closed by a person): the closed PR's own event decides what happens.
     if (!pull) return;

@@ -1,4 +1,5 @@
 import { flattenLine } from '../core/inert-markdown.js';
+import { runNeverStarted } from '../core/lifecycle/index.js';
 import { failureFromAnnotation, WORKER_FAILURE_REASONS } from '../protocol/failure-reasons.js';
 import type { WorkflowRunInfo } from '../github/port.js';
 import type { Engine, RunScope } from './context.js';
@@ -19,7 +20,7 @@ export async function workerFailureReason(
   scope: RunScope,
   wr: WorkflowRunInfo,
 ): Promise<string | undefined> {
-  if (wr.conclusion === 'startup_failure') return undefined;
+  if (runNeverStarted(wr.conclusion)) return undefined;
   let messages: string[];
   try {
     messages = await scope.port.runFailureAnnotations(scope.repo, wr.id);

@@ -28,3 +28,19 @@ export {
   readsPullRow,
   sweepRunAction,
 } from './stalled.js';
+export {
+  approvalEvent,
+  attemptSucceeded,
+  awaitsPlan,
+  failureOf,
+  inMergeQueue,
+  isAttemptOpen,
+  isCheckPending,
+  isMergeClaimed,
+  isOpenPull,
+  isRunDone,
+  isTaskMerged,
+  mergeReleased,
+  phaseWithRun,
+  runNeverStarted,
+} from './facts.js';

@@ -1,4 +1,5 @@
 import type { TaskState } from '../states.js';
+import { isOpenPull } from './facts.js';
 
 /** A task of a running or held run, with what the sweep reads of it. */
 export interface StalledTaskView {
@@ -48,7 +49,7 @@ export function readsPullRow(state: TaskState): boolean {
 
 /** Whether any of the run's PRs is still open: only then can a missed merge event matter. */
 export function hasOpenPull(pulls: readonly { state: string }[]): boolean {
-  return pulls.some((p) => p.state === 'open');
+  return pulls.some(isOpenPull);
 }
 
 /** What the sweep does with an active run: close out a `done` one, look into a live one. */

@@ -1,3 +1,4 @@
+import { isOpenPull, mergeReleased } from '../../core/lifecycle/index.js';
 import {
   classifyMergeError,
   classifyUpdateRefusal,
@@ -128,7 +129,7 @@ async function updateBranch(
   const current = await scope.port.pull(scope.repo, row.number);
   const refusal = classifyUpdateRefusal(
     expectedHeadSha,
-    current && { ...current, open: current.state === 'open' && !current.merged },
+    current && { ...current, open: isOpenPull(current) },
   );
   log.info({ refusal: refusal.kind }, 'update-branch refused');
   switch (refusal.kind) {
@@ -209,7 +210,7 @@ async function giveBackOnError<T>(
 
 /** A claim given back: the task waits in the state it was claimed from (approved when unknown). */
 function release(task: TaskRow): TaskMove {
-  return { event: 'merge released', to: task.state === 'in_review' ? 'in_review' : 'approved' };
+  return mergeReleased(task.state);
 }
 
 async function setPull(

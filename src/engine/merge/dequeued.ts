@@ -1,4 +1,5 @@
 import type { GitHubPort } from '../../github/port.js';
+import { isMergeClaimed } from '../../core/lifecycle/index.js';
 import { loadRunScope, type Engine } from '../context.js';
 import { advanceRun } from './index.js';
 import { sendBack } from './outcomes.js';
@@ -20,7 +21,7 @@ export async function onDequeued(
 ): Promise<void> {
   if (event.reason === 'MERGE') return;
   const found = await engine.store.pulls.withTask(event.repositoryId, event.number);
-  if (!found || found.task.state !== 'merging') return;
+  if (!found || !isMergeClaimed(found.task.state)) return;
   engine.log.info({ pr: event.number, reason: event.reason }, 'PR left the merge queue');
   const scope = await loadRunScope(engine, found.run, port);
   if (event.reason === 'CI_FAILURE' || event.reason === 'MERGE_CONFLICT') {

@@ -1,4 +1,5 @@
 import { decideChecksRerun } from '../../core/merge/index.js';
+import { isCheckPending } from '../../core/lifecycle/index.js';
 import type { CheckInfo } from '../../github/port.js';
 import type { PullRow } from '../../store/pulls.js';
 import type { Engine, RunScope } from '../context.js';
@@ -87,7 +88,7 @@ export async function settleRerun(
   const names = row.checksRerunning.split(', ');
   const stillRunning =
     row.checksRerunSha === headSha &&
-    checks.some((c) => names.includes(c.name) && c.status !== 'completed');
+    checks.some((c) => names.includes(c.name) && isCheckPending(c));
   if (stillRunning) return row.checksRerunning;
   await engine.store.pulls.update(row.id, { checksRerunning: null });
   await statusChanged(engine, scope);

@@ -1,3 +1,4 @@
+import { inMergeQueue, isOpenPull } from '../../core/lifecycle/index.js';
 import {
   ORDER_CHECK_NAME,
   pullsNeedingGitHubView,
@@ -47,7 +48,7 @@ export async function gatherMergeView(
   for (const task of tasks) {
     // The PR the task points at; an earlier PR of the task (closed, replaced) has no say.
     const row = pullOf.get(task.id);
-    if (!row || row.state !== 'open') continue;
+    if (!row || !isOpenPull(row)) continue;
     const pull: MergePull = {
       taskId: task.taskKey,
       number: row.number,
@@ -57,7 +58,7 @@ export async function gatherMergeView(
       mergeable: null,
       draft: false,
       checks: [],
-      inMergeQueue: task.state === 'merging' && row.enqueuedAt !== null,
+      inMergeQueue: inMergeQueue(task.state, row.enqueuedAt),
       sentBackForSha: row.sentBackForSha ?? undefined,
       updatedByCoordinatorFrom: row.updatedByCoordinatorFrom ?? undefined,
     };
@@ -97,7 +98,7 @@ async function withGitHubView(
   { row, task, pull }: MergeTarget,
 ): Promise<MergeTarget | null> {
   const current = await scope.port.pull(scope.repo, row.number);
-  if (!current || current.state !== 'open' || current.merged) return null;
+  if (!current || !isOpenPull(current)) return null;
   if (current.headSha !== row.headSha)
     await engine.store.pulls.update(row.id, { headSha: current.headSha });
   const checks = (await scope.port.checksFor(scope.repo, current.headSha)).filter(

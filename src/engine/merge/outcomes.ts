@@ -1,4 +1,4 @@
-import { afterSendBack } from '../../core/lifecycle/index.js';
+import { afterSendBack, isTaskMerged } from '../../core/lifecycle/index.js';
 import type { MergePull } from '../../core/merge/index.js';
 import type { PullRow } from '../../store/pulls.js';
 import type { TaskRow } from '../../store/runs.js';
@@ -56,7 +56,8 @@ export async function markTaskMerged(
   const merged = await engine.store.runs.markMerged(taskId, scope.run.id, taskKey);
   if (!merged) {
     // Seen merged before: if closing out the run failed then, this retried event finishes it.
-    if ((await engine.store.runs.taskById(taskId))?.state === 'merged') {
+    const current = await engine.store.runs.taskById(taskId);
+    if (current && isTaskMerged(current.state)) {
       // Merged by a version that freed the dependents in a statement of their own: a crash
       // may have come in between.
       await engine.store.runs.decrementDependents(scope.run.id, taskKey);

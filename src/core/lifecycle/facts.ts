@@ -1,0 +1,79 @@
+import type { TaskMove } from '../transitions.js';
+import type { TaskState } from '../states.js';
+
+/**
+ * The small rules the engine asks about a row as it goes: one home each, named for what they
+ * mean (docs/lifecycle.md), so that no state or conclusion is compared outside core.
+ */
+
+/** A pull request GitHub still shows open (a merged PR is closed too). */
+export function isOpenPull(pull: { state: string; merged?: boolean }): boolean {
+  return pull.state === 'open' && pull.merged !== true;
+}
+
+/** Every task merged and the run closing out (its label and close may still be due). */
+export function isRunDone(state: string): boolean {
+  return state === 'done';
+}
+
+/** The run still waits for a plan: a planner is wanted, and a plan may be stored. */
+export function awaitsPlan(state: string): boolean {
+  return state === 'planning';
+}
+
+export function isTaskMerged(state: TaskState): boolean {
+  return state === 'merged';
+}
+
+/** A merge the coordinator claimed (a direct merge in flight, or its PR in the merge queue). */
+export function isMergeClaimed(state: TaskState): boolean {
+  return state === 'merging';
+}
+
+/** The PR of a task in `merging` whose merge was handed to GitHub's merge queue. */
+export function inMergeQueue(state: TaskState, enqueuedAt: Date | null): boolean {
+  return isMergeClaimed(state) && enqueuedAt !== null;
+}
+
+/** A merge claim given back: the task waits in the state it was claimed from. */
+export function mergeReleased(state: TaskState): TaskMove {
+  return { event: 'merge released', to: state === 'in_review' ? 'in_review' : 'approved' };
+}
+
+/** An attempt whose worker may still be out: its run can be cancelled. */
+export function isAttemptOpen(phase: string): boolean {
+  return phase !== 'completed';
+}
+
+/** The phase an attempt moves to once its workflow run is known. */
+export function phaseWithRun(phase: string): string {
+  return phase === 'intent' ? 'dispatched' : phase;
+}
+
+/** The worker succeeded and reported no failure of its own: its PR goes into review. */
+export function attemptSucceeded(attempt: {
+  conclusion: string | null;
+  failureReason: string | null;
+}): boolean {
+  return attempt.conclusion === 'success' && attempt.failureReason === null;
+}
+
+/** What an attempt ending with this conclusion records as its failure, if any. */
+export function failureOf(conclusion: string): string | null {
+  return conclusion === 'success' ? null : conclusion;
+}
+
+/** A run GitHub could not start: no job ran, so no job left annotations to read. */
+export function runNeverStarted(conclusion: string | null): boolean {
+  return conclusion === 'startup_failure';
+}
+
+/** A check run still queued or in progress. */
+export function isCheckPending(check: { status: string }): boolean {
+  return check.status !== 'completed';
+}
+
+/** The move an approval makes: the head approved, or an older commit (docs/lifecycle.md step 8). */
+export function approvalEvent(state: TaskState): 'approved' | 'older head approved' {
+  return state === 'approved' ? 'approved' : 'older head approved';
+}

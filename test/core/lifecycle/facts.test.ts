@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import {
+  attemptSucceeded,
+  inMergeQueue,
+  isOpenPull,
+  mergeReleased,
+  phaseWithRun,
+} from '../../../src/core/lifecycle/index.js';
+
+/** The named rules the engine asks instead of comparing states itself (docs/lifecycle.md). */
+describe('lifecycle facts', () => {
+  it('a merged PR is not open, whatever its state field says', () => {
+    expect(isOpenPull({ state: 'open' })).toBe(true);
+    expect(isOpenPull({ state: 'open', merged: true })).toBe(false);
+    expect(isOpenPull({ state: 'closed', merged: false })).toBe(false);
+  });
+
+  it('gives a merge claim back to the state it was claimed from', () => {
+    expect(mergeReleased('in_review')).toEqual({ event: 'merge released', to: 'in_review' });
+    expect(mergeReleased('merging')).toEqual({ event: 'merge released', to: 'approved' });
+  });
+
+  it('counts a PR in the merge queue only under a merge claim', () => {
+    const at = new Date();
+    expect(inMergeQueue('merging', at)).toBe(true);
+    expect(inMergeQueue('merging', null)).toBe(false);
+    expect(inMergeQueue('approved', at)).toBe(false);
+  });
+
+  it('an attempt succeeds only on success without a failure of its own', () => {
+    expect(attemptSucceeded({ conclusion: 'success', failureReason: null })).toBe(true);
+    expect(attemptSucceeded({ conclusion: 'success', failureReason: 'no_changes' })).toBe(false);
+    expect(attemptSucceeded({ conclusion: 'failure', failureReason: null })).toBe(false);
+  });
+
+  it('an intent becomes dispatched once its run is known; other phases stay', () => {
+    expect(phaseWithRun('intent')).toBe('dispatched');
+    expect(phaseWithRun('running')).toBe('running');
+  });
+});
