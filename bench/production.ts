@@ -4,6 +4,7 @@
 // installation, and one more installation is kept busy while a chain's merge → dispatch is timed.
 import { loadavg } from 'node:os';
 import type { TaskSpec } from '../src/core/plan/index.js';
+import { GITHUB_WRITE_LIMITS } from '../src/github/write-budget.js';
 import { startGitHubDouble } from '../test/github-double/index.js';
 import type { RequestLogEntry } from '../test/github-double/index.js';
 import { isWrite } from '../test/github-double/double-base.js';
@@ -54,11 +55,11 @@ const SIZE = {
   deadlineS: 420,
 };
 /**
- * Probot's throttling plugin sends one write a second per installation (its write limiter,
- * keyed by installation), below the write budget's 80 a minute: 1 write/s is what an
- * installation can send. The busy installation is held at 80% of it.
+ * The write budget's window (GITHUB_WRITE_LIMITS: 80 writes a minute per installation), as
+ * writes a second. The busy installation is held at 80% of it, 1.07 a second: more than one
+ * limiter of Probot's throttling plugin lets go (one write a second), so its queues fill.
  */
-const INSTALLATION_WRITES_PER_S = 1;
+const BUDGET_WRITES_PER_S = GITHUB_WRITE_LIMITS.perWindow / (GITHUB_WRITE_LIMITS.windowMs / 1000);
 const BUSY_SHARE = 0.8;
 
 interface Sample {
@@ -81,7 +82,7 @@ export async function runProduction(
 ): Promise<void> {
   const throughputTasks = SIZE.installations * SIZE.tasksPerIssue;
   report.note(
-    `production: ${throughputTasks} tasks = ${SIZE.installations} installations × 1 issue × ${SIZE.tasksPerIssue} (layers of ${SIZE.layerWidth}); plus installation ${BUSY_OWNER}: ${SIZE.chains} chains of ${SIZE.chainTasks} (timed) and ${SIZE.backgroundRepos * SIZE.backgroundIssuesPerRepo * SIZE.backgroundTasksPerIssue} held tasks let go to keep its writes at ${BUSY_SHARE * INSTALLATION_WRITES_PER_S}/s; CoordinatorOctokit, write budget on, GitHub answering in ${LATENCY.minMs}–${LATENCY.maxMs} ms; deadline ${SIZE.deadlineS} s`,
+    `production: ${throughputTasks} tasks = ${SIZE.installations} installations × 1 issue × ${SIZE.tasksPerIssue} (layers of ${SIZE.layerWidth}); plus installation ${BUSY_OWNER}: ${SIZE.chains} chains of ${SIZE.chainTasks} (timed) and ${SIZE.backgroundRepos * SIZE.backgroundIssuesPerRepo * SIZE.backgroundTasksPerIssue} held tasks let go to keep its writes at ${(BUSY_SHARE * BUDGET_WRITES_PER_S).toFixed(2)}/s (${BUSY_SHARE * 100}% of the write budget); CoordinatorOctokit, write budget on, GitHub answering in ${LATENCY.minMs}–${LATENCY.maxMs} ms; deadline ${SIZE.deadlineS} s`,
   );
   const database = await createBenchDatabase();
   const autovacuum = await autovacuumStandIn(database.url);
@@ -106,6 +107,8 @@ export async function runProduction(
       BENCH_PRODUCTION: '1',
     },
   });
+  // Held work of the busy installation: worker runs waiting for the pacer to let them finish.
+  const held: Array<(outcome?: WorkerOutcome) => void> = [];
   try {
     const { url } = await nextMessage<{ type: string; url: string }>(child, 'ready');
     double.setWebhookUrl(`${url}/api/github/webhooks`);
@@ -177,9 +180,10 @@ export async function runProduction(
     let requests = 0;
     const closedIssues = new Set<string>();
     const pacer = new WritePacer(
-      { targetPerS: BUSY_SHARE * INSTALLATION_WRITES_PER_S, windowMs: 30_000, maxOutstanding: 8 },
+      { targetPerS: BUSY_SHARE * BUDGET_WRITES_PER_S, windowMs: 30_000, maxOutstanding: 8 },
       Date.now(),
     );
+    let phase: 'throughput' | 'busy' = 'throughput';
     let phaseDone: () => void = () => {};
     const repoOf = (path: string) => path.split('/').slice(2, 4).join('/');
 
@@ -224,8 +228,8 @@ export async function runProduction(
         if (backgroundRepos.has(repo)) pacer.taskMerged();
         else if (chainRepos.has(repo)) chainMerged++;
         else throughputMerged++;
-        if (throughputMerged === throughputTasks && chainMerged === 0) phaseDone();
-        if (chainMerged === SIZE.chains * SIZE.chainTasks) phaseDone();
+        if (phase === 'throughput' && throughputMerged === throughputTasks) phaseDone();
+        if (phase === 'busy' && chainMerged === SIZE.chains * SIZE.chainTasks) phaseDone();
       }
     });
     double.on(
@@ -248,12 +252,11 @@ export async function runProduction(
     );
 
     // Held work of the busy installation: its worker runs wait until the pacer lets one go.
-    const held: Array<() => void> = [];
     double.setWorker((run, ctx) => {
       if (!backgroundRepos.has(run.repo) || run.inputs['mode'] === 'plan')
         return autoWorker(run, ctx);
       return new Promise<WorkerOutcome>((resolve) =>
-        held.push(() => resolve(autoWorker(run, ctx) as WorkerOutcome)),
+        held.push((outcome = autoWorker(run, ctx) as WorkerOutcome) => resolve(outcome)),
       );
     });
 
@@ -301,6 +304,7 @@ export async function runProduction(
     );
 
     // Phase 2: the busy installation, its held work let go at the pacer's rate.
+    phase = 'busy';
     pacer.restart(Date.now());
     const pacing = setInterval(() => {
       if (held.length > 0 && pacer.shouldRelease(Date.now())) held.shift()!();
@@ -337,7 +341,7 @@ export async function runProduction(
       `calls per merged task by route: ${routes.map(([r, n]) => `${r} ${(n / merged).toFixed(3)}`).join('; ')}`,
     );
     report.note(
-      `merge → dispatch in ${BUSY_OWNER}: ${busyMs.length} samples, p50 ${percentile(busyMs, 50).toFixed(0)} ms, p90 ${percentile(busyMs, 90).toFixed(0)} ms, max ${Math.max(...busyMs).toFixed(0)} ms, while its coordinator writes ran at ${busyRate.toFixed(2)}/s (${((busyRate / INSTALLATION_WRITES_PER_S) * 100).toFixed(0)}% of one a second, ${((busyRate * 60 * 100) / 80).toFixed(0)}% of the budget's 80 a minute); in the throughput phase (no other run of the installation, other installations busy): ${others.length} samples, p50 ${percentile(others, 50).toFixed(0)} ms, p99 ${percentile(others, 99).toFixed(0)} ms`,
+      `merge → dispatch in ${BUSY_OWNER}: ${busyMs.length} samples, p50 ${percentile(busyMs, 50).toFixed(0)} ms, p90 ${percentile(busyMs, 90).toFixed(0)} ms, max ${Math.max(...busyMs).toFixed(0)} ms, while its coordinator writes ran at ${busyRate.toFixed(2)}/s (${((busyRate / BUDGET_WRITES_PER_S) * 100).toFixed(0)}% of the write budget's 80 a minute); in the throughput phase (no other run of the installation, other installations busy): ${others.length} samples, p50 ${percentile(others, 50).toFixed(0)} ms, p99 ${percentile(others, 99).toFixed(0)} ms`,
     );
     report.note(
       `writes sent between a merge and its dependent's dispatch: ${describeBetween(busy, busyWrites)}`,
@@ -350,9 +354,11 @@ export async function runProduction(
     report.figure('github_bound_tasks_per_hour', githubBoundTasksPerHour(perTask), 'tasks/h');
     report.figure('merge_to_dispatch_p99_ms', percentile(busyMs, 99), 'ms');
     report.figure('merge_to_dispatch_p50_ms', percentile(busyMs, 50), 'ms');
-    report.figure('merge_to_dispatch_write_load', busyRate / INSTALLATION_WRITES_PER_S, 'share');
+    report.figure('merge_to_dispatch_write_load', busyRate / BUDGET_WRITES_PER_S, 'share');
   } finally {
     await stopChild(child, 60_000);
+    // Runs still held do nothing, so the double's close does not wait for them.
+    for (const release of held.splice(0)) release({ kind: 'manual' });
     await double.close();
     if (autovacuum) await autovacuum.stop();
     await database.drop();
@@ -375,7 +381,14 @@ function describeBetween(samples: Sample[], writes: BusyWrite[]): string {
     }
   const n = Math.max(1, samples.length);
   const ownRoutes = [...own].map(([route, count]) => `${route} ${(count / n).toFixed(2)}`);
-  return `the chain's own ${ownRoutes.join(', ') || 'none'}; other runs' ${(others / n).toFixed(2)} (per sample, over ${samples.length})`;
+  const slowest = samples.reduce<Sample | undefined>(
+    (a, b) => (a && a.ms >= b.ms ? a : b),
+    undefined,
+  );
+  const inSlowest = slowest
+    ? writes.filter((w) => w.at > slowest.from && w.at < slowest.from + slowest.ms)
+    : [];
+  return `the chain's own ${ownRoutes.join(', ') || 'none'}; other runs' ${(others / n).toFixed(2)} (per sample, over ${samples.length}); in the slowest (${slowest?.ms.toFixed(0)} ms) ${inSlowest.filter((w) => w.repo === slowest?.repo).length} of the chain's own and ${inSlowest.filter((w) => w.repo !== slowest?.repo).length} of other runs`;
 }
 
 /**
