@@ -21,15 +21,17 @@ const env = parseEnv({
   COORDINATOR_MAX_PARALLEL: process.env.BENCH_MAX_PARALLEL,
 });
 const whatIf = Number(process.env.BENCH_PROCESSOR_CONCURRENCY ?? '');
+// The production run (bench/production.ts) takes the app's defaults: CoordinatorOctokit and the
+// installation write budget on GitHub's limits.
+const production = process.env.BENCH_PRODUCTION === '1';
 const coordinator = await startCoordinator({
   env: { ...env, appId: env.appId!, privateKey: env.privateKey! },
   log: createLogger({ level: 'info', destination: createWriteStream('/dev/null') }),
-  // Octokit's throttling plugin spaces writes 1 s apart per process (GitHub's advice for one
-  // token); against the double that would measure the plugin, not the coordinator.
-  Octokit: TestOctokit,
+  // The fleet: Octokit's throttling plugin spaces writes 1 s apart per installation (GitHub's
+  // advice for one token); against the double that would measure the plugin, not the coordinator.
   // Likewise the installation write budget (80 writes a minute): the fleet is one installation,
-  // and the double's own limit is off. `writes_per_task` says what the budget would meter.
-  writeBudget: false,
+  // and the double's own limit is off. `fleet_writes_per_task` says what the budget would meter.
+  ...(production ? {} : { Octokit: TestOctokit, writeBudget: false as const }),
   // What-if runs only (bench/run.ts --processor-concurrency): the processor's concurrency,
   // else the app's (DEFAULT_CONCURRENCY in src/webhooks/processor.ts).
   ...(whatIf > 0 ? { processor: { concurrency: whatIf } } : {}),

@@ -26,7 +26,7 @@ const OWNER = 'fleet-org';
 const MAINTAINER = 'maintainer';
 const MAX_PARALLEL = 2000;
 /** The App's subscription (app.yml `default_events`): the double delivers only these. */
-const SUBSCRIBED = [
+export const SUBSCRIBED_EVENTS = [
   'issues',
   'issue_comment',
   'pull_request',
@@ -37,7 +37,7 @@ const SUBSCRIBED = [
   'workflow_job',
   'merge_group',
 ];
-const CONFIG = [
+export const FLEET_REPO_CONFIG = [
   'plan:',
   '  maxTasks: 5000',
   'concurrency:',
@@ -102,7 +102,7 @@ export function parseFleetSize(spec: string): FleetSize {
 }
 
 /** The double keeps every request and delivery (with payloads) forever; a long run trims them. */
-function trimDoubleLogs(double: GitHubDouble): void {
+export function trimDoubleLogs(double: GitHubDouble): void {
   const core = (double as unknown as { core: { requests: unknown[]; deliveries: unknown[] } }).core;
   if (core.requests.length > 4000) core.requests.splice(0, core.requests.length - 1000);
   if (core.deliveries.length > 4000) core.deliveries.splice(0, core.deliveries.length - 1000);
@@ -159,7 +159,7 @@ export async function runFleet(
   const double = await startGitHubDouble({
     webhookSecret: BENCH_WEBHOOK_SECRET,
     appId: BENCH_APP_ID,
-    subscribedEvents: SUBSCRIBED,
+    subscribedEvents: SUBSCRIBED_EVENTS,
     // The double checks its own answers against GitHub's OpenAPI spec; the tests keep that on.
     selfCheck: false,
   });
@@ -190,7 +190,10 @@ export async function runFleet(
         owner: OWNER,
         name: `service-${r}`,
         ownerType: 'Organization',
-        files: { 'README.md': `# service ${r}\n`, '.github/agent-coordinator.yml': CONFIG },
+        files: {
+          'README.md': `# service ${r}\n`,
+          '.github/agent-coordinator.yml': FLEET_REPO_CONFIG,
+        },
       });
       await double.setPermission(repo, MAINTAINER, 'maintain');
       repos.push(repo);
@@ -393,9 +396,13 @@ export async function runFleet(
       'statements',
     );
     report.figure(name('fleet_tasks_per_s'), merged / elapsedS, 'tasks/s');
-    report.figure(name('api_calls_per_task'), t.apiCalls / Math.max(1, merged), 'calls');
-    report.figure(name('content_writes_per_task'), t.contentWrites / Math.max(1, merged), 'writes');
-    report.figure(name('writes_per_task'), t.writes / Math.max(1, merged), 'writes');
+    report.figure(name('fleet_api_calls_per_task'), t.apiCalls / Math.max(1, merged), 'calls');
+    report.figure(
+      name('fleet_content_writes_per_task'),
+      t.contentWrites / Math.max(1, merged),
+      'writes',
+    );
+    report.figure(name('fleet_writes_per_task'), t.writes / Math.max(1, merged), 'writes');
     report.figure(name('dispatch_p99_ms'), percentile(t.dispatchLatency, 99), 'ms');
     report.figure(name('dispatch_p50_ms'), percentile(t.dispatchLatency, 50), 'ms');
     report.figure(name('dispatch_uncapped_p99_ms'), percentile(t.dispatchLatencyFree, 99), 'ms');

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning,octokit] [--profile]
+// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning,octokit,production] [--profile]
 //   [--processor-concurrency N]  (fleet what-if; its figures are named whatif_cN_*)
 //   [--fleet-size <issues>x<tasks>x<repos>]  (fleet at another size; figures named size_<spec>_*)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,13 +8,14 @@ import { parseFleetSize, runFleet, type FleetSize } from './fleet.js';
 import { runIngest } from './ingest.js';
 import { runPlanning } from './planning.js';
 import { runOctokit } from './octokit.js';
+import { runProduction } from './production.js';
 import { runScheduling } from './scheduling.js';
 import { postgresVersion } from './lib/postgres.js';
 import { Report } from './lib/report.js';
 import { describeTargets } from './lib/targets.js';
 import { nowMs } from './lib/stats.js';
 
-const BENCHES = ['ingest', 'scheduling', 'fleet', 'planning', 'octokit'] as const;
+const BENCHES = ['ingest', 'scheduling', 'fleet', 'planning', 'octokit', 'production'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 interface Args {
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
       await runFleet(report, { quick, nodeArgs, processorConcurrency, size: fleetSize });
     else if (name === 'planning') await runPlanning(report, { quick });
     else if (name === 'octokit') await runOctokit(report, { quick });
+    else if (name === 'production') await runProduction(report, { nodeArgs });
     report.note(`${name} took ${((nowMs() - benchStart) / 1000).toFixed(1)} s`);
   }
   const path = fileURLToPath(new URL('results.json', import.meta.url));

@@ -478,6 +478,11 @@ export interface RequestLogEntry {
   status: number;
   body: unknown;
   actor: string | null;
+  /**
+   * When the request arrived (ms since the epoch); `at` is when it was answered, to the second
+   * as GitHub's timestamps are (later with an answer latency).
+   */
+  receivedAtMs: number;
   at: string;
 }
 

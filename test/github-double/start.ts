@@ -10,6 +10,7 @@ import { OidcIssuer } from './oidc/issuer.js';
 import { Faults } from './server/faults.js';
 import { GitHttp } from './server/git-http.js';
 import { createHttpServer } from './server/http-server.js';
+import { latencySampler, type AnswerLatency } from './server/latency.js';
 import { openApi } from './server/openapi.js';
 import { WebhookSender, type DeliveryChaos } from './webhooks/sender.js';
 import { SimulatedWorker } from './worker/simulated-worker.js';
@@ -27,6 +28,8 @@ export interface GitHubDoubleOptions {
   appPermissions?: Record<string, PermissionLevel>;
   // Deliver late, out of order and sometimes twice, as GitHub may (default: in order, once).
   delivery?: DeliveryChaos;
+  // Answer each API call after a seeded random time, as GitHub takes (default: at once).
+  answerLatency?: AnswerLatency;
 }
 
 export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<GitHubDouble> {
@@ -66,6 +69,7 @@ export async function startGitHubDouble(options: GitHubDoubleOptions): Promise<G
     faults,
     graphql: handleGraphql,
     git,
+    latency: options.answerLatency ? latencySampler(options.answerLatency) : undefined,
     services: async (method, url, authorization) =>
       core.jobLogs.answer(method, url) ?? oidc.answer(method, url, authorization),
   });

@@ -36,6 +36,8 @@ export interface ServerDeps {
   faults: Faults;
   graphql: (call: GraphqlCall) => Promise<ApiResponse>;
   git?: GitHttp;
+  // Draws each API call's answer time (ms); undefined answers at once.
+  latency?: () => number;
   // Actions' OIDC issuer and token request endpoint, under /_services/.
   services?: (
     method: string,
@@ -94,6 +96,7 @@ async function handle(
   const url = new URL(req.url ?? '/', 'http://double.invalid');
   if (deps.git?.handles(url.pathname)) return deps.git.serve(req, res);
   const method = (req.method ?? 'GET').toUpperCase();
+  const receivedAtMs = Date.now();
   const raw = await readBody(req);
   let apiPath: string | null = null;
   if (url.pathname === '/api/v3' || url.pathname.startsWith('/api/v3/')) {
@@ -116,7 +119,7 @@ async function handle(
   const fault = deps.faults.take(method, logPath);
   if (fault?.delayMs) await delay(fault.delayMs);
   if (fault?.drop) {
-    record(core, { method, logPath, url, status: 0, body, route: null, actor: null });
+    record(core, { method, logPath, url, receivedAtMs, status: 0, body, route: null, actor: null });
     req.socket.destroy();
     return;
   }
@@ -161,6 +164,8 @@ async function handle(
   }
   if (fault?.headers && !fault.status)
     outcome.response.headers = { ...outcome.response.headers, ...fault.headers };
+  // The state changed when the request arrived; the answer takes GitHub's time to come back.
+  if (deps.latency && apiPath !== null) await delay(deps.latency());
 
   const auth = req.headers.authorization ?? 'anonymous';
   const count = (used.get(auth) ?? 0) + 1;
@@ -191,6 +196,7 @@ async function handle(
     method,
     logPath,
     url,
+    receivedAtMs,
     status: response.status,
     body,
     route: outcome.route,
@@ -211,6 +217,7 @@ function record(
     method: string;
     logPath: string;
     url: URL;
+    receivedAtMs: number;
     status: number;
     body: unknown;
     route: string | null;
@@ -218,6 +225,7 @@ function record(
   },
 ): void {
   const entry = {
+    receivedAtMs: e.receivedAtMs,
     method: e.method,
     path: e.logPath,
     query: e.url.search.replace(/^\?/, ''),

@@ -7,6 +7,7 @@ import { repoJson } from '../render/repos.js';
 import { webhookSchema } from '../server/openapi.js';
 import { checkValue } from '../server/schema-check.js';
 import { postDelivery } from './post.js';
+import { seededRandom } from '../seeded-random.js';
 
 const HOOK_ID = 480_000_001;
 const RECEIVER_TIMEOUT_MS = 10_000;
@@ -40,18 +41,6 @@ export interface DeliveryChaos {
   maxDelayMs?: number;
   /** Share of deliveries posted a second time, same id and body (default 0.1). */
   duplicateRate?: number;
-}
-
-// mulberry32: small, seeded, and plenty for shuffling deliveries.
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // By default deliveries are ordered per repository and different repositories interleave;
