@@ -29,7 +29,23 @@ function ownRetryCount(octokit: HookedOctokit): void {
 }
 
 /**
- * Probot's Octokit (retry and throttling plugins on) with two changes. Probot 14 only logs a
+ * The throttling plugin's key (its documented `throttle.id`): the installation's id, whichever
+ * way the client was made. Probot sets it for `probot.auth(id)`, but the client it hands each
+ * webhook handler (`context.octokit`, made by octokit-auth-probot's event auth) keeps the
+ * plugin's default `no-id`, so every installation's webhook-path writes shared one
+ * one-a-second limiter in the process, apart from the same installation's engine client
+ * (measured: bench/README.md, benchmark 6).
+ */
+export function throttleIdOf(options: Record<string, unknown>): string | undefined {
+  const installationId = (options.auth as { installationId?: unknown } | undefined)?.installationId;
+  if (typeof installationId === 'number' || typeof installationId === 'string')
+    return String(installationId);
+  return (options.throttle as { id?: string } | undefined)?.id;
+}
+
+/**
+ * Probot's Octokit (retry and throttling plugins on) with three changes. Its throttling is keyed
+ * by installation for every client (`throttleIdOf`). Probot 14 only logs a
  * secondary rate limit (403 or 429 "You have exceeded a secondary rate limit") and gives up, so
  * the handler failed and its delivery came back after our own backoff, which knows nothing of
  * GitHub's `retry-after`: here the throttling plugin waits `retry-after` seconds (its fallback is
@@ -40,6 +56,7 @@ export const CoordinatorOctokit = ProbotOctokit.plugin(ownRetryCount).defaults(
     ...options,
     throttle: {
       ...(options.throttle as object),
+      ...(throttleIdOf(options) === undefined ? {} : { id: throttleIdOf(options) }),
       onSecondaryRateLimit: (
         retryAfter: number,
         request: ThrottledRequest,
