@@ -19,8 +19,8 @@ describe('the throttling key', () => {
   it("reaches the throttling plugin of a webhook handler's client and of probot.auth's", async () => {
     const seen: Array<string | undefined> = [];
     // A plugin added after ours sees the options every plugin of the client was given.
-    const Probe = CoordinatorOctokit.plugin((_octokit, options: { throttle?: { id?: string } }) => {
-      seen.push(options.throttle?.id);
+    const Probe = CoordinatorOctokit.plugin((_octokit, options) => {
+      seen.push((options as { throttle?: { id?: string } }).throttle?.id);
     });
     const probot = new Probot({ appId: TEST_APP_ID, privateKey: TEST_PRIVATE_KEY, Octokit: Probe });
     const handled = new Promise<void>((resolve) => probot.on('issues', () => resolve()));
