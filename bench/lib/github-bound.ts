@@ -59,15 +59,16 @@ const FIND_PULL: WorkerCall = { route: 'GET /repos/{owner}/{repo}/pulls', write:
 /**
  * The REST calls the real worker's publish job makes per attempt, which the fleet's simulated
  * worker makes on the double directly (so the double's request log never sees them). From
- * src/worker/: `openOrUpdatePull` (pull-request.ts) looks the branch's open PR up
- * (`findOpenPull`, one page of 100) and then creates the PR or updates its body; a plan attempt
+ * src/worker/: `openOrUpdatePull` (pull-request.ts) opens a first attempt's PR at once, and for
+ * a later attempt looks the branch's open PR up (`findOpenPull`, one page of 100) and updates its
+ * body (or opens one); a plan attempt
  * posts one issue comment (plan-mode.ts). `resolveBase` asks for the default branch only when
  * the assignment names no base, and the coordinator always names one. git's fetch and push are
  * not REST calls. Review replies (a fix with review threads) do not happen in this benchmark.
  */
 export const WORKER_CALLS_PER_ATTEMPT: Record<'opens' | 'updates' | 'plan', WorkerCall[]> = {
-  /** A work attempt on a branch with no open PR. */
-  opens: [FIND_PULL, { route: 'POST /repos/{owner}/{repo}/pulls', write: true }],
+  /** A first attempt: its branch is new and has no PR. */
+  opens: [{ route: 'POST /repos/{owner}/{repo}/pulls', write: true }],
   /** A retry or a fix: the PR is open, its body gets this attempt. */
   updates: [FIND_PULL, { route: 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', write: true }],
   plan: [{ route: 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments', write: true }],

@@ -11,12 +11,13 @@ export interface PullRef {
 export interface WorkerGitHub {
   defaultBranch(): Promise<string>;
   findOpenPull(branch: string): Promise<PullRef | undefined>;
+  /** Opens the PR; when one is open for the branch already (GitHub's 422), that one, not created. */
   createPull(input: {
     branch: string;
     base: string;
     title: string;
     body: string;
-  }): Promise<PullRef>;
+  }): Promise<PullRef & { created: boolean }>;
   updatePullBody(number: number, body: string): Promise<void>;
   createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
   /** Every review comment of the PR (all threads, replies included). */
@@ -91,11 +92,11 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
           title,
           body,
         });
-        return { number: data.number, url: data.html_url, body: data.body ?? body };
+        return { number: data.number, url: data.html_url, body: data.body ?? body, created: true };
       } catch (error) {
-        // Another attempt (or a person) opened it between our lookup and now.
+        // Opened already: by a re-run of this job, another attempt, or a person.
         const existing = isAlreadyExists(error) ? await findOpenPull(branch) : undefined;
-        if (existing) return existing;
+        if (existing) return { ...existing, created: false };
         throw error;
       }
     },

@@ -150,16 +150,21 @@ export async function openOrUpdatePull(
   env: PullEnv,
   input: PullBodyInput & { base: string },
 ): Promise<PullResult> {
-  const existing = await github.findOpenPull(env.branch);
+  // A first attempt's branch was just created from the base (docs/lifecycle.md step 4), so it
+  // has no PR to look up: opening one is a single call, and GitHub's 422 says when a re-run of
+  // this job (or a person) opened it already. A retry's branch usually has its PR.
+  const existing = env.attempt > 1 ? await github.findOpenPull(env.branch) : undefined;
   if (existing) {
     await github.updatePullBody(existing.number, updatedPullBody(env, existing.body, input));
     return { number: existing.number, url: existing.url, created: false };
   }
-  const created = await github.createPull({
+  const pull = await github.createPull({
     branch: env.branch,
     base: input.base,
     title: pullTitle(env),
     body: pullBody(env, input),
   });
-  return { number: created.number, url: created.url, created: true };
+  if (!pull.created)
+    await github.updatePullBody(pull.number, updatedPullBody(env, pull.body, input));
+  return { number: pull.number, url: pull.url, created: pull.created };
 }

@@ -43,14 +43,14 @@ describe("the worker's calls per attempt", () => {
   it('add a lookup and a PR, or a lookup and an update, or the plan comment', () => {
     const counts = emptyCounts();
     countWorkerAttempt(counts, 'opens');
-    expect(counts).toMatchObject({ calls: 2, writes: 1, contentCreations: 1 });
+    expect(counts).toMatchObject({ calls: 1, writes: 1, contentCreations: 1 });
     countWorkerAttempt(counts, 'updates');
-    expect(counts).toMatchObject({ calls: 4, writes: 2, contentCreations: 1 });
+    expect(counts).toMatchObject({ calls: 3, writes: 2, contentCreations: 1 });
     countWorkerAttempt(counts, 'plan');
-    expect(counts).toMatchObject({ calls: 5, writes: 3, contentCreations: 2 });
+    expect(counts).toMatchObject({ calls: 4, writes: 3, contentCreations: 2 });
     expect(counts.coordinatorWrites).toBe(0);
-    expect(counts.byRoute.get('worker: GET /repos/{owner}/{repo}/pulls')).toBe(2);
-    expect(WORKER_CALLS_PER_ATTEMPT.opens).toHaveLength(2);
+    expect(counts.byRoute.get('worker: GET /repos/{owner}/{repo}/pulls')).toBe(1);
+    expect(WORKER_CALLS_PER_ATTEMPT.opens).toHaveLength(1);
   });
 
   it('are counted against the owner a path names', () => {

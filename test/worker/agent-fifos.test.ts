@@ -17,7 +17,6 @@ import { createHarness, type Harness } from './helpers/harness.js';
  */
 
 const BRANCH = 'agent/7/task_001';
-const HEAD_QUERY = { head: `acme:${BRANCH}`, state: 'open', per_page: '100' };
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 strictGitHub();
@@ -30,7 +29,6 @@ afterEach(() => h.fx.cleanup());
 
 describe('FIFOs the agent leaves', () => {
   it('in .git/ (alternates, MERGE_HEAD), as .gitignore, .gitattributes and a nested HEAD: the work is kept, the FIFOs are not', async () => {
-    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
     nock(API)
       .post(`${REPO}/pulls`)
       .reply(201, pullFixture(12, BRANCH, ''));

@@ -44,7 +44,6 @@ function deadlineClock() {
 describe('the time limit', () => {
   it('stops the agent a grace margin before the deadline, pushes its work, marks the PR partial and ends timed_out', async () => {
     let created: { body: string } | undefined;
-    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
     nock(API)
       .post(`${REPO}/pulls`, (body: { body: string }) => {
         created = body;
@@ -108,7 +107,6 @@ describe('the time limit', () => {
 
   it('lets the next fix attempt finish the kept work on top of its commits and clears the partial mark', async () => {
     let partialBody = '';
-    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
     nock(API)
       .post(`${REPO}/pulls`, (body: { body: string }) => {
         partialBody = body.body;

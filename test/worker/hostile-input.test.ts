@@ -34,10 +34,6 @@ describe('hostile task text', () => {
 
     let created: { title: string; body: string } | undefined;
     nock(API)
-      .get(`${REPO}/pulls`)
-      .query({ head: `acme:${BRANCH}`, state: 'open', per_page: '100' })
-      .reply(200, []);
-    nock(API)
       .post(`${REPO}/pulls`, (body: { title: string; body: string }) => {
         created = body;
         return true;

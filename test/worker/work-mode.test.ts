@@ -22,7 +22,6 @@ describe('work mode', () => {
   it('attempt 1 commits, pushes and opens the PR with the task and usage markers', async () => {
     const mainHead = h.fx.originRev('main');
     let created: Record<string, unknown> | undefined;
-    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
     nock(API)
       .post(`${REPO}/pulls`, (body: Record<string, unknown>) => {
         created = body;
@@ -116,6 +115,43 @@ describe('work mode', () => {
     );
   });
 
+  it('attempt 1 opens its PR in one call, and a re-run whose PR is open updates that one', async () => {
+    // GitHub's answer when the branch has an open PR already (a re-run of the publish job).
+    nock(API)
+      .post(`${REPO}/pulls`)
+      .reply(422, {
+        message: 'Validation Failed',
+        errors: [
+          {
+            resource: 'PullRequest',
+            code: 'custom',
+            message: `A pull request already exists for acme:${BRANCH}.`,
+          },
+        ],
+      });
+    const earlier =
+      'Task `task_001`\n\n<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->';
+    nock(API)
+      .get(`${REPO}/pulls`)
+      .query(HEAD_QUERY)
+      .reply(200, [pullFixture(12, BRANCH, earlier)]);
+    let patched: { body: string } | undefined;
+    nock(API)
+      .patch(`${REPO}/pulls/12`, (body: { body: string }) => {
+        patched = body;
+        return true;
+      })
+      .reply(200, pullFixture(12, BRANCH, 'updated'));
+
+    const result = await h.run();
+
+    expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 12, created: false } });
+    expect(patched!.body).toContain(
+      '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->',
+    );
+    expect(patched!.body).toContain('Added feature.txt for attempt 1.');
+  });
+
   it('a retry does not overwrite commits someone pushed after the job started', async () => {
     h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
     const workspace = h.fx.freshWorkspace(BRANCH);
@@ -161,7 +197,6 @@ describe('work mode', () => {
   it("targets the repository's default branch when no base is given", async () => {
     let base: unknown;
     nock(API).get(REPO).reply(200, { default_branch: 'main' });
-    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
     nock(API)
       .post(`${REPO}/pulls`, (body: { base: string }) => {
         base = body.base;
@@ -210,7 +245,6 @@ describe('work mode', () => {
 
   it('accepts an agent that prints plain text (no usage marker then)', async () => {
     let created: { body: string } | undefined;
-    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
     nock(API)
       .post(`${REPO}/pulls`, (body: { body: string }) => {
         created = body;
@@ -233,7 +267,6 @@ describe('work mode', () => {
   });
 
   it('withholds the App token from the agent and keeps the prompt file out of the tree', async () => {
-    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, []);
     nock(API)
       .post(`${REPO}/pulls`)
       .reply(201, pullFixture(12, BRANCH, ''));
@@ -285,13 +318,8 @@ describe('work mode: what GitHub and Claude Code would refuse or report', () => 
     const taskMarker = '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->';
     nock(API)
       .matchHeader('authorization', 'token ghs_app_token_for_tests_1')
-      .get(`${REPO}/pulls`)
-      .query(HEAD_QUERY)
-      .reply(200, [pullFixture(12, BRANCH, taskMarker)]);
-    nock(API)
-      .matchHeader('authorization', 'token ghs_app_token_for_tests_1')
-      .patch(`${REPO}/pulls/12`)
-      .reply(200, pullFixture(12, BRANCH, ''));
+      .post(`${REPO}/pulls`)
+      .reply(201, pullFixture(12, BRANCH, taskMarker));
     const result = await h.run({ expires_at: new Date(Date.now() + 5 * 60_000).toISOString() });
     expect(result.outcome).toMatchObject({ ok: true });
     // The assignment job's, the publish job's, and the publish job's renewal.

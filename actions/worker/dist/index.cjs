@@ -32906,10 +32906,10 @@ function createWorkerGitHub(env, token) {
           title,
           body
         });
-        return { number: data.number, url: data.html_url, body: data.body ?? body };
+        return { number: data.number, url: data.html_url, body: data.body ?? body, created: true };
       } catch (error62) {
         const existing = isAlreadyExists(error62) ? await findOpenPull(branch) : void 0;
-        if (existing) return existing;
+        if (existing) return { ...existing, created: false };
         throw error62;
       }
     },
@@ -34320,18 +34320,20 @@ function updatedPullBody(env, body, input2) {
   });
 }
 async function openOrUpdatePull(github, env, input2) {
-  const existing = await github.findOpenPull(env.branch);
+  const existing = env.attempt > 1 ? await github.findOpenPull(env.branch) : void 0;
   if (existing) {
     await github.updatePullBody(existing.number, updatedPullBody(env, existing.body, input2));
     return { number: existing.number, url: existing.url, created: false };
   }
-  const created = await github.createPull({
+  const pull = await github.createPull({
     branch: env.branch,
     base: input2.base,
     title: pullTitle(env),
     body: pullBody(env, input2)
   });
-  return { number: created.number, url: created.url, created: true };
+  if (!pull.created)
+    await github.updatePullBody(pull.number, updatedPullBody(env, pull.body, input2));
+  return { number: pull.number, url: pull.url, created: pull.created };
 }
 
 // src/worker/review-replies.ts
