@@ -47,6 +47,12 @@ export const INFLIGHT_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
   'running',
 ]);
 
+// A PR waits on people: its review (a reviewer may still send it back) and its approval.
+export const IN_REVIEW_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
+  'in_review',
+  'approved',
+]);
+
 // A PR waits on review and merge. Other states either have a worker attempt coming (its push
 // replaces the head) or have ended (docs/lifecycle.md).
 export const AWAITING_MERGE_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([

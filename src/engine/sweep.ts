@@ -5,6 +5,7 @@ import {
   decideStalledTask,
   decideWorkerRun,
   hasOpenPull,
+  mergeReleased,
   readsLatestAttempt,
   readsPullRow,
   sweepRunAction,
@@ -239,10 +240,7 @@ async function resumeStalled(
       resumed++;
     } else if (decision.kind === 'release_merge') {
       engine.log.warn({ run: run.id, task: task.taskKey }, 'stale merge claim released');
-      if (
-        await engine.store.runs.transitionTask(task.id, { event: 'merge released', to: 'approved' })
-      )
-        resumed++;
+      if (await engine.store.runs.transitionTask(task.id, mergeReleased(task.state))) resumed++;
     }
   }
   return resumed;

@@ -1,5 +1,5 @@
 import { shortSha } from '../merge/approval.js';
-import type { TaskState } from '../states.js';
+import { IN_REVIEW_TASK_STATES, type TaskState } from '../states.js';
 
 /**
  * Where an approval is recorded. It is for a head SHA, not for a phase: a PR approved while
@@ -14,7 +14,6 @@ export const APPROVABLE_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>
   'in_review',
   'approved',
 ]);
-const IN_REVIEW: ReadonlySet<TaskState> = new Set<TaskState>(['in_review', 'approved']);
 
 export interface Approval {
   /** By `/approve`: the PR's head (see commandApproval); by a review: the reviewed commit. */
@@ -46,7 +45,7 @@ export function decideApproval(
   if (!APPROVABLE_TASK_STATES.has(task.state)) return { kind: 'refuse' };
   const { sha, currentHead } = approval;
   if (sha !== currentHead && task.approvedSha === currentHead) return { kind: 'keep' };
-  const state = IN_REVIEW.has(task.state)
+  const state = IN_REVIEW_TASK_STATES.has(task.state)
     ? sha === currentHead
       ? 'approved'
       : 'in_review'

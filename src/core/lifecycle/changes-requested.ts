@@ -1,4 +1,4 @@
-import type { TaskState } from '../states.js';
+import { IN_REVIEW_TASK_STATES, type TaskState } from '../states.js';
 
 /** A submitted pull request review, as the `pull_request_review.submitted` webhook has it. */
 export interface SubmittedReview {
@@ -10,9 +10,6 @@ export interface SubmittedReview {
 }
 
 export type ChangesRequestedVerdict = { kind: 'send_back' } | { kind: 'ignore'; why: string };
-
-/** Where a PR waits on people: a review can send it back to its worker from here. */
-const REVIEWABLE: ReadonlySet<TaskState> = new Set<TaskState>(['in_review', 'approved']);
 
 /**
  * Whether a "changes requested" review sends the task back to its worker in `mode=fix`
@@ -32,7 +29,7 @@ export function decideChangesRequested(
   if (task.runFinished) return { kind: 'ignore', why: 'the run is finished' };
   if (task.reviewAlreadySentBack)
     return { kind: 'ignore', why: 'this review was already sent back to the worker' };
-  if (!REVIEWABLE.has(task.state)) {
+  if (!IN_REVIEW_TASK_STATES.has(task.state)) {
     // A worker already on it, a merge in flight, or an ended task: the threads stay open on
     // the PR, and a `/retry` gives them to the next attempt.
     return { kind: 'ignore', why: `the task is ${task.state}, not waiting for review` };

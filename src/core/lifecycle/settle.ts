@@ -1,4 +1,5 @@
 import { TERMINAL_TASK_STATES, type TaskState } from '../states.js';
+import { isTaskMerged } from './facts.js';
 
 export type SettleDecision =
   | { kind: 'not_yet'; reason: string }
@@ -12,7 +13,7 @@ export function decideSettle(tasks: readonly { state: TaskState }[]): SettleDeci
   if (tasks.length === 0) return { kind: 'not_yet', reason: 'no tasks yet' };
   const open = tasks.filter((t) => !TERMINAL_TASK_STATES.has(t.state)).length;
   if (open > 0) return { kind: 'not_yet', reason: `${open} task(s) can still move` };
-  return tasks.every((t) => t.state === 'merged') ? { kind: 'done' } : { kind: 'failed' };
+  return tasks.every((t) => isTaskMerged(t.state)) ? { kind: 'done' } : { kind: 'failed' };
 }
 
 /** The tasks a cancelled run cancels: every one that has not ended. */

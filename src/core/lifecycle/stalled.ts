@@ -1,5 +1,5 @@
 import type { TaskState } from '../states.js';
-import { isOpenPull } from './facts.js';
+import { isMergeClaimed, isOpenPull, isRunDone } from './facts.js';
 
 /** A task of a running or held run, with what the sweep reads of it. */
 export interface StalledTaskView {
@@ -32,7 +32,7 @@ export function decideStalledTask(task: StalledTaskView, staleBefore: number): S
       (latest.completedAt ?? Number.POSITIVE_INFINITY) <= staleBefore;
     return completedLongAgo ? { kind: 'move_on' } : { kind: 'none' };
   }
-  if (task.state === 'merging' && task.updatedAt < staleBefore && !task.inMergeQueue)
+  if (readsPullRow(task.state) && task.updatedAt < staleBefore && !task.inMergeQueue)
     return { kind: 'release_merge' };
   return { kind: 'none' };
 }
@@ -44,7 +44,7 @@ export function readsLatestAttempt(state: TaskState): boolean {
 
 /** Whether deciding on the task needs its PR's row: a `merging` claim may be the queue's. */
 export function readsPullRow(state: TaskState): boolean {
-  return state === 'merging';
+  return isMergeClaimed(state);
 }
 
 /** Whether any of the run's PRs is still open: only then can a missed merge event matter. */
@@ -54,6 +54,6 @@ export function hasOpenPull(pulls: readonly { state: string }[]): boolean {
 
 /** What the sweep does with an active run: close out a `done` one, look into a live one. */
 export function sweepRunAction(state: string): 'settle' | 'resume' | 'skip' {
-  if (state === 'done') return 'settle';
+  if (isRunDone(state)) return 'settle';
   return state === 'running' || state === 'held' ? 'resume' : 'skip';
 }

@@ -6,7 +6,7 @@
  * Mergify and the Jules SDK do (docs/lifecycle.md step 8).
  */
 export type UpdateRefusal =
-  | { kind: 'stale_head'; headSha: string }
+  | { kind: 'stale_head' }
   | { kind: 'up_to_date' }
   | { kind: 'conflict' }
   /** GitHub has not computed mergeability yet, or the PR is gone: the next event decides. */
@@ -24,7 +24,7 @@ export function classifyUpdateRefusal(
   current: PullAfterRefusal | null,
 ): UpdateRefusal {
   if (!current?.open) return { kind: 'unknown' };
-  if (current.headSha !== expectedHeadSha) return { kind: 'stale_head', headSha: current.headSha };
+  if (current.headSha !== expectedHeadSha) return { kind: 'stale_head' };
   if (current.mergeable === false || current.mergeableState === 'dirty')
     return { kind: 'conflict' };
   if (current.mergeable === null || current.mergeableState === 'unknown')

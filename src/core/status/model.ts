@@ -1,5 +1,5 @@
 import { explainRun, formatWaitReason, selectDispatches } from '../scheduler/index.js';
-import type { RunState, TaskState } from '../states.js';
+import { IN_REVIEW_TASK_STATES, type RunState, type TaskState } from '../states.js';
 import type { StatusTaskView, StatusView } from './types.js';
 
 /** What the status comment is made from: one read of the run (src/engine/status.ts). */
@@ -50,8 +50,6 @@ export interface StatusSnapshot {
   /** Seconds until the installation's next write, when the write budget holds one back. */
   nextWriteInSeconds?: number;
 }
-
-const IN_REVIEW: ReadonlySet<TaskState> = new Set(['in_review', 'approved']);
 
 /** docs/status-comment.md: the run as the status comment shows it, and why each task waits. */
 export function statusViewOf(s: StatusSnapshot): StatusView {
@@ -127,7 +125,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
       costUsd: cost.get(t.id),
       agentConfigChanged: changed && [...changed],
       waiting:
-        (IN_REVIEW.has(t.state) ? rerunning.get(t.id) : undefined) ??
+        (IN_REVIEW_TASK_STATES.has(t.state) ? rerunning.get(t.id) : undefined) ??
         (reason ? formatWaitReason(reason) : failure),
     };
   });

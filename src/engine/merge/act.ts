@@ -4,7 +4,6 @@ import {
   classifyUpdateRefusal,
   type MergeDecision,
 } from '../../core/merge/index.js';
-import type { TaskMove } from '../../core/transitions.js';
 import type { PullRow } from '../../store/pulls.js';
 import type { OrderCheckRecord, TaskRow } from '../../store/runs.js';
 import type { Engine, RunScope } from '../context.js';
@@ -55,7 +54,7 @@ export async function act(
         await markTaskMerged(engine, scope, task.id, task.taskKey);
         return false;
       }
-      await engine.store.runs.transitionTask(task.id, release(task));
+      await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
       return handleRefusal(engine, scope, target, result.status, result.message);
     }
 
@@ -76,14 +75,14 @@ export async function act(
         log.info('added to the merge queue');
         return false;
       }
-      await engine.store.runs.transitionTask(task.id, release(task));
+      await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
       return handleRefusal(engine, scope, target, 200, result.message);
     }
 
     case 'dequeue':
       await scope.port.dequeuePullRequest(target.nodeId);
       await setPull(engine, row.id, { enqueuedAt: null });
-      await engine.store.runs.transitionTask(task.id, release(task));
+      await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
       log.info({ reason: decision.reason }, 'removed from the merge queue');
       return false;
 
@@ -203,14 +202,9 @@ async function giveBackOnError<T>(
   try {
     return await call();
   } catch (error) {
-    await engine.store.runs.transitionTask(task.id, release(task));
+    await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
     throw error;
   }
-}
-
-/** A claim given back: the task waits in the state it was claimed from (approved when unknown). */
-function release(task: TaskRow): TaskMove {
-  return mergeReleased(task.state);
 }
 
 async function setPull(

@@ -1,5 +1,5 @@
 import type { GitHubPort } from '../../github/port.js';
-import { isMergeClaimed } from '../../core/lifecycle/index.js';
+import { isMergeClaimed, mergeReleased } from '../../core/lifecycle/index.js';
 import { loadRunScope, type Engine } from '../context.js';
 import { advanceRun } from './index.js';
 import { sendBack } from './outcomes.js';
@@ -38,9 +38,6 @@ export async function onDequeued(
     return;
   }
   await engine.store.pulls.update(found.pull.id, { enqueuedAt: null });
-  await engine.store.runs.transitionTask(found.task.id, {
-    event: 'merge released',
-    to: 'approved',
-  });
+  await engine.store.runs.transitionTask(found.task.id, mergeReleased(found.task.state));
   await advanceRun(engine, scope);
 }
