@@ -27,6 +27,12 @@ const integerIn = (min: number, max: number) =>
     );
 
 const dataDirSchema = z.string().default('.data');
+const postgresUrl = optionalText.pipe(
+  z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+    .optional(),
+);
 
 const envSchema = z.object({
   NODE_ENV: optionalText,
@@ -34,18 +40,8 @@ const envSchema = z.object({
   PRIVATE_KEY: optionalText,
   PRIVATE_KEY_PATH: optionalText,
   WEBHOOK_SECRET: optionalText,
-  DATABASE_URL: optionalText.pipe(
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
-      .optional(),
-  ),
-  DIRECT_DATABASE_URL: optionalText.pipe(
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
-      .optional(),
-  ),
+  DATABASE_URL: postgresUrl,
+  DIRECT_DATABASE_URL: postgresUrl,
   PUBLIC_URL: optionalText.pipe(
     z
       .url({

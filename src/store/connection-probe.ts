@@ -13,6 +13,13 @@ import pg from 'pg';
 export type SessionProbe =
   { kind: 'kept' } | { kind: 'refused'; message: string } | { kind: 'lost' };
 
+/** What a probe that was not `kept` saw, for the start-up error and `doctor`. */
+export function describeLostSession(probe: Exclude<SessionProbe, { kind: 'kept' }>): string {
+  return probe.kind === 'refused'
+    ? `refuses session settings at connect (${probe.message})`
+    : 'drops session settings sent at connect';
+}
+
 /** One of the inbox's own settings, off for this connection only (its default is on). */
 const PROBE_OPTIONS = '-c enable_seqscan=off';
 

@@ -13,7 +13,7 @@ import * as schema from '../../db/schema.js';
 import { packageRoot } from '../package-root.js';
 import { noteStatement } from './statement-count.js';
 import type { ConnectionMode } from './connection-mode.js';
-import { probeSession } from './connection-probe.js';
+import { describeLostSession, probeSession } from './connection-probe.js';
 import { applyMigrations } from './migrator.js';
 import { UnnamedStatementsClient } from './unnamed-statements.js';
 
@@ -118,10 +118,7 @@ async function checkSessions(url: string, directUrl: string | undefined): Promis
   const session = directUrl ?? url;
   const probe = await probeSession(session);
   if (probe.kind === 'kept') return;
-  const seen =
-    probe.kind === 'refused'
-      ? `refuses session settings at connect (${probe.message})`
-      : 'drops session settings sent at connect';
+  const seen = describeLostSession(probe);
   throw new Error(
     directUrl
       ? `DIRECT_DATABASE_URL ${seen}: it must reach Postgres itself, not a pooler (docs/running.md, "Through a connection pooler")`

@@ -1,6 +1,10 @@
 import pg from 'pg';
 import { CONNECTION_MODE_MEANING } from '../../store/connection-mode.js';
-import { probeSession, type SessionProbe } from '../../store/connection-probe.js';
+import {
+  describeLostSession as seen,
+  probeSession,
+  type SessionProbe,
+} from '../../store/connection-probe.js';
 import { journalSchema } from '../../store/migrator.js';
 import { ok, problem, type Finding } from './report.js';
 
@@ -68,12 +72,6 @@ export async function checkDatabase(urls: DatabaseUrls): Promise<Finding[]> {
   }
   findings.push(await checkRole(urls.directDatabaseUrl ?? urls.databaseUrl));
   return findings;
-}
-
-function seen(probe: SessionProbe): string {
-  return probe.kind === 'refused'
-    ? `refuses session settings at connect (${probe.message})`
-    : 'drops session settings sent at connect';
 }
 
 /** What the migrations need of the role (docs/running.md, "The database role"). */
