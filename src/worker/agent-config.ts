@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Git } from './git.js';
-import { foldedComponents, isUnder } from './protected-paths.js';
+import { foldedComponents, startsWith } from './protected-paths.js';
 import type { Snapshotter } from './snapshot.js';
 
 /**
@@ -47,7 +47,7 @@ export function isAgentConfig(path: string): boolean {
   const parts = foldedComponents(path);
   return (
     parts.some((part) => (ANYWHERE as readonly string[]).includes(part)) ||
-    AT_ROOT.some((prefix) => isUnder(path, prefix))
+    AT_ROOT.some((prefix) => startsWith(parts, prefix))
   );
 }
 

@@ -31,7 +31,11 @@ export function isGitComponent(component: string): boolean {
 
 /** Whether `path` is, or is inside, `prefix` (folded, `/`-separated, no trailing slash). */
 export function isUnder(path: string, prefix: string): boolean {
-  const parts = foldedComponents(path);
+  return startsWith(foldedComponents(path), prefix);
+}
+
+/** Whether folded components start with `prefix`'s (folded, `/`-separated). */
+export function startsWith(parts: readonly string[], prefix: string): boolean {
   const want = prefix.split('/');
   return want.length <= parts.length && want.every((p, i) => parts[i] === p);
 }

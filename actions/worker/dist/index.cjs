@@ -7390,7 +7390,9 @@ function isGitComponent(component) {
   return folded === ".git" || /^git~\d+$/.test(folded);
 }
 function isUnder(path3, prefix) {
-  const parts = foldedComponents(path3);
+  return startsWith(foldedComponents(path3), prefix);
+}
+function startsWith(parts, prefix) {
   const want = prefix.split("/");
   return want.length <= parts.length && want.every((p, i) => parts[i] === p);
 }
@@ -7422,7 +7424,7 @@ var AT_ROOT = [
 ];
 function isAgentConfig(path3) {
   const parts = foldedComponents(path3);
-  return parts.some((part) => ANYWHERE.includes(part)) || AT_ROOT.some((prefix) => isUnder(path3, prefix));
+  return parts.some((part) => ANYWHERE.includes(part)) || AT_ROOT.some((prefix) => startsWith(parts, prefix));
 }
 async function restoreFromBase(git, cwd, base) {
   const present = nulList(await git.out(["ls-files", "-z", "--cached", "--others"]));
