@@ -2,12 +2,12 @@
 // auto-approval, against the real coordinator (its own process) on Postgres.
 import { DEFAULT_CONCURRENCY } from '../src/webhooks/processor.js';
 import type { TaskSpec } from '../src/core/plan/index.js';
-import { startGitHubDouble } from '../test/github-double/index.js';
 import type { GitHubDouble } from '../test/github-double/scenario.js';
 import type { DeliveryView, RequestLogEntry } from '../test/github-double/index.js';
 import { isWrite } from '../test/github-double/double-base.js';
 import { CONTENT_WRITES } from '../test/github-double/server/content-writes.js';
-import { ask, forkTs, nextMessage, stopChild } from './lib/child.js';
+import { ask, nextMessage } from './lib/child.js';
+import { MAX_PARALLEL, startFleetStack, stopFleetStack } from './lib/fleet-stack.js';
 import { CpuMeter, DatabaseCpuMeter } from './lib/cpu.js';
 import { layeredIssue, tasksBlock } from './lib/graphs.js';
 import {
@@ -16,15 +16,12 @@ import {
   type Buckets,
   type HandlingByEvent,
 } from './lib/metrics.js';
-import { BENCH_APP_ID, BENCH_WEBHOOK_SECRET, benchPrivateKey } from './lib/keys.js';
-import { autovacuumStandIn, createBenchDatabase } from './lib/postgres.js';
 import { profileDirOf, profileSelf } from './lib/self-profile.js';
 import type { Report } from './lib/report.js';
 import { nowMs, percentile } from './lib/stats.js';
 
 const OWNER = 'fleet-org';
 const MAINTAINER = 'maintainer';
-const MAX_PARALLEL = 2000;
 /** The App's subscription (app.yml `default_events`): the double delivers only these. */
 export const SUBSCRIBED_EVENTS = [
   'issues',
@@ -154,30 +151,14 @@ export async function runFleet(
   report.note(
     `fleet: ${total} tasks = ${size.issues} issues × ${size.tasksPerIssue} (layers of ${size.layerWidth}, 2 deps each) over ${size.repositories} repositories; COORDINATOR_MAX_PARALLEL ${MAX_PARALLEL}, concurrency.maxParallel 1000, merge.requireApproval false; deadline ${size.deadlineS} s`,
   );
-  const database = await createBenchDatabase();
-  const autovacuum = await autovacuumStandIn(database.url);
-  const double = await startGitHubDouble({
-    webhookSecret: BENCH_WEBHOOK_SECRET,
-    appId: BENCH_APP_ID,
+  const stack = await startFleetStack({
     subscribedEvents: SUBSCRIBED_EVENTS,
-    // The double checks its own answers against GitHub's OpenAPI spec; the tests keep that on.
-    selfCheck: false,
-  });
-  double.contentWritesPerMinute = Number.MAX_SAFE_INTEGER;
-  const child = forkTs('fleet-coordinator.ts', {
     nodeArgs: options.nodeArgs,
-    env: {
-      BENCH_APP_ID: String(BENCH_APP_ID),
-      BENCH_PRIVATE_KEY: benchPrivateKey(),
-      BENCH_WEBHOOK_SECRET,
-      BENCH_DATABASE_URL: database.url,
-      BENCH_GHE_HOST: double.gheHost,
-      BENCH_MAX_PARALLEL: String(MAX_PARALLEL),
-      ...(options.processorConcurrency
-        ? { BENCH_PROCESSOR_CONCURRENCY: String(options.processorConcurrency) }
-        : {}),
-    },
+    env: options.processorConcurrency
+      ? { BENCH_PROCESSOR_CONCURRENCY: String(options.processorConcurrency) }
+      : {},
   });
+  const { database, double, child } = stack;
   try {
     const { url } = await nextMessage<{ type: string; url: string }>(child, 'ready');
     double.setWebhookUrl(`${url}/api/github/webhooks`);
@@ -409,14 +390,6 @@ export async function runFleet(
     report.figure(name('rss_mb'), stats.rssPeakMb, 'MB');
     report.figure(name('dispatched_twice'), twice, 'tasks');
   } finally {
-    await stopChild(child, 60_000);
-    await double.close();
-    if (autovacuum) {
-      await autovacuum.stop();
-      report.note(
-        `autovacuum is off on this server: the bench stood in for it (${autovacuum.vacuums} vacuums, ${autovacuum.analyzes} analyzes; see bench/lib/postgres.ts)`,
-      );
-    }
-    await database.drop();
+    await stopFleetStack(stack, report);
   }
 }

@@ -5,12 +5,12 @@
 import { loadavg } from 'node:os';
 import type { TaskSpec } from '../src/core/plan/index.js';
 import { GITHUB_WRITE_LIMITS } from '../src/github/write-budget.js';
-import { startGitHubDouble } from '../test/github-double/index.js';
 import type { RequestLogEntry } from '../test/github-double/index.js';
 import { isWrite } from '../test/github-double/double-base.js';
 import { autoWorker, type WorkerOutcome } from '../test/github-double/worker/outcomes.js';
 import { FLEET_REPO_CONFIG, SUBSCRIBED_EVENTS, trimDoubleLogs } from './fleet.js';
-import { ask, forkTs, nextMessage, stopChild } from './lib/child.js';
+import { ask, nextMessage } from './lib/child.js';
+import { startFleetStack, stopFleetStack } from './lib/fleet-stack.js';
 import { layeredIssue, tasksBlock } from './lib/graphs.js';
 import { githubBoundTasksPerHour, TOKEN_MINTS_PER_ATTEMPT } from './lib/github-bound.js';
 import {
@@ -21,14 +21,11 @@ import {
   ownerOf,
   type InstallationCounts,
 } from './lib/installation-counts.js';
-import { BENCH_APP_ID, BENCH_WEBHOOK_SECRET, benchPrivateKey } from './lib/keys.js';
-import { autovacuumStandIn, createBenchDatabase } from './lib/postgres.js';
 import type { Report } from './lib/report.js';
 import { percentile } from './lib/stats.js';
 import { WritePacer } from './lib/write-pacer.js';
 
 const MAINTAINER = 'maintainer';
-const MAX_PARALLEL = 2000;
 const LATENCY = { minMs: 50, maxMs: 150, seed: 25 };
 const DISPATCH_ROUTE = 'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 const MERGE_ROUTE = 'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge';
@@ -84,29 +81,13 @@ export async function runProduction(
   report.note(
     `production: ${throughputTasks} tasks = ${SIZE.installations} installations × 1 issue × ${SIZE.tasksPerIssue} (layers of ${SIZE.layerWidth}); plus installation ${BUSY_OWNER}: ${SIZE.chains} chains of ${SIZE.chainTasks} (timed) and ${SIZE.backgroundRepos * SIZE.backgroundIssuesPerRepo * SIZE.backgroundTasksPerIssue} held tasks let go to keep its writes at ${(BUSY_SHARE * BUDGET_WRITES_PER_S).toFixed(2)}/s (${BUSY_SHARE * 100}% of the write budget); CoordinatorOctokit, write budget on, GitHub answering in ${LATENCY.minMs}–${LATENCY.maxMs} ms; deadline ${SIZE.deadlineS} s`,
   );
-  const database = await createBenchDatabase();
-  const autovacuum = await autovacuumStandIn(database.url);
-  const double = await startGitHubDouble({
-    webhookSecret: BENCH_WEBHOOK_SECRET,
-    appId: BENCH_APP_ID,
+  const stack = await startFleetStack({
     subscribedEvents: SUBSCRIBED_EVENTS,
-    selfCheck: false,
+    nodeArgs: options.nodeArgs,
+    env: { BENCH_PRODUCTION: '1' },
     answerLatency: LATENCY,
   });
-  // The coordinator's own budget and throttling meter its writes; the double does not refuse.
-  double.contentWritesPerMinute = Number.MAX_SAFE_INTEGER;
-  const child = forkTs('fleet-coordinator.ts', {
-    nodeArgs: options.nodeArgs,
-    env: {
-      BENCH_APP_ID: String(BENCH_APP_ID),
-      BENCH_PRIVATE_KEY: benchPrivateKey(),
-      BENCH_WEBHOOK_SECRET,
-      BENCH_DATABASE_URL: database.url,
-      BENCH_GHE_HOST: double.gheHost,
-      BENCH_MAX_PARALLEL: String(MAX_PARALLEL),
-      BENCH_PRODUCTION: '1',
-    },
-  });
+  const { double, child } = stack;
   // Held work of the busy installation: worker runs waiting for the pacer to let them finish.
   const held: Array<(outcome?: WorkerOutcome) => void> = [];
   try {
@@ -356,12 +337,10 @@ export async function runProduction(
     report.figure('merge_to_dispatch_p50_ms', percentile(busyMs, 50), 'ms');
     report.figure('merge_to_dispatch_write_load', busyRate / BUDGET_WRITES_PER_S, 'share');
   } finally {
-    await stopChild(child, 60_000);
     // Runs still held do nothing, so the double's close does not wait for them.
-    for (const release of held.splice(0)) release({ kind: 'manual' });
-    await double.close();
-    if (autovacuum) await autovacuum.stop();
-    await database.drop();
+    await stopFleetStack(stack, report, () => {
+      for (const release of held.splice(0)) release({ kind: 'manual' });
+    });
   }
 }
 
