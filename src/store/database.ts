@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { LOCK_KEYS } from './lock-keys.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -11,7 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import * as schema from '../../db/schema.js';
 import { packageRoot } from '../package-root.js';
-import { noteStatement } from './statement-count.js';
+import { noteStatement, statementLogger } from './statement-count.js';
 import type { ConnectionMode } from './connection-mode.js';
 import { describeLostSession, probeSession } from './connection-probe.js';
 import { applyMigrations } from './migrator.js';
@@ -141,7 +141,6 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       ...config,
     });
     created.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
-    countQueries(created);
     created.on('error', (error) => options.onPoolError?.(error));
     return created;
   };
@@ -173,7 +172,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const db = drizzlePg(routed, { schema }) as unknown as AppDatabase;
+  const db = drizzlePg(routed, { schema, logger: statementLogger }) as unknown as AppDatabase;
   // Inserts (one batch at a time), claims and completions. The inbox's statistics are always
   // stale (it turns over faster than ANALYZE runs), and a planner that thinks few rows are
   // pending reads them all and sorts them instead of walking the index to the oldest few: on
@@ -218,9 +217,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
         held.live = false;
         // A lost connection took the lock with its session: nothing left to unlock, and the
         // outcome of `fn` (its result or its own error) is what the caller needs to see.
-        unlock = inTurnOn(held, () =>
-          client.query('select pg_advisory_unlock($1)', [key.toString()]),
-        ).catch((error: Error) => options.onPoolError?.(error));
+        unlock = inTurnOn(held, () => {
+          const text = 'select pg_advisory_unlock($1)';
+          noteStatement(text);
+          return client.query(text, [key.toString()]);
+        }).catch((error: Error) => options.onPoolError?.(error));
         if (!unlockInBackground) await unlock;
       }
     } finally {
@@ -242,16 +243,16 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     mode: directUrl ? 'pooled' : 'direct',
     db,
     async ping() {
+      noteStatement('select 1');
       await pool.query('select 1');
     },
     tryExclusive: (key, fn) =>
       holding(
         key,
         async (client, lockKey) => {
-          const { rows } = await client.query<{ locked: boolean }>(
-            'select pg_try_advisory_lock($1) as locked',
-            [lockKey],
-          );
+          const text = 'select pg_try_advisory_lock($1) as locked';
+          noteStatement(text);
+          const { rows } = await client.query<{ locked: boolean }>(text, [lockKey]);
           return rows[0]?.locked ? [] : undefined;
         },
         fn,
@@ -263,14 +264,18 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     ) =>
       holding(
         key,
-        async (client, lockKey) =>
-          (await client.query<Row & pg.QueryResultRow>(opening(lockKey))).rows,
+        async (client, lockKey) => {
+          const statement = opening(lockKey);
+          noteStatement(statement.text);
+          return (await client.query<Row & pg.QueryResultRow>(statement)).rows;
+        },
         fn,
         waitingTurn,
       ).then((r) => r!.value),
     async inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string) {
       // A named statement is planned once per connection: the claim's plan costs more than
       // running it.
+      noteStatement(text);
       return (await inboxPool.query({ text, values: params, name: preparedAs })).rows as Row[];
     },
     async close() {
@@ -280,94 +285,32 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
 }
 
 /**
- * Every statement sent through the pool counts (src/store/statement-count.ts), where it is
- * sent: a `pool.query` when called (the pool runs it later on a free connection, in whatever
- * asynchronous context frees one), and each query of a connection checked out with
- * `pool.connect()` (transactions, locks). `pool.query` checks out with a callback, which is
- * how its own connection is told from those.
+ * PGlite sends a transaction's BEGIN and COMMIT (or ROLLBACK) itself, where drizzle's logger does
+ * not see them: they count here, as the two statements they are on Postgres
+ * (src/store/statement-count.ts). The statements inside go through drizzle, which counts them.
  */
-function countQueries(pool: pg.Pool): void {
-  const patched = new WeakSet<pg.PoolClient>();
-  const held = new WeakSet<pg.PoolClient>();
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { query: unknown }).query = (...args: unknown[]) => {
-    noteStatement(args[0]);
-    return query(...args);
-  };
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { connect: unknown }).connect = (...args: unknown[]) => {
-    if (args.length > 0) return connect(...args);
-    return (connect() as Promise<pg.PoolClient>).then((client) => {
-      held.add(client);
-      if (!patched.has(client)) {
-        patched.add(client);
-        const clientQuery = client.query.bind(client) as (...a: unknown[]) => unknown;
-        (client as { query: unknown }).query = (...a: unknown[]) => {
-          if (held.has(client)) noteStatement(a[0]);
-          return clientQuery(...a);
-        };
-      }
-      // Each checkout gets a release of its own from the pool: wrap this one.
-      const release = client.release.bind(client);
-      client.release = (...a: Parameters<typeof release>) => {
-        held.delete(client);
-        return release(...a);
-      };
-      return client;
-    });
-  };
-}
-
-/**
- * The same for PGlite: its queries, and those of its transactions, whose BEGIN and COMMIT it
- * sends itself (counted as the two statements they are on Postgres).
- */
-function countPgliteQueries(client: PGlite): void {
-  const query = client.query.bind(client);
-  const exec = client.exec.bind(client);
-  const transaction = client.transaction.bind(client);
-  client.query = ((...args: Parameters<typeof query>) => {
-    noteStatement(args[0]);
-    return query(...args);
-  }) as typeof query;
-  client.exec = ((...args: Parameters<typeof exec>) => {
-    noteStatement(args[0]);
-    return exec(...args);
-  }) as typeof exec;
-  client.transaction = ((callback: Parameters<typeof transaction>[0]) => {
+class StatementCountingPGlite extends PGlite {
+  override async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
     noteStatement('begin');
-    return transaction(async (tx) => {
-      const txQuery = tx.query.bind(tx);
-      const txExec = tx.exec.bind(tx);
-      tx.query = ((...args: Parameters<typeof txQuery>) => {
-        noteStatement(args[0]);
-        return txQuery(...args);
-      }) as typeof txQuery;
-      tx.exec = ((...args: Parameters<typeof txExec>) => {
-        noteStatement(args[0]);
-        return txExec(...args);
-      }) as typeof txExec;
-      try {
-        return await callback(tx);
-      } finally {
-        noteStatement('commit');
-      }
-    });
-  }) as typeof transaction;
+    try {
+      return await super.transaction(callback);
+    } finally {
+      noteStatement('commit');
+    }
+  }
 }
 
 async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   let client: PGlite;
   if (options.inMemory) {
-    client = new PGlite();
+    client = new StatementCountingPGlite();
   } else {
     const dataDir = options.dataDir ?? '.data';
     mkdirSync(dataDir, { recursive: true });
-    client = new PGlite(join(dataDir, 'pglite'));
+    client = new StatementCountingPGlite(join(dataDir, 'pglite'));
   }
   await client.waitReady;
-  countPgliteQueries(client);
-  const db = drizzlePglite(client, { schema }) as unknown as AppDatabase;
+  const db = drizzlePglite(client, { schema, logger: statementLogger }) as unknown as AppDatabase;
   // One PGlite data directory belongs to one process, so there is nobody to race; the same
   // lock is still taken to keep one code path for both engines' SQL.
   await db.execute(sql`select pg_advisory_lock(${LOCK_KEYS.migrations.toString()}::bigint)`);
@@ -416,13 +359,16 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
     ) =>
       inTurn(key, async () => {
         const { text, values } = opening(null);
+        noteStatement(text);
         return fn((await client.query<Row>(text, values)).rows);
       }),
     async ping() {
+      noteStatement('select 1');
       await client.query('select 1');
     },
     // One connection runs one statement at a time: statements already take turns.
     async inboxQuery<Row>(text: string, params: unknown[]) {
+      noteStatement(text);
       const result = await client.query<Row>(text, params);
       return result.rows;
     },

@@ -1,11 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'drizzle-orm';
 
 /**
- * SQL statements sent to the database, counted where they leave the process (every query call
- * on a pool connection or on PGlite, transaction control included; a string of several
- * statements sent in one call counts once). Each `countStatements` call counts what its own
- * asynchronous work sends, so deliveries handled side by side are told apart; scopes nest, and a
- * statement counts in every scope it runs inside.
+ * SQL statements sent to the database, counted where they are sent, through public hooks only:
+ * drizzle's `logger` option for every statement drizzle sends (transaction control included on
+ * node-postgres, where drizzle sends BEGIN and COMMIT itself), and a call of `noteStatement` by
+ * the database handle for each statement it sends without drizzle (locks, the inbox, PGlite's
+ * BEGIN and COMMIT: src/store/database.ts). A string of several statements sent in one call
+ * counts once. Each `countStatements` call counts what its own asynchronous work sends, so
+ * deliveries handled side by side are told apart; scopes nest, and a statement counts in every
+ * scope it runs inside.
  */
 interface Scope {
   statements: number;
@@ -23,6 +27,11 @@ export function noteStatement(query?: unknown): void {
     scope.texts?.push(sqlText(query));
   }
 }
+
+/** drizzle's logger (its `logger` option): called as each statement it sends is executed. */
+export const statementLogger: Logger = {
+  logQuery: (query) => noteStatement(query),
+};
 
 function sqlText(query: unknown): string {
   if (typeof query === 'string') return query;
