@@ -294,7 +294,8 @@ async function serverPath(
   repository: { id: number; owner: string; name: string },
   samples: number,
 ): Promise<ServerPathResult> {
-  const app = await serverApp(store, GLOBAL_LIMIT);
+  // Without the write budget: the burst dispatches up to a thousand tasks at once.
+  const app = await serverApp(store, GLOBAL_LIMIT, { writeBudget: false });
   const readyStart = nowMs();
   // The claim's own query, at the claim's limit for a full repository's headroom.
   await store.attempts.readyTasks(repository.id, new Date(), REPO_LIMIT * 4 + 16);

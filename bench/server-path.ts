@@ -13,34 +13,79 @@ import { createEngineMemory } from '../src/engine/memory.js';
 import { taskBranch } from '../src/protocol/branch.js';
 import { runName } from '../src/protocol/run-name.js';
 import type { GitHubPort, PullState, RepoCoords } from '../src/github/port.js';
+import { GITHUB_WRITE_LIMITS, WriteBudget } from '../src/github/write-budget.js';
+import { classifyWrite } from '../src/github/write-budget-octokit.js';
 import { createMetrics } from '../src/metrics.js';
 import { rowsOf } from '../src/store/database.js';
 import type { Store } from '../src/store/index.js';
 import { countStatements } from '../src/store/statement-count.js';
+import { WriteReservationStore } from '../src/store/write-reservations.js';
 import { BENCH_APP_ID, benchPrivateKey } from './lib/keys.js';
 import { nowMs } from './lib/stats.js';
 
 export const INSTALLATION_ID = 77;
 const SHA = 'a'.repeat(40);
 
+type Port = Record<string, (...args: never[]) => unknown>;
+
+/**
+ * The request each write of the port sends (src/github/octokit-port.ts): what the write budget
+ * is told of it (classifyWrite), so a write here costs the budget's statements as it does there.
+ */
+const WRITES: Partial<Record<keyof GitHubPort, { method: string; url: string }>> = {
+  ensureBranch: { method: 'POST', url: '/repos/o/r/git/refs' },
+  dispatchWorkflow: { method: 'POST', url: '/repos/o/r/actions/workflows/w/dispatches' },
+  cancelWorkflowRun: { method: 'POST', url: '/repos/o/r/actions/runs/1/cancel' },
+  createIssueComment: { method: 'POST', url: '/repos/o/r/issues/1/comments' },
+  updateIssueComment: { method: 'PATCH', url: '/repos/o/r/issues/comments/1' },
+  addLabels: { method: 'POST', url: '/repos/o/r/issues/1/labels' },
+  closeIssue: { method: 'PATCH', url: '/repos/o/r/issues/1' },
+  reactToComment: { method: 'POST', url: '/repos/o/r/issues/comments/1/reactions' },
+  createCheckRun: { method: 'POST', url: '/repos/o/r/check-runs' },
+  updateCheckRun: { method: 'PATCH', url: '/repos/o/r/check-runs/1' },
+  mergePull: { method: 'PUT', url: '/repos/o/r/pulls/1/merge' },
+  updateBranch: { method: 'PUT', url: '/repos/o/r/pulls/1/update-branch' },
+  requestReviewers: { method: 'POST', url: '/repos/o/r/pulls/1/requested_reviewers' },
+  rerunFailedJobs: { method: 'POST', url: '/repos/o/r/actions/runs/1/rerun-failed-jobs' },
+};
+
 /**
  * A GitHub that answers at once: every dispatch gets a run id, every task branch has an open,
- * clean PR with no checks, every merge succeeds. It counts the dispatches it was sent.
+ * clean PR with no checks, every merge succeeds. It counts the dispatches it was sent. Given a
+ * write budget, each write waits for it first and is stamped sent once answered, as the App's
+ * Octokit does (src/github/write-budget-octokit.ts).
  */
 export class InstantGitHub {
   dispatches = 0;
+  /** The port's write calls, in order. */
+  readonly writes: string[] = [];
   private nextRunId = 1;
   private readonly pullNumbers = new Map<string, number>();
   private readonly pulls = new Map<number, PullState>();
 
-  constructor(private readonly repositoryIdOf: (repo: RepoCoords) => number) {}
+  constructor(
+    private readonly repositoryIdOf: (repo: RepoCoords) => number,
+    private readonly budget?: WriteBudget,
+  ) {}
 
   readonly port: GitHubPort = new Proxy({} as GitHubPort, {
     // Not a thenable: `await portFor()` must resolve to the port itself.
     get: (_t, name: string | symbol) => {
       if (name === 'then' || typeof name === 'symbol') return undefined;
-      const answer = (this.answers as Record<string, (...args: never[]) => unknown>)[name];
-      return async (...args: never[]) => answer?.(...args);
+      const answer = (this.answers as Port)[name];
+      const write = WRITES[name as keyof GitHubPort];
+      const request = write && classifyWrite(write);
+      const budget = this.budget;
+      if (!request || !budget) return async (...args: never[]) => answer?.(...args);
+      return async (...args: never[]) => {
+        const ticket = await budget.acquire(INSTALLATION_ID, request);
+        this.writes.push(name);
+        try {
+          return answer?.(...args);
+        } finally {
+          await ticket.sent();
+        }
+      };
     },
   });
 
@@ -100,10 +145,25 @@ export class InstantGitHub {
   }
 }
 
-/** The app as the server loads it (createApp on a Probot), with an engine on the instant port. */
-export async function serverApp(store: Store, maxParallel: number) {
+/**
+ * The app as the server loads it (createApp on a Probot), with an engine on the instant port,
+ * whose writes share the installation's write budget in the store, as the server's do, unless
+ * `writeBudget` is false: at GitHub's 80 writes a minute, a burst of a thousand dispatches would
+ * wait a quarter of an hour.
+ */
+export async function serverApp(
+  store: Store,
+  maxParallel: number,
+  { writeBudget = true }: { writeBudget?: boolean } = {},
+) {
   const repos = new Map<string, number>();
-  const github = new InstantGitHub((repo) => repos.get(`${repo.owner}/${repo.repo}`) ?? 0);
+  const budget = writeBudget
+    ? new WriteBudget({
+        reservations: new WriteReservationStore(store.handle.db),
+        limits: GITHUB_WRITE_LIMITS,
+      })
+    : undefined;
+  const github = new InstantGitHub((repo) => repos.get(`${repo.owner}/${repo.repo}`) ?? 0, budget);
   const engine: Engine = {
     store,
     log: pino({ level: 'silent' }),
@@ -140,6 +200,8 @@ export interface Completion {
   /** Each statement's SQL, when asked for. */
   texts: string[];
   dispatched: number;
+  /** The port's writes it sent (each through the write budget, when the app has one). */
+  writes: string[];
 }
 
 /**
@@ -195,6 +257,7 @@ export async function completeOldest(
       sender: { login: 'github-actions[bot]', type: 'Bot' },
     };
     const before = app.github.dispatches;
+    const writesBefore = app.github.writes.length;
     const start = nowMs();
     const { statements, texts } = await countStatements(
       () =>
@@ -210,6 +273,7 @@ export async function completeOldest(
       statements,
       texts,
       dispatched: app.github.dispatches - before,
+      writes: app.github.writes.slice(writesBefore),
     });
   }
   return out;

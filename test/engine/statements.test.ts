@@ -38,6 +38,10 @@ const taskListReads = (texts: string[]) =>
         !/"tasks"\."id" = \$/.test(t)),
   ).length;
 
+/** The write budget's statements that name its table (4 of its 7 a write). */
+const budgetStatements = (texts: string[]) =>
+  texts.filter((t) => /github_write_reservations/.test(t)).length;
+
 /**
  * What one delivery costs in SQL on the server's own path (the real app and engine, a GitHub
  * answering at once: bench/server-path.ts). A change that reads the run again, or adds a
@@ -77,7 +81,12 @@ describe('statements of one delivery', () => {
     expect(done!.texts.filter((t) => /insert into "pull_requests"/.test(t))).toHaveLength(1);
     // The PR's new order check is recorded by its merge claim's statement.
     expect(done!.texts.filter((t) => /update "pull_requests"/.test(t))).toHaveLength(1);
-    expect(done!.statements).toBe(7);
+    // The PR's order check and its merge, each through the installation's write budget: its
+    // transaction (begin, lock, the window's count, the sweep of old rows, the insert, commit)
+    // and the stamp once GitHub answered, 7 statements a write.
+    expect(done!.writes).toEqual(['createCheckRun', 'mergePull']);
+    expect(budgetStatements(done!.texts)).toBe(4 * 2);
+    expect(done!.statements).toBe(7 + 7 * 2);
     const [merged] = rowsOf<{ n: number }>(
       await handle.db.execute(sql`select count(*)::int as n from tasks where state = 'merged'`),
     );
@@ -97,6 +106,7 @@ describe('statements of one delivery', () => {
     );
     expect(row).toBeDefined();
     const dispatchedBefore = app.github.dispatches;
+    const writesBefore = app.github.writes.length;
     // As the comment handler does: the run with its repository, the PR's task; then the command.
     const counted = await countStatements(
       async () => {
@@ -122,7 +132,11 @@ describe('statements of one delivery', () => {
     // read of what it claimed are one statement (claim_dispatch_rows), the dispatch's record one.
     expect(app.github.dispatches - dispatchedBefore).toBe(1);
     expect(counted.texts.filter((t) => /claim_dispatch/.test(t))).toHaveLength(1);
-    expect(counted.statements).toBe(11);
+    const writes = app.github.writes.slice(writesBefore);
+    // The merge, the freed task's branch and its dispatch: 7 statements each.
+    expect(writes).toEqual(['mergePull', 'ensureBranch', 'dispatchWorkflow']);
+    expect(budgetStatements(counted.texts)).toBe(4 * writes.length);
+    expect(counted.statements).toBe(11 + 7 * writes.length);
   });
 
   it('a sweep reads each repository once and the active runs once, however many attempts are open', async () => {
