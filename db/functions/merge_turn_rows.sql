@@ -1,4 +1,4 @@
--- The current definition of merge_turn_rows, as db/migrations/0018_merge_turn_rows.sql left it.
+-- The current definition of merge_turn_rows, as db/migrations/0024_merge_turn_slots_veto.sql left it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "merge_turn_rows"(
   "p_lock" bigint,
@@ -30,6 +30,6 @@ BEGIN
      AND r."finished_at" IS NULL
      AND ((t."state" = 'merging' AND p."enqueued_at" IS NULL)
        OR (p."updated_by_coordinator_from" IS NOT NULL AND t."state" IN ('in_review', 'approved')
-           AND NOT t."held" AND NOT r."held"));
+           AND t."veto_reason" IS NULL AND NOT t."held" AND NOT r."held"));
 END
 $$;

@@ -5,7 +5,7 @@ import {
   type EvaluationContext,
   type StopContext,
 } from './evaluate-pull.js';
-import { allocateSlots, type PoolEntry } from './merge-pool.js';
+import { allocateSlots, directMergeClaimed, type PoolEntry } from './merge-pool.js';
 import type { MergeDecision, MergePull, MergeSnapshot, MergeTask } from './types.js';
 
 /**
@@ -27,9 +27,7 @@ export function decideMerges(snapshot: MergeSnapshot): MergeDecision[] {
   const entries: PoolEntry[] = pulls.map((pull) => ({
     pull,
     verdict: evaluatePull(ctx, pull),
-    mergeInFlight:
-      !pull.inMergeQueue &&
-      (inFlight.has(pull.number) || tasksById.get(pull.taskId)?.state === 'merging'),
+    mergeInFlight: mergeInFlight(pull, tasksById.get(pull.taskId), inFlight),
   }));
   const slots = allocateSlots(snapshot, entries);
 
@@ -40,6 +38,16 @@ export function decideMerges(snapshot: MergeSnapshot): MergeDecision[] {
     if (!decision) throw new Error(`no merge slot decision for #${pull.number}`);
     return decision;
   });
+}
+
+/** A direct merge of this PR may be running: its task's merge claimed, or the PR listed in flight. */
+function mergeInFlight(
+  pull: MergePull,
+  task: MergeTask | undefined,
+  inFlight: ReadonlySet<number>,
+): boolean {
+  if (!pull.inMergeQueue && inFlight.has(pull.number)) return true;
+  return task !== undefined && directMergeClaimed(task.state, pull.inMergeQueue);
 }
 
 /**

@@ -533,7 +533,7 @@ describe('decideMerges: one merge slot per base branch', () => {
     });
     const updated = two(
       { mergeableState: 'behind' },
-      {},
+      { mergeableState: 'behind' },
       {
         slotsHeldElsewhere: [{ baseRef: 'main', pr: 91, kind: 'updated' }],
       },
@@ -541,6 +541,33 @@ describe('decideMerges: one merge slot per base branch', () => {
     expect(summary(updated)).toEqual(['#1 wait waiting_turn', '#2 wait waiting_turn']);
     expect(updated[1]).toMatchObject({
       detail: 'waiting for #91 (another run, updated with main) to merge first',
+    });
+  });
+
+  it("still merges a clean PR while another run's updated branch runs its checks, as its own would", () => {
+    const decisions = two(
+      { mergeableState: 'behind' },
+      {},
+      {
+        slotsHeldElsewhere: [{ baseRef: 'main', pr: 91, kind: 'updated' }],
+      },
+    );
+    expect(summary(decisions)).toEqual(['#1 wait waiting_turn', '#2 merge']);
+    expect(decisions[0]).toMatchObject({ detail: '#2 merges into main first' });
+    // While a merge of another run is in flight, nothing merges.
+    const merging = two(
+      { mergeableState: 'behind' },
+      {},
+      {
+        slotsHeldElsewhere: [
+          { baseRef: 'main', pr: 91, kind: 'updated' },
+          { baseRef: 'main', pr: 90, kind: 'merging' },
+        ],
+      },
+    );
+    expect(summary(merging)).toEqual(['#1 wait waiting_turn', '#2 wait waiting_turn']);
+    expect(merging[1]).toMatchObject({
+      detail: 'waiting for #90 (another run) to finish merging into main',
     });
   });
 
