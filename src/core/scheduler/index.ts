@@ -1,10 +1,14 @@
 export { DependencyIndex, type DependencyNode } from './dependency-index.js';
 export { explainRun, explainTask, formatWaitReason } from './explain.js';
 export type { ExplainInput, ExplainTaskInput } from './explain.js';
-export { selectDispatches } from './select-dispatches.js';
+export { overlapWaits, selectDispatches } from './select-dispatches.js';
+export { filesOutsideDeclaration, overlapPath, taskPaths } from './overlap.js';
+export type { PathSource, RepoTree, TaskPaths } from './overlap.js';
 export { candidateKey, compareCandidates } from './types.js';
 export type {
   Candidate,
+  OverlapInput,
+  PathHolder,
   SchedulerInput,
   TaskExplanation,
   UnmergedDep,
