@@ -144,6 +144,13 @@ export const tasks = pgTable(
     prompt: text('prompt'),
     priority: integer('priority').notNull().default(3),
     timeoutMinutes: integer('timeout_minutes'),
+    /** The plan's `files:` globs; null when the task declares none (it never waits on overlap). */
+    files: jsonb('files').$type<string[]>(),
+    /**
+     * The files the task's PR changes (`GET /pulls/{n}/files`), read when it opens and on each
+     * push: they replace `files` in the overlap decisions still to come (docs/lifecycle.md).
+     */
+    changedFiles: jsonb('changed_files').$type<string[]>(),
     state: taskState('state').notNull().default('pending'),
     /** Deps not merged yet: the scheduler's incremental ready test is unmet_deps = 0. */
     unmetDeps: integer('unmet_deps').notNull().default(0),

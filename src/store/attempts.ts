@@ -22,6 +22,8 @@ export interface ClaimLimits {
   repoLimit: number;
   globalLimit: number;
   now: Date;
+  /** Task ids core makes wait on an overlap (src/core/scheduler/overlap.ts): never claimed. */
+  blocked?: readonly number[];
 }
 
 const DISPATCH = taskTransition('dispatched');
@@ -58,7 +60,8 @@ export class AttemptStore {
           ${global}::integer,
           ${limits.now.toISOString()}::timestamptz,
           ${`{${DISPATCH.from.join(',')}}`}::text[],
-          ${DISPATCH.to}::text)`),
+          ${DISPATCH.to}::text,
+          ${`{${(limits.blocked ?? []).join(',')}}`}::bigint[])`),
     );
     return rows.map((row) => ({
       attempt: rowFromJson(attempts, row.attempt),
