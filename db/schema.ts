@@ -189,6 +189,13 @@ export const tasks = pgTable(
     index('tasks_inflight_idx')
       .on(t.repositoryId)
       .where(sql`${t.state} in ('dispatched', 'running')`),
+    // The tasks that claim paths on a scheduling pass (src/store/task-paths.ts): those with
+    // files, not merged or ended; a repository whose plans declare no files has none.
+    index('tasks_paths_idx')
+      .on(t.repositoryId)
+      .where(
+        sql`(${t.files} is not null or ${t.changedFiles} is not null) and ${t.state} in ('pending', 'dispatched', 'running', 'in_review', 'approved', 'merging')`,
+      ),
   ],
 );
 

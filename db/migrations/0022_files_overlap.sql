@@ -4,6 +4,7 @@
 -- parameter makes a new signature, so both functions are dropped and created again.
 ALTER TABLE "tasks" ADD COLUMN "files" jsonb;--> statement-breakpoint
 ALTER TABLE "tasks" ADD COLUMN "changed_files" jsonb;--> statement-breakpoint
+CREATE INDEX "tasks_paths_idx" ON "tasks" USING btree ("repository_id") WHERE ("tasks"."files" is not null or "tasks"."changed_files" is not null) and "tasks"."state" in ('pending', 'dispatched', 'running', 'in_review', 'approved', 'merging');--> statement-breakpoint
 DROP FUNCTION "claim_dispatch_rows"(bigint, bigint, integer, bigint, integer, timestamp with time zone, text[], text);--> statement-breakpoint
 DROP FUNCTION "claim_dispatches"(bigint, bigint, integer, bigint, integer, timestamp with time zone, text[], text);--> statement-breakpoint
 CREATE FUNCTION "claim_dispatches"(
