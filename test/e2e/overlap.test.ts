@@ -10,11 +10,11 @@ import {
   type Scenario,
 } from './harness.js';
 
-interface Pull {
+type Pull = {
   number: number;
   state: string;
   head: { ref: string; sha: string };
-}
+};
 
 const FILES = {
   'src/login/session.ts': 'export const session = 1;\n',
