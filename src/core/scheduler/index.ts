@@ -3,13 +3,12 @@ export { explainRun, explainTask, formatWaitReason } from './explain.js';
 export type { ExplainInput, ExplainTaskInput } from './explain.js';
 export { overlapWaits, selectDispatches } from './select-dispatches.js';
 export { filesOutsideDeclaration, overlapPath, taskPaths } from './overlap.js';
-export type { PathSource, RepoTree, TaskPaths } from './overlap.js';
+export type { RepoTree, TaskPaths } from './overlap.js';
 export { decideOverlapWaits, overlapMayWait } from './overlap-input.js';
 export type { OverlapWaits, PathClaimant } from './overlap-input.js';
 export { candidateKey, compareCandidates } from './types.js';
 export type {
   Candidate,
-  OverlapInput,
   PathHolder,
   SchedulerInput,
   TaskExplanation,
