@@ -144,6 +144,13 @@ export const tasks = pgTable(
     prompt: text('prompt'),
     priority: integer('priority').notNull().default(3),
     timeoutMinutes: integer('timeout_minutes'),
+    /** The plan's `files:` globs; null when the task declares none (it never waits on overlap). */
+    files: jsonb('files').$type<string[]>(),
+    /**
+     * The files the task's PR changes (`GET /pulls/{n}/files`), read when it opens and on each
+     * push: they replace `files` in the overlap decisions still to come (docs/lifecycle.md).
+     */
+    changedFiles: jsonb('changed_files').$type<string[]>(),
     state: taskState('state').notNull().default('pending'),
     /** Deps not merged yet: the scheduler's incremental ready test is unmet_deps = 0. */
     unmetDeps: integer('unmet_deps').notNull().default(0),
@@ -182,6 +189,13 @@ export const tasks = pgTable(
     index('tasks_inflight_idx')
       .on(t.repositoryId)
       .where(sql`${t.state} in ('dispatched', 'running')`),
+    // The tasks that claim paths on a scheduling pass (src/store/task-paths.ts): those with
+    // files, not merged or ended; a repository whose plans declare no files has none.
+    index('tasks_paths_idx')
+      .on(t.repositoryId)
+      .where(
+        sql`(${t.files} is not null or ${t.changedFiles} is not null) and ${t.state} in ('pending', 'dispatched', 'running', 'in_review', 'approved', 'merging')`,
+      ),
   ],
 );
 

@@ -26,6 +26,7 @@ export const CRASH_POINTS = [
   // with one the same write put it there (RunStore.completeIntoReview).
   'track.attempt-completed',
   'track.in-review', // task in review, merges not decided yet
+  'changed-files.read', // a PR's changed files read, not recorded on its task yet
   // The status comment.
   'status.claimed', // render version claimed, comment not written yet
   'status.comment-created', // status comment created, its id not recorded yet

@@ -1,4 +1,4 @@
--- The current definition of claim_dispatches, as db/migrations/0017_claim_precheck.sql left it.
+-- The current definition of claim_dispatches, as db/migrations/0022_files_overlap.sql left it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "claim_dispatches"(
   "p_repository" bigint,
@@ -8,7 +8,8 @@ CREATE OR REPLACE FUNCTION "claim_dispatches"(
   "p_global_limit" integer,
   "p_now" timestamp with time zone,
   "p_from" text[],
-  "p_to" text
+  "p_to" text,
+  "p_blocked" bigint[]
 ) RETURNS SETOF bigint LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   room integer;
@@ -36,6 +37,8 @@ BEGIN
       WHERE "tasks"."repository_id" = p_repository AND "tasks"."state" = 'pending'
         AND "tasks"."unmet_deps" = 0 AND "tasks"."task_key" <> 'plan'
         AND ("tasks"."next_attempt_at" IS NULL OR "tasks"."next_attempt_at" <= p_now)
+        -- Core's overlap waits (src/core/scheduler/overlap.ts), decided before the lock.
+        AND "tasks"."id" <> ALL (p_blocked)
         AND (SELECT r."state" = 'running' AND r."finished_at" IS NULL
                FROM "runs" r WHERE r."id" = "tasks"."run_id")
       ORDER BY "tasks"."priority" DESC NULLS LAST, "tasks"."run_created_at",

@@ -53,6 +53,17 @@ export const IN_REVIEW_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>(
   'approved',
 ]);
 
+// A task holds the paths it declared or changed (docs/lifecycle.md, "Overlapping files") from
+// its dispatch until it is merged or ends: its PR can conflict with another's until it merges.
+// A pending task with a PR (a retry's backoff) holds them too (src/core/scheduler/overlap-input.ts).
+export const PATH_HOLDING_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
+  'dispatched',
+  'running',
+  'in_review',
+  'approved',
+  'merging',
+]);
+
 // A PR waits on review and merge. Other states either have a worker attempt coming (its push
 // replaces the head) or have ended (docs/lifecycle.md).
 export const AWAITING_MERGE_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([

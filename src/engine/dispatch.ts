@@ -11,6 +11,7 @@ import { failTaskForGood } from './failures.js';
 import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { decideDispatchFailure } from '../core/lifecycle/index.js';
+import { overlapDecision } from './overlap.js';
 
 /**
  * Dispatch what is ready in one repository. Intents are recorded first (under the repository
@@ -63,15 +64,15 @@ async function schedule(
   // A worker that cannot reach the coordinator cannot get its assignment: claim nothing yet
   // (the public URL's own log line says why), and the sweep schedules again.
   if (!(await engine.coordinatorUrl())) return 0;
-  const intents = await engine.store.attempts.claimDispatches(repositoryId, {
-    repoLimit: repository.maxParallel,
-    globalLimit: engine.maxParallel,
-    now: engine.now(),
-  });
-  for (const intent of intents) engine.requestStatus(intent.run.id);
   // One scope per run and one read of each base branch per pass, however many tasks go out.
-  const scopes = new Map<number, Promise<RunScope>>();
   const pass: DispatchPass = { baseHeads: new Map() };
+  const intents = await engine.store.attempts.claimDispatches(
+    repositoryId,
+    { repoLimit: repository.maxParallel, globalLimit: engine.maxParallel, now: engine.now() },
+    await overlapDecision(engine, repository, pass.baseHeads),
+  );
+  for (const intent of intents) engine.requestStatus(intent.run.id);
+  const scopes = new Map<number, Promise<RunScope>>();
   await Promise.all(
     intents.map(async (intent) => {
       let scope = scopes.get(intent.run.id);

@@ -1,4 +1,5 @@
 import type { RoleName } from '../core/roles.js';
+import type { RepoTree } from '../core/scheduler/index.js';
 
 /**
  * What one engine keeps in process between deliveries. Nothing here is state the coordinator
@@ -14,6 +15,11 @@ export interface EngineMemory {
   readonly statusTurns: Turns<'all'>;
   /** People's permission on a repository, `owner/repo:login` (see engine/roles.ts). */
   readonly roles: TtlCache<RoleName>;
+  /**
+   * A base head's tree, `repositoryId@sha` (engine/overlap.ts): a sha names its content, so an
+   * entry never goes stale; the bound keeps big trees of old heads from piling up.
+   */
+  readonly trees: TtlCache<Promise<RepoTree>>;
 }
 
 export function createEngineMemory(now: () => Date): EngineMemory {
@@ -22,6 +28,7 @@ export function createEngineMemory(now: () => Date): EngineMemory {
     repositoryMergeTurns: new Turns(),
     statusTurns: new Turns(),
     roles: new TtlCache(60_000, now, 10_000),
+    trees: new TtlCache(60 * 60_000, now, 32),
   };
 }
 
@@ -41,6 +48,10 @@ export class TtlCache<T> {
     if (hit.until > this.now().getTime()) return hit.value;
     this.entries.delete(key);
     return undefined;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   set(key: string, value: T): void {

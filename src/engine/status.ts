@@ -3,6 +3,8 @@ import type { RepoConfig } from '../config/schema.js';
 import type { RunState } from '../core/states.js';
 import { renderStatusComment, STATUS_MARKER, statusViewOf } from '../core/status/index.js';
 import type { RunRow } from '../store/runs.js';
+import type { RepositoryRow } from '../store/repositories.js';
+import { overlapReasonsOf } from './overlap.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
 
@@ -11,13 +13,16 @@ export async function renderRunStatus(
   engine: Engine,
   run: RunRow,
   installationId?: number,
+  /** The run's repository, when the caller has it: its tasks' overlap waits are shown. */
+  repository?: RepositoryRow,
 ): Promise<string> {
-  const [{ tasks, depsOf }, attempts, spentUsd, inflight, pulls] = await Promise.all([
+  const [{ tasks, depsOf }, attempts, spentUsd, inflight, pulls, overlapWaits] = await Promise.all([
     engine.store.runs.graphOf(run.id),
     engine.store.attempts.ofRun(run.id),
     engine.store.attempts.spentByRun(run.id),
     engine.store.attempts.inflightCounts(run.repositoryId),
     engine.store.pulls.ofRun(run.id),
+    repository && overlapReasonsOf(engine, repository, run.id),
   ]);
   const config = run.config as RepoConfig;
   const nextWriteInSeconds =
@@ -44,6 +49,7 @@ export async function renderRunStatus(
     globalLimit: engine.maxParallel,
     now: engine.now().getTime(),
     nextWriteInSeconds,
+    ...(overlapWaits ? { overlapWaits } : {}),
   });
   return renderStatusComment(view);
 }
@@ -70,7 +76,7 @@ export async function refreshStatus(
       await writeStatusComment(
         engine,
         scope,
-        await renderRunStatus(engine, run, scope.installationId),
+        await renderRunStatus(engine, run, scope.installationId, scope.repository),
       );
       await engine.store.runs.markStatusRendered(runId, run.statusVersionWanted);
       return true;

@@ -16,6 +16,7 @@ import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
 import { onPushOfWork } from './approval.js';
+import { recordChangedFiles } from './changed-files.js';
 import {
   attemptSucceeded,
   decidePush,
@@ -373,6 +374,9 @@ export async function onPullRequestChanged(
     currentHeadSha: current?.headSha,
   });
   if (!linked || linked.run.finishedAt) return;
+  // Opened (nothing read yet) or pushed to: its real files (docs/lifecycle.md).
+  if (repo.owner && (pull.before !== undefined || linked.task.changedFiles === null))
+    await recordChangedFiles(engine, port, repo, repositoryId, linked.task, pull.number);
   if (linked.pushOfWork && pull.pushedAt !== undefined)
     await onPushOfWork(engine, port, repo, linked.task, {
       number: pull.number,

@@ -151,6 +151,29 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
+    async repositoryTree(repo, sha) {
+      const { data } = await octokit.rest.git.getTree({ ...repo, tree_sha: sha, recursive: '1' });
+      return {
+        paths: data.tree.flatMap((e) => (e.type === 'blob' && e.path ? [e.path] : [])),
+        truncated: data.truncated,
+      };
+    },
+
+    async pullFiles(repo, pullNumber) {
+      const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+        ...repo,
+        pull_number: pullNumber,
+        per_page: 100,
+      });
+      return [
+        ...new Set(
+          files.flatMap((f) =>
+            f.previous_filename ? [f.filename, f.previous_filename] : [f.filename],
+          ),
+        ),
+      ];
+    },
+
     async ensureBranch(repo, branch, sha) {
       try {
         await octokit.rest.git.createRef({

@@ -160,6 +160,16 @@ export interface GitHubPort {
   defaultBranch(repo: RepoCoords): Promise<string>;
   /** The head SHA of a branch, or null when it does not exist. */
   branchHead(repo: RepoCoords, branch: string): Promise<string | null>;
+  /**
+   * The files (blobs) of a commit's tree, `GET /git/trees/{sha}?recursive=1`; `truncated` when
+   * GitHub cut the listing short (over 100,000 entries or 7 MB).
+   */
+  repositoryTree(repo: RepoCoords, sha: string): Promise<{ paths: string[]; truncated: boolean }>;
+  /**
+   * The files a PR changes, `GET /pulls/{n}/files` followed to its last page (GitHub lists at
+   * most 3000); a renamed file counts under both its names.
+   */
+  pullFiles(repo: RepoCoords, pullNumber: number): Promise<string[]>;
   /** Creates the branch at `sha`; an existing branch is left exactly as it is. */
   ensureBranch(repo: RepoCoords, branch: string, sha: string): Promise<'created' | 'exists'>;
   dispatchWorkflow(

@@ -11,6 +11,7 @@ import type { Usage } from '../protocol/markers.js';
 import { graphTask, type RunRow, type TaskRow } from './runs.js';
 import type { AttemptRow } from './attempt-row.js';
 import type { Db } from './transaction.js';
+import { pathClaimants, type PathClaimantRow } from './task-paths.js';
 
 export interface DispatchIntent {
   attempt: AttemptRow;
@@ -22,6 +23,8 @@ export interface ClaimLimits {
   repoLimit: number;
   globalLimit: number;
   now: Date;
+  /** Task ids core makes wait on an overlap (src/core/scheduler/overlap.ts): never claimed. */
+  blocked?: readonly number[];
 }
 
 const DISPATCH = taskTransition('dispatched');
@@ -42,14 +45,41 @@ export class AttemptStore {
    * nor exceed a limit; the read of what was claimed comes back from the same call
    * (`claim_dispatch_rows`, db/migrations/0016): one statement, whatever it claims.
    */
-  async claimDispatches(repositoryId: number, limits: ClaimLimits): Promise<DispatchIntent[]> {
+  async claimDispatches(
+    repositoryId: number,
+    limits: ClaimLimits,
+    /**
+     * Core's overlap decision (docs/lifecycle.md, "Overlapping files"), when some task of the
+     * repository claims paths: called under the repository's lock with the claimants read after
+     * it, and the task ids it returns are left out of the claim. Deciding under the lock means no
+     * other pass can dispatch a task between the read and the claim (two passes deciding on two
+     * reads could each dispatch one of two overlapping tasks). Nothing slow happens under it:
+     * the trees were read from GitHub before.
+     */
+    decideBlocked?: (claimants: PathClaimantRow[]) => readonly number[],
+  ): Promise<DispatchIntent[]> {
+    if (!decideBlocked) return this.claim(this.db, repositoryId, limits);
+    return this.db.transaction(async (tx) => {
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(${LOCK_KEYS.repositoryDispatch(repositoryId).toString()}::bigint)`,
+      );
+      const blocked = decideBlocked(await pathClaimants(tx, repositoryId, limits.now));
+      return this.claim(tx, repositoryId, { ...limits, blocked });
+    });
+  }
+
+  private async claim(
+    db: Db,
+    repositoryId: number,
+    limits: ClaimLimits,
+  ): Promise<DispatchIntent[]> {
     const global = Number.isFinite(limits.globalLimit) ? limits.globalLimit : null;
     const rows = rowsOf<{
       attempt: Record<string, unknown>;
       task: Record<string, unknown>;
       run: Record<string, unknown>;
     }>(
-      await this.db.execute(sql`
+      await db.execute(sql`
         select attempt, task, run from claim_dispatch_rows(
           ${repositoryId}::bigint,
           ${LOCK_KEYS.repositoryDispatch(repositoryId).toString()}::bigint,
@@ -58,7 +88,8 @@ export class AttemptStore {
           ${global}::integer,
           ${limits.now.toISOString()}::timestamptz,
           ${`{${DISPATCH.from.join(',')}}`}::text[],
-          ${DISPATCH.to}::text)`),
+          ${DISPATCH.to}::text,
+          ${`{${(limits.blocked ?? []).join(',')}}`}::bigint[])`),
     );
     return rows.map((row) => ({
       attempt: rowFromJson(attempts, row.attempt),

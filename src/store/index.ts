@@ -6,6 +6,7 @@ import { MergeTurns } from './merge-turns.js';
 import { PullStore } from './pulls.js';
 import { RepositoryStore } from './repositories.js';
 import { RunStore } from './runs.js';
+import { TaskPathStore } from './task-paths.js';
 
 export interface Store {
   readonly handle: DatabaseHandle;
@@ -16,6 +17,7 @@ export interface Store {
   readonly pulls: PullStore;
   readonly commands: CommandStore;
   readonly mergeTurns: MergeTurns;
+  readonly taskPaths: TaskPathStore;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -30,5 +32,6 @@ export function createStore(handle: DatabaseHandle): Store {
     pulls: new PullStore(handle.db),
     commands: new CommandStore(handle.db),
     mergeTurns: new MergeTurns(handle),
+    taskPaths: new TaskPathStore(handle.db),
   };
 }

@@ -280,6 +280,7 @@ export class RunStore {
         prompt: t.prompt ?? null,
         priority: t.priority,
         timeoutMinutes: t.timeoutMinutes ?? null,
+        files: t.files ?? null,
         unmetDeps: new Set(t.deps).size,
       }));
       for (let i = 0; i < rows.length; i += 1000)

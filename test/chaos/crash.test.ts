@@ -38,6 +38,8 @@ const ROWS: Row[] = [
   { crashes: ['track.before-complete#2'] },
   { crashes: ['track.attempt-completed'] },
   { crashes: ['track.in-review#3'] },
+  // Between reading a PR's changed files and recording them: the delivery reads them again.
+  { crashes: ['changed-files.read'], files: true, quick: true },
   { crashes: ['status.claimed#2'] },
   { crashes: ['status.comment-created'] },
   { crashes: ['merge.order-check-created#2'] },
@@ -64,6 +66,7 @@ function title(row: Row): string {
     ...(row.planner ? ['planner'] : []),
     ...(row.mergeQueue ? ['merge queue'] : []),
     ...(row.command ? [`command ${row.command}`] : []),
+    ...(row.files ? ['files:'] : []),
     ...(row.missedEvents ?? []).map((e) => `no ${e} webhooks`),
   ];
   return `${row.crashes.join(' → ')}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;

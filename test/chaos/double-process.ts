@@ -58,8 +58,15 @@ async function handle(id: number | undefined, request: DoubleRequest): Promise<u
     }
     case 'openLabelledIssue': {
       const d = started();
+      // With `files`, task_002 declares `files: [src/login/**]` as docs/tasks-block.md shows it.
+      const plan = request.params.files
+        ? SPEC_EXAMPLE_PLAN.replace(
+            '  timeoutMinutes: 15',
+            '  timeoutMinutes: 15\n  files: [src/login/**]',
+          )
+        : SPEC_EXAMPLE_PLAN;
       const body = request.params.withPlan
-        ? `Add login.\n\n${SPEC_EXAMPLE_PLAN}`
+        ? `Add login.\n\n${plan}`
         : 'Add login: an API signature, its implementation, unit and integration tests.';
       const issue = await d.openIssue(REPO, { title: 'Login', body, user: MAINTAINER });
       await d.addLabel(REPO, issue, 'agent', MAINTAINER);

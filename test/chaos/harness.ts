@@ -118,6 +118,8 @@ export interface CrashScenario {
   crashes: string[];
   /** No tasks block in the issue: the planner job writes the plan. */
   planner?: boolean;
+  /** task_002 declares `files:`, so its PR's changed files are read and recorded. */
+  files?: boolean;
   /** Events GitHub never delivers: the sweep has to find what they would have said. */
   missedEvents?: string[];
   /** Merges go through the default branch's merge queue. */
@@ -194,6 +196,7 @@ export class CrashRun {
         issue = await double.call('openLabelledIssue', {
           withPlan: !scenario.planner,
           ...(scenario.command ? { command: scenario.command } : {}),
+          ...(scenario.files ? { files: true } : {}),
         });
       }
       // The point must be reached: the process dies by SIGKILL before the run is done.

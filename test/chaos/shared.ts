@@ -56,7 +56,10 @@ export interface DoubleReport {
 
 export type DoubleRequest =
   | { method: 'start'; params: StartParams }
-  | { method: 'openLabelledIssue'; params: { withPlan: boolean; command?: string } }
+  | {
+      method: 'openLabelledIssue';
+      params: { withPlan: boolean; command?: string; files?: boolean };
+    }
   | { method: 'waitForRunDone'; params: { issue: number; timeoutMs: number } }
   | { method: 'settle'; params: Record<string, never> }
   | { method: 'report'; params: { issue: number } }

@@ -81,12 +81,15 @@ describe('statements of one delivery', () => {
     expect(done!.texts.filter((t) => /insert into "pull_requests"/.test(t))).toHaveLength(1);
     // The PR's new order check is recorded by its merge claim's statement.
     expect(done!.texts.filter((t) => /update "pull_requests"/.test(t))).toHaveLength(1);
+    // The scheduling pass asks which tasks claim paths (files:, docs/lifecycle.md): one
+    // read of an empty partial index when the plans declare none.
+    expect(done!.texts.filter((t) => /t\.files is not null/.test(t))).toHaveLength(1);
     // The PR's order check and its merge, each through the installation's write budget: its
     // transaction (begin, lock, the window's count, the sweep of old rows, the insert, commit)
     // and the stamp once GitHub answered, 7 statements a write.
     expect(done!.writes).toEqual(['createCheckRun', 'mergePull']);
     expect(budgetStatements(done!.texts)).toBe(4 * 2);
-    expect(done!.statements).toBe(7 + 7 * 2);
+    expect(done!.statements).toBe(8 + 7 * 2);
     const [merged] = rowsOf<{ n: number }>(
       await handle.db.execute(sql`select count(*)::int as n from tasks where state = 'merged'`),
     );
@@ -132,11 +135,13 @@ describe('statements of one delivery', () => {
     // read of what it claimed are one statement (claim_dispatch_rows), the dispatch's record one.
     expect(app.github.dispatches - dispatchedBefore).toBe(1);
     expect(counted.texts.filter((t) => /claim_dispatch/.test(t))).toHaveLength(1);
+    // With the read of the tasks that claim paths (files:), none here, before the claim.
+    expect(counted.texts.filter((t) => /t\.files is not null/.test(t))).toHaveLength(1);
     const writes = app.github.writes.slice(writesBefore);
     // The merge, the freed task's branch and its dispatch: 7 statements each.
     expect(writes).toEqual(['mergePull', 'ensureBranch', 'dispatchWorkflow']);
     expect(budgetStatements(counted.texts)).toBe(4 * writes.length);
-    expect(counted.statements).toBe(11 + 7 * writes.length);
+    expect(counted.statements).toBe(12 + 7 * writes.length);
   });
 
   it('a sweep reads each repository once and the active runs once, however many attempts are open', async () => {

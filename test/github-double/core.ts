@@ -68,6 +68,8 @@ export class Core {
   webhooksDown = false;
   dispatchReturnsNoContent = false;
   mergeabilityLag = 0;
+  // GitHub's cap on a recursive tree listing (entries); past it the answer is `truncated`.
+  treeEntryLimit = 100_000;
   contentWritesPerMinute: number = CONTENT_WRITES_PER_MINUTE;
   readonly contentWrites = new ContentWriteWindow();
   readonly jobLogs = new JobLogs(() => this.url);

@@ -140,6 +140,15 @@ export class DoubleBase {
 
   // GitHub's secondary limit on content-creating requests per actor (default 80); going
   // over answers 403 with retry-after and records a violation.
+  // How many entries a recursive tree listing holds before GitHub says `truncated` (100,000).
+  get treeEntryLimit(): number {
+    return this.core.treeEntryLimit;
+  }
+
+  set treeEntryLimit(entries: number) {
+    this.core.treeEntryLimit = entries;
+  }
+
   get contentWritesPerMinute(): number {
     return this.core.contentWritesPerMinute;
   }

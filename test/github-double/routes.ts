@@ -4,6 +4,7 @@ import { checkRoutes } from './api/checks.js';
 import { issueRoutes } from './api/issues.js';
 import { pullRoutes } from './api/pulls.js';
 import { repoRoutes } from './api/repos.js';
+import { treeAndFileRoutes } from './api/trees-and-files.js';
 import type { RouteTable } from './server/http.js';
 
 export function buildRoutes(): RouteTable {
@@ -15,6 +16,7 @@ export function buildRoutes(): RouteTable {
     ...pullRoutes,
     ...actionRoutes,
     ...checkRoutes,
+    ...treeAndFileRoutes,
   ]) {
     if (table.has(key)) throw new Error(`github double: route ${key} registered twice`);
     table.set(key, handler);

@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs, tasks } from '../../db/schema.js';
-import { selectDispatches } from '../../src/core/scheduler/index.js';
+import {
+  candidateKey,
+  decideOverlapWaits,
+  selectDispatches,
+  taskPaths,
+  type PathHolder,
+  type RepoTree,
+  type TaskPaths,
+} from '../../src/core/scheduler/index.js';
 import { INFLIGHT_TASK_STATES, type TaskState } from '../../src/core/states.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
@@ -25,7 +33,11 @@ const taskArb = fc.record({
   unmetDeps: fc.constantFrom(0, 0, 1),
   priority: fc.integer({ min: 1, max: 5 }),
   backoff: fc.constantFrom('none', 'past', 'future'),
+  // files: (docs/tasks-block.md), none for most tasks; changed files for some in flight.
+  files: fc.constantFrom(null, null, ['src/a/**'], ['src/a/x.ts'], ['src/b/**'], ['src/new/**']),
+  changedFiles: fc.constantFrom(null, null, null, ['src/b/y.ts']),
 });
+const TREE: RepoTree = { paths: ['src/a/x.ts', 'src/a/z.ts', 'src/b/y.ts'], truncated: false };
 const caseArb = fc.record({
   runs: fc.array(
     fc.record({
@@ -55,7 +67,8 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
   });
   afterAll(() => dispose());
 
-  it('claims what selectDispatches dispatches, in its order', async () => {
+  it('claims what selectDispatches dispatches, in its order, overlaps included', async () => {
+    let overlapCases = 0;
     await fc.assert(
       fc.asyncProperty(caseArb, async (generated) => {
         const repositoryId = nextRepository++;
@@ -65,6 +78,8 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
           name: `r${repositoryId}`,
         });
         const candidates = [];
+        const holders: PathHolder[] = [];
+        const claims = new Map<string, TaskPaths>();
         let inflight = 0;
         for (const [r, spec] of generated.runs.entries()) {
           const keys = spec.tasks.map((_, i) => `t${i}`);
@@ -87,9 +102,22 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
                 : new Date(NOW.getTime() + (t.backoff === 'past' ? -60_000 : 60_000));
             await handle.db
               .update(tasks)
-              .set({ state: t.state, unmetDeps: t.unmetDeps, priority: t.priority, nextAttemptAt })
+              .set({
+                state: t.state,
+                unmetDeps: t.unmetDeps,
+                priority: t.priority,
+                nextAttemptAt,
+                files: t.files && [...t.files],
+                changedFiles: t.changedFiles && [...t.changedFiles],
+              })
               .where(eq(tasks.id, row.id));
             if (INFLIGHT_TASK_STATES.has(t.state)) inflight++;
+            const paths = taskPaths({ base: 'main', ...t }, TREE);
+            // The tasks that hold paths (docs/lifecycle.md, "Overlapping files"): in flight or
+            // with a PR waiting on merge (merged ones hold nothing; no pending task has a PR here).
+            if (paths && ['dispatched', 'running', 'in_review'].includes(t.state))
+              holders.push({ runId: String(run.id), taskId: keys[i]!, paths });
+            if (paths) claims.set(candidateKey(String(run.id), keys[i]!), paths);
             // Core's ready rule (docs/lifecycle.md step 4), as the status comment applies it.
             if (spec.state === 'running' && t.state === 'pending' && t.unmetDeps === 0)
               candidates.push({
@@ -111,15 +139,27 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
           globalLimit: Number.POSITIVE_INFINITY,
           heldRuns: new Set(),
           budgetExhaustedRuns: new Set(),
+          overlap: { holders, paths: claims },
         }).dispatch.map((c) => `${c.runId}/${c.taskId}`);
-        const claimed = await store.attempts.claimDispatches(repositoryId, {
-          repoLimit: generated.repoLimit,
-          globalLimit: Number.POSITIVE_INFINITY,
-          now: NOW,
-        });
+        // The claim decides the overlap under its lock on its own read (engine/overlap.ts).
+        const claimed = await store.attempts.claimDispatches(
+          repositoryId,
+          { repoLimit: generated.repoLimit, globalLimit: Number.POSITIVE_INFINITY, now: NOW },
+          (claimants) => {
+            const { blocked } = decideOverlapWaits(
+              claimants.map((c) => ({ ...c, base: c.base ?? 'main' })),
+              new Map([['main', TREE]]),
+              NOW.getTime(),
+            );
+            if (blocked.length > 0) overlapCases++;
+            return blocked;
+          },
+        );
         expect(claimed.map((c) => `${c.run.id}/${c.task.taskKey}`)).toEqual(expected);
       }),
       { numRuns: 40 },
     );
+    // The generated repositories did make tasks wait on overlaps.
+    expect(overlapCases).toBeGreaterThan(0);
   });
 });

@@ -7927,12 +7927,14 @@ function planPrompt(env, issue2) {
     "  prompt: |",
     "    Implement POST /login using the signature from task_001.",
     "  priority: 4",
+    "  files: [src/login/**]",
     "```",
     "",
     "Rules:",
     `- id matches ${TASK_KEY.source} and is unique; title is one line.`,
-    "- Allowed keys: id, title, type, deps, prompt, priority (1 lowest .. 5 highest), timeoutMinutes. No other keys.",
+    "- Allowed keys: id, title, type, deps, prompt, priority (1 lowest .. 5 highest), timeoutMinutes, files. No other keys.",
     "- deps lists ids of tasks that must be merged first; no cycles.",
+    "- files lists the paths each task expects to touch, as globs relative to the repository root (`src/login/**`, `docs/api.md`); name them for every task: tasks whose files overlap are not run at the same time, so they do not conflict.",
     `- At most ${env.maxTasks} tasks.`,
     "- A task's prompt is all its worker will know besides the repository: make it self-contained.",
     "",
@@ -33096,7 +33098,8 @@ var TASK_KEYS = [
   "deps",
   "prompt",
   "priority",
-  "timeoutMinutes"
+  "timeoutMinutes",
+  "files"
 ];
 var PLAN_KEYS = ["base", "tasks"];
 var DEFAULT_TYPE = "default";
@@ -33476,6 +33479,30 @@ function suggest(word, candidates) {
 // src/core/plan/task.ts
 var import_yaml2 = __toESM(require_dist(), 1);
 
+// src/core/glob.ts
+var MAX_GLOBS = 100;
+var MAX_GLOB_CHARS = 256;
+function globProblem(glob) {
+  if (glob.trim() === "") return "is blank";
+  if (glob.length > MAX_GLOB_CHARS) return `is longer than ${MAX_GLOB_CHARS} characters`;
+  if (/[\u0000-\u001f\u007f]/.test(glob)) return "contains a line break or control character";
+  if (glob.includes("\\")) return "contains `\\`; paths are separated by `/`";
+  if (glob.startsWith("/")) return "starts with `/`; paths are relative to the repository root";
+  const segments = glob.split("/");
+  if (segments.some((s) => s === ".." || s === "."))
+    return "contains a `.` or `..` segment; paths are relative to the repository root";
+  if (segments.slice(0, -1).some((s) => s === "")) return "contains an empty segment (`//`)";
+  let depth = 0;
+  for (const ch of glob) {
+    if (ch === "{") depth++;
+    else if (ch === "}") depth--;
+    if (depth < 0 || depth > 1) return "has unbalanced or nested `{}`";
+    if (depth === 1 && ch === "/") return "has a `/` inside `{}`";
+  }
+  if (depth !== 0) return "has unbalanced or nested `{}`";
+  return void 0;
+}
+
 // src/core/plan/yaml-nodes.ts
 var import_yaml = __toESM(require_dist(), 1);
 var Locator = class {
@@ -33573,6 +33600,7 @@ function readTask(node2, path3, errors) {
   let prompt;
   let priority = DEFAULT_PRIORITY;
   let timeoutMinutes;
+  let files;
   for (const pair of pairs) {
     const key = keyText(pair.key);
     const value = pair.value;
@@ -33615,6 +33643,9 @@ function readTask(node2, path3, errors) {
           errors
         );
         break;
+      case "files":
+        files = readFiles(value, label, where.path, task.id, errors);
+        break;
       default:
         unknownKey(key, TASK_KEYS, label, { ...where, node: pair.key }, errors);
     }
@@ -33633,7 +33664,8 @@ function readTask(node2, path3, errors) {
       deps,
       ...prompt !== void 0 ? { prompt } : {},
       priority,
-      ...timeoutMinutes !== void 0 ? { timeoutMinutes } : {}
+      ...timeoutMinutes !== void 0 ? { timeoutMinutes } : {},
+      ...files !== void 0 ? { files } : {}
     };
   }
   return task;
@@ -33754,6 +33786,53 @@ function readDeps(value, label, base, task, errors) {
     }
   });
   return ok ? deps : void 0;
+}
+function readFiles(value, label, base, taskId, errors) {
+  const id = taskId !== void 0 ? { taskId } : {};
+  const text3 = readText(value);
+  if (text3.kind === "null") return void 0;
+  if (!(0, import_yaml2.isSeq)(value)) {
+    errors.add(
+      "invalid_value",
+      `the \`files\` of ${label} must be a list of paths or globs (e.g. \`files: [src/login/**]\`), not ${describe5(value)}`,
+      { path: base, node: value, ...id }
+    );
+    return void 0;
+  }
+  if (value.items.length > MAX_GLOBS) {
+    errors.add(
+      "invalid_value",
+      `the \`files\` of ${label} has ${value.items.length} entries; the limit is ${MAX_GLOBS}`,
+      { path: base, node: value, ...id }
+    );
+    return void 0;
+  }
+  const files = [];
+  let ok = true;
+  value.items.forEach((item, j) => {
+    const where = { path: `${base}[${j}]`, node: item, ...id };
+    const entry = readText(item);
+    if ((0, import_yaml2.isAlias)(item) || entry.kind !== "text") {
+      const what = (0, import_yaml2.isAlias)(item) ? "a YAML alias" : entry.kind === "other" ? entry.description : "empty";
+      errors.add(
+        "invalid_value",
+        `entry ${j + 1} of the \`files\` of ${label} must be a path or glob, not ${what}`,
+        where
+      );
+      ok = false;
+      return;
+    }
+    const problem = globProblem(entry.text);
+    if (problem) {
+      errors.add(
+        "invalid_value",
+        `${code(entry.text)} in the \`files\` of ${label} ${problem}`,
+        where
+      );
+      ok = false;
+    } else if (!files.includes(entry.text)) files.push(entry.text);
+  });
+  return ok ? files : void 0;
 }
 function readPrompt(value, label, where, errors) {
   const text3 = readText(value);

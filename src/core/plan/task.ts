@@ -1,4 +1,5 @@
 import { isAlias, isMap, isSeq } from 'yaml';
+import { globProblem, MAX_GLOBS } from '../glob.js';
 import type { ErrorList } from './error-list.js';
 import { code, countCodePoints } from './quote.js';
 import { suggest } from './suggest.js';
@@ -80,6 +81,7 @@ export function readTask(node: unknown, path: string, errors: ErrorList): RawTas
   let prompt: string | undefined;
   let priority = DEFAULT_PRIORITY;
   let timeoutMinutes: number | undefined;
+  let files: string[] | undefined;
 
   for (const pair of pairs) {
     const key = keyText(pair.key);
@@ -123,6 +125,9 @@ export function readTask(node: unknown, path: string, errors: ErrorList): RawTas
           errors,
         );
         break;
+      case 'files':
+        files = readFiles(value, label, where.path, task.id, errors);
+        break;
       default:
         unknownKey(key, TASK_KEYS, label, { ...where, node: pair.key }, errors);
     }
@@ -144,6 +149,7 @@ export function readTask(node: unknown, path: string, errors: ErrorList): RawTas
       ...(prompt !== undefined ? { prompt } : {}),
       priority,
       ...(timeoutMinutes !== undefined ? { timeoutMinutes } : {}),
+      ...(files !== undefined ? { files } : {}),
     };
   }
   return task;
@@ -297,6 +303,65 @@ function readDeps(
     }
   });
   return ok ? deps : undefined;
+}
+
+/** `files:`: a list of globs (src/core/glob.ts); empty or null declares nothing. */
+function readFiles(
+  value: unknown,
+  label: string,
+  base: string,
+  taskId: string | undefined,
+  errors: ErrorList,
+): string[] | undefined {
+  const id = taskId !== undefined ? { taskId } : {};
+  const text = readText(value);
+  if (text.kind === 'null') return undefined;
+  if (!isSeq(value)) {
+    errors.add(
+      'invalid_value',
+      `the \`files\` of ${label} must be a list of paths or globs (e.g. \`files: [src/login/**]\`), not ${describe(value)}`,
+      { path: base, node: value, ...id },
+    );
+    return undefined;
+  }
+  if (value.items.length > MAX_GLOBS) {
+    errors.add(
+      'invalid_value',
+      `the \`files\` of ${label} has ${value.items.length} entries; the limit is ${MAX_GLOBS}`,
+      { path: base, node: value, ...id },
+    );
+    return undefined;
+  }
+  const files: string[] = [];
+  let ok = true;
+  value.items.forEach((item, j) => {
+    const where = { path: `${base}[${j}]`, node: item, ...id };
+    const entry = readText(item);
+    if (isAlias(item) || entry.kind !== 'text') {
+      const what = isAlias(item)
+        ? 'a YAML alias'
+        : entry.kind === 'other'
+          ? entry.description
+          : 'empty';
+      errors.add(
+        'invalid_value',
+        `entry ${j + 1} of the \`files\` of ${label} must be a path or glob, not ${what}`,
+        where,
+      );
+      ok = false;
+      return;
+    }
+    const problem = globProblem(entry.text);
+    if (problem) {
+      errors.add(
+        'invalid_value',
+        `${code(entry.text)} in the \`files\` of ${label} ${problem}`,
+        where,
+      );
+      ok = false;
+    } else if (!files.includes(entry.text)) files.push(entry.text);
+  });
+  return ok ? files : undefined;
 }
 
 function readPrompt(

@@ -11,6 +11,11 @@ export interface TaskSpec {
   priority: number;
   /** Positive integer, at most 360; the worker default applies when omitted. */
   timeoutMinutes?: number;
+  /**
+   * The paths the task expects to touch (globs, src/core/glob.ts), when the plan declares them:
+   * tasks whose paths overlap are never in flight together (docs/lifecycle.md, step 4).
+   */
+  files?: string[];
 }
 
 export interface Plan {
@@ -72,6 +77,7 @@ export const TASK_KEYS: readonly string[] = [
   'prompt',
   'priority',
   'timeoutMinutes',
+  'files',
 ];
 export const PLAN_KEYS: readonly string[] = ['base', 'tasks'];
 export const DEFAULT_TYPE = 'default';

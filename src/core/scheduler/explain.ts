@@ -24,7 +24,7 @@ export interface ExplainInput {
   /** `/hold` on the issue, or the budget hold (docs/configuration.md) once it is turned into one. */
   runHeld: boolean;
   budgetExhausted: boolean;
-  /** The repository's latest decision; the only source of concurrency waits. */
+  /** The repository's latest decision; the only source of concurrency and overlap waits. */
   decision?: SchedulerDecision;
 }
 
@@ -35,10 +35,10 @@ export interface ExplainInput {
  */
 export function explainRun(input: ExplainInput): Map<string, TaskExplanation> {
   const byId = new Map(input.tasks.map((t) => [t.id, t]));
-  const concurrency = concurrencyWaits(input);
+  const decided = decisionWaits(input);
   const out = new Map<string, TaskExplanation>();
   for (const task of input.tasks) {
-    const why = explainOne(input, task, byId, concurrency);
+    const why = explainOne(input, task, byId, decided);
     if (why) out.set(task.id, why);
   }
   return out;
@@ -48,13 +48,16 @@ export function explainRun(input: ExplainInput): Map<string, TaskExplanation> {
 export function explainTask(input: ExplainInput, taskId: string): TaskExplanation | undefined {
   const byId = new Map(input.tasks.map((t) => [t.id, t]));
   const task = byId.get(taskId);
-  return task ? explainOne(input, task, byId, concurrencyWaits(input)) : undefined;
+  return task ? explainOne(input, task, byId, decisionWaits(input)) : undefined;
 }
 
-function concurrencyWaits(input: ExplainInput): Map<string, WaitReason> {
+function decisionWaits(input: ExplainInput): Map<string, WaitReason> {
   const waits = new Map<string, WaitReason>();
   for (const { candidate, reason } of input.decision?.waiting ?? []) {
-    if (candidate.runId === input.runId && reason.kind === 'concurrency') {
+    if (
+      candidate.runId === input.runId &&
+      (reason.kind === 'concurrency' || reason.kind === 'overlap')
+    ) {
       waits.set(candidate.taskId, reason);
     }
   }
@@ -65,7 +68,7 @@ function explainOne(
   input: ExplainInput,
   task: ExplainTaskInput,
   byId: ReadonlyMap<string, ExplainTaskInput>,
-  concurrency: ReadonlyMap<string, WaitReason>,
+  decided: ReadonlyMap<string, WaitReason>,
 ): TaskExplanation | undefined {
   const pending = task.state === 'pending';
   // Tasks with a PR wait on merges, not on dispatch: only deps and holds apply to them.
@@ -86,7 +89,7 @@ function explainOne(
   if (task.backoffUntil !== undefined && task.backoffUntil > input.now) {
     return { kind: 'backoff', until: task.backoffUntil };
   }
-  return concurrency.get(task.id);
+  return decided.get(task.id);
 }
 
 /**
@@ -104,6 +107,8 @@ export function formatWaitReason(reason: TaskExplanation): string {
         reason.scope === 'repository' ? 'in this repository' : 'across all repositories';
       return `waiting: ${formatCount(reason.inflight ?? reason.limit)}/${formatCount(reason.limit)} workers busy ${where}`;
     }
+    case 'overlap':
+      return `waiting: overlaps ${reason.taskId}${reason.elsewhere ? ' (another run)' : ''} on ${reason.path}`;
     case 'held':
       return 'held';
     case 'budget':

@@ -1,5 +1,8 @@
+import { overlapPath } from './overlap.js';
 import {
+  candidateKey,
   compareCandidates,
+  type PathHolder,
   type Candidate,
   type SchedulerDecision,
   type SchedulerInput,
@@ -12,9 +15,12 @@ function headroom(limit: number, inflight: number): number {
 }
 
 /**
- * One repository's dispatch decision. Held and over-budget runs, then tasks in backoff, wait
- * without taking a slot; the rest fill the tighter of the repository and global headroom in
- * (priority desc, order asc) order. Every candidate ends up in exactly one list.
+ * One repository's dispatch decision. Held and over-budget runs, then tasks in backoff, then
+ * tasks whose paths overlap a holder's or an earlier candidate's (`input.overlap`), wait without
+ * taking a slot; the rest fill the tighter of the repository and global headroom in
+ * (priority desc, order asc) order. Every candidate ends up in exactly one list. Which candidates
+ * wait on an overlap does not depend on the slots (an earlier candidate that finds no slot still
+ * claims its paths), so the claim can take that set as given (`overlapWaits`).
  */
 export function selectDispatches(input: SchedulerInput): SchedulerDecision {
   const repoRoom = headroom(input.repoLimit, input.repoInflight);
@@ -27,8 +33,9 @@ export function selectDispatches(input: SchedulerInput): SchedulerDecision {
   const waiting: SchedulerDecision['waiting'] = [];
   const overflow: Candidate[] = [];
 
+  const claimed: PathHolder[] = [...(input.overlap?.holders ?? [])];
   for (const candidate of [...input.candidates].sort(compareCandidates)) {
-    const blocked = blockingReason(input, candidate);
+    const blocked = blockingReason(input, candidate) ?? overlapReason(input, candidate, claimed);
     if (blocked) waiting.push({ candidate, reason: blocked });
     else if (dispatch.length < slots) dispatch.push(candidate);
     else overflow.push(candidate);
@@ -61,4 +68,35 @@ function blockingReason(input: SchedulerInput, candidate: Candidate): WaitReason
     return { kind: 'backoff', until: candidate.backoffUntil };
   }
   return undefined;
+}
+
+/** The first path holder (in flight, or an earlier candidate) this candidate's paths overlap. */
+function overlapReason(
+  input: SchedulerInput,
+  candidate: Candidate,
+  claimed: PathHolder[],
+): WaitReason | undefined {
+  const paths = input.overlap?.paths.get(candidateKey(candidate.runId, candidate.taskId));
+  if (!paths) return undefined;
+  for (const holder of claimed) {
+    const path = overlapPath(holder.paths, paths);
+    if (path !== undefined)
+      return {
+        kind: 'overlap',
+        taskId: holder.taskId,
+        path,
+        ...(holder.runId !== candidate.runId ? { elsewhere: true } : {}),
+      };
+  }
+  claimed.push({ runId: candidate.runId, taskId: candidate.taskId, paths });
+  return undefined;
+}
+
+/** The candidates of a decision that wait on an overlap, by `candidateKey`. */
+export function overlapWaits(decision: SchedulerDecision): Set<string> {
+  return new Set(
+    decision.waiting
+      .filter((w) => w.reason.kind === 'overlap')
+      .map((w) => candidateKey(w.candidate.runId, w.candidate.taskId)),
+  );
 }

@@ -1,3 +1,5 @@
+import type { TaskPaths } from './overlap.js';
+
 /** A pending task whose deps are all merged, as the dispatcher sees it. */
 export interface Candidate {
   runId: string;
@@ -20,7 +22,25 @@ export type WaitReason =
     }
   | { kind: 'held' }
   | { kind: 'budget' }
-  | { kind: 'backoff'; until: number };
+  | { kind: 'backoff'; until: number }
+  /**
+   * Its paths overlap those of a task in flight (dispatched until merged or ended), or of a
+   * candidate before it in dispatch order; `elsewhere` when that task is another run's.
+   */
+  | { kind: 'overlap'; taskId: string; path: string; elsewhere?: boolean };
+
+/** A task holding its paths: from its dispatch until it is merged or ends (docs/lifecycle.md). */
+export interface PathHolder {
+  runId: string;
+  taskId: string;
+  paths: TaskPaths;
+}
+
+export interface OverlapInput {
+  holders: readonly PathHolder[];
+  /** Each candidate's claim by `candidateKey`; a candidate absent here claims nothing. */
+  paths: ReadonlyMap<string, TaskPaths>;
+}
 
 export interface UnmergedDep {
   taskId: string;
@@ -41,6 +61,8 @@ export interface SchedulerInput {
   globalLimit: number;
   heldRuns: ReadonlySet<string>;
   budgetExhaustedRuns: ReadonlySet<string>;
+  /** The tasks' declared or changed files; without it nothing waits on an overlap. */
+  overlap?: OverlapInput;
 }
 
 export interface SchedulerDecision {

@@ -1,4 +1,10 @@
-import { explainRun, formatWaitReason, selectDispatches } from '../scheduler/index.js';
+import {
+  explainRun,
+  filesOutsideDeclaration,
+  formatWaitReason,
+  selectDispatches,
+  type WaitReason,
+} from '../scheduler/index.js';
 import { IN_REVIEW_TASK_STATES, type RunState, type TaskState } from '../states.js';
 import type { StatusTaskView, StatusView } from './types.js';
 
@@ -26,6 +32,9 @@ export interface StatusSnapshot {
     unmetDeps: number;
     nextAttemptAt: number | null;
     held: boolean;
+    /** The plan's `files:` and its PR's changed files, when known. */
+    files?: readonly string[] | null;
+    changedFiles?: readonly string[] | null;
   }[];
   depsOf: ReadonlyMap<string, readonly string[]>;
   attempts: readonly {
@@ -47,6 +56,11 @@ export interface StatusSnapshot {
   /** COORDINATOR_MAX_PARALLEL (Infinity without it). */
   globalLimit: number;
   now: number;
+  /**
+   * The run's ready tasks that wait on an overlap of their files (engine/overlap.ts, the claim's
+   * decision), by task key.
+   */
+  overlapWaits?: ReadonlyMap<string, WaitReason>;
   /** Seconds until the installation's next write, when the write budget holds one back. */
   nextWriteInSeconds?: number;
 }
@@ -74,13 +88,14 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
     if (a.failureReason && (!known || known.attempt < a.attempt))
       lastFailure.set(a.taskId, { attempt: a.attempt, reason: a.failureReason });
   }
-  // Ready tasks that are not running wait on a concurrency limit: say which one.
+  // Ready tasks that are not running wait on overlapping files or a concurrency limit: say which.
+  const overlaps = s.overlapWaits ?? new Map<string, WaitReason>();
   const decision =
     run.state === 'running'
       ? selectDispatches({
           now: s.now,
           candidates: s.tasks
-            .filter((t) => t.state === 'pending' && t.unmetDeps === 0)
+            .filter((t) => t.state === 'pending' && t.unmetDeps === 0 && !overlaps.has(t.taskKey))
             .map((t) => ({
               runId: String(run.id),
               taskId: t.taskKey,
@@ -96,6 +111,19 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
           budgetExhaustedRuns: new Set(),
         })
       : undefined;
+  for (const [taskKey, reason] of overlaps) {
+    const t = s.tasks.find((x) => x.taskKey === taskKey);
+    if (t)
+      decision?.waiting.push({
+        candidate: {
+          runId: String(run.id),
+          taskId: taskKey,
+          priority: t.priority,
+          order: t.planIndex,
+        },
+        reason,
+      });
+  }
   const why = explainRun({
     decision,
     now: s.now,
@@ -124,6 +152,9 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
       prNumber: t.prNumber ?? undefined,
       costUsd: cost.get(t.id),
       agentConfigChanged: changed && [...changed],
+      ...(t.changedFiles && t.files
+        ? { outsideFiles: filesOutsideDeclaration(t.files, t.changedFiles) }
+        : {}),
       waiting:
         (IN_REVIEW_TASK_STATES.has(t.state) ? rerunning.get(t.id) : undefined) ??
         (reason ? formatWaitReason(reason) : failure),

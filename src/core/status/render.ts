@@ -44,6 +44,7 @@ export function renderStatusComment(view: StatusView, options: RenderOptions = {
   }
   const notes = (view.notes ?? []).slice(0, MAX_NOTES);
   notes.push(...agentConfigNotes(view).slice(0, MAX_NOTES));
+  notes.push(...outsideFilesNotes(view).slice(0, MAX_NOTES));
   if (view.holdReason !== undefined && view.holdReason.trim() !== '') {
     // `/hold by @alice` must not mention alice again on every edit of this comment.
     notes.push(`Held: ${inertInline(truncate(view.holdReason, MAX_NOTE_CHARS))}`);
@@ -98,6 +99,22 @@ function agentConfigNotes(view: Pick<StatusView, 'tasks'>): string[] {
     const more = paths.length - shown.length;
     return [
       `**${inertInline(truncate(task.id, 40))}${pr} changes agent configuration:** ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`,
+    ];
+  });
+}
+
+/**
+ * One note per task whose PR changes files outside its `files:`: from then on its real files,
+ * not its declaration, decide what waits on it. Task ids and paths are rendered inert.
+ */
+function outsideFilesNotes(view: Pick<StatusView, 'tasks'>): string[] {
+  return view.tasks.flatMap((task) => {
+    const paths = (task.outsideFiles ?? []).filter((p) => p.trim() !== '');
+    if (paths.length === 0) return [];
+    const shown = paths.slice(0, MAX_AGENT_CONFIG_SHOWN).map((p) => inertInline(truncate(p, 60)));
+    const more = paths.length - shown.length;
+    return [
+      `${inertInline(truncate(task.id, 40))} changed files outside its \`files:\`: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''} (its changed files decide its overlaps)`,
     ];
   });
 }

@@ -20,6 +20,11 @@ export interface StatusTaskView {
    * table's notes.
    */
   agentConfigChanged?: string[];
+  /**
+   * Files the task's PR changes that its `files:` does not cover (docs/lifecycle.md,
+   * "Overlapping files"): its real files decide its overlaps from then on; noted under the table.
+   */
+  outsideFiles?: string[];
 }
 
 export interface StatusView {

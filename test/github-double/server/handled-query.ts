@@ -25,6 +25,8 @@ export const HANDLED_QUERY: Readonly<Record<string, readonly string[]>> = {
   'GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions': PAGE,
   'GET /repos/{owner}/{repo}/pulls': ['state', 'head', 'base', 'sort', 'direction', ...PAGE],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits': PAGE,
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': PAGE,
+  'GET /repos/{owner}/{repo}/git/trees/{tree_sha}': ['recursive'],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': PAGE,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': PAGE,
   'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls': PAGE,

@@ -1,0 +1,98 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { runs, tasks } from '../../db/schema.js';
+import type { PathClaimant } from '../core/scheduler/index.js';
+import { PATH_HOLDING_TASK_STATES, type TaskState } from '../core/states.js';
+import { rowsOf, type AppDatabase } from './database.js';
+import type { Db } from './transaction.js';
+
+/** A claimant as stored: its run's base branch is null when the run never recorded one. */
+export type PathClaimantRow = Omit<PathClaimant, 'base'> & { base: string | null };
+
+const CLAIMING_STATES_SQL = sql.join(
+  ['pending', ...PATH_HOLDING_TASK_STATES].map((s) => sql`${s}`),
+  sql`, `,
+);
+
+/** The paths tasks claim (docs/lifecycle.md, "Overlapping files"): what a scheduling pass reads. */
+export class TaskPathStore {
+  constructor(private readonly db: AppDatabase) {}
+
+  /** See `pathClaimants`. */
+  claimants(repositoryId: number, now: Date): Promise<PathClaimantRow[]> {
+    return pathClaimants(this.db, repositoryId, now);
+  }
+
+  /**
+   * The files the task's PR changes, when they differ from what is recorded; the run's status
+   * comment is due again in the same statement. False when nothing changed.
+   */
+  async recordChangedFiles(taskId: number, files: readonly string[]): Promise<boolean> {
+    const value = JSON.stringify([...files].sort());
+    const changed = this.db.$with('changed').as(
+      this.db
+        .update(tasks)
+        .set({ changedFiles: sql`${value}::jsonb`, updatedAt: new Date() })
+        .where(
+          and(eq(tasks.id, taskId), sql`${tasks.changedFiles} is distinct from ${value}::jsonb`),
+        )
+        .returning({ id: tasks.id }),
+    );
+    const rows = await this.db
+      .with(changed)
+      .update(runs)
+      .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
+      .where(
+        sql`${runs.id} = (select ${tasks.runId} from ${tasks} where ${tasks.id} = ${taskId})
+          and exists (select 1 from ${changed})`,
+      )
+      .returning({ id: runs.id });
+    return rows.length > 0;
+  }
+}
+
+/**
+ * The repository's tasks with files (declared or their PR's), pending or holding paths, of
+ * unfinished runs, in the claim's order (priority, oldest run, plan order); `ready` is the
+ * claim's ready test. A walk of tasks_paths_idx: none in a repository whose plans declare none.
+ */
+export async function pathClaimants(
+  db: Db,
+  repositoryId: number,
+  now: Date,
+): Promise<PathClaimantRow[]> {
+  const rows = rowsOf<{
+    id: string | number;
+    run_id: string | number;
+    task_key: string;
+    state: TaskState;
+    pr_number: number | null;
+    ready: boolean;
+    files: string[] | null;
+    changed_files: string[] | null;
+    base: string | null;
+  }>(
+    await db.execute(sql`
+      select t.id, t.run_id, t.task_key, t.state, t.pr_number, t.files, t.changed_files,
+          r.base_branch as base,
+          (t.state = 'pending' and t.unmet_deps = 0
+            and (t.next_attempt_at is null or t.next_attempt_at <= ${now.toISOString()}::timestamptz)
+            and r.state = 'running') as ready
+        from ${tasks} t join ${runs} r on r.id = t.run_id
+        where t.repository_id = ${repositoryId}
+          and (t.files is not null or t.changed_files is not null)
+          and t.state in (${CLAIMING_STATES_SQL})
+          and r.finished_at is null and t.task_key <> 'plan'
+        order by t.priority desc nulls last, t.run_created_at, t.run_id, t.plan_index`),
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    runId: Number(r.run_id),
+    taskKey: r.task_key,
+    state: r.state,
+    prNumber: r.pr_number,
+    ready: r.ready,
+    files: r.files,
+    changedFiles: r.changed_files,
+    base: r.base,
+  }));
+}

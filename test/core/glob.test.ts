@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { globMatches, literalPrefix, prefixesNest } from '../../src/core/glob.js';
+
+describe('globMatches', () => {
+  it.each([
+    ['src/login/**', 'src/login/session.ts', true],
+    ['src/login/**', 'src/login/deep/er/x.ts', true],
+    ['src/login/**', 'src/logins/x.ts', false],
+    ['src/**/*.test.ts', 'src/a.test.ts', true],
+    ['src/**/*.test.ts', 'src/a/b/c.test.ts', true],
+    ['src/**/*.test.ts', 'src/a/b/c.ts', false],
+    ['**/*.md', 'README.md', true],
+    ['**/*.md', 'docs/x/y.md', true],
+    ['*.md', 'docs/y.md', false],
+    ['src/*.ts', 'src/a/b.ts', false],
+    ['src/?.ts', 'src/a.ts', true],
+    ['src/?.ts', 'src/ab.ts', false],
+    ['src/{a,b}.ts', 'src/b.ts', true],
+    ['src/{a,b}.ts', 'src/c.ts', false],
+    ['src/dir/', 'src/dir/x/y.ts', true],
+    ['app/[id]/page.tsx', 'app/[id]/page.tsx', true],
+    ['app/[id]/page.tsx', 'app/i/page.tsx', false],
+    ['a.b', 'axb', false],
+    ['src/a.ts', 'src/a.ts', true],
+  ])('%s against %s: %s', (glob, path, expected) => {
+    expect(globMatches(glob, path)).toBe(expected);
+  });
+});
+
+describe('literalPrefix and prefixesNest', () => {
+  it.each([
+    ['src/login/**', 'src/login/'],
+    ['src/**/*.ts', 'src/'],
+    ['src/a*.ts', 'src/'],
+    ['**/*.md', ''],
+    ['src/login/new.ts', 'src/login/new.ts'],
+    ['src/{a,b}/x.ts', 'src/'],
+  ])('%s → %s', (glob, prefix) => {
+    expect(literalPrefix(glob)).toBe(prefix);
+  });
+
+  it.each([
+    ['src/', 'src/login/x.ts', true],
+    ['src/login/x.ts', 'src/', true],
+    ['src/login/x.ts', 'src/login/x.ts', true],
+    ['', 'anything', true],
+    ['src/log', 'src/login/x.ts', false],
+    ['src/a/', 'src/b/', false],
+  ])('%s and %s nest: %s', (a, b, expected) => {
+    expect(prefixesNest(a, b)).toBe(expected);
+  });
+});

@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WorkerPolicy } from '../github-double/worker/outcomes.js';
+import {
+  closeScenario,
+  MAINTAINER,
+  REPO,
+  startScenario,
+  statusComment,
+  taskOf,
+  type Scenario,
+} from './harness.js';
+
+type Pull = {
+  number: number;
+  state: string;
+  head: { ref: string; sha: string };
+};
+
+const FILES = {
+  'src/login/session.ts': 'export const session = 1;\n',
+  'src/login/form.ts': 'export const form = 1;\n',
+  'src/api/index.ts': 'export const api = 1;\n',
+};
+
+const plan = (tasks: Array<{ id: string; files?: string; priority?: number }>) =>
+  [
+    '```tasks',
+    ...tasks.flatMap((t) => [
+      `- id: ${t.id}`,
+      `  title: Task ${t.id}`,
+      ...(t.files ? [`  files: ${t.files}`] : []),
+      ...(t.priority ? [`  priority: ${t.priority}`] : []),
+    ]),
+    '```',
+  ].join('\n');
+
+/**
+ * A worker that writes the given files for each task; in mode=fix (sent back after a merge
+ * conflict) it takes the base's version of those files, which resolves the conflict.
+ */
+function writes(s: () => Scenario, byTask: Record<string, string[]>): WorkerPolicy {
+  return (run) => {
+    const task = run.inputs.task_id!;
+    const paths = byTask[task] ?? [];
+    const fix = run.inputs.mode === 'fix';
+    return {
+      kind: 'pr',
+      files: Object.fromEntries(
+        paths.map((p) => [
+          p,
+          fix
+            ? (s().double.file(REPO, 'main', p) ?? '')
+            : `// ${task}\n${FILES[p as keyof typeof FILES] ?? ''}`,
+        ]),
+      ),
+    };
+  };
+}
+
+/** Conflict-aware scheduling: tasks whose files overlap are never in flight together. */
+describe('overlapping files (GitHub double)', () => {
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  const pulls = () => s.double.pulls(REPO) as Pull[];
+  const prOf = (task: string) => pulls().find((p) => p.head.ref.endsWith(`/${task}`));
+  const dispatched = () => s.double.runs(REPO).map((r) => r.inputs.task_id);
+  const fixRuns = () => s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix');
+  const start = async (body: string) => {
+    const issue = await s.double.openIssue(REPO, { title: 'Login', body, user: MAINTAINER });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    return issue;
+  };
+  const approve = async (task: string) => {
+    await s.double.comment(REPO, prOf(task)!.number, '/approve', MAINTAINER);
+    await s.settle();
+  };
+
+  it('holds a task whose files overlap one in flight until that one merges, and says why', async () => {
+    s = await startScenario({ files: FILES });
+    s.double.setWorker(
+      writes(() => s, {
+        a: ['src/login/session.ts'],
+        b: ['src/login/session.ts'],
+        c: ['src/api/index.ts'],
+      }),
+    );
+    const issue = await start(
+      plan([
+        { id: 'a', files: '[src/login/**]' },
+        { id: 'b', files: '[src/login/session.ts]' },
+        { id: 'c', files: '[src/api/**]' },
+      ]),
+    );
+    // a and c go; b overlaps a on a file the tree has (a's real file, once its PR is open).
+    expect(dispatched().sort()).toEqual(['a', 'c']);
+    expect((await taskOf(s, issue, 'b'))?.state).toBe('pending');
+    expect(statusComment(s.double, issue)).toContain('waiting: overlaps a on src/login/session.ts');
+    // The tree was read once for the base head, whatever the passes.
+    const trees = () => s.double.requests.filter((r) => r.path.includes('/git/trees/'));
+    expect(trees()).toHaveLength(1);
+
+    // c merging changes nothing for b; a merging frees it, from the new base: no conflict.
+    await approve('c');
+    expect(dispatched().sort()).toEqual(['a', 'c']);
+    await approve('a');
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');
+    expect(dispatched().sort()).toEqual(['a', 'b', 'c']);
+    expect(statusComment(s.double, issue)).not.toContain('overlaps');
+    await approve('b');
+    expect((await taskOf(s, issue, 'b'))?.state).toBe('merged');
+    expect(fixRuns()).toEqual([]);
+    // A tree per base head the decisions needed (the first, then after a's merge).
+    expect(trees().length).toBeLessThanOrEqual(3);
+  });
+
+  it('replaces a declaration by the PR’s real files, and says when they leave the declaration', async () => {
+    s = await startScenario({ files: FILES });
+    s.double.setWorker(writes(() => s, { a: ['src/api/index.ts'], b: ['src/login/form.ts'] }));
+    const issue = await start(
+      plan([
+        { id: 'a', files: '[src/login/**]', priority: 5 },
+        { id: 'b', files: '[src/login/form.ts]' },
+      ]),
+    );
+    // a declared src/login/** but changed only src/api/index.ts: its real files decide, so b,
+    // which waited on its declaration, goes while a's PR is still open.
+    expect((await taskOf(s, issue, 'a'))?.changedFiles).toEqual(['src/api/index.ts']);
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+    expect(dispatched().sort()).toEqual(['a', 'b']);
+    const status = statusComment(s.double, issue);
+    expect(status).toMatch(/a changed files outside its `files:`: .*src\/api\/index\.ts/);
+    expect(status).not.toMatch(/b changed files outside/);
+    // The wait on the declaration happened: b's first dispatch came after a's PR opened.
+    const requests = s.double.requests.map((r) => `${r.method} ${r.path}`);
+    const aFiles = requests.findIndex((r) => r.endsWith(`/pulls/${prOf('a')!.number}/files`));
+    const dispatches = requests
+      .map((r, i) => ({ r, i }))
+      .filter(({ r }) => r.startsWith('POST') && r.endsWith('/dispatches'));
+    expect(dispatches).toHaveLength(2);
+    expect(dispatches[1]!.i).toBeGreaterThan(aFiles);
+  });
+
+  it('without files: both run at once and the second is sent back with a conflict', async () => {
+    s = await startScenario({ files: FILES });
+    s.double.setWorker(
+      writes(() => s, { a: ['src/login/session.ts'], b: ['src/login/session.ts'] }),
+    );
+    const issue = await start(plan([{ id: 'a' }, { id: 'b' }]));
+    expect(dispatched().sort()).toEqual(['a', 'b']);
+    await approve('a');
+    await approve('b');
+    expect(fixRuns().map((r) => r.inputs.task_id)).toEqual(['b']);
+    await approve('b');
+    expect((await taskOf(s, issue, 'b'))?.state).toBe('merged');
+  });
+});
