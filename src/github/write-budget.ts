@@ -1,15 +1,9 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { Reservation, WriteLimits } from '../store/write-reservations.js';
+import { grantedBefore, type WritePriority } from '../core/write-priority.js';
 
-/**
- * Which writes go first when the budget is short: moving tasks forward (merges, dispatches, merge
- * queue), then preparing work and answering people (branches, replies, labels), then reporting
- * (check runs, status comment edits, reactions), which a later write brings up to date anyway.
- */
-export type WritePriority = 'advance' | 'prepare' | 'report';
-
-const RANK: Record<WritePriority, number> = { advance: 0, prepare: 1, report: 2 };
+export type { WritePriority } from '../core/write-priority.js';
 
 /**
  * GitHub's secondary rate limits for content creation: "no more than 80 content-generating
@@ -115,8 +109,8 @@ export class WriteBudget {
         resolve,
         reject,
       };
-      // Sorted insert: by priority, then in arrival order.
-      const at = queue.findIndex((w) => RANK[w.priority] > RANK[waiter.priority]);
+      // Sorted insert: by priority, then in arrival order (core/write-priority.ts).
+      const at = queue.findIndex((w) => grantedBefore(waiter, w));
       queue.splice(at === -1 ? queue.length : at, 0, waiter);
       this.reportQueued();
       if (!pumping) void this.pump(installationId, queue);
