@@ -60,3 +60,17 @@ export function grantedBefore(a: WaitingWrite, b: WaitingWrite): boolean {
   const byRank = RANK[a.priority] - RANK[b.priority];
   return byRank !== 0 ? byRank < 0 : a.seq < b.seq;
 }
+
+/** The share of an installation's write window kept for the critical path. */
+const CRITICAL_RESERVE = 0.2;
+
+/**
+ * How many writes in the window a write of this priority may join: the critical path may fill
+ * it, other writes stop short of its last fifth (at least one). Waiting in order only helps when
+ * both wait; without the reserve, a burst of status edits and comments fills the window and a
+ * dispatch waits for the oldest of them to leave it, up to a minute.
+ */
+export function windowLimitFor(priority: WritePriority, perWindow: number): number {
+  if (priority === 'advance') return perWindow;
+  return Math.max(1, perWindow - Math.ceil(perWindow * CRITICAL_RESERVE));
+}

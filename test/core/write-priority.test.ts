@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   grantedBefore,
+  windowLimitFor,
   writePriorityOf,
   type GitHubWrite,
   type WaitingWrite,
@@ -68,4 +69,19 @@ describe('which write goes first when the write budget is short', () => {
   ])('%s', (_, a, b, first) => {
     expect(grantedBefore(a, b)).toBe(first);
   });
+
+  it.each<[WritePriority, number, number]>([
+    ['advance', 80, 80],
+    ['prepare', 80, 64],
+    ['report', 80, 64],
+    ['report', 5, 4],
+    ['advance', 1, 1],
+    // A window of one still lets every write through, in turn.
+    ['report', 1, 1],
+  ])(
+    'a %s write may join a window of %i while it holds fewer than %i',
+    (priority, window, limit) => {
+      expect(windowLimitFor(priority, window)).toBe(limit);
+    },
+  );
 });

@@ -234,6 +234,37 @@ describe('write budget queue', () => {
     );
   });
 
+  it('keeps the last fifth of the window for the critical path, which goes at once', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const budget = new WriteBudget({
+      reservations: new WriteReservationStore(handles[0]!.db),
+      limits: { ...LIMITS, perWindow: 5 },
+      clock,
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    // Four status edits fill what other writes may use of a window of five; the fifth waits.
+    const edits = acquireAll(
+      budget,
+      time,
+      id,
+      Array.from({ length: 5 }, (_, i) => ({ label: `edit ${i}`, priority: 'report' as const })),
+      granted,
+    );
+    await time.until(() => clock.sleeping && sending === 0);
+    expect(granted.map((g) => g.label)).toEqual(['edit 0', 'edit 1', 'edit 2', 'edit 3']);
+    // A dispatch arriving now takes the reserved slot without waiting for the window to move.
+    await acquireAll(budget, time, id, [{ label: 'dispatch', priority: 'advance' }], granted);
+    expect(granted.map((g) => g.label).slice(4)).toEqual(['dispatch']);
+    expect(granted.at(-1)!.at).toBe(granted[0]!.at);
+    expect(budget.queued).toBe(1);
+    // The waiting edit goes once the first write leaves the window.
+    await stepUntilDone(time, [{ budget, clock }], edits);
+    expect(granted.at(-1)!.label).toBe('edit 4');
+    expect(Math.round((granted.at(-1)!.at - granted[0]!.at) / 1000)).toBe(60);
+  });
+
   it('loses no write that queues in front of one whose reservation is under way', async () => {
     const time = new ManualTime();
     const store = new WriteReservationStore(handles[0]!.db);
