@@ -7,6 +7,7 @@ import {
 } from '../../src/github/write-budget.js';
 import { classifyWrite } from '../../src/github/write-budget-octokit.js';
 import { createMetrics } from '../../src/metrics.js';
+import { countStatements } from '../../src/store/statement-count.js';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { WriteReservationStore, type WriteLimits } from '../../src/store/write-reservations.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -263,6 +264,23 @@ describe('write budget queue', () => {
     await stepUntilDone(time, [{ budget, clock }], edits);
     expect(granted.at(-1)!.label).toBe('edit 4');
     expect(Math.round((granted.at(-1)!.at - granted[0]!.at) / 1000)).toBe(60);
+  });
+
+  it('costs a few statements a write, whatever its priority', async () => {
+    const budget = new WriteBudget({ reservations: new WriteReservationStore(handles[0]!.db) });
+    const id = ++installation;
+    const cost = async (priority: WritePriority, createsContent: boolean) =>
+      (
+        await countStatements(async () => {
+          const ticket = await budget.acquire(id, { priority, createsContent });
+          await ticket.sent();
+        })
+      ).statements;
+    // The reservation (its transaction: begin, the lock, the window's count, the prune, the
+    // insert, commit), the hour's count for a write that creates content, and the answer's stamp.
+    expect(await cost('advance', false)).toBe(7);
+    expect(await cost('report', false)).toBe(7);
+    expect(await cost('prepare', true)).toBe(8);
   });
 
   it('loses no write that queues in front of one whose reservation is under way', async () => {
