@@ -1,4 +1,10 @@
-import type { GitHubPort, PullInfo, RepoCoords, WorkflowRunInfo } from '../github/port.js';
+import type {
+  GitHubPort,
+  PullInfo,
+  PullState,
+  RepoCoords,
+  WorkflowRunInfo,
+} from '../github/port.js';
 import type { AttemptRow } from '../store/attempt-row.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
@@ -124,7 +130,11 @@ async function completeSucceeded(
   task: TaskRow,
   attempt: AttemptRow,
 ): Promise<void> {
-  const pull = await agentPullOf(scope, task);
+  // The PR the opened delivery linked, read in full: the merge decision that follows takes this
+  // read as GitHub's view (one read of the PR, not a lookup by branch and then the PR).
+  const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
+  const read = known && isOpenPull(known) && known.headRepoId === scope.repositoryId ? known : null;
+  const pull = read ?? (await agentPullOf(scope, task));
   crashPoint('track.before-complete');
   if (!pull) {
     const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
@@ -146,7 +156,8 @@ async function completeSucceeded(
   });
   if (!done) return;
   crashPoint('track.attempt-completed');
-  if (done.task) await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd);
+  if (done.task)
+    await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd, read);
 }
 
 async function completeFailed(
@@ -229,6 +240,8 @@ async function inReview(
   attempt: AttemptRow,
   pull: PullInfo,
   runSpentUsd: number | undefined,
+  /** The PR as just read in full (GitHubPort.pull), for the merge decision. */
+  read?: PullState | null,
 ): Promise<void> {
   crashPoint('track.in-review');
   await requestReviewAgain(engine, scope, attempt.review, pull.number);
@@ -244,7 +257,7 @@ async function inReview(
     'attempt succeeded; PR in review',
   );
   engine.requestStatus(scope.run.id);
-  await advanceRun(engine, scope);
+  await advanceRun(engine, scope, read ? [read] : undefined);
 }
 
 export interface PullEventInfo {
@@ -270,6 +283,11 @@ export interface PullEventInfo {
    * configuration files its agent-config marker lists are recorded for the status comment.
    */
   body?: string;
+  /**
+   * Not read from GitHub: the delivery's PR, which may be older than what is recorded. It makes
+   * the PR's row when none exists, and changes no recorded head, state or merge.
+   */
+  asDelivered?: boolean;
 }
 
 /** Fork PRs and look-alike branches are never agent PRs: only the task branch of this repository. */
@@ -307,10 +325,14 @@ export async function linkPullRequest(
   if (!found?.task) return null;
   const { run } = found;
   let { task } = found;
-  const row = await recordPull(engine, repositoryId, task.id, {
-    ...pull,
-    headSha: pull.currentHeadSha ?? pull.headSha,
-  });
+  const row = await recordPull(
+    engine,
+    repositoryId,
+    task.id,
+    { ...pull, headSha: pull.currentHeadSha ?? pull.headSha },
+    undefined,
+    { asDelivered: pull.asDelivered },
+  );
   if (pull.body !== undefined) await recordAgentConfig(engine, run.id, row, pull.body);
   // The upsert leaves the coordinator's own columns alone: this is the update it asked for, if any.
   const push =
@@ -357,7 +379,8 @@ export async function linkPullRequest(
 /**
  * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task and
  * the run's merges are decided again. Two pushes' deliveries can arrive in either order, so the
- * head recorded is GitHub's now, never an older one a late delivery carries.
+ * head recorded is GitHub's now, never an older one a late delivery carries; a PR's first event
+ * (`asDelivered`) makes its row and changes no recorded head.
  */
 export async function onPullRequestChanged(
   engine: Engine,
@@ -367,10 +390,15 @@ export async function onPullRequestChanged(
   pull: PullEventInfo,
 ): Promise<void> {
   if (!isAgentPull(pull, repositoryId)) return;
-  const current = repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
+  // A PR's first event needs no read: as delivered, it is recorded only where nothing newer was
+  // (a late delivery changes no row), and the attempt's completion reads the PR before any
+  // merge decision. GitHub computes its mergeability from its creation on.
+  const current =
+    !pull.asDelivered && repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
   const linked = await linkPullRequest(engine, repositoryId, {
     ...pull,
     ...(current ? { state: current.state, merged: current.merged, body: current.body } : {}),
+    ...(pull.asDelivered ? { body: undefined } : {}),
     currentHeadSha: current?.headSha,
   });
   if (!linked || linked.run.finishedAt) return;
@@ -383,7 +411,11 @@ export async function onPullRequestChanged(
       head: current?.headSha ?? pull.headSha,
       at: pull.pushedAt,
     });
-  await advanceRun(engine, await loadRunScope(engine, linked.run, port, linked.repository));
+  await advanceRun(
+    engine,
+    await loadRunScope(engine, linked.run, port, linked.repository),
+    current ? [current] : undefined,
+  );
 }
 
 /**
@@ -462,12 +494,16 @@ function recordPull(
   taskId: number,
   pull: SeenPull,
   agentConfigChanged?: string[],
+  options?: { asDelivered?: boolean },
 ) {
-  return engine.store.pulls.upsert({
-    ...pullValues(repositoryId, pull),
-    taskId,
-    ...(agentConfigChanged ? { agentConfigChanged } : {}),
-  });
+  return engine.store.pulls.upsert(
+    {
+      ...pullValues(repositoryId, pull),
+      taskId,
+      ...(agentConfigChanged ? { agentConfigChanged } : {}),
+    },
+    options,
+  );
 }
 
 /**

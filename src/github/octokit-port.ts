@@ -15,13 +15,14 @@ import {
 } from './port.js';
 import { readReviewThreads } from './review-threads.js';
 import type { RoleName } from '../core/roles.js';
+import { writePriorityOf, type GitHubWrite } from '../core/write-priority.js';
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
 
-// How urgent each write is when the installation's write budget is short (write-budget.ts).
-const ADVANCE: WritePriorityOption = { writePriority: 'advance' };
-const PREPARE: WritePriorityOption = { writePriority: 'prepare' };
-const REPORT: WritePriorityOption = { writePriority: 'report' };
+/** How urgent a write is when the installation's write budget is short (write-budget.ts). */
+const urgency = (write: GitHubWrite): WritePriorityOption => ({
+  writePriority: writePriorityOf(write),
+});
 
 const ROLES: ReadonlySet<string> = new Set([
   'admin',
@@ -180,7 +181,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           ...repo,
           ref: `refs/heads/${branch}`,
           sha,
-          request: PREPARE,
+          request: urgency('create_branch'),
         });
         return 'created';
       } catch (error) {
@@ -201,7 +202,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           inputs: request.inputs,
           return_run_details: true,
           // A retried dispatch could start a second run: the sweep re-dispatches only after checking.
-          request: { retries: 0, ...ADVANCE },
+          request: { retries: 0, ...urgency('dispatch_workflow') },
         },
       );
       const data = (response.status === 200 ? response.data : undefined) as
@@ -261,7 +262,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         await octokit.rest.actions.cancelWorkflowRun({
           ...repo,
           run_id: runId,
-          request: { retries: 0, ...ADVANCE },
+          request: { retries: 0, ...urgency('cancel_workflow_run') },
         });
       } catch (error) {
         // 409: the run already finished, which is what we wanted.
@@ -286,7 +287,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         ...repo,
         issue_number: issueNumber,
         body,
-        request: PREPARE,
+        request: urgency('issue_comment'),
       });
       return { id: data.id };
     },
@@ -297,7 +298,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           ...repo,
           comment_id: commentId,
           body,
-          request: REPORT,
+          request: urgency('status_comment_edit'),
         });
         return true;
       } catch (error) {
@@ -329,7 +330,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         ...repo,
         issue_number: issueNumber,
         labels,
-        request: PREPARE,
+        request: urgency('add_labels'),
       });
     },
 
@@ -339,7 +340,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         issue_number: issueNumber,
         state: 'closed',
         state_reason: 'completed',
-        request: PREPARE,
+        request: urgency('close_issue'),
       });
     },
 
@@ -348,7 +349,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         ...repo,
         comment_id: commentId,
         content,
-        request: REPORT,
+        request: urgency('reaction'),
       });
     },
     async pull(repo, number) {
@@ -425,7 +426,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         status: output.status,
         ...(output.conclusion ? { conclusion: output.conclusion } : {}),
         output: { title: output.title, summary: output.summary },
-        request: REPORT,
+        request: urgency('order_check'),
       });
       return { id: data.id };
     },
@@ -437,7 +438,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         status: output.status,
         ...(output.conclusion ? { conclusion: output.conclusion } : {}),
         output: { title: output.title, summary: output.summary },
-        request: REPORT,
+        request: urgency('order_check'),
       });
     },
 
@@ -449,7 +450,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           sha,
           merge_method: method,
           // The retry plugin would retry 405/409, which are answers here, not glitches.
-          request: { retries: 0, ...ADVANCE },
+          request: { retries: 0, ...urgency('merge') },
         });
         return { merged: true, sha: data.sha };
       } catch (error) {
@@ -467,7 +468,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           ...repo,
           pull_number: number,
           expected_head_sha: expectedHeadSha,
-          request: { retries: 0, ...ADVANCE },
+          request: { retries: 0, ...urgency('update_branch') },
         });
         return true;
       } catch (error) {
@@ -494,7 +495,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           `mutation($id: ID!, $oid: GitObjectID!) {
             enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $oid }) { mergeQueueEntry { id } }
           }`,
-          { id: pullRequestNodeId, oid: expectedHeadOid, request: ADVANCE },
+          { id: pullRequestNodeId, oid: expectedHeadOid, request: urgency('enqueue') },
         );
         return { ok: true };
       } catch (error) {
@@ -509,7 +510,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
     async dequeuePullRequest(pullRequestNodeId) {
       await octokit.graphql(
         `mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { id } } }`,
-        { id: pullRequestNodeId, request: ADVANCE },
+        { id: pullRequestNodeId, request: urgency('dequeue') },
       );
     },
 
@@ -523,7 +524,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           ...repo,
           pull_number: prNumber,
           reviewers: [...logins],
-          request: PREPARE,
+          request: urgency('request_reviewers'),
         });
         return { ok: true };
       } catch (error) {
@@ -564,7 +565,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           ...repo,
           run_id: runId,
           // A second attempt started by a retry would spend the user's re-run.
-          request: { retries: 0, ...ADVANCE },
+          request: { retries: 0, ...urgency('rerun_failed_jobs') },
         });
         return { ok: true };
       } catch (error) {

@@ -53,11 +53,33 @@ function isMutation(query: unknown): boolean {
   return /^mutation\b/.test(query.replace(/#[^\n]*/g, '').trimStart());
 }
 
+type Job = (...args: unknown[]) => Promise<unknown>;
+
 /**
- * `Octokit` whose installation clients wait for the shared write budget before each write. Its
- * hook is the outermost (plugins wrap in the order they are added), so a request retried by the
- * retry or throttling plugin counts once. The App's own JWT client has no installation and is
- * not budgeted.
+ * A stand-in for one of the throttling plugin's Bottleneck groups (its public `throttle.write`
+ * and `throttle.notifications` options; the plugin calls `group.key(id).schedule(options, job)`)
+ * that starts every job at once. The plugin's own write limiters start an installation's writes
+ * one a second (three for routes that notify people), first in, first out, per process: a
+ * dispatch queued behind status comment edits that the budget had already let go, and two
+ * replicas each kept their own second. The budget is the one write limiter per installation,
+ * shared by the replicas and ordered by priority. The plugin's handling of secondary and primary
+ * rate limit answers (`retry-after`, its retry limiter) is untouched.
+ */
+export const UNSPACED_GROUP = {
+  key: () => ({
+    schedule: (...args: unknown[]): Promise<unknown> => {
+      const at = args.findIndex((a) => typeof a === 'function');
+      return (args[at] as Job)(...args.slice(at + 1));
+    },
+  }),
+};
+
+/**
+ * `Octokit` whose installation clients wait for the shared write budget before each write, and
+ * whose throttling plugin no longer spaces writes itself (UNSPACED_GROUP). Its hook is the
+ * outermost (plugins wrap in the order they are added), so a request retried by the retry or
+ * throttling plugin counts once. The App's own JWT client has no installation and is not
+ * budgeted.
  */
 export function withWriteBudget(
   Octokit: typeof ProbotOctokit,
@@ -79,5 +101,12 @@ export function withWriteBudget(
       }
     });
   };
-  return Octokit.plugin(plugin as never) as typeof ProbotOctokit;
+  return Octokit.plugin(plugin as never).defaults((options: Record<string, unknown>) => ({
+    ...options,
+    throttle: {
+      ...(options.throttle as object),
+      write: UNSPACED_GROUP,
+      notifications: UNSPACED_GROUP,
+    },
+  })) as typeof ProbotOctokit;
 }

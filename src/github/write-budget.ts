@@ -1,15 +1,9 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { Reservation, WriteLimits } from '../store/write-reservations.js';
+import { grantedBefore, windowLimitFor, type WritePriority } from '../core/write-priority.js';
 
-/**
- * Which writes go first when the budget is short: moving tasks forward (merges, dispatches, merge
- * queue), then preparing work and answering people (branches, replies, labels), then reporting
- * (check runs, status comment edits, reactions), which a later write brings up to date anyway.
- */
-export type WritePriority = 'advance' | 'prepare' | 'report';
-
-const RANK: Record<WritePriority, number> = { advance: 0, prepare: 1, report: 2 };
+export type { WritePriority } from '../core/write-priority.js';
 
 /**
  * GitHub's secondary rate limits for content creation: "no more than 80 content-generating
@@ -90,6 +84,8 @@ export class WriteBudget {
   private readonly queues = new Map<number, Waiter[]>();
   /** Installation → when its queue's head may write next, while it waits. */
   private readonly nextAt = new Map<number, number>();
+  /** Installation → ends its queue's wait early (a more urgent write came to its head). */
+  private readonly wakers = new Map<number, () => void>();
   private seq = 0;
   private closed = false;
 
@@ -115,9 +111,11 @@ export class WriteBudget {
         resolve,
         reject,
       };
-      // Sorted insert: by priority, then in arrival order.
-      const at = queue.findIndex((w) => RANK[w.priority] > RANK[waiter.priority]);
+      // Sorted insert: by priority, then in arrival order (core/write-priority.ts).
+      const at = queue.findIndex((w) => grantedBefore(waiter, w));
       queue.splice(at === -1 ? queue.length : at, 0, waiter);
+      // A more urgent write than the one waiting: it may fit where that one did not.
+      if (at === 0) this.wakers.get(installationId)?.();
       this.reportQueued();
       if (!pumping) void this.pump(installationId, queue);
     });
@@ -168,11 +166,12 @@ export class WriteBudget {
         const head = queue[0]!;
         let result: Reservation;
         try {
+          // The critical path may fill the window; other writes keep clear of its reserve.
           result = await this.options.reservations.reserve(
             installationId,
             head.createsContent,
             this.clock.now(),
-            this.limits,
+            { ...this.limits, perWindow: windowLimitFor(head.priority, this.limits.perWindow) },
           );
         } catch (error) {
           // The database is down: this write fails like any request would, the rest try again.
@@ -201,9 +200,14 @@ export class WriteBudget {
         }
         const waitMs = Math.max(1, result.retryAt.getTime() - this.clock.now().getTime());
         this.nextAt.set(installationId, result.retryAt.getTime());
-        await this.clock.sleep(waitMs);
+        await new Promise<void>((resolve) => {
+          this.wakers.set(installationId, resolve);
+          void this.clock.sleep(waitMs).then(resolve);
+        });
+        this.wakers.delete(installationId);
       }
     } finally {
+      this.wakers.delete(installationId);
       this.nextAt.delete(installationId);
       this.queues.delete(installationId);
       this.reportQueued();

@@ -52,7 +52,8 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       const { engine } = services;
       const { pull_request: pr, repository } = context.payload;
       const before = context.payload.action === 'synchronize' ? context.payload.before : undefined;
-      const info = pullInfo(pr, before);
+      // A PR's first event: the engine takes the PR as delivered (onPullRequestChanged).
+      const info = { ...pullInfo(pr, before), asDelivered: context.payload.action === 'opened' };
       await onPullRequestChanged(
         engine,
         services.port(context.octokit),

@@ -18,11 +18,22 @@ export class PullStore {
    * The PR as GitHub showed it. What the coordinator did to it (its pending branch update, its
    * order check) is left as it was, and comes back with the row.
    */
-  async upsert(values: typeof pullRequests.$inferInsert): Promise<PullRow> {
+  async upsert(
+    values: typeof pullRequests.$inferInsert,
+    /**
+     * The PR as a delivery carried it, not as GitHub shows it now: it makes a new row, and
+     * leaves the head, state and merge of a row already recorded (from a read, or a later
+     * delivery) as they were.
+     */
+    options: { asDelivered?: boolean } = {},
+  ): Promise<PullRow> {
     const given = { ...values, updatedAt: new Date() };
     const { shape, placeholders } = placeholdersFor(given);
+    const keep = options.asDelivered ? RECORDED_STATE : [];
     const [row] = await this.prepared
-      .get(`pull_upsert_${shape}`, (db) => pullUpsert(db, placeholders).returning())
+      .get(`pull_upsert_${shape}${options.asDelivered ? '_delivered' : ''}`, (db) =>
+        pullUpsert(db, placeholders, keep).returning(),
+      )
       .execute(given);
     if (!row) throw new Error(`pull request #${values.number} not stored`);
     return row;
@@ -222,17 +233,27 @@ export class PullStore {
  * The upsert of a PR row with these placeholders (see placeholdersFor): a statement of its own,
  * or a CTE of one that writes the task too (RunStore.completeIntoReview).
  */
-export function pullUpsert(db: Db, placeholders: Record<string, Placeholder | SQL>) {
+export function pullUpsert(
+  db: Db,
+  placeholders: Record<string, Placeholder | SQL>,
+  keep: readonly string[] = [],
+) {
   return db
     .insert(pullRequests)
     .values(placeholders as never)
     .onConflictDoUpdate({
       target: [pullRequests.repositoryId, pullRequests.number],
       set: Object.fromEntries(
-        UPSERTED.filter((k) => k in placeholders).map((k) => [k, placeholders[k]]),
+        UPSERTED.filter((k) => k in placeholders && !keep.includes(k)).map((k) => [
+          k,
+          placeholders[k],
+        ]),
       ),
     });
 }
+
+/** What a delivery's payload never overwrites: it may be older than the row (upsert). */
+const RECORDED_STATE: readonly string[] = ['headSha', 'state', 'merged'];
 
 /** What a repeat sighting of a PR overwrites: GitHub's side of the row. */
 const UPSERTED = [

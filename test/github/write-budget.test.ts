@@ -7,6 +7,7 @@ import {
 } from '../../src/github/write-budget.js';
 import { classifyWrite } from '../../src/github/write-budget-octokit.js';
 import { createMetrics } from '../../src/metrics.js';
+import { countStatements } from '../../src/store/statement-count.js';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { WriteReservationStore, type WriteLimits } from '../../src/store/write-reservations.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -232,6 +233,54 @@ describe('write budget queue', () => {
     expect(after.value('agent_coordinator_github_write_wait_seconds_sum')).toBe(
       60 + 120 + 180 + 240 + 300,
     );
+  });
+
+  it('keeps the last fifth of the window for the critical path, which goes at once', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const budget = new WriteBudget({
+      reservations: new WriteReservationStore(handles[0]!.db),
+      limits: { ...LIMITS, perWindow: 5 },
+      clock,
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    // Four status edits fill what other writes may use of a window of five; the fifth waits.
+    const edits = acquireAll(
+      budget,
+      time,
+      id,
+      Array.from({ length: 5 }, (_, i) => ({ label: `edit ${i}`, priority: 'report' as const })),
+      granted,
+    );
+    await time.until(() => clock.sleeping && sending === 0);
+    expect(granted.map((g) => g.label)).toEqual(['edit 0', 'edit 1', 'edit 2', 'edit 3']);
+    // A dispatch arriving now takes the reserved slot without waiting for the window to move.
+    await acquireAll(budget, time, id, [{ label: 'dispatch', priority: 'advance' }], granted);
+    expect(granted.map((g) => g.label).slice(4)).toEqual(['dispatch']);
+    expect(granted.at(-1)!.at).toBe(granted[0]!.at);
+    expect(budget.queued).toBe(1);
+    // The waiting edit goes once the first write leaves the window.
+    await stepUntilDone(time, [{ budget, clock }], edits);
+    expect(granted.at(-1)!.label).toBe('edit 4');
+    expect(Math.round((granted.at(-1)!.at - granted[0]!.at) / 1000)).toBe(60);
+  });
+
+  it('costs a few statements a write, whatever its priority', async () => {
+    const budget = new WriteBudget({ reservations: new WriteReservationStore(handles[0]!.db) });
+    const id = ++installation;
+    const cost = async (priority: WritePriority, createsContent: boolean) =>
+      (
+        await countStatements(async () => {
+          const ticket = await budget.acquire(id, { priority, createsContent });
+          await ticket.sent();
+        })
+      ).statements;
+    // The reservation (its transaction: begin, the lock, the window's count, the prune, the
+    // insert, commit), the hour's count for a write that creates content, and the answer's stamp.
+    expect(await cost('advance', false)).toBe(7);
+    expect(await cost('report', false)).toBe(7);
+    expect(await cost('prepare', true)).toBe(8);
   });
 
   it('loses no write that queues in front of one whose reservation is under way', async () => {

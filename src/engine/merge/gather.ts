@@ -6,6 +6,7 @@ import {
   type MergePull,
   type MergeTask,
 } from '../../core/merge/index.js';
+import type { PullState } from '../../github/port.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { Engine, RunScope } from '../context.js';
 import type { MergeTarget } from './merge-target.js';
@@ -22,11 +23,15 @@ export interface MergeView {
   slotsHeldElsewhere: HeldSlot[];
 }
 
-/** `opened`: the database's view as the merge turn read it, when it is this turn's first look. */
+/**
+ * `opened`: the database's view as the merge turn read it, when it is this turn's first look;
+ * `readNow`: PRs the caller read from GitHub just before (advanceRun), not read again.
+ */
 export async function gatherMergeView(
   engine: Engine,
   scope: RunScope,
   opened?: MergeTurnView,
+  readNow?: readonly PullState[],
 ): Promise<MergeView> {
   const { run } = scope;
   const {
@@ -79,7 +84,8 @@ export async function gatherMergeView(
       targets.push(target);
       continue;
     }
-    const fresh = await withGitHubView(engine, scope, target);
+    const read = readNow?.find((p) => p.number === target.row.number);
+    const fresh = await withGitHubView(engine, scope, target, read);
     if (fresh) targets.push(fresh);
   }
 
@@ -91,13 +97,17 @@ export async function gatherMergeView(
   return { tasks: mergeTasks, targets, mergeQueueByBase, slotsHeldElsewhere };
 }
 
-/** The PR as GitHub shows it now, with its checks; null once it is closed or merged. */
+/**
+ * The PR as GitHub shows it now, with its checks; null once it is closed or merged. `read`: the
+ * PR as the caller has just read it (one read of the PR per decision).
+ */
 async function withGitHubView(
   engine: Engine,
   scope: RunScope,
   { row, task, pull }: MergeTarget,
+  read?: PullState,
 ): Promise<MergeTarget | null> {
-  const current = await scope.port.pull(scope.repo, row.number);
+  const current = read ?? (await scope.port.pull(scope.repo, row.number));
   if (!current || !isOpenPull(current)) return null;
   if (current.headSha !== row.headSha)
     await engine.store.pulls.update(row.id, { headSha: current.headSha });

@@ -1,7 +1,7 @@
 import { decideMerges, type MergeDecision } from '../../core/merge/index.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { OrderCheckRecord } from '../../store/runs.js';
-import type { GitHubPort } from '../../github/port.js';
+import type { GitHubPort, PullState } from '../../github/port.js';
 import { loadRunScope, timeDecision, type Engine, type RunScope } from '../context.js';
 import { act } from './act.js';
 import { gatherMergeView } from './gather.js';
@@ -22,9 +22,15 @@ export async function onChecksCompleted(
 
 /**
  * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and
- * act: one action per PR (Tide's sync loop). Webhooks and the sweep both call it.
+ * act: one action per PR (Tide's sync loop). Webhooks and the sweep both call it. `readNow`: PRs
+ * the caller has just read from GitHub (`GitHubPort.pull`) on the way here; the first decision
+ * takes them as GitHub's view instead of reading them again.
  */
-export async function advanceRun(engine: Engine, scope: RunScope): Promise<void> {
+export async function advanceRun(
+  engine: Engine,
+  scope: RunScope,
+  readNow?: readonly PullState[],
+): Promise<void> {
   // A base branch is one pool per repository: two runs deciding at once would each see the
   // slot free and both merge (the other PR is then behind), and two deliveries for one run would
   // each create the order check of a new head. So the repository's merge decisions take turns:
@@ -32,20 +38,21 @@ export async function advanceRun(engine: Engine, scope: RunScope): Promise<void>
   await timeDecision(engine, 'merge', () =>
     engine.memory.repositoryMergeTurns.run(scope.repositoryId, () =>
       engine.store.mergeTurns.take(scope.repositoryId, scope.run.id, (opened) =>
-        advanceOnce(engine, scope, 0, opened),
+        advanceOnce(engine, scope, 0, opened, readNow),
       ),
     ),
   );
 }
 
-/** `opened`: the turn's first read; a decision again after acting reads afresh. */
+/** `opened` and `readNow`: the turn's first reads; a decision again after acting reads afresh. */
 async function advanceOnce(
   engine: Engine,
   scope: RunScope,
   depth: number,
   opened?: MergeTurnView,
+  readNow?: readonly PullState[],
 ): Promise<void> {
-  const view = await gatherMergeView(engine, scope, opened);
+  const view = await gatherMergeView(engine, scope, opened, readNow);
   const pulls = view.targets.map((t) => t.pull);
   const orderChecks = new Map<number, OrderCheckRecord>();
   for (const { row, task } of view.targets) {
