@@ -36,7 +36,6 @@ export {
   inMergeQueue,
   isAttemptOpen,
   isCheckPending,
-  isMergeClaimed,
   isOpenPull,
   isRunDone,
   isTaskMerged,

@@ -20,3 +20,10 @@ export type {
   WaitReasonKind,
 } from './types.js';
 export { decideChecksRerun, type FailingCheck } from './flaky-checks.js';
+export {
+  decideDequeued,
+  readsTaskOnDequeue,
+  type DequeuedEffect,
+  type DequeuedEvent,
+  type DequeuedSnapshot,
+} from './dequeued.js';
