@@ -27,3 +27,8 @@ export {
   type DequeuedEvent,
   type DequeuedSnapshot,
 } from './dequeued.js';
+export {
+  decideChecksCompleted,
+  type ChecksCompletedEffect,
+  type ChecksCompletedRun,
+} from './checks-completed.js';
