@@ -18,6 +18,8 @@ import { requestReviewAgain } from './feedback.js';
 import { onPushOfWork } from './approval.js';
 import {
   attemptSucceeded,
+  closedRecordsMergeFirst,
+  decidePullClosed,
   decidePush,
   decideWorkerRun,
   isOpenPull,
@@ -414,11 +416,12 @@ async function pullRequestClosed(
   pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
 ): Promise<void> {
+  const event = { merged: pull.merged, closedByBot: closedBy.isBot };
   // Merged by the coordinator (or seen merged before): the task's merge freed its dependents in
   // the same statement, so recording the PR closed is all that is left. Scheduling and the run's
   // close-out, if a crash cut them short, are the sweep's (docs/running.md, "The sweep").
   if (
-    pull.merged &&
+    closedRecordsMergeFirst(event) &&
     isAgentPull(pull, repositoryId) &&
     (await engine.store.pulls.recordMergedOfMergedTask(repositoryId, pull.number, pull.headSha))
   )
@@ -426,21 +429,37 @@ async function pullRequestClosed(
   const linked = await linkPullRequest(engine, repositoryId, pull);
   if (!linked) return;
   const { run, task } = linked;
-  const scope = await loadRunScope(engine, run, undefined, linked.repository);
-  if (pull.merged) {
-    if (await markTaskMerged(engine, scope, task.id, task.taskKey)) await advanceRun(engine, scope);
-    return;
+  const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
+  let scope: RunScope | undefined;
+  const scopeOf = async () =>
+    (scope ??= await loadRunScope(engine, run, undefined, linked.repository));
+  for (const effect of decidePullClosed({ task }, event)) {
+    switch (effect.kind) {
+      case 'none':
+        log.debug({ why: effect.reason }, 'PR closed: nothing to do');
+        break;
+      case 'markMerged':
+        if (!(await markTaskMerged(engine, await scopeOf(), task.id, task.taskKey))) return;
+        break;
+      case 'reject':
+        if (!(await engine.store.runs.transitionTask(task.id, 'rejected'))) return;
+        break;
+      case 'blockDependents': {
+        const blocked = await blockDependents(engine, run.id, task.taskKey);
+        log.info({ by: closedBy.login, blocked }, 'PR closed unmerged; task rejected');
+        break;
+      }
+      case 'requestStatus':
+        engine.requestStatus(run.id);
+        break;
+      case 'settle':
+        await settleRun(engine, await scopeOf());
+        break;
+      case 'advance':
+        await advanceRun(engine, await scopeOf());
+        break;
+    }
   }
-  if (closedBy.isBot) return; // the coordinator and workers never close agent PRs on purpose
-  const rejected = await engine.store.runs.transitionTask(task.id, 'rejected');
-  if (!rejected) return;
-  const blocked = await blockDependents(engine, run.id, task.taskKey);
-  engine.log.info(
-    { run: run.id, task: task.taskKey, pr: pull.number, by: closedBy.login, blocked },
-    'PR closed unmerged; task rejected',
-  );
-  engine.requestStatus(run.id);
-  await settleRun(engine, scope);
 }
 
 type SeenPull = Pick<

@@ -43,3 +43,9 @@ export {
   phaseWithRun,
   runNeverStarted,
 } from './facts.js';
+export {
+  closedRecordsMergeFirst,
+  decidePullClosed,
+  type PullClosedEffect,
+  type PullClosedEvent,
+} from './pull-closed.js';
