@@ -49,3 +49,11 @@ export {
   type PullClosedEffect,
   type PullClosedEvent,
 } from './pull-closed.js';
+export {
+  changesRequestedFeedback,
+  decideReview,
+  reviewReads,
+  type ReviewEffect,
+  type ReviewEvent,
+  type ReviewSnapshot,
+} from './review.js';
