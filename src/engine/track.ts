@@ -15,10 +15,11 @@ import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
-import { onPushOfWork } from './approval.js';
+import { withdrawApproval } from './approval.js';
 import {
   attemptSucceeded,
   closedRecordsMergeFirst,
+  decidePullChanged,
   decidePullClosed,
   decidePush,
   decideWorkerRun,
@@ -356,9 +357,10 @@ export async function linkPullRequest(
 }
 
 /**
- * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task and
- * the run's merges are decided again. Two pushes' deliveries can arrive in either order, so the
- * head recorded is GitHub's now, never an older one a late delivery carries.
+ * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task, then
+ * core decides (`decidePullChanged`: an approval the push's work withdraws, the run's merges
+ * decided again) and the effects are applied. Two pushes' deliveries can arrive in either order,
+ * so the head recorded is GitHub's now, never an older one a late delivery carries.
  */
 export async function onPullRequestChanged(
   engine: Engine,
@@ -374,14 +376,31 @@ export async function onPullRequestChanged(
     ...(current ? { state: current.state, merged: current.merged, body: current.body } : {}),
     currentHeadSha: current?.headSha,
   });
-  if (!linked || linked.run.finishedAt) return;
-  if (linked.pushOfWork && pull.pushedAt !== undefined)
-    await onPushOfWork(engine, port, repo, linked.task, {
-      number: pull.number,
-      head: current?.headSha ?? pull.headSha,
-      at: pull.pushedAt,
-    });
-  await advanceRun(engine, await loadRunScope(engine, linked.run, port, linked.repository));
+  const head = current?.headSha ?? pull.headSha;
+  const effects = decidePullChanged(
+    linked && {
+      runFinished: linked.run.finishedAt !== null,
+      task: linked.task,
+      pushOfWork: linked.pushOfWork,
+    },
+    { head, ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }) },
+  );
+  for (const effect of effects) {
+    if (effect.kind === 'none') {
+      engine.log.debug({ pr: pull.number, why: effect.reason }, 'PR changed: nothing to do');
+      continue;
+    }
+    // decidePullChanged acts only on a task it was shown.
+    if (!linked) throw new Error(`no task for PR #${pull.number}`);
+    switch (effect.kind) {
+      case 'withdrawApproval':
+        await withdrawApproval(engine, port, repo, linked.task, pull.number, effect);
+        break;
+      case 'advance':
+        await advanceRun(engine, await loadRunScope(engine, linked.run, port, linked.repository));
+        break;
+    }
+  }
 }
 
 /**

@@ -57,3 +57,9 @@ export {
   type ReviewEvent,
   type ReviewSnapshot,
 } from './review.js';
+export {
+  decidePullChanged,
+  type PullChangedEffect,
+  type PullChangedEvent,
+  type PullChangedSnapshot,
+} from './pull-changed.js';
