@@ -1,10 +1,5 @@
-import {
-  approvalAfterPush,
-  approvalEvent,
-  decideApproval,
-  type Approval,
-} from '../core/lifecycle/index.js';
-import { canMoveTask } from '../core/transitions.js';
+import { approvalEvent, decideApproval, type Approval } from '../core/lifecycle/index.js';
+import { canMoveTask, type TaskMove } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { Engine } from './context.js';
@@ -32,26 +27,22 @@ export async function recordApproval(
 }
 
 /**
- * New work reached the PR (`pull_request.synchronize`, not the coordinator's own update): a plain
- * `/approve` written before GitHub dates that push covers none of it (core's
- * `approvalAfterPush`), even when the command was handled after the push and recorded its head.
- * The PR gets a reply saying so.
+ * New work reached the PR after a plain `/approve` was written (core's `decidePullChanged`): the
+ * approval is taken back, if the task is still as read, and the PR gets a reply saying so.
  */
-export async function onPushOfWork(
+export async function withdrawApproval(
   engine: Engine,
   port: GitHubPort,
   repo: RepoCoords,
   task: TaskRow,
-  push: { number: number; head: string; at: Date },
-): Promise<TaskRow> {
-  const verdict = approvalAfterPush(task, push);
-  if (verdict.kind === 'stands') return task;
+  prNumber: number,
+  effect: { move?: TaskMove; reply: string },
+): Promise<void> {
   const values = { approvedSha: null, approvedAt: null };
   const expected = { expected: task.state };
-  const withdrawn = canMoveTask(task.state, 'approval withdrawn')
-    ? await engine.store.runs.transitionTask(task.id, 'approval withdrawn', values, expected)
+  const withdrawn = effect.move
+    ? await engine.store.runs.transitionTask(task.id, effect.move, values, expected)
     : await engine.store.runs.updateTaskFields(task.id, values, expected);
-  if (!withdrawn) return task;
-  if (repo.owner && repo.repo) await port.createIssueComment(repo, push.number, verdict.reply);
-  return withdrawn;
+  if (withdrawn && repo.owner && repo.repo)
+    await port.createIssueComment(repo, prNumber, effect.reply);
 }

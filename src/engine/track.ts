@@ -21,10 +21,13 @@ import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
-import { onPushOfWork } from './approval.js';
+import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
 import {
   attemptSucceeded,
+  closedRecordsMergeFirst,
+  decidePullChanged,
+  decidePullClosed,
   decidePush,
   decideWorkerRun,
   isOpenPull,
@@ -377,10 +380,11 @@ export async function linkPullRequest(
 }
 
 /**
- * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task and
- * the run's merges are decided again. Two pushes' deliveries can arrive in either order, so the
- * head recorded is GitHub's now, never an older one a late delivery carries; a PR's first event
- * (`asDelivered`) makes its row and changes no recorded head.
+  * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task, then
+  * core decides (`decidePullChanged`: an approval the push's work withdraws, the run's merges
+  * decided again) and the effects are applied. Two pushes' deliveries can arrive in either order,
+  * so the head recorded is GitHub's now, never an older one a late delivery carries; a PR's first
+  * event (`asDelivered`) makes its row and changes no recorded head.
  */
 export async function onPullRequestChanged(
   engine: Engine,
@@ -401,21 +405,43 @@ export async function onPullRequestChanged(
     ...(pull.asDelivered ? { body: undefined } : {}),
     currentHeadSha: current?.headSha,
   });
-  if (!linked || linked.run.finishedAt) return;
   // Opened (nothing read yet) or pushed to: its real files (docs/lifecycle.md).
-  if (repo.owner && (pull.before !== undefined || linked.task.changedFiles === null))
+  if (
+    linked &&
+    linked.run.finishedAt === null &&
+    repo.owner &&
+    (pull.before !== undefined || linked.task.changedFiles === null)
+  )
     await recordChangedFiles(engine, port, repo, repositoryId, linked.task, pull.number);
-  if (linked.pushOfWork && pull.pushedAt !== undefined)
-    await onPushOfWork(engine, port, repo, linked.task, {
-      number: pull.number,
-      head: current?.headSha ?? pull.headSha,
-      at: pull.pushedAt,
-    });
-  await advanceRun(
-    engine,
-    await loadRunScope(engine, linked.run, port, linked.repository),
-    current ? [current] : undefined,
+  const head = current?.headSha ?? pull.headSha;
+  const effects = decidePullChanged(
+    linked && {
+      runFinished: linked.run.finishedAt !== null,
+      task: linked.task,
+      pushOfWork: linked.pushOfWork,
+    },
+    { head, ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }) },
   );
+  for (const effect of effects) {
+    if (effect.kind === 'none') {
+      engine.log.debug({ pr: pull.number, why: effect.reason }, 'PR changed: nothing to do');
+      continue;
+    }
+    // decidePullChanged acts only on a task it was shown.
+    if (!linked) throw new Error(`no task for PR #${pull.number}`);
+    switch (effect.kind) {
+      case 'withdrawApproval':
+        await withdrawApproval(engine, port, repo, linked.task, pull.number, effect);
+        break;
+      case 'advance':
+        await advanceRun(
+          engine,
+          await loadRunScope(engine, linked.run, port, linked.repository),
+          current ? [current] : undefined,
+        );
+        break;
+    }
+  }
 }
 
 /**
@@ -450,11 +476,12 @@ async function pullRequestClosed(
   pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
 ): Promise<void> {
+  const event = { merged: pull.merged, closedByBot: closedBy.isBot };
   // Merged by the coordinator (or seen merged before): the task's merge freed its dependents in
   // the same statement, so recording the PR closed is all that is left. Scheduling and the run's
   // close-out, if a crash cut them short, are the sweep's (docs/running.md, "The sweep").
   if (
-    pull.merged &&
+    closedRecordsMergeFirst(event) &&
     isAgentPull(pull, repositoryId) &&
     (await engine.store.pulls.recordMergedOfMergedTask(repositoryId, pull.number, pull.headSha))
   )
@@ -462,21 +489,37 @@ async function pullRequestClosed(
   const linked = await linkPullRequest(engine, repositoryId, pull);
   if (!linked) return;
   const { run, task } = linked;
-  const scope = await loadRunScope(engine, run, undefined, linked.repository);
-  if (pull.merged) {
-    if (await markTaskMerged(engine, scope, task.id, task.taskKey)) await advanceRun(engine, scope);
-    return;
+  const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
+  let scope: RunScope | undefined;
+  const scopeOf = async () =>
+    (scope ??= await loadRunScope(engine, run, undefined, linked.repository));
+  for (const effect of decidePullClosed({ task }, event)) {
+    switch (effect.kind) {
+      case 'none':
+        log.debug({ why: effect.reason }, 'PR closed: nothing to do');
+        break;
+      case 'markMerged':
+        if (!(await markTaskMerged(engine, await scopeOf(), task.id, task.taskKey))) return;
+        break;
+      case 'reject':
+        if (!(await engine.store.runs.transitionTask(task.id, 'rejected'))) return;
+        break;
+      case 'blockDependents': {
+        const blocked = await blockDependents(engine, run.id, task.taskKey);
+        log.info({ by: closedBy.login, blocked }, 'PR closed unmerged; task rejected');
+        break;
+      }
+      case 'requestStatus':
+        engine.requestStatus(run.id);
+        break;
+      case 'settle':
+        await settleRun(engine, await scopeOf());
+        break;
+      case 'advance':
+        await advanceRun(engine, await scopeOf());
+        break;
+    }
   }
-  if (closedBy.isBot) return; // the coordinator and workers never close agent PRs on purpose
-  const rejected = await engine.store.runs.transitionTask(task.id, 'rejected');
-  if (!rejected) return;
-  const blocked = await blockDependents(engine, run.id, task.taskKey);
-  engine.log.info(
-    { run: run.id, task: task.taskKey, pr: pull.number, by: closedBy.login, blocked },
-    'PR closed unmerged; task rejected',
-  );
-  engine.requestStatus(run.id);
-  await settleRun(engine, scope);
 }
 
 type SeenPull = Pick<

@@ -1,14 +1,8 @@
 import type { Probot } from 'probot';
 import type { AppServices } from './app-services.js';
 import { onDequeued } from '../engine/merge/dequeued.js';
-import {
-  isAgentPull,
-  onPullRequestChanged,
-  onPullRequestClosed,
-  type PullEventInfo,
-} from '../engine/track.js';
-import { onApprovingReview } from '../engine/approving-review.js';
-import { onChangesRequested } from '../engine/changes-requested.js';
+import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
+import { onReviewSubmitted } from '../engine/review.js';
 
 interface PullPayload {
   number: number;
@@ -83,32 +77,26 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     });
   });
 
-  // An approving review from a write+ user approves the task for the reviewed commit, in
-  // whatever phase its attempt is: the review may come (or be handled) before the worker's run
-  // has completed, or before the PR's own opened delivery.
+  // A review is decided in one place (engine/review.ts, core's decideReview): an approval from a
+  // write+ person approves the reviewed commit, a request for changes sends the task back, other
+  // reviews change nothing (docs/lifecycle.md, "Reviews").
   app.on('pull_request_review.submitted', async (context) => {
-    const { engine } = services;
     const { review, pull_request: pr, repository } = context.payload;
-    const port = services.port(context.octokit);
-    const repo = context.repo();
-    // A review asking for changes is feedback for the worker; other reviews that are no
-    // approval, like plain comments, never start work (docs/lifecycle.md, "Reviews").
-    if (review.state.toLowerCase() === 'changes_requested') {
-      if (!isAgentPull(pullInfo(pr), repository.id)) return;
-      await onChangesRequested(engine, port, repo, repository.id, pullInfo(pr), {
+    await onReviewSubmitted(
+      services.engine,
+      services.port(context.octokit),
+      context.repo(),
+      repository.id,
+      pullInfo(pr),
+      {
+        state: review.state,
         id: review.id,
         author: review.user?.login ?? 'ghost',
         authorIsBot: review.user?.type === 'Bot',
+        commitId: review.commit_id,
         body: review.body ?? '',
         url: review.html_url,
-      });
-      return;
-    }
-    if (review.state.toLowerCase() !== 'approved') return;
-    await onApprovingReview(engine, port, repo, repository.id, pullInfo(pr), {
-      commitId: review.commit_id,
-      author: review.user?.login ?? '',
-      authorIsBot: review.user?.type === 'Bot',
-    });
+      },
+    );
   });
 }

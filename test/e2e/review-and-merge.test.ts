@@ -146,6 +146,25 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     expect(mergedOrder()).toEqual(['a', 'b']);
   });
 
+  onFirstSeed?.('gives back the merge claim of a PR a person removed from the queue', async () => {
+    s = await startScenario({ delivery });
+    await s.double.enableMergeQueue(REPO, 'main');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await start(ONE_TASK_PLAN);
+    await approveAllOpen();
+    const pr = prOf('a')!.number;
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr]);
+    const enqueued = () => s.double.deliveries({ event: 'pull_request', action: 'enqueued' });
+    expect(enqueued()).toHaveLength(1);
+    await s.double.removeFromMergeQueue(REPO, pr, MAINTAINER);
+    await s.settle();
+    // The claim was given back and the merge decided again: still approved, so queued again.
+    expect(enqueued()).toHaveLength(2);
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr]);
+    expect((await task(issue, 'a'))?.state).toBe('merging');
+    expect(s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a')).toHaveLength(1);
+  });
+
   it('sends a PR the merge queue removed for failing checks back to its worker', async () => {
     s = await startScenario({ delivery });
     await s.double.enableMergeQueue(REPO, 'main');

@@ -38,7 +38,12 @@ import {
   openIssue,
   removeLabel,
 } from './ops/issues.js';
-import { enableMergeQueue, processMergeQueue, type QueueRunResult } from './ops/merge-queue.js';
+import {
+  dequeue,
+  enableMergeQueue,
+  processMergeQueue,
+  type QueueRunResult,
+} from './ops/merge-queue.js';
 import type { Sent } from './ops/pull-events.js';
 import {
   createReview,
@@ -561,6 +566,13 @@ export class GitHubDouble extends DoubleQueries {
 
   async enableMergeQueue(repo: string, branch: string): Promise<void> {
     enableMergeQueue(this.core, this.repoOf(repo), branch);
+  }
+
+  /** A person removes the PR from its merge queue (the UI's "Remove from queue"): reason MANUAL. */
+  async removeFromMergeQueue(repo: string, pr: number, by: string): Promise<void> {
+    await settle(
+      dequeue(this.core, this.repoOf(repo), this.pullOf(repo, pr), this.core.account(by)),
+    );
   }
 
   // Resolves when the group has landed or been dequeued (waits for required checks).

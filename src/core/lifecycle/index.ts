@@ -36,7 +36,6 @@ export {
   inMergeQueue,
   isAttemptOpen,
   isCheckPending,
-  isMergeClaimed,
   isOpenPull,
   isRunDone,
   isTaskMerged,
@@ -44,3 +43,23 @@ export {
   phaseWithRun,
   runNeverStarted,
 } from './facts.js';
+export {
+  closedRecordsMergeFirst,
+  decidePullClosed,
+  type PullClosedEffect,
+  type PullClosedEvent,
+} from './pull-closed.js';
+export {
+  changesRequestedFeedback,
+  decideReview,
+  reviewReads,
+  type ReviewEffect,
+  type ReviewEvent,
+  type ReviewSnapshot,
+} from './review.js';
+export {
+  decidePullChanged,
+  type PullChangedEffect,
+  type PullChangedEvent,
+  type PullChangedSnapshot,
+} from './pull-changed.js';

@@ -2,12 +2,7 @@ export { decideMerges, pullsNeedingGitHubView } from './decide-merges.js';
 export { classifyMergeError } from './classify-merge-error.js';
 export { classifyUpdateRefusal } from './classify-update-refusal.js';
 export type { MergeErrorKind } from './merge-error-rules.js';
-export {
-  checkMergeGroup,
-  type MergeGroupPull,
-  type MergeGroupRun,
-  type MergeGroupTask,
-} from './merge-group.js';
+export { checkMergeGroup, type MergeGroupRun, type MergeGroupTask } from './merge-group.js';
 export { ORDER_CHECK_NAME, orderCheck } from './order-check.js';
 export { CHECK_SUMMARY_MAX_BYTES, CHECK_TITLE_MAX } from './check-text.js';
 export type {
@@ -20,3 +15,22 @@ export type {
   WaitReasonKind,
 } from './types.js';
 export { decideChecksRerun, type FailingCheck } from './flaky-checks.js';
+export {
+  decideDequeued,
+  readsTaskOnDequeue,
+  type DequeuedEffect,
+  type DequeuedEvent,
+  type DequeuedSnapshot,
+} from './dequeued.js';
+export {
+  decideChecksCompleted,
+  type ChecksCompletedEffect,
+  type ChecksCompletedRun,
+} from './checks-completed.js';
+export {
+  decideMergeGroup,
+  mergeGroupLastPr,
+  mergeGroupMembers,
+  mergeGroupPullToRead,
+  type QueuedAgentPull,
+} from './merge-group-event.js';

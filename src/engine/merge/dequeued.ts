@@ -1,43 +1,56 @@
 import type { GitHubPort } from '../../github/port.js';
-import { isMergeClaimed, mergeReleased } from '../../core/lifecycle/index.js';
-import { loadRunScope, type Engine } from '../context.js';
+import { decideDequeued, readsTaskOnDequeue, type DequeuedEvent } from '../../core/merge/index.js';
+import { loadRunScope, type Engine, type RunScope } from '../context.js';
 import { advanceRun } from './index.js';
 import { sendBack } from './outcomes.js';
 
-export interface DequeuedEvent {
+export interface DequeuedDelivery extends DequeuedEvent {
   repositoryId: number;
   number: number;
-  baseRef: string;
   headSha: string;
-  /** GitHub's `pull_request.dequeued` reason: MERGE, CI_FAILURE, MERGE_CONFLICT, MANUAL, ... */
-  reason: string;
 }
 
-/** Left the merge queue without merging: the task waits again, or goes back to its worker. */
+/**
+ * Left the merge queue: read the PR's task, let core decide (`decideDequeued`: the task waits
+ * again, or goes back to its worker), apply.
+ */
 export async function onDequeued(
   engine: Engine,
   port: GitHubPort,
-  event: DequeuedEvent,
+  event: DequeuedDelivery,
 ): Promise<void> {
-  if (event.reason === 'MERGE') return;
-  const found = await engine.store.pulls.withTask(event.repositoryId, event.number);
-  if (!found || !isMergeClaimed(found.task.state)) return;
-  engine.log.info({ pr: event.number, reason: event.reason }, 'PR left the merge queue');
-  const scope = await loadRunScope(engine, found.run, port);
-  if (event.reason === 'CI_FAILURE' || event.reason === 'MERGE_CONFLICT') {
-    const feedback =
-      event.reason === 'CI_FAILURE'
-        ? 'The merge queue removed the PR: checks failed on the merge group. Make them pass.'
-        : `The merge queue removed the PR: it conflicts with ${event.baseRef}. Merge ${event.baseRef} in and resolve the conflicts.`;
-    await sendBack(
-      engine,
-      scope,
-      { row: found.pull, task: found.task, pull: { headSha: event.headSha } },
-      feedback,
-    );
-    return;
+  const found = readsTaskOnDequeue(event)
+    ? await engine.store.pulls.withTask(event.repositoryId, event.number)
+    : undefined;
+  const effects = decideDequeued({ task: found?.task ?? null }, event);
+  const log = engine.log.child({ pr: event.number, reason: event.reason });
+  let scope: RunScope | undefined;
+  for (const effect of effects) {
+    if (effect.kind === 'none') {
+      log.debug({ why: effect.reason }, 'PR left the merge queue: nothing to do');
+      continue;
+    }
+    // decideDequeued acts only on a task it was shown.
+    if (!found) throw new Error(`no task for PR #${event.number}`);
+    scope ??= await loadRunScope(engine, found.run, port);
+    switch (effect.kind) {
+      case 'sendBack':
+        log.info('PR left the merge queue');
+        await sendBack(
+          engine,
+          scope,
+          { row: found.pull, task: found.task, pull: { headSha: event.headSha } },
+          effect.feedback,
+        );
+        break;
+      case 'releaseMerge':
+        log.info('PR left the merge queue');
+        await engine.store.pulls.update(found.pull.id, { enqueuedAt: null });
+        await engine.store.runs.transitionTask(found.task.id, effect.move);
+        break;
+      case 'advance':
+        await advanceRun(engine, scope);
+        break;
+    }
   }
-  await engine.store.pulls.update(found.pull.id, { enqueuedAt: null });
-  await engine.store.runs.transitionTask(found.task.id, mergeReleased(found.task.state));
-  await advanceRun(engine, scope);
 }

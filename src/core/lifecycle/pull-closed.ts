@@ -1,0 +1,66 @@
+import type { TaskState } from '../states.js';
+import { canMoveTask } from '../transitions.js';
+import { nothing, type NoEffect } from '../no-effect.js';
+
+/** A `pull_request.closed` delivery of an agent PR. */
+export interface PullClosedEvent {
+  merged: boolean;
+  /** Closed by a bot: the coordinator and workers never close agent PRs on purpose. */
+  closedByBot: boolean;
+}
+
+/** The PR's task, as linking the PR read it. */
+export interface PullClosedSnapshot {
+  task: { state: TaskState };
+}
+
+/**
+ * Carried out in order. `markMerged` and `reject` are guarded writes: when one does not take
+ * (the task moved on meanwhile), the effects after it are not carried out.
+ */
+export type PullClosedEffect =
+  | NoEffect
+  /**
+   * The task is merged and its dependents freed in one statement; a task seen merged before
+   * finishes what a crash may have cut short (the dependents, the run's close-out).
+   */
+  | { kind: 'markMerged' }
+  | { kind: 'reject' }
+  /** Every task that depends on this one, directly or not, is blocked. */
+  | { kind: 'blockDependents' }
+  | { kind: 'requestStatus' }
+  /** The run closes out if no task can move any more. */
+  | { kind: 'settle' }
+  /** Decide the run's merges again. */
+  | { kind: 'advance' };
+
+/**
+ * A merged PR is recorded first by a statement that closes its row only when its task is merged
+ * already (the coordinator merged it): nothing else is read or decided then.
+ */
+export function closedRecordsMergeFirst(event: PullClosedEvent): boolean {
+  return event.merged;
+}
+
+/**
+ * docs/lifecycle.md: a merged agent PR (by the coordinator, the queue or a person) merges its
+ * task and frees its dependents; one a person closed unmerged rejects the task and blocks what
+ * depends on it.
+ */
+export function decidePullClosed(
+  snapshot: PullClosedSnapshot,
+  event: PullClosedEvent,
+): PullClosedEffect[] {
+  if (event.merged) return [{ kind: 'markMerged' }, { kind: 'advance' }];
+  if (event.closedByBot)
+    return nothing('closed by a bot: the coordinator and workers never close agent PRs on purpose');
+  const { state } = snapshot.task;
+  if (!canMoveTask(state, 'rejected'))
+    return nothing(`the task is ${state}: it cannot be rejected`);
+  return [
+    { kind: 'reject' },
+    { kind: 'blockDependents' },
+    { kind: 'requestStatus' },
+    { kind: 'settle' },
+  ];
+}

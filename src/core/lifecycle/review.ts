@@ -1,0 +1,101 @@
+import type { TaskState } from '../states.js';
+import { nothing, type NoEffect } from '../no-effect.js';
+import { decideApproval, type Approval } from './approval.js';
+import { decideChangesRequested } from './changes-requested.js';
+
+/** A `pull_request_review.submitted` delivery on a PR. */
+export interface ReviewEvent {
+  /** Lower case in webhooks: `approved`, `changes_requested`, `commented`, `dismissed`. */
+  state: string;
+  id: number;
+  author: string;
+  authorIsBot: boolean;
+  /** The commit the review is of. */
+  commitId: string;
+}
+
+/**
+ * What deciding on a review needs read: an approval or a request for changes is about the PR's
+ * task; other reviews, like plain comments, never start work and need nothing.
+ */
+export type ReviewReads = 'approval' | 'changes_requested' | 'nothing';
+
+export function reviewReads(event: ReviewEvent): ReviewReads {
+  const state = event.state.toLowerCase();
+  if (state === 'changes_requested') return 'changes_requested';
+  // An approval by a bot is no approval (docs/lifecycle.md step 8): nothing is read for it.
+  return state === 'approved' && !event.authorIsBot ? 'approval' : 'nothing';
+}
+
+/** The agent PR's task as the store has it, with what GitHub says of the head and the author. */
+export interface ReviewSnapshot {
+  runFinished: boolean;
+  task: { state: TaskState; approvedSha: string | null };
+  /** The author holds write, maintain or admin on the repository (the commands' rule). */
+  authorCanWrite: boolean;
+  /** The PR's head as GitHub shows it now (or as last recorded, when not read). */
+  currentHead: string;
+  /** This review sent the task back already (a redelivery). */
+  reviewAlreadySentBack: boolean;
+}
+
+/**
+ * Carried out in order. `approve` and `sendBack` are guarded writes: when one does not take, the
+ * effects after it are not carried out.
+ */
+export type ReviewEffect =
+  | NoEffect
+  /** Record the approval (decideApproval again on the task as it is, under a guarded write). */
+  | { kind: 'approve'; approval: Approval }
+  /**
+   * Back to the worker in mode=fix with the review and the PR's unresolved threads, once per
+   * review (claimed right before), within retries.max.
+   */
+  | { kind: 'sendBack'; reviewer: string }
+  /** Decide the run's merges again. */
+  | { kind: 'advance' };
+
+/**
+ * docs/lifecycle.md steps 8 and "Reviews": an approving review from a write+ person approves
+ * the task for the reviewed commit, in whatever phase its attempt is; a "changes requested"
+ * review from one sends it back to its worker; other reviews change nothing. `snapshot` is null
+ * when nothing was read (`reviewReads`) or the PR is no agent PR of a known task.
+ */
+export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent): ReviewEffect[] {
+  const reads = reviewReads(event);
+  if (reads === 'nothing')
+    return nothing(
+      event.authorIsBot
+        ? 'reviews by bots never approve'
+        : `a ${event.state.toLowerCase()} review neither approves nor asks for changes`,
+    );
+  if (!snapshot) return nothing('not an agent PR of a known task');
+  if (reads === 'changes_requested') {
+    const verdict = decideChangesRequested(
+      {
+        state: event.state,
+        authorIsBot: event.authorIsBot,
+        authorCanWrite: snapshot.authorCanWrite,
+      },
+      {
+        state: snapshot.task.state,
+        runFinished: snapshot.runFinished,
+        reviewAlreadySentBack: snapshot.reviewAlreadySentBack,
+      },
+    );
+    return verdict.kind === 'ignore'
+      ? nothing(verdict.why)
+      : [{ kind: 'sendBack', reviewer: event.author }];
+  }
+  if (snapshot.runFinished) return nothing('the run is finished');
+  if (!snapshot.authorCanWrite) return nothing('the reviewer cannot write to the repository');
+  const approval: Approval = { sha: event.commitId, currentHead: snapshot.currentHead };
+  const verdict = decideApproval(snapshot.task, approval);
+  if (verdict.kind === 'refuse') return nothing(`the task is ${snapshot.task.state}: no approval`);
+  return [{ kind: 'approve', approval }, { kind: 'advance' }];
+}
+
+/** What the worker is told of a review asking for changes, with how many threads are open. */
+export function changesRequestedFeedback(reviewer: string, threads: number): string {
+  return `${reviewer} requested changes in a review (${threads} unresolved thread${threads === 1 ? '' : 's'}): address the review and each thread.`;
+}

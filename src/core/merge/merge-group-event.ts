@@ -1,0 +1,81 @@
+import { checkMergeGroup, type MergeGroupPull, type MergeGroupRun } from './merge-group.js';
+
+/** An agent PR the store knows, as the merge group's judgement needs it. */
+export interface QueuedAgentPull {
+  number: number;
+  taskId: string;
+  runKey: string;
+}
+
+/** The PR a merge group's head ref names: `gh-readonly-queue/<base>/pr-<n>-<sha>`. */
+export function mergeGroupLastPr(headRef: string): number | undefined {
+  const found = /\/pr-(\d+)-/.exec(headRef)?.[1];
+  return found === undefined ? undefined : Number(found);
+}
+
+/**
+ * The PR the group names when the store does not know it as queued: it is read on its own,
+ * since the group can be handled before the coordinator's record of the enqueue that made it
+ * (the sweep enqueues outside any delivery).
+ */
+export function mergeGroupPullToRead(
+  queued: readonly { number: number }[],
+  headRef: string,
+): number | undefined {
+  const last = mergeGroupLastPr(headRef);
+  return last === undefined || queued.some((q) => q.number === last) ? undefined : last;
+}
+
+/**
+ * The group's PRs in queue order: the queue up to and including the PR its ref names (GitHub
+ * groups cumulatively). `named` is that PR when the store knows it only as an agent PR, not as
+ * queued: it is judged as the queue's last entry, never waved through as someone else's PR.
+ */
+export function mergeGroupMembers(
+  queued: readonly QueuedAgentPull[],
+  headRef: string,
+  named?: QueuedAgentPull,
+): MergeGroupPull[] {
+  const last = mergeGroupLastPr(headRef);
+  const known =
+    named && !queued.some((q) => q.number === named.number) ? [...queued, named] : queued;
+  const cut = last === undefined ? -1 : known.findIndex((q) => q.number === last);
+  const members: MergeGroupPull[] =
+    cut >= 0 ? known.slice(0, cut + 1) : known.filter((q) => q.number === last);
+  if (last !== undefined && !members.some((m) => m.number === last)) members.push({ number: last });
+  return members;
+}
+
+/** The order check on the group's head, completed with this verdict. */
+export interface MergeGroupEffect {
+  kind: 'reportOrder';
+  conclusion: 'success' | 'failure';
+  title: string;
+  summary: string;
+}
+
+/**
+ * `merge_group.checks_requested` (docs/lifecycle.md step 9): the order check says whether
+ * every agent PR in the group lands after its dependencies (checkMergeGroup).
+ */
+export function decideMergeGroup(snapshot: {
+  members: readonly MergeGroupPull[];
+  runs: ReadonlyMap<string, MergeGroupRun>;
+}): MergeGroupEffect[] {
+  const verdict = checkMergeGroup(snapshot.members, snapshot.runs);
+  return [
+    verdict.ok
+      ? {
+          kind: 'reportOrder',
+          conclusion: 'success',
+          title: 'dependency order holds',
+          summary: 'Every agent PR in this merge group lands after its dependencies.',
+        }
+      : {
+          kind: 'reportOrder',
+          conclusion: 'failure',
+          title: 'out of dependency order',
+          summary: verdict.reason,
+        },
+  ];
+}

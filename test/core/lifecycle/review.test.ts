@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import {
+  changesRequestedFeedback,
+  decideReview,
+  reviewReads,
+  type ReviewEffect,
+  type ReviewEvent,
+  type ReviewSnapshot,
+} from '../../../src/core/lifecycle/index.js';
+
+const HEAD = 'b'.repeat(40);
+const OLD = 'a'.repeat(40);
+
+const approval = (over: Partial<ReviewEvent> = {}): ReviewEvent => ({
+  state: 'approved',
+  id: 7,
+  author: 'maintainer',
+  authorIsBot: false,
+  commitId: HEAD,
+  ...over,
+});
+const changes = (over: Partial<ReviewEvent> = {}): ReviewEvent =>
+  approval({ state: 'changes_requested', ...over });
+const snap = (
+  over: Partial<Omit<ReviewSnapshot, 'task'>> & { task?: Partial<ReviewSnapshot['task']> } = {},
+): ReviewSnapshot => ({
+  runFinished: false,
+  authorCanWrite: true,
+  currentHead: HEAD,
+  reviewAlreadySentBack: false,
+  ...over,
+  task: { state: 'in_review', approvedSha: null, ...over.task },
+});
+
+const approves = (sha = HEAD): ReviewEffect[] => [
+  { kind: 'approve', approval: { sha, currentHead: HEAD } },
+  { kind: 'advance' },
+];
+const none = (reason: string): ReviewEffect[] => [{ kind: 'none', reason }];
+
+/** docs/lifecycle.md step 8 and "Reviews": what a submitted review does. */
+describe('decideReview', () => {
+  it.each<{
+    name: string;
+    event: ReviewEvent;
+    snapshot: ReviewSnapshot | null;
+    expected: ReviewEffect[];
+  }>([
+    // Approvals.
+    {
+      name: 'a writer approves the head',
+      event: approval(),
+      snapshot: snap(),
+      expected: approves(),
+    },
+    {
+      name: 'upper case, as REST spells it',
+      event: approval({ state: 'APPROVED' }),
+      snapshot: snap(),
+      expected: approves(),
+    },
+    {
+      name: 'an approval before the worker finished waits on the task',
+      event: approval(),
+      snapshot: snap({ task: { state: 'running' } }),
+      expected: approves(),
+    },
+    {
+      name: 'an approval of an older commit is recorded for it',
+      event: approval({ commitId: OLD }),
+      snapshot: snap(),
+      expected: approves(OLD),
+    },
+    {
+      name: 'a late approval of an older commit keeps the head approved (and re-decides)',
+      event: approval({ commitId: OLD }),
+      snapshot: snap({ task: { state: 'approved', approvedSha: HEAD } }),
+      expected: approves(OLD),
+    },
+    {
+      name: 'a bot approves nothing',
+      event: approval({ authorIsBot: true }),
+      snapshot: null,
+      expected: none('reviews by bots never approve'),
+    },
+    {
+      name: 'a reader approves nothing',
+      event: approval(),
+      snapshot: snap({ authorCanWrite: false }),
+      expected: none('the reviewer cannot write to the repository'),
+    },
+    {
+      name: 'an approval on a finished run',
+      event: approval(),
+      snapshot: snap({ runFinished: true }),
+      expected: none('the run is finished'),
+    },
+    ...(['merging', 'merged', 'failed', 'vetoed', 'rejected', 'blocked', 'cancelled'] as const).map(
+      (state) => ({
+        name: `an approval of a task ${state}`,
+        event: approval(),
+        snapshot: snap({ task: { state } }),
+        expected: none(`the task is ${state}: no approval`),
+      }),
+    ),
+    {
+      name: 'an approval of no agent PR',
+      event: approval(),
+      snapshot: null,
+      expected: none('not an agent PR of a known task'),
+    },
+
+    // Requests for changes.
+    {
+      name: 'a writer asks for changes on a PR in review',
+      event: changes(),
+      snapshot: snap(),
+      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }],
+    },
+    {
+      name: 'on an approved PR new feedback wins',
+      event: changes(),
+      snapshot: snap({ task: { state: 'approved', approvedSha: HEAD } }),
+      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }],
+    },
+    {
+      name: 'a bot asking for changes',
+      event: changes({ authorIsBot: true }),
+      snapshot: snap({ authorCanWrite: false }),
+      expected: none('reviews by bots never start work'),
+    },
+    {
+      name: 'a redelivered request for changes',
+      event: changes(),
+      snapshot: snap({ reviewAlreadySentBack: true }),
+      expected: none('this review was already sent back to the worker'),
+    },
+    {
+      name: 'a request for changes while a worker is on it',
+      event: changes(),
+      snapshot: snap({ task: { state: 'running' } }),
+      expected: none('the task is running, not waiting for review'),
+    },
+    {
+      name: 'a request for changes on no agent PR',
+      event: changes(),
+      snapshot: null,
+      expected: none('not an agent PR of a known task'),
+    },
+
+    // Other reviews.
+    ...['commented', 'dismissed'].map((state) => ({
+      name: `a ${state} review`,
+      event: approval({ state }),
+      snapshot: null,
+      expected: none(`a ${state} review neither approves nor asks for changes`),
+    })),
+  ])('$name', ({ event, snapshot, expected }) => {
+    expect(decideReview(snapshot, event)).toEqual(expected);
+  });
+
+  it.each([
+    [approval(), 'approval'],
+    [approval({ authorIsBot: true }), 'nothing'],
+    [changes(), 'changes_requested'],
+    [changes({ authorIsBot: true }), 'changes_requested'],
+    [approval({ state: 'commented' }), 'nothing'],
+  ] as const)('reads for %o: %s', (event, reads) => {
+    expect(reviewReads(event)).toBe(reads);
+  });
+
+  it('tells the worker how many threads are open', () => {
+    expect(changesRequestedFeedback('ana', 1)).toBe(
+      'ana requested changes in a review (1 unresolved thread): address the review and each thread.',
+    );
+    expect(changesRequestedFeedback('ana', 3)).toContain('(3 unresolved threads)');
+  });
+});
