@@ -1,4 +1,4 @@
--- The current definition of claim_dispatches, as db/migrations/0017_claim_precheck.sql left it.
+-- The current definition of claim_dispatches, as db/migrations/0023_stacked_dispatch.sql left it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "claim_dispatches"(
   "p_repository" bigint,
@@ -34,7 +34,11 @@ BEGIN
     -- statistics can make the planner scan every running run's index entries per task.
     SELECT "tasks"."id" FROM "tasks"
       WHERE "tasks"."repository_id" = p_repository AND "tasks"."state" = 'pending'
-        AND "tasks"."unmet_deps" = 0 AND "tasks"."task_key" <> 'plan'
+        -- A task with one unmerged dependency goes out only stacked on it (dispatch.stack:
+        -- tasks.stack_parent, set from core's decision); the ready index has the same predicate.
+        AND ("tasks"."unmet_deps" = 0
+          OR ("tasks"."unmet_deps" = 1 AND "tasks"."stack_parent" IS NOT NULL))
+        AND "tasks"."task_key" <> 'plan'
         AND ("tasks"."next_attempt_at" IS NULL OR "tasks"."next_attempt_at" <= p_now)
         AND (SELECT r."state" = 'running' AND r."finished_at" IS NULL
                FROM "runs" r WHERE r."id" = "tasks"."run_id")

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs, tasks } from '../../db/schema.js';
 import { selectDispatches } from '../../src/core/scheduler/index.js';
+import { isDispatchReady } from '../../src/core/stack/index.js';
 import { INFLIGHT_TASK_STATES, type TaskState } from '../../src/core/states.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
@@ -22,7 +23,9 @@ const STATES: TaskState[] = [
 
 const taskArb = fc.record({
   state: fc.constantFrom(...STATES),
-  unmetDeps: fc.constantFrom(0, 0, 1),
+  unmetDeps: fc.constantFrom(0, 0, 1, 2),
+  // dispatch.stack: permitted to start on its one unmerged dependency (tasks.stack_parent).
+  stacked: fc.boolean(),
   priority: fc.integer({ min: 1, max: 5 }),
   backoff: fc.constantFrom('none', 'past', 'future'),
 });
@@ -87,11 +90,21 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
                 : new Date(NOW.getTime() + (t.backoff === 'past' ? -60_000 : 60_000));
             await handle.db
               .update(tasks)
-              .set({ state: t.state, unmetDeps: t.unmetDeps, priority: t.priority, nextAttemptAt })
+              .set({
+                state: t.state,
+                unmetDeps: t.unmetDeps,
+                priority: t.priority,
+                nextAttemptAt,
+                stackParent: t.stacked ? 'x' : null,
+              })
               .where(eq(tasks.id, row.id));
             if (INFLIGHT_TASK_STATES.has(t.state)) inflight++;
             // Core's ready rule (docs/lifecycle.md step 4), as the status comment applies it.
-            if (spec.state === 'running' && t.state === 'pending' && t.unmetDeps === 0)
+            if (
+              spec.state === 'running' &&
+              t.state === 'pending' &&
+              isDispatchReady({ unmetDeps: t.unmetDeps, stackParent: t.stacked ? 'x' : null })
+            )
               candidates.push({
                 runId: String(run.id),
                 taskId: keys[i]!,

@@ -151,7 +151,7 @@ export class SimulatedWorker {
     const task = inputs['task_id'] ?? run.headBranch.split('/').pop() ?? 'task';
     const issue = inputs['issue'] ?? '0';
     const attempt = inputs['attempt'] ?? '1';
-    const base = inputs['base'] || repo.defaultBranch;
+    const base = outcome.base ?? (inputs['base'] || repo.defaultBranch);
     const bot = core.app.bot;
     // The markers the real worker writes (docs/worker.md), from the same module.
     const markers = [taskMarker(Number(issue), task, Number(attempt))];
