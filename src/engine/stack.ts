@@ -197,7 +197,6 @@ async function cancelStacked(
   if (row && decision.retargetTo !== undefined) {
     if (await scope.port.changePullBase(scope.repo, row.number, decision.retargetTo))
       await engine.store.pulls.update(row.id, { baseRef: decision.retargetTo });
-    crashPoint('stack.cancel-retargeted');
   }
   const values = { ...UNSTACKED, nextMode: 'work', nextAttemptAt: null };
   const moved = await engine.store.runs.transitionTask(task.id, 'stack cancelled', values);
