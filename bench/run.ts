@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning,octokit,production] [--profile]
+// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning,octokit,production,stack] [--profile]
 //   [--processor-concurrency N]  (fleet what-if; its figures are named whatif_cN_*)
 //   [--fleet-size <issues>x<tasks>x<repos>]  (fleet at another size; figures named size_<spec>_*)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,12 +10,21 @@ import { runPlanning } from './planning.js';
 import { runOctokit } from './octokit.js';
 import { runProduction } from './production.js';
 import { runScheduling } from './scheduling.js';
+import { runStack } from './stack.js';
 import { postgresVersion } from './lib/postgres.js';
 import { Report } from './lib/report.js';
 import { describeTargets } from './lib/targets.js';
 import { nowMs } from './lib/stats.js';
 
-const BENCHES = ['ingest', 'scheduling', 'fleet', 'planning', 'octokit', 'production'] as const;
+const BENCHES = [
+  'ingest',
+  'scheduling',
+  'fleet',
+  'planning',
+  'octokit',
+  'production',
+  'stack',
+] as const;
 type BenchName = (typeof BENCHES)[number];
 
 interface Args {
@@ -85,6 +94,7 @@ async function main(): Promise<void> {
     else if (name === 'planning') await runPlanning(report, { quick });
     else if (name === 'octokit') await runOctokit(report, { quick });
     else if (name === 'production') await runProduction(report, { nodeArgs });
+    else if (name === 'stack') await runStack(report, { quick });
     report.note(`${name} took ${((nowMs() - benchStart) / 1000).toFixed(1)} s`);
   }
   const path = fileURLToPath(new URL('results.json', import.meta.url));
