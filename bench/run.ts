@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning,octokit,production,overlap] [--profile]
+// npm run bench [-- --quick] [--only ingest,scheduling,fleet,planning,octokit,production,overlap,stack] [--profile]
 //   [--processor-concurrency N]  (fleet what-if; its figures are named whatif_cN_*)
 //   [--fleet-size <issues>x<tasks>x<repos>]  (fleet at another size; figures named size_<spec>_*)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { runOctokit } from './octokit.js';
 import { runProduction } from './production.js';
 import { runScheduling } from './scheduling.js';
 import { runOverlap } from './overlap.js';
+import { runStack } from './stack.js';
 import { postgresVersion } from './lib/postgres.js';
 import { Report } from './lib/report.js';
 import { describeTargets } from './lib/targets.js';
@@ -24,6 +25,7 @@ const BENCHES = [
   'octokit',
   'production',
   'overlap',
+  'stack',
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -95,6 +97,7 @@ async function main(): Promise<void> {
     else if (name === 'octokit') await runOctokit(report, { quick });
     else if (name === 'production') await runProduction(report, { nodeArgs });
     else if (name === 'overlap') await runOverlap(report, { quick, nodeArgs });
+    else if (name === 'stack') await runStack(report, { quick });
     report.note(`${name} took ${((nowMs() - benchStart) / 1000).toFixed(1)} s`);
   }
   const path = fileURLToPath(new URL('results.json', import.meta.url));

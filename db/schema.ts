@@ -173,6 +173,15 @@ export const tasks = pgTable(
     /** Mode of the next attempt: work, or fix when it builds on the PR's commits. */
     nextMode: text('next_mode').notNull().default('work'),
     prNumber: integer('pr_number'),
+    /**
+     * `dispatch.stack` (docs/stacking.md): the one unmerged dependency this task may start on,
+     * with that dependency's PR and the head it was stacked on (its branch's start, then the head
+     * it was last brought up to date with). Set by the engine from core's decision while the task
+     * is pending; the claim dispatches a task with one unmerged dependency only when it is set.
+     */
+    stackParent: text('stack_parent'),
+    stackParentPr: integer('stack_parent_pr'),
+    stackParentHead: text('stack_parent_head'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -182,7 +191,9 @@ export const tasks = pgTable(
     // as it takes, not the repository's whole ready set.
     index('tasks_ready_idx')
       .on(t.repositoryId, t.priority.desc(), t.runCreatedAt, t.runId, t.planIndex)
-      .where(sql`${t.state} = 'pending' and ${t.unmetDeps} = 0`),
+      .where(
+        sql`${t.state} = 'pending' and (${t.unmetDeps} = 0 or (${t.unmetDeps} = 1 and ${t.stackParent} is not null))`,
+      ),
     index('tasks_state_idx').on(t.runId, t.state),
     // Counted under the global dispatch lock on every scheduling pass: the few in flight, not
     // every task.

@@ -36,6 +36,10 @@ export const CRASH_POINTS = [
   'merge.called', // PR merged on GitHub, task not marked merged yet
   'merge.enqueued', // PR added to the merge queue, not recorded yet
   'merge.dependents-freed', // task merged and its dependents freed (one statement), not scheduled yet
+  // Stacked dispatch (dispatch.stack).
+  'stack.permitted', // a task's permit to stack on its dependency's PR recorded, not scheduled yet
+  'stack.restacked', // a stacked PR updated with its parent's new head, the head not recorded yet
+  'stack.retargeted', // a stacked PR pointed at the base after its parent merged, not updated yet
   // Finishing the run.
   'finish.run-finished', // run finished, `agent:done` label not added yet
   'finish.labelled', // labelled, issue not closed yet

@@ -44,6 +44,14 @@ export const TARGETS: Target[] = [
     met: (v, all) => v <= 1500 && (all.merge_to_dispatch_write_load ?? 0) >= 0.8,
   },
   { name: 'merge_to_dispatch_write_load', target: 'reported (share of 80 writes/min)' },
+  // dispatch.stack (issue 26): label → last merge without / with stacking.
+  { name: 'stack_chain_speedup', target: '≥ 2 (chain of five)', met: (v) => v >= 2 },
+  { name: 'stack_diamond_ratio', target: '≥ 1 (diamond no slower)', met: (v) => v >= 1 },
+  {
+    name: 'stack_writes_per_task_ratio',
+    target: '≤ 1 (content writes, with / without)',
+    met: (v) => v <= 1,
+  },
 ];
 
 /**

@@ -1,4 +1,4 @@
--- The current definition of claim_dispatches, as db/migrations/0022_files_overlap.sql left it.
+-- The current definition of claim_dispatches, as db/migrations/0023_stacked_dispatch.sql left it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "claim_dispatches"(
   "p_repository" bigint,
@@ -35,7 +35,11 @@ BEGIN
     -- statistics can make the planner scan every running run's index entries per task.
     SELECT "tasks"."id" FROM "tasks"
       WHERE "tasks"."repository_id" = p_repository AND "tasks"."state" = 'pending'
-        AND "tasks"."unmet_deps" = 0 AND "tasks"."task_key" <> 'plan'
+        -- A task with one unmerged dependency goes out only stacked on it (dispatch.stack:
+        -- tasks.stack_parent, set from core's decision); the ready index has the same predicate.
+        AND ("tasks"."unmet_deps" = 0
+          OR ("tasks"."unmet_deps" = 1 AND "tasks"."stack_parent" IS NOT NULL))
+        AND "tasks"."task_key" <> 'plan'
         AND ("tasks"."next_attempt_at" IS NULL OR "tasks"."next_attempt_at" <= p_now)
         -- Core's overlap waits (src/core/scheduler/overlap.ts), decided before the lock.
         AND "tasks"."id" <> ALL (p_blocked)

@@ -77,6 +77,13 @@ export const repoConfigSchema = z
         rerunFailed: z.number().int().min(0).max(2).default(1),
       })
       .prefault({}),
+    dispatch: z
+      .strictObject({
+        // Start a task early on top of its one unmerged dependency's open PR whose checks pass
+        // (docs/stacking.md); off, a task waits until every dependency has merged.
+        stack: z.boolean().default(false),
+      })
+      .prefault({}),
     closeIssueWhenDone: z.boolean().default(true),
   })
   .prefault({});

@@ -50,6 +50,14 @@ export const TASK_TRANSITIONS = {
   failed: { from: LIVE, to: ['failed'] },
   /** A dependency failed, was vetoed, rejected or cancelled. */
   blocked: { from: ['pending'], to: ['blocked'] },
+  /**
+   * `dispatch.stack`: the dependency the task was stacked on will not merge; its worker run is
+   * cancelled and it waits, blocked, to be dispatched again from the base (docs/stacking.md).
+   */
+  'stack cancelled': {
+    from: ['pending', 'dispatched', 'running', 'in_review', 'approved'],
+    to: ['blocked'],
+  },
   /** The dependency that blocked it was retried, and no other is dead. */
   unblocked: { from: ['blocked'], to: ['pending'] },
   /** A person closed the PR unmerged. */

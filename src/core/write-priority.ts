@@ -15,6 +15,7 @@ export type GitHubWrite =
   | 'rerun_failed_jobs'
   | 'merge'
   | 'update_branch'
+  | 'change_pull_base'
   | 'enqueue'
   | 'dequeue'
   | 'order_check'
@@ -32,6 +33,8 @@ const PRIORITY: Record<GitHubWrite, WritePriority> = {
   rerun_failed_jobs: 'advance',
   merge: 'advance',
   update_branch: 'advance',
+  // A stacked PR retargeted once its parent merged (docs/stacking.md): its merge waits on it.
+  change_pull_base: 'advance',
   enqueue: 'advance',
   dequeue: 'advance',
   order_check: 'advance',

@@ -10,6 +10,7 @@ import { loadRunScope, timeDecision, type Engine, type RunScope } from './contex
 import { failTaskForGood } from './failures.js';
 import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
+import { stackedBase } from '../core/stack/index.js';
 import { decideDispatchFailure } from '../core/lifecycle/index.js';
 import { overlapDecision } from './overlap.js';
 
@@ -129,7 +130,8 @@ export async function performDispatch(
     if (branchMissing) {
       let baseHead = pass.baseHeads.get(base);
       if (!baseHead) pass.baseHeads.set(base, (baseHead = s.port.branchHead(s.repo, base)));
-      const baseSha = await baseHead;
+      // dispatch.stack: from the head of the one unmerged dependency's PR it was permitted on.
+      const baseSha = stackedBase(run, task) === null ? await baseHead : task.stackParentHead;
       if (baseSha === null)
         throw Object.assign(new Error(`base branch "${base}" does not exist`), { status: 422 });
       await s.port.ensureBranch(s.repo, branch, baseSha);

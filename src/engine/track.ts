@@ -380,11 +380,11 @@ export async function linkPullRequest(
 }
 
 /**
-  * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task, then
-  * core decides (`decidePullChanged`: an approval the push's work withdraws, the run's merges
-  * decided again) and the effects are applied. Two pushes' deliveries can arrive in either order,
-  * so the head recorded is GitHub's now, never an older one a late delivery carries; a PR's first
-  * event (`asDelivered`) makes its row and changes no recorded head.
+ * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task, then
+ * core decides (`decidePullChanged`: an approval the push's work withdraws, the run's merges
+ * decided again) and the effects are applied. Two pushes' deliveries can arrive in either order,
+ * so the head recorded is GitHub's now, never an older one a late delivery carries; a PR's first
+ * event (`asDelivered`) makes its row and changes no recorded head.
  */
 export async function onPullRequestChanged(
   engine: Engine,

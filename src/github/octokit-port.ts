@@ -462,6 +462,21 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
+    async changePullBase(repo, number, base) {
+      try {
+        await octokit.rest.pulls.update({
+          ...repo,
+          pull_number: number,
+          base,
+          request: { retries: 0, ...urgency('change_pull_base') },
+        });
+        return true;
+      } catch (error) {
+        if (statusOf(error) === 422) return false;
+        throw error;
+      }
+    },
+
     async updateBranch(repo, number, expectedHeadSha) {
       try {
         await octokit.rest.pulls.updateBranch({

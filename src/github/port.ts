@@ -224,6 +224,12 @@ export interface GitHubPort {
     sha: string,
     method: 'merge' | 'squash' | 'rebase',
   ): Promise<MergeOutcome>;
+  /**
+   * `PATCH /pulls/{n}` with `base`: point an open PR at another branch of the repository (a
+   * stacked task's PR, once its parent merged). False when GitHub refuses (422: the branch does
+   * not exist, or the PR is closed).
+   */
+  changePullBase(repo: RepoCoords, number: number, base: string): Promise<boolean>;
   /** Merge the base into the PR branch; false when GitHub refuses (422: classifyUpdateRefusal says why). */
   updateBranch(repo: RepoCoords, number: number, expectedHeadSha: string): Promise<boolean>;
   /** Whether the branch has a merge queue (GraphQL `repository.mergeQueue(branch:)`). */

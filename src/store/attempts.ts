@@ -141,7 +141,8 @@ export class AttemptStore {
         and(
           eq(tasks.repositoryId, repositoryId),
           eq(tasks.state, 'pending'),
-          eq(tasks.unmetDeps, 0),
+          // Core's isDispatchReady, as the claim (and tasks_ready_idx) apply it.
+          sql`(${tasks.unmetDeps} = 0 or (${tasks.unmetDeps} = 1 and ${tasks.stackParent} is not null))`,
           graphTask,
           sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${now})`,
           // The run by its key, per task reached, as the claim does (db/migrations/0017).

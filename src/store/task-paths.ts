@@ -70,11 +70,14 @@ export async function pathClaimants(
     files: string[] | null;
     changed_files: string[] | null;
     base: string | null;
+    stack_parent: string | null;
   }>(
     await db.execute(sql`
       select t.id, t.run_id, t.task_key, t.state, t.pr_number, t.files, t.changed_files,
-          r.base_branch as base,
-          (t.state = 'pending' and t.unmet_deps = 0
+          r.base_branch as base, t.stack_parent,
+          -- Core's isDispatchReady, as the claim applies it.
+          (t.state = 'pending'
+            and (t.unmet_deps = 0 or (t.unmet_deps = 1 and t.stack_parent is not null))
             and (t.next_attempt_at is null or t.next_attempt_at <= ${now.toISOString()}::timestamptz)
             and r.state = 'running') as ready
         from ${tasks} t join ${runs} r on r.id = t.run_id
@@ -94,5 +97,6 @@ export async function pathClaimants(
     files: r.files,
     changedFiles: r.changed_files,
     base: r.base,
+    stackParent: r.stack_parent,
   }));
 }

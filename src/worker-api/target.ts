@@ -3,6 +3,7 @@ import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { composeAssignment, type AssignmentText } from '../core/worker-inputs.js';
 import { workerModeOf } from '../engine/dispatch.js';
 import { isPlannerTask } from '../engine/planner.js';
+import { stackedBase } from '../core/stack/index.js';
 import type { AssignmentRequest, AssignmentResponse, WorkerMode } from '../protocol/assignment.js';
 import { attemptDeadline } from '../protocol/deadline.js';
 import { structuredFeedbackSchema } from '../protocol/review-feedback.js';
@@ -72,6 +73,8 @@ export function assignmentTextOf(
     };
   }
   const { task, attempt } = target;
+  // dispatch.stack: a task stacked on an unmerged dependency works against that one's branch.
+  const taskBase = stackedBase(run, task) ?? base;
   const timeoutMinutes = task.timeoutMinutes ?? config.worker.timeoutMinutes;
   return {
     ...composeAssignment({
@@ -81,7 +84,7 @@ export function assignmentTextOf(
       issueTitle: run.issueTitle,
       issueBody: run.issueBody,
       feedback: attempt.feedback,
-      base,
+      base: taskBase,
       timeoutMinutes,
       model: config.worker.models[task.type] ?? config.worker.models.default ?? 'claude-sonnet-4-5',
       maxTurns: config.worker.maxTurns,

@@ -56,7 +56,17 @@ const ROWS: Row[] = [
   { crashes: ['dispatch.intent-recorded', 'sweep.before-redispatch'] },
   { crashes: ['dispatch.called', 'sweep.before-adopt'], missedEvents: ['workflow_run'] },
   { crashes: ['dispatch.called#2', 'redeliver.requested'] },
+  // dispatch.stack: task_002 and task_003 stacked on task_001's PR, which a review round moves
+  // (they follow its new head).
+  { crashes: ['stack.permitted'], stack: 'review' },
+  { crashes: ['stack.restacked'], stack: 'review' },
+  { crashes: ['stack.retargeted'], stack: 'review', quick: true },
 ];
+
+/** Attempts per task: a review round adds task_001's fix. */
+function attemptsOf(row: Row, task: string): number {
+  return row.stack === 'review' && task === 'task_001' ? 2 : 1;
+}
 
 const full = process.env.CHAOS_FULL === '1';
 const rows = full ? ROWS : ROWS.filter((row) => row.quick);
@@ -67,6 +77,7 @@ function title(row: Row): string {
     ...(row.mergeQueue ? ['merge queue'] : []),
     ...(row.command ? [`command ${row.command}`] : []),
     ...(row.files ? ['files:'] : []),
+    ...(row.stack ? [`dispatch.stack, ${row.stack}`] : []),
     ...(row.missedEvents ?? []).map((e) => `no ${e} webhooks`),
   ];
   return `${row.crashes.join(' → ')}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
@@ -82,9 +93,9 @@ function expectCompleted(outcome: ScenarioOutcome, row: Row): void {
   expect(report.statusComments).toHaveLength(1);
   expect(report.statusComments[0]).toContain(DONE_STATUS);
 
-  // Exactly one workflow run per (task, attempt), and no attempt beyond the first (the worker
-  // never fails, so a second attempt would be a dispatch repeated by mistake). The planner is a
-  // task like the others: one run, of its attempt 1, completed.
+  // Exactly one workflow run per (task, attempt), and no attempt beyond those the scenario asks
+  // for (the worker never fails, so another attempt would be a dispatch repeated by mistake).
+  // The planner is a task like the others: one run, of its attempt 1, completed.
   const planner = report.runs.filter((r) => r.task === 'plan');
   expect(planner).toHaveLength(row.planner ? 1 : 0);
   if (row.planner)
@@ -94,12 +105,17 @@ function expectCompleted(outcome: ScenarioOutcome, row: Row): void {
   const dispatched = report.runs
     .filter((r) => r.task !== 'plan')
     .map((r) => `${r.task}#${r.attempt}`);
-  expect(dispatched.sort()).toEqual(TASKS.map((t) => `${t}#1`));
+  const attempts = (task: string) => Array.from({ length: attemptsOf(row, task) }, (_, i) => i + 1);
+  expect(dispatched.sort()).toEqual(TASKS.flatMap((t) => attempts(t).map((a) => `${t}#${a}`)));
   for (const task of TASKS) {
-    const run = report.runs.find((r) => r.task === task)!;
-    expect(outcome.attempts.get(task)).toEqual([
-      { attempt: 1, phase: 'completed', workflowRunId: run.id },
-    ]);
+    expect(outcome.attempts.get(task)).toEqual(
+      attempts(task).map((attempt) => ({
+        attempt,
+        phase: 'completed',
+        workflowRunId: report.runs.find((r) => r.task === task && r.attempt === String(attempt))!
+          .id,
+      })),
+    );
   }
 
   // One PR per task, each merged once (by exactly one successful merge call, or by the merge

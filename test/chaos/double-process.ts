@@ -13,7 +13,9 @@ import {
   REPO_NAME,
   SPEC_EXAMPLE_PLAN,
   REPO_CONFIG,
+  STACK_CONFIG,
   STATUS_MARKER,
+  type StackPlay,
   DONE_LABEL,
   DONE_STATUS,
   type DoubleReport,
@@ -47,10 +49,13 @@ async function handle(id: number | undefined, request: DoubleRequest): Promise<u
       await double.createRepo({
         owner: OWNER,
         name: REPO_NAME,
-        files: { '.github/agent-coordinator.yml': REPO_CONFIG },
+        files: {
+          '.github/agent-coordinator.yml': request.params.stack ? STACK_CONFIG : REPO_CONFIG,
+        },
       });
       await double.setPermission(REPO, MAINTAINER, 'maintain');
       double.setWorker(worker);
+      if (request.params.stack) playMaintainer(double, request.params.stack);
       if (request.params.mergeQueue) await runMergeQueue(double);
       const started = nextDouble++;
       doubles.set(started, double);
@@ -129,6 +134,63 @@ async function runMergeQueue(double: GitHubDouble): Promise<void> {
         problemsOf(double).push(`[merge-queue] ${String(error)}`);
       });
   });
+}
+
+/**
+ * The maintainer of a `dispatch.stack` scenario, acting on what GitHub shows (whether the
+ * coordinator is up or not): once task_002 and task_003 are stacked on task_001's PR, a review
+ * round on task_001 (`review`), then `/approve` on every PR as it reaches the state the play
+ * waits for.
+ */
+function playMaintainer(double: GitHubDouble, play: StackPlay): void {
+  if (play !== 'review') throw new Error(`no maintainer play ${String(play)}`);
+  type Pr = {
+    number: number;
+    state: string;
+    head: { ref: string; sha: string };
+    base: { ref: string };
+  };
+  const prOf = (task: string) =>
+    (double.pulls(REPO) as Pr[]).find((p) => p.state === 'open' && p.head.ref.endsWith(`/${task}`));
+  const stackedOn = (task: string, parent: string) =>
+    prOf(task)?.base.ref.endsWith(`/${parent}`) === true;
+  const children = ['task_002', 'task_003'];
+  const wait = (description: string, predicate: () => boolean) =>
+    double.waitFor(() => predicate() || undefined, { timeoutMs: 180_000, description });
+  const comment = (task: string, body: string) =>
+    double.comment(REPO, prOf(task)!.number, body, MAINTAINER);
+  const attemptDone = (task: string, attempt: string) =>
+    double
+      .runs(REPO)
+      .some(
+        (r) =>
+          r.inputs['task_id'] === task &&
+          r.inputs['attempt'] === attempt &&
+          r.status === 'completed',
+      );
+  void (async () => {
+    await wait('task_002 and task_003 stacked on task_001', () =>
+      children.every((t) => stackedOn(t, 'task_001')),
+    );
+    const first = prOf('task_001')!.head.sha;
+    await double.review(REPO, prOf('task_001')!.number, {
+      event: 'REQUEST_CHANGES',
+      body: 'Rename it.',
+      by: MAINTAINER,
+    });
+    await wait('task_002 and task_003 restacked on task_001’s fix', () => {
+      const head = prOf('task_001')?.head.sha;
+      return (
+        head !== undefined &&
+        head !== first &&
+        attemptDone('task_001', '2') &&
+        children.every((t) => double.isAncestor(REPO, head, prOf(t)?.head.sha ?? ''))
+      );
+    });
+    for (const task of ['task_001', ...children]) await comment(task, '/approve');
+    await wait('task_004 opened', () => prOf('task_004') !== undefined);
+    await comment('task_004', '/approve');
+  })().catch((error: unknown) => problemsOf(double).push(`[maintainer] ${String(error)}`));
 }
 
 /** What went wrong on the double's side outside a request (reported with the run). */

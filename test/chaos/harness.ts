@@ -7,7 +7,7 @@ import pg from 'pg';
 import { TEST_APP_ID, TEST_PRIVATE_KEY, TEST_WEBHOOK_SECRET } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { spawnApp, type AppProcess } from '../helpers/process.js';
-import type { DoubleReport, DoubleRequest, StartParams } from './shared.js';
+import type { DoubleReport, DoubleRequest, StackPlay, StartParams } from './shared.js';
 
 type Params<M extends DoubleRequest['method']> = Extract<DoubleRequest, { method: M }>['params'];
 interface Results {
@@ -124,6 +124,8 @@ export interface CrashScenario {
   missedEvents?: string[];
   /** Merges go through the default branch's merge queue. */
   mergeQueue?: boolean;
+  /** `dispatch.stack`, and what the maintainer does to the stack's parent (shared.ts). */
+  stack?: StackPlay;
   /** A maintainer's comment on the issue right after the label (a command to crash in). */
   command?: string;
   /** How long the run may take to finish after the last restart. */
@@ -170,6 +172,7 @@ export class CrashRun {
           webhookUrl: `http://127.0.0.1:${port}/api/github/webhooks`,
           missedEvents: scenario.missedEvents,
           mergeQueue: scenario.mergeQueue,
+          stack: scenario.stack,
         })
         .then((d) => (this.double = d)),
     ]);

@@ -22,7 +22,18 @@ export interface StartParams {
   missedEvents?: string[];
   /** The default branch has a merge queue, which GitHub runs by itself. */
   mergeQueue?: boolean;
+  /**
+   * `dispatch.stack` with approvals by a maintainer (docs/stacking.md): once task_002 and
+   * task_003 are stacked on task_001, the maintainer asks task_001 for changes (`review`: the
+   * stacks follow its new head), then approves every PR.
+   */
+  stack?: StackPlay;
 }
+
+export type StackPlay = 'review';
+
+/** `dispatch.stack` on, and every merge waits for a maintainer's `/approve`. */
+export const STACK_CONFIG = 'dispatch:\n  stack: true\n';
 
 export interface DispatchedRun {
   id: number;

@@ -31,6 +31,7 @@ const IN_REVIEW_ROW: Partial<Record<TaskState, TaskEvent[]>> = {
   in_review: ['older head approved', 'approval withdrawn'],
   merging: ['merge claimed'],
   pending: ['sent back', 'attempt failed', 'retried'],
+  blocked: ['stack cancelled'],
   ...ENDS,
 };
 
@@ -38,7 +39,7 @@ const EXPECTED_TASK: Record<TaskState, Partial<Record<TaskState, TaskEvent[]>>> 
   pending: {
     pending: ['retried'],
     dispatched: ['dispatched'],
-    blocked: ['blocked'],
+    blocked: ['blocked', 'stack cancelled'],
     ...ENDS,
   },
   dispatched: {
@@ -46,12 +47,14 @@ const EXPECTED_TASK: Record<TaskState, Partial<Record<TaskState, TaskEvent[]>>> 
     in_review: ['attempt succeeded'],
     approved: ['attempt succeeded'],
     pending: ['attempt failed'],
+    blocked: ['stack cancelled'],
     ...ENDS,
   },
   running: {
     in_review: ['attempt succeeded'],
     approved: ['attempt succeeded'],
     pending: ['attempt failed'],
+    blocked: ['stack cancelled'],
     ...ENDS,
   },
   in_review: IN_REVIEW_ROW,

@@ -18,6 +18,7 @@ describe('which write goes first when the write budget is short', () => {
     ['dequeue', 'advance'],
     ['order_check', 'advance'],
     ['update_branch', 'advance'],
+    ['change_pull_base', 'advance'],
     ['cancel_workflow_run', 'advance'],
     ['rerun_failed_jobs', 'advance'],
     // Answering people and preparing work.

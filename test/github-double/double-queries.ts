@@ -1,5 +1,5 @@
 import { DoubleBase } from './double-base.js';
-import { branchSha } from './git.js';
+import { branchSha, isAncestor as isAncestorOf, mergeBase } from './git.js';
 import { checkRunsOn, statusesOn, type Pull, type Repo } from './model.js';
 import { findRun } from './ops/actions.js';
 import { mergeability, type Mergeability } from './ops/mergeability.js';
@@ -168,6 +168,29 @@ export class DoubleQueries extends DoubleBase {
     const repo = this.repoOf(fullName);
     const sha = branchSha(repo, ref) ?? ref;
     return repo.commits.get(sha)?.tree[path];
+  }
+
+  /**
+   * The files a PR's "Files changed" shows, as GitHub computes it: its head against the merge
+   * base of its base branch and its head (three dots), each path with what the head holds.
+   */
+  pullDiff(fullName: string, number: number): Record<string, string | null> {
+    const repo = this.repoOf(fullName);
+    const pull = repo.pulls.get(number);
+    const baseSha = pull && branchSha(repo, pull.baseRef);
+    if (!pull || !baseSha) return {};
+    const fork = mergeBase(repo, baseSha, pull.headSha);
+    const before = (fork && repo.commits.get(fork)?.tree) || {};
+    const after = repo.commits.get(pull.headSha)?.tree ?? {};
+    const diff: Record<string, string | null> = {};
+    for (const path of new Set([...Object.keys(before), ...Object.keys(after)]))
+      if (before[path] !== after[path]) diff[path] = after[path] ?? null;
+    return diff;
+  }
+
+  /** Whether `sha` is `of` or one of its ancestors. */
+  isAncestor(fullName: string, sha: string, of: string): boolean {
+    return isAncestorOf(this.repoOf(fullName), sha, of);
   }
 
   commitMessage(fullName: string, sha: string): string | undefined {

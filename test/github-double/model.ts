@@ -408,6 +408,11 @@ export interface Repo {
   statusesBySha: Map<string, CommitStatus[]>;
   protection: Map<string, Protection>;
   mergeQueues: Map<string, MergeQueue>;
+  /**
+   * "Automatically delete head branches" (`delete_branch_on_merge`): a merged PR's head branch is
+   * deleted, and open PRs based on it are retargeted to the merged PR's base first.
+   */
+  deleteBranchOnMerge: boolean;
 }
 
 export type PermissionLevel = 'read' | 'write' | 'admin';

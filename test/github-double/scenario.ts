@@ -564,6 +564,11 @@ export class GitHubDouble extends DoubleQueries {
     this.core.changed('conflict', { repo, pr, conflicted });
   }
 
+  /** The repository setting "Automatically delete head branches" (`delete_branch_on_merge`). */
+  setDeleteBranchOnMerge(repo: string, on: boolean): void {
+    this.repoOf(repo).deleteBranchOnMerge = on;
+  }
+
   async enableMergeQueue(repo: string, branch: string): Promise<void> {
     enableMergeQueue(this.core, this.repoOf(repo), branch);
   }

@@ -11,6 +11,7 @@ import {
   type RepoTree,
   type TaskPaths,
 } from '../../src/core/scheduler/index.js';
+import { isDispatchReady } from '../../src/core/stack/index.js';
 import { INFLIGHT_TASK_STATES, type TaskState } from '../../src/core/states.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
@@ -30,7 +31,9 @@ const STATES: TaskState[] = [
 
 const taskArb = fc.record({
   state: fc.constantFrom(...STATES),
-  unmetDeps: fc.constantFrom(0, 0, 1),
+  unmetDeps: fc.constantFrom(0, 0, 1, 2),
+  // dispatch.stack: permitted to start on its one unmerged dependency (tasks.stack_parent).
+  stacked: fc.boolean(),
   priority: fc.integer({ min: 1, max: 5 }),
   backoff: fc.constantFrom('none', 'past', 'future'),
   // files: (docs/tasks-block.md), none for most tasks; changed files for some in flight.
@@ -109,6 +112,7 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
                 nextAttemptAt,
                 files: t.files && [...t.files],
                 changedFiles: t.changedFiles && [...t.changedFiles],
+                stackParent: t.stacked ? 'x' : null,
               })
               .where(eq(tasks.id, row.id));
             if (INFLIGHT_TASK_STATES.has(t.state)) inflight++;
@@ -119,7 +123,11 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
               holders.push({ runId: String(run.id), taskId: keys[i]!, paths });
             if (paths) claims.set(candidateKey(String(run.id), keys[i]!), paths);
             // Core's ready rule (docs/lifecycle.md step 4), as the status comment applies it.
-            if (spec.state === 'running' && t.state === 'pending' && t.unmetDeps === 0)
+            if (
+              spec.state === 'running' &&
+              t.state === 'pending' &&
+              isDispatchReady({ unmetDeps: t.unmetDeps, stackParent: t.stacked ? 'x' : null })
+            )
               candidates.push({
                 runId: String(run.id),
                 taskId: keys[i]!,

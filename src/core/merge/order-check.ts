@@ -8,6 +8,7 @@ import {
   plainText,
 } from './check-text.js';
 import { unmergedDeps } from './dependency-order.js';
+import { stackedOnText } from '../stack/index.js';
 import type { MergePull, MergeTask } from './types.js';
 
 export const ORDER_CHECK_NAME = 'agent-coordinator/order';
@@ -56,10 +57,19 @@ export function orderCheck(task: MergeTask, run: OrderCheckInput): OrderCheck {
     ]);
   }
   if (unmerged.length > 0) {
-    return result('in_progress', undefined, formatWaitReason({ kind: 'deps', unmerged }), [
-      `\`${task.taskId}\` merges only after every dependency has merged; the coordinator then merges it in order.`,
-      table,
-    ]);
+    const stacked = stackedOnOne(task, unmerged);
+    return result(
+      'in_progress',
+      undefined,
+      stacked ?? formatWaitReason({ kind: 'deps', unmerged }),
+      [
+        stacked
+          ? `\`${task.taskId}\` is stacked on its one unmerged dependency's PR: it merges only after that one has merged.`
+          : '',
+        `\`${task.taskId}\` merges only after every dependency has merged; the coordinator then merges it in order.`,
+        table,
+      ],
+    );
   }
   if (deps.length === 0) {
     return result('completed', 'success', 'no dependencies', [
@@ -70,6 +80,16 @@ export function orderCheck(task: MergeTask, run: OrderCheckInput): OrderCheck {
     `Every dependency of \`${task.taskId}\` has merged.`,
     table,
   ]);
+}
+
+/** "stacked on task_001 (#12)" while the one unmerged dependency is the task's stack parent. */
+function stackedOnOne(
+  task: MergeTask,
+  unmerged: readonly { taskId: string }[],
+): string | undefined {
+  const on = task.stackedOn;
+  if (!on || unmerged.length !== 1 || unmerged[0]!.taskId !== on.parent) return undefined;
+  return stackedOnText(on);
 }
 
 function result(

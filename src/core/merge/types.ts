@@ -18,6 +18,8 @@ export interface MergeTask {
   prNumber?: number;
   /** Plan title: untrusted, only ever shown in the order check summary. */
   title?: string;
+  /** The dependency the task was stacked on (`dispatch.stack`), while it is. */
+  stackedOn?: { parent: string; pr: number };
 }
 
 /** A check run or commit status on the head. Pass the latest one per name (GitHub's `filter=latest`). */

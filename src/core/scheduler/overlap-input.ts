@@ -16,6 +16,8 @@ export interface PathClaimant {
   changedFiles: readonly string[] | null;
   /** Its run's base branch. */
   base: string;
+  /** The dependency it may start stacked on (`dispatch.stack`), when permitted. */
+  stackParent?: string | null;
 }
 
 export interface OverlapWaits {
@@ -54,7 +56,13 @@ export function decideOverlapWaits(
       paths.set(key, claim);
       byKey.set(key, c);
       // Ties are broken by the claimants' order, which is the claim's.
-      candidates.push({ runId, taskId: c.taskKey, priority: 0, order });
+      candidates.push({
+        runId,
+        taskId: c.taskKey,
+        priority: 0,
+        order,
+        ...(c.stackParent ? { stackParent: c.stackParent } : {}),
+      });
     } else if (
       PATH_HOLDING_TASK_STATES.has(c.state) ||
       (c.state === 'pending' && c.prNumber !== null)

@@ -79,6 +79,7 @@ function overlapReason(
   const paths = input.overlap?.paths.get(candidateKey(candidate.runId, candidate.taskId));
   if (!paths) return undefined;
   for (const holder of claimed) {
+    if (holder.runId === candidate.runId && holder.taskId === candidate.stackParent) continue;
     const path = overlapPath(holder.paths, paths);
     if (path !== undefined)
       return {

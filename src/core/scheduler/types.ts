@@ -10,6 +10,11 @@ export interface Candidate {
   order: number;
   /** Epoch ms before which a retry must not start. */
   backoffUntil?: number;
+  /**
+   * The dependency it starts stacked on (`dispatch.stack`, docs/stacking.md): building on that
+   * task's files is the point, so their overlap never makes it wait.
+   */
+  stackParent?: string;
 }
 
 export type WaitReason =

@@ -5,8 +5,14 @@ import {
   selectDispatches,
   type WaitReason,
 } from '../scheduler/index.js';
-import { IN_REVIEW_TASK_STATES, type RunState, type TaskState } from '../states.js';
+import {
+  IN_REVIEW_TASK_STATES,
+  TERMINAL_TASK_STATES,
+  type RunState,
+  type TaskState,
+} from '../states.js';
 import type { StatusTaskView, StatusView } from './types.js';
+import { isDispatchReady, stackedOnText } from '../stack/index.js';
 
 /** What the status comment is made from: one read of the run (src/engine/status.ts). */
 export interface StatusSnapshot {
@@ -35,6 +41,9 @@ export interface StatusSnapshot {
     /** The plan's `files:` and its PR's changed files, when known. */
     files?: readonly string[] | null;
     changedFiles?: readonly string[] | null;
+    /** The dependency the task may start on, or was started on (`dispatch.stack`). */
+    stackParent?: string | null;
+    stackParentPr?: number | null;
   }[];
   depsOf: ReadonlyMap<string, readonly string[]>;
   attempts: readonly {
@@ -95,7 +104,12 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
       ? selectDispatches({
           now: s.now,
           candidates: s.tasks
-            .filter((t) => t.state === 'pending' && t.unmetDeps === 0 && !overlaps.has(t.taskKey))
+            .filter(
+              (t) =>
+                t.state === 'pending' &&
+                isDispatchReady({ unmetDeps: t.unmetDeps, stackParent: t.stackParent ?? null }) &&
+                !overlaps.has(t.taskKey),
+            )
             .map((t) => ({
               runId: String(run.id),
               taskId: t.taskKey,
@@ -157,6 +171,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
         : {}),
       waiting:
         (IN_REVIEW_TASK_STATES.has(t.state) ? rerunning.get(t.id) : undefined) ??
+        stackedOf(t) ??
         (reason ? formatWaitReason(reason) : failure),
     };
   });
@@ -177,4 +192,11 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
     holdReason: run.state === 'held' ? (run.holdReason ?? undefined) : undefined,
     updatedAt: new Date(s.now).toISOString(),
   };
+}
+
+/** A stacked task still waiting for its parent to merge says so, not "waiting for …". */
+function stackedOf(t: StatusSnapshot['tasks'][number]): string | undefined {
+  if (!t.stackParent || t.stackParentPr == null || t.unmetDeps !== 1) return undefined;
+  if (TERMINAL_TASK_STATES.has(t.state)) return undefined;
+  return stackedOnText({ parent: t.stackParent, pr: t.stackParentPr });
 }

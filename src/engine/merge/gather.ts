@@ -47,6 +47,7 @@ export async function gatherMergeView(
     approvedSha: t.approvedSha ?? undefined,
     prNumber: t.prNumber ?? undefined,
     title: t.title,
+    ...(t.stackParent !== null && { stackedOn: { parent: t.stackParent, pr: t.stackParentPr! } }),
   }));
 
   const stored: MergeTarget[] = [];

@@ -6,6 +6,7 @@ import { loadRunScope, timeDecision, type Engine, type RunScope } from '../conte
 import { act } from './act.js';
 import { gatherMergeView } from './gather.js';
 import { ensureOrderCheck } from './order-check.js';
+import { advanceStacks } from '../stack.js';
 
 export { markTaskMerged, sendBack } from './outcomes.js';
 
@@ -50,9 +51,10 @@ export async function advanceRun(
   // in this process first (a waiting turn holds no pooled connection), then across processes.
   await timeDecision(engine, 'merge', () =>
     engine.memory.repositoryMergeTurns.run(scope.repositoryId, () =>
-      engine.store.mergeTurns.take(scope.repositoryId, scope.run.id, (opened) =>
-        advanceOnce(engine, scope, 0, opened, readNow),
-      ),
+      engine.store.mergeTurns.take(scope.repositoryId, scope.run.id, async (opened) => {
+        await advanceOnce(engine, scope, 0, opened, readNow);
+        await advanceStacks(engine, scope);
+      }),
     ),
   );
 }

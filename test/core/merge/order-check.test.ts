@@ -57,6 +57,18 @@ describe('orderCheck', () => {
     if (check.status === 'in_progress') expect(check).not.toHaveProperty('conclusion');
   });
 
+  it('says "stacked on" while the one unmerged dep is the stack parent, and still holds it', () => {
+    const run = specRun({});
+    const stacked = { ...taskOf(run, 'task_002'), stackedOn: { parent: 'task_001', pr: 11 } };
+    const check = orderCheck(stacked, run);
+    expect(check).toMatchObject({ status: 'in_progress', title: 'stacked on task_001 (#11)' });
+    expect(check).not.toHaveProperty('conclusion');
+    expect(check.summary).toContain('stacked on its one unmerged dependency');
+    const merged = specRun({ task_001: 'merged' });
+    const after = { ...taskOf(merged, 'task_002'), stackedOn: { parent: 'task_001', pr: 11 } };
+    expect(orderCheck(after, merged)).toMatchObject({ status: 'completed', conclusion: 'success' });
+  });
+
   it('lists each dep with its state and PR in the summary', () => {
     const run = specRun({ task_001: 'merged', task_002: 'merged' });
     const { summary } = orderCheck(taskOf(run, 'task_004'), run);

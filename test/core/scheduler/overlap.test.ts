@@ -240,6 +240,35 @@ describe('selectDispatches with files', () => {
     expect(decision.dispatch.map((c) => c.taskId)).toEqual(['a']);
     expect(decision.waiting.map((w) => w.candidate.taskId)).toEqual(['b']);
   });
+
+  it('never makes a stacked task wait on the dependency it starts on, only on others', () => {
+    const stacked = candidate({ taskId: 'child', stackParent: 'parent' });
+    const onParent = selectDispatches(
+      schedulerInput({
+        candidates: [stacked],
+        overlap: {
+          holders: [{ runId: 'run1', taskId: 'parent', paths: login }],
+          paths: new Map([['run1:child', session]]),
+        },
+      }),
+    );
+    expect(onParent.dispatch.map((c) => c.taskId)).toEqual(['child']);
+    const onOther = selectDispatches(
+      schedulerInput({
+        candidates: [stacked],
+        overlap: {
+          holders: [
+            { runId: 'run1', taskId: 'parent', paths: login },
+            { runId: 'run1', taskId: 'other', paths: login },
+          ],
+          paths: new Map([['run1:child', session]]),
+        },
+      }),
+    );
+    expect(onOther.waiting.map((w) => w.reason)).toEqual([
+      { kind: 'overlap', taskId: 'other', path: 'src/login/session.ts' },
+    ]);
+  });
 });
 
 describe('filesOutsideDeclaration', () => {

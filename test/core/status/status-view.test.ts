@@ -53,6 +53,36 @@ describe('statusViewOf', () => {
     ]);
   });
 
+  it('says "stacked on" for a task stacked on its one unmerged dependency, in review or pending', () => {
+    const view = statusViewOf(
+      snapshot({
+        tasks: [
+          task({ state: 'in_review', prNumber: 12 }),
+          task({
+            id: 2,
+            taskKey: 'b',
+            planIndex: 1,
+            state: 'in_review',
+            prNumber: 13,
+            unmetDeps: 1,
+            stackParent: 'a',
+            stackParentPr: 12,
+          }),
+          task({ id: 3, taskKey: 'c', planIndex: 2, unmetDeps: 1 }),
+        ],
+        depsOf: new Map([
+          ['b', ['a']],
+          ['c', ['b']],
+        ]),
+      }),
+    );
+    expect(view.tasks.map((t) => t.waiting)).toEqual([
+      undefined,
+      'stacked on a (#12)',
+      'waiting for b (#13)',
+    ]);
+  });
+
   it("shows a failed task's latest failure, a re-run of flaky checks, and the cost of its attempts", () => {
     const view = statusViewOf(
       snapshot({

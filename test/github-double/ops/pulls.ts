@@ -8,7 +8,7 @@ import { HttpError, validationFailed } from '../server/http.js';
 import { newIssue } from './issues.js';
 import { mergeability } from './mergeability.js';
 import { recordPullHead, sendPullEvent, type Sent } from './pull-events.js';
-import { moveBranch } from './refs.js';
+import { deleteBranch, moveBranch } from './refs.js';
 import { startPullRequestCi } from './actions.js';
 import {
   openThreads,
@@ -245,7 +245,24 @@ export function mergePull(
   core.changed('pull', { repo: repo.fullName, number: pull.number, merged: true });
   const sent: Sent = [sendPullEvent(core, repo, pull, 'closed', by)];
   sent.push(...moveBranch(core, repo, pull.baseRef, newHead, by));
+  if (repo.deleteBranchOnMerge && pull.headRepo === repo)
+    sent.push(...deleteMergedHead(core, repo, pull, by));
   return { sha: newHead, sent };
+}
+
+/**
+ * "Automatically delete head branches": GitHub first retargets the open PRs based on the merged
+ * PR's head branch to the merged PR's base (each gets `pull_request.edited` with `changes.base`),
+ * then deletes the branch (docs.github.com, "Changing the base branch of a pull request").
+ */
+function deleteMergedHead(core: Core, repo: Repo, merged: Pull, by: Account): Sent {
+  const sent: Sent = [];
+  for (const other of repo.pulls.values()) {
+    if (other.issue.state === 'open' && other.baseRef === merged.headRef)
+      sent.push(...changeBase(core, repo, other, merged.baseRef, by));
+  }
+  sent.push(...deleteBranch(core, repo, merged.headRef, by));
+  return sent;
 }
 
 export function updateBranch(

@@ -144,6 +144,17 @@ export function deleteBranch(core: Core, repo: Repo, branch: string, by: Account
     pull.issue.closedBy = by;
     sent.push(sendPullEvent(core, baseRepo, pull, 'closed', by));
   }
+  // And those whose base branch disappears: only a merge's own deletion of its head branch
+  // (delete_branch_on_merge) retargets them first (cli/cli#14223).
+  for (const pull of repo.pulls.values()) {
+    if (pull.issue.state !== 'open' || pull.baseRef !== branch) continue;
+    const now = core.now();
+    pull.issue.state = 'closed';
+    pull.issue.closedAt = now;
+    pull.issue.updatedAt = now;
+    pull.issue.closedBy = by;
+    sent.push(sendPullEvent(core, repo, pull, 'closed', by));
+  }
   return sent;
 }
 

@@ -33,6 +33,8 @@ export interface CreateRepoOptions {
   installed?: boolean;
   // Defaults to the worker workflow of docs/worker.md.
   workflows?: WorkflowSpec[];
+  // "Automatically delete head branches" (default off, as on GitHub).
+  deleteBranchOnMerge?: boolean;
 }
 
 export function ensureInstallation(core: Core, owner: Account): Installation {
@@ -150,6 +152,7 @@ export function createRepo(core: Core, options: CreateRepoOptions): Repo {
     private: options.private ?? false,
     fork: false,
     parent: null,
+    deleteBranchOnMerge: options.deleteBranchOnMerge ?? false,
     defaultBranch: options.defaultBranch ?? 'main',
     createdAt: now,
     pushedAt: now,

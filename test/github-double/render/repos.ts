@@ -134,7 +134,7 @@ function buildRepoJson(core: Core, repo: Repo, openIssues: number): Record<strin
     allow_merge_commit: true,
     allow_rebase_merge: true,
     allow_auto_merge: false,
-    delete_branch_on_merge: false,
+    delete_branch_on_merge: repo.deleteBranchOnMerge,
     allow_update_branch: true,
     network_count: 0,
     subscribers_count: 0,

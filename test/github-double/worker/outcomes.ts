@@ -6,6 +6,10 @@ export type WorkerOutcome =
       costUsd?: number;
       inputTokens?: number;
       outputTokens?: number;
+      // The assignment's `base` (the real worker asks the coordinator for it): the branch a
+      // `work` attempt starts from and a new PR targets. Default: the `base` input, else the
+      // repository's default branch.
+      base?: string;
       // Files the commit writes; default: one file per task, so tasks never conflict.
       files?: Record<string, string | null>;
       title?: string;

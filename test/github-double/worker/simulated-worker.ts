@@ -151,7 +151,7 @@ export class SimulatedWorker {
     const task = inputs['task_id'] ?? run.headBranch.split('/').pop() ?? 'task';
     const issue = inputs['issue'] ?? '0';
     const attempt = inputs['attempt'] ?? '1';
-    const base = inputs['base'] || repo.defaultBranch;
+    const base = outcome.base ?? (inputs['base'] || stackedOn(repo, run) || repo.defaultBranch);
     const bot = core.app.bot;
     // The markers the real worker writes (docs/worker.md), from the same module.
     const markers = [taskMarker(Number(issue), task, Number(attempt))];
@@ -209,6 +209,24 @@ export class SimulatedWorker {
 }
 
 class WorkerStopped extends Error {}
+
+/**
+ * Where a first attempt's branch was created from another open PR's head (`dispatch.stack`),
+ * that PR's branch: what the assignment's `base` says then, for a policy that does not ask the
+ * coordinator (`outcome.base`).
+ */
+function stackedOn(repo: Run['repo'], run: Run): string | undefined {
+  if (run.inputs['attempt'] !== '1') return undefined;
+  for (const pull of repo.pulls.values())
+    if (
+      pull.issue.state === 'open' &&
+      pull.headRepo === repo &&
+      pull.headRef !== run.headBranch &&
+      pull.headSha === run.headSha
+    )
+      return pull.headRef;
+  return undefined;
+}
 
 function view(run: Run): WorkerRun {
   return {

@@ -1,0 +1,80 @@
+import type { TaskState } from '../states.js';
+
+/**
+ * Which dependency a task was stacked on (`dispatch.stack`, docs/stacking.md): that task, its PR,
+ * and the head of that PR the task's branch was created from or last brought up to date with.
+ * Recorded on the task (tasks.stack_parent*); every later decision is derived from it.
+ */
+export interface StackRecord {
+  parent: string;
+  pr: number;
+  head: string;
+}
+
+export interface StackTask {
+  taskId: string;
+  deps: readonly string[];
+  state: TaskState;
+  held: boolean;
+  /** `/veto` given (the state may still be moving to `vetoed`). */
+  vetoed: boolean;
+  /** Attempts claimed so far: 0 means the task's branch does not exist yet. */
+  attempts: number;
+  stackedOn?: StackRecord;
+}
+
+/** An open agent PR of the run, as GitHub last showed it. */
+export interface StackPull {
+  taskId: string;
+  number: number;
+  headSha: string;
+  baseRef: string;
+}
+
+export interface StackSnapshot {
+  /** The run's base branch: where every PR lands in the end. */
+  base: string;
+  /** Task → its branch (`agent/<issue>/<task_id>`). */
+  branchOf: (taskId: string) => string;
+  tasks: readonly StackTask[];
+  pulls: readonly StackPull[];
+  /**
+   * PR heads whose checks all pass (none pending or failing; our order check left out). The
+   * engine reads checks only for the heads `stackParentHeads` names.
+   */
+  greenHeads: ReadonlySet<string>;
+}
+
+export type StackDecision =
+  /** A pending task may start on its one unmerged dependency's PR head: record it. */
+  | { kind: 'permit'; task: string; on: StackRecord }
+  /** A pending task not started yet loses its permit: its parent is no longer ready to stack on. */
+  | { kind: 'revoke'; task: string }
+  /** The parent's head moved: merge it into the child's branch (GitHub's update-branch). */
+  | { kind: 'restack'; task: string; pr: number; expectedHeadSha: string; parentHead: string }
+  /**
+   * Point the child's PR at another branch: the base once the parent merged (`unstacks`: the
+   * stack is then forgotten), or the parent's branch again when the child was stacked anew after
+   * a cancelled stack had pointed it at the base. `update`: then update it, unless a worker of the
+   * child is out, whose push would race the update.
+   */
+  | {
+      kind: 'retarget';
+      task: string;
+      pr: number;
+      to: string;
+      expectedHeadSha: string;
+      update: boolean;
+      unstacks: boolean;
+    }
+  /**
+   * The parent merged and the child's PR already targets the base (GitHub retargets PRs itself
+   * when it deletes the merged head branch): update it, and forget the stack. No PR: forget it.
+   */
+  | { kind: 'unstack'; task: string; pr?: number; expectedHeadSha?: string }
+  /**
+   * The parent will not merge (vetoed, rejected, failed, cancelled, blocked): the child's worker
+   * run is cancelled, its PR pointed at the base, the stack forgotten; it waits, blocked, to be
+   * dispatched again from the base.
+   */
+  | { kind: 'cancel'; task: string; parent: string; pr?: number; retargetTo?: string };

@@ -1,0 +1,207 @@
+import type { RepoConfig } from '../config/schema.js';
+import { isAttemptOpen, isOpenPull } from '../core/lifecycle/index.js';
+import { classifyUpdateRefusal, ORDER_CHECK_NAME } from '../core/merge/index.js';
+import {
+  checksLetStack,
+  decideStacks,
+  stackParentHeads,
+  type StackDecision,
+  type StackPull,
+  type StackTask,
+} from '../core/stack/index.js';
+import { crashPoint } from '../crash-points.js';
+import { taskBranch } from '../protocol/branch.js';
+import type { PullRow } from '../store/pulls.js';
+import type { RunGraph, TaskRow } from '../store/runs.js';
+import type { Engine, RunScope } from './context.js';
+import { scheduleRepository } from './dispatch.js';
+import { sendBack } from './merge/outcomes.js';
+
+/** `dispatch.stack` as the run's config says it (a run started before the key has none). */
+export function stacksOn(config: RepoConfig): boolean {
+  return (config.dispatch as RepoConfig['dispatch'] | undefined)?.stack === true;
+}
+
+/**
+ * `dispatch.stack` (docs/stacking.md): read the run's graph, ask GitHub for the checks of the
+ * PRs a pending task could stack on (those only), let core decide, and apply each decision. The
+ * merge turn calls it after the merge decisions, so a repository's stacks move one at a time.
+ */
+export async function advanceStacks(engine: Engine, scope: RunScope): Promise<void> {
+  if (!stacksOn(scope.config)) return;
+  const graph = await engine.store.runs.graphOf(scope.run.id);
+  const tasks: StackTask[] = graph.tasks.map((t) => ({
+    taskId: t.taskKey,
+    deps: graph.depsOf.get(t.taskKey) ?? [],
+    state: t.state,
+    held: t.held,
+    vetoed: t.vetoReason !== null,
+    attempts: t.attemptCount,
+    ...(t.stackParent !== null && {
+      stackedOn: { parent: t.stackParent, pr: t.stackParentPr!, head: t.stackParentHead! },
+    }),
+  }));
+  const pulls: StackPull[] = graph.tasks.flatMap((t) => {
+    const row = graph.pullOf.get(t.id);
+    return row && isOpenPull(row)
+      ? [{ taskId: t.taskKey, number: row.number, headSha: row.headSha, baseRef: row.baseRef }]
+      : [];
+  });
+  const greenHeads = new Set<string>();
+  for (const head of stackParentHeads({ tasks, pulls })) {
+    const checks = (await scope.port.checksFor(scope.repo, head)).filter(
+      (c) => c.name !== ORDER_CHECK_NAME,
+    );
+    if (checksLetStack(checks)) greenHeads.add(head);
+  }
+  const base = scope.run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
+  const decisions = decideStacks({
+    base,
+    branchOf: (id) => taskBranch(scope.run.issueNumber, id),
+    tasks,
+    pulls,
+    greenHeads,
+  });
+  for (const decision of decisions) await applyStack(engine, scope, graph, decision);
+  if (decisions.some((d) => d.kind === 'permit'))
+    await scheduleRepository(engine, scope.repositoryId, scope.repository);
+}
+
+const UNSTACKED = { stackParent: null, stackParentPr: null, stackParentHead: null };
+
+async function applyStack(
+  engine: Engine,
+  scope: RunScope,
+  graph: RunGraph,
+  decision: StackDecision,
+): Promise<void> {
+  const task = graph.byKey.get(decision.task);
+  if (!task) return;
+  const row = graph.pullOf.get(task.id);
+  const { runs } = engine.store;
+  const log = engine.log.child({ run: scope.run.id, task: task.taskKey });
+  switch (decision.kind) {
+    case 'permit':
+      // Guarded by the state: a task claimed meanwhile keeps the permit it was claimed with.
+      await runs.updateTaskFields(
+        task.id,
+        {
+          stackParent: decision.on.parent,
+          stackParentPr: decision.on.pr,
+          stackParentHead: decision.on.head,
+        },
+        { expected: 'pending' },
+      );
+      crashPoint('stack.permitted');
+      log.info({ on: decision.on }, 'stack: may start on its dependency’s PR');
+      return;
+
+    case 'revoke':
+      await runs.updateTaskFields(task.id, UNSTACKED, { expected: task.state });
+      return;
+
+    case 'restack': {
+      if (!row) return;
+      const updated = await updateChild(engine, scope, task, row, decision.expectedHeadSha);
+      if (updated === 'updated') crashPoint('stack.restacked');
+      if (updated === 'conflict' || updated === 'later') return;
+      await runs.updateTaskFields(
+        task.id,
+        { stackParentHead: decision.parentHead },
+        { expected: task.state },
+      );
+      log.info({ parentHead: decision.parentHead }, 'stack: brought up to date with its parent');
+      return;
+    }
+
+    case 'retarget': {
+      if (!row) return;
+      if (!(await scope.port.changePullBase(scope.repo, decision.pr, decision.to))) return;
+      crashPoint('stack.retargeted');
+      await engine.store.pulls.update(row.id, { baseRef: decision.to });
+      if (decision.update)
+        await updateChild(engine, scope, task, row, decision.expectedHeadSha, decision.to);
+      if (decision.unstacks)
+        await runs.updateTaskFields(task.id, UNSTACKED, { expected: task.state });
+      log.info({ pr: decision.pr, base: decision.to }, 'stack: PR retargeted');
+      return;
+    }
+
+    case 'unstack':
+      if (row && decision.expectedHeadSha !== undefined)
+        await updateChild(engine, scope, task, row, decision.expectedHeadSha);
+      await runs.updateTaskFields(task.id, UNSTACKED, { expected: task.state });
+      return;
+
+    case 'cancel':
+      await cancelStacked(engine, scope, task, row, decision);
+      return;
+  }
+}
+
+/**
+ * GitHub's update-branch on the child's PR (its base merged into its head). The push it makes is
+ * the coordinator's own (`updatedByCoordinatorFrom`): it keeps the approval (decidePush). A
+ * conflict goes back to the worker in `mode=fix`; a branch already up to date counts as updated.
+ */
+async function updateChild(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  row: PullRow,
+  expectedHeadSha: string,
+  base = row.baseRef,
+): Promise<'updated' | 'up_to_date' | 'conflict' | 'later'> {
+  if (await scope.port.updateBranch(scope.repo, row.number, expectedHeadSha)) {
+    await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: expectedHeadSha });
+    return 'updated';
+  }
+  const current = await scope.port.pull(scope.repo, row.number);
+  const refusal = classifyUpdateRefusal(
+    expectedHeadSha,
+    current && { ...current, open: isOpenPull(current) },
+  );
+  if (refusal.kind === 'up_to_date') return 'up_to_date';
+  if (refusal.kind !== 'conflict') return 'later';
+  await sendBack(
+    engine,
+    scope,
+    { row, task, pull: { headSha: expectedHeadSha } },
+    `The branch has conflicts with ${base}, which it is stacked on; merge ${base} into it and resolve them.`,
+  );
+  return 'conflict';
+}
+
+/**
+ * The parent will not merge: cancel the child's worker run, point its PR at the base, forget
+ * the stack, and block it until the parent is retried (then it is dispatched again, from the
+ * base once the parent merged, its next attempt a `work` that starts over).
+ */
+async function cancelStacked(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  row: PullRow | undefined,
+  decision: Extract<StackDecision, { kind: 'cancel' }>,
+): Promise<void> {
+  const why = `the dependency it was stacked on (${decision.parent}) will not merge`;
+  const latest = await engine.store.attempts.latestOf(task.id);
+  if (latest && isAttemptOpen(latest.phase)) {
+    if (latest.workflowRunId !== null)
+      await scope.port.cancelWorkflowRun(scope.repo, latest.workflowRunId);
+    await engine.store.attempts.complete(latest.id, {
+      conclusion: 'cancelled',
+      failureReason: why,
+    });
+  }
+  if (row && decision.retargetTo !== undefined) {
+    if (await scope.port.changePullBase(scope.repo, row.number, decision.retargetTo))
+      await engine.store.pulls.update(row.id, { baseRef: decision.retargetTo });
+  }
+  const values = { ...UNSTACKED, nextMode: 'work', nextAttemptAt: null };
+  const moved = await engine.store.runs.transitionTask(task.id, 'stack cancelled', values);
+  // Already blocked (its parent blocked it while it waited): the stack is forgotten all the same.
+  if (!moved) await engine.store.runs.updateTaskFields(task.id, values, { expected: task.state });
+  engine.requestStatus(scope.run.id);
+  engine.log.info({ run: scope.run.id, task: task.taskKey, why }, 'stack: cancelled');
+}

@@ -1,0 +1,286 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideStacks,
+  isDispatchReady,
+  stackParentHeads,
+  stackedOnText,
+  type StackSnapshot,
+  type StackTask,
+} from '../../../src/core/stack/index.js';
+
+function task(taskId: string, over: Partial<StackTask> = {}): StackTask {
+  return { taskId, deps: [], state: 'pending', held: false, vetoed: false, attempts: 0, ...over };
+}
+
+const branchOf = (id: string) => `agent/7/${id}`;
+
+function snapshot(over: Partial<StackSnapshot>): StackSnapshot {
+  return { base: 'main', branchOf, tasks: [], pulls: [], greenHeads: new Set(), ...over };
+}
+
+const parentPr = { taskId: 'task_001', number: 12, headSha: 'aaa', baseRef: 'main' };
+const onParent = { parent: 'task_001', pr: 12, head: 'aaa' };
+
+describe('isDispatchReady', () => {
+  it.each([
+    [0, null, true],
+    [0, 'task_001', true],
+    [1, null, false],
+    [1, 'task_001', true],
+    [2, 'task_001', false],
+  ] as const)('unmet %i, stack parent %s → %s', (unmetDeps, stackParent, ready) => {
+    expect(isDispatchReady({ unmetDeps, stackParent })).toBe(ready);
+  });
+});
+
+describe('decideStacks: permits', () => {
+  const child = task('task_002', { deps: ['task_001'] });
+  it.each<[string, Partial<StackTask>, boolean, boolean]>([
+    ['parent in review, checks green', { state: 'in_review' }, true, true],
+    ['parent approved, checks green', { state: 'approved' }, true, true],
+    ['parent merging, checks green', { state: 'merging' }, true, true],
+    ['checks not green', { state: 'in_review' }, false, false],
+    ['parent sent back (pending)', { state: 'pending' }, true, false],
+    ['parent running', { state: 'running' }, true, false],
+    ['parent held', { state: 'in_review', held: true }, true, false],
+    ['parent vetoed', { state: 'in_review', vetoed: true }, true, false],
+  ])('%s', (_, parent, green, permitted) => {
+    const decisions = decideStacks(
+      snapshot({
+        tasks: [task('task_001', parent), child],
+        pulls: [parentPr],
+        greenHeads: new Set(green ? ['aaa'] : []),
+      }),
+    );
+    expect(decisions).toEqual(
+      permitted ? [{ kind: 'permit', task: 'task_002', on: onParent }] : [],
+    );
+  });
+
+  it('never stacks a diamond join on two parents', () => {
+    const s = snapshot({
+      tasks: [
+        task('task_001', { state: 'merged' }),
+        task('task_002', { state: 'in_review', deps: ['task_001'] }),
+        task('task_003', { state: 'in_review', deps: ['task_001'] }),
+        task('task_004', { deps: ['task_002', 'task_003'] }),
+      ],
+      pulls: [
+        { taskId: 'task_002', number: 13, headSha: 'b', baseRef: 'main' },
+        { taskId: 'task_003', number: 14, headSha: 'c', baseRef: 'main' },
+      ],
+      greenHeads: new Set(['b', 'c']),
+    });
+    expect(decideStacks(s)).toEqual([]);
+    expect(stackParentHeads(s)).toEqual([]);
+  });
+
+  it('stacks on a parent that is itself stacked (a chain)', () => {
+    const s = snapshot({
+      tasks: [
+        task('task_001', { state: 'in_review' }),
+        task('task_002', {
+          state: 'in_review',
+          deps: ['task_001'],
+          attempts: 1,
+          stackedOn: onParent,
+        }),
+        task('task_003', { deps: ['task_002'] }),
+      ],
+      pulls: [
+        parentPr,
+        { taskId: 'task_002', number: 13, headSha: 'b', baseRef: branchOf('task_001') },
+      ],
+      greenHeads: new Set(['aaa', 'b']),
+    });
+    expect(decideStacks(s)).toEqual([
+      { kind: 'permit', task: 'task_003', on: { parent: 'task_002', pr: 13, head: 'b' } },
+    ]);
+  });
+
+  it('asks for the checks of stackable parents only', () => {
+    expect(
+      stackParentHeads({
+        tasks: [task('task_001', { state: 'in_review' }), task('task_002', { deps: ['task_001'] })],
+        pulls: [parentPr],
+      }),
+    ).toEqual(['aaa']);
+  });
+
+  it('moves a permit to the parent’s new green head, and revokes it when the parent is reworked', () => {
+    const stacked = task('task_002', { deps: ['task_001'], stackedOn: onParent });
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'in_review' }), stacked],
+          pulls: [{ ...parentPr, headSha: 'bbb' }],
+          greenHeads: new Set(['bbb']),
+        }),
+      ),
+    ).toEqual([{ kind: 'permit', task: 'task_002', on: { ...onParent, head: 'bbb' } }]);
+    expect(
+      decideStacks(
+        snapshot({ tasks: [task('task_001', { state: 'pending' }), stacked], pulls: [parentPr] }),
+      ),
+    ).toEqual([{ kind: 'revoke', task: 'task_002' }]);
+  });
+});
+
+describe('decideStacks: a started child follows its parent', () => {
+  const child = (over: Partial<StackTask> = {}) =>
+    task('task_002', { deps: ['task_001'], attempts: 1, stackedOn: onParent, ...over });
+  const childPr = { taskId: 'task_002', number: 13, headSha: 'c1', baseRef: branchOf('task_001') };
+
+  it('restacks a child in review when the parent’s head moved', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'in_review' }), child({ state: 'in_review' })],
+          pulls: [{ ...parentPr, headSha: 'a2' }, childPr],
+        }),
+      ),
+    ).toEqual([
+      { kind: 'restack', task: 'task_002', pr: 13, expectedHeadSha: 'c1', parentHead: 'a2' },
+    ]);
+  });
+
+  it.each(['running', 'dispatched', 'pending'] as const)('waits while the child is %s', (state) => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'in_review' }), child({ state })],
+          pulls: [{ ...parentPr, headSha: 'a2' }, childPr],
+        }),
+      ),
+    ).toEqual([]);
+  });
+
+  it('does nothing while the parent’s head is the one recorded', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'approved' }), child({ state: 'approved' })],
+          pulls: [parentPr, childPr],
+        }),
+      ),
+    ).toEqual([]);
+  });
+
+  it('retargets the child to the base once the parent merged', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'merged' }), child({ state: 'in_review' })],
+          pulls: [childPr],
+        }),
+      ),
+    ).toEqual([
+      {
+        kind: 'retarget',
+        task: 'task_002',
+        pr: 13,
+        to: 'main',
+        expectedHeadSha: 'c1',
+        update: true,
+        unstacks: true,
+      },
+    ]);
+  });
+
+  it('points a PR a cancelled stack had moved to the base back at its parent when stacked anew', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [
+            task('task_001', { state: 'in_review' }),
+            child({ state: 'pending', attempts: 2 }),
+          ],
+          pulls: [parentPr, { ...childPr, baseRef: 'main' }],
+        }),
+      ),
+    ).toEqual([
+      {
+        kind: 'retarget',
+        task: 'task_002',
+        pr: 13,
+        to: branchOf('task_001'),
+        expectedHeadSha: 'c1',
+        update: false,
+        unstacks: false,
+      },
+    ]);
+  });
+
+  it('retargets without updating while a worker of the child is out', () => {
+    const [decision] = decideStacks(
+      snapshot({
+        tasks: [task('task_001', { state: 'merged' }), child({ state: 'running' })],
+        pulls: [childPr],
+      }),
+    );
+    expect(decision).toMatchObject({ kind: 'retarget', update: false });
+  });
+
+  it('updates and forgets the stack when GitHub already retargeted the PR', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'merged' }), child({ state: 'approved' })],
+          pulls: [{ ...childPr, baseRef: 'main' }],
+        }),
+      ),
+    ).toEqual([{ kind: 'unstack', task: 'task_002', pr: 13, expectedHeadSha: 'c1' }]);
+  });
+
+  it('forgets the stack of a child with no PR once the parent merged, unless its worker is out', () => {
+    const tasks = (state: StackTask['state']) => [
+      task('task_001', { state: 'merged' }),
+      child({ state }),
+    ];
+    expect(decideStacks(snapshot({ tasks: tasks('pending') }))).toEqual([
+      { kind: 'unstack', task: 'task_002' },
+    ]);
+    expect(decideStacks(snapshot({ tasks: tasks('running') }))).toEqual([]);
+  });
+
+  it.each(['vetoed', 'rejected', 'failed', 'cancelled', 'blocked'] as const)(
+    'cancels the child when the parent is %s',
+    (state) => {
+      expect(
+        decideStacks(
+          snapshot({
+            tasks: [task('task_001', { state }), child({ state: 'in_review' })],
+            pulls: [childPr],
+          }),
+        ),
+      ).toEqual([
+        { kind: 'cancel', task: 'task_002', parent: 'task_001', pr: 13, retargetTo: 'main' },
+      ]);
+    },
+  );
+
+  it('cancels on a /veto not yet reflected in the state, and a child with no PR', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [
+            task('task_001', { state: 'in_review', vetoed: true }),
+            child({ state: 'running' }),
+          ],
+        }),
+      ),
+    ).toEqual([{ kind: 'cancel', task: 'task_002', parent: 'task_001' }]);
+  });
+
+  it('leaves a merged child alone', () => {
+    expect(
+      decideStacks(
+        snapshot({ tasks: [task('task_001', { state: 'merged' }), child({ state: 'merged' })] }),
+      ),
+    ).toEqual([]);
+  });
+});
+
+it('names the stack as the order check and the status comment say it', () => {
+  expect(stackedOnText(onParent)).toBe('stacked on task_001 (#12)');
+});

@@ -1,0 +1,204 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  assignmentFor,
+  closeScenario,
+  MAINTAINER,
+  REPO,
+  SPEC_EXAMPLE_PLAN,
+  startScenario,
+  statusComment,
+  taskOf,
+  type Scenario,
+} from './harness.js';
+
+type Pull = {
+  number: number;
+  state: string;
+  merged?: boolean;
+  head: { ref: string; sha: string };
+  base: { ref: string };
+};
+
+const STACK_CONFIG = 'dispatch:\n  stack: true\n';
+const CHAIN = [
+  '```tasks',
+  '- id: a',
+  '  title: A',
+  '- id: b',
+  '  title: B',
+  '  deps: [a]',
+  '```',
+].join('\n');
+
+/**
+ * docs/stacking.md on the GitHub double: with `dispatch.stack`, a task whose one unmerged
+ * dependency has an open PR with green checks starts on that PR's head, and follows it: brought
+ * up to date when it moves, retargeted when it merges, cancelled when it is vetoed.
+ */
+describe('stacked dispatch (GitHub double)', () => {
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  const pulls = () => s.double.pulls(REPO) as Pull[];
+  const prOf = (task: string) => pulls().find((p) => p.head.ref.endsWith(`/${task}`))!;
+  const branchOf = (issue: number, task: string) => `agent/${issue}/${task}`;
+  const orderTitle = (sha: string) =>
+    (
+      s.double.checkRuns(REPO, sha) as Array<{
+        name: string;
+        status: string;
+        output: { title: string };
+      }>
+    )
+      .filter((c) => c.name === 'agent-coordinator/order')
+      .map((c) => `${c.status}: ${c.output.title}`);
+  const mergedOrder = () =>
+    s.double
+      .deliveries({ event: 'pull_request', action: 'closed' })
+      .filter((d) => (d.payload.pull_request as { merged: boolean }).merged)
+      .map((d) => (d.payload.pull_request as { head: { ref: string } }).head.ref.split('/')[2]);
+  const approve = async (task: string) => {
+    await s.double.comment(REPO, prOf(task).number, '/approve', MAINTAINER);
+    await s.settle();
+  };
+
+  /** Each task writes its own file; the PR targets and starts from the assignment's base. */
+  const start = async (body: string, options: { deleteBranchOnMerge?: boolean } = {}) => {
+    s = await startScenario({ config: STACK_CONFIG });
+    if (options.deleteBranchOnMerge) s.double.setDeleteBranchOnMerge(REPO, true);
+    s.double.setWorker(async (run) => {
+      const { base } = await assignmentFor(s, run);
+      const task = run.inputs['task_id']!;
+      return {
+        kind: 'pr',
+        ...(base !== null && { base }),
+        files: { [`src/${task}.txt`]: `${task} attempt ${run.inputs['attempt']}\n` },
+      };
+    });
+    const issue = await s.double.openIssue(REPO, { title: 'Stack', body, user: MAINTAINER });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    return issue;
+  };
+
+  it('starts a task on its dependency’s open PR, shows only its own change, and retargets it to the base when the dependency merges', async () => {
+    const issue = await start(CHAIN);
+    const a = prOf('a');
+    const b = prOf('b');
+    // b started on a's head before a merged, and its PR targets a's branch.
+    expect(b.base.ref).toBe(branchOf(issue, 'a'));
+    expect(s.double.isAncestor(REPO, a.head.sha, b.head.sha)).toBe(true);
+    expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 1\n' });
+    expect(orderTitle(b.head.sha)).toEqual([`in_progress: stacked on a (#${a.number})`]);
+    // The status comment's waiting text never links (a word joiner after `#`); its PR column does.
+    expect(statusComment(s.double, issue)).toContain(
+      `| b | B | a | in_review: stacked on a (#\u2060${a.number}) | 1 | #${b.number} |`,
+    );
+    expect((await taskOf(s, issue, 'b'))?.stackParent).toBe('a');
+
+    // b approved first: the order check still holds it until a has merged.
+    await approve('b');
+    expect(mergedOrder()).toEqual([]);
+    await approve('a');
+    expect(mergedOrder()).toEqual(['a', 'b']);
+    const merged = s.double.pull(REPO, b.number) as Pull;
+    expect(merged.base.ref).toBe('main');
+    expect((s.double.issue(REPO, issue) as { state: string }).state).toBe('closed');
+  });
+
+  it('retargets and updates the child when the parent merges, and its diff is its own change again', async () => {
+    const issue = await start(CHAIN);
+    const b = prOf('b');
+    await approve('a');
+    const after = s.double.pull(REPO, b.number) as Pull;
+    expect(after.base.ref).toBe('main');
+    // Updated with main (a squash of a): the diff against main is b's file alone.
+    expect(s.double.isAncestor(REPO, s.double.branch(REPO, 'main')!.sha, after.head.sha)).toBe(
+      true,
+    );
+    expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 1\n' });
+    expect((await taskOf(s, issue, 'b'))?.stackParent).toBeNull();
+    await approve('b');
+    expect(mergedOrder()).toEqual(['a', 'b']);
+  });
+
+  it('is correct when GitHub retargets the child itself (delete_branch_on_merge)', async () => {
+    const issue = await start(CHAIN, { deleteBranchOnMerge: true });
+    const b = prOf('b');
+    await approve('a');
+    expect(s.double.branch(REPO, branchOf(issue, 'a'))).toBeUndefined();
+    const after = s.double.pull(REPO, b.number) as Pull;
+    expect(after.state).toBe('open');
+    expect(after.base.ref).toBe('main');
+    expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 1\n' });
+    expect((await taskOf(s, issue, 'b'))?.stackParent).toBeNull();
+    await approve('b');
+    expect(mergedOrder()).toEqual(['a', 'b']);
+  });
+
+  it('brings the child up to date when the parent’s head changes (a review round)', async () => {
+    const issue = await start(CHAIN);
+    const b = prOf('b');
+    await s.double.review(REPO, prOf('a').number, {
+      event: 'REQUEST_CHANGES',
+      body: 'Rename it.',
+      by: MAINTAINER,
+    });
+    await s.settle();
+    const a2 = prOf('a').head.sha;
+    const b2 = (s.double.pull(REPO, b.number) as Pull).head.sha;
+    expect(b2).not.toBe(b.head.sha);
+    expect(s.double.isAncestor(REPO, a2, b2)).toBe(true);
+    expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 1\n' });
+    expect((await taskOf(s, issue, 'b'))?.stackParentHead).toBe(a2);
+    // The coordinator's own update is no new work: b's approval and attempt count stand.
+    expect((await taskOf(s, issue, 'b'))?.attemptCount).toBe(1);
+    await approve('a');
+    await approve('b');
+    expect(mergedOrder()).toEqual(['a', 'b']);
+  });
+
+  it('cancels the child when the parent is vetoed, and stacks it again once the parent is retried', async () => {
+    const issue = await start(CHAIN);
+    const b = prOf('b');
+    await s.double.comment(REPO, prOf('a').number, '/veto not this way', MAINTAINER);
+    await s.settle();
+    const cancelled = await taskOf(s, issue, 'b');
+    expect(cancelled).toMatchObject({ state: 'blocked', stackParent: null, nextMode: 'work' });
+    expect((s.double.pull(REPO, b.number) as Pull).base.ref).toBe('main');
+    expect(mergedOrder()).toEqual([]);
+
+    await s.double.comment(REPO, prOf('a').number, '/retry do it the other way', MAINTAINER);
+    await s.settle();
+    // a fixed and in review again: b starts over on a's new head, its PR back on a's branch.
+    const again = await taskOf(s, issue, 'b');
+    expect(again).toMatchObject({ stackParent: 'a', attemptCount: 2, state: 'in_review' });
+    const b2 = s.double.pull(REPO, b.number) as Pull;
+    expect(b2.base.ref).toBe(branchOf(issue, 'a'));
+    expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 2\n' });
+    await approve('a');
+    await approve('b');
+    expect(mergedOrder()).toEqual(['a', 'b']);
+  });
+
+  it('never stacks the diamond’s join on two parents', async () => {
+    const issue = await start(`Login.\n\n${SPEC_EXAMPLE_PLAN}`);
+    const t1 = prOf('task_001');
+    for (const t of ['task_002', 'task_003'])
+      expect(prOf(t).base.ref).toBe(branchOf(issue, 'task_001'));
+    expect(pulls().some((p) => p.head.ref.endsWith('/task_004'))).toBe(false);
+    expect((await taskOf(s, issue, 'task_004'))?.state).toBe('pending');
+    await approve('task_001');
+    expect(t1.number).toBeGreaterThan(0);
+    // task_002 and task_003 are on main now, and task_004 still waits for both to merge.
+    expect(pulls().some((p) => p.head.ref.endsWith('/task_004'))).toBe(false);
+    await approve('task_002');
+    // One left unmerged: task_004 stacks on task_003.
+    expect(prOf('task_004').base.ref).toBe(branchOf(issue, 'task_003'));
+    await approve('task_003');
+    await approve('task_004');
+    const order = mergedOrder();
+    expect(order[0]).toBe('task_001');
+    expect(order[3]).toBe('task_004');
+  });
+});
