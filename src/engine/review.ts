@@ -74,10 +74,11 @@ async function readReview(
   review: SubmittedReviewEvent,
 ): Promise<ReadReview | null> {
   const reads = reviewReads(review);
-  if (reads === 'nothing' || !isAgentPull(pull, repositoryId)) return null;
+  // A payload that names no repository (a malformed delivery) is nothing to ask GitHub about.
+  if (reads === 'nothing' || !repo.owner || !repo.repo || !isAgentPull(pull, repositoryId))
+    return null;
   // An approval is for a head: the PR may be newer than anything handled so far.
-  const current =
-    reads === 'approval' && repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
+  const current = reads === 'approval' ? await port.pull(repo, pull.number) : null;
   const found = await recordedAgentPull(engine, repositoryId, {
     ...pull,
     currentHeadSha: current?.headSha,
