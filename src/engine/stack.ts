@@ -1,6 +1,6 @@
 import type { RepoConfig } from '../config/schema.js';
 import { isAttemptOpen, isOpenPull } from '../core/lifecycle/index.js';
-import { classifyUpdateRefusal, ORDER_CHECK_NAME } from '../core/merge/index.js';
+import { classifyUpdateRefusal } from '../core/merge/index.js';
 import {
   checksLetStack,
   decideStacks,
@@ -15,6 +15,7 @@ import type { PullRow } from '../store/pulls.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
+import { checksOf } from './merge/gather.js';
 import { sendBack } from './merge/outcomes.js';
 
 /** `dispatch.stack` as the run's config says it (a run started before the key has none). */
@@ -49,10 +50,7 @@ export async function advanceStacks(engine: Engine, scope: RunScope): Promise<vo
   });
   const greenHeads = new Set<string>();
   for (const head of stackParentHeads({ tasks, pulls })) {
-    const checks = (await scope.port.checksFor(scope.repo, head)).filter(
-      (c) => c.name !== ORDER_CHECK_NAME,
-    );
-    if (checksLetStack(checks)) greenHeads.add(head);
+    if (checksLetStack(await checksOf(scope, head))) greenHeads.add(head);
   }
   const base = scope.run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
   const decisions = decideStacks({

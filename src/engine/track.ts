@@ -133,11 +133,8 @@ async function completeSucceeded(
   task: TaskRow,
   attempt: AttemptRow,
 ): Promise<void> {
-  // The PR the opened delivery linked, read in full: the merge decision that follows takes this
-  // read as GitHub's view (one read of the PR, not a lookup by branch and then the PR).
-  const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
-  const read = known && isOpenPull(known) && known.headRepoId === scope.repositoryId ? known : null;
-  const pull = read ?? (await agentPullOf(scope, task));
+  const found = await openAgentPullOf(scope, task);
+  const pull = found?.pull ?? null;
   crashPoint('track.before-complete');
   if (!pull) {
     const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
@@ -160,7 +157,7 @@ async function completeSucceeded(
   if (!done) return;
   crashPoint('track.attempt-completed');
   if (done.task)
-    await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd, read);
+    await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd, found?.read);
 }
 
 async function completeFailed(
@@ -189,13 +186,28 @@ export async function currentPullOf(
   scope: RunScope,
   task: TaskRow,
 ): Promise<{ pull: PullInfo; task: TaskRow; workPushedAt: Date | null } | null> {
-  const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
-  const pull = known && isOpenPull(known) ? known : await agentPullOf(scope, task);
-  if (!pull || !isOpenPull(pull) || pull.headRepoId !== scope.repositoryId) return null;
+  const pull = (await openAgentPullOf(scope, task))?.pull;
+  if (!pull || !isOpenPull(pull)) return null;
   const linked = await linkPullRequest(engine, scope.repositoryId, pull, { run: scope.run, task });
   return linked && linked.task.id === task.id
     ? { pull, task: linked.task, workPushedAt: linked.workPushedAt }
     : null;
+}
+
+/**
+ * The task's open PR from this repository: the one it links, read in full by number (`read`: the
+ * merge decision that follows takes it as GitHub's view, one read of the PR), or else the one on
+ * its branch, looked up.
+ */
+async function openAgentPullOf(
+  scope: RunScope,
+  task: TaskRow,
+): Promise<{ pull: PullInfo; read: PullState | null } | null> {
+  const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
+  if (known && isOpenPull(known) && known.headRepoId === scope.repositoryId)
+    return { pull: known, read: known };
+  const pull = await agentPullOf(scope, task);
+  return pull && { pull, read: null };
 }
 
 /** The open PR of the task's branch, from this same repository. */

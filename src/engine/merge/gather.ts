@@ -6,7 +6,7 @@ import {
   type MergePull,
   type MergeTask,
 } from '../../core/merge/index.js';
-import type { PullState } from '../../github/port.js';
+import type { CheckInfo, PullState } from '../../github/port.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { Engine, RunScope } from '../context.js';
 import type { MergeTarget } from './merge-target.js';
@@ -112,9 +112,7 @@ async function withGitHubView(
   if (!current || !isOpenPull(current)) return null;
   if (current.headSha !== row.headSha)
     await engine.store.pulls.update(row.id, { headSha: current.headSha });
-  const checks = (await scope.port.checksFor(scope.repo, current.headSha)).filter(
-    (c) => c.name !== ORDER_CHECK_NAME,
-  );
+  const checks = await checksOf(scope, current.headSha);
   const rerunning = await settleRerun(engine, scope, row, current.headSha, checks);
   return {
     row: { ...row, headSha: current.headSha, checksRerunning: rerunning },
@@ -135,6 +133,11 @@ async function withGitHubView(
       })),
     },
   };
+}
+
+/** A head's checks that merges and stacks wait for: all but the coordinator's own order check. */
+export async function checksOf(scope: RunScope, head: string): Promise<CheckInfo[]> {
+  return (await scope.port.checksFor(scope.repo, head)).filter((c) => c.name !== ORDER_CHECK_NAME);
 }
 
 async function usesMergeQueue(engine: Engine, scope: RunScope, base: string): Promise<boolean> {
