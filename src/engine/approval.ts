@@ -1,5 +1,5 @@
-import { approvalEvent, decideApproval, type Approval } from '../core/lifecycle/index.js';
-import { canMoveTask, type TaskMove } from '../core/transitions.js';
+import { decideApproval, type Approval } from '../core/lifecycle/index.js';
+import type { TaskMove } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { Engine } from './context.js';
@@ -20,10 +20,9 @@ export async function recordApproval(
   // Only if the task is still as read: a concurrent approval of the head must not be replaced.
   const expected = { expected: task.state };
   // Before review the approval waits on the task (enterReview applies it); in review it decides.
-  if (!canMoveTask(task.state, 'approved'))
-    return engine.store.runs.updateTaskFields(task.id, values, expected);
-  const event = approvalEvent(verdict.state);
-  return engine.store.runs.transitionTask(task.id, event, values, expected);
+  return verdict.move
+    ? engine.store.runs.transitionTask(task.id, verdict.move, values, expected)
+    : engine.store.runs.updateTaskFields(task.id, values, expected);
 }
 
 /**

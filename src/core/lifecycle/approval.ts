@@ -1,5 +1,7 @@
 import { shortSha } from '../merge/approval.js';
 import { IN_REVIEW_TASK_STATES, type TaskState } from '../states.js';
+import { canMoveTask } from '../transitions.js';
+import { approvalEvent } from './facts.js';
 
 /**
  * Where an approval is recorded. It is for a head SHA, not for a phase: a PR approved while
@@ -32,7 +34,17 @@ export type ApprovalVerdict =
   | { kind: 'refuse' }
   /** A late approval of an older commit never replaces one of the current head. */
   | { kind: 'keep' }
-  | { kind: 'record'; state: TaskState; approvedSha: string; approvedAt: Date | null };
+  /**
+   * Recorded under a guarded write (only if the task is still as read): in review by `move`;
+   * before review as fields only, which the task's move into review then applies.
+   */
+  | {
+      kind: 'record';
+      state: TaskState;
+      approvedSha: string;
+      approvedAt: Date | null;
+      move?: 'approved' | 'older head approved';
+    };
 
 /**
  * What an approval does to the task, whichever of two approvals is handled first: the outcome
@@ -50,7 +62,13 @@ export function decideApproval(
       ? 'approved'
       : 'in_review'
     : task.state;
-  return { kind: 'record', state, approvedSha: sha, approvedAt: approval.writtenAt ?? null };
+  return {
+    kind: 'record',
+    state,
+    approvedSha: sha,
+    approvedAt: approval.writtenAt ?? null,
+    ...(canMoveTask(task.state, 'approved') ? { move: approvalEvent(state) } : {}),
+  };
 }
 
 /** What `/approve` on a PR (or `/approve <task>` on the issue) may approve. */

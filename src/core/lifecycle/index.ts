@@ -29,7 +29,6 @@ export {
   sweepRunAction,
 } from './stalled.js';
 export {
-  approvalEvent,
   attemptSucceeded,
   awaitsPlan,
   failureOf,

@@ -27,20 +27,38 @@ describe('decideApproval', () => {
       name: 'in review, the head: approved',
       state: 'in_review',
       sha: HEAD,
-      expected: { kind: 'record', state: 'approved', approvedSha: HEAD, approvedAt: null },
+      expected: {
+        kind: 'record',
+        state: 'approved',
+        approvedSha: HEAD,
+        approvedAt: null,
+        move: 'approved',
+      },
     },
     {
       name: 'approved again, the head: stays approved',
       state: 'approved',
       approvedSha: HEAD,
       sha: HEAD,
-      expected: { kind: 'record', state: 'approved', approvedSha: HEAD, approvedAt: null },
+      expected: {
+        kind: 'record',
+        state: 'approved',
+        approvedSha: HEAD,
+        approvedAt: null,
+        move: 'approved',
+      },
     },
     {
       name: 'in review, an older commit: recorded, not approved',
       state: 'in_review',
       sha: OLD,
-      expected: { kind: 'record', state: 'in_review', approvedSha: OLD, approvedAt: null },
+      expected: {
+        kind: 'record',
+        state: 'in_review',
+        approvedSha: OLD,
+        approvedAt: null,
+        move: 'older head approved',
+      },
     },
     {
       name: 'a late approval of an older commit keeps the one of the head',
@@ -54,7 +72,13 @@ describe('decideApproval', () => {
       state: 'in_review',
       approvedSha: 'older',
       sha: OLD,
-      expected: { kind: 'record', state: 'in_review', approvedSha: OLD, approvedAt: null },
+      expected: {
+        kind: 'record',
+        state: 'in_review',
+        approvedSha: OLD,
+        approvedAt: null,
+        move: 'older head approved',
+      },
     },
     ...(['pending', 'dispatched', 'running'] as const).map((state) => ({
       name: `${state}: recorded for the head, the state stays until review`,
@@ -80,6 +104,7 @@ describe('decideApproval', () => {
       state: 'approved',
       approvedSha: HEAD,
       approvedAt: T0,
+      move: 'approved',
     });
   });
 
