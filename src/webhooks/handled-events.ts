@@ -1,5 +1,6 @@
 import type { Probot } from 'probot';
 import { commentFactsOf, commentIntent } from '../core/commands/index.js';
+import { checkResultFactsOf, decideCheckResult } from '../core/merge/index.js';
 import {
   labelFactsOf,
   labelStartsNothing,
@@ -37,7 +38,7 @@ export class HandledEvents {
   }
 
   actsOn(event: string, action: string | undefined, payload?: Record<string, unknown>): boolean {
-    if (payload && isOwnCheckResult(event, action, payload, this.appId)) return false;
+    if (payload && !checkResultActsOn(event, action, payload, this.appId)) return false;
     // The comment handler's own first decision (commentIntent): such a comment asks nothing.
     if (payload && event === 'issue_comment' && action === 'created')
       if (commentIntent(commentFactsOf(payload), this.appId).kind === 'none') return false;
@@ -48,19 +49,18 @@ export class HandledEvents {
 }
 
 /**
- * A completed check run or suite of this App: its order checks, whose results it wrote itself
- * and which no merge decision waits on (one `check_run.completed` and one
- * `check_suite.completed` per agent PR head). A re-run a person asks for
+ * A completed check run or suite that core's `decideCheckResult` leaves out: this App's own (its
+ * order checks, whose results it wrote itself: one `check_run.completed` and one
+ * `check_suite.completed` per agent PR head), or one naming no head. A re-run a person asks for
  * (`check_run.rerequested`) is not one of these.
  */
-export function isOwnCheckResult(
+function checkResultActsOn(
   event: string,
   action: string | undefined,
   payload: Record<string, unknown>,
   appId: number | undefined,
 ): boolean {
-  if (appId === undefined || action !== 'completed') return false;
-  if (event !== 'check_run' && event !== 'check_suite') return false;
-  const check = payload[event] as { app?: { id?: unknown } | null } | undefined;
-  return check?.app?.id === appId;
+  if (action !== 'completed' || (event !== 'check_run' && event !== 'check_suite')) return true;
+  const [decision] = decideCheckResult(checkResultFactsOf(event, payload), appId);
+  return decision.kind !== 'none';
 }

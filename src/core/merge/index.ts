@@ -23,7 +23,10 @@ export {
   type DequeuedSnapshot,
 } from './dequeued.js';
 export {
+  checkResultFactsOf,
+  decideCheckResult,
   decideChecksCompleted,
+  type CheckResultFacts,
   type ChecksCompletedEffect,
   type ChecksCompletedRun,
 } from './checks-completed.js';
