@@ -1,4 +1,9 @@
-import { changesRequestedFeedback, decideReview, reviewReads } from '../core/lifecycle/index.js';
+import {
+  changesRequestedFeedback,
+  decideReview,
+  isAgentPull,
+  reviewReads,
+} from '../core/lifecycle/index.js';
 import type { ReviewEvent, ReviewSnapshot } from '../core/lifecycle/index.js';
 import { WRITE_ROLES } from '../core/roles.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
@@ -9,7 +14,7 @@ import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { reviewFeedbackOf } from './feedback.js';
 import { advanceRun, sendBack } from './merge/index.js';
 import { roleOf } from './roles.js';
-import { isAgentPull, recordedAgentPull, type PullEventInfo } from './track.js';
+import { recordedAgentPull, type PullEventInfo } from './track.js';
 
 export interface SubmittedReviewEvent extends ReviewEvent {
   body: string;

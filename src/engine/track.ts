@@ -28,8 +28,9 @@ import {
   closedRecordsMergeFirst,
   decidePullChanged,
   decidePullClosed,
-  decidePush,
+  decidePullLink,
   decideWorkerRun,
+  isAgentPull,
   isOpenPull,
   phaseWithRun,
 } from '../core/lifecycle/index.js';
@@ -305,15 +306,6 @@ export interface PullEventInfo {
   asDelivered?: boolean;
 }
 
-/** Fork PRs and look-alike branches are never agent PRs: only the task branch of this repository. */
-export function isAgentPull(
-  pull: Pick<PullEventInfo, 'headRepoId' | 'headRef'>,
-  repositoryId: number,
-): boolean {
-  const parsed = pull.headRepoId === repositoryId ? parseTaskBranch(pull.headRef) : null;
-  return parsed !== null && parsed.taskKey !== 'plan';
-}
-
 /** A PR whose head is a task branch of this same repository, for a task of the run. */
 export async function linkPullRequest(
   engine: Engine,
@@ -348,39 +340,49 @@ export async function linkPullRequest(
     undefined,
     { asDelivered: pull.asDelivered },
   );
-  if (pull.body !== undefined) await recordAgentConfig(engine, run.id, row, pull.body);
-  // The upsert leaves the coordinator's own columns alone: this is the update it asked for, if any.
-  const push =
-    pull.before === undefined
-      ? undefined
-      : decidePush({
-          before: pull.before,
-          after: pull.headSha,
-          updateFrom: row.updatedByCoordinatorFrom,
-          approvedSha: task.approvedSha,
-        });
-  const pushOfWork = push?.work ?? false;
+  const { pushOfWork, effects } = decidePullLink(
+    { task, row },
+    {
+      number: pull.number,
+      head: pull.headSha,
+      ...(pull.before === undefined ? {} : { before: pull.before }),
+      ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
+      ...(pull.body === undefined ? {} : { body: pull.body }),
+    },
+  );
   let workPushedAt = row.workPushedAt;
-  if (pushOfWork && pull.pushedAt !== undefined)
-    workPushedAt = await engine.store.pulls.recordWorkPushed(row.id, pull.pushedAt);
-  if (push?.approvedSha !== undefined) {
-    task =
-      (await engine.store.runs.updateTaskFields(
-        task.id,
-        { approvedSha: push.approvedSha },
-        { expected: task.state },
-      )) ?? task;
-  }
-  if (push?.clearUpdate)
-    await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
-  if (task.prNumber !== pull.number) {
-    task =
-      (await engine.store.runs.updateTaskFields(
-        task.id,
-        { prNumber: pull.number },
-        { expected: task.state },
-      )) ?? task;
-    engine.requestStatus(run.id);
+  for (const effect of effects) {
+    switch (effect.kind) {
+      case 'recordAgentConfig':
+        if (await engine.store.pulls.recordAgentConfig(row.id, run.id, effect.paths))
+          engine.requestStatus(run.id);
+        break;
+      case 'recordWorkPushed':
+        workPushedAt = await engine.store.pulls.recordWorkPushed(row.id, effect.at);
+        break;
+      case 'carryApproval':
+        task =
+          (await engine.store.runs.updateTaskFields(
+            task.id,
+            { approvedSha: effect.approvedSha },
+            { expected: task.state },
+          )) ?? task;
+        break;
+      case 'clearUpdate':
+        await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
+        break;
+      case 'linkTask':
+        task =
+          (await engine.store.runs.updateTaskFields(
+            task.id,
+            { prNumber: effect.prNumber },
+            { expected: task.state },
+          )) ?? task;
+        break;
+      case 'requestStatus':
+        engine.requestStatus(run.id);
+        break;
+    }
   }
   return {
     run,
@@ -559,27 +561,6 @@ function recordPull(
     },
     options,
   );
-}
-
-/**
- * The agent configuration files the PR's body lists (docs/worker.md, "Agent configuration"),
- * recorded when they differ from what its row says, and then shown in the status comment. Only
- * the publish job writes the marker, but anyone who may edit the PR (write access) can change
- * it: the warning is as good as the people with write access.
- */
-async function recordAgentConfig(
-  engine: Engine,
-  runId: number,
-  row: { id: number; agentConfigChanged: string[] },
-  body: string,
-): Promise<void> {
-  const paths = parseAgentConfigMarker(body);
-  if (samePaths(row.agentConfigChanged, paths)) return;
-  if (await engine.store.pulls.recordAgentConfig(row.id, runId, paths)) engine.requestStatus(runId);
-}
-
-function samePaths(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((p, i) => p === b[i]);
 }
 
 /** A PR row's GitHub side. */

@@ -62,3 +62,10 @@ export {
   type PullChangedEvent,
   type PullChangedSnapshot,
 } from './pull-changed.js';
+export {
+  decidePullLink,
+  isAgentPull,
+  type PullLinkDecision,
+  type PullLinkEvent,
+  type PullLinkSnapshot,
+} from './pull-link.js';

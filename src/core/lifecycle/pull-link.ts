@@ -1,0 +1,98 @@
+import { parseTaskBranch } from '../../protocol/branch.js';
+import { parseAgentConfigMarker } from '../../protocol/markers.js';
+import { PLAN_TASK_KEY } from '../plan/index.js';
+import { decidePush } from './approval.js';
+
+/**
+ * Fork PRs and look-alike branches are never agent PRs: only a task branch of this same
+ * repository (the planner's task `plan` has no PR).
+ */
+export function isAgentPull(
+  pull: { headRepoId: number | null; headRef: string },
+  repositoryId: number,
+): boolean {
+  const parsed = pull.headRepoId === repositoryId ? parseTaskBranch(pull.headRef) : null;
+  return parsed !== null && parsed.taskKey !== PLAN_TASK_KEY;
+}
+
+/** An agent PR's task and the PR's row, as recording the sighting left it. */
+export interface PullLinkSnapshot {
+  task: { prNumber: number | null; approvedSha: string | null };
+  /** The upsert of GitHub's view leaves the coordinator's own columns as they were. */
+  row: { updatedByCoordinatorFrom: string | null; agentConfigChanged: readonly string[] };
+}
+
+/** A sighting of an agent PR: a pull_request delivery, or GitHub's view read for one. */
+export interface PullLinkEvent {
+  number: number;
+  /** The head the delivery carries (after a push). */
+  head: string;
+  /** The head before a push (`pull_request.synchronize`). */
+  before?: string;
+  /** With `before`: the push's `pull_request.updated_at`, when GitHub dates it. */
+  pushedAt?: Date;
+  /** The PR's body, when the caller has it (GitHub's now, where it was read). */
+  body?: string;
+}
+
+/** Carried out in order; none of them stops the others. */
+export type PullLinkEffect =
+  /**
+   * The agent configuration files the body's marker lists (docs/worker.md, "Agent
+   * configuration"), which differ from the row's: the status comment shows them. Only the
+   * publish job writes the marker, but anyone who may edit the PR (write access) can change it:
+   * the warning is as good as the people with write access.
+   */
+  | { kind: 'recordAgentConfig'; paths: string[] }
+  /** New work reached the PR at `at` (the row keeps the latest). */
+  | { kind: 'recordWorkPushed'; at: Date }
+  /** The coordinator's own update of an approved head: the new head inherits the approval. */
+  | { kind: 'carryApproval'; approvedSha: string }
+  /** New work replaced the head the coordinator updated from: that update's record is spent. */
+  | { kind: 'clearUpdate' }
+  /** The task links this PR from now on. */
+  | { kind: 'linkTask'; prNumber: number }
+  | { kind: 'requestStatus' };
+
+export interface PullLinkDecision {
+  /** This sighting is a push of new work: not the coordinator's own update of the branch. */
+  pushOfWork: boolean;
+  effects: PullLinkEffect[];
+}
+
+/**
+ * docs/lifecycle.md step 8: what a sighting of a task's agent PR records. Its agent
+ * configuration marker, when the body is known and lists other files; for a push, whether it is
+ * new work (`decidePush`), which dates the PR's latest work, or the coordinator's own update,
+ * which carries an approval of the head it updated from; and the task's link to the PR.
+ */
+export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent): PullLinkDecision {
+  const effects: PullLinkEffect[] = [];
+  if (event.body !== undefined) {
+    const paths = parseAgentConfigMarker(event.body);
+    if (!samePaths(snapshot.row.agentConfigChanged, paths))
+      effects.push({ kind: 'recordAgentConfig', paths });
+  }
+  const push =
+    event.before === undefined
+      ? undefined
+      : decidePush({
+          before: event.before,
+          after: event.head,
+          updateFrom: snapshot.row.updatedByCoordinatorFrom,
+          approvedSha: snapshot.task.approvedSha,
+        });
+  const pushOfWork = push?.work ?? false;
+  if (pushOfWork && event.pushedAt !== undefined)
+    effects.push({ kind: 'recordWorkPushed', at: event.pushedAt });
+  if (push?.approvedSha !== undefined)
+    effects.push({ kind: 'carryApproval', approvedSha: push.approvedSha });
+  if (push?.clearUpdate) effects.push({ kind: 'clearUpdate' });
+  if (snapshot.task.prNumber !== event.number)
+    effects.push({ kind: 'linkTask', prNumber: event.number }, { kind: 'requestStatus' });
+  return { pushOfWork, effects };
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((p, i) => p === b[i]);
+}

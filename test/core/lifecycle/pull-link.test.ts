@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decidePullLink,
+  isAgentPull,
+  type PullLinkDecision,
+  type PullLinkEvent,
+  type PullLinkSnapshot,
+} from '../../../src/core/lifecycle/index.js';
+import { agentConfigMarker } from '../../../src/protocol/markers.js';
+
+const OLD = 'a'.repeat(40);
+const UPDATED = 'b'.repeat(40);
+const NEW = 'c'.repeat(40);
+const AT = new Date('2026-01-01T10:00:00Z');
+const BODY = `Work.\n\n${agentConfigMarker(['CLAUDE.md'])}`;
+
+const snap = (
+  task: Partial<PullLinkSnapshot['task']> = {},
+  row: Partial<PullLinkSnapshot['row']> = {},
+): PullLinkSnapshot => ({
+  task: { prNumber: 7, approvedSha: null, ...task },
+  row: { updatedByCoordinatorFrom: null, agentConfigChanged: [], ...row },
+});
+
+/** docs/lifecycle.md step 8: what a sighting of a task's agent PR records. */
+describe('decidePullLink', () => {
+  it.each<{
+    name: string;
+    snapshot: PullLinkSnapshot;
+    event: Omit<PullLinkEvent, 'number'>;
+    expected: PullLinkDecision;
+  }>([
+    {
+      name: 'a PR the task links already, no push: nothing',
+      snapshot: snap(),
+      event: { head: OLD },
+      expected: { pushOfWork: false, effects: [] },
+    },
+    {
+      name: 'a PR the task does not link yet: linked, and the status says so',
+      snapshot: snap({ prNumber: null }),
+      event: { head: OLD },
+      expected: {
+        pushOfWork: false,
+        effects: [{ kind: 'linkTask', prNumber: 7 }, { kind: 'requestStatus' }],
+      },
+    },
+    {
+      name: 'a push of work, dated: its time recorded',
+      snapshot: snap(),
+      event: { head: NEW, before: OLD, pushedAt: AT },
+      expected: { pushOfWork: true, effects: [{ kind: 'recordWorkPushed', at: AT }] },
+    },
+    {
+      name: 'a push of work GitHub does not date: work, nothing recorded',
+      snapshot: snap(),
+      event: { head: NEW, before: OLD },
+      expected: { pushOfWork: true, effects: [] },
+    },
+    {
+      name: 'the coordinator’s own update of the approved head carries the approval',
+      snapshot: snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
+      event: { head: UPDATED, before: OLD, pushedAt: AT },
+      expected: { pushOfWork: false, effects: [{ kind: 'carryApproval', approvedSha: UPDATED }] },
+    },
+    {
+      name: 'the coordinator’s own update of a head not approved carries nothing',
+      snapshot: snap({}, { updatedByCoordinatorFrom: OLD }),
+      event: { head: UPDATED, before: OLD, pushedAt: AT },
+      expected: { pushOfWork: false, effects: [] },
+    },
+    {
+      name: 'work pushed over a head the coordinator updated from spends the update',
+      snapshot: snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
+      event: { head: NEW, before: UPDATED, pushedAt: AT },
+      expected: {
+        pushOfWork: true,
+        effects: [{ kind: 'recordWorkPushed', at: AT }, { kind: 'clearUpdate' }],
+      },
+    },
+    {
+      name: 'a body whose marker lists other agent configuration files',
+      snapshot: snap(),
+      event: { head: OLD, body: BODY },
+      expected: {
+        pushOfWork: false,
+        effects: [{ kind: 'recordAgentConfig', paths: ['CLAUDE.md'] }],
+      },
+    },
+    {
+      name: 'a body whose marker lists the files recorded: nothing',
+      snapshot: snap({}, { agentConfigChanged: ['CLAUDE.md'] }),
+      event: { head: OLD, body: BODY },
+      expected: { pushOfWork: false, effects: [] },
+    },
+    {
+      name: 'a body without the marker clears files recorded',
+      snapshot: snap({}, { agentConfigChanged: ['CLAUDE.md'] }),
+      event: { head: OLD, body: 'Work.' },
+      expected: { pushOfWork: false, effects: [{ kind: 'recordAgentConfig', paths: [] }] },
+    },
+    {
+      name: 'no body known: the files recorded stand',
+      snapshot: snap({}, { agentConfigChanged: ['CLAUDE.md'] }),
+      event: { head: OLD },
+      expected: { pushOfWork: false, effects: [] },
+    },
+    {
+      name: 'everything at once, in order',
+      snapshot: snap({ prNumber: null }, { updatedByCoordinatorFrom: OLD }),
+      event: { head: NEW, before: UPDATED, pushedAt: AT, body: BODY },
+      expected: {
+        pushOfWork: true,
+        effects: [
+          { kind: 'recordAgentConfig', paths: ['CLAUDE.md'] },
+          { kind: 'recordWorkPushed', at: AT },
+          { kind: 'clearUpdate' },
+          { kind: 'linkTask', prNumber: 7 },
+          { kind: 'requestStatus' },
+        ],
+      },
+    },
+  ])('$name', ({ snapshot, event, expected }) => {
+    expect(decidePullLink(snapshot, { number: 7, ...event })).toEqual(expected);
+  });
+});
+
+describe('isAgentPull', () => {
+  it.each([
+    { name: 'a task branch of this repository', headRepoId: 1, headRef: 'agent/5/api', is: true },
+    { name: 'a fork’s task branch', headRepoId: 2, headRef: 'agent/5/api', is: false },
+    { name: 'a deleted fork', headRepoId: null, headRef: 'agent/5/api', is: false },
+    { name: 'a look-alike branch', headRepoId: 1, headRef: 'agent/5/api/x', is: false },
+    { name: 'the planner’s branch', headRepoId: 1, headRef: 'agent/5/plan', is: false },
+    { name: 'any other branch', headRepoId: 1, headRef: 'feature', is: false },
+  ])('$name', ({ headRepoId, headRef, is }) => {
+    expect(isAgentPull({ headRepoId, headRef }, 1)).toBe(is);
+  });
+});
