@@ -9,8 +9,6 @@ import type { AttemptRow } from '../store/attempt-row.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
-import { parseAgentConfigMarker, parseUsageMarker } from '../protocol/markers.js';
-import { parseRunName } from '../protocol/run-name.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { scheduleRepository, schedulingOnce } from './dispatch.js';
 import { enforceBudget } from './budget.js';
@@ -19,20 +17,24 @@ import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
-import { describeAttemptFailure, workerFailureReason } from './worker-failure.js';
+import { workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
 import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
 import {
-  attemptSucceeded,
   closedRecordsMergeFirst,
+  decideAttemptCompleted,
+  decideRunAdoption,
   decidePullChanged,
   decidePullClosed,
   decidePullLink,
   decideWorkerRun,
   isAgentPull,
-  isOpenPull,
+  isOpenPullOfRepository,
+  namedWorkerRun,
   phaseWithRun,
+  readsAgentPull,
+  type AttemptCompletedEvent,
 } from '../core/lifecycle/index.js';
 
 export type TrackedRun = {
@@ -45,8 +47,9 @@ export type TrackedRun = {
 
 /**
  * Which attempt a workflow run belongs to: by the id GitHub returned at dispatch, or — when
- * GitHub answered 204 without one — by its branch and run-name, which we chose. The planner's
- * runs are the attempts of its task `plan`, found the same way.
+ * GitHub answered 204 without one — by its branch and run-name, which we chose (core's
+ * `namedWorkerRun`, `decideRunAdoption`). The planner's runs are the attempts of its task `plan`,
+ * found the same way.
  */
 export async function findTrackedRun(
   engine: Engine,
@@ -56,15 +59,19 @@ export async function findTrackedRun(
   const { store } = engine;
   const byId = await store.attempts.trackedByWorkflowRun(wr.id);
   if (byId) return byId;
-  const named = parseRunName(wr.displayTitle);
-  if (!named || wr.headBranch !== taskBranch(named.issueNumber, named.taskKey)) return null;
+  const named = namedWorkerRun(wr);
+  if (!named) return null;
   const run = await store.runs.latestRun(repositoryId, named.issueNumber);
   if (!run) return null;
   const task = await store.runs.task(run.id, named.taskKey);
   const attempt = task && (await store.attempts.byTaskAttempt(task.id, named.attempt));
-  if (!task || !attempt || (attempt.workflowRunId !== null && attempt.workflowRunId !== wr.id))
+  if (!task || !attempt) return null;
+  const adoption = decideRunAdoption(attempt, wr.id);
+  if (adoption.kind === 'none') {
+    engine.log.debug({ workflowRun: wr.id, why: adoption.reason }, 'workflow run not tracked');
     return null;
-  if (attempt.workflowRunId === null) {
+  }
+  if (adoption.kind === 'adopt') {
     await store.attempts.update(attempt.id, {
       workflowRunId: wr.id,
       workflowRunUrl: wr.htmlUrl,
@@ -106,6 +113,8 @@ async function trackWorkflowRun(
     { phase: attempt.phase, planner: isPlannerTask(task) },
     { status: wr.status, conclusion: wr.conclusion },
   );
+  const scopeOf = async () =>
+    scope ?? (await loadRunScope(engine, run, undefined, tracked.repository));
   switch (decision.kind) {
     case 'ignore':
       return;
@@ -118,63 +127,144 @@ async function trackWorkflowRun(
       // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment).
       await completePlannerAttempt(engine, task, attempt, decision.conclusion);
       return;
-    case 'complete_succeeded':
-    case 'complete_failed': {
-      const s = scope ?? (await loadRunScope(engine, run, undefined, tracked.repository));
-      if (decision.kind === 'complete_succeeded') await completeSucceeded(engine, s, task, attempt);
-      else await completeFailed(engine, s, task, attempt, wr, decision.conclusion);
+    case 'complete_succeeded': {
+      const s = await scopeOf();
+      await attemptCompleted(engine, s, task, attempt, { kind: 'succeeded' });
       await scheduleRepository(engine, s.repositoryId, s.repository);
+      return;
+    }
+    case 'complete_failed': {
+      const s = await scopeOf();
+      const workerReason = await workerFailureReason(engine, s, wr);
+      await attemptCompleted(engine, s, task, attempt, {
+        kind: 'failed',
+        conclusion: decision.conclusion,
+        ...(workerReason === undefined ? {} : { workerReason }),
+      });
+      await scheduleRepository(engine, s.repositoryId, s.repository);
+      return;
     }
   }
 }
 
-async function completeSucceeded(
+/**
+ * The task moves on from its completed attempt: its PR goes into review, or the failed attempt
+ * is retried. The sweep calls it for a task that stayed behind its completed attempt (the process
+ * died in between); the guarded transitions make a second call change nothing.
+ */
+export async function moveOnFromAttempt(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
   attempt: AttemptRow,
 ): Promise<void> {
-  const found = await openAgentPullOf(scope, task);
-  const pull = found?.pull ?? null;
-  crashPoint('track.before-complete');
-  if (!pull) {
-    const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
-      failureReason: 'no_changes',
-    });
-    if (done) await moveOnFromAttempt(engine, scope, task, done);
-    return;
-  }
-  // The completion, the PR's row and the move into review are one write. The marker holds
-  // the task's running total; the store works out this attempt's share.
-  const done = await engine.store.runs.completeIntoReview({
-    attemptId: attempt.id,
-    task,
-    usageTotal: parseUsageMarker(pull.body),
-    pull: {
-      ...pullValues(scope.repositoryId, pull),
-      agentConfigChanged: parseAgentConfigMarker(pull.body),
-    },
-  });
-  if (!done) return;
   crashPoint('track.attempt-completed');
-  if (done.task)
-    await inReview(engine, scope, task, done.attempt, pull, done.attempt.runSpentUsd, found?.read);
+  await attemptCompleted(engine, scope, task, attempt, { kind: 'resumed', attempt });
 }
 
-async function completeFailed(
+/**
+ * An attempt's work ended (`event`): read what core's `readsAgentPull` says it needs (the task's
+ * open agent PR), let `decideAttemptCompleted` decide, apply. A guarded write that does not take
+ * ends the effects.
+ */
+async function attemptCompleted(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
   attempt: AttemptRow,
-  wr: WorkflowRunInfo,
-  conclusion: string,
+  event: AttemptCompletedEvent,
 ): Promise<void> {
-  const workerReason = await workerFailureReason(engine, scope, wr);
-  const done = await engine.store.attempts.complete(attempt.id, {
-    conclusion,
-    failureReason: workerReason ?? conclusion,
+  const found = readsAgentPull(event) ? await openAgentPullOf(scope, task) : null;
+  const pull = found?.pull ?? null;
+  // Core acts on a PR only when it was shown one.
+  const pullNow = (): PullInfo => {
+    if (!pull) throw new Error(`no PR for task ${task.taskKey}`);
+    return pull;
+  };
+  const log = engine.log.child({
+    run: scope.run.id,
+    issue: scope.run.issueNumber,
+    task: task.taskKey,
+    attempt: attempt.attempt,
   });
-  if (done) await moveOnFromAttempt(engine, scope, task, done);
+  let completed = attempt;
+  /** What the run has spent, read as the attempt completed: the budget needs no second read. */
+  let runSpentUsd: number | undefined;
+  for (const effect of decideAttemptCompleted({ pull }, event)) {
+    switch (effect.kind) {
+      case 'none':
+        log.debug({ why: effect.reason }, 'attempt completed: nothing to do');
+        break;
+      case 'completeWithoutPull': {
+        crashPoint('track.before-complete');
+        const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
+          failureReason: effect.failureReason,
+        });
+        if (!done) return;
+        completed = done;
+        crashPoint('track.attempt-completed');
+        break;
+      }
+      case 'completeIntoReview': {
+        const pull = pullNow();
+        crashPoint('track.before-complete');
+        // The completion, the PR's row and the move into review are one write. The marker holds
+        // the task's running total; the store works out this attempt's share.
+        const done = await engine.store.runs.completeIntoReview({
+          attemptId: attempt.id,
+          task,
+          usageTotal: effect.usageTotal,
+          pull: {
+            ...pullValues(scope.repositoryId, pull),
+            agentConfigChanged: effect.agentConfigChanged,
+          },
+        });
+        if (!done) return;
+        crashPoint('track.attempt-completed');
+        if (!done.task) return;
+        completed = done.attempt;
+        runSpentUsd = done.attempt.runSpentUsd;
+        crashPoint('track.in-review');
+        log.info({ pr: pull.number }, 'attempt succeeded; PR in review');
+        break;
+      }
+      case 'completeFailed': {
+        const done = await engine.store.attempts.complete(attempt.id, {
+          conclusion: effect.conclusion,
+          failureReason: effect.failureReason,
+        });
+        if (!done) return;
+        completed = done;
+        crashPoint('track.attempt-completed');
+        break;
+      }
+      case 'enterReview': {
+        const pull = pullNow();
+        await recordPull(engine, scope.repositoryId, task.id, pull, effect.agentConfigChanged);
+        // An approval given while the worker was still finishing stands if it is for this head.
+        if (!(await engine.store.runs.enterReview(task.id, pull.number, pull.headSha))) return;
+        crashPoint('track.in-review');
+        log.info({ pr: pull.number }, 'attempt succeeded; PR in review');
+        break;
+      }
+      case 'retryOrFail':
+        await recordFailedAttempt(engine, scope, task, completed, effect.reason);
+        break;
+      case 'requestReviewAgain':
+        await requestReviewAgain(engine, scope, completed.review, pullNow().number);
+        break;
+      case 'enforceBudget':
+        await enforceBudget(engine, scope, runSpentUsd);
+        break;
+      case 'requestStatus':
+        engine.requestStatus(scope.run.id);
+        break;
+      case 'advance':
+        // The PR as just read in full (GitHubPort.pull) is GitHub's view for the merge decision.
+        await advanceRun(engine, scope, found?.read ? [found.read] : undefined);
+        break;
+    }
+  }
 }
 
 /**
@@ -188,7 +278,7 @@ export async function currentPullOf(
   task: TaskRow,
 ): Promise<{ pull: PullInfo; task: TaskRow; workPushedAt: Date | null } | null> {
   const pull = (await openAgentPullOf(scope, task))?.pull;
-  if (!pull || !isOpenPull(pull)) return null;
+  if (!pull) return null;
   const linked = await linkPullRequest(engine, scope.repositoryId, pull, { run: scope.run, task });
   return linked && linked.task.id === task.id
     ? { pull, task: linked.task, workPushedAt: linked.workPushedAt }
@@ -196,84 +286,22 @@ export async function currentPullOf(
 }
 
 /**
- * The task's open PR from this repository: the one it links, read in full by number (`read`: the
- * merge decision that follows takes it as GitHub's view, one read of the PR), or else the one on
- * its branch, looked up.
+ * The task's open PR from this repository (core's `isOpenPullOfRepository`): the one it links,
+ * read in full by number (`read`: the merge decision that follows takes it as GitHub's view, one
+ * read of the PR), or else the one on its branch, looked up.
  */
 async function openAgentPullOf(
   scope: RunScope,
   task: TaskRow,
 ): Promise<{ pull: PullInfo; read: PullState | null } | null> {
   const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
-  if (known && isOpenPull(known) && known.headRepoId === scope.repositoryId)
+  if (known && isOpenPullOfRepository(known, scope.repositoryId))
     return { pull: known, read: known };
-  const pull = await agentPullOf(scope, task);
-  return pull && { pull, read: null };
-}
-
-/** The open PR of the task's branch, from this same repository. */
-async function agentPullOf(scope: RunScope, task: TaskRow): Promise<PullInfo | null> {
   const pull = await scope.port.openPullForBranch(
     scope.repo,
     taskBranch(scope.run.issueNumber, task.taskKey),
   );
-  return pull && pull.headRepoId === scope.repositoryId ? pull : null;
-}
-
-/**
- * The task moves on from its completed attempt: its PR goes into review, or the failed attempt
- * is retried. The sweep calls it again for a task that stayed behind its completed attempt (the
- * process died in between); the guarded transitions make a second call change nothing.
- */
-export async function moveOnFromAttempt(
-  engine: Engine,
-  scope: RunScope,
-  task: TaskRow,
-  attempt: AttemptRow,
-  knownPull?: PullInfo | null,
-  /** What the run has spent, read as the attempt completed: the budget needs no second read. */
-  runSpentUsd?: number,
-): Promise<void> {
-  crashPoint('track.attempt-completed');
-  if (attemptSucceeded(attempt)) {
-    const pull = knownPull ?? (await agentPullOf(scope, task));
-    // Gone since (closed by a person): the closed PR's own event decides what happens.
-    if (!pull) return;
-    await recordPull(engine, scope.repositoryId, task.id, pull, parseAgentConfigMarker(pull.body));
-    // An approval given while the worker was still finishing stands if it is for this head.
-    const moved = await engine.store.runs.enterReview(task.id, pull.number, pull.headSha);
-    if (moved) await inReview(engine, scope, task, attempt, pull, runSpentUsd);
-    return;
-  }
-  await recordFailedAttempt(engine, scope, task, attempt, describeAttemptFailure(attempt));
-}
-
-/** The task's PR has gone into review: its reviewer is asked again, the budget held, merges decided. */
-async function inReview(
-  engine: Engine,
-  scope: RunScope,
-  task: TaskRow,
-  attempt: AttemptRow,
-  pull: PullInfo,
-  runSpentUsd: number | undefined,
-  /** The PR as just read in full (GitHubPort.pull), for the merge decision. */
-  read?: PullState | null,
-): Promise<void> {
-  crashPoint('track.in-review');
-  await requestReviewAgain(engine, scope, attempt.review, pull.number);
-  await enforceBudget(engine, scope, runSpentUsd);
-  engine.log.info(
-    {
-      run: scope.run.id,
-      issue: scope.run.issueNumber,
-      task: task.taskKey,
-      attempt: attempt.attempt,
-      pr: pull.number,
-    },
-    'attempt succeeded; PR in review',
-  );
-  engine.requestStatus(scope.run.id);
-  await advanceRun(engine, scope, read ? [read] : undefined);
+  return pull && isOpenPullOfRepository(pull, scope.repositoryId) ? { pull, read: null } : null;
 }
 
 export interface PullEventInfo {

@@ -1,6 +1,6 @@
 import { flattenLine } from '../core/inert-markdown.js';
 import { runNeverStarted } from '../core/lifecycle/index.js';
-import { failureFromAnnotation, WORKER_FAILURE_REASONS } from '../protocol/failure-reasons.js';
+import { failureFromAnnotation } from '../protocol/failure-reasons.js';
 import type { WorkflowRunInfo } from '../github/port.js';
 import type { Engine, RunScope } from './context.js';
 
@@ -38,16 +38,4 @@ export async function workerFailureReason(
     return flattenLine(text).slice(0, MAX_REASON);
   }
   return undefined;
-}
-
-/** What the issue is told about a failed attempt, from its stored reason or conclusion. */
-export function describeAttemptFailure(attempt: {
-  failureReason: string | null;
-  conclusion: string | null;
-}): string {
-  const reason = attempt.failureReason;
-  if (reason === 'no_changes') return 'the worker finished without a pull request (no_changes)';
-  const word = reason === null ? undefined : /^([a-z_]+)(?::|$)/.exec(reason)?.[1];
-  if (word && Object.hasOwn(WORKER_FAILURE_REASONS, word)) return `the worker failed: ${reason}`;
-  return `the worker run ended with ${reason ?? attempt.conclusion ?? 'failure'}`;
 }

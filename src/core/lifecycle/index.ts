@@ -69,3 +69,14 @@ export {
   type PullLinkEvent,
   type PullLinkSnapshot,
 } from './pull-link.js';
+export {
+  decideAttemptCompleted,
+  decideRunAdoption,
+  describeAttemptFailure,
+  isOpenPullOfRepository,
+  namedWorkerRun,
+  readsAgentPull,
+  type AttemptCompletedEffect,
+  type AttemptCompletedEvent,
+  type AttemptCompletedSnapshot,
+} from './attempt-completed.js';
