@@ -423,8 +423,8 @@ export async function linkPullRequest(
 
 /**
  * An agent PR appeared or moved (opened, pushed, edited, ready): it is linked to its task, then
- * core decides (`decidePullChanged`: an approval the push's work withdraws, the run's merges
- * decided again) and the effects are applied. Two pushes' deliveries can arrive in either order,
+ * core decides (`decidePullChanged`: its changed files read, an approval the push's work
+ * withdraws, the run's merges decided again) and the effects are applied. Two pushes' deliveries can arrive in either order,
  * so the head recorded is GitHub's now, never an older one a late delivery carries; a PR's first
  * event (`asDelivered`) makes its row and changes no recorded head.
  */
@@ -447,22 +447,19 @@ export async function onPullRequestChanged(
     ...(pull.asDelivered ? { body: undefined } : {}),
     currentHeadSha: current?.headSha,
   });
-  // Opened (nothing read yet) or pushed to: its real files (docs/lifecycle.md).
-  if (
-    linked &&
-    linked.run.finishedAt === null &&
-    repo.owner &&
-    (pull.before !== undefined || linked.task.changedFiles === null)
-  )
-    await recordChangedFiles(engine, port, repo, repositoryId, linked.task, pull.number);
   const head = current?.headSha ?? pull.headSha;
   const effects = decidePullChanged(
     linked && {
       runFinished: linked.run.finishedAt !== null,
       task: linked.task,
       pushOfWork: linked.pushOfWork,
+      changedFilesRecorded: linked.task.changedFiles !== null,
     },
-    { head, ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }) },
+    {
+      head,
+      ...(pull.before === undefined ? {} : { push: true }),
+      ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
+    },
   );
   for (const effect of effects) {
     if (effect.kind === 'none') {
@@ -472,6 +469,11 @@ export async function onPullRequestChanged(
     // decidePullChanged acts only on a task it was shown.
     if (!linked) throw new Error(`no task for PR #${pull.number}`);
     switch (effect.kind) {
+      case 'recordChangedFiles':
+        // A payload that names no repository is nothing to ask GitHub about.
+        if (repo.owner)
+          await recordChangedFiles(engine, port, repo, repositoryId, linked.task, pull.number);
+        break;
       case 'withdrawApproval':
         await withdrawApproval(engine, port, repo, linked.task, pull.number, effect);
         break;

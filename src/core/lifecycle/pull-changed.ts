@@ -10,17 +10,26 @@ export interface PullChangedSnapshot {
   task: { state: TaskState; approvedSha: string | null; approvedAt: Date | null };
   /** This delivery is a push of new work (core's decidePush): not the coordinator's update. */
   pushOfWork: boolean;
+  /** The files the task's PR changes are recorded already (`tasks.changed_files`). */
+  changedFilesRecorded: boolean;
 }
 
 export interface PullChangedEvent {
   /** The PR's head as GitHub shows it now (or as the delivery has it, when not read). */
   head: string;
+  /** A push (`pull_request.synchronize`): the PR's files may have changed. */
+  push?: boolean;
   /** A push's `pull_request.updated_at`, when GitHub dates it. */
   pushedAt?: Date;
 }
 
 export type PullChangedEffect =
   | NoEffect
+  /**
+   * The files the PR changes are read and recorded for the overlap decisions still to come
+   * (docs/lifecycle.md, "Overlapping files"): none are recorded yet, or a push changed them.
+   */
+  | { kind: 'recordChangedFiles' }
   /**
    * A plain `/approve` written before the push covers none of its work: the approval is taken
    * back (by `move` when the task is in review, as fields otherwise) under a guarded write, and
@@ -31,8 +40,8 @@ export type PullChangedEffect =
   | { kind: 'advance' };
 
 /**
- * docs/lifecycle.md steps 8–9: an agent PR that appeared or moved re-decides its run's merges;
- * new work pushed after a plain `/approve` was written withdraws that approval first
+ * docs/lifecycle.md steps 8–9: an agent PR that appeared or moved re-decides its run's merges,
+ * once its changed files are recorded (opened with none recorded yet, or pushed to); new work pushed after a plain `/approve` was written withdraws that approval first
  * (`approvalAfterPush`), whichever of the two deliveries was handled first.
  */
 export function decidePullChanged(
@@ -42,6 +51,7 @@ export function decidePullChanged(
   if (!snapshot) return nothing('not an agent PR of a known task');
   if (snapshot.runFinished) return nothing('the run is finished');
   const effects: PullChangedEffect[] = [];
+  if (event.push || !snapshot.changedFilesRecorded) effects.push({ kind: 'recordChangedFiles' });
   if (snapshot.pushOfWork && event.pushedAt !== undefined) {
     const verdict = approvalAfterPush(snapshot.task, { head: event.head, at: event.pushedAt });
     if (verdict.kind === 'withdraw')

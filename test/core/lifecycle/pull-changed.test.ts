@@ -18,6 +18,7 @@ const snap = (
 ): PullChangedSnapshot => ({
   runFinished: false,
   pushOfWork: false,
+  changedFilesRecorded: true,
   ...over,
   task: { state: 'in_review', approvedSha: null, approvedAt: null, ...over.task },
 });
@@ -26,6 +27,7 @@ const approvedAtT0 = { state: 'approved', approvedSha: OLD, approvedAt: T0 } as 
 const REPLY =
   'The `/approve` of `aaaaaaa` was written before new commits reached this pull request: it does not count for its head `c0ffee0`. Review it and `/approve` again, or `/approve c0ffee0`.';
 const advance: PullChangedEffect = { kind: 'advance' };
+const recordFiles: PullChangedEffect = { kind: 'recordChangedFiles' };
 
 /** docs/lifecycle.md steps 8–9: an agent PR opened, pushed to, edited or marked ready. */
 describe('decidePullChanged', () => {
@@ -47,6 +49,33 @@ describe('decidePullChanged', () => {
       expected: [{ kind: 'none', reason: 'the run is finished' }],
     },
     { name: 'opened: merges are decided again', snapshot: snap(), expected: [advance] },
+    {
+      name: 'opened with no changed files recorded: they are read first',
+      snapshot: snap({ changedFilesRecorded: false }),
+      expected: [recordFiles, advance],
+    },
+    {
+      name: 'a push reads the changed files again',
+      snapshot: snap(),
+      event: { push: true },
+      expected: [recordFiles, advance],
+    },
+    {
+      name: 'a push of work after a plain /approve: files read, approval withdrawn, merges',
+      snapshot: snap({ pushOfWork: true, task: approvedAtT0 }),
+      event: { push: true, pushedAt: later(5) },
+      expected: [
+        recordFiles,
+        { kind: 'withdrawApproval', move: 'approval withdrawn', reply: REPLY },
+        advance,
+      ],
+    },
+    {
+      name: 'a push to the PR of a finished run reads nothing',
+      snapshot: snap({ runFinished: true, changedFilesRecorded: false }),
+      event: { push: true },
+      expected: [{ kind: 'none', reason: 'the run is finished' }],
+    },
     {
       name: 'the coordinator’s own update keeps the approval',
       snapshot: snap({ task: approvedAtT0 }),
