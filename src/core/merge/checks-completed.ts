@@ -1,5 +1,5 @@
 import { nothing, type NoEffect } from '../no-effect.js';
-import { ORDER_CHECK_NAME } from './order-check.js';
+import { isOrderCheck } from './order-check.js';
 
 /** A run with an agent PR whose head the finished checks ran on, as the store has it. */
 export interface ChecksCompletedRun {
@@ -60,7 +60,7 @@ export function decideCheckResult(
   facts: CheckResultFacts,
   ownAppId: number | undefined,
 ): [{ kind: 'decideHead'; sha: string }] | [NoEffect] {
-  if (facts.name === ORDER_CHECK_NAME)
+  if (isOrderCheck(facts))
     return nothing('the order check is the coordinator’s own: no merge waits on its result');
   if (ownAppId !== undefined && facts.appId === ownAppId)
     return nothing('a check result of this App: no merge waits on it');

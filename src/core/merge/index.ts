@@ -3,7 +3,7 @@ export { classifyMergeError } from './classify-merge-error.js';
 export { classifyUpdateRefusal } from './classify-update-refusal.js';
 export type { MergeErrorKind } from './merge-error-rules.js';
 export { checkMergeGroup, type MergeGroupRun, type MergeGroupTask } from './merge-group.js';
-export { ORDER_CHECK_NAME, orderCheck } from './order-check.js';
+export { isOrderCheck, ORDER_CHECK_NAME, orderCheck } from './order-check.js';
 export { CHECK_SUMMARY_MAX_BYTES, CHECK_TITLE_MAX } from './check-text.js';
 export type {
   MergeCheck,

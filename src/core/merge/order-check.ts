@@ -13,6 +13,11 @@ import type { MergePull, MergeTask } from './types.js';
 
 export const ORDER_CHECK_NAME = 'agent-coordinator/order';
 
+/** The coordinator's own order check: no merge or stack waits on its result. */
+export function isOrderCheck(check: { name?: string }): boolean {
+  return check.name === ORDER_CHECK_NAME;
+}
+
 /** What the order check needs from the run: `MergeSnapshot` fits. */
 export interface OrderCheckInput {
   tasks: readonly MergeTask[];

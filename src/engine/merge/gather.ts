@@ -1,6 +1,6 @@
 import { inMergeQueue, isOpenPull } from '../../core/lifecycle/index.js';
 import {
-  ORDER_CHECK_NAME,
+  isOrderCheck,
   pullsNeedingGitHubView,
   type HeldSlot,
   type MergePull,
@@ -137,7 +137,7 @@ async function withGitHubView(
 
 /** A head's checks that merges and stacks wait for: all but the coordinator's own order check. */
 export async function checksOf(scope: RunScope, head: string): Promise<CheckInfo[]> {
-  return (await scope.port.checksFor(scope.repo, head)).filter((c) => c.name !== ORDER_CHECK_NAME);
+  return (await scope.port.checksFor(scope.repo, head)).filter((c) => !isOrderCheck(c));
 }
 
 async function usesMergeQueue(engine: Engine, scope: RunScope, base: string): Promise<boolean> {

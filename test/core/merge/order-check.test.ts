@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CHECK_SUMMARY_MAX_BYTES,
   CHECK_TITLE_MAX,
+  isOrderCheck,
   ORDER_CHECK_NAME,
   orderCheck,
   type MergeTask,
@@ -17,6 +18,12 @@ function taskOf(run: ReturnType<typeof specRun>, id: string): MergeTask {
 describe('orderCheck', () => {
   it('is named as docs/lifecycle.md says', () => {
     expect(ORDER_CHECK_NAME).toBe('agent-coordinator/order');
+  });
+
+  it('is the only check no merge waits on', () => {
+    expect(isOrderCheck({ name: ORDER_CHECK_NAME })).toBe(true);
+    expect(isOrderCheck({ name: 'ci/test' })).toBe(false);
+    expect(isOrderCheck({})).toBe(false);
   });
 
   it.each([
