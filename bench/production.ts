@@ -160,10 +160,8 @@ export async function runProduction(
     let attempts = 0;
     let requests = 0;
     const closedIssues = new Set<string>();
-    const pacer = new WritePacer(
-      { targetPerS: BUSY_SHARE * BUDGET_WRITES_PER_S, windowMs: 30_000, maxOutstanding: 8 },
-      Date.now(),
-    );
+    // Set up for the busy phase, once the throughput phase has said how many writes a task makes.
+    const paced: { pacer?: WritePacer } = {};
     let phase: 'throughput' | 'busy' = 'throughput';
     let phaseDone: () => void = () => {};
     const repoOf = (path: string) => path.split('/').slice(2, 4).join('/');
@@ -179,7 +177,7 @@ export async function runProduction(
       const repo = repoOf(entry.path);
       if (owner === BUSY_OWNER && isWrite(entry)) {
         busyWrites.push({ at: entry.receivedAtMs, route: entry.route ?? entry.path, repo });
-        pacer.wrote(entry.receivedAtMs);
+        paced.pacer?.wrote(entry.receivedAtMs);
       }
       if (entry.route === DISPATCH_ROUTE && entry.status < 300) {
         const body = entry.body as { ref?: string; inputs?: Record<string, string> };
@@ -206,9 +204,11 @@ export async function runProduction(
         for (const t of plans.get(key)?.values() ?? [])
           if (t.deps.includes(taskId!) && t.deps.every((d) => mergedAt.has(`${key}/${d}`)))
             readySince.set(`${key}/${t.id}`, answeredAt);
-        if (backgroundRepos.has(repo)) pacer.taskMerged();
-        else if (chainRepos.has(repo)) chainMerged++;
-        else throughputMerged++;
+        if (backgroundRepos.has(repo)) paced.pacer?.taskMerged();
+        else if (chainRepos.has(repo)) {
+          // The figure's span starts here: the pacer holds the average from here on.
+          if (chainMerged++ === 0) paced.pacer?.restart(answeredAt);
+        } else throughputMerged++;
         if (phase === 'throughput' && throughputMerged === throughputTasks) phaseDone();
         if (phase === 'busy' && chainMerged === SIZE.chains * SIZE.chainTasks) phaseDone();
       }
@@ -286,9 +286,18 @@ export async function runProduction(
 
     // Phase 2: the busy installation, its held work let go at the pacer's rate.
     phase = 'busy';
-    pacer.restart(Date.now());
+    const busyPacer = new WritePacer(
+      {
+        targetPerS: BUSY_SHARE * BUDGET_WRITES_PER_S,
+        writesPerTask: total.coordinatorWrites / Math.max(1, throughputMerged),
+        leadMs: 5_000,
+        maxOutstanding: 8,
+      },
+      Date.now(),
+    );
+    paced.pacer = busyPacer;
     const pacing = setInterval(() => {
-      if (held.length > 0 && pacer.shouldRelease(Date.now())) held.shift()!();
+      if (held.length > 0 && busyPacer.shouldRelease(Date.now())) held.shift()!();
     }, 250);
     const two = await runPhase(
       'busy',
