@@ -238,6 +238,8 @@ export class WriteBudget {
         this.wakers.set(installationId, () => wake.abort());
         await this.clock.sleep(waitMs, wake.signal);
         this.wakers.delete(installationId);
+        // Awake: it asks again, and waits (for close() to fail) only once told to wait again.
+        this.nextAt.delete(installationId);
       }
     } finally {
       this.wakers.delete(installationId);

@@ -392,6 +392,54 @@ describe('write budget queue', () => {
     expect(budget.queued).toBe(0);
   });
 
+  it('closing lets a write go whose reservation is under way once its queue woke', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const store = new WriteReservationStore(handles[0]!.db);
+    const held: { gate?: Promise<void>; reserving?: () => void } = {};
+    const budget = new WriteBudget({
+      reservations: {
+        reserve: async (...args) => {
+          held.reserving?.();
+          await held.gate;
+          return store.reserve(...args);
+        },
+        markSent: (id, at) => store.markSent(id, at),
+      },
+      limits: { ...LIMITS, perWindow: 1, burst: 1 },
+      clock,
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    await acquireAll(budget, time, id, [{ label: 'a', priority: 'report' }], granted);
+    const rest = acquireAll(
+      budget,
+      time,
+      id,
+      [
+        { label: 'b', priority: 'report' },
+        { label: 'c', priority: 'report' },
+      ],
+      granted,
+    );
+    // b goes a minute later; c waits another.
+    await time.until(() => clock.sleeps === 1);
+    time.advanceTo(time.nextWake()!);
+    await time.until(() => clock.sleeps === 2 && sending === 0);
+    expect(granted.map((g) => g.label)).toEqual(['a', 'b']);
+    // Woken, the queue asks again for c; the budget closes while it asks, and the window has
+    // room: c goes.
+    let open!: () => void;
+    held.gate = new Promise<void>((resolve) => (open = resolve));
+    const asking = new Promise<void>((resolve) => (held.reserving = resolve));
+    time.advanceTo(time.nextWake()!);
+    await asking;
+    budget.close();
+    open();
+    await rest;
+    expect(granted.map((g) => g.label)).toEqual(['a', 'b', 'c']);
+  });
+
   it('the real clock’s wait, ended early, leaves no timer behind', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
