@@ -58,6 +58,10 @@ const SIZE = {
  */
 const BUDGET_WRITES_PER_S = GITHUB_WRITE_LIMITS.perWindow / (GITHUB_WRITE_LIMITS.windowMs / 1000);
 const BUSY_SHARE = 0.8;
+/** The other runs' tasks merged, at the pacer's rate, before the timed chains start. */
+const WARM_UP_TASKS = 8;
+/** How long a timed chain's agent works on a task. */
+const CHAIN_WORK_MS = 10_000;
 
 interface Sample {
   ms: number;
@@ -155,16 +159,17 @@ export async function runProduction(
     const pullTask = new Map<string, string>();
     const openHeads = new Set<string>();
     const busyWrites: BusyWrite[] = [];
+    const throughputWrites: BusyWrite[] = [];
     let throughputMerged = 0;
     let chainMerged = 0;
     let attempts = 0;
     let requests = 0;
     const closedIssues = new Set<string>();
-    const pacer = new WritePacer(
-      { targetPerS: BUSY_SHARE * BUDGET_WRITES_PER_S, windowMs: 30_000, maxOutstanding: 8 },
-      Date.now(),
-    );
+    // Set up for the busy phase, once the throughput phase has said how many writes a task makes.
+    const paced: { pacer?: WritePacer } = {};
     let phase: 'throughput' | 'busy' = 'throughput';
+    let backgroundMerged = 0;
+    let warmedUp: () => void = () => {};
     let phaseDone: () => void = () => {};
     const repoOf = (path: string) => path.split('/').slice(2, 4).join('/');
 
@@ -177,9 +182,11 @@ export async function runProduction(
       if (++requests % 1000 === 0) trimDoubleLogs(double);
       if (!owner) return;
       const repo = repoOf(entry.path);
+      if (isWrite(entry) && owner !== BUSY_OWNER && phase === 'throughput')
+        throughputWrites.push({ at: entry.receivedAtMs, route: entry.route ?? entry.path, repo });
       if (owner === BUSY_OWNER && isWrite(entry)) {
         busyWrites.push({ at: entry.receivedAtMs, route: entry.route ?? entry.path, repo });
-        pacer.wrote(entry.receivedAtMs);
+        paced.pacer?.wrote(entry.receivedAtMs);
       }
       if (entry.route === DISPATCH_ROUTE && entry.status < 300) {
         const body = entry.body as { ref?: string; inputs?: Record<string, string> };
@@ -206,9 +213,13 @@ export async function runProduction(
         for (const t of plans.get(key)?.values() ?? [])
           if (t.deps.includes(taskId!) && t.deps.every((d) => mergedAt.has(`${key}/${d}`)))
             readySince.set(`${key}/${t.id}`, answeredAt);
-        if (backgroundRepos.has(repo)) pacer.taskMerged();
-        else if (chainRepos.has(repo)) chainMerged++;
-        else throughputMerged++;
+        if (backgroundRepos.has(repo)) {
+          paced.pacer?.taskMerged();
+          if (++backgroundMerged === WARM_UP_TASKS) warmedUp();
+        } else if (chainRepos.has(repo)) {
+          // The figure's span starts here: the pacer holds the average from here on.
+          if (chainMerged++ === 0) paced.pacer?.restart(answeredAt);
+        } else throughputMerged++;
         if (phase === 'throughput' && throughputMerged === throughputTasks) phaseDone();
         if (phase === 'busy' && chainMerged === SIZE.chains * SIZE.chainTasks) phaseDone();
       }
@@ -234,6 +245,12 @@ export async function runProduction(
 
     // Held work of the busy installation: its worker runs wait until the pacer lets one go.
     double.setWorker((run, ctx) => {
+      // A chain's agent works for a while, as agents do: the chains alone would otherwise
+      // write as fast as the budget lets them, and leave the other runs no share of it.
+      if (chainRepos.has(run.repo) && run.inputs['mode'] !== 'plan')
+        return new Promise<WorkerOutcome>((resolve) =>
+          setTimeout(() => resolve(autoWorker(run, ctx) as WorkerOutcome), CHAIN_WORK_MS),
+        );
       if (!backgroundRepos.has(run.repo) || run.inputs['mode'] === 'plan')
         return autoWorker(run, ctx);
       return new Promise<WorkerOutcome>((resolve) =>
@@ -286,13 +303,39 @@ export async function runProduction(
 
     // Phase 2: the busy installation, its held work let go at the pacer's rate.
     phase = 'busy';
-    pacer.restart(Date.now());
+    const busyPacer = new WritePacer(
+      {
+        targetPerS: BUSY_SHARE * BUDGET_WRITES_PER_S,
+        writesPerTask: total.coordinatorWrites / Math.max(1, throughputMerged),
+        leadMs: 5_000,
+        maxOutstanding: 8,
+      },
+      Date.now(),
+    );
+    paced.pacer = busyPacer;
     const pacing = setInterval(() => {
-      if (held.length > 0 && pacer.shouldRelease(Date.now())) held.shift()!();
+      if (held.length > 0 && busyPacer.shouldRelease(Date.now())) held.shift()!();
     }, 250);
+    // The other runs first, until the pacer holds them at the target: their start (a status
+    // comment, and a branch and a dispatch for each root, all at once) is a burst of its own,
+    // which the timed chains do not start in.
+    const warmUpStart = Date.now();
+    const warm = new Promise<void>((resolve) => (warmedUp = resolve));
+    await Promise.all(
+      issues
+        .filter((i) => backgroundRepos.has(i.repo))
+        .map((issue) => double.addLabel(issue.repo, issue.number, 'agent', MAINTAINER)),
+    );
+    await Promise.race([
+      warm,
+      new Promise((resolve) => setTimeout(resolve, SIZE.deadlineS * 1000).unref()),
+    ]);
+    report.note(
+      `busy installation warmed up: ${backgroundMerged} of its other runs' tasks merged in ${((Date.now() - warmUpStart) / 1000).toFixed(0)} s before the chains were labelled`,
+    );
     const two = await runPhase(
       'busy',
-      issues.filter((i) => i.repo.startsWith(`${BUSY_OWNER}/`)),
+      issues.filter((i) => chainRepos.has(i.repo)),
       () =>
         `${chainMerged}/${SIZE.chains * SIZE.chainTasks} chain tasks merged, ${held.length} background runs held`,
     );
@@ -328,6 +371,12 @@ export async function runProduction(
       `writes sent between a merge and its dependent's dispatch: ${describeBetween(busy, busyWrites)}`,
     );
     report.note(`the busy installation's write spacing: ${describeSpacing(busyWrites)}`);
+    report.note(
+      `the throughput phase's slowest merge → dispatch: ${describeSlowest(
+        samples.filter((s) => s.owner !== BUSY_OWNER),
+        throughputWrites,
+      )}`,
+    );
     report.figure('production_tasks', throughputMerged, 'tasks');
     report.figure('writes_per_task', perTask.writes, 'writes');
     report.figure('api_calls_per_task', perTask.calls, 'calls');
@@ -394,4 +443,23 @@ function busySpan(mergedAt: Map<string, number>, chainRepos: Set<string>) {
     .filter(([key]) => chainRepos.has(key.split('#')[0]!))
     .map(([, at]) => at);
   return { from: Math.min(...times), to: Math.max(...times) };
+}
+
+/**
+ * The slowest samples of installations of their own: the writes of the installation sent while
+ * each waited, and how many its window held (the last minute's) when its dispatch went.
+ */
+function describeSlowest(samples: Sample[], writes: BusyWrite[]): string {
+  const ownerOfRepo = (repo: string) => repo.split('/')[0];
+  return [...samples]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 4)
+    .map((s) => {
+      const own = writes.filter((w) => ownerOfRepo(w.repo) === s.owner);
+      const to = s.from + s.ms;
+      const between = own.filter((w) => w.at > s.from && w.at < to).length;
+      const inWindow = own.filter((w) => w.at > to - 60_000 && w.at <= to).length;
+      return `${s.ms.toFixed(0)} ms (${between} writes of its installation meanwhile, ${inWindow} in the minute up to its dispatch)`;
+    })
+    .join('; ');
 }

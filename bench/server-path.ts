@@ -149,7 +149,10 @@ export class InstantGitHub {
  * The app as the server loads it (createApp on a Probot), with an engine on the instant port,
  * whose writes share the installation's write budget in the store, as the server's do, unless
  * `writeBudget` is false: at GitHub's 80 writes a minute, a burst of a thousand dispatches would
- * wait a quarter of an hour.
+ * wait a quarter of an hour. The budget here keeps GitHub's window without its pace (a burst
+ * may take the whole window): a GitHub answering at once makes every write of a pass go in the
+ * same instant, and the pace would have them ask again, costing statements that count waits,
+ * not the path.
  */
 export async function serverApp(
   store: Store,
@@ -160,7 +163,7 @@ export async function serverApp(
   const budget = writeBudget
     ? new WriteBudget({
         reservations: new WriteReservationStore(store.handle.db),
-        limits: GITHUB_WRITE_LIMITS,
+        limits: { ...GITHUB_WRITE_LIMITS, burst: GITHUB_WRITE_LIMITS.perWindow, criticalBurst: 0 },
       })
     : undefined;
   const github = new InstantGitHub((repo) => repos.get(`${repo.owner}/${repo.repo}`) ?? 0, budget);

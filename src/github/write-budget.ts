@@ -1,7 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
-import type { Reservation, WriteLimits } from '../store/write-reservations.js';
-import { grantedBefore, windowLimitFor, type WritePriority } from '../core/write-priority.js';
+import type { Reservation, WriteKind, WriteLimits } from '../store/write-reservations.js';
+import { grantedBefore, type WritePriority } from '../core/write-priority.js';
 
 export type { WritePriority } from '../core/write-priority.js';
 
@@ -10,10 +11,15 @@ export type { WritePriority } from '../core/write-priority.js';
  * requests per minute and no more than 500 content-generating requests per hour" (docs.github.com,
  * "Rate limits for the REST API", about secondary rate limits). GitHub does not say which endpoints
  * generate content, so every write counts in the minute; the hour counts those that plainly do.
+ * The pace spreads the minute's 80 (one each 0.75 s on average, at most 16 at once, the last 8 of
+ * them for the critical path): GitHub's best practices ask for a pause between mutative requests
+ * rather than bursts, and a minute spent in a burst holds every later write for the rest of it.
  */
 export const GITHUB_WRITE_LIMITS: WriteLimits = {
   perWindow: 80,
   windowMs: 60_000,
+  burst: 16,
+  criticalBurst: 8,
   creatingPerLongWindow: 500,
   longWindowMs: 3_600_000,
   inFlightLeaseMs: 10 * 60_000,
@@ -22,19 +28,31 @@ export const GITHUB_WRITE_LIMITS: WriteLimits = {
 /** The budget's time: tests step it by hand. */
 export interface BudgetClock {
   now(): Date;
-  /** Resolves after `ms` of this clock's time. */
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms` of this clock's time, or at once when `signal` aborts (its timer gone). */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 export const REAL_CLOCK: BudgetClock = {
   now: () => new Date(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', cancel);
+        resolve();
+      }, ms);
+      const cancel = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+    }),
 };
 
 export interface WriteReservations {
   reserve(
     installationId: number,
-    createsContent: boolean,
+    write: WriteKind,
     now: Date,
     limits: WriteLimits,
   ): Promise<Reservation>;
@@ -57,6 +75,11 @@ export interface WriteTicket {
 interface Waiter extends WriteRequest {
   seq: number;
   since: number;
+  /**
+   * The acquiring caller's async context: its reservation's statements count for its delivery
+   * (src/store/statement-count.ts), not for whichever delivery started the queue's pump.
+   */
+  inContext: <T>(fn: () => T) => T;
   resolve(ticket: WriteTicket): void;
   reject(error: unknown): void;
 }
@@ -84,7 +107,10 @@ export class WriteBudget {
   private readonly queues = new Map<number, Waiter[]>();
   /** Installation → when its queue's head may write next, while it waits. */
   private readonly nextAt = new Map<number, number>();
-  /** Installation → ends its queue's wait early (a more urgent write came to its head). */
+  /**
+   * Installation → ends its queue's wait early, its timer cleared (a more urgent write came to
+   * its head, or the budget closed).
+   */
   private readonly wakers = new Map<number, () => void>();
   private seq = 0;
   private closed = false;
@@ -108,6 +134,7 @@ export class WriteBudget {
         ...request,
         seq: this.seq++,
         since: this.clock.now().getTime(),
+        inContext: AsyncLocalStorage.snapshot(),
         resolve,
         reject,
       };
@@ -157,6 +184,8 @@ export class WriteBudget {
       if (!this.nextAt.has(installationId)) continue;
       for (const waiter of queue.splice(0)) waiter.reject(new Error('the write budget is closed'));
       this.reportQueued();
+      // Its pump stops waiting (and its timer goes), finds its queue empty and ends.
+      this.wakers.get(installationId)?.();
     }
   }
 
@@ -166,12 +195,15 @@ export class WriteBudget {
         const head = queue[0]!;
         let result: Reservation;
         try {
-          // The critical path may fill the window; other writes keep clear of its reserve.
-          result = await this.options.reservations.reserve(
-            installationId,
-            head.createsContent,
-            this.clock.now(),
-            { ...this.limits, perWindow: windowLimitFor(head.priority, this.limits.perWindow) },
+          // The critical path may fill the window and the pace's burst; other writes keep clear
+          // of its reserve in both (core/write-grant.ts).
+          result = await head.inContext(() =>
+            this.options.reservations.reserve(
+              installationId,
+              { priority: head.priority, createsContent: head.createsContent },
+              this.clock.now(),
+              this.limits,
+            ),
           );
         } catch (error) {
           // The database is down: this write fails like any request would, the rest try again.
@@ -181,8 +213,10 @@ export class WriteBudget {
         }
         if (result.granted) {
           // By identity: a more urgent write may have queued in front of it meanwhile.
-          remove(queue, head);
-          this.grant(installationId, head, result.id);
+          if (remove(queue, head)) this.grant(installationId, head, result.id);
+          // The budget closed meanwhile and failed it: never sent, its row stops counting as in
+          // flight and counts its window like an answered one.
+          else await this.stampSent(result.id);
           continue;
         }
         // Only the hourly content limit is full: writes that create nothing may still go.
@@ -200,11 +234,12 @@ export class WriteBudget {
         }
         const waitMs = Math.max(1, result.retryAt.getTime() - this.clock.now().getTime());
         this.nextAt.set(installationId, result.retryAt.getTime());
-        await new Promise<void>((resolve) => {
-          this.wakers.set(installationId, resolve);
-          void this.clock.sleep(waitMs).then(resolve);
-        });
+        const wake = new AbortController();
+        this.wakers.set(installationId, () => wake.abort());
+        await this.clock.sleep(waitMs, wake.signal);
         this.wakers.delete(installationId);
+        // Awake: it asks again, and waits (for close() to fail) only once told to wait again.
+        this.nextAt.delete(installationId);
       }
     } finally {
       this.wakers.delete(installationId);
@@ -224,13 +259,17 @@ export class WriteBudget {
       sent: async () => {
         if (sent) return;
         sent = true;
-        await this.options.reservations.markSent(id, this.clock.now()).catch((error: unknown) =>
-          // The row keeps counting as in flight until its lease ends: a stricter count, not a
-          // looser one.
-          this.options.log?.warn({ err: error }, 'write budget: could not stamp a sent write'),
-        );
+        await this.stampSent(id);
       },
     });
+  }
+
+  private async stampSent(id: number): Promise<void> {
+    await this.options.reservations.markSent(id, this.clock.now()).catch((error: unknown) =>
+      // The row keeps counting as in flight until its lease ends: a stricter count, not a
+      // looser one.
+      this.options.log?.warn({ err: error }, 'write budget: could not stamp a sent write'),
+    );
   }
 
   /** All installations together: the gauge names none (docs/running.md, "Metrics"). */
@@ -239,7 +278,9 @@ export class WriteBudget {
   }
 }
 
-function remove(queue: Waiter[], waiter: Waiter): void {
+/** Whether it was still in the queue. */
+function remove(queue: Waiter[], waiter: Waiter): boolean {
   const at = queue.indexOf(waiter);
   if (at !== -1) queue.splice(at, 1);
+  return at !== -1;
 }

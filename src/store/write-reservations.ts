@@ -1,29 +1,25 @@
 import { LOCK_KEYS } from './lock-keys.js';
 import { sql } from 'drizzle-orm';
 import { rowsOf, type AppDatabase } from './database.js';
+import { decideWriteGrant, type WriteHistory, type WriteLimits } from '../core/write-grant.js';
+import type { WritePriority } from '../core/write-priority.js';
 
-/** How many writes each window allows, and how long the windows are. */
-export interface WriteLimits {
-  /** Every write (any non-GET request, GraphQL mutations). */
-  perWindow: number;
-  windowMs: number;
-  /** Writes that create content (comments, issues, pull requests, reviews, labels). */
-  creatingPerLongWindow: number;
-  longWindowMs: number;
-  /**
-   * A reservation not answered within this long is taken for a process that died mid-request
-   * and stops counting (a live request is answered, or given up, long before).
-   */
-  inFlightLeaseMs: number;
+export type { WriteLimits } from '../core/write-grant.js';
+
+/** The write asking for a reservation. */
+export interface WriteKind {
+  priority: WritePriority;
+  createsContent: boolean;
 }
 
 export type Reservation =
   { granted: true; id: number } | { granted: false; retryAt: Date; window: 'short' | 'long' };
 
 /**
- * The reservations table behind the write budget. A reservation checks the windows and inserts
- * its row in one transaction under the installation's advisory lock: a conditional INSERT alone
- * is not enough, since under READ COMMITTED two replicas could each count 79 and both insert.
+ * The reservations table behind the write budget. A reservation reads the installation's recent
+ * writes, lets core decide (`decideWriteGrant`: the window and the pace) and inserts its row, in
+ * one transaction under the installation's advisory lock: a conditional INSERT alone is not
+ * enough, since under READ COMMITTED two replicas could each count 79 and both insert.
  *
  * A row counts in a window from its reservation until `windowMs` after GitHub answered it (an
  * unanswered row counts as answered now): GitHub received the request somewhere in between, so
@@ -34,10 +30,11 @@ export class WriteReservationStore {
 
   async reserve(
     installationId: number,
-    createsContent: boolean,
+    write: WriteKind,
     now: Date,
     limits: WriteLimits,
   ): Promise<Reservation> {
+    const { createsContent } = write;
     const at = now.getTime();
     const shortSince = new Date(at - limits.windowMs).toISOString();
     const longSince = new Date(at - limits.longWindowMs).toISOString();
@@ -46,15 +43,22 @@ export class WriteReservationStore {
     return this.db.transaction(async (tx) => {
       const key = LOCK_KEYS.installationWrites(installationId).toString();
       await tx.execute(sql`select pg_advisory_xact_lock(${key}::bigint)`);
-      // The n-th most recent counted write, n being the limit: when it exists the window is
-      // full, and the next write may go when that one leaves the window.
-      const nth = async (since: string, limit: number, creatingOnly: boolean) => {
+      const short = decideWriteGrant(
+        write.priority,
+        historyOf(await tx.execute(recentWrites(installationId, now, limits))),
+        at,
+        limits,
+      );
+      if (!short.go) return { granted: false, retryAt: new Date(short.retryAt), window: 'short' };
+      // The n-th most recent content creation of the hour: when it exists the hour is full, and
+      // the next may go when that one leaves it.
+      const nth = async (since: string, limit: number) => {
         const rows = rowsOf<{ t: string | Date }>(
           await tx.execute(sql`
             select coalesce(sent_at, ${nowIso}::timestamptz) as t
             from github_write_reservations
             where installation_id = ${installationId}
-              and (${!creatingOnly} or creates_content)
+              and creates_content
               and (sent_at > ${since}::timestamptz
                 or (sent_at is null and reserved_at > ${leaseSince}::timestamptz))
             order by t desc
@@ -62,11 +66,8 @@ export class WriteReservationStore {
         );
         return rows[0] ? new Date(rows[0].t).getTime() : undefined;
       };
-      const short = await nth(shortSince, limits.perWindow, false);
-      if (short !== undefined)
-        return { granted: false, retryAt: new Date(short + limits.windowMs), window: 'short' };
       if (createsContent) {
-        const long = await nth(longSince, limits.creatingPerLongWindow, true);
+        const long = await nth(longSince, limits.creatingPerLongWindow);
         if (long !== undefined)
           return { granted: false, retryAt: new Date(long + limits.longWindowMs), window: 'long' };
       }
@@ -88,27 +89,22 @@ export class WriteReservationStore {
   }
 
   /**
-   * When the installation's next write may go, every replica's writes counted; undefined while
-   * the short window has room. A read without the lock: an estimate for people, not a grant.
+   * When the installation's next critical write may go, every replica's writes counted (the
+   * window and the pace); undefined when it would go now. A read without the lock: an estimate
+   * for people, not a grant.
    */
   async nextFreeAt(
     installationId: number,
     now: Date,
     limits: WriteLimits,
   ): Promise<Date | undefined> {
-    const nowIso = now.toISOString();
-    const rows = rowsOf<{ t: string | Date }>(
-      await this.db.execute(sql`
-        select coalesce(sent_at, ${nowIso}::timestamptz) as t
-        from github_write_reservations
-        where installation_id = ${installationId}
-          and (sent_at > ${new Date(now.getTime() - limits.windowMs).toISOString()}::timestamptz
-            or (sent_at is null
-              and reserved_at > ${new Date(now.getTime() - limits.inFlightLeaseMs).toISOString()}::timestamptz))
-        order by t desc
-        offset ${limits.perWindow - 1} limit 1`),
+    const grant = decideWriteGrant(
+      'advance',
+      historyOf(await this.db.execute(recentWrites(installationId, now, limits))),
+      now.getTime(),
+      limits,
     );
-    return rows[0] ? new Date(new Date(rows[0].t).getTime() + limits.windowMs) : undefined;
+    return grant.go ? undefined : new Date(grant.retryAt);
   }
 
   /** GitHub answered (or the request failed): the row counts until a window after this. */
@@ -117,4 +113,27 @@ export class WriteReservationStore {
       sql`update github_write_reservations set sent_at = ${at.toISOString()}::timestamptz where id = ${id}`,
     );
   }
+}
+
+/**
+ * Every write the short window counts (a window's worth, and those in flight): their answers
+ * for the window, their reservations for the pace.
+ */
+function recentWrites(installationId: number, now: Date, limits: WriteLimits) {
+  const at = now.getTime();
+  return sql`
+    select coalesce(sent_at, ${now.toISOString()}::timestamptz) as t, reserved_at as r
+    from github_write_reservations
+    where installation_id = ${installationId}
+      and (sent_at > ${new Date(at - limits.windowMs).toISOString()}::timestamptz
+        or (sent_at is null
+          and reserved_at > ${new Date(at - limits.inFlightLeaseMs).toISOString()}::timestamptz))`;
+}
+
+function historyOf(result: unknown): WriteHistory {
+  const rows = rowsOf<{ t: string | Date; r: string | Date }>(result);
+  return {
+    answeredAt: rows.map((row) => new Date(row.t).getTime()),
+    grantedAt: rows.map((row) => new Date(row.r).getTime()),
+  };
 }

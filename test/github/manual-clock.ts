@@ -41,9 +41,23 @@ export class ManualTime {
   }
 
   /** @internal */
-  sleep(clock: ManualClock, ms: number): Promise<void> {
+  sleep(clock: ManualClock, ms: number, signal?: AbortSignal): Promise<void> {
+    clock.sleeps++;
     return new Promise((resolve) => {
-      this.sleepers.push({ until: this.ms + ms, wake: resolve, clock });
+      if (signal?.aborted) return resolve();
+      const sleeper = { until: this.ms + ms, wake: resolve, clock };
+      this.sleepers.push(sleeper);
+      // Woken early: its wake-up is gone, as a cleared timer is.
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const at = this.sleepers.indexOf(sleeper);
+          if (at !== -1) this.sleepers.splice(at, 1);
+          resolve();
+          this.events.emit('change');
+        },
+        { once: true },
+      );
       this.events.emit('change');
     });
   }
@@ -67,14 +81,17 @@ export class ManualTime {
 }
 
 export class ManualClock implements BudgetClock {
+  /** How many times it was asked to sleep. */
+  sleeps = 0;
+
   constructor(private readonly time: ManualTime) {}
 
   now(): Date {
     return this.time.now();
   }
 
-  sleep(ms: number): Promise<void> {
-    return this.time.sleep(this, ms);
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.time.sleep(this, ms, signal);
   }
 
   get sleeping(): boolean {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import {
+  GITHUB_WRITE_LIMITS,
+  REAL_CLOCK,
   WriteBudget,
   type WritePriority,
   type WriteTicket,
@@ -16,9 +18,12 @@ import { Exposition } from '../helpers/prometheus.js';
 import { ManualTime } from './manual-clock.js';
 
 const INSTALLATION = 2 ** 33 + 5;
+/** Tests of the window alone: a pace as fast as the window, with no part kept for the critical path. */
 const LIMITS: WriteLimits = {
   perWindow: 3,
   windowMs: 60_000,
+  burst: 3,
+  criticalBurst: 0,
   creatingPerLongWindow: 2,
   longWindowMs: 3_600_000,
   inFlightLeaseMs: 600_000,
@@ -37,48 +42,83 @@ describe.each(ENGINES)('write reservations on $name', (engine) => {
   afterAll(() => dispose());
 
   const at = (s: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + s * 1000);
+  const plain = { priority: 'advance', createsContent: false } as const;
+  const creating = { priority: 'advance', createsContent: true } as const;
 
   it('grants the window’s writes, then names when the oldest leaves it', async () => {
     const id = ++installation;
     for (const s of [0, 10, 20]) {
-      const r = await store.reserve(id, false, at(s), LIMITS);
+      const r = await store.reserve(id, plain, at(s), LIMITS);
       expect(r.granted).toBe(true);
       if (r.granted) await store.markSent(r.id, at(s + 1));
     }
-    const denied = await store.reserve(id, false, at(30), LIMITS);
+    const denied = await store.reserve(id, plain, at(30), LIMITS);
     // The first write was answered at 1 s: it counts until 61 s.
     expect(denied).toEqual({ granted: false, retryAt: at(61), window: 'short' });
-    expect((await store.reserve(id, false, at(60.999), LIMITS)).granted).toBe(false);
-    expect((await store.reserve(id, false, at(61), LIMITS)).granted).toBe(true);
+    expect((await store.reserve(id, plain, at(60.999), LIMITS)).granted).toBe(false);
+    expect((await store.reserve(id, plain, at(61), LIMITS)).granted).toBe(true);
     // Another installation has a budget of its own.
-    expect((await store.reserve(id + 1000, false, at(30), LIMITS)).granted).toBe(true);
+    expect((await store.reserve(id + 1000, plain, at(30), LIMITS)).granted).toBe(true);
   });
 
   it('counts a write still in flight, however old its reservation, until its lease ends', async () => {
     const id = ++installation;
     for (let i = 0; i < 3; i++)
-      expect((await store.reserve(id, false, at(0), LIMITS)).granted).toBe(true);
+      expect((await store.reserve(id, plain, at(0), LIMITS)).granted).toBe(true);
     // Never answered: at 500 s they are still in flight (GitHub may receive them any moment).
-    const later = await store.reserve(id, false, at(500), LIMITS);
+    const later = await store.reserve(id, plain, at(500), LIMITS);
     expect(later).toEqual({ granted: false, retryAt: at(560), window: 'short' });
     // Past the lease they are taken for a dead process's and no longer count.
-    expect((await store.reserve(id, false, at(601), LIMITS)).granted).toBe(true);
+    expect((await store.reserve(id, plain, at(601), LIMITS)).granted).toBe(true);
   });
 
   it('limits content creation per hour while other writes still go', async () => {
     const id = ++installation;
     for (const s of [0, 100]) {
-      const r = await store.reserve(id, true, at(s), LIMITS);
+      const r = await store.reserve(id, creating, at(s), LIMITS);
       expect(r.granted).toBe(true);
       if (r.granted) await store.markSent(r.id, at(s));
     }
-    expect(await store.reserve(id, true, at(200), LIMITS)).toEqual({
+    expect(await store.reserve(id, creating, at(200), LIMITS)).toEqual({
       granted: false,
       retryAt: at(3600),
       window: 'long',
     });
-    expect((await store.reserve(id, false, at(200), LIMITS)).granted).toBe(true);
-    expect((await store.reserve(id, true, at(3600), LIMITS)).granted).toBe(true);
+    expect((await store.reserve(id, plain, at(200), LIMITS)).granted).toBe(true);
+    expect((await store.reserve(id, creating, at(3600), LIMITS)).granted).toBe(true);
+  });
+
+  it('paces the writes: a burst at most, then the window’s rate, part of it for the critical path', async () => {
+    const id = ++installation;
+    // A write a second, four at once at most, the last two of them for the critical path.
+    const paced: WriteLimits = { ...LIMITS, perWindow: 60, burst: 4, criticalBurst: 2 };
+    const edit = { priority: 'report', createsContent: false } as const;
+    for (let i = 0; i < 2; i++)
+      expect((await store.reserve(id, edit, at(0), paced)).granted).toBe(true);
+    // What is left of the burst is the critical path's.
+    expect(await store.reserve(id, edit, at(0), paced)).toEqual({
+      granted: false,
+      retryAt: at(1),
+      window: 'short',
+    });
+    for (let i = 0; i < 2; i++)
+      expect((await store.reserve(id, plain, at(0), paced)).granted).toBe(true);
+    expect(await store.reserve(id, plain, at(0), paced)).toEqual({
+      granted: false,
+      retryAt: at(1),
+      window: 'short',
+    });
+    // Then one a second, though the window has room for 56 more.
+    expect((await store.reserve(id, plain, at(1), paced)).granted).toBe(true);
+    expect((await store.reserve(id, plain, at(1.5), paced)).granted).toBe(false);
+    expect((await store.reserve(id, plain, at(2), paced)).granted).toBe(true);
+    // The status edit waits until the critical part is whole again.
+    expect(await store.reserve(id, edit, at(2), paced)).toEqual({
+      granted: false,
+      retryAt: at(5),
+      window: 'short',
+    });
+    expect(await store.nextFreeAt(id, at(2), paced)).toEqual(at(3));
   });
 
   it('prunes the rows no window counts any more', async () => {
@@ -87,11 +127,16 @@ describe.each(ENGINES)('write reservations on $name', (engine) => {
       [0, false],
       [0, true],
     ] as const) {
-      const r = await store.reserve(id, creates, at(s), LIMITS);
+      const r = await store.reserve(
+        id,
+        { priority: 'advance', createsContent: creates },
+        at(s),
+        LIMITS,
+      );
       if (r.granted) await store.markSent(r.id, at(s));
     }
     // At 120 s the plain write left every window; the creating one still counts for the hour.
-    await store.reserve(id, false, at(120), LIMITS);
+    await store.reserve(id, plain, at(120), LIMITS);
     const rows = await handle.db.execute(
       `select creates_content from github_write_reservations where installation_id = ${id} order by id` as never,
     );
@@ -177,7 +222,7 @@ describe('write budget queue', () => {
     const metrics = createMetrics();
     const budget = new WriteBudget({
       reservations: new WriteReservationStore(handles[0]!.db),
-      limits: { ...LIMITS, perWindow: 1 },
+      limits: { ...LIMITS, perWindow: 1, burst: 1 },
       clock,
       metrics,
     });
@@ -221,7 +266,7 @@ describe('write budget queue', () => {
     expect(await budget.nextWriteInSeconds(id)).toBe(60);
     const otherReplica = new WriteBudget({
       reservations: new WriteReservationStore(handles[1]!.db),
-      limits: { ...LIMITS, perWindow: 1 },
+      limits: { ...LIMITS, perWindow: 1, burst: 1 },
       clock: time.clock(),
     });
     expect(await otherReplica.nextWriteInSeconds(id)).toBe(60);
@@ -240,7 +285,7 @@ describe('write budget queue', () => {
     const clock = time.clock();
     const budget = new WriteBudget({
       reservations: new WriteReservationStore(handles[0]!.db),
-      limits: { ...LIMITS, perWindow: 5 },
+      limits: { ...LIMITS, perWindow: 5, burst: 5 },
       clock,
     });
     const id = ++installation;
@@ -281,6 +326,129 @@ describe('write budget queue', () => {
     expect(await cost('advance', false)).toBe(7);
     expect(await cost('report', false)).toBe(7);
     expect(await cost('prepare', true)).toBe(8);
+  });
+
+  it('counts each write’s reservation for the delivery that asked for it', async () => {
+    const budget = new WriteBudget({ reservations: new WriteReservationStore(handles[0]!.db) });
+    const id = ++installation;
+    const write = { priority: 'advance', createsContent: false } as const;
+    let bGranted!: () => void;
+    const bWasGranted = new Promise<void>((resolve) => (bGranted = resolve));
+    // Two deliveries side by side: the first starts the queue's pump; the second's write waits
+    // behind the first's reservation, and the first stays open until the second is granted.
+    const [a, b] = await Promise.all([
+      countStatements(async () => {
+        const ticket = await budget.acquire(id, write);
+        await bWasGranted;
+        await ticket.sent();
+      }),
+      countStatements(async () => {
+        const ticket = await budget.acquire(id, write);
+        bGranted();
+        await ticket.sent();
+      }),
+    ]);
+    // Each: its reservation (6) and its answer's stamp.
+    expect([a.statements, b.statements]).toEqual([7, 7]);
+  });
+
+  it('clears the wait’s timer when a more urgent write wakes the queue early', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const budget = new WriteBudget({
+      reservations: new WriteReservationStore(handles[0]!.db),
+      limits: { ...LIMITS, perWindow: 1, burst: 1 },
+      clock,
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    await acquireAll(budget, time, id, [{ label: 'first', priority: 'report' }], granted);
+    const edit = acquireAll(budget, time, id, [{ label: 'edit', priority: 'report' }], granted);
+    await time.until(() => clock.sleeps === 1);
+    const merge = acquireAll(budget, time, id, [{ label: 'merge', priority: 'advance' }], granted);
+    // Woken, it asks again, is told to wait again, and waits once: the first wait is gone.
+    await time.until(() => clock.sleeps === 2);
+    expect(time.sleepersOf(clock)).toBe(1);
+    await stepUntilDone(time, [{ budget, clock }], Promise.all([edit, merge]));
+    expect(granted.map((g) => g.label)).toEqual(['first', 'merge', 'edit']);
+  });
+
+  it('closing fails the waiting writes and ends their waits', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const budget = new WriteBudget({
+      reservations: new WriteReservationStore(handles[0]!.db),
+      limits: { ...LIMITS, perWindow: 1, burst: 1 },
+      clock,
+    });
+    const id = ++installation;
+    await (await budget.acquire(id, { priority: 'report', createsContent: false })).sent();
+    const waiting = budget.acquire(id, { priority: 'report', createsContent: false });
+    await time.until(() => clock.sleeping);
+    budget.close();
+    await expect(waiting).rejects.toThrow('the write budget is closed');
+    // Nothing is left waiting for the window to move: no timer holds the process.
+    expect(clock.sleeping).toBe(false);
+    expect(budget.queued).toBe(0);
+  });
+
+  it('closing lets a write go whose reservation is under way once its queue woke', async () => {
+    const time = new ManualTime();
+    const clock = time.clock();
+    const store = new WriteReservationStore(handles[0]!.db);
+    const held: { gate?: Promise<void>; reserving?: () => void } = {};
+    const budget = new WriteBudget({
+      reservations: {
+        reserve: async (...args) => {
+          held.reserving?.();
+          await held.gate;
+          return store.reserve(...args);
+        },
+        markSent: (id, at) => store.markSent(id, at),
+      },
+      limits: { ...LIMITS, perWindow: 1, burst: 1 },
+      clock,
+    });
+    const id = ++installation;
+    const granted: Granted[] = [];
+    await acquireAll(budget, time, id, [{ label: 'a', priority: 'report' }], granted);
+    const rest = acquireAll(
+      budget,
+      time,
+      id,
+      [
+        { label: 'b', priority: 'report' },
+        { label: 'c', priority: 'report' },
+      ],
+      granted,
+    );
+    // b goes a minute later; c waits another.
+    await time.until(() => clock.sleeps === 1);
+    time.advanceTo(time.nextWake()!);
+    await time.until(() => clock.sleeps === 2 && sending === 0);
+    expect(granted.map((g) => g.label)).toEqual(['a', 'b']);
+    // Woken, the queue asks again for c; the budget closes while it asks, and the window has
+    // room: c goes.
+    let open!: () => void;
+    held.gate = new Promise<void>((resolve) => (open = resolve));
+    const asking = new Promise<void>((resolve) => (held.reserving = resolve));
+    time.advanceTo(time.nextWake()!);
+    await asking;
+    budget.close();
+    open();
+    await rest;
+    expect(granted.map((g) => g.label)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('the real clock’s wait, ended early, leaves no timer behind', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const wake = new AbortController();
+    const slept = REAL_CLOCK.sleep(3_600_000, wake.signal);
+    expect(timers()).toBe(before + 1);
+    wake.abort();
+    await slept;
+    expect(timers()).toBe(before);
   });
 
   it('loses no write that queues in front of one whose reservation is under way', async () => {
@@ -352,9 +520,9 @@ describe('write budget queue', () => {
     expect(granted.map((g) => g.label)).toEqual(['comment', 'check run', 'reply']);
   });
 
-  it('two replicas on one database never exceed the window together', async () => {
+  it('two replicas on one database never exceed the window or the pace together', async () => {
     const time = new ManualTime();
-    const limits: WriteLimits = { ...LIMITS, perWindow: 80, creatingPerLongWindow: 500 };
+    const limits = GITHUB_WRITE_LIMITS;
     const parts = handles.map((handle) => {
       const clock = time.clock();
       return {
@@ -393,10 +561,18 @@ describe('write budget queue', () => {
       max = Math.max(max, end - start + 1);
     }
     expect(max).toBe(80);
+    // Never more than the burst at once, and never the window in one go.
+    const atOnce = new Map<number, number>();
+    for (const t of times) atOnce.set(t, (atOnce.get(t) ?? 0) + 1);
+    expect(Math.max(...atOnce.values())).toBe(limits.burst);
     // Both replicas wrote: the budget is shared, not split or taken by one.
     expect(new Set(granted.slice(0, 80).map((g) => g.label.split(':')[0])).size).toBe(2);
-    // 250 at 80 a minute: the last goes in the fourth minute.
-    expect((times.at(-1)! - times[0]!) / 60_000).toBe(3);
+    // 250 at 80 a minute, a burst of them at once: the pace alone needs 0.75 s for each of the
+    // rest; the window's reserve (a third of them are status edits, which stop at 64 in the
+    // window) adds a little.
+    const lastS = (times.at(-1)! - times[0]!) / 1000;
+    expect(lastS).toBeGreaterThanOrEqual((250 - limits.burst) * 0.75);
+    expect(lastS).toBeLessThan(4 * 60);
   });
 });
 

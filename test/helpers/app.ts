@@ -9,6 +9,7 @@ import {
 } from '../../src/coordinator.js';
 import { parseEnv } from '../../src/env.js';
 import { CoordinatorOctokit } from '../../src/github/coordinator-octokit.js';
+import { GITHUB_WRITE_LIMITS } from '../../src/github/write-budget.js';
 import { createLogger } from '../../src/logger.js';
 
 export const TEST_PRIVATE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -50,6 +51,19 @@ export interface TestCoordinator extends Coordinator {
     options?: { id?: string; secret?: string },
   ): Promise<Response>;
 }
+
+/**
+ * GitHub's write window without the pace (a burst may take the whole window). The double answers
+ * at once, so a test's writes come in bursts no agent's pace would make, and past the pace's
+ * burst each would wait 0.75 s: a four-task stacking scenario took 20 s instead of 1.5 s. The pace
+ * is tested in test/core/write-grant.test.ts, test/github/write-budget.test.ts (the store, the
+ * queue, two replicas) and test/reliability/write-budget-fleet.test.ts (two replicas, real time).
+ */
+const TEST_WRITE_LIMITS = {
+  ...GITHUB_WRITE_LIMITS,
+  burst: GITHUB_WRITE_LIMITS.perWindow,
+  criticalBurst: 0,
+};
 
 export async function startTestCoordinator(
   options: {
@@ -94,7 +108,7 @@ export async function startTestCoordinator(
     now: options.now,
     sweepGraceMs: options.sweepGraceMs,
     processor: options.processor,
-    writeBudget: options.writeBudget,
+    writeBudget: options.writeBudget ?? { limits: TEST_WRITE_LIMITS },
     oidc: options.oidc,
     // Tests step the sweep by hand.
     schedule: false,

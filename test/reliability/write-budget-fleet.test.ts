@@ -25,6 +25,8 @@ const SCALE = 4;
 const LIMITS: WriteLimits = {
   perWindow: 80,
   windowMs: 60_000 / SCALE,
+  burst: 16,
+  criticalBurst: 8,
   creatingPerLongWindow: 500,
   longWindowMs: 3_600_000 / SCALE,
   inFlightLeaseMs: 60_000,
