@@ -196,6 +196,8 @@ async function cancelStacked(
     if (await scope.port.changePullBase(scope.repo, row.number, decision.retargetTo))
       await engine.store.pulls.update(row.id, { baseRef: decision.retargetTo });
   }
+  // A crash here leaves the record: the cancel is decided again, and what is done is not redone.
+  crashPoint('stack.cancelled');
   const values = { ...UNSTACKED, nextMode: 'work', nextAttemptAt: null };
   const moved = await engine.store.runs.transitionTask(task.id, 'stack cancelled', values);
   // Already blocked (its parent blocked it while it waited): the stack is forgotten all the same.
