@@ -45,7 +45,17 @@ export async function advanceStacks(engine: Engine, scope: RunScope): Promise<vo
   const pulls: StackPull[] = graph.tasks.flatMap((t) => {
     const row = graph.pullOf.get(t.id);
     return row && isOpenPull(row)
-      ? [{ taskId: t.taskKey, number: row.number, headSha: row.headSha, baseRef: row.baseRef }]
+      ? [
+          {
+            taskId: t.taskKey,
+            number: row.number,
+            headSha: row.headSha,
+            baseRef: row.baseRef,
+            ...(row.updatedByCoordinatorFrom !== null && {
+              updatedFrom: row.updatedByCoordinatorFrom,
+            }),
+          },
+        ]
       : [];
   });
   const greenHeads = new Set<string>();
@@ -111,6 +121,14 @@ async function applyStack(
       log.info({ parentHead: decision.parentHead }, 'stack: brought up to date with its parent');
       return;
     }
+
+    case 'keep':
+      await runs.updateTaskFields(
+        task.id,
+        { stackParentHead: decision.parentHead },
+        { expected: task.state },
+      );
+      return;
 
     case 'retarget': {
       if (!row) return;
