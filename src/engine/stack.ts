@@ -132,7 +132,13 @@ async function applyStack(
 
     case 'retarget': {
       if (!row) return;
-      if (!(await scope.port.changePullBase(scope.repo, decision.pr, decision.to))) return;
+      // After the parent's merge GitHub may have retargeted the PR itself (it deletes the merged
+      // branch under "Automatically delete head branches"): a read then saves a content write.
+      const current = decision.unstacks ? await scope.port.pull(scope.repo, decision.pr) : null;
+      if (current && !isOpenPull(current)) return;
+      const retargeted = current?.baseRef === decision.to;
+      if (!retargeted && !(await scope.port.changePullBase(scope.repo, decision.pr, decision.to)))
+        return;
       crashPoint('stack.retargeted');
       await engine.store.pulls.update(row.id, { baseRef: decision.to });
       if (decision.update)

@@ -148,6 +148,11 @@ describe('stacked dispatch (GitHub double)', () => {
     const after = s.double.pull(REPO, b.number) as Pull;
     expect(after.state).toBe('open');
     expect(after.base.ref).toBe('main');
+    // GitHub retargeted it: the coordinator wrote no base of its own (a content write saved).
+    const basePatches = s.double.requests.filter(
+      (r) => r.method === 'PATCH' && r.path.endsWith(`/pulls/${b.number}`),
+    );
+    expect(basePatches).toEqual([]);
     expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 1\n' });
     expect((await taskOf(s, issue, 'b'))?.stackParent).toBeNull();
     await approve('b');
