@@ -23,8 +23,21 @@ const MAINTAINER = 'maintainer';
 
 /** One "minute" of the model. */
 const UNIT_MS = 200;
-/** The agent's work, CI on each head, and a person's review of a PR (as long as the agent's work or longer). */
-export const DELAYS = { agent: 10, ci: 3, review: 15 } as const;
+
+interface Delays {
+  agent: number;
+  ci: number;
+  review: number;
+}
+
+/**
+ * The agent's work, CI on each head, and a person's review of a PR (as long as the agent's work
+ * or longer): review three times the agent's work, the proportion under which the chain's bound
+ * reaches 2× (bench/README.md, benchmark 8).
+ */
+export const DELAYS: Delays = { agent: 10, ci: 3, review: 30 };
+/** The same with review exactly as long as the agent's work (the issue's lower edge). */
+const DELAYS_REVIEW_AS_AGENT: Delays = { ...DELAYS, review: DELAYS.agent };
 
 const CHAIN_OF_FIVE = [
   '```tasks',
@@ -45,6 +58,8 @@ interface Outcome {
   mergeOrderOk: boolean;
   /** When each task was dispatched, had its PR opened and merged, in units since the label. */
   timeline: string;
+  /** The coordinator's content writes by route. */
+  writesByRoute: string;
 }
 
 type Pull = { number: number; state: string; head: { ref: string } };
@@ -53,6 +68,7 @@ async function runOnce(
   plan: string,
   deps: Record<string, string[]>,
   stack: boolean,
+  delays: Delays,
 ): Promise<Outcome> {
   const double = await startGitHubDouble({
     webhookSecret: TEST_WEBHOOK_SECRET,
@@ -85,7 +101,7 @@ async function runOnce(
     // The agent: its work takes `agent` units; the PR targets and starts from the assignment's base.
     double.setWorker(async (run) => {
       const { base } = await assignmentOf(coordinator.store, repositoryId, run.inputs);
-      await sleep(DELAYS.agent * UNIT_MS);
+      await sleep(delays.agent * UNIT_MS);
       const task = run.inputs['task_id']!;
       return {
         kind: 'pr',
@@ -109,7 +125,8 @@ async function runOnce(
     const reviewed = new Set<number>();
     const timeline = new Map<string, number>();
     const mark = (what: string) => {
-      if (!timeline.has(what)) timeline.set(what, Math.round((nowMs() - started) / UNIT_MS));
+      if (!timeline.has(what))
+        timeline.set(what, Math.round(((nowMs() - started) / UNIT_MS) * 10) / 10);
     };
     double.on('state-change', () => {
       for (const run of double.runs(REPO)) {
@@ -125,12 +142,12 @@ async function runOnce(
         const id = run.id as number;
         if (ciSeen.has(id) || !double.ciHeld(id)) continue;
         ciSeen.add(id);
-        later(DELAYS.ci * UNIT_MS, () => double.releaseCi(id));
+        later(delays.ci * UNIT_MS, () => double.releaseCi(id));
       }
       for (const pull of double.pulls(REPO) as Pull[]) {
         if (pull.state !== 'open' || reviewed.has(pull.number)) continue;
         reviewed.add(pull.number);
-        later(DELAYS.review * UNIT_MS, async () => {
+        later(delays.review * UNIT_MS, async () => {
           await double.comment(REPO, pull.number, '/approve', MAINTAINER);
         });
       }
@@ -154,6 +171,7 @@ async function runOnce(
       contentWrites: contentWritesOf(double) + tasks,
       mergeOrderOk: inDependencyOrder(double, deps),
       timeline: [...timeline].map(([what, at]) => `${at} ${what}`).join(', '),
+      writesByRoute: writesByRouteOf(double),
     };
   } finally {
     await app?.close();
@@ -168,6 +186,16 @@ function contentWritesOf(double: GitHubDouble): number {
   ).length;
 }
 
+function writesByRouteOf(double: GitHubDouble): string {
+  const counts = new Map<string, number>();
+  for (const r of double.requests)
+    if (r.route !== null && r.status < 300 && CONTENT_WRITES.has(r.route))
+      counts.set(r.route, (counts.get(r.route) ?? 0) + 1);
+  return [...counts]
+    .map(([route, n]) => `${n} ${route.replace('/repos/{owner}/{repo}', '')}`)
+    .join(', ');
+}
+
 function inDependencyOrder(double: GitHubDouble, deps: Record<string, string[]>): boolean {
   const order = double
     .deliveries({ event: 'pull_request', action: 'closed' })
@@ -178,8 +206,9 @@ function inDependencyOrder(double: GitHubDouble, deps: Record<string, string[]>)
 }
 
 export async function runStack(report: Report, options: { quick: boolean }): Promise<void> {
+  const delaysText = (d: Delays) => `agent ${d.agent}, CI ${d.ci}, review ${d.review} units`;
   report.note(
-    `stack: one unit = ${UNIT_MS} ms (scaled real delays: the double has no clock); agent ${DELAYS.agent}, CI ${DELAYS.ci}, review ${DELAYS.review} units`,
+    `stack: one unit = ${UNIT_MS} ms (scaled real delays: the double has no clock); ${delaysText(DELAYS)}`,
   );
   const chainDeps = { t1: [], t2: ['t1'], t3: ['t2'], t4: ['t3'], t5: ['t4'] };
   const diamondDeps = {
@@ -189,14 +218,19 @@ export async function runStack(report: Report, options: { quick: boolean }): Pro
     task_004: ['task_002', 'task_003'],
   };
   const rounds = options.quick ? 1 : 2;
-  const measure = async (name: string, plan: string, deps: Record<string, string[]>) => {
+  const measure = async (
+    name: string,
+    plan: string,
+    deps: Record<string, string[]>,
+    delays: Delays,
+  ) => {
     const totals = { off: 0, on: 0, writesOff: 0, writesOn: 0 };
     for (let round = 0; round < rounds; round++) {
       for (const stack of [false, true]) {
-        const o = await runOnce(`Bench.\n\n${plan}`, deps, stack);
+        const o = await runOnce(`Bench.\n\n${plan}`, deps, stack, delays);
         if (!o.mergeOrderOk) throw new Error(`${name}: a merge out of dependency order`);
         report.note(
-          `stack ${name} ${stack ? 'on ' : 'off'}: ${(o.ms / 1000).toFixed(1)} s (${(o.ms / UNIT_MS).toFixed(0)} units), ${o.contentWrites} content writes for ${o.tasks} tasks; ${o.timeline}`,
+          `stack ${name} ${stack ? 'on ' : 'off'}: ${(o.ms / 1000).toFixed(1)} s (${(o.ms / UNIT_MS).toFixed(0)} units), ${o.contentWrites} content writes for ${o.tasks} tasks (coordinator: ${o.writesByRoute}); ${o.timeline}`,
         );
         if (stack) {
           totals.on += o.ms;
@@ -209,8 +243,8 @@ export async function runStack(report: Report, options: { quick: boolean }): Pro
     }
     return totals;
   };
-  const chain = await measure('chain of five', CHAIN_OF_FIVE, chainDeps);
-  const diamond = await measure('diamond', SPEC_EXAMPLE_PLAN, diamondDeps);
+  const chain = await measure('chain of five', CHAIN_OF_FIVE, chainDeps, DELAYS);
+  const diamond = await measure('diamond', SPEC_EXAMPLE_PLAN, diamondDeps, DELAYS);
   report.figure('stack_chain_speedup', chain.off / chain.on, 'ratio');
   report.figure('stack_diamond_ratio', diamond.off / diamond.on, 'ratio');
   report.figure(
@@ -218,4 +252,12 @@ export async function runStack(report: Report, options: { quick: boolean }): Pro
     (chain.writesOn + diamond.writesOn) / (chain.writesOff + diamond.writesOff),
     'ratio',
   );
+  report.note(`stack, review as long as the agent's work: ${delaysText(DELAYS_REVIEW_AS_AGENT)}`);
+  const even = await measure(
+    'chain of five, review = agent',
+    CHAIN_OF_FIVE,
+    chainDeps,
+    DELAYS_REVIEW_AS_AGENT,
+  );
+  report.figure('stack_chain_speedup_review_as_agent', even.off / even.on, 'ratio');
 }

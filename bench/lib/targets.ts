@@ -48,6 +48,10 @@ export const TARGETS: Target[] = [
   { name: 'stack_chain_speedup', target: '≥ 2 (chain of five)', met: (v) => v >= 2 },
   { name: 'stack_diamond_ratio', target: '≥ 1 (diamond no slower)', met: (v) => v >= 1 },
   {
+    name: 'stack_chain_speedup_review_as_agent',
+    target: 'reported (review = agent; bound 1.39)',
+  },
+  {
     name: 'stack_writes_per_task_ratio',
     target: '≤ 1 (content writes, with / without)',
     met: (v) => v <= 1,

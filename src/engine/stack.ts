@@ -45,7 +45,17 @@ export async function advanceStacks(engine: Engine, scope: RunScope): Promise<vo
   const pulls: StackPull[] = graph.tasks.flatMap((t) => {
     const row = graph.pullOf.get(t.id);
     return row && isOpenPull(row)
-      ? [{ taskId: t.taskKey, number: row.number, headSha: row.headSha, baseRef: row.baseRef }]
+      ? [
+          {
+            taskId: t.taskKey,
+            number: row.number,
+            headSha: row.headSha,
+            baseRef: row.baseRef,
+            ...(row.updatedByCoordinatorFrom !== null && {
+              updatedFrom: row.updatedByCoordinatorFrom,
+            }),
+          },
+        ]
       : [];
   });
   const greenHeads = new Set<string>();
@@ -112,9 +122,23 @@ async function applyStack(
       return;
     }
 
+    case 'keep':
+      await runs.updateTaskFields(
+        task.id,
+        { stackParentHead: decision.parentHead },
+        { expected: task.state },
+      );
+      return;
+
     case 'retarget': {
       if (!row) return;
-      if (!(await scope.port.changePullBase(scope.repo, decision.pr, decision.to))) return;
+      // After the parent's merge GitHub may have retargeted the PR itself (it deletes the merged
+      // branch under "Automatically delete head branches"): a read then saves a content write.
+      const current = decision.unstacks ? await scope.port.pull(scope.repo, decision.pr) : null;
+      if (current && !isOpenPull(current)) return;
+      const retargeted = current?.baseRef === decision.to;
+      if (!retargeted && !(await scope.port.changePullBase(scope.repo, decision.pr, decision.to)))
+        return;
       crashPoint('stack.retargeted');
       await engine.store.pulls.update(row.id, { baseRef: decision.to });
       if (decision.update)
@@ -196,6 +220,8 @@ async function cancelStacked(
     if (await scope.port.changePullBase(scope.repo, row.number, decision.retargetTo))
       await engine.store.pulls.update(row.id, { baseRef: decision.retargetTo });
   }
+  // A crash here leaves the record: the cancel is decided again, and what is done is not redone.
+  crashPoint('stack.cancelled');
   const values = { ...UNSTACKED, nextMode: 'work', nextAttemptAt: null };
   const moved = await engine.store.runs.transitionTask(task.id, 'stack cancelled', values);
   // Already blocked (its parent blocked it while it waited): the stack is forgotten all the same.

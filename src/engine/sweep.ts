@@ -6,12 +6,13 @@ import {
   decideWorkerRun,
   hasOpenPull,
   mergeReleased,
+  missesChangedFiles,
   readsLatestAttempt,
   readsPullRow,
   sweepRunAction,
 } from '../core/lifecycle/index.js';
 import type { PullRow } from '../store/pulls.js';
-import type { RunRow } from '../store/runs.js';
+import type { RunRow, TaskRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { findDispatchedRun } from './match-run.js';
 import { performDispatch, scheduleRepository } from './dispatch.js';
@@ -19,6 +20,7 @@ import { recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
 import { advanceRun } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
+import { recordChangedFiles } from './changed-files.js';
 import { refreshStatus } from './status.js';
 import { moveOnFromAttempt, onWorkflowRun } from './track.js';
 import { crashPoint } from '../crash-points.js';
@@ -163,7 +165,20 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
     if (action === 'skip') continue;
     try {
-      report.reconciled += await resumeStalled(engine, run, graceMs, scopeOf);
+      const tasks = await engine.store.runs.tasksOf(run.id);
+      report.reconciled += await resumeStalled(engine, run, tasks, graceMs, scopeOf);
+      // A PR whose opening was not delivered: its real files replace the declaration now.
+      for (const task of tasks.filter(missesChangedFiles)) {
+        const scope = await scopeOf(run);
+        await recordChangedFiles(
+          engine,
+          scope.port,
+          scope.repo,
+          run.repositoryId,
+          task,
+          task.prNumber!,
+        );
+      }
       if (hasOpenPull(await engine.store.pulls.ofRun(run.id)))
         await advanceRun(engine, await scopeOf(run));
     } catch (error) {
@@ -200,6 +215,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 async function resumeStalled(
   engine: Engine,
   run: RunRow,
+  tasks: readonly TaskRow[],
   graceMs: number,
   scopeOf: (run: RunRow) => Promise<RunScope>,
 ): Promise<number> {
@@ -208,7 +224,6 @@ async function resumeStalled(
   let scope: RunScope | undefined;
   let pulls: PullRow[] | undefined;
   let resumed = 0;
-  const tasks = await engine.store.runs.tasksOf(run.id);
   // Every task ended but the run was not closed out: the process died after the last merge.
   if (decideSettle(tasks).kind !== 'not_yet') {
     await settleRun(engine, await loadRunScope(engine, run));

@@ -329,7 +329,7 @@ export interface PullEventInfo {
   body?: string;
   /**
    * Not read from GitHub: the delivery's PR, which may be older than what is recorded. It makes
-   * the PR's row when none exists, and changes no recorded head, state or merge.
+   * the PR's row when none exists, and changes no recorded head, base, state or merge.
    */
   asDelivered?: boolean;
 }
@@ -443,7 +443,15 @@ export async function onPullRequestChanged(
     !pull.asDelivered && repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
   const linked = await linkPullRequest(engine, repositoryId, {
     ...pull,
-    ...(current ? { state: current.state, merged: current.merged, body: current.body } : {}),
+    // GitHub's base now: a late delivery's base may predate a retarget (docs/stacking.md).
+    ...(current
+      ? {
+          state: current.state,
+          merged: current.merged,
+          body: current.body,
+          baseRef: current.baseRef,
+        }
+      : {}),
     ...(pull.asDelivered ? { body: undefined } : {}),
     currentHeadSha: current?.headSha,
   });

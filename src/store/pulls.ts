@@ -22,7 +22,7 @@ export class PullStore {
     values: typeof pullRequests.$inferInsert,
     /**
      * The PR as a delivery carried it, not as GitHub shows it now: it makes a new row, and
-     * leaves the head, state and merge of a row already recorded (from a read, or a later
+     * leaves the head, base, state and merge of a row already recorded (from a read, or a later
      * delivery) as they were.
      */
     options: { asDelivered?: boolean } = {},
@@ -253,7 +253,7 @@ export function pullUpsert(
 }
 
 /** What a delivery's payload never overwrites: it may be older than the row (upsert). */
-const RECORDED_STATE: readonly string[] = ['headSha', 'state', 'merged'];
+const RECORDED_STATE: readonly string[] = ['headSha', 'baseRef', 'state', 'merged'];
 
 /** What a repeat sighting of a PR overwrites: GitHub's side of the row. */
 const UPSERTED = [

@@ -61,11 +61,20 @@ const ROWS: Row[] = [
   { crashes: ['stack.permitted'], stack: 'review' },
   { crashes: ['stack.restacked'], stack: 'review' },
   { crashes: ['stack.retargeted'], stack: 'review', quick: true },
+  // task_001 vetoed while task_002 and task_003 are stacked on it (they are cancelled), then
+  // retried (they are dispatched again, stacked on its fix).
+  { crashes: ['stack.cancelled'], stack: 'veto' },
+  { crashes: ['stack.cancelled#2'], stack: 'veto' },
 ];
 
-/** Attempts per task: a review round adds task_001's fix. */
+/**
+ * Attempts per task: a review round adds task_001's fix; a veto then retry adds task_001's fix
+ * and a new start of each cancelled child.
+ */
 function attemptsOf(row: Row, task: string): number {
-  return row.stack === 'review' && task === 'task_001' ? 2 : 1;
+  if (row.stack === 'review') return task === 'task_001' ? 2 : 1;
+  if (row.stack === 'veto') return task === 'task_004' ? 1 : 2;
+  return 1;
 }
 
 const full = process.env.CHAOS_FULL === '1';

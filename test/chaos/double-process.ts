@@ -31,6 +31,19 @@ const worker: WorkerPolicy = (run) =>
     ? { kind: 'plan', tasksBlock: SPEC_EXAMPLE_PLAN }
     : { kind: 'pr', costUsd: 0.5 };
 
+/**
+ * With the `veto` play, task_002 and task_003 start over (attempt 2, `mode=work`) stacked anew on
+ * task_001's fix: their assignment's base is task_001's branch, which the real worker asks the
+ * coordinator for and starts from (the simulated worker knows only a first attempt's stack).
+ */
+const vetoWorker: WorkerPolicy = (run, ctx) => {
+  const { task_id: task, attempt, issue } = run.inputs;
+  const restacked = (task === 'task_002' || task === 'task_003') && attempt === '2';
+  return restacked
+    ? { kind: 'pr', costUsd: 0.5, base: `agent/${issue}/task_001` }
+    : worker(run, ctx);
+};
+
 async function handle(id: number | undefined, request: DoubleRequest): Promise<unknown> {
   const started = (): GitHubDouble => {
     const double = id === undefined ? undefined : doubles.get(id);
@@ -54,7 +67,7 @@ async function handle(id: number | undefined, request: DoubleRequest): Promise<u
         },
       });
       await double.setPermission(REPO, MAINTAINER, 'maintain');
-      double.setWorker(worker);
+      double.setWorker(request.params.stack === 'veto' ? vetoWorker : worker);
       if (request.params.stack) playMaintainer(double, request.params.stack);
       if (request.params.mergeQueue) await runMergeQueue(double);
       const started = nextDouble++;
@@ -139,11 +152,10 @@ async function runMergeQueue(double: GitHubDouble): Promise<void> {
 /**
  * The maintainer of a `dispatch.stack` scenario, acting on what GitHub shows (whether the
  * coordinator is up or not): once task_002 and task_003 are stacked on task_001's PR, a review
- * round on task_001 (`review`), then `/approve` on every PR as it reaches the state the play
- * waits for.
+ * round on task_001 (`review`) or a `/veto` of it and then a `/retry` (`veto`), then `/approve`
+ * on every PR as it reaches the state the play waits for.
  */
 function playMaintainer(double: GitHubDouble, play: StackPlay): void {
-  if (play !== 'review') throw new Error(`no maintainer play ${String(play)}`);
   type Pr = {
     number: number;
     state: string;
@@ -168,10 +180,7 @@ function playMaintainer(double: GitHubDouble, play: StackPlay): void {
           r.inputs['attempt'] === attempt &&
           r.status === 'completed',
       );
-  void (async () => {
-    await wait('task_002 and task_003 stacked on task_001', () =>
-      children.every((t) => stackedOn(t, 'task_001')),
-    );
+  const review = async () => {
     const first = prOf('task_001')!.head.sha;
     await double.review(REPO, prOf('task_001')!.number, {
       event: 'REQUEST_CHANGES',
@@ -187,7 +196,42 @@ function playMaintainer(double: GitHubDouble, play: StackPlay): void {
         children.every((t) => double.isAncestor(REPO, head, prOf(t)?.head.sha ?? ''))
       );
     });
-    for (const task of ['task_001', ...children]) await comment(task, '/approve');
+  };
+  const veto = async () => {
+    await comment('task_001', '/veto not this way');
+    await wait('task_002 and task_003 cancelled, their PRs pointed at main', () =>
+      children.every((t) => prOf(t)?.base.ref === 'main'),
+    );
+    await comment('task_001', '/retry do it the other way');
+    await wait('task_002 and task_003 stacked again on task_001’s fix', () => {
+      const head = prOf('task_001')?.head.sha;
+      return (
+        head !== undefined &&
+        attemptDone('task_001', '2') &&
+        children.every(
+          (t) =>
+            attemptDone(t, '2') &&
+            stackedOn(t, 'task_001') &&
+            double.isAncestor(REPO, head, prOf(t)?.head.sha ?? ''),
+        )
+      );
+    });
+  };
+  void (async () => {
+    await wait('task_002 and task_003 stacked on task_001', () =>
+      children.every((t) => stackedOn(t, 'task_001')),
+    );
+    if (play === 'review') {
+      await review();
+      for (const task of ['task_001', ...children]) await comment(task, '/approve');
+    } else {
+      await veto();
+      // task_003 waits for task_004 to open on it, so task_004 stacks on an open PR (a worker
+      // that asks for its assignment would find the same), then follows it to main.
+      for (const task of ['task_001', 'task_002']) await comment(task, '/approve');
+      await wait('task_004 opened', () => prOf('task_004') !== undefined);
+      await comment('task_003', '/approve');
+    }
     await wait('task_004 opened', () => prOf('task_004') !== undefined);
     await comment('task_004', '/approve');
   })().catch((error: unknown) => problemsOf(double).push(`[maintainer] ${String(error)}`));

@@ -25,12 +25,13 @@ export interface StartParams {
   /**
    * `dispatch.stack` with approvals by a maintainer (docs/stacking.md): once task_002 and
    * task_003 are stacked on task_001, the maintainer asks task_001 for changes (`review`: the
-   * stacks follow its new head), then approves every PR.
+   * stacks follow its new head), then approves every PR; or vetoes task_001 (`veto`: the
+   * stacked children are cancelled), then `/retry`s it (they stack anew), then approves every PR.
    */
   stack?: StackPlay;
 }
 
-export type StackPlay = 'review';
+export type StackPlay = 'review' | 'veto';
 
 /** `dispatch.stack` on, and every merge waits for a maintainer's `/approve`. */
 export const STACK_CONFIG = 'dispatch:\n  stack: true\n';

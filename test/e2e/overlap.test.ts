@@ -142,6 +142,47 @@ describe('overlapping files (GitHub double)', () => {
     expect(dispatches[1]!.i).toBeGreaterThan(aFiles);
   });
 
+  it('reads the real files from the sweep when the PR’s opening was not delivered', async () => {
+    // Every event but pull_request: the worker's run completing links the PR, nothing reads its files.
+    s = await startScenario({
+      files: FILES,
+      subscribedEvents: [
+        'issues',
+        'issue_comment',
+        'pull_request_review',
+        'check_run',
+        'check_suite',
+        'status',
+        'workflow_run',
+        'workflow_job',
+        'merge_group',
+      ],
+    });
+    s.double.setWorker(writes(() => s, { a: ['src/api/index.ts'], b: ['src/login/form.ts'] }));
+    const issue = await start(
+      plan([
+        { id: 'a', files: '[src/login/**]', priority: 5 },
+        { id: 'b', files: '[src/login/form.ts]' },
+      ]),
+    );
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+    expect((await taskOf(s, issue, 'a'))?.changedFiles).toBeNull();
+    expect(dispatched()).toEqual(['a']);
+    const filesRead = () =>
+      s.double.requests.filter((r) => r.path.endsWith(`/pulls/${prOf('a')!.number}/files`));
+    expect(filesRead()).toHaveLength(0);
+
+    await s.app.sweep();
+    await s.settle();
+    expect((await taskOf(s, issue, 'a'))?.changedFiles).toEqual(['src/api/index.ts']);
+    expect(dispatched().sort()).toEqual(['a', 'b']);
+    expect(statusComment(s.double, issue)).toMatch(/a changed files outside its `files:`/);
+    // Read once: the next sweep finds them recorded.
+    await s.app.sweep();
+    await s.settle();
+    expect(filesRead()).toHaveLength(1);
+  });
+
   it('without files: both run at once and the second is sent back with a conflict', async () => {
     s = await startScenario({ files: FILES });
     s.double.setWorker(

@@ -122,6 +122,24 @@ describe('stacked dispatch (GitHub double)', () => {
     expect(mergedOrder()).toEqual(['a', 'b']);
   });
 
+  it('leaves a grandchild as it is when its parent is only updated from the base', async () => {
+    const issue = await start(CHAIN.replace(/```$/, '- id: c\n  title: C\n  deps: [b]\n```'));
+    const c = prOf('c');
+    expect(c.base.ref).toBe(branchOf(issue, 'b'));
+    await approve('a');
+    // b retargeted and updated with main: its head moved by the coordinator alone.
+    const b = s.double.pull(REPO, prOf('b').number) as Pull;
+    expect(b.base.ref).toBe('main');
+    // c needs nothing of that update: its head (and so its CI) stays, its diff is its own.
+    expect((s.double.pull(REPO, c.number) as Pull).head.sha).toBe(c.head.sha);
+    expect(s.double.pullDiff(REPO, c.number)).toEqual({ 'src/c.txt': 'c attempt 1\n' });
+    expect((await taskOf(s, issue, 'c'))?.stackParentHead).toBe(b.head.sha);
+    await approve('b');
+    await approve('c');
+    expect(mergedOrder()).toEqual(['a', 'b', 'c']);
+    expect(s.double.pullDiff(REPO, c.number)).toEqual({ 'src/c.txt': 'c attempt 1\n' });
+  });
+
   it('is correct when GitHub retargets the child itself (delete_branch_on_merge)', async () => {
     const issue = await start(CHAIN, { deleteBranchOnMerge: true });
     const b = prOf('b');
@@ -130,6 +148,11 @@ describe('stacked dispatch (GitHub double)', () => {
     const after = s.double.pull(REPO, b.number) as Pull;
     expect(after.state).toBe('open');
     expect(after.base.ref).toBe('main');
+    // GitHub retargeted it: the coordinator wrote no base of its own (a content write saved).
+    const basePatches = s.double.requests.filter(
+      (r) => r.method === 'PATCH' && r.path.endsWith(`/pulls/${b.number}`),
+    );
+    expect(basePatches).toEqual([]);
     expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 1\n' });
     expect((await taskOf(s, issue, 'b'))?.stackParent).toBeNull();
     await approve('b');

@@ -36,14 +36,20 @@ describe.each(ENGINES)('PullStore.upsert on $name', (engine) => {
   });
   afterAll(() => dispose());
 
-  const seen = (number: number, headSha: string, state = 'open', merged = false) => ({
+  const seen = (
+    number: number,
+    headSha: string,
+    state = 'open',
+    merged = false,
+    baseRef = 'main',
+  ) => ({
     repositoryId: REPOSITORY,
     number,
     taskId,
     nodeId: `PR_${number}`,
     headRef: 'agent/1/a',
     headSha,
-    baseRef: 'main',
+    baseRef,
     state,
     merged,
   });
@@ -58,6 +64,14 @@ describe.each(ENGINES)('PullStore.upsert on $name', (engine) => {
     await pulls.upsert(seen(21, 'b'.repeat(40), 'closed', true));
     const row = await pulls.upsert(seen(21, 'a'.repeat(40)), { asDelivered: true });
     expect(row).toMatchObject({ headSha: 'b'.repeat(40), state: 'closed', merged: true });
+  });
+
+  it('leaves a recorded base as it was when the delivery is older (a stacked PR retargeted)', async () => {
+    await pulls.upsert(seen(23, 'a'.repeat(40), 'open', false, 'agent/1/x'));
+    const row = await pulls.upsert(seen(23, 'a'.repeat(40)), { asDelivered: true });
+    expect(row.baseRef).toBe('agent/1/x');
+    const read = await pulls.upsert(seen(23, 'a'.repeat(40), 'open', false, 'main'));
+    expect(read.baseRef).toBe('main');
   });
 
   it('takes a read over the recorded row, as before', async () => {

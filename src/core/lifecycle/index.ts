@@ -24,6 +24,7 @@ export { decideSettle, tasksToCancel } from './settle.js';
 export {
   decideStalledTask,
   hasOpenPull,
+  missesChangedFiles,
   readsLatestAttempt,
   readsPullRow,
   sweepRunAction,

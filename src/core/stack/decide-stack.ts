@@ -163,6 +163,12 @@ function follow(
     };
   const parentPull = pullOf.get(record.parent);
   if (!parentPull || parentPull.headSha === record.head) return undefined;
+  // The coordinator's own update of the parent from the run's base (its own parent merged):
+  // updating the child with it would move the child's head (its CI again, and its own
+  // children's) for no work of the parent. An update from a stack parent (a restack) brings
+  // that parent's work, and the child follows it.
+  if (parentPull.updatedFrom === record.head && parentPull.baseRef === snapshot.base)
+    return { kind: 'keep', task: task.taskId, parentHead: parentPull.headSha };
   if (!own || !IN_REVIEW_TASK_STATES.has(task.state)) return undefined;
   return {
     kind: 'restack',

@@ -29,6 +29,11 @@ export interface StackPull {
   number: number;
   headSha: string;
   baseRef: string;
+  /**
+   * The head the coordinator last updated the branch from (GitHub's update-branch with the PR's
+   * base, `updatedByCoordinatorFrom`): a head that moved only by it holds no new work of the task.
+   */
+  updatedFrom?: string;
 }
 
 export interface StackSnapshot {
@@ -52,6 +57,13 @@ export type StackDecision =
   | { kind: 'revoke'; task: string }
   /** The parent's head moved: merge it into the child's branch (GitHub's update-branch). */
   | { kind: 'restack'; task: string; pr: number; expectedHeadSha: string; parentHead: string }
+  /**
+   * The parent's head moved only by the coordinator's own update of it from its base (its own
+   * parent merged): no work of the parent to bring in, and the child's PR still shows only its
+   * own change against the parent's branch; the new head is recorded, the child left as it is
+   * (it takes the base when the parent merges).
+   */
+  | { kind: 'keep'; task: string; parentHead: string }
   /**
    * Point the child's PR at another branch: the base once the parent merged (`unstacks`: the
    * stack is then forgotten), or the parent's branch again when the child was stacked anew after

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decideSettle,
   decideStalledTask,
+  missesChangedFiles,
   sweepRunAction,
   tasksToCancel,
 } from '../../../src/core/lifecycle/index.js';
@@ -98,5 +99,32 @@ describe('decideStalledTask', () => {
     ['awaiting_approval', 'skip'],
   ])('a %s run: %s', (state, action) => {
     expect(sweepRunAction(state)).toBe(action);
+  });
+});
+
+/** docs/lifecycle.md "Real files": the sweep reads a PR's files a lost `opened` left unread. */
+describe('missesChangedFiles', () => {
+  const task = {
+    state: 'in_review' as TaskState,
+    files: ['src/**'],
+    changedFiles: null as string[] | null,
+    prNumber: 7 as number | null,
+  };
+  it.each([
+    { name: 'a PR with no files recorded', change: {}, misses: true },
+    { name: 'files recorded', change: { changedFiles: ['a.ts'] }, misses: false },
+    { name: 'no files recorded, none changed', change: { changedFiles: [] }, misses: false },
+    { name: 'no declaration', change: { files: null }, misses: false },
+    { name: 'no PR yet', change: { prNumber: null }, misses: false },
+    { name: 'approved', change: { state: 'approved' as TaskState }, misses: true },
+    { name: 'merged', change: { state: 'merged' as TaskState }, misses: false },
+    {
+      name: 'pending with its PR (a retry)',
+      change: { state: 'pending' as TaskState },
+      misses: true,
+    },
+    { name: 'failed', change: { state: 'failed' as TaskState }, misses: false },
+  ])('$name', ({ change, misses }) => {
+    expect(missesChangedFiles({ ...task, ...change })).toBe(misses);
   });
 });

@@ -144,6 +144,24 @@ describe('decideStacks: a started child follows its parent', () => {
     ]);
   });
 
+  it('only records the parent’s head when the coordinator updated the parent from the base', () => {
+    const tasks = [task('task_001', { state: 'in_review' }), child({ state: 'in_review' })];
+    const updated = { ...parentPr, headSha: 'a2', updatedFrom: 'aaa' };
+    expect(decideStacks(snapshot({ tasks, pulls: [updated, childPr] }))).toEqual([
+      { kind: 'keep', task: 'task_002', parentHead: 'a2' },
+    ]);
+    // Updated from its own stack parent (a restack brought that parent's work): followed.
+    const restacked = { ...updated, baseRef: branchOf('task_000') };
+    expect(decideStacks(snapshot({ tasks, pulls: [restacked, childPr] }))).toEqual([
+      { kind: 'restack', task: 'task_002', pr: 13, expectedHeadSha: 'c1', parentHead: 'a2' },
+    ]);
+    // New work after the update (the update was from an older head): followed.
+    const fixed = { ...updated, updatedFrom: 'a0' };
+    expect(decideStacks(snapshot({ tasks, pulls: [fixed, childPr] }))).toEqual([
+      { kind: 'restack', task: 'task_002', pr: 13, expectedHeadSha: 'c1', parentHead: 'a2' },
+    ]);
+  });
+
   it.each(['running', 'dispatched', 'pending'] as const)('waits while the child is %s', (state) => {
     expect(
       decideStacks(
