@@ -168,7 +168,11 @@ async function sweepAttempt(
     },
   };
   let effects = decideSweepAttempt(snapshot, now.getTime(), graceMs);
+  // Each fact is read once: a decision asking again would otherwise loop.
+  const taken = new Set<string>();
   for (let read = sweepAttemptRead(effects); read; read = sweepAttemptRead(effects)) {
+    if (taken.has(read.fact)) throw new Error(`sweep asked to read ${read.fact} twice`);
+    taken.add(read.fact);
     snapshot = { ...snapshot, ...(await readForSweep(engine, open, read, scopeOf)) };
     effects = decideSweepAttempt(snapshot, now.getTime(), graceMs);
   }
@@ -250,7 +254,8 @@ async function readForSweep(
     }
     case 'trackedRun': {
       const scope = await scopeOf(run);
-      return { workflowRun: await scope.port.workflowRun(scope.repo, read.workflowRunId) };
+      const current = await scope.port.workflowRun(scope.repo, read.workflowRunId);
+      return { workflowRun: current ?? null };
     }
     case 'coordinatorUrl':
       return { canDispatch: Boolean(await engine.coordinatorUrl()) };
