@@ -1,17 +1,19 @@
 import type { RepoConfig } from '../config/schema.js';
 import {
-  awaitsPlan,
-  decideSettle,
-  decideStalledTask,
-  decideWorkerRun,
+  decideStalledRun,
+  decideSweepAttempt,
   hasOpenPull,
-  mergeReleased,
   missesChangedFiles,
   readsLatestAttempt,
   readsPullRow,
+  sweepAttemptRead,
   sweepRunAction,
+  type StalledRunTask,
+  type SweepAttemptRead,
+  type SweepAttemptSnapshot,
 } from '../core/lifecycle/index.js';
-import type { PullRow } from '../store/pulls.js';
+import type { WorkflowRunInfo } from '../github/port.js';
+import type { AttemptRow } from '../store/attempt-row.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { findDispatchedRun } from './match-run.js';
@@ -67,86 +69,20 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
   };
 
   for (const open of await engine.store.attempts.open()) {
-    const { attempt, task, run } = open;
-    repositories.add(run.repositoryId);
-    const log = engine.log.child({
-      run: run.id,
-      issue: run.issueNumber,
-      task: task.taskKey,
-      attempt: attempt.attempt,
-    });
+    repositories.add(open.run.repositoryId);
     try {
-      const config = run.config as RepoConfig;
-      const startedAt = attempt.dispatchedAt ?? attempt.intentAt;
-      const timeoutMs = (task.timeoutMinutes ?? config.worker.timeoutMinutes) * 60_000;
-
-      if (attempt.workflowRunId === null) {
-        if (now.getTime() - startedAt.getTime() < graceMs) continue;
-        const scope = await scopeOf(run);
-        const found = await findDispatchedRun(scope, {
-          issueNumber: run.issueNumber,
-          taskKey: task.taskKey,
-          attempt: attempt.attempt,
-          intentAt: attempt.intentAt,
-        });
-        if (found) {
-          crashPoint('sweep.before-adopt');
-          await onWorkflowRun(engine, scope.repositoryId, found, scope);
-          report.adopted++;
-        } else if (isPlannerTask(task) && !awaitsPlan(run.state)) {
-          // Planned meanwhile (a `/plan`, or the run ended): a planner is no longer wanted.
-          await completePlannerAttempt(engine, task, attempt, 'not_dispatched');
-        } else if (!run.finishedAt && (await engine.coordinatorUrl())) {
-          // GitHub confirms no run exists for this attempt: the dispatch never happened.
-          log.warn('no workflow run for this dispatch; dispatching again');
-          crashPoint('sweep.before-redispatch');
-          await performDispatch(engine, { attempt, task, run }, scope);
-          report.redispatched++;
-        }
-        continue;
-      }
-
-      const scope = await scopeOf(run);
-      if (now.getTime() - startedAt.getTime() > timeoutMs) {
-        await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId);
-        if (isPlannerTask(task)) {
-          // Its assignment gave it the worker timeout too; nothing retries a planner.
-          if (await completePlannerAttempt(engine, task, attempt, 'timed_out')) {
-            log.warn({ timeoutMs }, 'planner run timed out; cancelled');
-            report.timedOut++;
-          }
-          continue;
-        }
-        const done = await engine.store.attempts.complete(attempt.id, {
-          conclusion: 'timed_out',
-          failureReason: 'timed_out',
-        });
-        if (done) {
-          log.warn({ timeoutMs }, 'worker run timed out; cancelled');
-          await recordFailedAttempt(
-            engine,
-            scope,
-            task,
-            done,
-            `the worker run passed its ${timeoutMs / 60_000}-minute timeout`,
-          );
-          report.timedOut++;
-        }
-        continue;
-      }
-
-      const current = await scope.port.workflowRun(scope.repo, attempt.workflowRunId);
-      // The same decision as the run's webhook: only what it would change is reconciled.
-      if (
-        current &&
-        decideWorkerRun({ phase: attempt.phase, planner: isPlannerTask(task) }, current).kind !==
-          'ignore'
-      ) {
-        await onWorkflowRun(engine, scope.repositoryId, current, scope);
-        report.reconciled++;
-      }
+      await sweepAttempt(engine, open, { now, graceMs, report, scopeOf });
     } catch (error) {
-      log.error({ err: error }, 'sweep could not check this attempt');
+      engine.log.error(
+        {
+          err: error,
+          run: open.run.id,
+          issue: open.run.issueNumber,
+          task: open.task.taskKey,
+          attempt: open.attempt.attempt,
+        },
+        'sweep could not check this attempt',
+      );
     }
   }
 
@@ -206,6 +142,141 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
   return report;
 }
 
+interface OpenAttempt {
+  attempt: AttemptRow;
+  task: TaskRow;
+  run: RunRow;
+}
+
+interface AttemptSweep {
+  now: Date;
+  graceMs: number;
+  report: SweepReport;
+  scopeOf: (run: RunRow) => Promise<RunScope>;
+}
+
+/**
+ * One open attempt: core's `decideSweepAttempt` decides, asking for each GitHub read it needs
+ * (the run found by name, the tracked run, the public URL) before it decides again; its effects
+ * are applied in order.
+ */
+async function sweepAttempt(
+  engine: Engine,
+  open: OpenAttempt,
+  { now, graceMs, report, scopeOf }: AttemptSweep,
+): Promise<void> {
+  const { attempt, task, run } = open;
+  const log = engine.log.child({
+    run: run.id,
+    issue: run.issueNumber,
+    task: task.taskKey,
+    attempt: attempt.attempt,
+  });
+  let snapshot: SweepAttemptSnapshot<WorkflowRunInfo> = {
+    run: { state: run.state, finished: run.finishedAt !== null },
+    task: { planner: isPlannerTask(task), timeoutMinutes: task.timeoutMinutes },
+    workerTimeoutMinutes: (run.config as RepoConfig).worker.timeoutMinutes,
+    attempt: {
+      phase: attempt.phase,
+      workflowRunId: attempt.workflowRunId,
+      startedAt: (attempt.dispatchedAt ?? attempt.intentAt).getTime(),
+    },
+  };
+  let effects = decideSweepAttempt(snapshot, now.getTime(), graceMs);
+  // Each fact is read once: a decision asking again would otherwise loop.
+  const taken = new Set<string>();
+  for (let read = sweepAttemptRead(effects); read; read = sweepAttemptRead(effects)) {
+    if (taken.has(read.fact)) throw new Error(`sweep asked to read ${read.fact} twice`);
+    taken.add(read.fact);
+    snapshot = { ...snapshot, ...(await readForSweep(engine, open, read, scopeOf)) };
+    effects = decideSweepAttempt(snapshot, now.getTime(), graceMs);
+  }
+
+  for (const effect of effects) {
+    switch (effect.kind) {
+      case 'none':
+        log.debug({ why: effect.reason }, 'sweep: nothing to do for this attempt');
+        break;
+      case 'read':
+        // sweepAttemptRead took every read above.
+        throw new Error(`sweep read of ${effect.fact} not taken`);
+      case 'adopt': {
+        const scope = await scopeOf(run);
+        crashPoint('sweep.before-adopt');
+        await onWorkflowRun(engine, scope.repositoryId, effect.run, scope);
+        report.adopted++;
+        break;
+      }
+      case 'completePlanner':
+        await completePlannerAttempt(engine, task, attempt, effect.conclusion);
+        break;
+      case 'redispatch': {
+        const scope = await scopeOf(run);
+        // GitHub confirms no run exists for this attempt: the dispatch never happened.
+        log.warn('no workflow run for this dispatch; dispatching again');
+        crashPoint('sweep.before-redispatch');
+        await performDispatch(engine, { attempt, task, run }, scope);
+        report.redispatched++;
+        break;
+      }
+      case 'cancelRun': {
+        const scope = await scopeOf(run);
+        await scope.port.cancelWorkflowRun(scope.repo, effect.workflowRunId);
+        break;
+      }
+      case 'timeOutPlanner':
+        if (!(await completePlannerAttempt(engine, task, attempt, 'timed_out'))) return;
+        log.warn({ timeoutMs: effect.timeoutMs }, 'planner run timed out; cancelled');
+        report.timedOut++;
+        break;
+      case 'timeOutWorker': {
+        const done = await engine.store.attempts.complete(attempt.id, {
+          conclusion: 'timed_out',
+          failureReason: 'timed_out',
+        });
+        if (!done) return;
+        log.warn({ timeoutMs: effect.timeoutMs }, 'worker run timed out; cancelled');
+        await recordFailedAttempt(engine, await scopeOf(run), task, done, effect.why);
+        report.timedOut++;
+        break;
+      }
+      case 'reconcile': {
+        const scope = await scopeOf(run);
+        await onWorkflowRun(engine, scope.repositoryId, effect.run, scope);
+        report.reconciled++;
+        break;
+      }
+    }
+  }
+}
+
+/** What GitHub (or the public URL) answers for one read `decideSweepAttempt` asked for. */
+async function readForSweep(
+  engine: Engine,
+  { attempt, task, run }: OpenAttempt,
+  read: SweepAttemptRead,
+  scopeOf: (run: RunRow) => Promise<RunScope>,
+): Promise<Partial<SweepAttemptSnapshot<WorkflowRunInfo>>> {
+  switch (read.fact) {
+    case 'dispatchedRun': {
+      const found = await findDispatchedRun(await scopeOf(run), {
+        issueNumber: run.issueNumber,
+        taskKey: task.taskKey,
+        attempt: attempt.attempt,
+        intentAt: attempt.intentAt,
+      });
+      return { workflowRun: found ?? null };
+    }
+    case 'trackedRun': {
+      const scope = await scopeOf(run);
+      const current = await scope.port.workflowRun(scope.repo, read.workflowRunId);
+      return { workflowRun: current ?? null };
+    }
+    case 'coordinatorUrl':
+      return { canDispatch: Boolean(await engine.coordinatorUrl()) };
+  }
+}
+
 /**
  * What a process that died mid-step leaves behind in a run, once older than the grace period:
  * a task still dispatched or running after its attempt completed moves on; a `merging` claim
@@ -219,43 +290,62 @@ async function resumeStalled(
   graceMs: number,
   scopeOf: (run: RunRow) => Promise<RunScope>,
 ): Promise<number> {
-  // Compared with timestamps the process clock wrote (completedAt, updatedAt).
-  const staleBefore = Date.now() - graceMs;
-  let scope: RunScope | undefined;
-  let pulls: PullRow[] | undefined;
-  let resumed = 0;
-  // Every task ended but the run was not closed out: the process died after the last merge.
-  if (decideSettle(tasks).kind !== 'not_yet') {
-    await settleRun(engine, await loadRunScope(engine, run));
-    return 1;
-  }
+  const pulls = tasks.some((task) => readsPullRow(task.state))
+    ? await engine.store.pulls.ofRun(run.id)
+    : [];
+  const latestOf = new Map<string, AttemptRow>();
+  const views: StalledRunTask[] = [];
   for (const task of tasks) {
     const latest = readsLatestAttempt(task.state)
       ? await engine.store.attempts.latestOf(task.id)
       : undefined;
-    if (readsPullRow(task.state)) pulls ??= await engine.store.pulls.ofRun(run.id);
-    const pull = pulls?.find((p) => p.taskId === task.id && p.number === task.prNumber);
-    const decision = decideStalledTask(
-      {
-        state: task.state,
-        attemptCount: task.attemptCount,
-        updatedAt: task.updatedAt.getTime(),
-        latestAttempt: latest && {
-          phase: latest.phase,
-          attempt: latest.attempt,
-          completedAt: latest.completedAt?.getTime() ?? null,
-        },
-        inMergeQueue: pull?.enqueuedAt != null,
+    if (latest) latestOf.set(task.taskKey, latest);
+    const pull = pulls.find((p) => p.taskId === task.id && p.number === task.prNumber);
+    views.push({
+      key: task.taskKey,
+      state: task.state,
+      attemptCount: task.attemptCount,
+      updatedAt: task.updatedAt.getTime(),
+      latestAttempt: latest && {
+        phase: latest.phase,
+        attempt: latest.attempt,
+        completedAt: latest.completedAt?.getTime() ?? null,
       },
-      staleBefore,
-    );
-    if (decision.kind === 'move_on') {
-      scope ??= await scopeOf(run);
-      await moveOnFromAttempt(engine, scope, task, latest!);
-      resumed++;
-    } else if (decision.kind === 'release_merge') {
-      engine.log.warn({ run: run.id, task: task.taskKey }, 'stale merge claim released');
-      if (await engine.store.runs.transitionTask(task.id, mergeReleased(task.state))) resumed++;
+      inMergeQueue: pull?.enqueuedAt != null,
+    });
+  }
+  // The rows' times (completedAt, updatedAt) are the process clock's.
+  const effects = decideStalledRun(views, Date.now(), graceMs);
+  const taskOf = (key: string): TaskRow => {
+    const task = tasks.find((t) => t.taskKey === key);
+    // decideStalledRun only names tasks it was shown.
+    if (!task) throw new Error(`no task ${key} in run ${run.id}`);
+    return task;
+  };
+  let scope: RunScope | undefined;
+  let resumed = 0;
+  for (const effect of effects) {
+    switch (effect.kind) {
+      case 'none':
+        engine.log.debug({ run: run.id, why: effect.reason }, 'sweep: nothing stalled');
+        break;
+      case 'settle':
+        await settleRun(engine, await loadRunScope(engine, run));
+        resumed++;
+        break;
+      case 'moveOn': {
+        const latest = latestOf.get(effect.task);
+        // decideStalledRun moves a task on only from the attempt it was shown.
+        if (!latest) throw new Error(`no attempt of task ${effect.task} in run ${run.id}`);
+        scope ??= await scopeOf(run);
+        await moveOnFromAttempt(engine, scope, taskOf(effect.task), latest);
+        resumed++;
+        break;
+      }
+      case 'releaseMerge':
+        engine.log.warn({ run: run.id, task: effect.task }, 'stale merge claim released');
+        if (await engine.store.runs.transitionTask(taskOf(effect.task).id, effect.move)) resumed++;
+        break;
     }
   }
   return resumed;

@@ -22,13 +22,23 @@ export { budgetApplies, decideBudget } from './budget.js';
 export { decideDispatchFailure } from './dispatch-refusal.js';
 export { decideSettle, tasksToCancel } from './settle.js';
 export {
+  decideStalledRun,
   decideStalledTask,
   hasOpenPull,
   missesChangedFiles,
   readsLatestAttempt,
   readsPullRow,
   sweepRunAction,
+  type StalledRunEffect,
+  type StalledRunTask,
 } from './stalled.js';
+export {
+  decideSweepAttempt,
+  sweepAttemptRead,
+  type SweepAttemptEffect,
+  type SweepAttemptRead,
+  type SweepAttemptSnapshot,
+} from './sweep-attempt.js';
 export {
   attemptSucceeded,
   awaitsPlan,

@@ -1,5 +1,8 @@
 import { PATH_HOLDING_TASK_STATES, type TaskState } from '../states.js';
-import { isMergeClaimed, isOpenPull, isRunDone } from './facts.js';
+import type { TaskMove } from '../transitions.js';
+import { nothing, type NoEffect } from '../no-effect.js';
+import { isMergeClaimed, isOpenPull, isRunDone, mergeReleased } from './facts.js';
+import { decideSettle } from './settle.js';
 
 /** A task of a running or held run, with what the sweep reads of it. */
 export interface StalledTaskView {
@@ -13,7 +16,7 @@ export interface StalledTaskView {
 }
 
 export type StalledTaskDecision =
-  | { kind: 'none' }
+  | NoEffect
   /** Its attempt completed but the task never moved on (the process died in between). */
   | { kind: 'move_on' }
   /** A `merging` claim whose merge call never came back: decide the merge again. */
@@ -30,11 +33,51 @@ export function decideStalledTask(task: StalledTaskView, staleBefore: number): S
       latest?.phase === 'completed' &&
       latest.attempt === task.attemptCount &&
       (latest.completedAt ?? Number.POSITIVE_INFINITY) <= staleBefore;
-    return completedLongAgo ? { kind: 'move_on' } : { kind: 'none' };
+    if (completedLongAgo) return { kind: 'move_on' };
+    return { kind: 'none', reason: 'its worker is out, or its attempt completed just now' };
   }
-  if (readsPullRow(task.state) && task.updatedAt < staleBefore && !task.inMergeQueue)
-    return { kind: 'release_merge' };
-  return { kind: 'none' };
+  if (readsPullRow(task.state)) {
+    if (task.inMergeQueue) return { kind: 'none', reason: "its merge claim is the merge queue's" };
+    if (task.updatedAt < staleBefore) return { kind: 'release_merge' };
+    return { kind: 'none', reason: 'its merge was claimed just now' };
+  }
+  return { kind: 'none', reason: `nothing is left half-done in ${task.state}` };
+}
+
+/** A task of a running or held run, with its key, as `decideStalledRun` is shown it. */
+export interface StalledRunTask extends StalledTaskView {
+  key: string;
+}
+
+export type StalledRunEffect =
+  | NoEffect
+  /** Every task ended but the run was not closed out: the process died after the last merge. */
+  | { kind: 'settle' }
+  /** The task moves on from its latest attempt, completed before the process died. */
+  | { kind: 'moveOn'; task: string }
+  /** The task's lost merge claim is given back (`move`, a guarded write). */
+  | { kind: 'releaseMerge'; task: string; move: TaskMove };
+
+/**
+ * docs/running.md "The sweep": what a process that died mid-step left behind in a run, as seen at
+ * `now` on the clock that wrote the rows' times: a run whose tasks all ended is closed out;
+ * otherwise each task is decided by `decideStalledTask`, once older than `graceMs`.
+ */
+export function decideStalledRun(
+  tasks: readonly StalledRunTask[],
+  now: number,
+  graceMs: number,
+): StalledRunEffect[] {
+  if (decideSettle(tasks).kind !== 'not_yet') return [{ kind: 'settle' }];
+  const staleBefore = now - graceMs;
+  const effects: StalledRunEffect[] = [];
+  for (const task of tasks) {
+    const decision = decideStalledTask(task, staleBefore);
+    if (decision.kind === 'move_on') effects.push({ kind: 'moveOn', task: task.key });
+    else if (decision.kind === 'release_merge')
+      effects.push({ kind: 'releaseMerge', task: task.key, move: mergeReleased(task.state) });
+  }
+  return effects.length > 0 ? effects : nothing('no task was left half-done');
 }
 
 /** Whether deciding on the task needs its latest attempt: a worker's run is out for it. */

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideSettle,
+  decideStalledRun,
   decideStalledTask,
   missesChangedFiles,
   sweepRunAction,
   tasksToCancel,
+  type StalledRunEffect,
+  type StalledRunTask,
 } from '../../../src/core/lifecycle/index.js';
 import type { TaskState } from '../../../src/core/states.js';
 
@@ -126,5 +129,86 @@ describe('missesChangedFiles', () => {
     { name: 'failed', change: { state: 'failed' as TaskState }, misses: false },
   ])('$name', ({ change, misses }) => {
     expect(missesChangedFiles({ ...task, ...change })).toBe(misses);
+  });
+});
+
+/** docs/running.md "The sweep": a running or held run, as the sweep finds it at NOW. */
+describe('decideStalledRun', () => {
+  const GRACE = 60_000;
+  const NOW = 10_000_000;
+  const task = (key: string, state: TaskState, over: Partial<StalledRunTask> = {}) => ({
+    key,
+    state,
+    attemptCount: 1,
+    updatedAt: NOW - GRACE - 1,
+    inMergeQueue: false,
+    ...over,
+  });
+  const completedAt = (at: number) => ({
+    latestAttempt: { phase: 'completed', attempt: 1, completedAt: at },
+  });
+  it.each<{ name: string; tasks: StalledRunTask[]; expected: StalledRunEffect[] }>([
+    {
+      name: 'every task ended: the run is closed out',
+      tasks: [task('a', 'merged'), task('b', 'failed')],
+      expected: [{ kind: 'settle' }],
+    },
+    {
+      name: 'no task yet: nothing',
+      tasks: [],
+      expected: [{ kind: 'none', reason: 'no task was left half-done' }],
+    },
+    {
+      name: 'tasks waiting or in review: nothing',
+      tasks: [task('a', 'pending'), task('b', 'in_review')],
+      expected: [{ kind: 'none', reason: 'no task was left half-done' }],
+    },
+    {
+      name: 'an attempt completed a grace period ago: its task moves on',
+      tasks: [task('a', 'merged'), task('b', 'running', completedAt(NOW - GRACE))],
+      expected: [{ kind: 'moveOn', task: 'b' }],
+    },
+    {
+      name: 'an attempt completed within the grace period: the live process may still move it',
+      tasks: [task('b', 'running', completedAt(NOW - GRACE + 1))],
+      expected: [{ kind: 'none', reason: 'no task was left half-done' }],
+    },
+    {
+      name: 'a merge claimed over a grace period ago: released to the state it was claimed from',
+      tasks: [task('a', 'merging')],
+      expected: [
+        {
+          kind: 'releaseMerge',
+          task: 'a',
+          move: { event: 'merge released', to: 'approved' },
+        },
+      ],
+    },
+    {
+      name: 'a merge claimed just now: kept',
+      tasks: [task('a', 'merging', { updatedAt: NOW - GRACE })],
+      expected: [{ kind: 'none', reason: 'no task was left half-done' }],
+    },
+    {
+      name: "a merge queue's claim: kept",
+      tasks: [task('a', 'merging', { inMergeQueue: true })],
+      expected: [{ kind: 'none', reason: 'no task was left half-done' }],
+    },
+    {
+      name: 'several tasks left half-done: each, in order',
+      tasks: [
+        task('a', 'merging'),
+        task('b', 'dispatched', completedAt(0)),
+        task('c', 'running', {
+          latestAttempt: { phase: 'running', attempt: 1, completedAt: null },
+        }),
+      ],
+      expected: [
+        { kind: 'releaseMerge', task: 'a', move: { event: 'merge released', to: 'approved' } },
+        { kind: 'moveOn', task: 'b' },
+      ],
+    },
+  ])('$name', ({ tasks, expected }) => {
+    expect(decideStalledRun(tasks, NOW, GRACE)).toEqual(expected);
   });
 });
