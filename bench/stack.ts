@@ -69,6 +69,7 @@ async function runOnce(
   deps: Record<string, string[]>,
   stack: boolean,
   delays: Delays,
+  deleteBranchOnMerge = false,
 ): Promise<Outcome> {
   const double = await startGitHubDouble({
     webhookSecret: TEST_WEBHOOK_SECRET,
@@ -96,12 +97,19 @@ async function runOnce(
       files: { 'README.md': '# stacks\n', '.github/agent-coordinator.yml': config },
     });
     await double.setPermission(REPO, MAINTAINER, 'maintain');
+    if (deleteBranchOnMerge) double.setDeleteBranchOnMerge(REPO, true);
     const repositoryId = (double.repository(REPO) as { id: number }).id;
     const coordinator = app;
-    // The agent: its work takes `agent` units; the PR targets and starts from the assignment's base.
+    // The agent: its work takes `agent` units; the PR targets the assignment's base as the
+    // publish job asks it again, or its `run_base` when that branch is gone (src/worker).
     double.setWorker(async (run) => {
-      const { base } = await assignmentOf(coordinator.store, repositoryId, run.inputs);
+      await assignmentOf(coordinator.store, repositoryId, run.inputs);
       await sleep(delays.agent * UNIT_MS);
+      const again = await assignmentOf(coordinator.store, repositoryId, run.inputs);
+      const base =
+        again.base !== null && !double.branch(REPO, again.base) && again.run_base
+          ? again.run_base
+          : again.base;
       const task = run.inputs['task_id']!;
       return {
         kind: 'pr',
@@ -223,11 +231,12 @@ export async function runStack(report: Report, options: { quick: boolean }): Pro
     plan: string,
     deps: Record<string, string[]>,
     delays: Delays,
+    deleteBranchOnMerge = false,
   ) => {
     const totals = { off: 0, on: 0, writesOff: 0, writesOn: 0 };
     for (let round = 0; round < rounds; round++) {
       for (const stack of [false, true]) {
-        const o = await runOnce(`Bench.\n\n${plan}`, deps, stack, delays);
+        const o = await runOnce(`Bench.\n\n${plan}`, deps, stack, delays, deleteBranchOnMerge);
         if (!o.mergeOrderOk) throw new Error(`${name}: a merge out of dependency order`);
         report.note(
           `stack ${name} ${stack ? 'on ' : 'off'}: ${(o.ms / 1000).toFixed(1)} s (${(o.ms / UNIT_MS).toFixed(0)} units), ${o.contentWrites} content writes for ${o.tasks} tasks (coordinator: ${o.writesByRoute}); ${o.timeline}`,
@@ -260,4 +269,27 @@ export async function runStack(report: Report, options: { quick: boolean }): Pro
     DELAYS_REVIEW_AS_AGENT,
   );
   report.figure('stack_chain_speedup_review_as_agent', even.off / even.on, 'ratio');
+  // GitHub's own retargeting (delete_branch_on_merge, the setting its docs recommend for
+  // stacked PRs): the coordinator sends no base PATCH for a child whose parent merged.
+  report.note('stack, delete_branch_on_merge on');
+  const chainDeleting = await measure(
+    'chain of five, delete_branch_on_merge',
+    CHAIN_OF_FIVE,
+    chainDeps,
+    DELAYS,
+    true,
+  );
+  const diamondDeleting = await measure(
+    'diamond, delete_branch_on_merge',
+    SPEC_EXAMPLE_PLAN,
+    diamondDeps,
+    DELAYS,
+    true,
+  );
+  report.figure(
+    'stack_writes_per_task_ratio_delete_branch_on_merge',
+    (chainDeleting.writesOn + diamondDeleting.writesOn) /
+      (chainDeleting.writesOff + diamondDeleting.writesOff),
+    'ratio',
+  );
 }

@@ -56,6 +56,10 @@ export const TARGETS: Target[] = [
     target: '≤ 1 (content writes, with / without)',
     met: (v) => v <= 1,
   },
+  {
+    name: 'stack_writes_per_task_ratio_delete_branch_on_merge',
+    target: 'reported (the same with delete_branch_on_merge)',
+  },
 ];
 
 /**

@@ -15,6 +15,8 @@ export interface AssignmentSource {
   issueBody: string;
   feedback?: string | null;
   base: string | null;
+  /** The run's base, said only when `base` is a stack parent's branch. */
+  runBase?: string | null;
   timeoutMinutes: number;
   model: string;
   maxTurns: number;
@@ -22,7 +24,7 @@ export interface AssignmentSource {
 
 export type AssignmentText = Pick<
   AssignmentResponse,
-  'title' | 'prompt' | 'feedback' | 'base' | 'model' | 'max_turns' | 'timeout_minutes'
+  'title' | 'prompt' | 'feedback' | 'base' | 'run_base' | 'model' | 'max_turns' | 'timeout_minutes'
 >;
 
 /** The assignment's words: the whole prompt and feedback, verbatim. */
@@ -41,6 +43,7 @@ export function composeAssignment(source: AssignmentSource): AssignmentText {
     prompt,
     feedback: source.feedback ? source.feedback : null,
     base: source.base,
+    ...(source.runBase && source.runBase !== source.base && { run_base: source.runBase }),
     model: source.model,
     max_turns: String(source.maxTurns),
     timeout_minutes: String(source.timeoutMinutes),

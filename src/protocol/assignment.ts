@@ -71,6 +71,13 @@ export const assignmentResponseSchema = z.object({
   prompt: text,
   feedback: text,
   base: text,
+  /**
+   * The run's base branch, when `base` names a stack parent's branch instead (docs/stacking.md):
+   * the branch the PR targets when the parent's branch is gone by the time it opens (the parent
+   * merged and GitHub deleted its branch). Optional: a coordinator that leaves it out stacks
+   * nothing, or gets a failed publish when the parent's branch is gone.
+   */
+  run_base: text.optional(),
   model: text,
   max_turns: text,
   timeout_minutes: text,

@@ -85,6 +85,7 @@ export function assignmentTextOf(
       issueBody: run.issueBody,
       feedback: attempt.feedback,
       base: taskBase,
+      runBase: base,
       timeoutMinutes,
       model: config.worker.models[task.type] ?? config.worker.models.default ?? 'claude-sonnet-4-5',
       maxTurns: config.worker.maxTurns,

@@ -47,11 +47,17 @@ interface Prepared {
  */
 export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
   const { env } = ctx;
-  const base = env.base ?? defaultBranchOf(ctx.rawEnv);
+  let base = env.base ?? defaultBranchOf(ctx.rawEnv);
   if (env.mode === 'plan') return planStep(ctx, base);
 
   await ensureOnTaskBranch(ctx);
-  const baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  let baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  // A stack parent's branch deleted before the checkout (its PR merged): the run's base.
+  if (!baseSha && env.runBase && env.runBase !== base) {
+    log(ctx, `${base} no longer exists (its pull request merged): working against ${env.runBase}`);
+    base = env.runBase;
+    baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  }
   if (!baseSha)
     fail('bad_input', `the checkout has no origin/${base}: check out with fetch-depth: 0`);
   const prepared = env.mode === 'work' ? await prepareWork(ctx, base) : await prepareFix(ctx, base);

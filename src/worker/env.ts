@@ -109,6 +109,11 @@ export interface WorkerEnv extends Omit<ActionContext, 'step' | 'coordinatorUrl'
   feedback: string;
   /** Unset: the repository's default branch. */
   base?: string;
+  /**
+   * The run's base when `base` is a stack parent's branch (docs/stacking.md): what the PR
+   * targets when that branch is gone by the time the publish job runs.
+   */
+  runBase?: string;
   timeoutMinutes: number;
   model?: string;
   maxTurns?: number;
@@ -175,6 +180,7 @@ const assignmentSchema = z.object({
   prompt: z.string().nullable(),
   feedback: z.string().nullable(),
   base: optional(z.string().regex(BRANCH, 'expected a branch name')),
+  run_base: optional(z.string().regex(BRANCH, 'expected a branch name')),
   // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
   timeout_minutes: optional(
     z
@@ -219,6 +225,7 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentField
     prompt: a.prompt ?? '',
     feedback: a.feedback ?? '',
     base: a.base,
+    runBase: a.run_base,
     timeoutMinutes: a.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
     model: a.model,
     maxTurns: a.max_turns,

@@ -141,6 +141,17 @@ export class Git {
     await this.run(['fetch', '--no-tags', '--quiet', 'origin', ...specs], { auth: true });
   }
 
+  /** Whether origin has the branch now (`git ls-remote` exits 2 when nothing matches). */
+  async remoteBranchExists(branch: string): Promise<boolean> {
+    const r = await this.run(
+      ['ls-remote', '--exit-code', '--heads', 'origin', `refs/heads/${branch}`],
+      { auth: true, allowFail: true },
+    );
+    if (r.code === 2) return false;
+    if (r.code !== 0) throw new GitError(['ls-remote', 'origin', branch], r);
+    return true;
+  }
+
   async unmergedFiles(): Promise<string[]> {
     const out = await this.out(['diff', '--name-only', '--diff-filter=U', '-z']);
     return out.split('\0').filter(Boolean);

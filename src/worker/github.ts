@@ -136,6 +136,20 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
   };
 }
 
+/**
+ * GitHub's 422 for a base branch that does not exist: `Validation Failed` with the error
+ * `{resource: PullRequest, field: base, code: invalid}`.
+ */
+export function isInvalidBase(error: unknown): boolean {
+  const e = error as { status?: number; response?: { data?: { errors?: unknown } } };
+  const errors = e.response?.data?.errors;
+  return (
+    e.status === 422 &&
+    Array.isArray(errors) &&
+    errors.some((x) => (x as { field?: unknown } | null)?.field === 'base')
+  );
+}
+
 function isAlreadyExists(error: unknown): boolean {
   const e = error as { status?: number; message?: string };
   return e.status === 422 && /already exists/i.test(e.message ?? '');

@@ -47,7 +47,7 @@ export async function runPublishStep(
   if (env.mode === 'plan') return publishPlan(ctx, result);
 
   await ensureOnTaskBranch(ctx);
-  const base = await resolveBase(ctx);
+  const base = await publishBase(ctx);
   await ctx.git.fetchBranches([base, env.branch]);
   const head = await ctx.git.resolve(`refs/remotes/origin/${env.branch}`);
   const parents = await checkParents(ctx, result, base, head);
@@ -78,6 +78,7 @@ export async function runPublishStep(
 
   const pr = await openOrUpdatePull(ctx.github, env, {
     base,
+    ...(env.runBase && { fallbackBase: env.runBase }),
     summary: result.summary,
     usage: result.usage ?? undefined,
     partial: result.stopped,
@@ -103,6 +104,23 @@ export async function runPublishStep(
     false,
     `; answered ${tally.replied + tally.alreadyAnswered} of ${env.review.threads.length} review threads`,
   );
+}
+
+/**
+ * The branch the PR targets: the assignment's base, unless that is a stack parent's branch
+ * that is gone (the parent merged and GitHub deleted its branch while the agent worked; GitHub
+ * refuses a PR against a missing base). The PR then targets the run's base, where GitHub would
+ * have retargeted it, and the coordinator takes the task as unstacked (docs/stacking.md).
+ */
+async function publishBase(ctx: PublishContext): Promise<string> {
+  const base = await resolveBase(ctx);
+  const { runBase } = ctx.env;
+  if (!runBase || runBase === base || (await ctx.git.remoteBranchExists(base))) return base;
+  log(
+    ctx,
+    `${base} no longer exists (its pull request merged): the pull request targets ${runBase}`,
+  );
+  return runBase;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { WorkerEnv } from './env.js';
-import type { WorkerGitHub } from './github.js';
+import { isInvalidBase, type WorkerGitHub } from './github.js';
 import { inertInline, inertLines } from '../core/inert-markdown.js';
 import { markerBlock, updateBodyMarkers, type Usage } from '../protocol/markers.js';
 import {
@@ -148,7 +148,7 @@ export interface PullResult {
 export async function openOrUpdatePull(
   github: WorkerGitHub,
   env: PullEnv,
-  input: PullBodyInput & { base: string },
+  input: PullBodyInput & { base: string; fallbackBase?: string },
 ): Promise<PullResult> {
   // A first attempt's branch was just created from the base (docs/lifecycle.md step 4), so it
   // has no PR to look up: opening one is a single call, and GitHub's 422 says when a re-run of
@@ -158,12 +158,23 @@ export async function openOrUpdatePull(
     await github.updatePullBody(existing.number, updatedPullBody(env, existing.body, input));
     return { number: existing.number, url: existing.url, created: false };
   }
-  const pull = await github.createPull({
-    branch: env.branch,
-    base: input.base,
-    title: pullTitle(env),
-    body: pullBody(env, input),
-  });
+  const open = (base: string) =>
+    github.createPull({
+      branch: env.branch,
+      base,
+      title: pullTitle(env),
+      body: pullBody(env, input),
+    });
+  let pull: Awaited<ReturnType<typeof open>>;
+  try {
+    pull = await open(input.base);
+  } catch (error) {
+    // A stack parent's branch deleted since the publish job looked (its PR merged): the PR
+    // targets the run's base, where GitHub would have retargeted it (docs/stacking.md).
+    const { fallbackBase } = input;
+    if (!fallbackBase || fallbackBase === input.base || !isInvalidBase(error)) throw error;
+    pull = await open(fallbackBase);
+  }
   if (!pull.created)
     await github.updatePullBody(pull.number, updatedPullBody(env, pull.body, input));
   return { number: pull.number, url: pull.url, created: pull.created };

@@ -28,6 +28,17 @@ describe('the assignment text', () => {
     });
   });
 
+  it.each([
+    { base: 'agent/7/a', runBase: 'main', said: 'main' },
+    { base: 'main', runBase: 'main', said: undefined },
+    { base: 'main', runBase: undefined, said: undefined },
+    { base: null, runBase: null, said: undefined },
+  ])('says run_base only when base is a stack parent’s branch: $base on $runBase', (c) => {
+    const text = composeAssignment(source({ base: c.base, runBase: c.runBase }));
+    expect(text.base).toBe(c.base);
+    expect(text.run_base).toBe(c.said);
+  });
+
   it('defaults the prompt to the title and the issue, and has no feedback on a first attempt', () => {
     const { prompt, feedback } = composeAssignment(source());
     expect(prompt).toBe('Implement login\n\nFrom issue #7: Login\n\nWe need a login.');

@@ -159,6 +159,48 @@ describe('stacked dispatch (GitHub double)', () => {
     expect(mergedOrder()).toEqual(['a', 'b']);
   });
 
+  it('takes a child whose parent merged while its agent worked: its PR opens on the base (delete_branch_on_merge)', async () => {
+    s = await startScenario({ config: STACK_CONFIG });
+    s.double.setDeleteBranchOnMerge(REPO, true);
+    const asked: Array<{ base: string | null; run_base?: string | null }> = [];
+    s.double.setWorker(async (run) => {
+      const task = run.inputs['task_id']!;
+      const files = { [`src/${task}.txt`]: `${task} attempt ${run.inputs['attempt']}\n` };
+      if (task !== 'b') return { kind: 'pr', files };
+      // The assignment and agent jobs: b works on a's branch.
+      asked.push(await assignmentFor(s, run));
+      // a merges meanwhile, and GitHub deletes its branch.
+      const a = prOf('a');
+      await s.double.comment(REPO, a.number, '/approve', MAINTAINER);
+      await s.double.waitFor((d) => d.branch(REPO, a.head.ref) === undefined, {
+        description: 'a merged and its branch deleted',
+      });
+      // The publish job asks again, and opens the PR where the worker does (src/worker/
+      // publish-step.ts): on `base` while that branch exists, else on `run_base`.
+      const again = await assignmentFor(s, run);
+      asked.push(again);
+      const base =
+        again.base !== null && !s.double.branch(REPO, again.base) && again.run_base
+          ? again.run_base
+          : again.base;
+      return { kind: 'pr', ...(base !== null && { base }), files };
+    });
+    const issue = await s.double.openIssue(REPO, { title: 'Stack', body: CHAIN, user: MAINTAINER });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+
+    expect(asked[0]).toMatchObject({ base: branchOf(issue, 'a'), run_base: 'main' });
+    expect(mergedOrder()).toEqual(['a']);
+    const b = prOf('b');
+    expect(b.base.ref).toBe('main');
+    expect(s.double.pullDiff(REPO, b.number)).toEqual({ 'src/b.txt': 'b attempt 1\n' });
+    const task = await taskOf(s, issue, 'b');
+    expect(task).toMatchObject({ state: 'in_review', stackParent: null, attemptCount: 1 });
+    expect(orderTitle(prOf('b').head.sha)).not.toContainEqual(expect.stringMatching(/stacked on/));
+    await approve('b');
+    expect(mergedOrder()).toEqual(['a', 'b']);
+  });
+
   it('brings the child up to date when the parent’s head changes (a review round)', async () => {
     const issue = await start(CHAIN);
     const b = prOf('b');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGitHubDouble } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
+import { git } from './helpers/git-fixture.js';
 import { createHarness } from './helpers/harness.js';
 
 /**
@@ -62,5 +63,91 @@ describe('worker against the GitHub double', () => {
     expect(after).toHaveLength(1);
     expect(after[0]!.number).toBe(pulls[0]!.number);
     expect(after[0]!.body).toContain('attempt=2');
+  }, 60_000);
+  /**
+   * docs/stacking.md: a child stacked on its parent's PR (`base` = the parent's branch) whose
+   * parent merges while its agent works, in a repository that deletes merged branches. GitHub
+   * refuses a PR against a missing base (422, `field: base`), as the double does.
+   */
+  const PARENT = 'agent/7/task_001';
+  const CHILD = 'agent/7/task_002';
+  async function stackedChild() {
+    double = await startGitHubDouble({ webhookSecret: 's' });
+    const repo = await double.createRepo({
+      owner: 'acme',
+      name: 'widgets',
+      files: { 'README.md': '# w\n' },
+    });
+    await double.setPermission(repo, 'agent-bot', 'write');
+    const h = createHarness(CHILD);
+    // The child's branch was created from the parent's PR head (the dispatch does it).
+    git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
+    const parentHead = h.fx.commitOnOrigin(PARENT, { 'a.txt': 'a\n' }, 'task_001: A');
+    git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, parentHead);
+    await double.pushCommit(repo, CHILD, {
+      message: 'b',
+      files: { 'b.txt': 'b' },
+      by: 'agent-bot',
+    });
+    const env = {
+      GITHUB_API_URL: double.apiUrl,
+      token: double.createUserToken('agent-bot'),
+      task_id: 'task_002',
+      base: PARENT,
+      run_base: 'main',
+    };
+    return { repo, h, env, workspace: h.fx.freshWorkspace(CHILD) };
+  }
+  const basesOf = (repo: Parameters<GitHubDouble['pulls']>[0]) =>
+    (double.pulls(repo) as Array<{ head: { ref: string }; base: { ref: string } }>).map(
+      (p) => `${p.head.ref} -> ${p.base.ref}`,
+    );
+
+  it("opens a stacked child's PR on the run's base when the parent's branch is gone before the publish job", async () => {
+    const { repo, h, env, workspace } = await stackedChild();
+    const result = await h.run(env, workspace, {
+      // The parent merged while the agent worked, and GitHub deleted its branch.
+      beforePublish: () => git(h.fx.origin, 'update-ref', '-d', `refs/heads/${PARENT}`),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.log).toContain(`${PARENT} no longer exists`);
+    expect(basesOf(repo)).toEqual([`${CHILD} -> main`]);
+    // The child's own work sits on the parent's commit, pushed as it was.
+    expect(git(h.fx.origin, 'show', `${CHILD}:a.txt`)).toBe('a');
+  }, 60_000);
+
+  it("opens it on the run's base when GitHub refuses the parent's branch as the base (deleted after the publish job looked)", async () => {
+    // The parent's branch is still in the checkout's origin, but GitHub no longer has it.
+    const { repo, h, env, workspace } = await stackedChild();
+    const result = await h.run(env, workspace);
+    expect(result.exitCode).toBe(0);
+    expect(basesOf(repo)).toEqual([`${CHILD} -> main`]);
+    const refused = double.requests.filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/pulls') && r.status === 422,
+    );
+    expect(refused).toHaveLength(1);
+  }, 60_000);
+
+  it("works against the run's base when the parent's branch is gone before the checkout", async () => {
+    const { repo, h, env } = await stackedChild();
+    git(h.fx.origin, 'update-ref', '-d', `refs/heads/${PARENT}`);
+    const result = await h.run(env, h.fx.freshWorkspace(CHILD));
+    expect(result.exitCode).toBe(0);
+    expect(result.log).toContain(
+      `${PARENT} no longer exists (its pull request merged): working against main`,
+    );
+    expect(basesOf(repo)).toEqual([`${CHILD} -> main`]);
+  }, 60_000);
+
+  it("targets the parent's branch while it exists", async () => {
+    const { repo, h, env, workspace } = await stackedChild();
+    await double.pushCommit(repo, PARENT, {
+      message: 'a',
+      files: { 'a.txt': 'a' },
+      by: 'agent-bot',
+    });
+    const result = await h.run(env, workspace);
+    expect(result.exitCode).toBe(0);
+    expect(basesOf(repo)).toEqual([`${CHILD} -> ${PARENT}`]);
   }, 60_000);
 });

@@ -8042,6 +8042,16 @@ var Git = class {
     const specs = branches.map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
     await this.run(["fetch", "--no-tags", "--quiet", "origin", ...specs], { auth: true });
   }
+  /** Whether origin has the branch now (`git ls-remote` exits 2 when nothing matches). */
+  async remoteBranchExists(branch) {
+    const r = await this.run(
+      ["ls-remote", "--exit-code", "--heads", "origin", `refs/heads/${branch}`],
+      { auth: true, allowFail: true }
+    );
+    if (r.code === 2) return false;
+    if (r.code !== 0) throw new GitError(["ls-remote", "origin", branch], r);
+    return true;
+  }
   async unmergedFiles() {
     const out = await this.out(["diff", "--name-only", "--diff-filter=U", "-z"]);
     return out.split("\0").filter(Boolean);
@@ -8512,10 +8522,15 @@ function pushedOutcome(ctx, head, pr, stopped, note = "") {
 var CONFLICT_MARKER = /^(<{7}|>{7})(\s|$)/m;
 async function runAgentStep(ctx) {
   const { env } = ctx;
-  const base = env.base ?? defaultBranchOf(ctx.rawEnv);
+  let base = env.base ?? defaultBranchOf(ctx.rawEnv);
   if (env.mode === "plan") return planStep(ctx, base);
   await ensureOnTaskBranch(ctx);
-  const baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  let baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  if (!baseSha && env.runBase && env.runBase !== base) {
+    log(ctx, `${base} no longer exists (its pull request merged): working against ${env.runBase}`);
+    base = env.runBase;
+    baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
+  }
   if (!baseSha)
     fail("bad_input", `the checkout has no origin/${base}: check out with fetch-depth: 0`);
   const prepared = env.mode === "work" ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
@@ -28543,6 +28558,13 @@ var assignmentResponseSchema = external_exports.object({
   prompt: text,
   feedback: text,
   base: text,
+  /**
+   * The run's base branch, when `base` names a stack parent's branch instead (docs/stacking.md):
+   * the branch the PR targets when the parent's branch is gone by the time it opens (the parent
+   * merged and GitHub deleted its branch). Optional: a coordinator that leaves it out stacks
+   * nothing, or gets a failed publish when the parent's branch is gone.
+   */
+  run_base: text.optional(),
   model: text,
   max_turns: text,
   timeout_minutes: text,
@@ -28771,6 +28793,7 @@ var assignmentSchema = external_exports.object({
   prompt: external_exports.string().nullable(),
   feedback: external_exports.string().nullable(),
   base: optional2(external_exports.string().regex(BRANCH, "expected a branch name")),
+  run_base: optional2(external_exports.string().regex(BRANCH, "expected a branch name")),
   // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
   timeout_minutes: optional2(
     external_exports.string().trim().regex(/^\d+(\.\d+)?$/, "expected a number of minutes").transform(Number).pipe(external_exports.number().positive("expected more than 0 minutes").max(1e4))
@@ -28806,6 +28829,7 @@ function workerEnvFrom(action, assignment) {
     prompt: a.prompt ?? "",
     feedback: a.feedback ?? "",
     base: a.base,
+    runBase: a.run_base,
     timeoutMinutes: a.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
     model: a.model,
     maxTurns: a.max_turns,
@@ -32952,6 +32976,11 @@ function createWorkerGitHub(env, token) {
     }
   };
 }
+function isInvalidBase(error62) {
+  const e = error62;
+  const errors = e.response?.data?.errors;
+  return e.status === 422 && Array.isArray(errors) && errors.some((x) => x?.field === "base");
+}
 function isAlreadyExists(error62) {
   const e = error62;
   return e.status === 422 && /already exists/i.test(e.message ?? "");
@@ -34406,12 +34435,20 @@ async function openOrUpdatePull(github, env, input2) {
     await github.updatePullBody(existing.number, updatedPullBody(env, existing.body, input2));
     return { number: existing.number, url: existing.url, created: false };
   }
-  const pull = await github.createPull({
+  const open3 = (base) => github.createPull({
     branch: env.branch,
-    base: input2.base,
+    base,
     title: pullTitle(env),
     body: pullBody(env, input2)
   });
+  let pull;
+  try {
+    pull = await open3(input2.base);
+  } catch (error62) {
+    const { fallbackBase } = input2;
+    if (!fallbackBase || fallbackBase === input2.base || !isInvalidBase(error62)) throw error62;
+    pull = await open3(fallbackBase);
+  }
   if (!pull.created)
     await github.updatePullBody(pull.number, updatedPullBody(env, pull.body, input2));
   return { number: pull.number, url: pull.url, created: pull.created };
@@ -34480,7 +34517,7 @@ async function runPublishStep(ctx, result, patch) {
   }
   if (env.mode === "plan") return publishPlan(ctx, result);
   await ensureOnTaskBranch(ctx);
-  const base = await resolveBase(ctx);
+  const base = await publishBase(ctx);
   await ctx.git.fetchBranches([base, env.branch]);
   const head = await ctx.git.resolve(`refs/remotes/origin/${env.branch}`);
   const parents = await checkParents(ctx, result, base, head);
@@ -34505,6 +34542,7 @@ async function runPublishStep(ctx, result, patch) {
     log(ctx, `the pull request changes agent configuration: ${agentConfigChanged.join(", ")}`);
   const pr = await openOrUpdatePull(ctx.github, env, {
     base,
+    ...env.runBase && { fallbackBase: env.runBase },
     summary: result.summary,
     usage: result.usage ?? void 0,
     partial: result.stopped,
@@ -34529,6 +34567,16 @@ async function runPublishStep(ctx, result, patch) {
     false,
     `; answered ${tally.replied + tally.alreadyAnswered} of ${env.review.threads.length} review threads`
   );
+}
+async function publishBase(ctx) {
+  const base = await resolveBase(ctx);
+  const { runBase } = ctx.env;
+  if (!runBase || runBase === base || await ctx.git.remoteBranchExists(base)) return base;
+  log(
+    ctx,
+    `${base} no longer exists (its pull request merged): the pull request targets ${runBase}`
+  );
+  return runBase;
 }
 async function checkParents(ctx, result, base, head) {
   const { env } = ctx;

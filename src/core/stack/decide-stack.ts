@@ -150,8 +150,11 @@ function follow(
     if (WORKING.has(task.state)) return undefined;
     return { kind: 'unstack', task: task.taskId, pr: own.number, expectedHeadSha: own.headSha };
   }
-  // Stacked anew after a cancelled stack pointed its PR at the base: back onto the parent.
-  if (own && own.baseRef !== parentBranch && own.baseRef === snapshot.base)
+  const parentPull = pullOf.get(record.parent);
+  // Stacked anew after a cancelled stack pointed its PR at the base: back onto the parent. Not
+  // when the parent's PR is no longer open: it merged and its merge is not recorded yet, and the
+  // child's worker opened its PR on the base because the parent's branch was gone.
+  if (parentPull && own && own.baseRef !== parentBranch && own.baseRef === snapshot.base)
     return {
       kind: 'retarget',
       task: task.taskId,
@@ -161,7 +164,6 @@ function follow(
       update: false,
       unstacks: false,
     };
-  const parentPull = pullOf.get(record.parent);
   if (!parentPull || parentPull.headSha === record.head) return undefined;
   // The coordinator's own update of the parent from the run's base (its own parent merged):
   // updating the child with it would move the child's head (its CI again, and its own

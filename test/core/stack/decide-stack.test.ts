@@ -229,6 +229,19 @@ describe('decideStacks: a started child follows its parent', () => {
     ]);
   });
 
+  it('leaves a PR opened on the base alone while the parent’s PR is closed and its merge not recorded yet', () => {
+    // The parent's branch was deleted at its merge, so the child's worker opened its PR on the
+    // base; the parent's own PR is no longer open. Once the merge is recorded: unstack.
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'merging' }), child({ state: 'in_review' })],
+          pulls: [{ ...childPr, baseRef: 'main' }],
+        }),
+      ),
+    ).toEqual([]);
+  });
+
   it('retargets without updating while a worker of the child is out', () => {
     const [decision] = decideStacks(
       snapshot({

@@ -64,6 +64,7 @@ const FIELDS: AssignmentField[] = [
   'prompt',
   'feedback',
   'base',
+  'run_base',
   'model',
   'max_turns',
   'timeout_minutes',
