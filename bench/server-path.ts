@@ -29,6 +29,13 @@ const SHA = 'a'.repeat(40);
 type Port = Record<string, (...args: never[]) => unknown>;
 
 /**
+ * Ids GitHub gives (runs, check runs, comments), unique across every InstantGitHub of the
+ * process: the scheduling benchmark's cases share one database, whose attempts_workflow_run_idx
+ * holds each run id once, so a second app counting from 1 again had its dispatches refused.
+ */
+let nextGitHubId = 1;
+
+/**
  * The request each write of the port sends (src/github/octokit-port.ts): what the write budget
  * is told of it (classifyWrite), so a write here costs the budget's statements as it does there.
  */
@@ -59,7 +66,6 @@ export class InstantGitHub {
   dispatches = 0;
   /** The port's write calls, in order. */
   readonly writes: string[] = [];
-  private nextRunId = 1;
   private readonly pullNumbers = new Map<string, number>();
   private readonly pulls = new Map<number, PullState>();
 
@@ -99,12 +105,12 @@ export class InstantGitHub {
     ensureBranch: () => 'created',
     dispatchWorkflow: () => {
       this.dispatches++;
-      return { runId: this.nextRunId++, runUrl: 'https://github.invalid/run' };
+      return { runId: nextGitHubId++, runUrl: 'https://github.invalid/run' };
     },
     openPullForBranch: (repo, branch) => this.pullOf(repo, branch),
     pull: (_repo, number) => this.pulls.get(number) ?? null,
     checksFor: () => [],
-    createCheckRun: () => ({ id: this.nextRunId++ }),
+    createCheckRun: () => ({ id: nextGitHubId++ }),
     updateCheckRun: () => undefined,
     hasMergeQueue: () => false,
     mergePull: (_repo, number) => {
@@ -113,7 +119,7 @@ export class InstantGitHub {
       return { merged: true, sha: SHA };
     },
     findAppComment: () => null,
-    createIssueComment: () => ({ id: this.nextRunId++ }),
+    createIssueComment: () => ({ id: nextGitHubId++ }),
     updateIssueComment: () => true,
     addLabels: () => undefined,
     closeIssue: () => undefined,
