@@ -101,6 +101,8 @@ export class InstantGitHub {
     ) => Awaited<ReturnType<GitHubPort[K]>>;
   }> = {
     branchHead: () => SHA,
+    // The port's contract: null for a run GitHub does not have (the sweep reads it).
+    workflowRun: () => null,
     defaultBranch: () => 'main',
     ensureBranch: () => 'created',
     dispatchWorkflow: () => {

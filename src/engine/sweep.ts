@@ -269,8 +269,7 @@ async function readForSweep(
     }
     case 'trackedRun': {
       const scope = await scopeOf(run);
-      const current = await scope.port.workflowRun(scope.repo, read.workflowRunId);
-      return { workflowRun: current ?? null };
+      return { workflowRun: await scope.port.workflowRun(scope.repo, read.workflowRunId) };
     }
     case 'coordinatorUrl':
       return { canDispatch: Boolean(await engine.coordinatorUrl()) };
