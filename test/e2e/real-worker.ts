@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runWorkflow, type WorkflowResult } from '../github-double/worker/actions-runner.js';
+import {
+  runWorkflow,
+  type JobRun,
+  type WorkflowResult,
+} from '../github-double/worker/actions-runner.js';
 import { startScenario, type Scenario } from './harness.js';
 
 /**
@@ -16,6 +20,11 @@ const ACTION_DIR = join(ROOT, 'actions/worker');
 /** The workflow file users copy, for the repository's `.github/workflows/agent-worker.yml`. */
 export const WORKER_WORKFLOW = readFileSync(TEMPLATE, 'utf8');
 
+/** What a test does on GitHub between two jobs of a worker run (a merge while the agent works). */
+export interface RealWorkerHooks {
+  beforeJob?: (run: JobRun, job: string) => Promise<void>;
+}
+
 /**
  * Every dispatched worker run of the scenario is run by the real bundle in the three jobs of
  * the real workflow file, with `agent` (a CommonJS file run by this Node) standing in for
@@ -25,24 +34,28 @@ export function useRealWorker(
   s: Scenario,
   agent: string,
   env: Record<string, string> = {},
+  hooks: RealWorkerHooks = {},
 ): WorkflowResult[] {
   const runs: WorkflowResult[] = [];
   s.double.setWorker((run) => ({
     kind: 'job',
     run: async () => {
-      const result = await runWorkflow(
-        s.double,
-        { id: run.id, headBranch: run.branch, repoFullName: run.repo, inputs: run.inputs },
-        {
-          workflowFile: TEMPLATE,
-          actionDir: ACTION_DIR,
-          actionPath: 'actions/worker',
-          vars: { AGENT_COMMAND: `"${process.execPath}" "${agent}"` },
-          // No App key, no App id: the only secret the template reads is the agent's API key.
-          secrets: {},
-          env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env },
-        },
-      );
+      const jobRun = {
+        id: run.id,
+        headBranch: run.branch,
+        repoFullName: run.repo,
+        inputs: run.inputs,
+      };
+      const result = await runWorkflow(s.double, jobRun, {
+        workflowFile: TEMPLATE,
+        actionDir: ACTION_DIR,
+        actionPath: 'actions/worker',
+        vars: { AGENT_COMMAND: `"${process.execPath}" "${agent}"` },
+        // No App key, no App id: the only secret the template reads is the agent's API key.
+        secrets: {},
+        env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env },
+        beforeJob: async (job) => hooks.beforeJob?.(jobRun, job),
+      });
       runs.push(result);
       return result.conclusion;
     },
@@ -53,6 +66,8 @@ export function useRealWorker(
 export interface RealWorkerScenario {
   s: Scenario;
   runs: WorkflowResult[];
+  /** Set by the test: called before each job of every worker run. */
+  hooks: RealWorkerHooks;
   /** Checks the double saw no request GitHub would refuse, then stops everything. */
   close(): Promise<void>;
 }
@@ -79,9 +94,11 @@ export async function startRealWorkerScenario(
       config: options.config,
       files: { ...options.files, '.github/workflows/agent-worker.yml': WORKER_WORKFLOW },
     });
+    const hooks: RealWorkerHooks = {};
     return {
       s,
-      runs: useRealWorker(s, agent, options.env),
+      hooks,
+      runs: useRealWorker(s, agent, options.env, hooks),
       async close() {
         try {
           s.double.assertNoViolations();

@@ -59,6 +59,8 @@ export interface RunnerOptions {
   secrets?: Record<string, string>;
   /** Added to the action's environment (a fake agent's knobs). */
   env?: Record<string, string>;
+  /** Called before each job that runs: what happens on GitHub between two jobs of the run. */
+  beforeJob?: (job: string) => Promise<void>;
 }
 
 export interface JobResult {
@@ -113,6 +115,7 @@ export async function runWorkflow(
       const ready = job.needs.every(
         (need) => results.find((r) => r.job === need)?.conclusion === 'success',
       );
+      if (ready) await options.beforeJob?.(job.id);
       const result = ready
         ? await runJob(host, run, options, job, { artifacts, store })
         : { job: job.id, conclusion: 'skipped' as const, steps: [], log: '' };
