@@ -245,6 +245,11 @@ export const attempts = pgTable(
     feedback: text('feedback'),
     /** The structured review and checks this attempt was given (src/protocol/review-feedback.ts). */
     review: jsonb('review'),
+    /**
+     * The stack parent's PR this attempt was dispatched on (docs/stacking.md): the attempt may
+     * start from that PR's commits, which a squash or rebase merge leaves off the base.
+     */
+    stackParentPr: integer('stack_parent_pr'),
     intentAt: timestamp('intent_at', { withTimezone: true }).notNull().defaultNow(),
     dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }),

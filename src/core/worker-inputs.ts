@@ -17,6 +17,8 @@ export interface AssignmentSource {
   base: string | null;
   /** The run's base, said only when `base` is a stack parent's branch. */
   runBase?: string | null;
+  /** The stack parent's PR the attempt was dispatched on (`stackedPull`), kept after it merged. */
+  stackParentPr?: number | null;
   timeoutMinutes: number;
   model: string;
   maxTurns: number;
@@ -24,7 +26,15 @@ export interface AssignmentSource {
 
 export type AssignmentText = Pick<
   AssignmentResponse,
-  'title' | 'prompt' | 'feedback' | 'base' | 'run_base' | 'model' | 'max_turns' | 'timeout_minutes'
+  | 'title'
+  | 'prompt'
+  | 'feedback'
+  | 'base'
+  | 'run_base'
+  | 'stack_parent_pr'
+  | 'model'
+  | 'max_turns'
+  | 'timeout_minutes'
 >;
 
 /** The assignment's words: the whole prompt and feedback, verbatim. */
@@ -44,6 +54,7 @@ export function composeAssignment(source: AssignmentSource): AssignmentText {
     feedback: source.feedback ? source.feedback : null,
     base: source.base,
     ...(source.runBase && source.runBase !== source.base && { run_base: source.runBase }),
+    ...(source.stackParentPr != null && { stack_parent_pr: String(source.stackParentPr) }),
     model: source.model,
     max_turns: String(source.maxTurns),
     timeout_minutes: String(source.timeoutMinutes),

@@ -10,7 +10,7 @@ import { loadRunScope, timeDecision, type Engine, type RunScope } from './contex
 import { failTaskForGood } from './failures.js';
 import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
-import { stackedBase } from '../core/stack/index.js';
+import { stackedBase, stackedPull } from '../core/stack/index.js';
 import { decideDispatchFailure } from '../core/lifecycle/index.js';
 import { overlapDecision } from './overlap.js';
 
@@ -150,7 +150,9 @@ export async function performDispatch(
       inputs,
     });
     crashPoint('dispatch.called');
+    const stackParentPr = stackedPull(task);
     await engine.store.attempts.update(attempt.id, {
+      ...(stackParentPr !== null && { stackParentPr }),
       phase: 'dispatched',
       dispatchedAt: engine.now(),
       workflowRunId: result.runId ?? null,

@@ -78,6 +78,13 @@ export const assignmentResponseSchema = z.object({
    * nothing, or gets a failed publish when the parent's branch is gone.
    */
   run_base: text.optional(),
+  /**
+   * The stack parent's PR (its number) the attempt was dispatched on, kept after the parent
+   * merged (docs/stacking.md): the worker may have started from that PR's commits, which a
+   * squash or rebase merge leaves off the base. Optional: without it, a start from the parent's
+   * commits is accepted only while they are on `base`.
+   */
+  stack_parent_pr: text.optional(),
   model: text,
   max_turns: text,
   timeout_minutes: text,

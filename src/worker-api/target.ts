@@ -86,6 +86,7 @@ export function assignmentTextOf(
       feedback: attempt.feedback,
       base: taskBase,
       runBase: base,
+      stackParentPr: attempt.stackParentPr,
       timeoutMinutes,
       model: config.worker.models[task.type] ?? config.worker.models.default ?? 'claude-sonnet-4-5',
       maxTurns: config.worker.maxTurns,

@@ -114,6 +114,12 @@ export interface WorkerEnv extends Omit<ActionContext, 'step' | 'coordinatorUrl'
    * targets when that branch is gone by the time the publish job runs.
    */
   runBase?: string;
+  /**
+   * The stack parent's PR the attempt was dispatched on (docs/stacking.md): a start from its
+   * commits is one this attempt may build on, even once a squash or rebase merge left them off
+   * the base.
+   */
+  stackParentPr?: number;
   timeoutMinutes: number;
   model?: string;
   maxTurns?: number;
@@ -181,6 +187,7 @@ const assignmentSchema = z.object({
   feedback: z.string().nullable(),
   base: optional(z.string().regex(BRANCH, 'expected a branch name')),
   run_base: optional(z.string().regex(BRANCH, 'expected a branch name')),
+  stack_parent_pr: optional(wholeNumber(1, MAX_ISSUE_NUMBER)),
   // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
   timeout_minutes: optional(
     z
@@ -226,6 +233,7 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentField
     feedback: a.feedback ?? '',
     base: a.base,
     runBase: a.run_base,
+    stackParentPr: a.stack_parent_pr,
     timeoutMinutes: a.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
     model: a.model,
     maxTurns: a.max_turns,

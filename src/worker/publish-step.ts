@@ -50,7 +50,7 @@ export async function runPublishStep(
   const base = await publishBase(ctx);
   await ctx.git.fetchBranches([base, env.branch]);
   const head = await ctx.git.resolve(`refs/remotes/origin/${env.branch}`);
-  const parents = await checkParents(ctx, result, base, head);
+  const { parents, mergedFrom } = await checkParents(ctx, result, base, head);
 
   const tree = await applyPatch(ctx, parents[0]!, patch);
   const changed = await changedPaths(ctx, parents[0]!, tree);
@@ -69,7 +69,7 @@ export async function runPublishStep(
     );
   }
 
-  const commit = await commitTree(ctx, tree, parents, commitMessage(ctx, result, base));
+  const commit = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
   const rewrite = env.mode === 'work' && env.attempt > 1;
   await push(ctx, commit, rewrite ? { lease: head ?? '' } : {});
   const agentConfigChanged = await agentConfigChanges(ctx, base, commit);
@@ -123,47 +123,79 @@ async function publishBase(ctx: PublishContext): Promise<string> {
   return runBase;
 }
 
+/** The parents a result may name, and what its merged parent was merged from. */
+interface Parents {
+  parents: string[];
+  /** For a merge: the branch, or the stack parent's PR, its second parent is a commit of. */
+  mergedFrom: string;
+}
+
 /**
  * The parents the result names, accepted only as this attempt may build on them: the branch
- * head as it is now (a `work` retry: a commit of the base, replacing the head it saw), and for
- * a `fix`'s merge a commit of the base.
+ * head as it is now (a `work` retry: a commit it may start from, replacing the head it saw), and
+ * for a `fix`'s merge a commit it may start from. That is a commit of the base, or of the stack
+ * parent's PR the attempt was dispatched on (docs/stacking.md): the agent job may have worked
+ * against the parent's branch before the parent merged, and a squash or rebase merge puts new
+ * commits on the base, none of the parent's own.
  */
 async function checkParents(
   ctx: PublishContext,
   result: AgentResult,
   base: string,
   head: string | undefined,
-): Promise<string[]> {
+): Promise<Parents> {
   const { env } = ctx;
   const [first, merged, ...rest] = result.parents;
-  const ofBase = async (sha: string) =>
-    (
-      await ctx.git.run(['merge-base', '--is-ancestor', sha, `refs/remotes/origin/${base}`], {
-        allowFail: true,
-      })
-    ).code === 0;
+  const isAncestor = async (sha: string, of: string) =>
+    (await ctx.git.run(['merge-base', '--is-ancestor', sha, of], { allowFail: true })).code === 0;
+  const startFrom = async (sha: string): Promise<string | undefined> => {
+    if (await isAncestor(sha, `refs/remotes/origin/${base}`)) return base;
+    const parentPull = await fetchStackParentPull(ctx);
+    if (parentPull && (await isAncestor(sha, parentPull))) return `#${env.stackParentPr}`;
+    return undefined;
+  };
+  const startPoints = env.stackParentPr ? `${base} or #${env.stackParentPr}` : base;
   if (!first || rest.length > 0) fail('bad_result', 'the result names no commit to build on');
   if (env.mode === 'work' && env.attempt > 1) {
+    const from = merged === undefined ? await startFrom(first) : undefined;
     // Not an older commit of the base either: that would bring back old workflow files.
     const fork = head
       ? await ctx.git.out(['merge-base', head, `refs/remotes/origin/${base}`]).catch(() => '')
       : '';
-    const sinceFork =
-      fork === '' ||
-      (await ctx.git.run(['merge-base', '--is-ancestor', fork, first], { allowFail: true }))
-        .code === 0;
-    if (merged !== undefined || !(await ofBase(first)) || !sinceFork)
-      fail('bad_result', `a retry starts from ${base}; the result names another commit`);
+    const sinceFork = fork === '' || (await isAncestor(fork, first));
+    if (from === undefined || !sinceFork)
+      fail('bad_result', `a retry starts from ${startPoints}; the result names another commit`);
     if (result.lease !== (head ?? null))
       fail('push_failed', `${env.branch} moved while the agent worked: not overwriting it`);
-    return [first];
+    return { parents: [first], mergedFrom: base };
   }
   if (first !== head)
     fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
-  if (merged === undefined) return [first];
-  if (env.mode !== 'fix' || !(await ofBase(merged)))
-    fail('bad_result', `only a fix merges, and only a commit of ${base}`);
-  return [first, merged];
+  if (merged === undefined) return { parents: [first], mergedFrom: base };
+  const from = env.mode === 'fix' ? await startFrom(merged) : undefined;
+  if (from === undefined)
+    fail('bad_result', `only a fix merges, and only a commit of ${startPoints}`);
+  return { parents: [first, merged], mergedFrom: from };
+}
+
+const STACK_PARENT_REF = 'refs/agent-coordinator/stack-parent';
+
+/**
+ * The head of the stack parent's PR, fetched as GitHub keeps it after the PR merged and its
+ * branch was deleted (`refs/pull/<n>/head`); undefined when the attempt was not stacked or
+ * GitHub has no such ref.
+ */
+async function fetchStackParentPull(ctx: PublishContext): Promise<string | undefined> {
+  const pr = ctx.env.stackParentPr;
+  if (pr === undefined) return undefined;
+  const fetched = await ctx.git.run(
+    ['fetch', '--no-tags', '--quiet', 'origin', `+refs/pull/${pr}/head:${STACK_PARENT_REF}`],
+    { auth: true, allowFail: true },
+  );
+  if (fetched.code === 0) return STACK_PARENT_REF;
+  // No such PR here: nothing of it to start from. Anything else is git's failure, not the agent's.
+  if (/couldn't find remote ref/i.test(fetched.stderr)) return undefined;
+  fail('git_failed', `fetching the head of #${pr} failed: ${fetched.stderr.trim().slice(0, 500)}`);
 }
 
 /**
@@ -209,11 +241,11 @@ async function changedPaths(ctx: PublishContext, from: string, tree: string): Pr
   return paths;
 }
 
-function commitMessage(ctx: PublishContext, result: AgentResult, base: string): string[] {
+function commitMessage(ctx: PublishContext, result: AgentResult, mergedFrom: string): string[] {
   const { env } = ctx;
   const partial = result.stopped ? PARTIAL_PREFIX : '';
   if (result.parents.length < 2) return [commitSubject(env, result.stopped), taskTrailer(env)];
-  const subject = `${partial}Merge ${base} into ${env.branch}`;
+  const subject = `${partial}Merge ${mergedFrom} into ${env.branch}`;
   if (result.conflicts.length === 0) return [subject, taskTrailer(env)];
   const files = result.conflicts.slice(0, 200).join(', ').slice(0, 10_000);
   return [subject, `Conflicts resolved by the agent: ${files}`, taskTrailer(env)];

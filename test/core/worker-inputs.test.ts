@@ -39,6 +39,18 @@ describe('the assignment text', () => {
     expect(text.run_base).toBe(c.said);
   });
 
+  it.each([
+    { stackParentPr: 12, said: '12' },
+    { stackParentPr: null, said: undefined },
+    { stackParentPr: undefined, said: undefined },
+  ])('says stack_parent_pr when the attempt was dispatched stacked: $stackParentPr', (c) => {
+    // Said whatever `base` is now: the parent may have merged since the dispatch.
+    const text = composeAssignment(
+      source({ base: 'main', runBase: 'main', stackParentPr: c.stackParentPr }),
+    );
+    expect(text.stack_parent_pr).toBe(c.said);
+  });
+
   it('defaults the prompt to the title and the issue, and has no feedback on a first attempt', () => {
     const { prompt, feedback } = composeAssignment(source());
     expect(prompt).toBe('Implement login\n\nFrom issue #7: Login\n\nWe need a login.');

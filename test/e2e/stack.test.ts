@@ -162,7 +162,11 @@ describe('stacked dispatch (GitHub double)', () => {
   it('takes a child whose parent merged while its agent worked: its PR opens on the base (delete_branch_on_merge)', async () => {
     s = await startScenario({ config: STACK_CONFIG });
     s.double.setDeleteBranchOnMerge(REPO, true);
-    const asked: Array<{ base: string | null; run_base?: string | null }> = [];
+    const asked: Array<{
+      base: string | null;
+      run_base?: string | null;
+      stack_parent_pr?: string | null;
+    }> = [];
     s.double.setWorker(async (run) => {
       const task = run.inputs['task_id']!;
       const files = { [`src/${task}.txt`]: `${task} attempt ${run.inputs['attempt']}\n` };
@@ -190,6 +194,9 @@ describe('stacked dispatch (GitHub double)', () => {
     await s.settle();
 
     expect(asked[0]).toMatchObject({ base: branchOf(issue, 'a'), run_base: 'main' });
+    // Both jobs hear which PR the attempt was dispatched on, merged or not.
+    const parentPr = String(prOf('a').number);
+    expect(asked.map((a) => a.stack_parent_pr)).toEqual([parentPr, parentPr]);
     expect(mergedOrder()).toEqual(['a']);
     const b = prOf('b');
     expect(b.base.ref).toBe('main');

@@ -150,4 +150,53 @@ describe('worker against the GitHub double', () => {
     expect(result.exitCode).toBe(0);
     expect(basesOf(repo)).toEqual([`${CHILD} -> ${PARENT}`]);
   }, 60_000);
+
+  /**
+   * A `work` retry of the child started again from the parent's branch, and the parent was
+   * squash-merged before the publish job (its branch deleted, a new commit on main): the start
+   * is accepted as a commit of the stack parent's PR (`refs/pull/<n>/head`), and only of that
+   * PR, the one the coordinator says the attempt was dispatched on.
+   */
+  it.each([
+    { stackParentPr: '5', published: true },
+    { stackParentPr: '6', published: false },
+    // No such PR on origin: nothing to start from, the agent's result refused (not a git failure).
+    { stackParentPr: '7', published: false },
+    { stackParentPr: null, published: false },
+  ])(
+    'a work retry started from the parent squash-merged since: stack_parent_pr $stackParentPr',
+    async ({ stackParentPr, published }) => {
+      const { repo, h, env, workspace } = await stackedChild();
+      const parentHead = git(h.fx.origin, 'rev-parse', `refs/heads/${PARENT}`);
+      git(h.fx.origin, 'update-ref', 'refs/pull/5/head', parentHead);
+      git(h.fx.human, 'push', '--quiet', 'origin', 'main:refs/heads/other');
+      const other = h.fx.commitOnOrigin('other', { 'o.txt': 'o\n' }, 'another PR');
+      git(h.fx.origin, 'update-ref', 'refs/pull/6/head', other);
+      const result = await h.run(
+        { ...env, attempt: '2', ...(stackParentPr && { stack_parent_pr: stackParentPr }) },
+        workspace,
+        {
+          beforePublish: () => {
+            git(h.fx.origin, 'update-ref', '-d', `refs/heads/${PARENT}`);
+            h.fx.commitOnOrigin('main', { 'a.txt': 'a\n' }, 'task_001: A (#5)');
+          },
+        },
+      );
+      expect(result.log).toContain(`attempt 2: starting again from origin/${PARENT}`);
+      if (!published) {
+        expect(result.exitCode).not.toBe(0);
+        const from = stackParentPr ? `main or #${stackParentPr}` : 'main';
+        expect(result.log).toContain(
+          `bad_result (a retry starts from ${from}; the result names another commit)`,
+        );
+        expect(basesOf(repo)).toEqual([]);
+        return;
+      }
+      expect(result.exitCode).toBe(0);
+      expect(basesOf(repo)).toEqual([`${CHILD} -> main`]);
+      const [started] = git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD).split(' ').slice(1);
+      expect(started).toBe(parentHead);
+    },
+    60_000,
+  );
 });

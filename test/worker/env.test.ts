@@ -140,6 +140,7 @@ describe('workerEnvFrom', () => {
     const env = workerEnvFrom(action, {
       ...assignment,
       base: 'release/1.x',
+      stack_parent_pr: '12',
       timeout_minutes: '15',
       model: 'claude-haiku-4-5',
       max_turns: '40',
@@ -148,6 +149,7 @@ describe('workerEnvFrom', () => {
     });
     expect(env).toMatchObject({
       base: 'release/1.x',
+      stackParentPr: 12,
       timeoutMinutes: 15,
       model: 'claude-haiku-4-5',
       maxTurns: 40,
@@ -163,12 +165,21 @@ describe('workerEnvFrom', () => {
         attempt: '2',
         mode: 'fix',
         base: '-x',
+        stack_parent_pr: '12; rm',
         model: 'a b',
         max_turns: 'many',
         timeout_minutes: '0',
       }),
     );
-    for (const name of ['attempt', 'mode', 'base', 'model', 'max_turns', 'timeout_minutes']) {
+    for (const name of [
+      'attempt',
+      'mode',
+      'base',
+      'stack_parent_pr',
+      'model',
+      'max_turns',
+      'timeout_minutes',
+    ]) {
       expect(
         found.some((p) => p.startsWith(`${name}:`)),
         name,

@@ -28565,6 +28565,13 @@ var assignmentResponseSchema = external_exports.object({
    * nothing, or gets a failed publish when the parent's branch is gone.
    */
   run_base: text.optional(),
+  /**
+   * The stack parent's PR (its number) the attempt was dispatched on, kept after the parent
+   * merged (docs/stacking.md): the worker may have started from that PR's commits, which a
+   * squash or rebase merge leaves off the base. Optional: without it, a start from the parent's
+   * commits is accepted only while they are on `base`.
+   */
+  stack_parent_pr: text.optional(),
   model: text,
   max_turns: text,
   timeout_minutes: text,
@@ -28794,6 +28801,7 @@ var assignmentSchema = external_exports.object({
   feedback: external_exports.string().nullable(),
   base: optional2(external_exports.string().regex(BRANCH, "expected a branch name")),
   run_base: optional2(external_exports.string().regex(BRANCH, "expected a branch name")),
+  stack_parent_pr: optional2(wholeNumber(1, MAX_ISSUE_NUMBER)),
   // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
   timeout_minutes: optional2(
     external_exports.string().trim().regex(/^\d+(\.\d+)?$/, "expected a number of minutes").transform(Number).pipe(external_exports.number().positive("expected more than 0 minutes").max(1e4))
@@ -28830,6 +28838,7 @@ function workerEnvFrom(action, assignment) {
     feedback: a.feedback ?? "",
     base: a.base,
     runBase: a.run_base,
+    stackParentPr: a.stack_parent_pr,
     timeoutMinutes: a.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
     model: a.model,
     maxTurns: a.max_turns,
@@ -34520,7 +34529,7 @@ async function runPublishStep(ctx, result, patch) {
   const base = await publishBase(ctx);
   await ctx.git.fetchBranches([base, env.branch]);
   const head = await ctx.git.resolve(`refs/remotes/origin/${env.branch}`);
-  const parents = await checkParents(ctx, result, base, head);
+  const { parents, mergedFrom } = await checkParents(ctx, result, base, head);
   const tree = await applyPatch(ctx, parents[0], patch);
   const changed = await changedPaths(ctx, parents[0], tree);
   if (changed.length === 0 && parents.length === 1) {
@@ -34534,7 +34543,7 @@ async function runPublishStep(ctx, result, patch) {
       `the change touches files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`
     );
   }
-  const commit = await commitTree(ctx, tree, parents, commitMessage(ctx, result, base));
+  const commit = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
   const rewrite = env.mode === "work" && env.attempt > 1;
   await push(ctx, commit, rewrite ? { lease: head ?? "" } : {});
   const agentConfigChanged = await agentConfigChanges(ctx, base, commit);
@@ -34581,25 +34590,44 @@ async function publishBase(ctx) {
 async function checkParents(ctx, result, base, head) {
   const { env } = ctx;
   const [first, merged, ...rest] = result.parents;
-  const ofBase = async (sha) => (await ctx.git.run(["merge-base", "--is-ancestor", sha, `refs/remotes/origin/${base}`], {
-    allowFail: true
-  })).code === 0;
+  const isAncestor = async (sha, of) => (await ctx.git.run(["merge-base", "--is-ancestor", sha, of], { allowFail: true })).code === 0;
+  const startFrom = async (sha) => {
+    if (await isAncestor(sha, `refs/remotes/origin/${base}`)) return base;
+    const parentPull = await fetchStackParentPull(ctx);
+    if (parentPull && await isAncestor(sha, parentPull)) return `#${env.stackParentPr}`;
+    return void 0;
+  };
+  const startPoints = env.stackParentPr ? `${base} or #${env.stackParentPr}` : base;
   if (!first || rest.length > 0) fail("bad_result", "the result names no commit to build on");
   if (env.mode === "work" && env.attempt > 1) {
+    const from2 = merged === void 0 ? await startFrom(first) : void 0;
     const fork = head ? await ctx.git.out(["merge-base", head, `refs/remotes/origin/${base}`]).catch(() => "") : "";
-    const sinceFork = fork === "" || (await ctx.git.run(["merge-base", "--is-ancestor", fork, first], { allowFail: true })).code === 0;
-    if (merged !== void 0 || !await ofBase(first) || !sinceFork)
-      fail("bad_result", `a retry starts from ${base}; the result names another commit`);
+    const sinceFork = fork === "" || await isAncestor(fork, first);
+    if (from2 === void 0 || !sinceFork)
+      fail("bad_result", `a retry starts from ${startPoints}; the result names another commit`);
     if (result.lease !== (head ?? null))
       fail("push_failed", `${env.branch} moved while the agent worked: not overwriting it`);
-    return [first];
+    return { parents: [first], mergedFrom: base };
   }
   if (first !== head)
     fail("push_failed", `${env.branch} moved while the agent worked (now ${head ?? "gone"})`);
-  if (merged === void 0) return [first];
-  if (env.mode !== "fix" || !await ofBase(merged))
-    fail("bad_result", `only a fix merges, and only a commit of ${base}`);
-  return [first, merged];
+  if (merged === void 0) return { parents: [first], mergedFrom: base };
+  const from = env.mode === "fix" ? await startFrom(merged) : void 0;
+  if (from === void 0)
+    fail("bad_result", `only a fix merges, and only a commit of ${startPoints}`);
+  return { parents: [first, merged], mergedFrom: from };
+}
+var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
+async function fetchStackParentPull(ctx) {
+  const pr = ctx.env.stackParentPr;
+  if (pr === void 0) return void 0;
+  const fetched = await ctx.git.run(
+    ["fetch", "--no-tags", "--quiet", "origin", `+refs/pull/${pr}/head:${STACK_PARENT_REF}`],
+    { auth: true, allowFail: true }
+  );
+  if (fetched.code === 0) return STACK_PARENT_REF;
+  if (/couldn't find remote ref/i.test(fetched.stderr)) return void 0;
+  fail("git_failed", `fetching the head of #${pr} failed: ${fetched.stderr.trim().slice(0, 500)}`);
 }
 var PROTECT_PATHS = ["-c", "core.protectHFS=true", "-c", "core.protectNTFS=true"];
 async function applyPatch(ctx, parent, patch) {
@@ -34635,11 +34663,11 @@ async function changedPaths(ctx, from, tree) {
   if (unsafe.length > 0) fail("bad_result", `the patch writes into .git: ${unsafe.join(", ")}`);
   return paths;
 }
-function commitMessage(ctx, result, base) {
+function commitMessage(ctx, result, mergedFrom) {
   const { env } = ctx;
   const partial2 = result.stopped ? PARTIAL_PREFIX : "";
   if (result.parents.length < 2) return [commitSubject(env, result.stopped), taskTrailer(env)];
-  const subject = `${partial2}Merge ${base} into ${env.branch}`;
+  const subject = `${partial2}Merge ${mergedFrom} into ${env.branch}`;
   if (result.conflicts.length === 0) return [subject, taskTrailer(env)];
   const files = result.conflicts.slice(0, 200).join(", ").slice(0, 1e4);
   return [subject, `Conflicts resolved by the agent: ${files}`, taskTrailer(env)];

@@ -13,3 +13,16 @@ export function stackedBase(
     ? taskBranch(run.issueNumber, task.stackParent)
     : null;
 }
+
+/**
+ * The stack parent's PR a task's attempt is dispatched on, when it is stacked (`stackedBase`).
+ * The attempt keeps it: the parent may merge while its worker runs, and a squash or rebase
+ * merge leaves the parent's commits, which the attempt may have started from, off the base.
+ */
+export function stackedPull(task: {
+  stackParent: string | null;
+  stackParentPr: number | null;
+  unmetDeps: number;
+}): number | null {
+  return task.stackParent !== null && task.unmetDeps > 0 ? task.stackParentPr : null;
+}

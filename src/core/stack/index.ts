@@ -1,4 +1,4 @@
-export { stackedBase } from './base.js';
+export { stackedBase, stackedPull } from './base.js';
 export { checksLetStack } from './checks.js';
 export { decideStacks, isDispatchReady, stackParentHeads, stackedOnText } from './decide-stack.js';
 export type { StackDecision, StackPull, StackSnapshot, StackTask } from './types.js';

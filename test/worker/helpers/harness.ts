@@ -65,6 +65,7 @@ const FIELDS: AssignmentField[] = [
   'feedback',
   'base',
   'run_base',
+  'stack_parent_pr',
   'model',
   'max_turns',
   'timeout_minutes',
