@@ -103,20 +103,21 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     try {
       const tasks = await engine.store.runs.tasksOf(run.id);
       report.reconciled += await resumeStalled(engine, run, tasks, graceMs, scopeOf);
-      // A PR whose opening was not delivered: its real files replace the declaration now.
-      for (const task of tasks.filter(missesChangedFiles)) {
+      const pulls = await engine.store.pulls.ofRun(run.id);
+      // A PR whose opening or latest push was not delivered: its real files, at the head its row
+      // holds (the worker's completion, or a merge decision's read of the PR, recorded it),
+      // replace the declaration or the files of an earlier head now.
+      for (const task of tasks) {
+        const head =
+          pulls.find((p) => p.taskId === task.id && p.number === task.prNumber)?.headSha ?? null;
+        if (!missesChangedFiles(task, head)) continue;
         const scope = await scopeOf(run);
-        await recordChangedFiles(
-          engine,
-          scope.port,
-          scope.repo,
-          run.repositoryId,
-          task,
-          task.prNumber!,
-        );
+        await recordChangedFiles(engine, scope.port, scope.repo, run.repositoryId, task, {
+          number: task.prNumber!,
+          head,
+        });
       }
-      if (hasOpenPull(await engine.store.pulls.ofRun(run.id)))
-        await advanceRun(engine, await scopeOf(run));
+      if (hasOpenPull(pulls)) await advanceRun(engine, await scopeOf(run));
     } catch (error) {
       engine.log.error({ err: error, run: run.id }, 'sweep could not advance merges');
     }
