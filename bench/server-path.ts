@@ -101,6 +101,8 @@ export class InstantGitHub {
     ) => Awaited<ReturnType<GitHubPort[K]>>;
   }> = {
     branchHead: () => SHA,
+    // An empty tree: each glob of a task's `files:` stands for its literal prefix.
+    repositoryTree: () => ({ paths: [], truncated: false }),
     // The port's contract: null for a run GitHub does not have (the sweep reads it).
     workflowRun: () => null,
     defaultBranch: () => 'main',

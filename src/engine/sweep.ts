@@ -135,7 +135,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
   for (const runId of await engine.store.runs.runsNeedingStatus()) {
     try {
-      if (await refreshStatus(engine, runId, scopeOf)) report.statusWrites++;
+      if (await refreshStatus(engine, runId, { scopeOf })) report.statusWrites++;
     } catch (error) {
       engine.log.error({ err: error, run: runId }, 'sweep could not refresh a status comment');
     }
