@@ -10,7 +10,10 @@ import type { RepositoryRow } from '../store/repositories.js';
 import type { PathClaimantRow } from '../store/task-paths.js';
 import type { Engine } from './context.js';
 
-/** Base branch → its head, read once per scheduling pass (shared with the dispatches). */
+/**
+ * Base branch → its head, read once per scheduling pass (shared with the dispatches) or per
+ * sweep (shared with its status refreshes).
+ */
 export type BaseHeads = Map<string, Promise<string | null>>;
 
 type Decide = (claimants: PathClaimantRow[]) => OverlapWaits;
@@ -52,8 +55,9 @@ export async function overlapReasonsOf(
   engine: Engine,
   repository: RepositoryRow,
   runId: number,
+  baseHeads: BaseHeads = new Map(),
 ): Promise<ReadonlyMap<string, WaitReason> | undefined> {
-  const prepared = await prepare(engine, repository, new Map());
+  const prepared = await prepare(engine, repository, baseHeads);
   if (!prepared) return undefined;
   return prepared.decide(prepared.claimants).reasons.get(runId);
 }

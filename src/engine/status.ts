@@ -4,7 +4,7 @@ import type { RunState } from '../core/states.js';
 import { renderStatusComment, STATUS_MARKER, statusViewOf } from '../core/status/index.js';
 import type { RunGraph, RunRow } from '../store/runs.js';
 import type { RepositoryRow } from '../store/repositories.js';
-import { overlapReasonsOf } from './overlap.js';
+import { overlapReasonsOf, type BaseHeads } from './overlap.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
 
@@ -20,6 +20,7 @@ export async function renderRunStatus(
     installationId,
     repository,
     graph,
+    baseHeads,
   }: StatusReads & {
     installationId?: number;
     repository?: RepositoryRow;
@@ -31,7 +32,7 @@ export async function renderRunStatus(
       engine.store.attempts.ofRun(run.id),
       engine.store.attempts.spentByRun(run.id),
       engine.store.attempts.inflightCounts(run.repositoryId),
-      repository && overlapReasonsOf(engine, repository, run.id),
+      repository && overlapReasonsOf(engine, repository, run.id, baseHeads),
     ],
   );
   const config = run.config as RepoConfig;
@@ -69,6 +70,8 @@ export async function renderRunStatus(
 interface StatusReads {
   /** The run's graph, when nothing changed it since it was read (a `/status` command). */
   graph?: RunGraph;
+  /** The heads of the repository's base branches as the caller's turn read them (the sweep's). */
+  baseHeads?: BaseHeads;
 }
 
 /**
@@ -84,12 +87,15 @@ export async function refreshStatus(
   {
     scopeOf = (run) => loadRunScope(engine, run),
     graph,
-  }: StatusReads & {
+    baseHeadsOf,
+  }: Omit<StatusReads, 'baseHeads'> & {
     /**
      * How the caller builds scopes (the sweep shares one repository read among its runs; a
      * command has its run's scope already).
      */
     scopeOf?: (run: RunRow) => Promise<RunScope>;
+    /** The base heads the caller read for the run's repository (the sweep's, per repository). */
+    baseHeadsOf?: (repositoryId: number) => BaseHeads;
   } = {},
 ): Promise<boolean> {
   const written = await engine.memory.statusTurns.run('all', () =>
@@ -105,6 +111,7 @@ export async function refreshStatus(
           installationId: scope.installationId,
           repository: scope.repository,
           graph,
+          baseHeads: baseHeadsOf?.(run.repositoryId),
         }),
       );
       await engine.store.runs.markStatusRendered(runId, run.statusVersionWanted);

@@ -7,6 +7,7 @@ import { loadRunScope } from '../../src/engine/context.js';
 import { scheduleRepository } from '../../src/engine/dispatch.js';
 import { advanceRun } from '../../src/engine/merge/index.js';
 import { refreshStatus } from '../../src/engine/status.js';
+import { sweep } from '../../src/engine/sweep.js';
 import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { countStatements } from '../../src/store/statement-count.js';
@@ -115,5 +116,17 @@ describe('reads of a merge turn and of a status refresh', () => {
     // The status due, then the refresh without the repository's read: 9 statements and the edit.
     expect(budgetStatements(counted.texts)).toBe(4);
     expect(counted.statements).toBe(1 + 1 + 8 + 7);
+  });
+
+  it('a sweep reads a base branch’s head once, for its scheduling pass and its status refreshes', async () => {
+    await store.runs.bumpStatus(runId);
+    const before = app.github.calls.length;
+    const report = await sweep(app.engine);
+    expect(report.statusWrites).toBe(1);
+    const calls = app.github.calls.slice(before);
+    // The pass's overlap decision needs the base tree (tasks wait on overlapping files), and so
+    // does the status comment, which says on what they wait.
+    expect(calls.filter((c) => c === 'repositoryTree').length).toBeLessThanOrEqual(1);
+    expect(calls.filter((c) => c === 'branchHead')).toEqual(['branchHead']);
   });
 });
