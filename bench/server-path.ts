@@ -66,6 +66,8 @@ export class InstantGitHub {
   dispatches = 0;
   /** The port's write calls, in order. */
   readonly writes: string[] = [];
+  /** Every call of the port, reads and writes, in order. */
+  readonly calls: string[] = [];
   private readonly pullNumbers = new Map<string, number>();
   private readonly pulls = new Map<number, PullState>();
 
@@ -82,8 +84,13 @@ export class InstantGitHub {
       const write = WRITES[name as keyof GitHubPort];
       const request = write && classifyWrite(write);
       const budget = this.budget;
-      if (!request || !budget) return async (...args: never[]) => answer?.(...args);
+      if (!request || !budget)
+        return async (...args: never[]) => {
+          this.calls.push(name);
+          return answer?.(...args);
+        };
       return async (...args: never[]) => {
+        this.calls.push(name);
         const ticket = await budget.acquire(INSTALLATION_ID, request);
         this.writes.push(name);
         try {
@@ -101,6 +108,8 @@ export class InstantGitHub {
     ) => Awaited<ReturnType<GitHubPort[K]>>;
   }> = {
     branchHead: () => SHA,
+    // An empty tree: each glob of a task's `files:` stands for its literal prefix.
+    repositoryTree: () => ({ paths: [], truncated: false }),
     // The port's contract: null for a run GitHub does not have (the sweep reads it).
     workflowRun: () => null,
     defaultBranch: () => 'main',

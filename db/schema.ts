@@ -151,6 +151,11 @@ export const tasks = pgTable(
      * push: they replace `files` in the overlap decisions still to come (docs/lifecycle.md).
      */
     changedFiles: jsonb('changed_files').$type<string[]>(),
+    /**
+     * The PR head `changedFiles` were read at: a head the coordinator learns later (a push whose
+     * delivery was lost) has them read again (core's `changedFilesCurrent`).
+     */
+    changedFilesHead: text('changed_files_head'),
     state: taskState('state').notNull().default('pending'),
     /** Deps not merged yet: the scheduler's incremental ready test is unmet_deps = 0. */
     unmetDeps: integer('unmet_deps').notNull().default(0),

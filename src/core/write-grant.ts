@@ -1,4 +1,4 @@
-import { windowLimitFor, type WritePriority } from './write-priority.js';
+import { isCriticalWrite, windowLimitFor, type WritePriority } from './write-priority.js';
 
 /** How many writes an installation may send, how fast, and how long the windows are. */
 export interface WriteLimits {
@@ -82,7 +82,8 @@ export function decideWriteGrant(
     const latest = [...history.answeredAt].sort((a, b) => b - a);
     retryAt = latest[limit - 1]! + limits.windowMs;
   }
-  const need = 1 + (priority === 'advance' ? 0 : Math.min(limits.criticalBurst, limits.burst - 1));
+  const need =
+    1 + (isCriticalWrite(priority) ? 0 : Math.min(limits.criticalBurst, limits.burst - 1));
   const level = paceLevel(history.grantedAt, now, limits);
   if (level < need - EPSILON) {
     const paced = now + Math.ceil((need - level) / (limits.perWindow / limits.windowMs));

@@ -64,6 +64,14 @@ export function grantedBefore(a: WaitingWrite, b: WaitingWrite): boolean {
   return byRank !== 0 ? byRank < 0 : a.seq < b.seq;
 }
 
+/**
+ * Whether a write of this priority is on the critical path: it may take the share of the write
+ * window and of the pace's burst that other writes leave (windowLimitFor, decideWriteGrant).
+ */
+export function isCriticalWrite(priority: WritePriority): boolean {
+  return priority === 'advance';
+}
+
 /** The share of an installation's write window kept for the critical path. */
 const CRITICAL_RESERVE = 0.2;
 
@@ -74,6 +82,6 @@ const CRITICAL_RESERVE = 0.2;
  * dispatch waits for the oldest of them to leave it, up to a minute.
  */
 export function windowLimitFor(priority: WritePriority, perWindow: number): number {
-  if (priority === 'advance') return perWindow;
+  if (isCriticalWrite(priority)) return perWindow;
   return Math.max(1, perWindow - Math.ceil(perWindow * CRITICAL_RESERVE));
 }

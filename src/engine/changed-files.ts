@@ -7,9 +7,11 @@ import { scheduleRepository } from './dispatch.js';
 /**
  * A task's PR opened or moved: the files it changes (`GET /pulls/{n}/files`, every page) replace
  * its `files:` in every overlap decision still to come (docs/lifecycle.md, "Overlapping files").
- * Only for a task that declares files: one without never takes part in overlaps. Recorded when
- * they differ; then the status comment is due (it names files outside the declaration) and the
- * repository is scheduled again (narrower real files may free a task that waited).
+ * Only for a task that declares files: one without never takes part in overlaps. Recorded with
+ * the PR's head they were read at (`pull.head`: a later head has them read again, core's
+ * `changedFilesCurrent`); when the files differ, the status comment is due (it names files
+ * outside the declaration) and the repository is scheduled again (narrower real files may free
+ * a task that waited).
  */
 export async function recordChangedFiles(
   engine: Engine,
@@ -17,13 +19,14 @@ export async function recordChangedFiles(
   repo: RepoCoords,
   repositoryId: number,
   task: TaskRow,
-  pullNumber: number,
+  /** The task's PR, and its head as the caller knows it (null when it knows none). */
+  pull: { number: number; head: string | null },
 ): Promise<void> {
   if (task.files === null) return;
-  const files = await port.pullFiles(repo, pullNumber);
+  const files = await port.pullFiles(repo, pull.number);
   // A crash here records nothing: the delivery is handled again and reads them again.
   crashPoint('changed-files.read');
-  if (!(await engine.store.taskPaths.recordChangedFiles(task.id, files))) return;
+  if (!(await engine.store.taskPaths.recordChangedFiles(task.id, files, pull.head))) return;
   engine.requestStatus(task.runId);
   await scheduleRepository(engine, repositoryId);
 }

@@ -92,7 +92,12 @@ async function apply(
   switch (effect.kind) {
     case 'refreshStatus':
       await runs.bumpStatus(scope.run.id);
-      await refreshStatus(engine, scope.run.id);
+      // `/status` changes nothing first: the graph read for the decision is the run's now, and
+      // the scope is the run's, with the run as the refresh reads it under its lock.
+      await refreshStatus(engine, scope.run.id, {
+        scopeOf: async (run) => ({ ...scope, run }),
+        graph,
+      });
       return undefined;
 
     case 'applyPlan':

@@ -12,7 +12,7 @@ import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { stackedBase, stackedPull } from '../core/stack/index.js';
 import { decideDispatchFailure } from '../core/lifecycle/index.js';
-import { overlapDecision } from './overlap.js';
+import { overlapDecision, type BaseHeads } from './overlap.js';
 
 /**
  * Dispatch what is ready in one repository. Intents are recorded first (under the repository
@@ -24,10 +24,12 @@ export function scheduleRepository(
   repositoryId: number,
   /** The repository's row, when the caller read it with its run: its limit is not read again. */
   known?: RepositoryRow,
+  /** The heads of its base branches as the caller's turn read them (the sweep's), or reads. */
+  baseHeads?: BaseHeads,
 ): Promise<number> {
   // Inside one delivery's handling every pass it asks for is one pass, at the end.
   if (deferSchedule(repositoryId, known)) return Promise.resolve(0);
-  return timeDecision(engine, 'schedule', () => schedule(engine, repositoryId, known));
+  return timeDecision(engine, 'schedule', () => schedule(engine, repositoryId, known, baseHeads));
 }
 
 /**
@@ -58,6 +60,7 @@ async function schedule(
   engine: Engine,
   repositoryId: number,
   known: RepositoryRow | undefined,
+  baseHeads: BaseHeads = new Map(),
 ): Promise<number> {
   // The repository's limit as its newest run saw the config (written at each run's start).
   const repository = known ?? (await engine.store.repositories.getRepository(repositoryId));
@@ -66,7 +69,7 @@ async function schedule(
   // (the public URL's own log line says why), and the sweep schedules again.
   if (!(await engine.coordinatorUrl())) return 0;
   // One scope per run and one read of each base branch per pass, however many tasks go out.
-  const pass: DispatchPass = { baseHeads: new Map() };
+  const pass: DispatchPass = { baseHeads };
   const intents = await engine.store.attempts.claimDispatches(
     repositoryId,
     { repoLimit: repository.maxParallel, globalLimit: engine.maxParallel, now: engine.now() },
@@ -91,7 +94,7 @@ async function schedule(
 /** What the dispatches of one scheduling pass share. */
 export interface DispatchPass {
   /** Base branch → its head, read once per pass. */
-  baseHeads: Map<string, Promise<string | null>>;
+  baseHeads: BaseHeads;
 }
 
 /** The worker's mode for an attempt's: `plan` (the planner task), `fix`, or `work`. */

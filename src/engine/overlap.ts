@@ -10,7 +10,10 @@ import type { RepositoryRow } from '../store/repositories.js';
 import type { PathClaimantRow } from '../store/task-paths.js';
 import type { Engine } from './context.js';
 
-/** Base branch → its head, read once per scheduling pass (shared with the dispatches). */
+/**
+ * Base branch → its head, read once per scheduling pass (shared with the dispatches) or per
+ * sweep (shared with its status refreshes).
+ */
 export type BaseHeads = Map<string, Promise<string | null>>;
 
 type Decide = (claimants: PathClaimantRow[]) => OverlapWaits;
@@ -29,8 +32,9 @@ export async function overlapDecision(
   repository: RepositoryRow,
   baseHeads: BaseHeads,
 ): Promise<((claimants: PathClaimantRow[]) => number[]) | undefined> {
-  const decide = await prepare(engine, repository, baseHeads);
-  if (!decide) return undefined;
+  const prepared = await prepare(engine, repository, baseHeads);
+  if (!prepared) return undefined;
+  const { decide } = prepared;
   return (claimants) => {
     const { blocked } = decide(claimants);
     if (blocked.length > 0)
@@ -43,25 +47,30 @@ export async function overlapDecision(
 }
 
 /**
- * The overlap waits of one run's ready tasks, for its status comment: the claim's decision on a
- * read without the lock (the comment says why a task waited; the claim is what holds it back).
+ * The overlap waits of one run's ready tasks, for its status comment: the claim's decision on
+ * the claimants as read to prepare it, without the lock (the comment says why a task waited;
+ * the claim is what holds it back).
  */
 export async function overlapReasonsOf(
   engine: Engine,
   repository: RepositoryRow,
   runId: number,
+  baseHeads: BaseHeads = new Map(),
 ): Promise<ReadonlyMap<string, WaitReason> | undefined> {
-  const decide = await prepare(engine, repository, new Map());
-  if (!decide) return undefined;
-  const claimants = await engine.store.taskPaths.claimants(repository.id, engine.now());
-  return decide(claimants).reasons.get(runId);
+  const prepared = await prepare(engine, repository, baseHeads);
+  if (!prepared) return undefined;
+  return prepared.decide(prepared.claimants).reasons.get(runId);
 }
 
+/**
+ * The repository's path claimants as read now, and the decision on claimants with the trees of
+ * their base branches read; undefined when no ready task may wait on an overlap.
+ */
 async function prepare(
   engine: Engine,
   repository: RepositoryRow,
   baseHeads: BaseHeads,
-): Promise<Decide | undefined> {
+): Promise<{ claimants: PathClaimantRow[]; decide: Decide } | undefined> {
   const rows = await engine.store.taskPaths.claimants(repository.id, engine.now());
   if (!overlapMayWait(rows)) return undefined;
   const port = await engine.portFor(repository.installationId);
@@ -74,12 +83,13 @@ async function prepare(
     }),
   );
   // A base branch first seen under the lock has no tree here: its globs' prefixes decide.
-  return (claimants) =>
+  const decide: Decide = (claimants) =>
     decideOverlapWaits(
       claimants.map((c) => ({ ...c, base: c.base ?? fallback })),
       trees,
       engine.now().getTime(),
     );
+  return { claimants: rows, decide };
 }
 
 async function treeAtHead(

@@ -26,11 +26,17 @@ export function stacksOn(config: RepoConfig): boolean {
 /**
  * `dispatch.stack` (docs/stacking.md): read the run's graph, ask GitHub for the checks of the
  * PRs a pending task could stack on (those only), let core decide, and apply each decision. The
- * merge turn calls it after the merge decisions, so a repository's stacks move one at a time.
+ * merge turn calls it after the merge decisions, so a repository's stacks move one at a time;
+ * `known`: the graph as the turn read it, when its merge decisions changed nothing since (one
+ * read of the run per turn).
  */
-export async function advanceStacks(engine: Engine, scope: RunScope): Promise<void> {
+export async function advanceStacks(
+  engine: Engine,
+  scope: RunScope,
+  known?: RunGraph,
+): Promise<void> {
   if (!stacksOn(scope.config)) return;
-  const graph = await engine.store.runs.graphOf(scope.run.id);
+  const graph = known ?? (await engine.store.runs.graphOf(scope.run.id));
   const tasks: StackTask[] = graph.tasks.map((t) => ({
     taskId: t.taskKey,
     deps: graph.depsOf.get(t.taskKey) ?? [],

@@ -2,28 +2,39 @@ import { LOCK_KEYS } from '../store/lock-keys.js';
 import type { RepoConfig } from '../config/schema.js';
 import type { RunState } from '../core/states.js';
 import { renderStatusComment, STATUS_MARKER, statusViewOf } from '../core/status/index.js';
-import type { RunRow } from '../store/runs.js';
+import type { RunGraph, RunRow } from '../store/runs.js';
 import type { RepositoryRow } from '../store/repositories.js';
-import { overlapReasonsOf } from './overlap.js';
+import { overlapReasonsOf, type BaseHeads } from './overlap.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
 
-/** Render the run's status comment from one read of the database (core decides what it says). */
+/**
+ * Render the run's status comment from one read of the database (core decides what it says).
+ * `repository`: its tasks' overlap waits are shown; `graph`: the run's graph as the caller read
+ * it, not read again.
+ */
 export async function renderRunStatus(
   engine: Engine,
   run: RunRow,
-  installationId?: number,
-  /** The run's repository, when the caller has it: its tasks' overlap waits are shown. */
-  repository?: RepositoryRow,
+  {
+    installationId,
+    repository,
+    graph,
+    baseHeads,
+  }: StatusReads & {
+    installationId?: number;
+    repository?: RepositoryRow;
+  } = {},
 ): Promise<string> {
-  const [{ tasks, depsOf }, attempts, spentUsd, inflight, pulls, overlapWaits] = await Promise.all([
-    engine.store.runs.graphOf(run.id),
-    engine.store.attempts.ofRun(run.id),
-    engine.store.attempts.spentByRun(run.id),
-    engine.store.attempts.inflightCounts(run.repositoryId),
-    engine.store.pulls.ofRun(run.id),
-    repository && overlapReasonsOf(engine, repository, run.id),
-  ]);
+  const [{ tasks, depsOf, pullOf }, attempts, spentUsd, inflight, overlapWaits] = await Promise.all(
+    [
+      graph ?? engine.store.runs.graphOf(run.id),
+      engine.store.attempts.ofRun(run.id),
+      engine.store.attempts.spentByRun(run.id),
+      engine.store.attempts.inflightCounts(run.repositoryId),
+      repository && overlapReasonsOf(engine, repository, run.id, baseHeads),
+    ],
+  );
   const config = run.config as RepoConfig;
   const nextWriteInSeconds =
     installationId === undefined
@@ -43,7 +54,8 @@ export async function renderRunStatus(
     tasks: tasks.map((t) => ({ ...t, nextAttemptAt: t.nextAttemptAt?.getTime() ?? null })),
     depsOf,
     attempts,
-    pulls,
+    // Each task's PR, as the graph reads it with its task: an earlier PR of the task says nothing.
+    pulls: [...pullOf.values()],
     spentUsd,
     inflight,
     globalLimit: engine.maxParallel,
@@ -52,6 +64,14 @@ export async function renderRunStatus(
     ...(overlapWaits ? { overlapWaits } : {}),
   });
   return renderStatusComment(view);
+}
+
+/** What the caller of a status refresh has read already, and need not be read again. */
+interface StatusReads {
+  /** The run's graph, when nothing changed it since it was read (a `/status` command). */
+  graph?: RunGraph;
+  /** The heads of the repository's base branches as the caller's turn read them (the sweep's). */
+  baseHeads?: BaseHeads;
 }
 
 /**
@@ -64,8 +84,19 @@ export async function renderRunStatus(
 export async function refreshStatus(
   engine: Engine,
   runId: number,
-  /** How the caller builds scopes (the sweep shares one repository read among its runs). */
-  scopeOf: (run: RunRow) => Promise<RunScope> = (run) => loadRunScope(engine, run),
+  {
+    scopeOf = (run) => loadRunScope(engine, run),
+    graph,
+    baseHeadsOf,
+  }: Omit<StatusReads, 'baseHeads'> & {
+    /**
+     * How the caller builds scopes (the sweep shares one repository read among its runs; a
+     * command has its run's scope already).
+     */
+    scopeOf?: (run: RunRow) => Promise<RunScope>;
+    /** The base heads the caller read for the run's repository (the sweep's, per repository). */
+    baseHeadsOf?: (repositoryId: number) => BaseHeads;
+  } = {},
 ): Promise<boolean> {
   const written = await engine.memory.statusTurns.run('all', () =>
     engine.store.handle.tryExclusive(LOCK_KEYS.runStatus(runId), async () => {
@@ -76,7 +107,12 @@ export async function refreshStatus(
       await writeStatusComment(
         engine,
         scope,
-        await renderRunStatus(engine, run, scope.installationId, scope.repository),
+        await renderRunStatus(engine, run, {
+          installationId: scope.installationId,
+          repository: scope.repository,
+          graph,
+          baseHeads: baseHeadsOf?.(run.repositoryId),
+        }),
       );
       await engine.store.runs.markStatusRendered(runId, run.statusVersionWanted);
       return true;

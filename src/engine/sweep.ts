@@ -24,6 +24,7 @@ import { advanceRun } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { recordChangedFiles } from './changed-files.js';
 import { refreshStatus } from './status.js';
+import type { BaseHeads } from './overlap.js';
 import { moveOnFromAttempt, onWorkflowRun } from './track.js';
 import { crashPoint } from '../crash-points.js';
 
@@ -61,6 +62,14 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
   // attempts the sweep looks at, and only for those that need GitHub. Each scope carries the
   // run as the sweep read it last.
   const bases = new Map<number, Promise<RunScope>>();
+  // The heads of each repository's base branches, read once in the sweep: by its scheduling
+  // pass (a branch for a dispatch, the tree for overlapping files) and its status refreshes.
+  const baseHeads = new Map<number, BaseHeads>();
+  const baseHeadsOf = (repositoryId: number): BaseHeads => {
+    let heads = baseHeads.get(repositoryId);
+    if (!heads) baseHeads.set(repositoryId, (heads = new Map()));
+    return heads;
+  };
   const scopeOf = async (run: RunRow): Promise<RunScope> => {
     let base = bases.get(run.repositoryId);
     if (!base) bases.set(run.repositoryId, (base = loadRunScope(engine, run)));
@@ -103,20 +112,21 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     try {
       const tasks = await engine.store.runs.tasksOf(run.id);
       report.reconciled += await resumeStalled(engine, run, tasks, graceMs, scopeOf);
-      // A PR whose opening was not delivered: its real files replace the declaration now.
-      for (const task of tasks.filter(missesChangedFiles)) {
+      const pulls = await engine.store.pulls.ofRun(run.id);
+      // A PR whose opening or latest push was not delivered: its real files, at the head its row
+      // holds (the worker's completion, or a merge decision's read of the PR, recorded it),
+      // replace the declaration or the files of an earlier head now.
+      for (const task of tasks) {
+        const head =
+          pulls.find((p) => p.taskId === task.id && p.number === task.prNumber)?.headSha ?? null;
+        if (!missesChangedFiles(task, head)) continue;
         const scope = await scopeOf(run);
-        await recordChangedFiles(
-          engine,
-          scope.port,
-          scope.repo,
-          run.repositoryId,
-          task,
-          task.prNumber!,
-        );
+        await recordChangedFiles(engine, scope.port, scope.repo, run.repositoryId, task, {
+          number: task.prNumber!,
+          head,
+        });
       }
-      if (hasOpenPull(await engine.store.pulls.ofRun(run.id)))
-        await advanceRun(engine, await scopeOf(run));
+      if (hasOpenPull(pulls)) await advanceRun(engine, await scopeOf(run));
     } catch (error) {
       engine.log.error({ err: error, run: run.id }, 'sweep could not advance merges');
     }
@@ -126,7 +136,12 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     try {
       // A scope that could not be built (no token) leaves the pass to read the repository.
       const known = await bases.get(repositoryId)?.catch(() => undefined);
-      report.scheduled += await scheduleRepository(engine, repositoryId, known?.repository);
+      report.scheduled += await scheduleRepository(
+        engine,
+        repositoryId,
+        known?.repository,
+        baseHeadsOf(repositoryId),
+      );
     } catch (error) {
       engine.log.error({ err: error, repository: repositoryId }, 'sweep could not schedule');
     }
@@ -134,7 +149,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
   for (const runId of await engine.store.runs.runsNeedingStatus()) {
     try {
-      if (await refreshStatus(engine, runId, scopeOf)) report.statusWrites++;
+      if (await refreshStatus(engine, runId, { scopeOf, baseHeadsOf })) report.statusWrites++;
     } catch (error) {
       engine.log.error({ err: error, run: runId }, 'sweep could not refresh a status comment');
     }

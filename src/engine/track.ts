@@ -461,11 +461,10 @@ export async function onPullRequestChanged(
       runFinished: linked.run.finishedAt !== null,
       task: linked.task,
       pushOfWork: linked.pushOfWork,
-      changedFilesRecorded: linked.task.changedFiles !== null,
+      changedFiles: linked.task,
     },
     {
       head,
-      ...(pull.before === undefined ? {} : { push: true }),
       ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
     },
   );
@@ -480,7 +479,10 @@ export async function onPullRequestChanged(
       case 'recordChangedFiles':
         // A payload that names no repository is nothing to ask GitHub about.
         if (repo.owner)
-          await recordChangedFiles(engine, port, repo, repositoryId, linked.task, pull.number);
+          await recordChangedFiles(engine, port, repo, repositoryId, linked.task, {
+            number: pull.number,
+            head,
+          });
         break;
       case 'withdrawApproval':
         await withdrawApproval(engine, port, repo, linked.task, pull.number, effect);

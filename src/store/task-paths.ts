@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { runs, tasks } from '../../db/schema.js';
 import type { PathClaimant } from '../core/scheduler/index.js';
 import { PATH_HOLDING_TASK_STATES, type TaskState } from '../core/states.js';
@@ -23,29 +23,38 @@ export class TaskPathStore {
   }
 
   /**
-   * The files the task's PR changes, when they differ from what is recorded; the run's status
-   * comment is due again in the same statement. False when nothing changed.
+   * The files the task's PR changes, read at `head`, when they or the head differ from what is
+   * recorded; when the files differ the run's status comment is due again, in the same
+   * statement. True when the files changed (a new head alone changes nothing the decisions
+   * show).
    */
-  async recordChangedFiles(taskId: number, files: readonly string[]): Promise<boolean> {
+  async recordChangedFiles(
+    taskId: number,
+    files: readonly string[],
+    head: string | null,
+  ): Promise<boolean> {
     const value = JSON.stringify([...files].sort());
-    const changed = this.db.$with('changed').as(
-      this.db
-        .update(tasks)
-        .set({ changedFiles: sql`${value}::jsonb`, updatedAt: new Date() })
-        .where(
-          and(eq(tasks.id, taskId), sql`${tasks.changedFiles} is distinct from ${value}::jsonb`),
+    // Every part of the statement sees the row as it was: `before` is the files replaced.
+    const rows = rowsOf<{ id: string | number }>(
+      await this.db.execute(sql`
+        with before as (
+          select ${tasks.changedFiles} as files from ${tasks} where ${tasks.id} = ${taskId}
+        ), recorded as (
+          update ${tasks}
+             set changed_files = ${value}::jsonb, changed_files_head = ${head}::text,
+                 updated_at = case when ${tasks.changedFiles} is distinct from ${value}::jsonb
+                                   then ${new Date().toISOString()}::timestamptz
+                                   else ${tasks.updatedAt} end
+           where ${tasks.id} = ${taskId}
+             and (${tasks.changedFiles} is distinct from ${value}::jsonb
+               or ${tasks.changedFilesHead} is distinct from ${head}::text)
+          returning ${tasks.runId} as run_id
         )
-        .returning({ id: tasks.id }),
+        update ${runs} set status_version_wanted = ${runs.statusVersionWanted} + 1
+         where ${runs.id} = (select run_id from recorded)
+           and exists (select 1 from before where files is distinct from ${value}::jsonb)
+        returning ${runs.id} as id`),
     );
-    const rows = await this.db
-      .with(changed)
-      .update(runs)
-      .set({ statusVersionWanted: sql`${runs.statusVersionWanted} + 1` })
-      .where(
-        sql`${runs.id} = (select ${tasks.runId} from ${tasks} where ${tasks.id} = ${taskId})
-          and exists (select 1 from ${changed})`,
-      )
-      .returning({ id: runs.id });
     return rows.length > 0;
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   grantedBefore,
+  isCriticalWrite,
   windowLimitFor,
   writePriorityOf,
   type GitHubWrite,
@@ -85,4 +86,12 @@ describe('which write goes first when the write budget is short', () => {
       expect(windowLimitFor(priority, window)).toBe(limit);
     },
   );
+
+  it.each<[WritePriority, boolean]>([
+    ['advance', true],
+    ['prepare', false],
+    ['report', false],
+  ])('a %s write is on the critical path: %s', (priority, critical) => {
+    expect(isCriticalWrite(priority)).toBe(critical);
+  });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WorkerPolicy } from '../github-double/worker/outcomes.js';
+import type { WorkerOutcome, WorkerPolicy } from '../github-double/worker/outcomes.js';
 import {
   closeScenario,
   MAINTAINER,
@@ -21,6 +21,19 @@ const FILES = {
   'src/login/form.ts': 'export const form = 1;\n',
   'src/api/index.ts': 'export const api = 1;\n',
 };
+
+/** Every event the App subscribes to but pull_request: no PR's opening or push is delivered. */
+const WITHOUT_PULL_REQUEST = [
+  'issues',
+  'issue_comment',
+  'pull_request_review',
+  'check_run',
+  'check_suite',
+  'status',
+  'workflow_run',
+  'workflow_job',
+  'merge_group',
+];
 
 const plan = (tasks: Array<{ id: string; files?: string; priority?: number }>) =>
   [
@@ -144,20 +157,7 @@ describe('overlapping files (GitHub double)', () => {
 
   it('reads the real files from the sweep when the PR’s opening was not delivered', async () => {
     // Every event but pull_request: the worker's run completing links the PR, nothing reads its files.
-    s = await startScenario({
-      files: FILES,
-      subscribedEvents: [
-        'issues',
-        'issue_comment',
-        'pull_request_review',
-        'check_run',
-        'check_suite',
-        'status',
-        'workflow_run',
-        'workflow_job',
-        'merge_group',
-      ],
-    });
+    s = await startScenario({ files: FILES, subscribedEvents: WITHOUT_PULL_REQUEST });
     s.double.setWorker(writes(() => s, { a: ['src/api/index.ts'], b: ['src/login/form.ts'] }));
     const issue = await start(
       plan([
@@ -181,6 +181,68 @@ describe('overlapping files (GitHub double)', () => {
     await s.app.sweep();
     await s.settle();
     expect(filesRead()).toHaveLength(1);
+  });
+
+  it('reads the files again from the sweep when a push was not delivered, at the new head', async () => {
+    // No pull_request deliveries: neither the PR's opening nor the fix's push is seen; the
+    // worker's completions record its PR and each new head.
+    s = await startScenario({ files: FILES, subscribedEvents: WITHOUT_PULL_REQUEST });
+    // a first changes the file b declares; its fix takes that change back and changes the API.
+    s.double.setWorker((run): WorkerOutcome => {
+      const task = run.inputs.task_id!;
+      if (task !== 'a') return { kind: 'pr', files: { 'src/login/form.ts': '// b\n' } };
+      if (run.inputs.mode !== 'fix')
+        return { kind: 'pr', files: { 'src/login/session.ts': '// a\n' } };
+      return {
+        kind: 'pr',
+        files: {
+          'src/login/session.ts': FILES['src/login/session.ts'],
+          'src/api/index.ts': '// a, fixed\n',
+        },
+      };
+    });
+    const issue = await start(
+      plan([
+        { id: 'a', files: '[src/login/**]', priority: 5 },
+        { id: 'b', files: '[src/login/session.ts]' },
+      ]),
+    );
+    const filesRead = () =>
+      s.double.requests.filter((r) => r.path.endsWith(`/pulls/${prOf('a')!.number}/files`));
+    await s.app.sweep();
+    await s.settle();
+    const first = prOf('a')!.head.sha;
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      changedFiles: ['src/login/session.ts'],
+      changedFilesHead: first,
+    });
+    expect(dispatched()).toEqual(['a']);
+    expect(statusComment(s.double, issue)).toContain('waiting: overlaps a on src/login/session.ts');
+
+    // Sent back; the fix's push is not delivered, its completion records the new head.
+    await s.double.review(REPO, prOf('a')!.number, { event: 'REQUEST_CHANGES', by: MAINTAINER });
+    await s.settle();
+    expect(fixRuns().map((r) => r.inputs.task_id)).toEqual(['a']);
+    const fixed = prOf('a')!.head.sha;
+    expect(fixed).not.toBe(first);
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+    // Until the sweep, the files of the first head decide: b still waits.
+    expect((await taskOf(s, issue, 'a'))?.changedFilesHead).toBe(first);
+    expect(dispatched()).not.toContain('b');
+    expect(filesRead()).toHaveLength(1);
+
+    await s.app.sweep();
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      changedFiles: ['src/api/index.ts'],
+      changedFilesHead: fixed,
+    });
+    expect(dispatched()).toContain('b');
+    expect(statusComment(s.double, issue)).not.toContain('overlaps a');
+    // Read once for the new head: the next sweep finds them current.
+    await s.app.sweep();
+    await s.settle();
+    expect(filesRead()).toHaveLength(2);
   });
 
   it('without files: both run at once and the second is sent back with a conflict', async () => {

@@ -25,13 +25,13 @@ export {
   decideStalledRun,
   decideStalledTask,
   hasOpenPull,
-  missesChangedFiles,
   readsLatestAttempt,
   readsPullRow,
   sweepRunAction,
   type StalledRunEffect,
   type StalledRunTask,
 } from './stalled.js';
+export { missesChangedFiles } from './changed-files.js';
 export {
   decideSweepAttempt,
   sweepAttemptRead,

@@ -1,4 +1,4 @@
-import { PATH_HOLDING_TASK_STATES, type TaskState } from '../states.js';
+import type { TaskState } from '../states.js';
 import type { TaskMove } from '../transitions.js';
 import { nothing, type NoEffect } from '../no-effect.js';
 import { isMergeClaimed, isOpenPull, isRunDone, mergeReleased } from './facts.js';
@@ -99,24 +99,4 @@ export function hasOpenPull(pulls: readonly { state: string }[]): boolean {
 export function sweepRunAction(state: string): 'settle' | 'resume' | 'skip' {
   if (isRunDone(state)) return 'settle';
   return state === 'running' || state === 'held' ? 'resume' : 'skip';
-}
-
-/**
- * Whether the sweep reads the task's PR files (docs/lifecycle.md, "Overlapping files"): it
- * declares files, its PR is known and it holds paths, and no PR event recorded its real files (the
- * `pull_request.opened` delivery was lost and the worker's completion linked the PR).
- */
-export function missesChangedFiles(task: {
-  state: TaskState;
-  files: readonly string[] | null;
-  changedFiles: readonly string[] | null;
-  prNumber: number | null;
-}): boolean {
-  return (
-    task.files !== null &&
-    task.changedFiles === null &&
-    task.prNumber !== null &&
-    // A pending task with a PR (a retry waiting out its backoff) holds its paths too.
-    (PATH_HOLDING_TASK_STATES.has(task.state) || task.state === 'pending')
-  );
 }

@@ -8,6 +8,7 @@ import {
 } from '../../core/merge/index.js';
 import type { CheckInfo, PullState } from '../../github/port.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
+import type { RunGraph } from '../../store/runs.js';
 import type { Engine, RunScope } from '../context.js';
 import type { MergeTarget } from './merge-target.js';
 import { settleRerun } from './failing-checks.js';
@@ -21,6 +22,11 @@ export interface MergeView {
   mergeQueueByBase: Map<string, boolean>;
   /** Slots of the repository's base branches other runs hold (one pool per repository and base). */
   slotsHeldElsewhere: HeldSlot[];
+  /**
+   * The run's graph this view was made from, its PR rows as the view left them (the heads and
+   * re-runs GitHub's view recorded): what the turn's stack decisions take when nothing acted.
+   */
+  graph: RunGraph;
 }
 
 /**
@@ -34,10 +40,9 @@ export async function gatherMergeView(
   readNow?: readonly PullState[],
 ): Promise<MergeView> {
   const { run } = scope;
-  const {
-    graph: { tasks, depsOf: deps, pullOf },
-    slotsHeldElsewhere,
-  } = opened ?? (await engine.store.mergeTurns.view(scope.repositoryId, run.id));
+  const { graph, slotsHeldElsewhere } =
+    opened ?? (await engine.store.mergeTurns.view(scope.repositoryId, run.id));
+  const { tasks, depsOf: deps, pullOf } = graph;
   const mergeTasks: MergeTask[] = tasks.map((t) => ({
     taskId: t.taskKey,
     deps: deps.get(t.taskKey) ?? [],
@@ -95,7 +100,16 @@ export async function gatherMergeView(
     if (!mergeQueueByBase.has(pull.baseRef))
       mergeQueueByBase.set(pull.baseRef, await usesMergeQueue(engine, scope, pull.baseRef));
   }
-  return { tasks: mergeTasks, targets, mergeQueueByBase, slotsHeldElsewhere };
+  // The rows GitHub's view wrote (a new head, a re-run settled) replace those read.
+  const viewedPullOf = new Map(pullOf);
+  for (const { row, task } of targets) viewedPullOf.set(task.id, row);
+  return {
+    tasks: mergeTasks,
+    targets,
+    mergeQueueByBase,
+    slotsHeldElsewhere,
+    graph: { ...graph, pullOf: viewedPullOf },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { decideChecksCompleted, decideMerges, type MergeDecision } from '../../core/merge/index.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
-import type { OrderCheckRecord } from '../../store/runs.js';
+import type { OrderCheckRecord, RunGraph } from '../../store/runs.js';
 import type { GitHubPort, PullState } from '../../github/port.js';
 import { loadRunScope, timeDecision, type Engine, type RunScope } from '../context.js';
 import { act } from './act.js';
@@ -52,21 +52,26 @@ export async function advanceRun(
   await timeDecision(engine, 'merge', () =>
     engine.memory.repositoryMergeTurns.run(scope.repositoryId, () =>
       engine.store.mergeTurns.take(scope.repositoryId, scope.run.id, async (opened) => {
-        await advanceOnce(engine, scope, 0, opened, readNow);
-        await advanceStacks(engine, scope);
+        const unchanged = await advanceOnce(engine, scope, 0, opened, readNow);
+        await advanceStacks(engine, scope, unchanged);
       }),
     ),
   );
 }
 
-/** `opened` and `readNow`: the turn's first reads; a decision again after acting reads afresh. */
+/**
+ * `opened` and `readNow`: the turn's first reads; a decision again after acting reads afresh.
+ * Returns the run's graph as the last decision read it when no decision acted on it since (every
+ * PR waits), for the turn's stack decisions to take instead of reading it again; undefined
+ * when one acted (a merge, an update, a send-back changes the rows they read).
+ */
 async function advanceOnce(
   engine: Engine,
   scope: RunScope,
   depth: number,
   opened?: MergeTurnView,
   readNow?: readonly PullState[],
-): Promise<void> {
+): Promise<RunGraph | undefined> {
   const view = await gatherMergeView(engine, scope, opened, readNow);
   const pulls = view.targets.map((t) => t.pull);
   const orderChecks = new Map<number, OrderCheckRecord>();
@@ -108,5 +113,7 @@ async function advanceOnce(
     if (!target) continue;
     reread = (await act(engine, scope, decision, target, carried.get(decision.pr))) || reread;
   }
-  if (reread && depth < 2) await advanceOnce(engine, scope, depth + 1);
+  if (reread && depth < 2) return advanceOnce(engine, scope, depth + 1);
+  // Order checks recorded alone change only what no stack decision reads.
+  return decisions.every((d) => d.kind === 'wait') ? view.graph : undefined;
 }

@@ -11,6 +11,11 @@ const OLD = 'a'.repeat(40);
 const T0 = new Date('2026-01-01T10:00:00Z');
 const later = (s: number) => new Date(T0.getTime() + s * 1000);
 
+/** Files recorded at the PR's head (HEAD), at an earlier head (OLD), or none read yet. */
+const current = { changedFiles: ['src/a.ts'], changedFilesHead: HEAD };
+const earlier = { changedFiles: ['src/a.ts'], changedFilesHead: OLD };
+const none = { changedFiles: null, changedFilesHead: null };
+
 const snap = (
   over: Partial<Omit<PullChangedSnapshot, 'task'>> & {
     task?: Partial<PullChangedSnapshot['task']>;
@@ -18,7 +23,7 @@ const snap = (
 ): PullChangedSnapshot => ({
   runFinished: false,
   pushOfWork: false,
-  changedFilesRecorded: true,
+  changedFiles: current,
   ...over,
   task: { state: 'in_review', approvedSha: null, approvedAt: null, ...over.task },
 });
@@ -51,19 +56,28 @@ describe('decidePullChanged', () => {
     { name: 'opened: merges are decided again', snapshot: snap(), expected: [advance] },
     {
       name: 'opened with no changed files recorded: they are read first',
-      snapshot: snap({ changedFilesRecorded: false }),
+      snapshot: snap({ changedFiles: none }),
       expected: [recordFiles, advance],
     },
     {
-      name: 'a push reads the changed files again',
-      snapshot: snap(),
-      event: { push: true },
+      name: 'a push (files recorded at the head before it): they are read again',
+      snapshot: snap({ changedFiles: earlier }),
+      expected: [recordFiles, advance],
+    },
+    {
+      name: 'a late push delivery whose head’s files were read already (the sweep): not again',
+      snapshot: snap({ changedFiles: current }),
+      expected: [advance],
+    },
+    {
+      name: 'files recorded at a head not kept: read again once',
+      snapshot: snap({ changedFiles: { changedFiles: ['src/a.ts'], changedFilesHead: null } }),
       expected: [recordFiles, advance],
     },
     {
       name: 'a push of work after a plain /approve: files read, approval withdrawn, merges',
-      snapshot: snap({ pushOfWork: true, task: approvedAtT0 }),
-      event: { push: true, pushedAt: later(5) },
+      snapshot: snap({ pushOfWork: true, task: approvedAtT0, changedFiles: earlier }),
+      event: { pushedAt: later(5) },
       expected: [
         recordFiles,
         { kind: 'withdrawApproval', move: 'approval withdrawn', reply: REPLY },
@@ -72,8 +86,7 @@ describe('decidePullChanged', () => {
     },
     {
       name: 'a push to the PR of a finished run reads nothing',
-      snapshot: snap({ runFinished: true, changedFilesRecorded: false }),
-      event: { push: true },
+      snapshot: snap({ runFinished: true, changedFiles: none }),
       expected: [{ kind: 'none', reason: 'the run is finished' }],
     },
     {

@@ -105,30 +105,44 @@ describe('decideStalledTask', () => {
   });
 });
 
-/** docs/lifecycle.md "Real files": the sweep reads a PR's files a lost `opened` left unread. */
+/**
+ * docs/lifecycle.md "Real files": the sweep reads a PR's files a lost `opened` left unread, or
+ * again when a lost push left those of an earlier head recorded.
+ */
 describe('missesChangedFiles', () => {
+  const HEAD = 'b'.repeat(40);
+  const OLD = 'a'.repeat(40);
   const task = {
     state: 'in_review' as TaskState,
-    files: ['src/**'],
+    files: ['src/**'] as string[] | null,
     changedFiles: null as string[] | null,
+    changedFilesHead: null as string | null,
     prNumber: 7 as number | null,
   };
-  it.each([
+  const at = (head: string | null) => ({ changedFiles: ['a.ts'], changedFilesHead: head });
+  it.each<{ name: string; change: Partial<typeof task>; prHead?: string | null; misses: boolean }>([
     { name: 'a PR with no files recorded', change: {}, misses: true },
-    { name: 'files recorded', change: { changedFiles: ['a.ts'] }, misses: false },
-    { name: 'no files recorded, none changed', change: { changedFiles: [] }, misses: false },
-    { name: 'no declaration', change: { files: null }, misses: false },
-    { name: 'no PR yet', change: { prNumber: null }, misses: false },
-    { name: 'approved', change: { state: 'approved' as TaskState }, misses: true },
-    { name: 'merged', change: { state: 'merged' as TaskState }, misses: false },
+    { name: 'files recorded at its head', change: at(HEAD), misses: false },
+    { name: 'files of an earlier head (a lost push)', change: at(OLD), misses: true },
+    { name: 'files recorded at a head not kept', change: at(null), misses: true },
     {
-      name: 'pending with its PR (a retry)',
-      change: { state: 'pending' as TaskState },
-      misses: true,
+      name: 'none changed, at its head',
+      change: { changedFiles: [], changedFilesHead: HEAD },
+      misses: false,
     },
-    { name: 'failed', change: { state: 'failed' as TaskState }, misses: false },
-  ])('$name', ({ change, misses }) => {
-    expect(missesChangedFiles({ ...task, ...change })).toBe(misses);
+    { name: 'no PR row read: files recorded', change: at(OLD), prHead: null, misses: false },
+    { name: 'no PR row read: no files recorded', change: {}, prHead: null, misses: true },
+    { name: 'no declaration', change: { files: null }, misses: false },
+    { name: 'no declaration, earlier head', change: { files: null, ...at(OLD) }, misses: false },
+    { name: 'no PR yet', change: { prNumber: null }, misses: false },
+    { name: 'approved', change: { state: 'approved' }, misses: true },
+    { name: 'approved, earlier head', change: { state: 'approved', ...at(OLD) }, misses: true },
+    { name: 'merged', change: { state: 'merged' }, misses: false },
+    { name: 'merged, earlier head', change: { state: 'merged', ...at(OLD) }, misses: false },
+    { name: 'pending with its PR (a retry)', change: { state: 'pending' }, misses: true },
+    { name: 'failed', change: { state: 'failed' }, misses: false },
+  ])('$name', ({ change, prHead = HEAD, misses }) => {
+    expect(missesChangedFiles({ ...task, ...change }, prHead)).toBe(misses);
   });
 });
 
