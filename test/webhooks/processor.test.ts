@@ -81,8 +81,10 @@ describe.each(ENGINES)('delivery processor on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db, (text, params, name) =>
-      handle.inboxQuery(text, params, name),
+    store = new DeliveryStore(
+      handle.db,
+      (text, params, name) => handle.inboxQuery(text, params, name),
+      (lock, unlock) => handle.holdSession(lock, unlock),
     );
   });
   afterEach(async () => {
