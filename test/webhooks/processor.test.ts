@@ -167,6 +167,26 @@ describe.each(ENGINES)('delivery processor on $name', (engine) => {
     expect(handlers.maxRunning).toBe(2);
   });
 
+  it('holds its worker up while it runs: another process leaves its deliveries alone, and takes them once it stops', async () => {
+    const [held, next] = ids('up', 2) as [string, string];
+    const inRepo = (id: string) =>
+      store.record({ id, event: 'issues', repositoryId: 21, body: JSON.stringify({ id }) });
+    await inRepo(held);
+    await inRepo(next);
+    const handlers = new Handlers((id) => id === held);
+    const processor = processorWith(handlers);
+    processor.kick();
+    await vi.waitFor(() => expect(handlers.blocked.has(held)).toBe(true), WAIT);
+    // Another process, its lock fresh: the repository is busy with a delivery whose worker is up.
+    expect(await store.claim('another-process', 10, 60_000)).toEqual([]);
+    handlers.release(held);
+    await processor.stop();
+    // Stopped, its lock let go: nothing of it is left in hand, and the next one is free to take.
+    expect((await store.claim('another-process', 10, 60_000)).map((d) => d.id)).toEqual([next]);
+    await store.complete(next);
+    expect(handlers.finished).toEqual([held]);
+  });
+
   it('keeps handling the others while one delivery is slow', async () => {
     const [slow, ...others] = ids('slow', 6) as [string, ...string[]];
     await record(slow);
