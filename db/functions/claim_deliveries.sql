@@ -1,4 +1,4 @@
--- The current definition of claim_deliveries, as db/migrations/0019_inbox_body_text.sql left it.
+-- The current definition of claim_deliveries, as db/migrations/0027_inbox_worker_sessions.sql left it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "claim_deliveries"(
   "p_lock" bigint,
@@ -19,18 +19,29 @@ CREATE OR REPLACE FUNCTION "claim_deliveries"(
 BEGIN
   PERFORM pg_advisory_xact_lock(p_lock);
   RETURN QUERY
-  WITH busy AS (
-    SELECT DISTINCT d.repository_id FROM webhook_deliveries d
-     WHERE d.status = 'processing' AND d.repository_id IS NOT NULL
-       AND d.locked_at >= now() - p_stale_ms * interval '1 millisecond'
-       AND (d.locked_by <> p_worker OR d.delivery_id = ANY(p_in_hand))
-  ), left_behind AS (
-    SELECT d.delivery_id, d.repository_id, 0 AS rank, d.locked_at AS since
+  WITH live_workers AS (
+    -- Read only when another worker has a delivery in hand.
+    SELECT (l.classid::bigint << 32) | l.objid::bigint AS key
+      FROM pg_locks l
+     WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+       AND (l.classid::bigint >> 24) = 1
+       AND l.database = (SELECT p.oid FROM pg_database p WHERE p.datname = current_database())
+  ), processing AS (
+    SELECT d.delivery_id, d.repository_id, d.locked_at,
+           d.locked_at >= now() - p_stale_ms * interval '1 millisecond'
+             AND CASE WHEN d.locked_by = p_worker THEN d.delivery_id = ANY(p_in_hand)
+                      ELSE inbox_worker_key(d.locked_by) IN (SELECT w.key FROM live_workers w)
+                 END AS in_flight
       FROM webhook_deliveries d
      WHERE d.status = 'processing'
-       AND (d.locked_at < now() - p_stale_ms * interval '1 millisecond'
-            OR (d.locked_by = p_worker AND d.delivery_id <> ALL(p_in_hand)))
-     ORDER BY d.locked_at LIMIT p_window
+  ), busy AS (
+    SELECT DISTINCT p.repository_id FROM processing p
+     WHERE p.in_flight AND p.repository_id IS NOT NULL
+  ), left_behind AS (
+    SELECT p.delivery_id, p.repository_id, 0 AS rank, p.locked_at AS since
+      FROM processing p
+     WHERE NOT p.in_flight
+     ORDER BY p.locked_at LIMIT p_window
   ), pending AS (
     SELECT d.delivery_id, d.repository_id, 1 AS rank, d.received_at AS since
       FROM webhook_deliveries d

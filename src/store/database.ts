@@ -51,6 +51,14 @@ export interface DatabaseHandle {
    * waits for a connection behind the handlers, and skips the query builder on its hot path.
    */
   inboxQuery<Row>(text: string, params: unknown[], preparedAs?: string): Promise<Row[]>;
+  /**
+   * Take a session's advisory lock with `lock`, on a connection of its own kept until the answer
+   * is called (or close()): it is held while this process is up, and let go as soon as the
+   * process is gone however it ends, since Postgres ends a session with its connection. A lost
+   * connection is opened again and the lock taken again. `unlock` lets it go where the session
+   * is shared (PGlite).
+   */
+  holdSession(lock: OpeningStatement, unlock: OpeningStatement): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -231,6 +239,49 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   }
   const waitingTurn = { unlockInBackground: true, statementsOnLock: true };
 
+  // Sessions held for the process's life (holdSession), on Postgres itself, never a pooler.
+  const heldSessions = new Set<pg.Client>();
+  let closing = false;
+  async function holdSession(lock: OpeningStatement): Promise<() => Promise<void>> {
+    let held: pg.Client | undefined;
+    let released = false;
+    const open = async (): Promise<void> => {
+      const client = new pg.Client({
+        connectionString: directUrl ?? url,
+        connectionTimeoutMillis: 5_000,
+      });
+      client.on('error', (error) => options.onPoolError?.(error));
+      try {
+        await client.connect();
+        noteStatement(lock.text);
+        await client.query(lock);
+      } catch (error) {
+        await client.end().catch(() => {});
+        throw error;
+      }
+      if (released || closing) return void (await client.end());
+      held = client;
+      heldSessions.add(client);
+      client.once('end', () => {
+        heldSessions.delete(client);
+        // A lost connection took the lock with it: take it again.
+        const retry = () => {
+          if (released || closing) return;
+          open().catch((error: Error) => {
+            options.onPoolError?.(error);
+            setTimeout(retry, 1_000).unref();
+          });
+        };
+        retry();
+      });
+    };
+    await open();
+    return async () => {
+      released = true;
+      await held?.end().catch(() => {});
+    };
+  }
+
   const client = await sessionPool.connect();
   try {
     await applyMigrations(client, migrationsFolder());
@@ -278,8 +329,13 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       noteStatement(text);
       return (await inboxPool.query({ text, values: params, name: preparedAs })).rows as Row[];
     },
+    holdSession,
     async close() {
-      await Promise.all([...new Set([pool, sessionPool, inboxPool])].map((p) => p.end()));
+      closing = true;
+      await Promise.all([
+        ...[...heldSessions].map((c) => c.end()),
+        ...[...new Set([pool, sessionPool, inboxPool])].map((p) => p.end()),
+      ]);
     },
   };
 }
@@ -371,6 +427,15 @@ async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
       noteStatement(text);
       const result = await client.query<Row>(text, params);
       return result.rows;
+    },
+    // One process, one session: the lock is held until unlocked or the process ends.
+    async holdSession(lock, unlock) {
+      noteStatement(lock.text);
+      await client.query(lock.text, lock.values);
+      return async () => {
+        noteStatement(unlock.text);
+        await client.query(unlock.text, unlock.values);
+      };
     },
     async close() {
       await client.close();

@@ -55,7 +55,21 @@ export class DeliveryStore {
   constructor(
     private readonly db: AppDatabase,
     private readonly query: DatabaseHandle['inboxQuery'],
+    private readonly holdSession: DatabaseHandle['holdSession'],
   ) {}
+
+  /**
+   * `worker` is up for as long as this process is: its session holds the worker's lock
+   * (`inbox_worker_key`, db/migrations/0027), and a claim takes over the deliveries of a worker
+   * whose lock nobody holds, at once (see claim). Taken before the worker's first claim; the
+   * answer lets it go (once the worker has nothing in hand).
+   */
+  holdWorker(worker: string): Promise<() => Promise<void>> {
+    return this.holdSession(
+      { text: 'select pg_advisory_lock(inbox_worker_key($1))', values: [worker] },
+      { text: 'select pg_advisory_unlock(inbox_worker_key($1))', values: [worker] },
+    );
+  }
 
   /** Deliveries that arrive together are written together (see WriteBatcher). */
   record(delivery: IncomingDelivery): Promise<RecordOutcome> {
@@ -105,9 +119,10 @@ export class DeliveryStore {
    * decision depends on which of two concurrent handlers wrote first; different repositories
    * are still handled side by side. Claims take turns across processes (an advisory lock held
    * for the claim's transaction only), so two claims never both see a repository as idle.
-   * A delivery whose processor died (stale lock) is claimed again, and so is one `worker`
-   * itself still holds but is not handling (`inHand`): a row whose outcome could not be
-   * written (the database went away mid-handling). Neither counts as in flight.
+   * A delivery whose processor is gone is claimed again: its worker's session lock is free
+   * (holdWorker; the process crashed or was killed), or its own lock went stale (the process
+   * hangs). So is one `worker` itself still holds but is not handling (`inHand`): a row whose
+   * outcome could not be written (the database went away mid-handling). None counts as in flight.
    */
   async claim(
     worker: string,

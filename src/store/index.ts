@@ -23,8 +23,10 @@ export interface Store {
 export function createStore(handle: DatabaseHandle): Store {
   return {
     handle,
-    deliveries: new DeliveryStore(handle.db, (text, params, name) =>
-      handle.inboxQuery(text, params, name),
+    deliveries: new DeliveryStore(
+      handle.db,
+      (text, params, name) => handle.inboxQuery(text, params, name),
+      (lock, unlock) => handle.holdSession(lock, unlock),
     ),
     repositories: new RepositoryStore(handle.db),
     runs: new RunStore(handle.db),

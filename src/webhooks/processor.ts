@@ -33,7 +33,8 @@ const SETTLE_MS = 20;
 export const DEFAULT_CONCURRENCY = 8;
 /**
  * A delivery being handled has its lock renewed this often; one whose lock is older than
- * STALE_AFTER_MS lost its process (a crash) and is claimed again.
+ * STALE_AFTER_MS is claimed again: its process hangs. A process that is gone (a crash) lets its
+ * deliveries go at once, with its session (DeliveryStore.holdWorker).
  */
 const HEARTBEAT_MS = 10_000;
 const STALE_AFTER_MS = 45_000;
@@ -75,6 +76,8 @@ export class DeliveryProcessor {
   /** Retry timers not fired yet, and who waits for the next one (tests drive retries to the end). */
   private retriesDue = 0;
   private readonly retryWaiters: Array<() => void> = [];
+  /** This worker's session lock, taken before its first claim (DeliveryStore.holdWorker). */
+  private holding: Promise<() => Promise<void>> | undefined;
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -122,6 +125,10 @@ export class DeliveryProcessor {
     this.stopped = true;
     this.announceNews();
     await this.draining;
+    // Nothing in hand any more: the worker's lock can go.
+    const release = await this.holding?.catch(() => undefined);
+    this.holding = undefined;
+    await release?.();
   }
 
   /**
@@ -129,6 +136,12 @@ export class DeliveryProcessor {
    * slow handler (a GitHub call, a lock) never holds the rest of a batch back.
    */
   private async drain(): Promise<void> {
+    // Without the lock, other processes would take this worker's claims for a crashed one's.
+    this.holding ??= this.options.deliveries.holdWorker(this.workerId).catch((error: unknown) => {
+      this.holding = undefined;
+      throw error;
+    });
+    await this.holding;
     const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY;
     const inHand = new Map<string, Promise<void>>();
     // A claim skips repositories with a delivery in hand; one that finished while the claim

@@ -57,14 +57,16 @@ const ROWS: Row[] = [
   { crashes: ['dispatch.called', 'sweep.before-adopt'], missedEvents: ['workflow_run'] },
   { crashes: ['dispatch.called#2', 'redeliver.requested'] },
   // dispatch.stack: task_002 and task_003 stacked on task_001's PR, which a review round moves
-  // (they follow its new head).
-  { crashes: ['stack.permitted'], stack: 'review' },
-  { crashes: ['stack.restacked'], stack: 'review' },
-  { crashes: ['stack.retargeted'], stack: 'review', quick: true },
+  // (they follow its new head). What a crash left half done is finished by the startup pass and
+  // the events that follow, with no periodic sweep after the restart: a delivery the killed
+  // process had in hand is taken over at once (its session is gone), not once its claim is stale.
+  { crashes: ['stack.permitted'], stack: 'review', periodicSweep: false },
+  { crashes: ['stack.restacked'], stack: 'review', periodicSweep: false },
+  { crashes: ['stack.retargeted'], stack: 'review', periodicSweep: false, quick: true },
   // task_001 vetoed while task_002 and task_003 are stacked on it (they are cancelled), then
   // retried (they are dispatched again, stacked on its fix).
-  { crashes: ['stack.cancelled'], stack: 'veto' },
-  { crashes: ['stack.cancelled#2'], stack: 'veto' },
+  { crashes: ['stack.cancelled'], stack: 'veto', periodicSweep: false },
+  { crashes: ['stack.cancelled#2'], stack: 'veto', periodicSweep: false },
 ];
 
 /**
@@ -88,6 +90,7 @@ function title(row: Row): string {
     ...(row.files ? ['files:'] : []),
     ...(row.stack ? [`dispatch.stack, ${row.stack}`] : []),
     ...(row.missedEvents ?? []).map((e) => `no ${e} webhooks`),
+    ...(row.periodicSweep === false ? ['no periodic sweep after the restart'] : []),
   ];
   return `${row.crashes.join(' → ')}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }

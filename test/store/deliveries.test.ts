@@ -1,9 +1,12 @@
 import { brotliCompressSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf, type DatabaseHandle } from '../../src/store/database.js';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/database.js';
 import { DeliveryStore } from '../../src/store/deliveries.js';
 import { ENGINES } from '../helpers/engines.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+
+const WAIT = { timeout: 10_000, interval: 20 };
 
 describe.each(ENGINES)('delivery ledger on $name', (engine) => {
   let handle: DatabaseHandle;
@@ -12,9 +15,14 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db, (text, params, name) =>
-      handle.inboxQuery(text, params, name),
+    store = new DeliveryStore(
+      handle.db,
+      (text, params, name) => handle.inboxQuery(text, params, name),
+      (lock, unlock) => handle.holdSession(lock, unlock),
     );
+    // The claimers below are up, each holding its session lock as a processor does.
+    for (const worker of ['w1', 'w2', 'w3', 'a', 'b', 'c', 'd', 'hung', 'alive'])
+      await store.holdWorker(worker);
   });
   afterAll(() => dispose());
 
@@ -73,12 +81,28 @@ describe.each(ENGINES)('delivery ledger on $name', (engine) => {
     await store.complete('d-4');
   });
 
-  it('reclaims a delivery whose processor died mid-way (stale lock)', async () => {
+  it('reclaims a delivery whose processor hangs mid-way (stale lock)', async () => {
     await store.record(delivery('d-5'));
-    expect((await store.claim('dead', 1)).map((d) => d.id)).toEqual(['d-5']);
+    expect((await store.claim('hung', 1)).map((d) => d.id)).toEqual(['d-5']);
     expect(await store.claim('alive', 1, 60_000)).toEqual([]);
     expect((await store.claim('alive', 1, -1_000)).map((d) => d.id)).toEqual(['d-5']);
     await store.complete('d-5');
+  });
+
+  it('reclaims at once a delivery whose processor is gone (no session holds its lock)', async () => {
+    const repo = 2 ** 32 + 55;
+    for (const id of ['g-1', 'g-2']) await store.record(delivery(id, repo));
+    const gone = `gone-${engine.name}`;
+    const release = await store.holdWorker(gone);
+    expect((await store.claim(gone, 1)).map((d) => d.id)).toEqual(['g-1']);
+    // Up: its repository is busy for everyone else.
+    expect(await store.claim('alive', 10, 60_000)).toEqual([]);
+    await release();
+    // Gone, its lock fresh: the next claimer takes its delivery over, before the repository's next.
+    expect((await store.claim('alive', 10, 60_000)).map((d) => d.id)).toEqual(['g-1']);
+    await store.complete('g-1');
+    expect((await store.claim('alive', 10, 60_000)).map((d) => d.id)).toEqual(['g-2']);
+    await store.complete('g-2');
   });
 
   it('gives concurrent claimers disjoint sets', async () => {
@@ -254,8 +278,10 @@ describe('delivery inbox connections on postgres', () => {
     const postgres = ENGINES.find((e) => e.name === 'postgres')!;
     const { handle, dispose } = await postgres.open();
     try {
-      const store = new DeliveryStore(handle.db, (text, params, name) =>
-        handle.inboxQuery(text, params, name),
+      const store = new DeliveryStore(
+        handle.db,
+        (text, params, name) => handle.inboxQuery(text, params, name),
+        (lock, unlock) => handle.holdSession(lock, unlock),
       );
       for (let round = 0; round < 8; round++) {
         const body = JSON.stringify({ action: 'labeled', round });
@@ -274,6 +300,58 @@ describe('delivery inbox connections on postgres', () => {
       expect(Number(plans[0]!.generic)).toBeGreaterThan(0);
     } finally {
       await dispose();
+    }
+  });
+
+  it('keep a worker up through a lost connection, and let it go with its process', async () => {
+    const database = await createTestDatabase(inject('templateDatabase'));
+    const up = await openDatabase({ databaseUrl: database.url, poolSize: 2 });
+    // Another process on the same database: its worker's session ends when it does.
+    const other = await openDatabase({ databaseUrl: database.url, poolSize: 2 });
+    const storeOf = (handle: DatabaseHandle) =>
+      new DeliveryStore(
+        handle.db,
+        (text, params, name) => handle.inboxQuery(text, params, name),
+        (lock, unlock) => handle.holdSession(lock, unlock),
+      );
+    try {
+      const [store, elsewhere] = [storeOf(up), storeOf(other)];
+      await store.holdWorker('w-up');
+      await elsewhere.holdWorker('w-other');
+      const holder = async (worker: string) =>
+        (
+          await up.inboxQuery<{ pid: number }>(
+            `select l.pid from pg_locks l
+              where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+                and (l.classid::bigint << 32) | l.objid::bigint = inbox_worker_key($1)`,
+            [worker],
+          )
+        )[0]?.pid;
+      for (const id of ['lost-1', 'lost-2']) {
+        const body = JSON.stringify({ id });
+        await store.record({ id, event: 'issues', repositoryId: 8, body });
+      }
+      expect((await elsewhere.claim('w-other', 1, 60_000)).map((d) => d.id)).toEqual(['lost-1']);
+
+      // The server ends the worker's session (a restart, a cut network): it takes the lock again.
+      const first = await holder('w-up');
+      expect(first).toBeDefined();
+      await up.inboxQuery('select pg_terminate_backend($1)', [first]);
+      await vi.waitFor(async () => {
+        const again = await holder('w-up');
+        expect(again).toBeDefined();
+        expect(again).not.toBe(first);
+      }, WAIT);
+
+      // The other process is up: its delivery holds the repository.
+      expect(await store.claim('w-up', 1, 60_000)).toEqual([]);
+      // It ends (without a word: its connections close): its delivery is taken over at once.
+      await other.close();
+      expect((await store.claim('w-up', 1, 60_000)).map((d) => d.id)).toEqual(['lost-1']);
+    } finally {
+      await other.close().catch(() => {});
+      await up.close();
+      await database.drop();
     }
   });
 });

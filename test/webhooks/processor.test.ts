@@ -81,8 +81,10 @@ describe.each(ENGINES)('delivery processor on $name', (engine) => {
 
   beforeAll(async () => {
     ({ handle, dispose } = await engine.open());
-    store = new DeliveryStore(handle.db, (text, params, name) =>
-      handle.inboxQuery(text, params, name),
+    store = new DeliveryStore(
+      handle.db,
+      (text, params, name) => handle.inboxQuery(text, params, name),
+      (lock, unlock) => handle.holdSession(lock, unlock),
     );
   });
   afterEach(async () => {
@@ -163,6 +165,26 @@ describe.each(ENGINES)('delivery processor on $name', (engine) => {
     await processor.whenIdle();
     expect(handlers.finished).toEqual([elsewhere, first, second, third]);
     expect(handlers.maxRunning).toBe(2);
+  });
+
+  it('holds its worker up while it runs: another process leaves its deliveries alone, and takes them once it stops', async () => {
+    const [held, next] = ids('up', 2) as [string, string];
+    const inRepo = (id: string) =>
+      store.record({ id, event: 'issues', repositoryId: 21, body: JSON.stringify({ id }) });
+    await inRepo(held);
+    await inRepo(next);
+    const handlers = new Handlers((id) => id === held);
+    const processor = processorWith(handlers);
+    processor.kick();
+    await vi.waitFor(() => expect(handlers.blocked.has(held)).toBe(true), WAIT);
+    // Another process, its lock fresh: the repository is busy with a delivery whose worker is up.
+    expect(await store.claim('another-process', 10, 60_000)).toEqual([]);
+    handlers.release(held);
+    await processor.stop();
+    // Stopped, its lock let go: nothing of it is left in hand, and the next one is free to take.
+    expect((await store.claim('another-process', 10, 60_000)).map((d) => d.id)).toEqual([next]);
+    await store.complete(next);
+    expect(handlers.finished).toEqual([held]);
   });
 
   it('keeps handling the others while one delivery is slow', async () => {
