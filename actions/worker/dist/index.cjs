@@ -34592,16 +34592,18 @@ async function checkParents(ctx, result, base, head) {
   const [first, merged, ...rest] = result.parents;
   const isAncestor = async (sha, of) => (await ctx.git.run(["merge-base", "--is-ancestor", sha, of], { allowFail: true })).code === 0;
   const startFrom = async (sha) => {
-    if (await isAncestor(sha, `refs/remotes/origin/${base}`)) return base;
+    const baseRef = `refs/remotes/origin/${base}`;
+    if (await isAncestor(sha, baseRef)) return { name: base, ref: baseRef };
     const parentPull = await fetchStackParentPull(ctx);
-    if (parentPull && await isAncestor(sha, parentPull)) return `#${env.stackParentPr}`;
+    if (parentPull && await isAncestor(sha, parentPull))
+      return { name: `#${env.stackParentPr}`, ref: parentPull };
     return void 0;
   };
   const startPoints = env.stackParentPr ? `${base} or #${env.stackParentPr}` : base;
   if (!first || rest.length > 0) fail("bad_result", "the result names no commit to build on");
   if (env.mode === "work" && env.attempt > 1) {
     const from2 = merged === void 0 ? await startFrom(first) : void 0;
-    const fork = head ? await ctx.git.out(["merge-base", head, `refs/remotes/origin/${base}`]).catch(() => "") : "";
+    const fork = head && from2 ? await ctx.git.out(["merge-base", head, from2.ref]).catch(() => "") : "";
     const sinceFork = fork === "" || await isAncestor(fork, first);
     if (from2 === void 0 || !sinceFork)
       fail("bad_result", `a retry starts from ${startPoints}; the result names another commit`);
@@ -34615,7 +34617,7 @@ async function checkParents(ctx, result, base, head) {
   const from = env.mode === "fix" ? await startFrom(merged) : void 0;
   if (from === void 0)
     fail("bad_result", `only a fix merges, and only a commit of ${startPoints}`);
-  return { parents: [first, merged], mergedFrom: from };
+  return { parents: [first, merged], mergedFrom: from.name };
 }
 var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
 async function fetchStackParentPull(ctx) {
