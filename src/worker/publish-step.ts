@@ -163,7 +163,7 @@ async function checkParents(
     const from = merged === undefined ? await startFrom(first) : undefined;
     // Not older than what the branch already holds of where it starts: an older commit of the
     // base would bring back old workflow files, an older one of the stack parent's PR what the
-    // parent's review took out, hidden in history the child's PR does not show.
+    // parent's review took out (as a commit of the parent's, not a change of the child's own).
     const fork =
       head && from ? await ctx.git.out(['merge-base', head, from.ref]).catch(() => '') : '';
     const sinceFork = fork === '' || (await isAncestor(fork, first));

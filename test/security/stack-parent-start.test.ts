@@ -10,9 +10,10 @@ import { createHarness } from '../worker/helpers/harness.js';
  * docs/stacking.md, "An attempt across the parent's merge": the publish job accepts a retry's
  * start from the stack parent's PR (`refs/pull/<n>/head`) once a squash merge left its commits
  * off the base. A prompt-injected agent names an older commit of that PR, one from before the
- * parent's review had a change taken out: the child would bring it back, in history its own PR
- * does not show. While the parent's branch is there the same start is refused (not older than
- * what the branch already holds of its base); it must be refused after the merge too.
+ * parent's review had a change taken out: the child would bring it back, as a commit of the
+ * parent's rather than a change of its own. While the parent's branch is there the same start
+ * is refused (not older than what the branch already holds of its base); it must be refused
+ * after the merge too.
  */
 describe("a retry's start from the stack parent's PR", () => {
   let double: GitHubDouble;
@@ -72,7 +73,7 @@ describe("a retry's start from the stack parent's PR", () => {
         h.fx.freshWorkspace(CHILD),
         {
           beforePublish: (dir) => {
-            // The parent squash-merged while the agent worked: its branch deleted, a new commit on main.
+            // The parent squash-merged while the agent worked: branch deleted, a commit on main.
             git(h.fx.origin, 'update-ref', '-d', `refs/heads/${PARENT}`);
             h.fx.commitOnOrigin('main', { 'a.txt': 'a\n' }, 'task_001: A (#5)');
             const file = join(dir, 'result.json');
