@@ -8533,14 +8533,16 @@ async function runAgentStep(ctx) {
   }
   if (!baseSha)
     fail("bad_input", `the checkout has no origin/${base}: check out with fetch-depth: 0`);
+  const configSha = await configSource(ctx, base, baseSha);
   const prepared = env.mode === "work" ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
   const headSha = await ctx.git.head();
   const before = await openSnapshotter(ctx.cwd, [(0, import_node_path6.join)(ctx.cwd, ".git", "objects")]);
   let trees;
   try {
     const treeBefore = await before.tree(headSha);
-    const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
-    if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(", ")}`);
+    const restored = await restoreFromBase(ctx.git, ctx.cwd, configSha.sha);
+    if (restored.length > 0)
+      log(ctx, `agent configuration as on ${configSha.branch}: ${restored.join(", ")}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
     await before.adopt([...prepared.parents, trees.before, trees.restored]);
   } catch (error62) {
@@ -8555,6 +8557,14 @@ async function runAgentStep(ctx) {
     await before.close();
     await (0, import_promises7.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
+}
+async function configSource(ctx, base, baseSha) {
+  const { runBase } = ctx.env;
+  if (!runBase || runBase === base) return { branch: base, sha: baseSha };
+  const sha = await ctx.git.resolve(`refs/remotes/origin/${runBase}`);
+  if (!sha)
+    fail("bad_input", `the checkout has no origin/${runBase}: check out with fetch-depth: 0`);
+  return { branch: runBase, sha };
 }
 async function describe(ctx, before, trees, prepared, run2) {
   const stopped = run2?.stopped ?? false;
