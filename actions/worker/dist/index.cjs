@@ -28738,6 +28738,11 @@ function taskBranch(issueNumber, taskKey) {
   return `agent/${issueNumber}/${taskKey}`;
 }
 var TASK_BRANCH = new RegExp(`^agent/(${ISSUE_NUMBER_SOURCE})/(${TASK_KEY_SOURCE})$`);
+function parseTaskBranch(ref) {
+  const match = TASK_BRANCH.exec(ref);
+  if (!match) return null;
+  return { issueNumber: Number(match[1]), taskKey: match[2] };
+}
 
 // src/worker/env.ts
 var BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[A-Za-z0-9._/-]{1,200}$/;
@@ -34051,6 +34056,14 @@ function readBase(pair, errors) {
     errors.add(
       "invalid_value",
       `\`base\` ${code(text3.text)} is not a valid branch name: ${problem}`,
+      where
+    );
+    return void 0;
+  }
+  if (parseTaskBranch(text3.text)) {
+    errors.add(
+      "invalid_value",
+      `\`base\` ${code(text3.text)} is a task's branch (agent/<issue>/<task_id>), not a branch people merge into`,
       where
     );
     return void 0;
