@@ -60,6 +60,7 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
   }
   if (!baseSha)
     fail('bad_input', `the checkout has no origin/${base}: check out with fetch-depth: 0`);
+  const configSha = await configSource(ctx, base, baseSha);
   const prepared = env.mode === 'work' ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
 
   const headSha = await ctx.git.head();
@@ -67,8 +68,9 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
   let trees: { before: string; restored: string };
   try {
     const treeBefore = await before.tree(headSha);
-    const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
-    if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(', ')}`);
+    const restored = await restoreFromBase(ctx.git, ctx.cwd, configSha.sha);
+    if (restored.length > 0)
+      log(ctx, `agent configuration as on ${configSha.branch}: ${restored.join(', ')}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
     // Everything describe() reads, copied while .git/ is still ours.
     await before.adopt([...prepared.parents, trees.before, trees.restored]);
@@ -87,6 +89,24 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
     // there) or a reused runner must find none of its config, hooks or fsmonitor.
     await rm(join(ctx.cwd, '.git'), { recursive: true, force: true });
   }
+}
+
+/**
+ * Where the agent's configuration comes from: the base, unless it is a stack parent's branch
+ * (`run_base` set, docs/stacking.md). That branch is the parent agent's work, its PR still in
+ * review: the run's base is what people reviewed (docs/worker.md, "Agent configuration").
+ */
+async function configSource(
+  ctx: AgentContext,
+  base: string,
+  baseSha: string,
+): Promise<{ branch: string; sha: string }> {
+  const { runBase } = ctx.env;
+  if (!runBase || runBase === base) return { branch: base, sha: baseSha };
+  const sha = await ctx.git.resolve(`refs/remotes/origin/${runBase}`);
+  if (!sha)
+    fail('bad_input', `the checkout has no origin/${runBase}: check out with fetch-depth: 0`);
+  return { branch: runBase, sha };
 }
 
 /** The change, read through a git directory the agent never saw (src/worker/snapshot.ts). */

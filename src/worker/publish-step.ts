@@ -148,20 +148,24 @@ async function checkParents(
   const [first, merged, ...rest] = result.parents;
   const isAncestor = async (sha: string, of: string) =>
     (await ctx.git.run(['merge-base', '--is-ancestor', sha, of], { allowFail: true })).code === 0;
-  const startFrom = async (sha: string): Promise<string | undefined> => {
-    if (await isAncestor(sha, `refs/remotes/origin/${base}`)) return base;
+  /** Where a start comes from: its name, and the ref it is a commit of. */
+  const startFrom = async (sha: string): Promise<{ name: string; ref: string } | undefined> => {
+    const baseRef = `refs/remotes/origin/${base}`;
+    if (await isAncestor(sha, baseRef)) return { name: base, ref: baseRef };
     const parentPull = await fetchStackParentPull(ctx);
-    if (parentPull && (await isAncestor(sha, parentPull))) return `#${env.stackParentPr}`;
+    if (parentPull && (await isAncestor(sha, parentPull)))
+      return { name: `#${env.stackParentPr}`, ref: parentPull };
     return undefined;
   };
   const startPoints = env.stackParentPr ? `${base} or #${env.stackParentPr}` : base;
   if (!first || rest.length > 0) fail('bad_result', 'the result names no commit to build on');
   if (env.mode === 'work' && env.attempt > 1) {
     const from = merged === undefined ? await startFrom(first) : undefined;
-    // Not an older commit of the base either: that would bring back old workflow files.
-    const fork = head
-      ? await ctx.git.out(['merge-base', head, `refs/remotes/origin/${base}`]).catch(() => '')
-      : '';
+    // Not older than what the branch already holds of where it starts: an older commit of the
+    // base would bring back old workflow files, an older one of the stack parent's PR what the
+    // parent's review took out (as a commit of the parent's, not a change of the child's own).
+    const fork =
+      head && from ? await ctx.git.out(['merge-base', head, from.ref]).catch(() => '') : '';
     const sinceFork = fork === '' || (await isAncestor(fork, first));
     if (from === undefined || !sinceFork)
       fail('bad_result', `a retry starts from ${startPoints}; the result names another commit`);
@@ -175,7 +179,7 @@ async function checkParents(
   const from = env.mode === 'fix' ? await startFrom(merged) : undefined;
   if (from === undefined)
     fail('bad_result', `only a fix merges, and only a commit of ${startPoints}`);
-  return { parents: [first, merged], mergedFrom: from };
+  return { parents: [first, merged], mergedFrom: from.name };
 }
 
 const STACK_PARENT_REF = 'refs/agent-coordinator/stack-parent';

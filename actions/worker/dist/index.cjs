@@ -8533,14 +8533,16 @@ async function runAgentStep(ctx) {
   }
   if (!baseSha)
     fail("bad_input", `the checkout has no origin/${base}: check out with fetch-depth: 0`);
+  const configSha = await configSource(ctx, base, baseSha);
   const prepared = env.mode === "work" ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
   const headSha = await ctx.git.head();
   const before = await openSnapshotter(ctx.cwd, [(0, import_node_path6.join)(ctx.cwd, ".git", "objects")]);
   let trees;
   try {
     const treeBefore = await before.tree(headSha);
-    const restored = await restoreFromBase(ctx.git, ctx.cwd, baseSha);
-    if (restored.length > 0) log(ctx, `agent configuration as on ${base}: ${restored.join(", ")}`);
+    const restored = await restoreFromBase(ctx.git, ctx.cwd, configSha.sha);
+    if (restored.length > 0)
+      log(ctx, `agent configuration as on ${configSha.branch}: ${restored.join(", ")}`);
     trees = { before: treeBefore, restored: await before.tree(treeBefore) };
     await before.adopt([...prepared.parents, trees.before, trees.restored]);
   } catch (error62) {
@@ -8555,6 +8557,14 @@ async function runAgentStep(ctx) {
     await before.close();
     await (0, import_promises7.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
+}
+async function configSource(ctx, base, baseSha) {
+  const { runBase } = ctx.env;
+  if (!runBase || runBase === base) return { branch: base, sha: baseSha };
+  const sha = await ctx.git.resolve(`refs/remotes/origin/${runBase}`);
+  if (!sha)
+    fail("bad_input", `the checkout has no origin/${runBase}: check out with fetch-depth: 0`);
+  return { branch: runBase, sha };
 }
 async function describe(ctx, before, trees, prepared, run2) {
   const stopped = run2?.stopped ?? false;
@@ -28728,6 +28738,11 @@ function taskBranch(issueNumber, taskKey) {
   return `agent/${issueNumber}/${taskKey}`;
 }
 var TASK_BRANCH = new RegExp(`^agent/(${ISSUE_NUMBER_SOURCE})/(${TASK_KEY_SOURCE})$`);
+function parseTaskBranch(ref) {
+  const match = TASK_BRANCH.exec(ref);
+  if (!match) return null;
+  return { issueNumber: Number(match[1]), taskKey: match[2] };
+}
 
 // src/worker/env.ts
 var BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*\/$)(?!.*\.$)[A-Za-z0-9._/-]{1,200}$/;
@@ -34045,6 +34060,14 @@ function readBase(pair, errors) {
     );
     return void 0;
   }
+  if (parseTaskBranch(text3.text)) {
+    errors.add(
+      "invalid_value",
+      `\`base\` ${code(text3.text)} is a task's branch (agent/<issue>/<task_id>), not a branch people merge into`,
+      where
+    );
+    return void 0;
+  }
   return text3.text;
 }
 function checkGraph(tasks, errors) {
@@ -34592,16 +34615,18 @@ async function checkParents(ctx, result, base, head) {
   const [first, merged, ...rest] = result.parents;
   const isAncestor = async (sha, of) => (await ctx.git.run(["merge-base", "--is-ancestor", sha, of], { allowFail: true })).code === 0;
   const startFrom = async (sha) => {
-    if (await isAncestor(sha, `refs/remotes/origin/${base}`)) return base;
+    const baseRef = `refs/remotes/origin/${base}`;
+    if (await isAncestor(sha, baseRef)) return { name: base, ref: baseRef };
     const parentPull = await fetchStackParentPull(ctx);
-    if (parentPull && await isAncestor(sha, parentPull)) return `#${env.stackParentPr}`;
+    if (parentPull && await isAncestor(sha, parentPull))
+      return { name: `#${env.stackParentPr}`, ref: parentPull };
     return void 0;
   };
   const startPoints = env.stackParentPr ? `${base} or #${env.stackParentPr}` : base;
   if (!first || rest.length > 0) fail("bad_result", "the result names no commit to build on");
   if (env.mode === "work" && env.attempt > 1) {
     const from2 = merged === void 0 ? await startFrom(first) : void 0;
-    const fork = head ? await ctx.git.out(["merge-base", head, `refs/remotes/origin/${base}`]).catch(() => "") : "";
+    const fork = head && from2 ? await ctx.git.out(["merge-base", head, from2.ref]).catch(() => "") : "";
     const sinceFork = fork === "" || await isAncestor(fork, first);
     if (from2 === void 0 || !sinceFork)
       fail("bad_result", `a retry starts from ${startPoints}; the result names another commit`);
@@ -34615,7 +34640,7 @@ async function checkParents(ctx, result, base, head) {
   const from = env.mode === "fix" ? await startFrom(merged) : void 0;
   if (from === void 0)
     fail("bad_result", `only a fix merges, and only a commit of ${startPoints}`);
-  return { parents: [first, merged], mergedFrom: from };
+  return { parents: [first, merged], mergedFrom: from.name };
 }
 var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
 async function fetchStackParentPull(ctx) {

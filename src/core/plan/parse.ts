@@ -1,5 +1,6 @@
 import { isAlias, isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
+import { parseTaskBranch } from '../../protocol/branch.js';
 import { branchNameProblem } from './branch.js';
 import { topologicalOrder, findCycle } from './cycle.js';
 import { ErrorList, finishErrors } from './error-list.js';
@@ -170,6 +171,16 @@ function readBase(pair: Pair, errors: ErrorList): string | undefined {
     errors.add(
       'invalid_value',
       `\`base\` ${code(text.text)} is not a valid branch name: ${problem}`,
+      where,
+    );
+    return undefined;
+  }
+  // A task branch holds an agent's unreviewed work: the run's tasks would start from it and
+  // their agents take their configuration from it (docs/worker.md, "Agent configuration").
+  if (parseTaskBranch(text.text)) {
+    errors.add(
+      'invalid_value',
+      `\`base\` ${code(text.text)} is a task's branch (agent/<issue>/<task_id>), not a branch people merge into`,
       where,
     );
     return undefined;

@@ -1,0 +1,103 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGitHubDouble } from '../github-double/index.js';
+import type { GitHubDouble } from '../github-double/scenario.js';
+import { git } from '../worker/helpers/git-fixture.js';
+import { createHarness } from '../worker/helpers/harness.js';
+
+/**
+ * docs/stacking.md, "An attempt across the parent's merge": the publish job accepts a retry's
+ * start from the stack parent's PR (`refs/pull/<n>/head`) once a squash merge left its commits
+ * off the base. A prompt-injected agent names an older commit of that PR, one from before the
+ * parent's review had a change taken out: the child would bring it back, as a commit of the
+ * parent's rather than a change of its own. While the parent's branch is there the same start
+ * is refused (not older than what the branch already holds of its base); it must be refused
+ * after the merge too.
+ */
+describe("a retry's start from the stack parent's PR", () => {
+  let double: GitHubDouble;
+  afterEach(async () => {
+    try {
+      double.assertNoViolations();
+    } finally {
+      await double.close();
+    }
+  });
+
+  const PARENT = 'agent/7/task_001';
+  const CHILD = 'agent/7/task_002';
+
+  it.each([
+    { start: 'the head the child already holds', published: true },
+    { start: 'an older commit the review had taken out', published: false },
+  ])(
+    'a retry naming $start',
+    async ({ published }) => {
+      double = await startGitHubDouble({ webhookSecret: 's' });
+      const repo = await double.createRepo({
+        owner: 'acme',
+        name: 'widgets',
+        files: { 'README.md': '# w\n' },
+      });
+      await double.setPermission(repo, 'agent-bot', 'write');
+      const h = createHarness(CHILD);
+      // The double keeps its own branches: the child's PR opens on the one it has.
+      await double.pushCommit(repo, CHILD, {
+        message: 'b',
+        files: { 'b.txt': 'b' },
+        by: 'agent-bot',
+      });
+      // The parent's first head held a change its review took out; the child was restacked since.
+      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
+      const reviewed = h.fx.commitOnOrigin(PARENT, { 'evil.txt': 'taken out\n' }, 'task_001: A');
+      git(h.fx.human, 'rm', '--quiet', 'evil.txt');
+      git(h.fx.human, 'commit', '--quiet', '-m', 'task_001: review');
+      git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
+      const parentHead = h.fx.originRev(PARENT);
+      git(h.fx.origin, 'update-ref', 'refs/pull/5/head', parentHead);
+      git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, parentHead);
+      h.fx.commitOnOrigin(CHILD, { 'b.txt': 'b\n' }, 'task_002: B');
+      const childHead = h.fx.originRev(CHILD);
+
+      const result = await h.run(
+        {
+          GITHUB_API_URL: double.apiUrl,
+          token: double.createUserToken('agent-bot'),
+          task_id: 'task_002',
+          attempt: '2',
+          base: PARENT,
+          run_base: 'main',
+          stack_parent_pr: '5',
+        },
+        h.fx.freshWorkspace(CHILD),
+        {
+          beforePublish: (dir) => {
+            // The parent squash-merged while the agent worked: branch deleted, a commit on main.
+            git(h.fx.origin, 'update-ref', '-d', `refs/heads/${PARENT}`);
+            h.fx.commitOnOrigin('main', { 'a.txt': 'a\n' }, 'task_001: A (#5)');
+            const file = join(dir, 'result.json');
+            const forged = JSON.parse(readFileSync(file, 'utf8')) as { parents: string[] };
+            const from = published ? forged.parents : [reviewed];
+            writeFileSync(file, JSON.stringify({ ...forged, parents: from }));
+          },
+        },
+      );
+
+      if (published) {
+        expect(result.exitCode).toBe(0);
+        expect(git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD).split(' ')[1]).toBe(
+          parentHead,
+        );
+        return;
+      }
+      expect(result.outcome).toMatchObject({
+        ok: false,
+        reason: 'bad_result',
+        detail: 'a retry starts from main or #5; the result names another commit',
+      });
+      expect(h.fx.originRev(CHILD)).toBe(childHead);
+    },
+    60_000,
+  );
+});
