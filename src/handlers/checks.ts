@@ -1,10 +1,13 @@
 import type { Probot } from 'probot';
 import type { AppServices } from './app-services.js';
 import { checkResultFactsOf, decideCheckResult } from '../core/merge/index.js';
-import { onChecksCompleted } from '../engine/merge/index.js';
+import { onChecksCompleted } from '../engine/checks-completed.js';
 import { judgeMergeGroup } from '../engine/merge/merge-group.js';
 
-/** Check results on an agent PR head re-decide its merge; merge groups get the order verdict. */
+/**
+ * Check results on an agent PR head re-decide its merge, and reveal a head whose push was not
+ * delivered; merge groups get the order verdict.
+ */
 export function registerCheckHandlers(app: Probot, services: AppServices): void {
   app.on(['check_run.completed', 'check_suite.completed'], async (context) => {
     const facts = checkResultFactsOf(
@@ -19,7 +22,9 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
     }
     await onChecksCompleted(services.engine, services.port(context.octokit), {
       repositoryId: context.payload.repository.id,
+      repo: context.repo(),
       sha: decision.sha,
+      pulls: decision.pulls,
     });
   });
 

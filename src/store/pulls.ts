@@ -1,4 +1,4 @@
-import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, asc, eq, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
@@ -169,18 +169,24 @@ export class PullStore {
     return rows.length > 0;
   }
 
-  /** Open agent PRs whose head is `sha` (check events name a SHA, not a PR). */
-  async withHead(repositoryId: number, sha: string) {
+  /**
+   * Agent PRs whose recorded head is `sha` (check events name a SHA), and those numbered `named`
+   * (the PRs a check event names, whatever head is recorded for them): one statement.
+   */
+  async withHead(repositoryId: number, sha: string, named: readonly number[]) {
     return this.prepared
-      .get('pulls_with_head', (db) =>
+      .get('pulls_with_head_or_number', (db) =>
         withTaskAndRun(db).where(
           and(
             eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
-            eq(pullRequests.headSha, sql.placeholder('sha')),
+            or(
+              eq(pullRequests.headSha, sql.placeholder('sha')),
+              sql`${pullRequests.number} = any(${sql.placeholder('named')}::int[])`,
+            ),
           ),
         ),
       )
-      .execute({ repositoryId, sha });
+      .execute({ repositoryId, sha, named: [...named] });
   }
 
   /** Agent PRs in the merge queue of a repository, oldest enqueue first. */

@@ -77,7 +77,8 @@ describe('overlapping files (GitHub double)', () => {
 
   const pulls = () => s.double.pulls(REPO) as Pull[];
   const prOf = (task: string) => pulls().find((p) => p.head.ref.endsWith(`/${task}`));
-  const dispatched = () => s.double.runs(REPO).map((r) => r.inputs.task_id);
+  // The worker runs: a CI run has no task.
+  const dispatched = () => s.double.runs(REPO).flatMap((r) => r.inputs.task_id ?? []);
   const fixRuns = () => s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix');
   const start = async (body: string) => {
     const issue = await s.double.openIssue(REPO, { title: 'Login', body, user: MAINTAINER });
@@ -243,6 +244,66 @@ describe('overlapping files (GitHub double)', () => {
     await s.app.sweep();
     await s.settle();
     expect(filesRead()).toHaveLength(2);
+  });
+
+  it('reads the files again when a check names the PR at a head whose push was not delivered', async () => {
+    s = await startScenario({ files: FILES });
+    s.double.setWorker(
+      writes(() => s, { a: ['src/login/session.ts'], b: ['src/login/session.ts'] }),
+    );
+    const issue = await start(
+      plan([
+        { id: 'a', files: '[src/login/**]', priority: 5 },
+        { id: 'b', files: '[src/login/session.ts]' },
+      ]),
+    );
+    const filesRead = () =>
+      s.double.requests.filter((r) => r.path.endsWith(`/pulls/${prOf('a')!.number}/files`));
+    const first = prOf('a')!.head.sha;
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      state: 'in_review',
+      changedFiles: ['src/login/session.ts'],
+      changedFilesHead: first,
+    });
+    expect(dispatched()).toEqual(['a']);
+
+    // A maintainer's fix-up takes session.ts back and changes the API instead; GitHub cannot
+    // reach the app while it is pushed, so its `pull_request.synchronize` is lost.
+    s.double.webhooksDown = true;
+    const fixed = await s.double.pushCommit(REPO, prOf('a')!.head.ref, {
+      message: 'Fix-up',
+      files: {
+        'src/login/session.ts': FILES['src/login/session.ts'],
+        'src/api/index.ts': '// a\n',
+      },
+      by: MAINTAINER,
+    });
+    s.double.webhooksDown = false;
+    await s.settle();
+    // Until the sweep, nothing the app reads names the new head: the first head's files hold b.
+    expect((await taskOf(s, issue, 'a'))?.changedFilesHead).toBe(first);
+    expect(dispatched()).toEqual(['a']);
+
+    // CI runs on the new head: its check deliveries name the PR at that head.
+    await s.double.runCi(REPO, fixed, {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'success' }] }],
+    });
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      changedFiles: ['src/api/index.ts'],
+      changedFilesHead: fixed,
+    });
+    expect(dispatched().sort()).toEqual(['a', 'b']);
+    expect(statusComment(s.double, issue)).not.toContain('overlaps a');
+    expect(filesRead()).toHaveLength(2);
+
+    // The push's delivery, redelivered late, reads nothing again.
+    const push = s.double.deliveries({ event: 'pull_request', action: 'synchronize' }).at(-1)!;
+    expect(push.payload.after).toBe(fixed);
+    expect((await s.app.send(push.event, push.payload, { id: push.guid })).ok).toBe(true);
+    await s.settle();
+    expect(filesRead()).toHaveLength(2);
+    expect((await taskOf(s, issue, 'a'))?.changedFilesHead).toBe(fixed);
   });
 
   it('without files: both run at once and the second is sent back with a conflict', async () => {

@@ -1,4 +1,6 @@
 import { nothing, type NoEffect } from '../no-effect.js';
+import { isOpenPull } from '../lifecycle/facts.js';
+import { isAgentPull } from '../lifecycle/pull-link.js';
 import { isOrderCheck } from './order-check.js';
 
 /** A run with an agent PR whose head the finished checks ran on, as the store has it. */
@@ -7,22 +9,90 @@ export interface ChecksCompletedRun {
   finished: boolean;
 }
 
+/** An agent PR the delivery names (`pull_requests[]`), as the store has it. */
+export interface NamedAgentPull {
+  number: number;
+  runId: number;
+  runFinished: boolean;
+  /** Its recorded state (`pull_requests.state`, `merged`). */
+  state: string;
+  merged: boolean;
+  /** The head the coordinator last recorded for it. */
+  recordedHead: string;
+}
+
+export interface ChecksCompletedSnapshot {
+  /** The agent PRs recorded at the finished checks' head, by run. */
+  runs: readonly ChecksCompletedRun[];
+  /** The recorded rows of the PRs the delivery names (none for a PR that is not an agent PR). */
+  named: readonly NamedAgentPull[];
+}
+
+export interface ChecksCompletedEvent {
+  repositoryId: number;
+  /** The PRs the payload names at this head (`CheckResultFacts.pulls`). */
+  pulls: readonly CheckedPull[];
+}
+
 export type ChecksCompletedEffect =
   | NoEffect
+  /**
+   * An agent PR of this repository the delivery names at a head other than the one recorded:
+   * its push was not delivered (or not yet). It is read from GitHub and handled as a
+   * `pull_request` sighting of its head (its changed files, the run's merges); the payload alone
+   * moves nothing.
+   */
+  | { kind: 'headMoved'; pr: number; runId: number }
   /** Decide the run's merges again: its PR's checks changed. */
   | { kind: 'advance'; runId: number };
 
 /**
  * Checks finished on a head (`check_run.completed`, `check_suite.completed`): each active run
- * with an agent PR of that head decides its merges again, once (docs/lifecycle.md step 9).
+ * with an agent PR of that head decides its merges again, once (docs/lifecycle.md step 9). An
+ * open agent PR the payload names at another head than recorded moved without its
+ * `pull_request.synchronize` (docs/lifecycle.md, "Overlapping files"): it is read as a push would
+ * have it, which decides its run's merges too. A fork's PR is named nowhere (`pull_requests` is
+ * empty for it) and is no agent PR.
  */
-export function decideChecksCompleted(snapshot: {
-  runs: readonly ChecksCompletedRun[];
-}): ChecksCompletedEffect[] {
+export function decideChecksCompleted(
+  snapshot: ChecksCompletedSnapshot,
+  event: ChecksCompletedEvent,
+): ChecksCompletedEffect[] {
+  const moved = movedAgentPulls(snapshot.named, event);
+  const movedRuns = new Set(moved.map((m) => m.runId));
+  const active = new Set(
+    snapshot.runs.filter((r) => !r.finished && !movedRuns.has(r.runId)).map((r) => r.runId),
+  );
+  const effects: ChecksCompletedEffect[] = [
+    ...moved,
+    ...[...active].map((runId) => ({ kind: 'advance' as const, runId })),
+  ];
+  if (effects.length > 0) return effects;
   if (snapshot.runs.length === 0) return nothing('no agent PR has this head');
-  const active = [...new Set(snapshot.runs.filter((r) => !r.finished).map((r) => r.runId))];
-  if (active.length === 0) return nothing('the runs of the PRs with this head have finished');
-  return active.map((runId) => ({ kind: 'advance', runId }));
+  return nothing('the runs of the PRs with this head have finished');
+}
+
+/**
+ * The PRs the payload names that may be agent PRs of this repository (core's `isAgentPull`: a
+ * task branch of this same repository), once each: the only ones whose rows are read.
+ */
+export function namedAgentPulls(event: ChecksCompletedEvent): number[] {
+  return [
+    ...new Set(event.pulls.filter((p) => isAgentPull(p, event.repositoryId)).map((p) => p.number)),
+  ];
+}
+
+/** The open agent PRs of active runs the payload names at another head than recorded. */
+function movedAgentPulls(
+  named: readonly NamedAgentPull[],
+  event: ChecksCompletedEvent,
+): { kind: 'headMoved'; pr: number; runId: number }[] {
+  return namedAgentPulls(event).flatMap((number) => {
+    const row = named.find((n) => n.number === number);
+    const head = event.pulls.find((p) => p.number === number)!.headSha;
+    if (!row || row.runFinished || !isOpenPull(row) || row.recordedHead === head) return [];
+    return [{ kind: 'headMoved' as const, pr: number, runId: row.runId }];
+  });
 }
 
 /**
@@ -35,6 +105,20 @@ export interface CheckResultFacts {
   /** The GitHub App whose check run or suite this is. */
   appId?: number;
   headSha?: string;
+  /**
+   * The open PRs whose head is this commit, as the payload names them (`pull_requests`, when it
+   * names any): a fork's PRs are never named.
+   */
+  pulls?: CheckedPull[];
+}
+
+/** A PR a check result names: its number and its head as the delivery saw it. */
+export interface CheckedPull {
+  number: number;
+  headSha: string;
+  headRef: string;
+  /** The repository of its head branch; null when the payload names none. */
+  headRepoId: number | null;
 }
 
 export function checkResultFactsOf(
@@ -43,11 +127,29 @@ export function checkResultFactsOf(
 ): CheckResultFacts {
   const check = record(payload[event]);
   const app = record(check.app);
+  const pulls = Array.isArray(check.pull_requests) ? check.pull_requests.flatMap(checkedPull) : [];
   return {
     ...(typeof check.name === 'string' ? { name: check.name } : {}),
     ...(typeof app.id === 'number' ? { appId: app.id } : {}),
     ...(typeof check.head_sha === 'string' && check.head_sha ? { headSha: check.head_sha } : {}),
+    ...(pulls.length > 0 ? { pulls } : {}),
   };
+}
+
+function checkedPull(value: unknown): CheckedPull[] {
+  const pull = record(value);
+  const head = record(pull.head);
+  const repo = record(head.repo);
+  if (typeof pull.number !== 'number' || typeof head.sha !== 'string' || !head.sha) return [];
+  if (typeof head.ref !== 'string') return [];
+  return [
+    {
+      number: pull.number,
+      headSha: head.sha,
+      headRef: head.ref,
+      headRepoId: typeof repo.id === 'number' ? repo.id : null,
+    },
+  ];
 }
 
 /**
@@ -59,13 +161,13 @@ export function checkResultFactsOf(
 export function decideCheckResult(
   facts: CheckResultFacts,
   ownAppId: number | undefined,
-): [{ kind: 'decideHead'; sha: string }] | [NoEffect] {
+): [{ kind: 'decideHead'; sha: string; pulls: CheckedPull[] }] | [NoEffect] {
   if (isOrderCheck(facts))
     return nothing('the order check is the coordinator’s own: no merge waits on its result');
   if (ownAppId !== undefined && facts.appId === ownAppId)
     return nothing('a check result of this App: no merge waits on it');
   if (facts.headSha === undefined) return nothing('the payload names no head');
-  return [{ kind: 'decideHead', sha: facts.headSha }];
+  return [{ kind: 'decideHead', sha: facts.headSha, pulls: facts.pulls ?? [] }];
 }
 
 function record(value: unknown): Record<string, unknown> {

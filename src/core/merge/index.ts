@@ -26,9 +26,12 @@ export {
   checkResultFactsOf,
   decideCheckResult,
   decideChecksCompleted,
+  namedAgentPulls,
+  type CheckedPull,
   type CheckResultFacts,
   type ChecksCompletedEffect,
   type ChecksCompletedRun,
+  type NamedAgentPull,
 } from './checks-completed.js';
 export {
   decideMergeGroup,

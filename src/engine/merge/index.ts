@@ -1,38 +1,14 @@
-import { decideChecksCompleted, decideMerges, type MergeDecision } from '../../core/merge/index.js';
+import { decideMerges, type MergeDecision } from '../../core/merge/index.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { OrderCheckRecord, RunGraph } from '../../store/runs.js';
-import type { GitHubPort, PullState } from '../../github/port.js';
-import { loadRunScope, timeDecision, type Engine, type RunScope } from '../context.js';
+import type { PullState } from '../../github/port.js';
+import { timeDecision, type Engine, type RunScope } from '../context.js';
 import { act } from './act.js';
 import { gatherMergeView } from './gather.js';
 import { ensureOrderCheck } from './order-check.js';
 import { advanceStacks } from '../stack.js';
 
 export { markTaskMerged, sendBack } from './outcomes.js';
-
-/**
- * Checks finished on a head: read the agent PRs of that head with their runs, let core say which
- * runs decide again (`decideChecksCompleted`), apply.
- */
-export async function onChecksCompleted(
-  engine: Engine,
-  port: GitHubPort,
-  event: { repositoryId: number; sha: string },
-): Promise<void> {
-  const found = await engine.store.pulls.withHead(event.repositoryId, event.sha);
-  const runs = new Map(found.map((f) => [f.run.id, f.run]));
-  const effects = decideChecksCompleted({
-    runs: found.map((f) => ({ runId: f.run.id, finished: f.run.finishedAt !== null })),
-  });
-  for (const effect of effects) {
-    if (effect.kind === 'none') {
-      engine.log.debug({ sha: event.sha, why: effect.reason }, 'checks completed: nothing to do');
-      continue;
-    }
-    const run = runs.get(effect.runId);
-    if (run) await advanceRun(engine, await loadRunScope(engine, run, port));
-  }
-}
 
 /**
  * Re-read the run's open agent PRs from GitHub, keep their order checks current, decide, and

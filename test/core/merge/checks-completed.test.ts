@@ -5,9 +5,15 @@ import {
   ORDER_CHECK_NAME,
   type CheckResultFacts,
   decideChecksCompleted,
+  type CheckedPull,
   type ChecksCompletedEffect,
   type ChecksCompletedRun,
+  type NamedAgentPull,
+  namedAgentPulls,
 } from '../../../src/core/merge/index.js';
+import { examplePayload } from '../../helpers/payloads.js';
+
+const REPO = 186853002;
 
 /** docs/lifecycle.md step 9: finished checks on a head re-decide the merges of its runs. */
 describe('decideChecksCompleted', () => {
@@ -44,7 +50,127 @@ describe('decideChecksCompleted', () => {
       ],
     },
   ])('$name', ({ runs, expected }) => {
-    expect(decideChecksCompleted({ runs })).toEqual(expected);
+    expect(decideChecksCompleted({ runs, named: [] }, { repositoryId: REPO, pulls: [] })).toEqual(
+      expected,
+    );
+  });
+});
+
+/**
+ * A check result naming an agent PR at a head other than the recorded one: the PR moved without
+ * its push's delivery (docs/lifecycle.md, "Overlapping files").
+ */
+describe('decideChecksCompleted: a head whose push was not delivered', () => {
+  const RECORDED = 'a'.repeat(40);
+  const NEW = 'b'.repeat(40);
+  const named = (over: Partial<CheckedPull> = {}): CheckedPull => ({
+    number: 7,
+    headSha: NEW,
+    headRef: 'agent/3/a',
+    headRepoId: REPO,
+    ...over,
+  });
+  const row = (over: Partial<NamedAgentPull> = {}): NamedAgentPull => ({
+    number: 7,
+    runId: 1,
+    runFinished: false,
+    state: 'open',
+    merged: false,
+    recordedHead: RECORDED,
+    ...over,
+  });
+  const noneRecorded = [{ kind: 'none', reason: 'no agent PR has this head' }];
+
+  it.each<{
+    name: string;
+    runs?: ChecksCompletedRun[];
+    rows: NamedAgentPull[];
+    pulls: CheckedPull[];
+    expected: unknown;
+  }>([
+    {
+      name: 'an open agent PR named at a new head moves',
+      rows: [row()],
+      pulls: [named()],
+      expected: [{ kind: 'headMoved', pr: 7, runId: 1 }],
+    },
+    {
+      name: 'named at its recorded head: nothing moved',
+      runs: [{ runId: 1, finished: false }],
+      rows: [row({ recordedHead: NEW })],
+      pulls: [named()],
+      expected: [{ kind: 'advance', runId: 1 }],
+    },
+    {
+      name: 'a PR with no recorded row is not ours',
+      rows: [],
+      pulls: [named()],
+      expected: noneRecorded,
+    },
+    {
+      name: 'a PR whose head is in another repository (a fork) is no agent PR',
+      rows: [row()],
+      pulls: [named({ headRepoId: 99 })],
+      expected: noneRecorded,
+    },
+    {
+      name: 'a PR whose head branch is no task branch is no agent PR',
+      rows: [row()],
+      pulls: [named({ headRef: 'feature/login' })],
+      expected: noneRecorded,
+    },
+    {
+      name: 'a PR recorded closed does not move',
+      rows: [row({ state: 'closed' })],
+      pulls: [named()],
+      expected: noneRecorded,
+    },
+    {
+      name: 'a PR recorded merged does not move',
+      rows: [row({ merged: true })],
+      pulls: [named()],
+      expected: noneRecorded,
+    },
+    {
+      name: 'the PR of a finished run does not move',
+      rows: [row({ runFinished: true })],
+      pulls: [named()],
+      expected: noneRecorded,
+    },
+    {
+      name: 'named twice, it moves once',
+      rows: [row()],
+      pulls: [named(), named()],
+      expected: [{ kind: 'headMoved', pr: 7, runId: 1 }],
+    },
+    {
+      name: 'its run decides with the move, not again; another run with the head still decides',
+      runs: [
+        { runId: 1, finished: false },
+        { runId: 2, finished: false },
+      ],
+      rows: [row()],
+      pulls: [named()],
+      expected: [
+        { kind: 'headMoved', pr: 7, runId: 1 },
+        { kind: 'advance', runId: 2 },
+      ],
+    },
+  ])('$name', ({ runs = [], rows, pulls, expected }) => {
+    expect(decideChecksCompleted({ runs, named: rows }, { repositoryId: REPO, pulls })).toEqual(
+      expected,
+    );
+  });
+
+  it('looks up only the named PRs that may be agent PRs of this repository, once each', () => {
+    const pulls = [
+      named(),
+      named(),
+      named({ number: 8, headRepoId: 99 }),
+      named({ number: 9, headRef: 'feature/login' }),
+      named({ number: 10, headRef: 'agent/3/b' }),
+    ];
+    expect(namedAgentPulls({ repositoryId: REPO, pulls })).toEqual([7, 10]);
   });
 });
 
@@ -57,13 +183,13 @@ describe('decideCheckResult', () => {
       name: 'another App’s check run on a head',
       facts: { name: 'ci/test', appId: 15368, headSha: HEAD },
       appId: APP,
-      expected: [{ kind: 'decideHead', sha: HEAD }],
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [] }],
     },
     {
       name: 'another App’s check suite (no name)',
       facts: { appId: 15368, headSha: HEAD },
       appId: APP,
-      expected: [{ kind: 'decideHead', sha: HEAD }],
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [] }],
     },
     {
       name: 'the order check, by its name',
@@ -95,7 +221,7 @@ describe('decideCheckResult', () => {
     {
       name: 'with the App id unknown, an App’s suite is not taken for its own',
       facts: { appId: APP, headSha: HEAD },
-      expected: [{ kind: 'decideHead', sha: HEAD }],
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [] }],
     },
     {
       name: 'a payload naming no head',
@@ -103,9 +229,36 @@ describe('decideCheckResult', () => {
       appId: APP,
       expected: [{ kind: 'none', reason: 'the payload names no head' }],
     },
+    {
+      name: 'the PRs the payload names go along',
+      facts: {
+        appId: 15368,
+        headSha: HEAD,
+        pulls: [{ number: 2, headSha: HEAD, headRef: 'agent/1/a', headRepoId: REPO }],
+      },
+      appId: APP,
+      expected: [
+        {
+          kind: 'decideHead',
+          sha: HEAD,
+          pulls: [{ number: 2, headSha: HEAD, headRef: 'agent/1/a', headRepoId: REPO }],
+        },
+      ],
+    },
   ])('$name', ({ facts, appId, expected }) => {
     expect(decideCheckResult(facts, appId)).toEqual(expected);
   });
+
+  it.each(['check_run', 'check_suite'] as const)(
+    'reads the PRs a %s payload of GitHub names (@octokit/webhooks-examples)',
+    (event) => {
+      const example = examplePayload(event, 'completed');
+      const check = example[event] as { head_sha: string };
+      expect(checkResultFactsOf(event, example).pulls).toEqual([
+        { number: 2, headSha: check.head_sha, headRef: 'changes', headRepoId: REPO },
+      ]);
+    },
+  );
 
   it('reads the facts defensively from any JSON', () => {
     expect(
@@ -117,6 +270,11 @@ describe('decideCheckResult', () => {
       checkResultFactsOf('check_suite', { check_suite: { head_sha: HEAD, app: null } }),
     ).toEqual({ headSha: HEAD });
     expect(checkResultFactsOf('check_run', { check_run: 'nonsense' })).toEqual({});
+    expect(
+      checkResultFactsOf('check_suite', {
+        check_suite: { head_sha: HEAD, pull_requests: [{ number: 2 }, 'nonsense', null] },
+      }),
+    ).toEqual({ headSha: HEAD });
     expect(checkResultFactsOf('check_suite', {})).toEqual({});
   });
 });

@@ -1,0 +1,67 @@
+import type { CheckedPull } from '../core/merge/index.js';
+import { decideChecksCompleted, namedAgentPulls } from '../core/merge/index.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
+import { loadRunScope, type Engine } from './context.js';
+import { advanceRun } from './merge/index.js';
+import { onPullRequestChanged } from './track.js';
+
+/**
+ * Checks finished on a head: read the agent PRs recorded at that head and those the delivery
+ * names, with their runs; core says which PRs moved without their push's delivery and which runs
+ * decide again (`decideChecksCompleted`); apply. A moved PR is handled as its push would be
+ * (`onPullRequestChanged`), which reads it by number: GitHub's head, not the payload's, is
+ * recorded.
+ */
+export async function onChecksCompleted(
+  engine: Engine,
+  port: GitHubPort,
+  event: { repositoryId: number; repo: RepoCoords; sha: string; pulls: readonly CheckedPull[] },
+): Promise<void> {
+  const checked = { repositoryId: event.repositoryId, pulls: event.pulls };
+  const numbers = namedAgentPulls(checked);
+  const rows = await engine.store.pulls.withHead(event.repositoryId, event.sha, numbers);
+  const found = rows.filter((r) => r.pull.headSha === event.sha);
+  const named = rows.filter((r) => numbers.includes(r.pull.number));
+  const runs = new Map(rows.map((f) => [f.run.id, f.run]));
+  const effects = decideChecksCompleted(
+    {
+      runs: found.map((f) => ({ runId: f.run.id, finished: f.run.finishedAt !== null })),
+      named: named.map(({ pull, run }) => ({
+        number: pull.number,
+        runId: run.id,
+        runFinished: run.finishedAt !== null,
+        state: pull.state,
+        merged: pull.merged,
+        recordedHead: pull.headSha,
+      })),
+    },
+    checked,
+  );
+  for (const effect of effects) {
+    switch (effect.kind) {
+      case 'none':
+        engine.log.debug({ sha: event.sha, why: effect.reason }, 'checks completed: nothing to do');
+        break;
+      case 'headMoved': {
+        const { pull } = named.find((n) => n.pull.number === effect.pr)!;
+        // As recorded: onPullRequestChanged reads the PR and records the head GitHub shows.
+        await onPullRequestChanged(engine, port, event.repo, event.repositoryId, {
+          number: pull.number,
+          nodeId: pull.nodeId ?? '',
+          headRef: pull.headRef,
+          headSha: pull.headSha,
+          headRepoId: pull.repositoryId,
+          baseRef: pull.baseRef,
+          state: pull.state,
+          merged: pull.merged,
+        });
+        break;
+      }
+      case 'advance': {
+        const run = runs.get(effect.runId);
+        if (run) await advanceRun(engine, await loadRunScope(engine, run, port));
+        break;
+      }
+    }
+  }
+}
