@@ -267,6 +267,27 @@ describe('overlapping files (GitHub double)', () => {
     });
     expect(dispatched()).toEqual(['a']);
 
+    // A check result naming the PR at a head GitHub does not show moves nothing: the PR is read
+    // by number, and GitHub's head is the one recorded.
+    const suite = s.double
+      .deliveries({ event: 'check_suite', action: 'completed' })
+      .find((d) => (d.payload.check_suite as { head_sha: string }).head_sha === first)!;
+    const forged = structuredClone(suite.payload) as {
+      check_suite: { app: { id: number }; pull_requests: Array<{ head: { sha: string } }> };
+    };
+    forged.check_suite.app.id += 1;
+    forged.check_suite.pull_requests[0]!.head.sha = 'f'.repeat(40);
+    const reads = () =>
+      s.double.requests.filter(
+        (r) => r.method === 'GET' && r.path.endsWith(`/pulls/${prOf('a')!.number}`),
+      );
+    const readsBefore = reads().length;
+    expect((await s.app.send('check_suite', forged)).ok).toBe(true);
+    await s.settle();
+    expect(reads().length).toBe(readsBefore + 1);
+    expect((await taskOf(s, issue, 'a'))?.changedFilesHead).toBe(first);
+    expect(filesRead()).toHaveLength(1);
+
     // A maintainer's fix-up takes session.ts back and changes the API instead; GitHub cannot
     // reach the app while it is pushed, so its `pull_request.synchronize` is lost.
     s.double.webhooksDown = true;
