@@ -132,11 +132,10 @@ interface Parents {
 
 /**
  * The parents the result names, accepted only as this attempt may build on them: the branch
- * head as it is now (a `work` retry: a commit it may start from, replacing the head it saw), and
- * for a `fix`'s merge a commit it may start from. That is a commit of the base, or of the stack
- * parent's PR the attempt was dispatched on (docs/stacking.md): the agent job may have worked
- * against the parent's branch before the parent merged, and a squash or rebase merge puts new
- * commits on the base, none of the parent's own.
+ * head as it is now, and a start that comes from where the attempt works (`startFrom`): a `work`
+ * retry's first parent, replacing the head it saw; a `fix`'s merged parent, one the branch does
+ * not already hold (merging a commit it holds brings nothing in, and GitHub's view of the merge
+ * commit would hide the lines that match it).
  */
 async function checkParents(
   ctx: PublishContext,
@@ -146,29 +145,15 @@ async function checkParents(
 ): Promise<Parents> {
   const { env } = ctx;
   const [first, merged, ...rest] = result.parents;
-  const isAncestor = async (sha: string, of: string) =>
-    (await ctx.git.run(['merge-base', '--is-ancestor', sha, of], { allowFail: true })).code === 0;
-  /** Where a start comes from: its name, and the ref it is a commit of. */
-  const startFrom = async (sha: string): Promise<{ name: string; ref: string } | undefined> => {
-    const baseRef = `refs/remotes/origin/${base}`;
-    if (await isAncestor(sha, baseRef)) return { name: base, ref: baseRef };
-    const parentPull = await fetchStackParentPull(ctx);
-    if (parentPull && (await isAncestor(sha, parentPull)))
-      return { name: `#${env.stackParentPr}`, ref: parentPull };
-    return undefined;
-  };
-  const startPoints = env.stackParentPr ? `${base} or #${env.stackParentPr}` : base;
   if (!first || rest.length > 0) fail('bad_result', 'the result names no commit to build on');
+  const starts = startsOf(ctx, base);
   if (env.mode === 'work' && env.attempt > 1) {
-    const from = merged === undefined ? await startFrom(first) : undefined;
-    // Not older than what the branch already holds of where it starts: an older commit of the
-    // base would bring back old workflow files, an older one of the stack parent's PR what the
-    // parent's review took out (as a commit of the parent's, not a change of the child's own).
-    const fork =
-      head && from ? await ctx.git.out(['merge-base', head, from.ref]).catch(() => '') : '';
-    const sinceFork = fork === '' || (await isAncestor(fork, first));
-    if (from === undefined || !sinceFork)
-      fail('bad_result', `a retry starts from ${startPoints}; the result names another commit`);
+    const from = merged === undefined ? await startFrom(ctx, starts, first, head) : undefined;
+    if (from === undefined)
+      fail(
+        'bad_result',
+        `a retry starts from ${starts.described}; the result names another commit`,
+      );
     if (result.lease !== (head ?? null))
       fail('push_failed', `${env.branch} moved while the agent worked: not overwriting it`);
     return { parents: [first], mergedFrom: base };
@@ -176,10 +161,72 @@ async function checkParents(
   if (first !== head)
     fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
   if (merged === undefined) return { parents: [first], mergedFrom: base };
-  const from = env.mode === 'fix' ? await startFrom(merged) : undefined;
+  if (env.mode !== 'fix') fail('bad_result', 'only a fix merges');
+  if (await isAncestor(ctx, merged, head))
+    fail('bad_result', `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
+  const from = await startFrom(ctx, starts, merged, head);
   if (from === undefined)
-    fail('bad_result', `only a fix merges, and only a commit of ${startPoints}`);
-  return { parents: [first, merged], mergedFrom: from.name };
+    fail('bad_result', `a fix merges ${starts.described}; the result names another commit`);
+  return { parents: [first, merged], mergedFrom: from };
+}
+
+/** Where an attempt may start from, or what a fix may merge in (`startFrom`). */
+interface Starts {
+  /** The run's own base, any commit of it; unset while the base is the stack parent's branch. */
+  runBase?: string;
+  /** The stack parent's branch while it is the base: its current head only. */
+  parentBranch?: string;
+  /** For a refusal: what a start may be. */
+  described: string;
+}
+
+function startsOf(ctx: PublishContext, base: string): Starts {
+  const { runBase, stackParentPr } = ctx.env;
+  const onParent = runBase !== undefined && base !== runBase;
+  const heads = [onParent && base, stackParentPr !== undefined && `#${stackParentPr}`];
+  const named = heads.filter((h): h is string => typeof h === 'string');
+  return {
+    ...(onParent ? { parentBranch: base } : { runBase: base }),
+    described: [!onParent && base, named.length > 0 && `the head of ${named.join(' or ')}`]
+      .filter(Boolean)
+      .join(' or '),
+  };
+}
+
+/**
+ * Where `sha` comes from (its name), if it is a start this attempt may build on: a commit of the
+ * run's base no older than what the branch already holds of it (their merge base with the head:
+ * an older one would bring back what the base has since taken out), or the current head of the
+ * stack parent's work, its branch or its PR (`stack_parent_pr`, read as `refs/pull/<n>/head`,
+ * which GitHub keeps after a squash or rebase merge put new commits on the base and none of the
+ * parent's own, docs/stacking.md). The base is what people merged: a commit of it that the base
+ * moved past while the agent worked brings in nothing but the base. The parent's work is another
+ * agent's, changed by its review: an older commit of it would bring back what the review took
+ * out, and the child's diff against the parent's branch would not show it.
+ */
+async function startFrom(
+  ctx: PublishContext,
+  starts: Starts,
+  sha: string,
+  head: string | undefined,
+): Promise<string | undefined> {
+  if (starts.runBase !== undefined) {
+    const ref = `refs/remotes/origin/${starts.runBase}`;
+    const fork = head ? await ctx.git.out(['merge-base', head, ref]).catch(() => '') : '';
+    const sinceFork = fork === '' || (await isAncestor(ctx, fork, sha));
+    if (sinceFork && (await isAncestor(ctx, sha, ref))) return starts.runBase;
+  }
+  const { parentBranch } = starts;
+  if (parentBranch && sha === (await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`)))
+    return parentBranch;
+  const parentPull = await fetchStackParentPull(ctx);
+  if (parentPull && sha === (await ctx.git.resolve(parentPull))) return `#${ctx.env.stackParentPr}`;
+  return undefined;
+}
+
+async function isAncestor(ctx: PublishContext, sha: string, of: string): Promise<boolean> {
+  const run = await ctx.git.run(['merge-base', '--is-ancestor', sha, of], { allowFail: true });
+  return run.code === 0;
 }
 
 const STACK_PARENT_REF = 'refs/agent-coordinator/stack-parent';

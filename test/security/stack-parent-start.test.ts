@@ -9,11 +9,10 @@ import { createHarness } from '../worker/helpers/harness.js';
 /**
  * docs/stacking.md, "An attempt across the parent's merge": the publish job accepts a retry's
  * start from the stack parent's PR (`refs/pull/<n>/head`) once a squash merge left its commits
- * off the base. A prompt-injected agent names an older commit of that PR, one from before the
- * parent's review had a change taken out: the child would bring it back, as a commit of the
- * parent's rather than a change of its own. While the parent's branch is there the same start
- * is refused (not older than what the branch already holds of its base); it must be refused
- * after the merge too.
+ * off the base, and only its head. A prompt-injected agent names an older commit of that PR, one
+ * from before the parent's review had a change taken out: the child would bring it back, as a
+ * commit of the parent's rather than a change of its own, whether the child's branch already
+ * holds that commit or not (the child's diff against the parent's branch would not show it).
  */
 describe("a retry's start from the stack parent's PR", () => {
   let double: GitHubDouble;
@@ -29,11 +28,12 @@ describe("a retry's start from the stack parent's PR", () => {
   const CHILD = 'agent/7/task_002';
 
   it.each([
-    { start: 'the head the child already holds', published: true },
-    { start: 'an older commit the review had taken out', published: false },
-  ])(
+    { start: "the head of the parent's PR", forge: undefined },
+    { start: 'an older commit the review had taken out', forge: 'reviewed' },
+    { start: 'an older commit the child does not hold', forge: 'unheld' },
+  ] as const)(
     'a retry naming $start',
-    async ({ published }) => {
+    async ({ forge }) => {
       double = await startGitHubDouble({ webhookSecret: 's' });
       const repo = await double.createRepo({
         owner: 'acme',
@@ -59,6 +59,13 @@ describe("a retry's start from the stack parent's PR", () => {
       git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, parentHead);
       h.fx.commitOnOrigin(CHILD, { 'b.txt': 'b\n' }, 'task_002: B');
       const childHead = h.fx.originRev(CHILD);
+      // The parent's review went on after the child's restack: another change taken out.
+      const unheld = h.fx.commitOnOrigin(PARENT, { 'evil.txt': 'again\n' }, 'task_001: more');
+      git(h.fx.human, 'rm', '--quiet', 'evil.txt');
+      git(h.fx.human, 'commit', '--quiet', '-m', 'task_001: review 2');
+      git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
+      const pullHead = h.fx.originRev(PARENT);
+      git(h.fx.origin, 'update-ref', 'refs/pull/5/head', pullHead);
 
       const result = await h.run(
         {
@@ -78,23 +85,23 @@ describe("a retry's start from the stack parent's PR", () => {
             h.fx.commitOnOrigin('main', { 'a.txt': 'a\n' }, 'task_001: A (#5)');
             const file = join(dir, 'result.json');
             const forged = JSON.parse(readFileSync(file, 'utf8')) as { parents: string[] };
-            const from = published ? forged.parents : [reviewed];
+            const from = forge ? [{ reviewed, unheld }[forge]] : forged.parents;
             writeFileSync(file, JSON.stringify({ ...forged, parents: from }));
           },
         },
       );
 
-      if (published) {
+      if (!forge) {
         expect(result.exitCode).toBe(0);
         expect(git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD).split(' ')[1]).toBe(
-          parentHead,
+          pullHead,
         );
         return;
       }
       expect(result.outcome).toMatchObject({
         ok: false,
         reason: 'bad_result',
-        detail: 'a retry starts from main or #5; the result names another commit',
+        detail: 'a retry starts from main or the head of #5; the result names another commit',
       });
       expect(h.fx.originRev(CHILD)).toBe(childHead);
     },

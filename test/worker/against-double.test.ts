@@ -185,7 +185,7 @@ describe('worker against the GitHub double', () => {
       expect(result.log).toContain(`attempt 2: starting again from origin/${PARENT}`);
       if (!published) {
         expect(result.exitCode).not.toBe(0);
-        const from = stackParentPr ? `main or #${stackParentPr}` : 'main';
+        const from = stackParentPr ? `main or the head of #${stackParentPr}` : 'main';
         expect(result.log).toContain(
           `bad_result (a retry starts from ${from}; the result names another commit)`,
         );

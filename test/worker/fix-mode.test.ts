@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from './helpers/git-fixture.js';
@@ -96,6 +98,39 @@ describe('fix mode', () => {
     // No agent ran: the attempt is recorded, the spend is unchanged.
     expect(patch.body).toContain('attempt=2 -->');
     expect(patch.body).toContain('cost_usd=0.25 input_tokens=1000 output_tokens=200');
+  });
+
+  it('publishes a merge of the base as the agent job found it, though the base moved on since', async () => {
+    const found = h.fx.commitOnOrigin('main', { 'README.md': '# widgets 2\n' }, 'main moves on');
+    expectPatch();
+    const result = await h.run(fixEnv(), h.fx.freshWorkspace(BRANCH), {
+      beforePublish: () => h.fx.commitOnOrigin('main', { 'README.md': '# widgets 3\n' }, 'again'),
+    });
+
+    expect(result.outcome).toMatchObject({ ok: true });
+    const parents = git(h.fx.origin, 'rev-list', '--parents', '-n', '1', BRANCH)
+      .split(' ')
+      .slice(1);
+    expect(parents).toEqual([prCommit, found]);
+  });
+
+  it('refuses a merge of a base commit the branch already holds, pushing nothing', async () => {
+    h.fx.commitOnOrigin('main', { 'README.md': '# widgets 2\n' }, 'main moves on');
+    const held = git(h.fx.origin, 'rev-parse', `${prCommit}^`);
+    const result = await h.run(fixEnv(), h.fx.freshWorkspace(BRANCH), {
+      beforePublish: (dir) => {
+        const file = join(dir, 'result.json');
+        const found = JSON.parse(readFileSync(file, 'utf8')) as { parents: string[] };
+        writeFileSync(file, JSON.stringify({ ...found, parents: [prCommit, held] }));
+      },
+    });
+
+    expect(result.outcome).toMatchObject({
+      ok: false,
+      reason: 'bad_result',
+      detail: `a fix merges only what ${BRANCH} does not hold; it holds ${held}`,
+    });
+    expect(h.fx.originRev(BRANCH)).toBe(prCommit);
   });
 
   it('fails with agent_failed when conflict markers are left behind, pushing nothing', async () => {

@@ -34613,23 +34613,15 @@ async function publishBase(ctx) {
 async function checkParents(ctx, result, base, head) {
   const { env } = ctx;
   const [first, merged, ...rest] = result.parents;
-  const isAncestor = async (sha, of) => (await ctx.git.run(["merge-base", "--is-ancestor", sha, of], { allowFail: true })).code === 0;
-  const startFrom = async (sha) => {
-    const baseRef = `refs/remotes/origin/${base}`;
-    if (await isAncestor(sha, baseRef)) return { name: base, ref: baseRef };
-    const parentPull = await fetchStackParentPull(ctx);
-    if (parentPull && await isAncestor(sha, parentPull))
-      return { name: `#${env.stackParentPr}`, ref: parentPull };
-    return void 0;
-  };
-  const startPoints = env.stackParentPr ? `${base} or #${env.stackParentPr}` : base;
   if (!first || rest.length > 0) fail("bad_result", "the result names no commit to build on");
+  const starts = startsOf(ctx, base);
   if (env.mode === "work" && env.attempt > 1) {
-    const from2 = merged === void 0 ? await startFrom(first) : void 0;
-    const fork = head && from2 ? await ctx.git.out(["merge-base", head, from2.ref]).catch(() => "") : "";
-    const sinceFork = fork === "" || await isAncestor(fork, first);
-    if (from2 === void 0 || !sinceFork)
-      fail("bad_result", `a retry starts from ${startPoints}; the result names another commit`);
+    const from2 = merged === void 0 ? await startFrom(ctx, starts, first, head) : void 0;
+    if (from2 === void 0)
+      fail(
+        "bad_result",
+        `a retry starts from ${starts.described}; the result names another commit`
+      );
     if (result.lease !== (head ?? null))
       fail("push_failed", `${env.branch} moved while the agent worked: not overwriting it`);
     return { parents: [first], mergedFrom: base };
@@ -34637,10 +34629,41 @@ async function checkParents(ctx, result, base, head) {
   if (first !== head)
     fail("push_failed", `${env.branch} moved while the agent worked (now ${head ?? "gone"})`);
   if (merged === void 0) return { parents: [first], mergedFrom: base };
-  const from = env.mode === "fix" ? await startFrom(merged) : void 0;
+  if (env.mode !== "fix") fail("bad_result", "only a fix merges");
+  if (await isAncestor(ctx, merged, head))
+    fail("bad_result", `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
+  const from = await startFrom(ctx, starts, merged, head);
   if (from === void 0)
-    fail("bad_result", `only a fix merges, and only a commit of ${startPoints}`);
-  return { parents: [first, merged], mergedFrom: from.name };
+    fail("bad_result", `a fix merges ${starts.described}; the result names another commit`);
+  return { parents: [first, merged], mergedFrom: from };
+}
+function startsOf(ctx, base) {
+  const { runBase, stackParentPr } = ctx.env;
+  const onParent = runBase !== void 0 && base !== runBase;
+  const heads = [onParent && base, stackParentPr !== void 0 && `#${stackParentPr}`];
+  const named = heads.filter((h) => typeof h === "string");
+  return {
+    ...onParent ? { parentBranch: base } : { runBase: base },
+    described: [!onParent && base, named.length > 0 && `the head of ${named.join(" or ")}`].filter(Boolean).join(" or ")
+  };
+}
+async function startFrom(ctx, starts, sha, head) {
+  if (starts.runBase !== void 0) {
+    const ref = `refs/remotes/origin/${starts.runBase}`;
+    const fork = head ? await ctx.git.out(["merge-base", head, ref]).catch(() => "") : "";
+    const sinceFork = fork === "" || await isAncestor(ctx, fork, sha);
+    if (sinceFork && await isAncestor(ctx, sha, ref)) return starts.runBase;
+  }
+  const { parentBranch } = starts;
+  if (parentBranch && sha === await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`))
+    return parentBranch;
+  const parentPull = await fetchStackParentPull(ctx);
+  if (parentPull && sha === await ctx.git.resolve(parentPull)) return `#${ctx.env.stackParentPr}`;
+  return void 0;
+}
+async function isAncestor(ctx, sha, of) {
+  const run2 = await ctx.git.run(["merge-base", "--is-ancestor", sha, of], { allowFail: true });
+  return run2.code === 0;
 }
 var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
 async function fetchStackParentPull(ctx) {

@@ -1,0 +1,128 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGitHubDouble } from '../github-double/index.js';
+import type { GitHubDouble } from '../github-double/scenario.js';
+import { git } from '../worker/helpers/git-fixture.js';
+import { createHarness } from '../worker/helpers/harness.js';
+
+/**
+ * docs/worker.md, "What the publish job checks": a `fix` of a stacked child merges in the head
+ * of its parent's work (its branch, or its PR once squash-merged), which the branch does not hold
+ * yet. A prompt-injected agent names another second parent: a commit the branch already holds,
+ * or an older commit of the parent's PR, one with a change the parent's review took out since.
+ * The pushed tree is still the head plus the agent's patch, but GitHub's view of the merge commit
+ * hides the lines that match that parent, and the child's diff against the parent's branch (their
+ * merge base is then that older commit) would not show the change coming back.
+ */
+describe("a fix's merged parent", () => {
+  let double: GitHubDouble;
+  afterEach(async () => {
+    try {
+      double.assertNoViolations();
+    } finally {
+      await double.close();
+    }
+  });
+
+  const PARENT = 'agent/7/task_001';
+  const CHILD = 'agent/7/task_002';
+
+  it.each([
+    { merges: "the parent's head", parentMerged: false },
+    { merges: "the parent's head", parentMerged: true },
+    { merges: 'a commit the branch holds', parentMerged: false },
+    { merges: 'a commit the branch holds', parentMerged: true },
+    { merges: "an older commit of the parent's PR", parentMerged: false },
+    { merges: "an older commit of the parent's PR", parentMerged: true },
+  ])(
+    'a fix merging $merges (parent squash-merged before the publish job: $parentMerged)',
+    async ({ merges, parentMerged }) => {
+      double = await startGitHubDouble({ webhookSecret: 's' });
+      const repo = await double.createRepo({
+        owner: 'acme',
+        name: 'widgets',
+        files: { 'README.md': '# w\n' },
+      });
+      await double.setPermission(repo, 'agent-bot', 'write');
+      const h = createHarness(CHILD);
+      // The double keeps its own branches: the child's PR opens on the one it has.
+      await double.pushCommit(repo, CHILD, {
+        message: 'b',
+        files: { 'b.txt': 'b' },
+        by: 'agent-bot',
+      });
+      await double.pushCommit(repo, PARENT, {
+        message: 'a',
+        files: { 'a.txt': 'a' },
+        by: 'agent-bot',
+      });
+      // The child started from the parent's first head; the parent then had a change taken out.
+      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
+      const held = h.fx.commitOnOrigin(PARENT, { 'a.txt': 'a\n' }, 'task_001: A');
+      git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, held);
+      const childHead = h.fx.commitOnOrigin(CHILD, { 'b.txt': 'b\n' }, 'task_002: B');
+      const older = h.fx.commitOnOrigin(PARENT, { 'evil.txt': 'taken out\n' }, 'task_001: more');
+      git(h.fx.human, 'rm', '--quiet', 'evil.txt');
+      git(h.fx.human, 'commit', '--quiet', '-m', 'task_001: review');
+      git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
+      const parentHead = h.fx.originRev(PARENT);
+      git(h.fx.origin, 'update-ref', 'refs/pull/5/head', parentHead);
+
+      const forged = {
+        'a commit the branch holds': held,
+        "an older commit of the parent's PR": older,
+      }[merges];
+      const result = await h.run(
+        {
+          GITHUB_API_URL: double.apiUrl,
+          token: double.createUserToken('agent-bot'),
+          task_id: 'task_002',
+          mode: 'fix',
+          attempt: '2',
+          base: PARENT,
+          run_base: 'main',
+          stack_parent_pr: '5',
+        },
+        h.fx.freshWorkspace(CHILD),
+        {
+          beforePublish: (dir) => {
+            if (parentMerged) {
+              git(h.fx.origin, 'update-ref', '-d', `refs/heads/${PARENT}`);
+              h.fx.commitOnOrigin('main', { 'a.txt': 'a\n' }, 'task_001: A (#5)');
+            }
+            const file = join(dir, 'result.json');
+            const found = JSON.parse(readFileSync(file, 'utf8')) as { parents: string[] };
+            // The agent job merged the parent's head, as a fix does.
+            expect(found.parents).toEqual([childHead, parentHead]);
+            if (forged)
+              writeFileSync(file, JSON.stringify({ ...found, parents: [childHead, forged] }));
+          },
+        },
+      );
+
+      if (!forged) {
+        expect(result.exitCode).toBe(0);
+        expect(git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD).split(' ').slice(1)).toEqual(
+          [childHead, parentHead],
+        );
+        const merged = parentMerged ? '#5' : PARENT;
+        expect(git(h.fx.origin, 'log', '-1', '--format=%s', CHILD)).toBe(
+          `Merge ${merged} into ${CHILD}`,
+        );
+        return;
+      }
+      const from = parentMerged ? 'main or the head of #5' : `the head of ${PARENT} or #5`;
+      expect(result.outcome).toMatchObject({
+        ok: false,
+        reason: 'bad_result',
+        detail:
+          forged === held
+            ? `a fix merges only what ${CHILD} does not hold; it holds ${held}`
+            : `a fix merges ${from}; the result names another commit`,
+      });
+      expect(h.fx.originRev(CHILD)).toBe(childHead);
+    },
+    60_000,
+  );
+});
