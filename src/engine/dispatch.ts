@@ -140,6 +140,9 @@ export async function performDispatch(
       await s.port.ensureBranch(s.repo, branch, baseSha);
       crashPoint('dispatch.branch-created');
     }
+    // Before the run exists: its first job asks for the assignment as soon as it starts.
+    const stackParentPr = stackedPull(task);
+    if (stackParentPr !== null) await engine.store.attempts.update(attempt.id, { stackParentPr });
     const inputs = buildDispatchInputs({
       taskKey: task.taskKey,
       issueNumber: run.issueNumber,
@@ -153,9 +156,7 @@ export async function performDispatch(
       inputs,
     });
     crashPoint('dispatch.called');
-    const stackParentPr = stackedPull(task);
     await engine.store.attempts.update(attempt.id, {
-      ...(stackParentPr !== null && { stackParentPr }),
       phase: 'dispatched',
       dispatchedAt: engine.now(),
       workflowRunId: result.runId ?? null,
