@@ -1,10 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startGitHubDouble } from '../github-double/index.js';
-import type { GitHubDouble } from '../github-double/scenario.js';
+import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
+import { CHILD, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/worker.md, "What the publish job checks": a `fix` of a stacked child merges in the head
@@ -16,17 +15,7 @@ import { createHarness } from '../worker/helpers/harness.js';
  * merge base is then that older commit) would not show the change coming back.
  */
 describe("a fix's merged parent", () => {
-  let double: GitHubDouble;
-  afterEach(async () => {
-    try {
-      double.assertNoViolations();
-    } finally {
-      await double.close();
-    }
-  });
-
-  const PARENT = 'agent/7/task_001';
-  const CHILD = 'agent/7/task_002';
+  const openDouble = stackDouble();
 
   it.each([
     { merges: "the parent's head", parentMerged: false },
@@ -38,13 +27,7 @@ describe("a fix's merged parent", () => {
   ])(
     'a fix merging $merges (parent squash-merged before the publish job: $parentMerged)',
     async ({ merges, parentMerged }) => {
-      double = await startGitHubDouble({ webhookSecret: 's' });
-      const repo = await double.createRepo({
-        owner: 'acme',
-        name: 'widgets',
-        files: { 'README.md': '# w\n' },
-      });
-      await double.setPermission(repo, 'agent-bot', 'write');
+      const { double, repo } = await openDouble();
       const h = createHarness(CHILD);
       // The double keeps its own branches: the child's PR opens on the one it has.
       await double.pushCommit(repo, CHILD, {

@@ -1,10 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startGitHubDouble } from '../github-double/index.js';
-import type { GitHubDouble } from '../github-double/scenario.js';
+import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
+import { CHILD, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/stacking.md, "An attempt across the parent's merge": the publish job accepts a retry's
@@ -15,17 +14,7 @@ import { createHarness } from '../worker/helpers/harness.js';
  * holds that commit or not (the child's diff against the parent's branch would not show it).
  */
 describe("a retry's start from the stack parent's PR", () => {
-  let double: GitHubDouble;
-  afterEach(async () => {
-    try {
-      double.assertNoViolations();
-    } finally {
-      await double.close();
-    }
-  });
-
-  const PARENT = 'agent/7/task_001';
-  const CHILD = 'agent/7/task_002';
+  const openDouble = stackDouble();
 
   it.each([
     { start: "the head of the parent's PR", forge: undefined },
@@ -34,13 +23,7 @@ describe("a retry's start from the stack parent's PR", () => {
   ] as const)(
     'a retry naming $start',
     async ({ forge }) => {
-      double = await startGitHubDouble({ webhookSecret: 's' });
-      const repo = await double.createRepo({
-        owner: 'acme',
-        name: 'widgets',
-        files: { 'README.md': '# w\n' },
-      });
-      await double.setPermission(repo, 'agent-bot', 'write');
+      const { double, repo } = await openDouble();
       const h = createHarness(CHILD);
       // The double keeps its own branches: the child's PR opens on the one it has.
       await double.pushCommit(repo, CHILD, {
