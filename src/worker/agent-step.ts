@@ -223,9 +223,7 @@ async function prepareFix(ctx: AgentContext, base: string): Promise<Prepared> {
   const continuing = (await git.out(['log', '-1', '--format=%s', start])).startsWith(
     PARTIAL_PREFIX,
   );
-  const upToDate =
-    (await git.run(['merge-base', '--is-ancestor', baseSha, start], { allowFail: true })).code ===
-    0;
+  const upToDate = await git.isAncestor(baseSha, start);
   let conflicts: string[] = [];
   if (!upToDate) {
     const subject = `Merge ${base} into ${env.branch}`;

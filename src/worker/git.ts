@@ -136,6 +136,12 @@ export class Git {
     return r.code === 0 ? r.stdout.trim() : undefined;
   }
 
+  /** Whether `commit` is `of` or one of its ancestors (`git merge-base --is-ancestor`). */
+  async isAncestor(commit: string, of: string): Promise<boolean> {
+    const r = await this.run(['merge-base', '--is-ancestor', commit, of], { allowFail: true });
+    return r.code === 0;
+  }
+
   async fetchBranches(branches: string[]): Promise<void> {
     const specs = branches.map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
     await this.run(['fetch', '--no-tags', '--quiet', 'origin', ...specs], { auth: true });

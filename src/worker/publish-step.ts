@@ -162,7 +162,7 @@ async function checkParents(
     fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
   if (merged === undefined) return { parents: [first], mergedFrom: base };
   if (env.mode !== 'fix') fail('bad_result', 'only a fix merges');
-  if (await isAncestor(ctx, merged, head))
+  if (await ctx.git.isAncestor(merged, head))
     fail('bad_result', `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
   const from = await startFrom(ctx, starts, merged, head);
   if (from === undefined)
@@ -213,8 +213,8 @@ async function startFrom(
   if (starts.runBase !== undefined) {
     const ref = `refs/remotes/origin/${starts.runBase}`;
     const fork = head ? await ctx.git.out(['merge-base', head, ref]).catch(() => '') : '';
-    const sinceFork = fork === '' || (await isAncestor(ctx, fork, sha));
-    if (sinceFork && (await isAncestor(ctx, sha, ref))) return starts.runBase;
+    const sinceFork = fork === '' || (await ctx.git.isAncestor(fork, sha));
+    if (sinceFork && (await ctx.git.isAncestor(sha, ref))) return starts.runBase;
   }
   const { parentBranch } = starts;
   if (parentBranch && sha === (await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`)))
@@ -222,11 +222,6 @@ async function startFrom(
   const parentPull = await fetchStackParentPull(ctx);
   if (parentPull && sha === (await ctx.git.resolve(parentPull))) return `#${ctx.env.stackParentPr}`;
   return undefined;
-}
-
-async function isAncestor(ctx: PublishContext, sha: string, of: string): Promise<boolean> {
-  const run = await ctx.git.run(['merge-base', '--is-ancestor', sha, of], { allowFail: true });
-  return run.code === 0;
 }
 
 const STACK_PARENT_REF = 'refs/agent-coordinator/stack-parent';

@@ -8038,6 +8038,11 @@ var Git = class {
     });
     return r.code === 0 ? r.stdout.trim() : void 0;
   }
+  /** Whether `commit` is `of` or one of its ancestors (`git merge-base --is-ancestor`). */
+  async isAncestor(commit, of) {
+    const r = await this.run(["merge-base", "--is-ancestor", commit, of], { allowFail: true });
+    return r.code === 0;
+  }
   async fetchBranches(branches) {
     const specs = branches.map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
     await this.run(["fetch", "--no-tags", "--quiet", "origin", ...specs], { auth: true });
@@ -8646,7 +8651,7 @@ async function prepareFix(ctx, base) {
   const continuing = (await git.out(["log", "-1", "--format=%s", start])).startsWith(
     PARTIAL_PREFIX
   );
-  const upToDate = (await git.run(["merge-base", "--is-ancestor", baseSha, start], { allowFail: true })).code === 0;
+  const upToDate = await git.isAncestor(baseSha, start);
   let conflicts = [];
   if (!upToDate) {
     const subject = `Merge ${base} into ${env.branch}`;
@@ -34630,7 +34635,7 @@ async function checkParents(ctx, result, base, head) {
     fail("push_failed", `${env.branch} moved while the agent worked (now ${head ?? "gone"})`);
   if (merged === void 0) return { parents: [first], mergedFrom: base };
   if (env.mode !== "fix") fail("bad_result", "only a fix merges");
-  if (await isAncestor(ctx, merged, head))
+  if (await ctx.git.isAncestor(merged, head))
     fail("bad_result", `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
   const from = await startFrom(ctx, starts, merged, head);
   if (from === void 0)
@@ -34651,8 +34656,8 @@ async function startFrom(ctx, starts, sha, head) {
   if (starts.runBase !== void 0) {
     const ref = `refs/remotes/origin/${starts.runBase}`;
     const fork = head ? await ctx.git.out(["merge-base", head, ref]).catch(() => "") : "";
-    const sinceFork = fork === "" || await isAncestor(ctx, fork, sha);
-    if (sinceFork && await isAncestor(ctx, sha, ref)) return starts.runBase;
+    const sinceFork = fork === "" || await ctx.git.isAncestor(fork, sha);
+    if (sinceFork && await ctx.git.isAncestor(sha, ref)) return starts.runBase;
   }
   const { parentBranch } = starts;
   if (parentBranch && sha === await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`))
@@ -34660,10 +34665,6 @@ async function startFrom(ctx, starts, sha, head) {
   const parentPull = await fetchStackParentPull(ctx);
   if (parentPull && sha === await ctx.git.resolve(parentPull)) return `#${ctx.env.stackParentPr}`;
   return void 0;
-}
-async function isAncestor(ctx, sha, of) {
-  const run2 = await ctx.git.run(["merge-base", "--is-ancestor", sha, of], { allowFail: true });
-  return run2.code === 0;
 }
 var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
 async function fetchStackParentPull(ctx) {
