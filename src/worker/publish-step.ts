@@ -50,7 +50,7 @@ export async function runPublishStep(
   const base = await publishBase(ctx);
   await ctx.git.fetchBranches([base, env.branch]);
   const head = await ctx.git.resolve(`refs/remotes/origin/${env.branch}`);
-  const { parents, mergedFrom } = await checkParents(ctx, result, base, head);
+  const { parents, mergedFrom, catchUp } = await checkParents(ctx, result, base, head);
 
   const tree = await applyPatch(ctx, parents[0]!, patch);
   const changed = await changedPaths(ctx, parents[0]!, tree);
@@ -69,7 +69,8 @@ export async function runPublishStep(
     );
   }
 
-  const commit = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
+  const own = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
+  const commit = catchUp ? await catchUpWith(ctx, own, catchUp) : own;
   const rewrite = env.mode === 'work' && env.attempt > 1;
   await push(ctx, commit, rewrite ? { lease: head ?? '' } : {});
   const agentConfigChanged = await agentConfigChanges(ctx, base, commit);
@@ -128,6 +129,14 @@ interface Parents {
   parents: string[];
   /** For a merge: the branch, or the stack parent's PR, its second parent is a commit of. */
   mergedFrom: string;
+  /** The stack parent's head to merge in after, when the attempt started from older work of it. */
+  catchUp?: ParentHead;
+}
+
+/** The current head of the stack parent's work: its branch, or its PR (`#<n>`). */
+interface ParentHead {
+  name: string;
+  sha: string;
 }
 
 /**
@@ -156,7 +165,7 @@ async function checkParents(
       );
     if (result.lease !== (head ?? null))
       fail('push_failed', `${env.branch} moved while the agent worked: not overwriting it`);
-    return { parents: [first], mergedFrom: base };
+    return { parents: [first], mergedFrom: base, ...catchUpOf(from) };
   }
   if (first !== head)
     fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
@@ -167,14 +176,16 @@ async function checkParents(
   const from = await startFrom(ctx, starts, merged, head);
   if (from === undefined)
     fail('bad_result', `a fix merges ${starts.described}; the result names another commit`);
-  return { parents: [first, merged], mergedFrom: from };
+  return { parents: [first, merged], mergedFrom: from.name, ...catchUpOf(from) };
 }
+
+const catchUpOf = (from: Start) => (from.catchUp ? { catchUp: from.catchUp } : {});
 
 /** Where an attempt may start from, or what a fix may merge in (`startFrom`). */
 interface Starts {
   /** The run's own base, any commit of it; unset while the base is the stack parent's branch. */
   runBase?: string;
-  /** The stack parent's branch while it is the base: its current head only. */
+  /** The stack parent's branch while it is the base: its head, or older work with the head merged in. */
   parentBranch?: string;
   /** For a refusal: what a start may be. */
   described: string;
@@ -187,41 +198,101 @@ function startsOf(ctx: PublishContext, base: string): Starts {
   const named = heads.filter((h): h is string => typeof h === 'string');
   return {
     ...(onParent ? { parentBranch: base } : { runBase: base }),
-    described: [!onParent && base, named.length > 0 && `the head of ${named.join(' or ')}`]
+    described: [!onParent && base, named.length > 0 && `a commit of ${named.join(' or ')}`]
       .filter(Boolean)
       .join(' or '),
   };
 }
 
+/** What a start comes from: its name, and the parent's head to merge in after it, if any. */
+interface Start {
+  name: string;
+  catchUp?: ParentHead;
+}
+
 /**
- * Where `sha` comes from (its name), if it is a start this attempt may build on: a commit of the
- * run's base no older than what the branch already holds of it (their merge base with the head:
- * an older one would bring back what the base has since taken out), or the current head of the
- * stack parent's work, its branch or its PR (`stack_parent_pr`, read as `refs/pull/<n>/head`,
- * which GitHub keeps after a squash or rebase merge put new commits on the base and none of the
+ * Where `sha` comes from, if it is a start this attempt may build on: a commit of the run's base
+ * no older than what the branch already holds of it (their merge base with the head: an older
+ * one would bring back what the base has since taken out), or the stack parent's work, its branch
+ * while that is the base, or its PR (`stack_parent_pr`, read as `refs/pull/<n>/head`, which
+ * GitHub keeps after a squash or rebase merge put new commits on the base and none of the
  * parent's own, docs/stacking.md). The base is what people merged: a commit of it that the base
  * moved past while the agent worked brings in nothing but the base. The parent's work is another
- * agent's, changed by its review: an older commit of it would bring back what the review took
- * out, and the child's diff against the parent's branch would not show it.
+ * agent's, changed by its review: a start older than its current head (one of that head's
+ * ancestors: the head moved while the agent worked) is taken only with that head merged in after
+ * (`catchUp`). Without it, what the review took out since would come back through the older
+ * commit, and the child's diff against the parent's branch (their merge base being that commit)
+ * would not show it; with it, the pushed commit holds the parent's head, so that diff is the
+ * agent's change and nothing else.
  */
 async function startFrom(
   ctx: PublishContext,
   starts: Starts,
   sha: string,
   head: string | undefined,
-): Promise<string | undefined> {
+): Promise<Start | undefined> {
   if (starts.runBase !== undefined) {
     const ref = `refs/remotes/origin/${starts.runBase}`;
     const fork = head ? await ctx.git.out(['merge-base', head, ref]).catch(() => '') : '';
     const sinceFork = fork === '' || (await ctx.git.isAncestor(fork, sha));
-    if (sinceFork && (await ctx.git.isAncestor(sha, ref))) return starts.runBase;
+    if (sinceFork && (await ctx.git.isAncestor(sha, ref))) return { name: starts.runBase };
   }
   const { parentBranch } = starts;
-  if (parentBranch && sha === (await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`)))
-    return parentBranch;
+  const branchHead = parentBranch && (await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`));
+  if (parentBranch && sha === branchHead) return { name: parentBranch };
   const parentPull = await fetchStackParentPull(ctx);
-  if (parentPull && sha === (await ctx.git.resolve(parentPull))) return `#${ctx.env.stackParentPr}`;
+  const pullHead = parentPull && (await ctx.git.resolve(parentPull));
+  const pullName = `#${ctx.env.stackParentPr}`;
+  if (pullHead && sha === pullHead) return { name: pullName };
+  // The parent's work as it is now: its branch while that is the base, else its PR.
+  const current = parentBranch
+    ? branchHead && { name: parentBranch, sha: branchHead }
+    : pullHead && { name: pullName, sha: pullHead };
+  if (current && (await ctx.git.isAncestor(sha, current.sha)))
+    return { name: current.name, catchUp: current };
   return undefined;
+}
+
+/**
+ * `commit` with the stack parent's current head merged into it (`startFrom`'s `catchUp`): a
+ * three-way merge whose base is the older start, so the parent's head comes in whole (what its
+ * review took out stays out) and the agent's change goes on top. A conflict between the two fails
+ * the attempt as the head's moving would have (`push_failed`): the next attempt starts from the
+ * new head. Git writes objects only (`merge-tree --write-tree`, git 2.38 or later).
+ */
+async function catchUpWith(
+  ctx: PublishContext,
+  commit: string,
+  parent: ParentHead,
+): Promise<string> {
+  const merged = await ctx.git.run(
+    [
+      ...PROTECT_PATHS,
+      'merge-tree',
+      '--write-tree',
+      '--name-only',
+      '--no-messages',
+      commit,
+      parent.sha,
+    ],
+    { allowFail: true },
+  );
+  const [tree = '', ...conflicted] = merged.stdout.split('\n').filter(Boolean);
+  if (merged.code === 1)
+    fail(
+      'push_failed',
+      `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(', ')}`,
+    );
+  if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
+    fail('git_failed', `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
+  await changedPaths(ctx, commit, tree);
+  log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
+  return commitTree(
+    ctx,
+    tree,
+    [commit, parent.sha],
+    [`Merge ${parent.name} into ${ctx.env.branch}`, taskTrailer(ctx.env)],
+  );
 }
 
 const STACK_PARENT_REF = 'refs/agent-coordinator/stack-parent';

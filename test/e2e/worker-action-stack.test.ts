@@ -98,6 +98,54 @@ describe('the worker action on a stacked child whose parent merges while it work
     180_000,
   );
 
+  it('publishes a work retry whose parent’s head moved while its agent worked, with that head merged in', async () => {
+    scenario = await startRealWorkerScenario(FAKE_AGENT, {
+      config: 'dispatch:\n  stack: true\nretries:\n  backoff: [0s]\n',
+    });
+    const { s, runs, hooks } = scenario;
+    let started = '';
+    let parentHead = '';
+    hooks.beforeJob = async (run, job) => {
+      if (run.inputs.task_id !== 'b' || run.inputs.attempt !== '2' || job !== 'publish') return;
+      // A review round of the parent pushes while the child's retry is in its agent job.
+      started = s.double.branch(REPO, 'agent/1/a')!.sha;
+      parentHead = await s.double.pushCommit(REPO, 'agent/1/a', {
+        message: 'Review round of A',
+        files: { 'src/a-notes.txt': 'notes\n' },
+        by: MAINTAINER,
+      });
+      await s.double.waitForDeliveries();
+      await s.app.processor.whenDrained();
+    };
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Stack',
+      body: chain('B, which fails first'),
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+
+    const retry = runs.find((r) => r.log.includes('#1 b attempt 2'));
+    expect(retry?.log).toContain(`agent/1/a moved to ${parentHead} while the agent worked`);
+    expect(await attemptsOfB(s)).toEqual([
+      ['work', 'failure', 'agent_failed'],
+      ['work', 'success', null],
+    ]);
+    const b = prOf(s, 'b');
+    expect(b.base.ref).toBe('agent/1/a');
+    // The agent's commit on the head it started from, then the parent's new head merged in.
+    const [own, merged] = s.double.commitParents(REPO, b.head.sha);
+    expect(merged).toBe(parentHead);
+    expect(s.double.commitParents(REPO, own!)).toEqual([started]);
+    await s.double.comment(REPO, prOf(s, 'a').number, '/approve', MAINTAINER);
+    await s.settle();
+    await s.double.comment(REPO, prOf(s, 'b').number, '/approve', MAINTAINER);
+    await s.settle();
+    expect(prOf(s, 'b').merged).toBe(true);
+    expect(s.double.file(REPO, 'main', 'src/a-notes.txt')).toBe('notes\n');
+    expect(s.double.file(REPO, 'main', 'src/b.txt')).toBe('b\n');
+  }, 180_000);
+
   it('publishes a fix that merged the parent’s new head when the parent is squash-merged before the publish job', async () => {
     scenario = await startRealWorkerScenario(FAKE_AGENT, {
       config: 'dispatch:\n  stack: true\nmerge:\n  method: squash\n',

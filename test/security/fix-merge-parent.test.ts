@@ -8,11 +8,12 @@ import { CHILD, PARENT, stackDouble } from './stack-double.js';
 /**
  * docs/worker.md, "What the publish job checks": a `fix` of a stacked child merges in the head
  * of its parent's work (its branch, or its PR once squash-merged), which the branch does not hold
- * yet. A prompt-injected agent names another second parent: a commit the branch already holds,
- * or an older commit of the parent's PR, one with a change the parent's review took out since.
- * The pushed tree is still the head plus the agent's patch, but GitHub's view of the merge commit
- * hides the lines that match that parent, and the child's diff against the parent's branch (their
- * merge base is then that older commit) would not show the change coming back.
+ * yet. A prompt-injected agent names another second parent: a commit the branch already holds
+ * (refused: GitHub's view of the merge commit hides the lines that match it), or an older commit
+ * of the parent's PR, one with a change the parent's review took out since. On its own, the
+ * child's diff against the parent's branch (their merge base then that older commit) would not
+ * show the change coming back; the publish job merges the parent's head in after it, so the
+ * change stays out and that diff is the child's own files.
  */
 describe("a fix's merged parent", () => {
   const openDouble = stackDouble();
@@ -24,6 +25,8 @@ describe("a fix's merged parent", () => {
     { merges: 'a commit the branch holds', parentMerged: true },
     { merges: "an older commit of the parent's PR", parentMerged: false },
     { merges: "an older commit of the parent's PR", parentMerged: true },
+    { merges: "a commit outside the parent's history", parentMerged: false },
+    { merges: "a commit outside the parent's history", parentMerged: true },
   ])(
     'a fix merging $merges (parent squash-merged before the publish job: $parentMerged)',
     async ({ merges, parentMerged }) => {
@@ -51,10 +54,14 @@ describe("a fix's merged parent", () => {
       git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
       const parentHead = h.fx.originRev(PARENT);
       git(h.fx.origin, 'update-ref', 'refs/pull/5/head', parentHead);
+      // A head the parent had before a force-push rewrote its history: never an ancestor of it.
+      git(h.fx.origin, 'update-ref', 'refs/heads/rewritten', older);
+      const rewritten = h.fx.commitOnOrigin('rewritten', { 'evil.txt': 'kept\n' }, 'task_001: x');
 
       const forged = {
         'a commit the branch holds': held,
         "an older commit of the parent's PR": older,
+        "a commit outside the parent's history": rewritten,
       }[merges];
       const result = await h.run(
         {
@@ -84,18 +91,33 @@ describe("a fix's merged parent", () => {
         },
       );
 
+      const parentsOf = (commit: string) =>
+        git(h.fx.origin, 'rev-list', '--parents', '-n1', commit).split(' ').slice(1);
+      const mergedName = parentMerged ? '#5' : PARENT;
+      if (forged === older) {
+        expect(result.exitCode).toBe(0);
+        const [fix, caughtUp] = parentsOf(CHILD);
+        expect(caughtUp).toBe(parentHead);
+        expect(parentsOf(fix!)).toEqual([childHead, older]);
+        expect(git(h.fx.origin, 'log', '-1', '--format=%s', CHILD)).toBe(
+          `Merge ${mergedName} into ${CHILD}`,
+        );
+        expect(git(h.fx.origin, 'ls-tree', '--name-only', CHILD)).not.toContain('evil.txt');
+        // The agent merged and changed nothing more: the child's own file is all its diff shows.
+        expect(git(h.fx.origin, 'diff', '--name-only', parentHead, CHILD)).toBe('b.txt');
+        return;
+      }
       if (!forged) {
         expect(result.exitCode).toBe(0);
         expect(git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD).split(' ').slice(1)).toEqual(
           [childHead, parentHead],
         );
-        const merged = parentMerged ? '#5' : PARENT;
         expect(git(h.fx.origin, 'log', '-1', '--format=%s', CHILD)).toBe(
-          `Merge ${merged} into ${CHILD}`,
+          `Merge ${mergedName} into ${CHILD}`,
         );
         return;
       }
-      const from = parentMerged ? 'main or the head of #5' : `the head of ${PARENT} or #5`;
+      const from = parentMerged ? 'main or a commit of #5' : `a commit of ${PARENT} or #5`;
       expect(result.outcome).toMatchObject({
         ok: false,
         reason: 'bad_result',

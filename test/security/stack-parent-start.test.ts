@@ -8,10 +8,12 @@ import { CHILD, PARENT, stackDouble } from './stack-double.js';
 /**
  * docs/stacking.md, "An attempt across the parent's merge": the publish job accepts a retry's
  * start from the stack parent's PR (`refs/pull/<n>/head`) once a squash merge left its commits
- * off the base, and only its head. A prompt-injected agent names an older commit of that PR, one
- * from before the parent's review had a change taken out: the child would bring it back, as a
- * commit of the parent's rather than a change of its own, whether the child's branch already
- * holds that commit or not (the child's diff against the parent's branch would not show it).
+ * off the base. A prompt-injected agent names an older commit of that PR, one from before the
+ * parent's review had a change taken out, whether the child's branch already holds that commit
+ * or not: on its own, the child would bring the change back as a commit of the parent's, and the
+ * child's diff would not show it. The publish job merges the PR's head in after such a start, so
+ * the change stays out and the child's diff against the parent's head is the agent's file alone;
+ * a commit that is not in the parent's history (a rewritten one) is refused.
  */
 describe("a retry's start from the stack parent's PR", () => {
   const openDouble = stackDouble();
@@ -20,6 +22,7 @@ describe("a retry's start from the stack parent's PR", () => {
     { start: "the head of the parent's PR", forge: undefined },
     { start: 'an older commit the review had taken out', forge: 'reviewed' },
     { start: 'an older commit the child does not hold', forge: 'unheld' },
+    { start: "a commit outside the parent's history", forge: 'rewritten' },
   ] as const)(
     'a retry naming $start',
     async ({ forge }) => {
@@ -49,6 +52,9 @@ describe("a retry's start from the stack parent's PR", () => {
       git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
       const pullHead = h.fx.originRev(PARENT);
       git(h.fx.origin, 'update-ref', 'refs/pull/5/head', pullHead);
+      // A head the parent had before a force-push rewrote its history: never an ancestor of it.
+      git(h.fx.origin, 'update-ref', 'refs/heads/rewritten', reviewed);
+      const rewritten = h.fx.commitOnOrigin('rewritten', { 'evil.txt': 'kept\n' }, 'task_001: x');
 
       const result = await h.run(
         {
@@ -68,23 +74,33 @@ describe("a retry's start from the stack parent's PR", () => {
             h.fx.commitOnOrigin('main', { 'a.txt': 'a\n' }, 'task_001: A (#5)');
             const file = join(dir, 'result.json');
             const forged = JSON.parse(readFileSync(file, 'utf8')) as { parents: string[] };
-            const from = forge ? [{ reviewed, unheld }[forge]] : forged.parents;
+            const from = forge ? [{ reviewed, unheld, rewritten }[forge]] : forged.parents;
             writeFileSync(file, JSON.stringify({ ...forged, parents: from }));
           },
         },
       );
 
+      const parentsOf = (commit: string) =>
+        git(h.fx.origin, 'rev-list', '--parents', '-n1', commit).split(' ').slice(1);
       if (!forge) {
         expect(result.exitCode).toBe(0);
-        expect(git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD).split(' ')[1]).toBe(
-          pullHead,
-        );
+        expect(parentsOf(CHILD)).toEqual([pullHead]);
+        return;
+      }
+      if (forge !== 'rewritten') {
+        expect(result.exitCode).toBe(0);
+        const [own, merged] = parentsOf(CHILD);
+        expect(merged).toBe(pullHead);
+        expect(parentsOf(own!)).toEqual([{ reviewed, unheld }[forge]]);
+        expect(git(h.fx.origin, 'log', '-1', '--format=%s', CHILD)).toBe(`Merge #5 into ${CHILD}`);
+        expect(git(h.fx.origin, 'ls-tree', '--name-only', CHILD)).not.toContain('evil.txt');
+        expect(git(h.fx.origin, 'diff', '--name-only', pullHead, CHILD)).toBe('feature.txt');
         return;
       }
       expect(result.outcome).toMatchObject({
         ok: false,
         reason: 'bad_result',
-        detail: 'a retry starts from main or the head of #5; the result names another commit',
+        detail: 'a retry starts from main or a commit of #5; the result names another commit',
       });
       expect(h.fx.originRev(CHILD)).toBe(childHead);
     },

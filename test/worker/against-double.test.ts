@@ -185,7 +185,7 @@ describe('worker against the GitHub double', () => {
       expect(result.log).toContain(`attempt 2: starting again from origin/${PARENT}`);
       if (!published) {
         expect(result.exitCode).not.toBe(0);
-        const from = stackParentPr ? `main or the head of #${stackParentPr}` : 'main';
+        const from = stackParentPr ? `main or a commit of #${stackParentPr}` : 'main';
         expect(result.log).toContain(
           `bad_result (a retry starts from ${from}; the result names another commit)`,
         );
@@ -196,6 +196,53 @@ describe('worker against the GitHub double', () => {
       expect(basesOf(repo)).toEqual([`${CHILD} -> main`]);
       const [started] = git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD).split(' ').slice(1);
       expect(started).toBe(parentHead);
+    },
+    60_000,
+  );
+
+  /**
+   * docs/stacking.md, "An attempt across the parent's merge": a `work` retry of the child started
+   * again from the parent's branch, and a review round of the parent pushed before the publish
+   * job. The retry's start is older work of the parent: the publish job merges the parent's new
+   * head in after the agent's commit, or, where both changed the same lines, fails the attempt
+   * (`push_failed`) and pushes nothing.
+   */
+  it.each([
+    { parentChanges: 'a-notes.txt', published: true },
+    { parentChanges: 'feature.txt', published: false },
+  ])(
+    "a work retry whose parent's head moved while its agent worked, changing $parentChanges",
+    async ({ parentChanges, published }) => {
+      const { repo, h, env, workspace } = await stackedChild();
+      // The double keeps its own branches: the PR opens on the parent's when it has it.
+      await double.pushCommit(repo, PARENT, { message: 'a', files: { 'a.txt': 'a' }, by: 'x' });
+      const started = h.fx.originRev(PARENT);
+      const before = h.fx.originRev(CHILD);
+      let moved = '';
+      const result = await h.run({ ...env, attempt: '2' }, workspace, {
+        beforePublish: () => {
+          moved = h.fx.commitOnOrigin(PARENT, { [parentChanges]: 'review\n' }, 'task_001: review');
+        },
+      });
+      expect(result.log).toContain(`attempt 2: starting again from origin/${PARENT}`);
+      if (!published) {
+        expect(result.outcome).toMatchObject({
+          ok: false,
+          reason: 'push_failed',
+          detail: `${PARENT} moved to ${moved} while the agent worked, and merging it conflicts with the agent's change: feature.txt`,
+        });
+        expect(h.fx.originRev(CHILD)).toBe(before);
+        expect(basesOf(repo)).toEqual([]);
+        return;
+      }
+      expect(result.exitCode).toBe(0);
+      expect(basesOf(repo)).toEqual([`${CHILD} -> ${PARENT}`]);
+      const parentsOf = (commit: string) =>
+        git(h.fx.origin, 'rev-list', '--parents', '-n1', commit).split(' ').slice(1);
+      const [own, merged] = parentsOf(CHILD);
+      expect(merged).toBe(moved);
+      expect(parentsOf(own!)).toEqual([started]);
+      expect(git(h.fx.origin, 'diff', '--name-only', moved, CHILD)).toBe('feature.txt');
     },
     60_000,
   );

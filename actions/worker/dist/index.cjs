@@ -34557,7 +34557,7 @@ async function runPublishStep(ctx, result, patch) {
   const base = await publishBase(ctx);
   await ctx.git.fetchBranches([base, env.branch]);
   const head = await ctx.git.resolve(`refs/remotes/origin/${env.branch}`);
-  const { parents, mergedFrom } = await checkParents(ctx, result, base, head);
+  const { parents, mergedFrom, catchUp } = await checkParents(ctx, result, base, head);
   const tree = await applyPatch(ctx, parents[0], patch);
   const changed = await changedPaths(ctx, parents[0], tree);
   if (changed.length === 0 && parents.length === 1) {
@@ -34571,7 +34571,8 @@ async function runPublishStep(ctx, result, patch) {
       `the change touches files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`
     );
   }
-  const commit = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
+  const own2 = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
+  const commit = catchUp ? await catchUpWith(ctx, own2, catchUp) : own2;
   const rewrite = env.mode === "work" && env.attempt > 1;
   await push(ctx, commit, rewrite ? { lease: head ?? "" } : {});
   const agentConfigChanged = await agentConfigChanges(ctx, base, commit);
@@ -34629,7 +34630,7 @@ async function checkParents(ctx, result, base, head) {
       );
     if (result.lease !== (head ?? null))
       fail("push_failed", `${env.branch} moved while the agent worked: not overwriting it`);
-    return { parents: [first], mergedFrom: base };
+    return { parents: [first], mergedFrom: base, ...catchUpOf(from2) };
   }
   if (first !== head)
     fail("push_failed", `${env.branch} moved while the agent worked (now ${head ?? "gone"})`);
@@ -34640,8 +34641,9 @@ async function checkParents(ctx, result, base, head) {
   const from = await startFrom(ctx, starts, merged, head);
   if (from === void 0)
     fail("bad_result", `a fix merges ${starts.described}; the result names another commit`);
-  return { parents: [first, merged], mergedFrom: from };
+  return { parents: [first, merged], mergedFrom: from.name, ...catchUpOf(from) };
 }
+var catchUpOf = (from) => from.catchUp ? { catchUp: from.catchUp } : {};
 function startsOf(ctx, base) {
   const { runBase, stackParentPr } = ctx.env;
   const onParent = runBase !== void 0 && base !== runBase;
@@ -34649,7 +34651,7 @@ function startsOf(ctx, base) {
   const named = heads.filter((h) => typeof h === "string");
   return {
     ...onParent ? { parentBranch: base } : { runBase: base },
-    described: [!onParent && base, named.length > 0 && `the head of ${named.join(" or ")}`].filter(Boolean).join(" or ")
+    described: [!onParent && base, named.length > 0 && `a commit of ${named.join(" or ")}`].filter(Boolean).join(" or ")
   };
 }
 async function startFrom(ctx, starts, sha, head) {
@@ -34657,14 +34659,49 @@ async function startFrom(ctx, starts, sha, head) {
     const ref = `refs/remotes/origin/${starts.runBase}`;
     const fork = head ? await ctx.git.out(["merge-base", head, ref]).catch(() => "") : "";
     const sinceFork = fork === "" || await ctx.git.isAncestor(fork, sha);
-    if (sinceFork && await ctx.git.isAncestor(sha, ref)) return starts.runBase;
+    if (sinceFork && await ctx.git.isAncestor(sha, ref)) return { name: starts.runBase };
   }
   const { parentBranch } = starts;
-  if (parentBranch && sha === await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`))
-    return parentBranch;
+  const branchHead = parentBranch && await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`);
+  if (parentBranch && sha === branchHead) return { name: parentBranch };
   const parentPull = await fetchStackParentPull(ctx);
-  if (parentPull && sha === await ctx.git.resolve(parentPull)) return `#${ctx.env.stackParentPr}`;
+  const pullHead = parentPull && await ctx.git.resolve(parentPull);
+  const pullName = `#${ctx.env.stackParentPr}`;
+  if (pullHead && sha === pullHead) return { name: pullName };
+  const current = parentBranch ? branchHead && { name: parentBranch, sha: branchHead } : pullHead && { name: pullName, sha: pullHead };
+  if (current && await ctx.git.isAncestor(sha, current.sha))
+    return { name: current.name, catchUp: current };
   return void 0;
+}
+async function catchUpWith(ctx, commit, parent) {
+  const merged = await ctx.git.run(
+    [
+      ...PROTECT_PATHS,
+      "merge-tree",
+      "--write-tree",
+      "--name-only",
+      "--no-messages",
+      commit,
+      parent.sha
+    ],
+    { allowFail: true }
+  );
+  const [tree = "", ...conflicted] = merged.stdout.split("\n").filter(Boolean);
+  if (merged.code === 1)
+    fail(
+      "push_failed",
+      `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(", ")}`
+    );
+  if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
+    fail("git_failed", `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
+  await changedPaths(ctx, commit, tree);
+  log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
+  return commitTree(
+    ctx,
+    tree,
+    [commit, parent.sha],
+    [`Merge ${parent.name} into ${ctx.env.branch}`, taskTrailer(ctx.env)]
+  );
 }
 var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
 async function fetchStackParentPull(ctx) {
