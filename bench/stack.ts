@@ -6,6 +6,7 @@ import { GITHUB_WRITE_LIMITS } from '../src/github/write-budget.js';
 import { startGitHubDouble } from '../test/github-double/index.js';
 import type { GitHubDouble } from '../test/github-double/scenario.js';
 import { CONTENT_WRITES } from '../test/github-double/server/content-writes.js';
+import { isContentCreation } from './lib/github-bound.js';
 import { SPEC_EXAMPLE_PLAN } from '../test/fixtures/spec-example-plan.js';
 import { assignmentOf } from '../test/helpers/assignment.js';
 import {
@@ -55,6 +56,8 @@ interface Outcome {
   ms: number;
   tasks: number;
   contentWrites: number;
+  /** Of those, the ones that create content (GitHub's hourly limit of 500, bench/lib/github-bound.ts). */
+  contentCreations: number;
   mergeOrderOk: boolean;
   /** When each task was dispatched, had its PR opened and merged, in units since the label. */
   timeline: string;
@@ -177,6 +180,7 @@ async function runOnce(
       ms,
       tasks,
       contentWrites: contentWritesOf(double) + tasks,
+      contentCreations: contentCreationsOf(double) + tasks,
       mergeOrderOk: inDependencyOrder(double, deps),
       timeline: [...timeline].map(([what, at]) => `${at} ${what}`).join(', '),
       writesByRoute: writesByRouteOf(double),
@@ -191,6 +195,13 @@ async function runOnce(
 function contentWritesOf(double: GitHubDouble): number {
   return double.requests.filter(
     (r) => r.route !== null && r.status < 300 && CONTENT_WRITES.has(r.route),
+  ).length;
+}
+
+/** The coordinator's content creations (the workers' PRs are added by the caller). */
+function contentCreationsOf(double: GitHubDouble): number {
+  return double.requests.filter(
+    (r) => r.route !== null && r.status < 300 && isContentCreation(r.route),
   ).length;
 }
 
@@ -233,20 +244,22 @@ export async function runStack(report: Report, options: { quick: boolean }): Pro
     delays: Delays,
     deleteBranchOnMerge = false,
   ) => {
-    const totals = { off: 0, on: 0, writesOff: 0, writesOn: 0 };
+    const totals = { off: 0, on: 0, writesOff: 0, writesOn: 0, creationsOff: 0, creationsOn: 0 };
     for (let round = 0; round < rounds; round++) {
       for (const stack of [false, true]) {
         const o = await runOnce(`Bench.\n\n${plan}`, deps, stack, delays, deleteBranchOnMerge);
         if (!o.mergeOrderOk) throw new Error(`${name}: a merge out of dependency order`);
         report.note(
-          `stack ${name} ${stack ? 'on ' : 'off'}: ${(o.ms / 1000).toFixed(1)} s (${(o.ms / UNIT_MS).toFixed(0)} units), ${o.contentWrites} content writes for ${o.tasks} tasks (coordinator: ${o.writesByRoute}); ${o.timeline}`,
+          `stack ${name} ${stack ? 'on ' : 'off'}: ${(o.ms / 1000).toFixed(1)} s (${(o.ms / UNIT_MS).toFixed(0)} units), ${o.contentWrites} content writes (${o.contentCreations} creations) for ${o.tasks} tasks (coordinator: ${o.writesByRoute}); ${o.timeline}`,
         );
         if (stack) {
           totals.on += o.ms;
           totals.writesOn += o.contentWrites;
+          totals.creationsOn += o.contentCreations;
         } else {
           totals.off += o.ms;
           totals.writesOff += o.contentWrites;
+          totals.creationsOff += o.contentCreations;
         }
       }
     }
@@ -259,6 +272,12 @@ export async function runStack(report: Report, options: { quick: boolean }): Pro
   report.figure(
     'stack_writes_per_task_ratio',
     (chain.writesOn + diamond.writesOn) / (chain.writesOff + diamond.writesOff),
+    'ratio',
+  );
+  // The hourly limit counts creations only: PRs, comments, reviews (bench/README.md, benchmark 6).
+  report.figure(
+    'stack_content_creations_per_task_ratio',
+    (chain.creationsOn + diamond.creationsOn) / (chain.creationsOff + diamond.creationsOff),
     'ratio',
   );
   report.note(`stack, review as long as the agent's work: ${delaysText(DELAYS_REVIEW_AS_AGENT)}`);

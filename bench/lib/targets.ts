@@ -57,6 +57,10 @@ export const TARGETS: Target[] = [
     met: (v) => v <= 1,
   },
   {
+    name: 'stack_content_creations_per_task_ratio',
+    target: 'reported (creations, with / without)',
+  },
+  {
     name: 'stack_writes_per_task_ratio_delete_branch_on_merge',
     target: 'reported (the same with delete_branch_on_merge)',
   },
