@@ -53,6 +53,17 @@ describe('the worker action on a stacked child whose parent merges while it work
     }
   }
 
+  /** The issue with the chain a → b labelled, and everything it sets off settled. */
+  async function labelChain(s: Scenario, bTitle: string): Promise<void> {
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Stack',
+      body: chain(bTitle),
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+  }
+
   async function attemptsOfB(s: Scenario) {
     const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), 1);
     const b = await s.app.store.runs.task(run!.id, 'b');
@@ -72,13 +83,7 @@ describe('the worker action on a stacked child whose parent merges while it work
         if (run.inputs.task_id === 'b' && run.inputs.attempt === '2' && job === 'publish')
           await mergeParent(s);
       };
-      const issue = await s.double.openIssue(REPO, {
-        title: 'Stack',
-        body: chain('B, which fails first'),
-        user: MAINTAINER,
-      });
-      await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-      await s.settle();
+      await labelChain(s, 'B, which fails first');
 
       // The retry's agent job started again from the parent's branch, before the merge.
       const retry = runs.find((r) => r.log.includes('#1 b attempt 2'));
@@ -117,13 +122,7 @@ describe('the worker action on a stacked child whose parent merges while it work
       await s.double.waitForDeliveries();
       await s.app.processor.whenDrained();
     };
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Stack',
-      body: chain('B, which fails first'),
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    await labelChain(s, 'B, which fails first');
 
     const retry = runs.find((r) => r.log.includes('#1 b attempt 2'));
     expect(retry?.log).toContain(`agent/1/a moved to ${parentHead} while the agent worked`);
@@ -167,13 +166,7 @@ describe('the worker action on a stacked child whose parent merges while it work
       }
       if (job === 'publish') await mergeParent(s);
     };
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Stack',
-      body: chain('B'),
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    await labelChain(s, 'B');
     const first = prOf(s, 'b');
     expect(first.base.ref).toBe('agent/1/a');
 
