@@ -129,8 +129,20 @@ interface Parents {
   parents: string[];
   /** For a merge: the branch, or the stack parent's PR, its second parent is a commit of. */
   mergedFrom: string;
-  /** The stack parent's head to merge in after, when the attempt started from older work of it. */
-  catchUp?: ParentHead;
+  /** The stack parent's head to merge in after the agent's commit (`catchUpWith`). */
+  catchUp?: CatchUp;
+}
+
+/**
+ * A stack parent's head that moved while the agent worked. `required`: the attempt started from
+ * older work of the parent, and may be pushed only with the head merged in (`startFrom`). Not
+ * required: a first attempt started where its branch was created, which it may be pushed on as
+ * it is; merged in, the PR opens up to date with its parent instead of waiting for the
+ * coordinator's update (docs/stacking.md, `restack`).
+ */
+interface CatchUp {
+  parent: ParentHead;
+  required: boolean;
 }
 
 /** The current head of the stack parent's work: its branch, or its PR (`#<n>`). */
@@ -169,7 +181,10 @@ async function checkParents(
   }
   if (first !== head)
     fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
-  if (merged === undefined) return { parents: [first], mergedFrom: base };
+  if (merged === undefined) {
+    const catchUp = env.mode === 'work' ? await parentMovedSince(ctx, starts, first) : undefined;
+    return { parents: [first], mergedFrom: base, ...(catchUp && { catchUp }) };
+  }
   if (env.mode !== 'fix') fail('bad_result', 'only a fix merges');
   if (await ctx.git.isAncestor(merged, head))
     fail('bad_result', `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
@@ -179,7 +194,24 @@ async function checkParents(
   return { parents: [first, merged], mergedFrom: from.name, ...catchUpOf(from) };
 }
 
-const catchUpOf = (from: Start) => (from.catchUp ? { catchUp: from.catchUp } : {});
+const catchUpOf = (from: Start) =>
+  from.catchUp ? { catchUp: { parent: from.catchUp, required: true } } : {};
+
+/**
+ * A first attempt's parent head, when the parent's branch (the base) moved on from the commit
+ * the attempt's branch was created at while the agent worked.
+ */
+async function parentMovedSince(
+  ctx: PublishContext,
+  starts: Starts,
+  start: string,
+): Promise<CatchUp | undefined> {
+  const { parentBranch } = starts;
+  if (!parentBranch) return undefined;
+  const sha = await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`);
+  if (!sha || sha === start || !(await ctx.git.isAncestor(start, sha))) return undefined;
+  return { parent: { name: parentBranch, sha }, required: false };
+}
 
 /** Where an attempt may start from, or what a fix may merge in (`startFrom`). */
 interface Starts {
@@ -254,16 +286,18 @@ async function startFrom(
 }
 
 /**
- * `commit` with the stack parent's current head merged into it (`startFrom`'s `catchUp`): a
- * three-way merge whose base is the older start, so the parent's head comes in whole (what its
- * review took out stays out) and the agent's change goes on top. A conflict between the two fails
- * the attempt as the head's moving would have (`push_failed`): the next attempt starts from the
- * new head. Git writes objects only (`merge-tree --write-tree`, git 2.38 or later).
+ * `commit` with the stack parent's current head merged into it (`CatchUp`): a three-way merge
+ * whose base is the older start, so the parent's head comes in whole (what its review took out
+ * stays out) and the agent's change goes on top. Where the two conflict, a required merge fails
+ * the attempt as the head's moving would have (`push_failed`: the next attempt starts from the
+ * new head); otherwise the commit is pushed as it is, and the coordinator's update of the PR
+ * sends the conflict to a fix. Git writes objects only (`merge-tree --write-tree`, git 2.38 or
+ * later).
  */
 async function catchUpWith(
   ctx: PublishContext,
   commit: string,
-  parent: ParentHead,
+  { parent, required }: CatchUp,
 ): Promise<string> {
   const merged = await ctx.git.run(
     [
@@ -278,11 +312,12 @@ async function catchUpWith(
     { allowFail: true },
   );
   const [tree = '', ...conflicted] = merged.stdout.split('\n').filter(Boolean);
-  if (merged.code === 1)
-    fail(
-      'push_failed',
-      `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(', ')}`,
-    );
+  if (merged.code === 1) {
+    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(', ')}`;
+    if (required) fail('push_failed', moved);
+    log(ctx, `${moved}; pushed on the commit the branch started at`);
+    return commit;
+  }
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail('git_failed', `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
   await changedPaths(ctx, commit, tree);

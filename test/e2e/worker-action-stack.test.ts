@@ -103,6 +103,40 @@ describe('the worker action on a stacked child whose parent merges while it work
     180_000,
   );
 
+  it('opens a first attempt’s PR up to date with a parent that moved while its agent worked', async () => {
+    scenario = await startRealWorkerScenario(FAKE_AGENT, { config: 'dispatch:\n  stack: true\n' });
+    const { s, hooks } = scenario;
+    let parentHead = '';
+    hooks.beforeJob = async (run, job) => {
+      if (run.inputs.task_id !== 'b' || job !== 'publish') return;
+      parentHead = await s.double.pushCommit(REPO, 'agent/1/a', {
+        message: 'Review round of A',
+        files: { 'src/a-notes.txt': 'notes\n' },
+        by: MAINTAINER,
+      });
+      await s.double.waitForDeliveries();
+      await s.app.processor.whenDrained();
+    };
+    await labelChain(s, 'B');
+
+    const b = prOf(s, 'b');
+    expect(b.base.ref).toBe('agent/1/a');
+    // The publish job's merge is the head: the coordinator had nothing to bring up to date.
+    expect(s.double.commitParents(REPO, b.head.sha)[1]).toBe(parentHead);
+    const updates = s.double.requests.filter(
+      (r) => r.path.endsWith(`/pulls/${b.number}/update-branch`) && r.status < 300,
+    );
+    expect(updates).toEqual([]);
+    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), 1);
+    expect((await s.app.store.runs.task(run!.id, 'b'))?.stackParentHead).toBe(parentHead);
+    await s.double.comment(REPO, prOf(s, 'a').number, '/approve', MAINTAINER);
+    await s.settle();
+    await s.double.comment(REPO, prOf(s, 'b').number, '/approve', MAINTAINER);
+    await s.settle();
+    expect(prOf(s, 'b').merged).toBe(true);
+    expect(s.double.file(REPO, 'main', 'src/a-notes.txt')).toBe('notes\n');
+  }, 180_000);
+
   it('publishes a work retry whose parent’s head moved while its agent worked, with that head merged in', async () => {
     scenario = await startRealWorkerScenario(FAKE_AGENT, {
       config: 'dispatch:\n  stack: true\nretries:\n  backoff: [0s]\n',

@@ -201,35 +201,38 @@ describe('worker against the GitHub double', () => {
   );
 
   /**
-   * docs/stacking.md, "An attempt across the parent's merge": a `work` retry of the child started
-   * again from the parent's branch, and a review round of the parent pushed before the publish
-   * job. The retry's start is older work of the parent: the publish job merges the parent's new
-   * head in after the agent's commit, or, where both changed the same lines, fails the attempt
-   * (`push_failed`) and pushes nothing.
+   * docs/stacking.md, "An attempt across the parent's merge": the child's first attempt, or a
+   * `work` retry started again from the parent's branch, and a review round of the parent pushed
+   * before the publish job. The publish job merges the parent's new head in after the agent's
+   * commit. Where both changed the same lines, a retry (its start older work of the parent) fails
+   * (`push_failed`) and pushes nothing; a first attempt is pushed on the commit its branch was
+   * created at, for the coordinator's update to send the conflict to a fix.
    */
   it.each([
-    { parentChanges: 'a-notes.txt', published: true },
-    { parentChanges: 'feature.txt', published: false },
+    { attempt: '1', parentChanges: 'a-notes.txt', outcome: 'merged' },
+    { attempt: '1', parentChanges: 'feature.txt', outcome: 'pushed as is' },
+    { attempt: '2', parentChanges: 'a-notes.txt', outcome: 'merged' },
+    { attempt: '2', parentChanges: 'feature.txt', outcome: 'refused' },
   ])(
-    "a work retry whose parent's head moved while its agent worked, changing $parentChanges",
-    async ({ parentChanges, published }) => {
+    "attempt $attempt, the parent's head moved while its agent worked, changing $parentChanges: $outcome",
+    async ({ attempt, parentChanges, outcome }) => {
       const { repo, h, env, workspace } = await stackedChild();
       // The double keeps its own branches: the PR opens on the parent's when it has it.
       await double.pushCommit(repo, PARENT, { message: 'a', files: { 'a.txt': 'a' }, by: 'x' });
       const started = h.fx.originRev(PARENT);
       const before = h.fx.originRev(CHILD);
       let moved = '';
-      const result = await h.run({ ...env, attempt: '2' }, workspace, {
+      const result = await h.run({ ...env, attempt }, workspace, {
         beforePublish: () => {
           moved = h.fx.commitOnOrigin(PARENT, { [parentChanges]: 'review\n' }, 'task_001: review');
         },
       });
-      expect(result.log).toContain(`attempt 2: starting again from origin/${PARENT}`);
-      if (!published) {
+      const conflict = `${PARENT} moved to ${moved} while the agent worked, and merging it conflicts with the agent's change: feature.txt`;
+      if (outcome === 'refused') {
         expect(result.outcome).toMatchObject({
           ok: false,
           reason: 'push_failed',
-          detail: `${PARENT} moved to ${moved} while the agent worked, and merging it conflicts with the agent's change: feature.txt`,
+          detail: conflict,
         });
         expect(h.fx.originRev(CHILD)).toBe(before);
         expect(basesOf(repo)).toEqual([]);
@@ -239,6 +242,11 @@ describe('worker against the GitHub double', () => {
       expect(basesOf(repo)).toEqual([`${CHILD} -> ${PARENT}`]);
       const parentsOf = (commit: string) =>
         git(h.fx.origin, 'rev-list', '--parents', '-n1', commit).split(' ').slice(1);
+      if (outcome === 'pushed as is') {
+        expect(result.log).toContain(`${conflict}; pushed on the commit the branch started at`);
+        expect(parentsOf(CHILD)).toEqual([started]);
+        return;
+      }
       const [own, merged] = parentsOf(CHILD);
       expect(merged).toBe(moved);
       expect(parentsOf(own!)).toEqual([started]);

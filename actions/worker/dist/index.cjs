@@ -34634,7 +34634,10 @@ async function checkParents(ctx, result, base, head) {
   }
   if (first !== head)
     fail("push_failed", `${env.branch} moved while the agent worked (now ${head ?? "gone"})`);
-  if (merged === void 0) return { parents: [first], mergedFrom: base };
+  if (merged === void 0) {
+    const catchUp = env.mode === "work" ? await parentMovedSince(ctx, starts, first) : void 0;
+    return { parents: [first], mergedFrom: base, ...catchUp && { catchUp } };
+  }
   if (env.mode !== "fix") fail("bad_result", "only a fix merges");
   if (await ctx.git.isAncestor(merged, head))
     fail("bad_result", `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
@@ -34643,7 +34646,14 @@ async function checkParents(ctx, result, base, head) {
     fail("bad_result", `a fix merges ${starts.described}; the result names another commit`);
   return { parents: [first, merged], mergedFrom: from.name, ...catchUpOf(from) };
 }
-var catchUpOf = (from) => from.catchUp ? { catchUp: from.catchUp } : {};
+var catchUpOf = (from) => from.catchUp ? { catchUp: { parent: from.catchUp, required: true } } : {};
+async function parentMovedSince(ctx, starts, start) {
+  const { parentBranch } = starts;
+  if (!parentBranch) return void 0;
+  const sha = await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`);
+  if (!sha || sha === start || !await ctx.git.isAncestor(start, sha)) return void 0;
+  return { parent: { name: parentBranch, sha }, required: false };
+}
 function startsOf(ctx, base) {
   const { runBase, stackParentPr } = ctx.env;
   const onParent = runBase !== void 0 && base !== runBase;
@@ -34673,7 +34683,7 @@ async function startFrom(ctx, starts, sha, head) {
     return { name: current.name, catchUp: current };
   return void 0;
 }
-async function catchUpWith(ctx, commit, parent) {
+async function catchUpWith(ctx, commit, { parent, required: required2 }) {
   const merged = await ctx.git.run(
     [
       ...PROTECT_PATHS,
@@ -34687,11 +34697,12 @@ async function catchUpWith(ctx, commit, parent) {
     { allowFail: true }
   );
   const [tree = "", ...conflicted] = merged.stdout.split("\n").filter(Boolean);
-  if (merged.code === 1)
-    fail(
-      "push_failed",
-      `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(", ")}`
-    );
+  if (merged.code === 1) {
+    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(", ")}`;
+    if (required2) fail("push_failed", moved);
+    log(ctx, `${moved}; pushed on the commit the branch started at`);
+    return commit;
+  }
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail("git_failed", `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
   await changedPaths(ctx, commit, tree);
