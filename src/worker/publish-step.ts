@@ -136,8 +136,8 @@ interface Parents {
 /**
  * A stack parent's head that moved while the agent worked. `required`: the attempt started from
  * older work of the parent, and may be pushed only with the head merged in (`startFrom`). Not
- * required: a first attempt started where its branch was created, which it may be pushed on as
- * it is; merged in, the PR opens up to date with its parent instead of waiting for the
+ * required: a first attempt or a fix that started on the branch head, which it may be pushed on
+ * as it is; merged in, the PR is up to date with its parent at once instead of waiting for the
  * coordinator's update (docs/stacking.md, `restack`).
  */
 interface CatchUp {
@@ -182,7 +182,7 @@ async function checkParents(
   if (first !== head)
     fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
   if (merged === undefined) {
-    const catchUp = env.mode === 'work' ? await parentMovedSince(ctx, starts, first) : undefined;
+    const catchUp = await parentMovedSince(ctx, starts, first);
     return { parents: [first], mergedFrom: base, ...(catchUp && { catchUp }) };
   }
   if (env.mode !== 'fix') fail('bad_result', 'only a fix merges');
@@ -198,18 +198,19 @@ const catchUpOf = (from: Start) =>
   from.catchUp ? { catchUp: { parent: from.catchUp, required: true } } : {};
 
 /**
- * A first attempt's parent head, when the parent's branch (the base) moved on from the commit
- * the attempt's branch was created at while the agent worked.
+ * The parent's head, when the parent's branch (the base) moved on while the agent worked to a
+ * commit the branch does not hold: a first attempt's (its branch was created at the parent's
+ * head), a fix's that merged nothing (its branch held the parent's head when it started).
  */
 async function parentMovedSince(
   ctx: PublishContext,
   starts: Starts,
-  start: string,
+  head: string,
 ): Promise<CatchUp | undefined> {
   const { parentBranch } = starts;
   if (!parentBranch) return undefined;
   const sha = await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`);
-  if (!sha || sha === start || !(await ctx.git.isAncestor(start, sha))) return undefined;
+  if (!sha || (await ctx.git.isAncestor(sha, head))) return undefined;
   return { parent: { name: parentBranch, sha }, required: false };
 }
 
@@ -315,7 +316,7 @@ async function catchUpWith(
   if (merged.code === 1) {
     const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(', ')}`;
     if (required) fail('push_failed', moved);
-    log(ctx, `${moved}; pushed on the commit the branch started at`);
+    log(ctx, `${moved}; pushed without it`);
     return commit;
   }
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))

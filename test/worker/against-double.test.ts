@@ -201,28 +201,32 @@ describe('worker against the GitHub double', () => {
   );
 
   /**
-   * docs/stacking.md, "An attempt across the parent's merge": the child's first attempt, or a
-   * `work` retry started again from the parent's branch, and a review round of the parent pushed
-   * before the publish job. The publish job merges the parent's new head in after the agent's
-   * commit. Where both changed the same lines, a retry (its start older work of the parent) fails
-   * (`push_failed`) and pushes nothing; a first attempt is pushed on the commit its branch was
-   * created at, for the coordinator's update to send the conflict to a fix.
+   * docs/stacking.md, "An attempt across the parent's merge": the child's first attempt, a fix
+   * on its up-to-date branch, or a `work` retry started again from the parent's branch, and a
+   * review round of the parent pushed before the publish job. The publish job merges the parent's
+   * new head in after the agent's commit. Where both changed the same lines, a retry (its start
+   * older work of the parent) fails (`push_failed`) and pushes nothing; the others are pushed
+   * without it, for the coordinator's update to send the conflict to a fix.
    */
   it.each([
+    { mode: 'fix', attempt: '2', parentChanges: 'a-notes.txt', outcome: 'merged' },
+    { mode: 'fix', attempt: '2', parentChanges: 'feature.txt', outcome: 'pushed as is' },
     { attempt: '1', parentChanges: 'a-notes.txt', outcome: 'merged' },
     { attempt: '1', parentChanges: 'feature.txt', outcome: 'pushed as is' },
     { attempt: '2', parentChanges: 'a-notes.txt', outcome: 'merged' },
     { attempt: '2', parentChanges: 'feature.txt', outcome: 'refused' },
   ])(
-    "attempt $attempt, the parent's head moved while its agent worked, changing $parentChanges: $outcome",
-    async ({ attempt, parentChanges, outcome }) => {
+    "$mode attempt $attempt, the parent's head moved while its agent worked, changing $parentChanges: $outcome",
+    async ({ mode = 'work', attempt, parentChanges, outcome }) => {
       const { repo, h, env, workspace } = await stackedChild();
       // The double keeps its own branches: the PR opens on the parent's when it has it.
       await double.pushCommit(repo, PARENT, { message: 'a', files: { 'a.txt': 'a' }, by: 'x' });
       const started = h.fx.originRev(PARENT);
       const before = h.fx.originRev(CHILD);
       let moved = '';
-      const result = await h.run({ ...env, attempt }, workspace, {
+      const agent = { FAKE_AGENT: 'files', FAKE_AGENT_FILES: '{"feature.txt":"feature\\n"}' };
+      const fix = mode === 'fix' ? { feedback: 'Check failed: lint' } : {};
+      const result = await h.run({ ...env, ...agent, ...fix, mode, attempt }, workspace, {
         beforePublish: () => {
           moved = h.fx.commitOnOrigin(PARENT, { [parentChanges]: 'review\n' }, 'task_001: review');
         },
@@ -243,7 +247,7 @@ describe('worker against the GitHub double', () => {
       const parentsOf = (commit: string) =>
         git(h.fx.origin, 'rev-list', '--parents', '-n1', commit).split(' ').slice(1);
       if (outcome === 'pushed as is') {
-        expect(result.log).toContain(`${conflict}; pushed on the commit the branch started at`);
+        expect(result.log).toContain(`${conflict}; pushed without it`);
         expect(parentsOf(CHILD)).toEqual([started]);
         return;
       }

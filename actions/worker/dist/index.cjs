@@ -34635,7 +34635,7 @@ async function checkParents(ctx, result, base, head) {
   if (first !== head)
     fail("push_failed", `${env.branch} moved while the agent worked (now ${head ?? "gone"})`);
   if (merged === void 0) {
-    const catchUp = env.mode === "work" ? await parentMovedSince(ctx, starts, first) : void 0;
+    const catchUp = await parentMovedSince(ctx, starts, first);
     return { parents: [first], mergedFrom: base, ...catchUp && { catchUp } };
   }
   if (env.mode !== "fix") fail("bad_result", "only a fix merges");
@@ -34647,11 +34647,11 @@ async function checkParents(ctx, result, base, head) {
   return { parents: [first, merged], mergedFrom: from.name, ...catchUpOf(from) };
 }
 var catchUpOf = (from) => from.catchUp ? { catchUp: { parent: from.catchUp, required: true } } : {};
-async function parentMovedSince(ctx, starts, start) {
+async function parentMovedSince(ctx, starts, head) {
   const { parentBranch } = starts;
   if (!parentBranch) return void 0;
   const sha = await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`);
-  if (!sha || sha === start || !await ctx.git.isAncestor(start, sha)) return void 0;
+  if (!sha || await ctx.git.isAncestor(sha, head)) return void 0;
   return { parent: { name: parentBranch, sha }, required: false };
 }
 function startsOf(ctx, base) {
@@ -34700,7 +34700,7 @@ async function catchUpWith(ctx, commit, { parent, required: required2 }) {
   if (merged.code === 1) {
     const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(", ")}`;
     if (required2) fail("push_failed", moved);
-    log(ctx, `${moved}; pushed on the commit the branch started at`);
+    log(ctx, `${moved}; pushed without it`);
     return commit;
   }
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
