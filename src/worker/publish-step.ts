@@ -254,7 +254,9 @@ async function startFrom(
  * three-way merge whose base is the older start, so the parent's head comes in whole (what its
  * review took out stays out) and the agent's change goes on top. A conflict between the two fails
  * the attempt as the head's moving would have (`push_failed`): the next attempt starts from the
- * new head. Git writes objects only (`merge-tree --write-tree`, git 2.38 or later).
+ * new head; so does a head that changed files under `.github/workflows/` since the start, which
+ * the worker's token may not push (`workflow_files_changed`). Git writes objects only
+ * (`merge-tree --write-tree`, git 2.38 or later).
  */
 async function catchUpWith(
   ctx: PublishContext,
@@ -281,7 +283,13 @@ async function catchUpWith(
     );
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail('git_failed', `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
-  await changedPaths(ctx, commit, tree);
+  // GitHub compares the merge with its first parent, the agent's commit (runPublishStep).
+  const workflows = (await changedPaths(ctx, commit, tree)).filter(isWorkflowFile);
+  if (workflows.length > 0)
+    fail(
+      'workflow_files_changed',
+      `${parent.name} moved to ${parent.sha} while the agent worked, and merging it changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
+    );
   log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
   return commitTree(
     ctx,

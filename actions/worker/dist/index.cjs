@@ -34690,7 +34690,12 @@ async function catchUpWith(ctx, commit, parent) {
     );
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail("git_failed", `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
-  await changedPaths(ctx, commit, tree);
+  const workflows = (await changedPaths(ctx, commit, tree)).filter(isWorkflowFile);
+  if (workflows.length > 0)
+    fail(
+      "workflow_files_changed",
+      `${parent.name} moved to ${parent.sha} while the agent worked, and merging it changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`
+    );
   log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
   return commitTree(
     ctx,
