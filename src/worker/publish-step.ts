@@ -227,13 +227,10 @@ interface Starts {
 function startsOf(ctx: PublishContext, base: string): Starts {
   const { runBase, stackParentPr } = ctx.env;
   const onParent = runBase !== undefined && base !== runBase;
-  const heads = [onParent && base, stackParentPr !== undefined && `#${stackParentPr}`];
-  const named = heads.filter((h): h is string => typeof h === 'string');
+  const parent = onParent ? base : stackParentPr !== undefined && `#${stackParentPr}`;
   return {
     ...(onParent ? { parentBranch: base } : { runBase: base }),
-    described: [!onParent && base, named.length > 0 && `a commit of ${named.join(' or ')}`]
-      .filter(Boolean)
-      .join(' or '),
+    described: [!onParent && base, parent && `a commit of ${parent}`].filter(Boolean).join(' or '),
   };
 }
 
@@ -246,8 +243,8 @@ interface Start {
 /**
  * Where `sha` comes from, if it is a start this attempt may build on: a commit of the run's base
  * no older than what the branch already holds of it (their merge base with the head: an older
- * one would bring back what the base has since taken out), or the stack parent's work, its branch
- * while that is the base, or its PR (`stack_parent_pr`, read as `refs/pull/<n>/head`, which
+ * one would bring back what the base has since taken out), or the stack parent's work: its branch
+ * while that is the base, else its PR (`stack_parent_pr`, read as `refs/pull/<n>/head`, which
  * GitHub keeps after a squash or rebase merge put new commits on the base and none of the
  * parent's own, docs/stacking.md). The base is what people merged: a commit of it that the base
  * moved past while the agent worked brings in nothing but the base. The parent's work is another
@@ -270,30 +267,30 @@ async function startFrom(
     const sinceFork = fork === '' || (await ctx.git.isAncestor(fork, sha));
     if (sinceFork && (await ctx.git.isAncestor(sha, ref))) return { name: starts.runBase };
   }
+  // The parent's work as it is now: its branch while that is the base, else its PR. Not the PR
+  // while the branch is the base: GitHub moves the PR's ref after the branch, and never once the
+  // PR is closed, so the ref may be an older head, or one the branch was force-pushed away from.
   const { parentBranch } = starts;
-  const branchHead = parentBranch && (await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`));
-  if (parentBranch && sha === branchHead) return { name: parentBranch };
-  const parentPull = await fetchStackParentPull(ctx);
-  const pullHead = parentPull && (await ctx.git.resolve(parentPull));
-  const pullName = `#${ctx.env.stackParentPr}`;
-  if (pullHead && sha === pullHead) return { name: pullName };
-  // The parent's work as it is now: its branch while that is the base, else its PR.
-  const current = parentBranch
-    ? branchHead && { name: parentBranch, sha: branchHead }
-    : pullHead && { name: pullName, sha: pullHead };
-  if (current && (await ctx.git.isAncestor(sha, current.sha)))
-    return { name: current.name, catchUp: current };
+  const ref = parentBranch
+    ? `refs/remotes/origin/${parentBranch}`
+    : await fetchStackParentPull(ctx);
+  const currentSha = ref && (await ctx.git.resolve(ref));
+  if (!currentSha) return undefined;
+  const current = { name: parentBranch ?? `#${ctx.env.stackParentPr}`, sha: currentSha };
+  if (sha === current.sha) return { name: current.name };
+  if (await ctx.git.isAncestor(sha, current.sha)) return { name: current.name, catchUp: current };
   return undefined;
 }
 
 /**
  * `commit` with the stack parent's current head merged into it (`CatchUp`): a three-way merge
  * whose base is the older start, so the parent's head comes in whole (what its review took out
- * stays out) and the agent's change goes on top. Where the two conflict, a required merge fails
- * the attempt as the head's moving would have (`push_failed`: the next attempt starts from the
- * new head); otherwise the commit is pushed as it is, and the coordinator's update of the PR
- * sends the conflict to a fix. Git writes objects only (`merge-tree --write-tree`, git 2.38 or
- * later).
+ * stays out) and the agent's change goes on top. Where the two conflict, or the head changed
+ * files under `.github/workflows/` since the start (which the worker's token may not push:
+ * GitHub compares the merge with its first parent, the agent's commit), a required merge fails
+ * the attempt (`push_failed`, `workflow_files_changed`: the next attempt starts from the new
+ * head); otherwise the commit is pushed as it is, and the coordinator's update of the PR brings
+ * the parent in. Git writes objects only (`merge-tree --write-tree`, git 2.38 or later).
  */
 async function catchUpWith(
   ctx: PublishContext,
@@ -321,7 +318,13 @@ async function catchUpWith(
   }
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail('git_failed', `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
-  await changedPaths(ctx, commit, tree);
+  const workflows = (await changedPaths(ctx, commit, tree)).filter(isWorkflowFile);
+  if (workflows.length > 0) {
+    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`;
+    if (required) fail('workflow_files_changed', moved);
+    log(ctx, `${moved}; pushed without it`);
+    return commit;
+  }
   log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
   return commitTree(
     ctx,

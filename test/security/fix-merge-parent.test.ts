@@ -117,7 +117,7 @@ describe("a fix's merged parent", () => {
         );
         return;
       }
-      const from = parentMerged ? 'main or a commit of #5' : `a commit of ${PARENT} or #5`;
+      const from = parentMerged ? 'main or a commit of #5' : `a commit of ${PARENT}`;
       expect(result.outcome).toMatchObject({
         ok: false,
         reason: 'bad_result',

@@ -34657,30 +34657,26 @@ async function parentMovedSince(ctx, starts, head) {
 function startsOf(ctx, base) {
   const { runBase, stackParentPr } = ctx.env;
   const onParent = runBase !== void 0 && base !== runBase;
-  const heads = [onParent && base, stackParentPr !== void 0 && `#${stackParentPr}`];
-  const named = heads.filter((h) => typeof h === "string");
+  const parent = onParent ? base : stackParentPr !== void 0 && `#${stackParentPr}`;
   return {
     ...onParent ? { parentBranch: base } : { runBase: base },
-    described: [!onParent && base, named.length > 0 && `a commit of ${named.join(" or ")}`].filter(Boolean).join(" or ")
+    described: [!onParent && base, parent && `a commit of ${parent}`].filter(Boolean).join(" or ")
   };
 }
 async function startFrom(ctx, starts, sha, head) {
   if (starts.runBase !== void 0) {
-    const ref = `refs/remotes/origin/${starts.runBase}`;
-    const fork = head ? await ctx.git.out(["merge-base", head, ref]).catch(() => "") : "";
+    const ref2 = `refs/remotes/origin/${starts.runBase}`;
+    const fork = head ? await ctx.git.out(["merge-base", head, ref2]).catch(() => "") : "";
     const sinceFork = fork === "" || await ctx.git.isAncestor(fork, sha);
-    if (sinceFork && await ctx.git.isAncestor(sha, ref)) return { name: starts.runBase };
+    if (sinceFork && await ctx.git.isAncestor(sha, ref2)) return { name: starts.runBase };
   }
   const { parentBranch } = starts;
-  const branchHead = parentBranch && await ctx.git.resolve(`refs/remotes/origin/${parentBranch}`);
-  if (parentBranch && sha === branchHead) return { name: parentBranch };
-  const parentPull = await fetchStackParentPull(ctx);
-  const pullHead = parentPull && await ctx.git.resolve(parentPull);
-  const pullName = `#${ctx.env.stackParentPr}`;
-  if (pullHead && sha === pullHead) return { name: pullName };
-  const current = parentBranch ? branchHead && { name: parentBranch, sha: branchHead } : pullHead && { name: pullName, sha: pullHead };
-  if (current && await ctx.git.isAncestor(sha, current.sha))
-    return { name: current.name, catchUp: current };
+  const ref = parentBranch ? `refs/remotes/origin/${parentBranch}` : await fetchStackParentPull(ctx);
+  const currentSha = ref && await ctx.git.resolve(ref);
+  if (!currentSha) return void 0;
+  const current = { name: parentBranch ?? `#${ctx.env.stackParentPr}`, sha: currentSha };
+  if (sha === current.sha) return { name: current.name };
+  if (await ctx.git.isAncestor(sha, current.sha)) return { name: current.name, catchUp: current };
   return void 0;
 }
 async function catchUpWith(ctx, commit, { parent, required: required2 }) {
@@ -34705,7 +34701,13 @@ async function catchUpWith(ctx, commit, { parent, required: required2 }) {
   }
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail("git_failed", `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
-  await changedPaths(ctx, commit, tree);
+  const workflows = (await changedPaths(ctx, commit, tree)).filter(isWorkflowFile);
+  if (workflows.length > 0) {
+    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`;
+    if (required2) fail("workflow_files_changed", moved);
+    log(ctx, `${moved}; pushed without it`);
+    return commit;
+  }
   log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
   return commitTree(
     ctx,

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { git } from '../worker/helpers/git-fixture.js';
+import { createHarness } from '../worker/helpers/harness.js';
+import { CHILD, PARENT, stackDouble } from './stack-double.js';
+
+/**
+ * docs/worker.md, "What the publish job checks": a change under `.github/workflows/` is refused
+ * whole and named (`workflow_files_changed`), since GitHub refuses the push of any new commit that
+ * changes one against its first parent when the token may not write workflows, and says less. The
+ * catch-up merge after an older start of the stack parent's work (docs/stacking.md) is such a
+ * commit: its first parent is the agent's, so whatever the parent's head changed under
+ * `.github/workflows/` since that start is a change of it. The publish job names the files, and
+ * pushes nothing; the merge of a parent's head that changed other files is pushed.
+ */
+describe("the catch-up merge of the stack parent's head", () => {
+  const openDouble = stackDouble();
+
+  it.each([
+    { parentChanges: '.github/workflows/ci.yml', published: false },
+    { parentChanges: '.GitHub/Workflows/ci.yml', published: false },
+    { parentChanges: '.github/ci.yml', published: true },
+  ])(
+    "a work retry whose parent's head changed $parentChanges while its agent worked",
+    async ({ parentChanges, published }) => {
+      const { double, repo } = await openDouble();
+      const h = createHarness(CHILD);
+      // The double keeps its own branches: the child's PR opens on the parent's.
+      for (const branch of [CHILD, PARENT])
+        await double.pushCommit(repo, branch, { message: 'x', files: { 'x.txt': 'x' }, by: 'x' });
+      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
+      const started = h.fx.commitOnOrigin(PARENT, { 'a.txt': 'a\n' }, 'task_001: A');
+      git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, started);
+
+      let moved = '';
+      const result = await h.run(
+        {
+          GITHUB_API_URL: double.apiUrl,
+          token: double.createUserToken('agent-bot'),
+          task_id: 'task_002',
+          attempt: '2',
+          base: PARENT,
+          run_base: 'main',
+        },
+        h.fx.freshWorkspace(CHILD),
+        {
+          // A person who may write workflows pushes to the parent's branch.
+          beforePublish: () => {
+            moved = h.fx.commitOnOrigin(PARENT, { [parentChanges]: 'on: push\n' }, 'ci');
+          },
+        },
+      );
+
+      if (!published) {
+        expect(result.outcome).toMatchObject({
+          ok: false,
+          reason: 'workflow_files_changed',
+          detail: `${PARENT} moved to ${moved} while the agent worked, and merging it changes files under .github/workflows/, which the worker's token may not push: ${parentChanges}`,
+        });
+        expect(h.fx.originRev(CHILD)).toBe(started);
+        return;
+      }
+      expect(result.exitCode).toBe(0);
+      const [own, caughtUp] = git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD)
+        .split(' ')
+        .slice(1);
+      expect(caughtUp).toBe(moved);
+      expect(git(h.fx.origin, 'diff', '--name-only', own!, CHILD)).toBe(parentChanges);
+    },
+    60_000,
+  );
+});
