@@ -10,18 +10,20 @@ import { CHILD, PARENT, stackDouble } from './stack-double.js';
  * catch-up merge after an older start of the stack parent's work (docs/stacking.md) is such a
  * commit: its first parent is the agent's, so whatever the parent's head changed under
  * `.github/workflows/` since that start is a change of it. The publish job names the files, and
- * pushes nothing; the merge of a parent's head that changed other files is pushed.
+ * pushes nothing; the merge of a parent's head that changed other files is pushed. A first
+ * attempt, which may be pushed without the merge, is pushed on its own commit.
  */
 describe("the catch-up merge of the stack parent's head", () => {
   const openDouble = stackDouble();
 
   it.each([
-    { parentChanges: '.github/workflows/ci.yml', published: false },
-    { parentChanges: '.GitHub/Workflows/ci.yml', published: false },
-    { parentChanges: '.github/ci.yml', published: true },
+    { attempt: '2', parentChanges: '.github/workflows/ci.yml', published: false },
+    { attempt: '2', parentChanges: '.GitHub/Workflows/ci.yml', published: false },
+    { attempt: '2', parentChanges: '.github/ci.yml', published: true },
+    { attempt: '1', parentChanges: '.github/workflows/ci.yml', published: true },
   ])(
-    "a work retry whose parent's head changed $parentChanges while its agent worked",
-    async ({ parentChanges, published }) => {
+    "attempt $attempt, whose parent's head changed $parentChanges while its agent worked",
+    async ({ attempt, parentChanges, published }) => {
       const { double, repo } = await openDouble();
       const h = createHarness(CHILD);
       // The double keeps its own branches: the child's PR opens on the parent's.
@@ -37,7 +39,7 @@ describe("the catch-up merge of the stack parent's head", () => {
           GITHUB_API_URL: double.apiUrl,
           token: double.createUserToken('agent-bot'),
           task_id: 'task_002',
-          attempt: '2',
+          attempt,
           base: PARENT,
           run_base: 'main',
         },
@@ -60,9 +62,14 @@ describe("the catch-up merge of the stack parent's head", () => {
         return;
       }
       expect(result.exitCode).toBe(0);
-      const [own, caughtUp] = git(h.fx.origin, 'rev-list', '--parents', '-n1', CHILD)
-        .split(' ')
-        .slice(1);
+      const parentsOf = (commit: string) =>
+        git(h.fx.origin, 'rev-list', '--parents', '-n1', commit).split(' ').slice(1);
+      if (attempt === '1') {
+        expect(result.log).toContain(`${parentChanges}; pushed without it`);
+        expect(parentsOf(CHILD)).toEqual([started]);
+        return;
+      }
+      const [own, caughtUp] = parentsOf(CHILD);
       expect(caughtUp).toBe(moved);
       expect(git(h.fx.origin, 'diff', '--name-only', own!, CHILD)).toBe(parentChanges);
     },
