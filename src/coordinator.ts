@@ -26,7 +26,7 @@ import { createHttpServer, listen, type RouteHandler } from './http/server.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { parseWebhookBody } from './webhooks/payload.js';
 import { IngestPressure } from './webhooks/pressure.js';
-import { openDatabase } from './store/database.js';
+import { openDatabase, type OpenOptions } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
 import { CONNECTION_MODE_MEANING } from './store/connection-mode.js';
 import { readMetricsSnapshot } from './store/metrics-queries.js';
@@ -43,8 +43,8 @@ export interface CoordinatorOptions {
   /** Skip listening (tests that only call the handlers). */
   listen?: boolean;
   routes?: Record<string, RouteHandler>;
-  /** PGlite in memory instead of DATA_DIR (tests). */
-  inMemoryDatabase?: boolean;
+  /** PGlite in memory instead of DATA_DIR (tests), starting from a dumped data directory or not. */
+  inMemoryDatabase?: OpenOptions['inMemory'];
   services?: Partial<AppServices>;
   /** The engine's clock (tests move time forward to reach timeouts and backoffs). */
   now?: () => Date;

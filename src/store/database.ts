@@ -82,8 +82,11 @@ export interface OpenOptions {
    */
   directDatabaseUrl?: string;
   dataDir?: string;
-  /** PGlite in memory, for tests. */
-  inMemory?: boolean;
+  /**
+   * PGlite in memory, for tests; `from`: starting from a data directory PGlite dumped
+   * (dumpDataDir) instead of creating one, which takes seconds (tests load a migrated one).
+   */
+  inMemory?: boolean | { from: Blob };
   poolSize?: number;
   onPoolError?: (error: Error) => void;
 }
@@ -359,7 +362,9 @@ class StatementCountingPGlite extends PGlite {
 async function openPglite(options: OpenOptions): Promise<DatabaseHandle> {
   let client: PGlite;
   if (options.inMemory) {
-    client = new StatementCountingPGlite();
+    client = new StatementCountingPGlite(
+      typeof options.inMemory === 'object' ? { loadDataDir: options.inMemory.from } : undefined,
+    );
   } else {
     const dataDir = options.dataDir ?? '.data';
     mkdirSync(dataDir, { recursive: true });

@@ -11,6 +11,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { LogCapture, TEST_APP_ID, TEST_PRIVATE_KEY, TestOctokit } from '../helpers/app.js';
 import { examplePayload, INSTALLATION_ID } from '../helpers/payloads.js';
+import { pgliteTemplate } from '../helpers/pglite.js';
 
 const API = 'https://api.github.com';
 
@@ -22,7 +23,7 @@ describe('issues.labeled', () => {
   let started: Array<{ config: RepoConfig; issue: number }>;
 
   beforeAll(async () => {
-    handle = await openDatabase({ inMemory: true });
+    handle = await openDatabase({ inMemory: await pgliteTemplate() });
     store = createStore(handle);
     nock.disableNetConnect();
   });

@@ -11,6 +11,7 @@ import { parseEnv } from '../../src/env.js';
 import { CoordinatorOctokit } from '../../src/github/coordinator-octokit.js';
 import { GITHUB_WRITE_LIMITS } from '../../src/github/write-budget.js';
 import { createLogger } from '../../src/logger.js';
+import { pgliteTemplate } from './pglite.js';
 
 export const TEST_PRIVATE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .privateKey.export({ type: 'pkcs1', format: 'pem' })
@@ -103,7 +104,7 @@ export async function startTestCoordinator(
     env: { ...env, appId: env.appId!, privateKey: env.privateKey! },
     log: createLogger({ level: 'debug', destination: logs }),
     Octokit: options.octokit === 'production' ? undefined : TestOctokit,
-    inMemoryDatabase: !options.databaseUrl,
+    inMemoryDatabase: options.databaseUrl ? false : await pgliteTemplate(),
     services: options.services,
     now: options.now,
     sweepGraceMs: options.sweepGraceMs,

@@ -1,5 +1,6 @@
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { pgliteTemplate } from './pglite.js';
 import { createTestDatabase } from './postgres.js';
 
 export interface EngineUnderTest {
@@ -26,7 +27,7 @@ export const ENGINES: EngineUnderTest[] = [
   {
     name: 'pglite',
     async open() {
-      const handle = await openDatabase({ inMemory: true });
+      const handle = await openDatabase({ inMemory: await pgliteTemplate() });
       return { handle, dispose: () => handle.close() };
     },
   },
