@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAgentConfig } from './agent-config.js';
 import { isGitComponent, isWorkflowFile } from './protected-paths.js';
@@ -297,17 +297,20 @@ async function catchUpWith(
   commit: string,
   { parent, required }: CatchUp,
 ): Promise<string> {
-  const merged = await ctx.git.run(
-    [
-      ...PROTECT_PATHS,
-      'merge-tree',
-      '--write-tree',
-      '--name-only',
-      '--no-messages',
-      commit,
-      parent.sha,
-    ],
-    { allowFail: true },
+  const merged = await withoutWorkingTree(ctx, (away, env) =>
+    ctx.git.run(
+      [
+        ...away,
+        ...PROTECT_PATHS,
+        'merge-tree',
+        '--write-tree',
+        '--name-only',
+        '--no-messages',
+        commit,
+        parent.sha,
+      ],
+      { allowFail: true, env },
+    ),
   );
   const [tree = '', ...conflicted] = merged.stdout.split('\n').filter(Boolean);
   if (merged.code === 1) {
@@ -332,6 +335,29 @@ async function catchUpWith(
     [commit, parent.sha],
     [`Merge ${parent.name} into ${ctx.env.branch}`, taskTrailer(ctx.env)],
   );
+}
+
+/**
+ * Runs `run` with git's options and environment to work in an empty folder, with no index, the
+ * repository's objects and refs as they are. Git reads `.gitattributes` from the working tree (and
+ * may from the index), and `merge=union` there turns a merge's conflict into both sides' lines: the
+ * checkout is the task branch as the agent's earlier attempt, or the stack parent's, pushed it.
+ */
+async function withoutWorkingTree<T>(
+  ctx: PublishContext,
+  run: (options: string[], env: NodeJS.ProcessEnv) => Promise<T>,
+): Promise<T> {
+  const gitDir = await ctx.git.out(['rev-parse', '--absolute-git-dir']);
+  const empty = join(gitDir, 'agent-coordinator-empty');
+  await rm(empty, { recursive: true, force: true });
+  await mkdir(empty);
+  try {
+    return await run(['-C', empty, `--git-dir=${gitDir}`, `--work-tree=${empty}`], {
+      GIT_INDEX_FILE: join(empty, 'index'),
+    });
+  } finally {
+    await rm(empty, { recursive: true, force: true });
+  }
 }
 
 const STACK_PARENT_REF = 'refs/agent-coordinator/stack-parent';

@@ -34680,17 +34680,21 @@ async function startFrom(ctx, starts, sha, head) {
   return void 0;
 }
 async function catchUpWith(ctx, commit, { parent, required: required2 }) {
-  const merged = await ctx.git.run(
-    [
-      ...PROTECT_PATHS,
-      "merge-tree",
-      "--write-tree",
-      "--name-only",
-      "--no-messages",
-      commit,
-      parent.sha
-    ],
-    { allowFail: true }
+  const merged = await withoutWorkingTree(
+    ctx,
+    (away, env) => ctx.git.run(
+      [
+        ...away,
+        ...PROTECT_PATHS,
+        "merge-tree",
+        "--write-tree",
+        "--name-only",
+        "--no-messages",
+        commit,
+        parent.sha
+      ],
+      { allowFail: true, env }
+    )
   );
   const [tree = "", ...conflicted] = merged.stdout.split("\n").filter(Boolean);
   if (merged.code === 1) {
@@ -34715,6 +34719,19 @@ async function catchUpWith(ctx, commit, { parent, required: required2 }) {
     [commit, parent.sha],
     [`Merge ${parent.name} into ${ctx.env.branch}`, taskTrailer(ctx.env)]
   );
+}
+async function withoutWorkingTree(ctx, run2) {
+  const gitDir = await ctx.git.out(["rev-parse", "--absolute-git-dir"]);
+  const empty = (0, import_node_path8.join)(gitDir, "agent-coordinator-empty");
+  await (0, import_promises10.rm)(empty, { recursive: true, force: true });
+  await (0, import_promises10.mkdir)(empty);
+  try {
+    return await run2(["-C", empty, `--git-dir=${gitDir}`, `--work-tree=${empty}`], {
+      GIT_INDEX_FILE: (0, import_node_path8.join)(empty, "index")
+    });
+  } finally {
+    await (0, import_promises10.rm)(empty, { recursive: true, force: true });
+  }
 }
 var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
 async function fetchStackParentPull(ctx) {
