@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, PARENT, stackDouble } from './stack-double.js';
+import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/worker.md, "What the publish job checks": a `fix` of a stacked child merges in the head
@@ -65,13 +65,9 @@ describe("a fix's merged parent", () => {
       }[merges];
       const result = await h.run(
         {
-          GITHUB_API_URL: double.apiUrl,
-          token: double.createUserToken('agent-bot'),
-          task_id: 'task_002',
+          ...childRun(double),
           mode: 'fix',
           attempt: '2',
-          base: PARENT,
-          run_base: 'main',
           stack_parent_pr: '5',
         },
         h.fx.freshWorkspace(CHILD),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, PARENT, stackDouble } from './stack-double.js';
+import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/stacking.md, "An attempt across the parent's merge": the publish job merges the stack
@@ -42,12 +42,8 @@ describe("the catch-up merge and the checkout's .gitattributes", () => {
       let moved = '';
       const result = await h.run(
         {
-          GITHUB_API_URL: double.apiUrl,
-          token: double.createUserToken('agent-bot'),
-          task_id: 'task_002',
+          ...childRun(double),
           attempt,
-          base: PARENT,
-          run_base: 'main',
         },
         h.fx.freshWorkspace(CHILD),
         {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, PARENT, stackDouble } from './stack-double.js';
+import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/worker.md, "What the publish job checks": a change under `.github/workflows/` is refused
@@ -36,12 +36,8 @@ describe("the catch-up merge of the stack parent's head", () => {
       let moved = '';
       const result = await h.run(
         {
-          GITHUB_API_URL: double.apiUrl,
-          token: double.createUserToken('agent-bot'),
-          task_id: 'task_002',
+          ...childRun(double),
           attempt,
-          base: PARENT,
-          run_base: 'main',
         },
         h.fx.freshWorkspace(CHILD),
         {

@@ -6,6 +6,17 @@ import type { GitHubDouble } from '../github-double/scenario.js';
 export const PARENT = 'agent/7/task_001';
 export const CHILD = 'agent/7/task_002';
 
+/** The child's worker run against the double, stacked on PARENT (the run's base `main`). */
+export function childRun(double: GitHubDouble) {
+  return {
+    GITHUB_API_URL: double.apiUrl,
+    token: double.createUserToken('agent-bot'),
+    task_id: 'task_002',
+    base: PARENT,
+    run_base: 'main',
+  };
+}
+
 /**
  * For the stacked-worker attacks: each test opens a double holding acme/widgets, which the
  * agent's bot may write to; after the test the double must have refused nothing GitHub accepts

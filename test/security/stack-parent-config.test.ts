@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, PARENT, stackDouble } from './stack-double.js';
+import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/worker.md, "Agent configuration": the agent job restores agent configuration from a
@@ -34,11 +34,7 @@ describe("a stacked child's agent configuration", () => {
 
     const result = await h.run(
       {
-        GITHUB_API_URL: double.apiUrl,
-        token: double.createUserToken('agent-bot'),
-        task_id: 'task_002',
-        base: PARENT,
-        run_base: 'main',
+        ...childRun(double),
         stack_parent_pr: '5',
         FAKE_AGENT_LOOK: JSON.stringify(Object.keys(PARENT_AGENT)),
       },

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, PARENT, stackDouble } from './stack-double.js';
+import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/stacking.md, "An attempt across the parent's merge": while the stack parent's branch is
@@ -42,13 +42,9 @@ describe("a start that is the stack parent's PR head, behind the parent's branch
       let reviewed = '';
       const result = await h.run(
         {
-          GITHUB_API_URL: double.apiUrl,
-          token: double.createUserToken('agent-bot'),
-          task_id: 'task_002',
+          ...childRun(double),
           mode,
           attempt: '2',
-          base: PARENT,
-          run_base: 'main',
           stack_parent_pr: '5',
         },
         h.fx.freshWorkspace(CHILD),

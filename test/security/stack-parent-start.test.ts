@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, PARENT, stackDouble } from './stack-double.js';
+import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/stacking.md, "An attempt across the parent's merge": the publish job accepts a retry's
@@ -58,12 +58,8 @@ describe("a retry's start from the stack parent's PR", () => {
 
       const result = await h.run(
         {
-          GITHUB_API_URL: double.apiUrl,
-          token: double.createUserToken('agent-bot'),
-          task_id: 'task_002',
+          ...childRun(double),
           attempt: '2',
-          base: PARENT,
-          run_base: 'main',
           stack_parent_pr: '5',
         },
         h.fx.freshWorkspace(CHILD),
