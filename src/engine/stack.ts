@@ -116,7 +116,9 @@ async function applyStack(
 
     case 'restack': {
       if (!row) return;
-      const updated = await updateChild(engine, scope, task, row, decision.expectedHeadSha);
+      const updated = await updateChild(engine, scope, task, row, decision.expectedHeadSha, {
+        baseHead: decision.parentHead,
+      });
       if (updated === 'updated') crashPoint('stack.restacked');
       if (updated === 'conflict' || updated === 'later') return;
       await runs.updateTaskFields(
@@ -148,7 +150,9 @@ async function applyStack(
       crashPoint('stack.retargeted');
       await engine.store.pulls.update(row.id, { baseRef: decision.to });
       if (decision.update)
-        await updateChild(engine, scope, task, row, decision.expectedHeadSha, decision.to);
+        await updateChild(engine, scope, task, row, decision.expectedHeadSha, {
+          base: decision.to,
+        });
       if (decision.unstacks)
         await runs.updateTaskFields(task.id, UNSTACKED, { expected: task.state });
       log.info({ pr: decision.pr, base: decision.to }, 'stack: PR retargeted');
@@ -168,6 +172,23 @@ async function applyStack(
 }
 
 /**
+ * Whether the child's head holds its base's head. GitHub refuses update-branch alike when there
+ * is nothing to bring in and when the merge would change a workflow file the App may not push
+ * (chdsbd/kodiak#853), and the PR then reads mergeable either way: taken as up to date, the
+ * child would keep its approval while its diff against the parent hides what the parent's later
+ * commits changed, which the retarget to the run's base would then merge unseen.
+ */
+async function holdsBase(
+  scope: RunScope,
+  head: string,
+  base: string,
+  baseHead?: string,
+): Promise<boolean> {
+  const commit = baseHead ?? (await scope.port.branchHead(scope.repo, base));
+  return commit !== null && (await scope.port.holdsCommit(scope.repo, head, commit));
+}
+
+/**
  * GitHub's update-branch on the child's PR (its base merged into its head). The push it makes is
  * the coordinator's own (`updatedByCoordinatorFrom`): it keeps the approval (decidePush). A
  * conflict goes back to the worker in `mode=fix`; a branch already up to date counts as updated.
@@ -178,7 +199,14 @@ async function updateChild(
   task: TaskRow,
   row: PullRow,
   expectedHeadSha: string,
-  base = row.baseRef,
+  {
+    base = row.baseRef,
+    baseHead,
+  }: {
+    base?: string;
+    /** The base's head as the decision saw it (a restack's parent head), else read from GitHub. */
+    baseHead?: string;
+  } = {},
 ): Promise<'updated' | 'up_to_date' | 'conflict' | 'later'> {
   if (await scope.port.updateBranch(scope.repo, row.number, expectedHeadSha)) {
     await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: expectedHeadSha });
@@ -189,13 +217,16 @@ async function updateChild(
     expectedHeadSha,
     current && { ...current, open: isOpenPull(current) },
   );
-  if (refusal.kind === 'up_to_date') return 'up_to_date';
-  if (refusal.kind !== 'conflict') return 'later';
+  if (refusal.kind === 'up_to_date' && (await holdsBase(scope, expectedHeadSha, base, baseHead)))
+    return 'up_to_date';
+  if (refusal.kind !== 'conflict' && refusal.kind !== 'up_to_date') return 'later';
   await sendBack(
     engine,
     scope,
     { row, task, pull: { headSha: expectedHeadSha } },
-    `The branch has conflicts with ${base}, which it is stacked on; merge ${base} into it and resolve them.`,
+    refusal.kind === 'conflict'
+      ? `The branch has conflicts with ${base}, which it is stacked on; merge ${base} into it and resolve them.`
+      : `GitHub refused to bring the branch up to date with ${base}, which it is stacked on (a change it may not push, such as a workflow file); merge ${base} into it.`,
   );
   return 'conflict';
 }

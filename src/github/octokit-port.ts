@@ -152,6 +152,16 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
+    async holdsCommit(repo, head, commit) {
+      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+        ...repo,
+        basehead: `${commit}...${head}`,
+        per_page: 1,
+      });
+      if (typeof data.behind_by !== 'number') throw new Error('GitHub compared without behind_by');
+      return data.behind_by === 0;
+    },
+
     async repositoryTree(repo, sha) {
       const { data } = await octokit.rest.git.getTree({ ...repo, tree_sha: sha, recursive: '1' });
       return {

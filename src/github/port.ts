@@ -160,6 +160,8 @@ export interface GitHubPort {
   defaultBranch(repo: RepoCoords): Promise<string>;
   /** The head SHA of a branch, or null when it does not exist. */
   branchHead(repo: RepoCoords, branch: string): Promise<string | null>;
+  /** Whether `commit` is `head` or one of its ancestors (compare: nothing of it is behind). */
+  holdsCommit(repo: RepoCoords, head: string, commit: string): Promise<boolean>;
   /**
    * The files (blobs) of a commit's tree, `GET /git/trees/{sha}?recursive=1`; `truncated` when
    * GitHub cut the listing short (over 100,000 entries or 7 MB).

@@ -7,6 +7,7 @@ import {
   SPEC_EXAMPLE_PLAN,
   startScenario,
   statusComment,
+  repositoryIdOf,
   taskOf,
   type Scenario,
 } from './harness.js';
@@ -228,6 +229,42 @@ describe('stacked dispatch (GitHub double)', () => {
     await approve('a');
     await approve('b');
     expect(mergedOrder()).toEqual(['a', 'b']);
+  });
+
+  it('sends the child to a fix when GitHub refuses to bring it up to date with its parent’s workflow change', async () => {
+    const issue = await start(CHAIN);
+    const b = prOf('b');
+    // b approved while it targets a's branch: the order check holds it until a has merged.
+    await approve('b');
+    // A maintainer, who may write workflows, pushes one to a's branch. GitHub refuses the App's
+    // update-branch of b (the merge would change a workflow file), and b's PR still reads
+    // mergeable: it is not up to date, and b goes back to its worker with its approval void.
+    const a2 = await s.double.pushCommit(REPO, branchOf(issue, 'a'), {
+      message: 'Add CI',
+      files: { '.github/workflows/ci.yml': 'on: push\n' },
+      by: MAINTAINER,
+    });
+    await s.settle();
+    const refused = s.double.requests.filter(
+      (r) => r.path.endsWith(`/pulls/${b.number}/update-branch`) && r.status === 422,
+    );
+    expect(refused.length).toBeGreaterThan(0);
+    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
+    const task = await s.app.store.runs.task(run!.id, 'b');
+    const attempts = (await s.app.store.attempts.ofRun(run!.id)).filter(
+      (a) => a.taskId === task!.id,
+    );
+    // Its fixes cannot push the workflow change either: within retries.max, then it fails.
+    const [first, ...fixes] = attempts.map((a) => a.mode);
+    expect(first).toBe('work');
+    expect(fixes.length).toBeGreaterThan(0);
+    expect(fixes.every((mode) => mode === 'fix')).toBe(true);
+    // The parent's new head is recorded only as the child holds it.
+    if (task!.stackParentHead === a2)
+      expect(s.double.isAncestor(REPO, a2, prOf('b').head.sha)).toBe(true);
+    // a merges; b's earlier approval does not carry it onto main without a's workflow change.
+    await approve('a');
+    expect(mergedOrder()).toEqual(['a']);
   });
 
   it('cancels the child when the parent is vetoed, and stacks it again once the parent is retried', async () => {

@@ -98,6 +98,38 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
     expect(double.pull(repo, m)).toMatchObject({ mergeable_state: 'dirty' });
   });
 
+  it('refuses an App’s update-branch whose merge would change a workflow file (422); a person’s goes through', async () => {
+    const { double, octokit, repo } = w;
+    const n = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'T',
+      by: 'agent-coordinator[bot]',
+    });
+    await double.setPermission(repo, 'alice', 'maintain');
+    await double.pushCommit(repo, 'main', {
+      message: 'Add CI',
+      files: { '.github/workflows/ci.yml': 'on: push\n' },
+      by: 'alice',
+    });
+    await expect(
+      octokit.rest.pulls.updateBranch({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining(
+        'refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission',
+      ),
+    });
+    // The PR reads mergeable all the same: only a comparison tells it is behind.
+    const { data: pr } = await octokit.rest.pulls.get({ owner, repo: repoName, pull_number: n });
+    expect(pr.mergeable).toBe(true);
+    const upd = await userOctokit(double, 'alice').rest.pulls.updateBranch({
+      owner,
+      repo: repoName,
+      pull_number: n,
+    });
+    expect(upd.status).toBe(202);
+  });
+
   it('updates a behind branch (strict protection), then merges', async () => {
     const { double, octokit, repo, receiver } = w;
     await double.setRequiredChecks(repo, 'main', [], { strict: true });

@@ -1,4 +1,5 @@
 import { branchSha, compare } from '../git.js';
+import { gitCredential } from '../server/git-access.js';
 import type { Pull } from '../model.js';
 import { editIssue, type IssueEdit } from '../ops/issues.js';
 import {
@@ -204,7 +205,15 @@ export const pullRoutes: [string, Handler][] = [
     (req) => {
       const repo = repoOf(req);
       const pull = pullOf(req);
-      updateBranch(req.core, repo, pull, actorOf(req), str(bodyObject(req), 'expected_head_sha'));
+      const token = gitCredential(req.core, req.headers.authorization, repo);
+      updateBranch(
+        req.core,
+        repo,
+        pull,
+        actorOf(req),
+        str(bodyObject(req), 'expected_head_sha'),
+        token.kind === 'token' && token.workflows,
+      );
       return json(202, {
         message: 'Updating pull request branch.',
         url: `${req.core.url}/${repo.fullName}/pull/${pull.number}`,

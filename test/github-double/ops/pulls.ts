@@ -271,6 +271,7 @@ export function updateBranch(
   pull: Pull,
   by: Account,
   expectedHeadSha?: string,
+  mayWriteWorkflows = true,
 ): Sent {
   if (pull.issue.state !== 'open') throw validationFailed('Pull request is closed');
   if (expectedHeadSha !== undefined && expectedHeadSha !== pull.headSha) {
@@ -283,6 +284,16 @@ export function updateBranch(
   const merged = threeWayMerge(repo, pull.headSha, baseSha);
   if (!merged.ok || pull.forcedConflict)
     throw validationFailed('merge conflict between base and head');
+  // The merge is a push to the head branch: an App without `workflows` may not make one that
+  // changes a workflow file (chdsbd/kodiak#853; the status is not documented, 422 assumed).
+  const headTree = repo.commits.get(pull.headSha)?.tree ?? {};
+  const workflow = Object.keys({ ...headTree, ...merged.tree })
+    .filter((path) => path.startsWith('.github/workflows/'))
+    .find((path) => headTree[path] !== merged.tree[path]);
+  if (workflow !== undefined && !mayWriteWorkflows)
+    throw validationFailed(
+      `refusing to allow a GitHub App to create or update workflow \`${workflow}\` without \`workflows\` permission`,
+    );
   const c = createCommit(core, pull.headRepo, {
     parents: [pull.headSha, baseSha],
     message: `Merge branch '${pull.baseRef}' into ${pull.headRef}`,
