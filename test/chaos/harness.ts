@@ -199,7 +199,9 @@ export class CrashRun {
     for (const [index, crashAt] of scenario.crashes.entries()) {
       const app = this.startApp({ ...env, AC_CRASH_AT: crashAt });
       if (index === 0) {
-        await app.waitForLine(/agent-coordinator listening/);
+        // A process start waits its turn on a busy 2-CPU machine (tsx, then Postgres): an
+        // event to wait for, not a speed to hold.
+        await app.waitForLine(/agent-coordinator listening/, 90_000);
         this.mark('listening, labelling');
         issue = await double.call('openLabelledIssue', {
           withPlan: !scenario.planner,
