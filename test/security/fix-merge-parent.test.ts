@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
+import {
+  CHILD,
+  childRun,
+  parentAndChild,
+  PARENT,
+  rewrittenFrom,
+  stackDouble,
+  takeOut,
+} from './stack-double.js';
 
 /**
  * docs/worker.md, "What the publish job checks": a `fix` of a stacked child merges in the head
@@ -44,19 +52,12 @@ describe("a fix's merged parent", () => {
         by: 'agent-bot',
       });
       // The child started from the parent's first head; the parent then had a change taken out.
-      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
-      const held = h.fx.commitOnOrigin(PARENT, { 'a.txt': 'a\n' }, 'task_001: A');
-      git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, held);
+      const held = parentAndChild(h, { 'a.txt': 'a\n' });
       const childHead = h.fx.commitOnOrigin(CHILD, { 'b.txt': 'b\n' }, 'task_002: B');
       const older = h.fx.commitOnOrigin(PARENT, { 'evil.txt': 'taken out\n' }, 'task_001: more');
-      git(h.fx.human, 'rm', '--quiet', 'evil.txt');
-      git(h.fx.human, 'commit', '--quiet', '-m', 'task_001: review');
-      git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
-      const parentHead = h.fx.originRev(PARENT);
+      const parentHead = takeOut(h, 'evil.txt', 'task_001: review');
       git(h.fx.origin, 'update-ref', 'refs/pull/5/head', parentHead);
-      // A head the parent had before a force-push rewrote its history: never an ancestor of it.
-      git(h.fx.origin, 'update-ref', 'refs/heads/rewritten', older);
-      const rewritten = h.fx.commitOnOrigin('rewritten', { 'evil.txt': 'kept\n' }, 'task_001: x');
+      const rewritten = rewrittenFrom(h, older);
 
       const forged = {
         'a commit the branch holds': held,

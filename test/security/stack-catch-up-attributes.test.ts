@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
+import {
+  branchesOnDouble,
+  CHILD,
+  childRun,
+  parentAndChild,
+  PARENT,
+  stackDouble,
+} from './stack-double.js';
 
 /**
  * docs/stacking.md, "An attempt across the parent's merge": the publish job merges the stack
@@ -26,15 +33,11 @@ describe("the catch-up merge and the checkout's .gitattributes", () => {
     async ({ attempt, attributes }) => {
       const { double, repo } = await openDouble();
       const h = createHarness(CHILD);
-      for (const branch of [CHILD, PARENT])
-        await double.pushCommit(repo, branch, { message: 'x', files: { 'x.txt': 'x' }, by: 'x' });
-      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
-      const started = h.fx.commitOnOrigin(
-        PARENT,
-        { 'a.txt': 'a\n', ...(attributes && { '.gitattributes': attributes }) },
-        'task_001: A',
-      );
-      git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, started);
+      await branchesOnDouble(double, repo);
+      parentAndChild(h, {
+        'a.txt': 'a\n',
+        ...(attributes && { '.gitattributes': attributes }),
+      });
       // A retry's branch holds its earlier attempt; a first attempt's is the parent's head.
       if (attempt === '2') h.fx.commitOnOrigin(CHILD, { 'b.txt': 'b\n' }, 'task_002: B');
       const childHead = h.fx.originRev(CHILD);

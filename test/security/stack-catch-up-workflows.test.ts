@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
+import {
+  branchesOnDouble,
+  CHILD,
+  childRun,
+  parentAndChild,
+  PARENT,
+  stackDouble,
+} from './stack-double.js';
 
 /**
  * docs/worker.md, "What the publish job checks": a change under `.github/workflows/` is refused
@@ -26,12 +33,8 @@ describe("the catch-up merge of the stack parent's head", () => {
     async ({ attempt, parentChanges, published }) => {
       const { double, repo } = await openDouble();
       const h = createHarness(CHILD);
-      // The double keeps its own branches: the child's PR opens on the parent's.
-      for (const branch of [CHILD, PARENT])
-        await double.pushCommit(repo, branch, { message: 'x', files: { 'x.txt': 'x' }, by: 'x' });
-      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
-      const started = h.fx.commitOnOrigin(PARENT, { 'a.txt': 'a\n' }, 'task_001: A');
-      git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, started);
+      await branchesOnDouble(double, repo);
+      const started = parentAndChild(h, { 'a.txt': 'a\n' });
 
       let moved = '';
       const result = await h.run(

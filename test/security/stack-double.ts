@@ -1,6 +1,8 @@
 import { afterEach } from 'vitest';
 import { startGitHubDouble } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
+import { git } from '../worker/helpers/git-fixture.js';
+import type { Harness } from '../worker/helpers/harness.js';
 
 /** A stacked child and its parent, as the worker's publish job sees their branches. */
 export const PARENT = 'agent/7/task_001';
@@ -44,4 +46,41 @@ export function stackDouble(): () => Promise<{ double: GitHubDouble; repo: strin
     await double.setPermission(repo, 'agent-bot', 'write');
     return { double, repo };
   };
+}
+
+/** The double keeps its own branches: the child's PR opens on the parent's branch it has. */
+export async function branchesOnDouble(double: GitHubDouble, repo: string): Promise<void> {
+  for (const branch of [CHILD, PARENT])
+    await double.pushCommit(repo, branch, { message: 'x', files: { 'x.txt': 'x' }, by: 'x' });
+}
+
+/**
+ * On the harness's origin: the parent's branch from main with `files` in one commit, and the
+ * child's branch created at that commit, as the dispatch creates it. Returns the commit.
+ */
+export function parentAndChild(h: Harness, files: Record<string, string>): string {
+  git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
+  const started = h.fx.commitOnOrigin(PARENT, files, 'task_001: A');
+  git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, started);
+  return started;
+}
+
+/**
+ * A review round of the parent, pushed by a person, that takes `file` out: right after a commit
+ * on the parent's branch (`commitOnOrigin`), whose checkout it continues. Returns the new head.
+ */
+export function takeOut(h: Harness, file: string, message: string): string {
+  git(h.fx.human, 'rm', '--quiet', file);
+  git(h.fx.human, 'commit', '--quiet', '-m', message);
+  git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
+  return h.fx.originRev(PARENT);
+}
+
+/**
+ * A commit holding `evil.txt` on top of `from`, a head the parent had before a force-push
+ * rewrote its history: never an ancestor of the parent's head.
+ */
+export function rewrittenFrom(h: Harness, from: string): string {
+  git(h.fx.origin, 'update-ref', 'refs/heads/rewritten', from);
+  return h.fx.commitOnOrigin('rewritten', { 'evil.txt': 'kept\n' }, 'task_001: x');
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
+import { CHILD, childRun, parentAndChild, PARENT, stackDouble } from './stack-double.js';
 
 /**
  * docs/worker.md, "Agent configuration": the agent job restores agent configuration from a
@@ -28,9 +28,7 @@ describe("a stacked child's agent configuration", () => {
       });
     const h = createHarness(CHILD);
     h.fx.commitOnOrigin('main', TRUNK, 'trunk configuration');
-    git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
-    const parentHead = h.fx.commitOnOrigin(PARENT, PARENT_AGENT, 'task_001: A');
-    git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, parentHead);
+    const parentHead = parentAndChild(h, PARENT_AGENT);
 
     const result = await h.run(
       {

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
+import {
+  branchesOnDouble,
+  CHILD,
+  childRun,
+  parentAndChild,
+  PARENT,
+  stackDouble,
+  takeOut,
+} from './stack-double.js';
 
 /**
  * docs/stacking.md, "An attempt across the parent's merge": while the stack parent's branch is
@@ -26,12 +34,8 @@ describe("a start that is the stack parent's PR head, behind the parent's branch
     async ({ mode, pull }) => {
       const { double, repo } = await openDouble();
       const h = createHarness(CHILD);
-      // The double keeps its own branches: the child's PR opens on the parent's.
-      for (const branch of [CHILD, PARENT])
-        await double.pushCommit(repo, branch, { message: 'x', files: { 'x.txt': 'x' }, by: 'x' });
-      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
-      const first = h.fx.commitOnOrigin(PARENT, { 'a.txt': 'a\n' }, 'task_001: A');
-      git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, first);
+      await branchesOnDouble(double, repo);
+      const first = parentAndChild(h, { 'a.txt': 'a\n' });
       // A fix's child holds work of its own; a work retry starts again from the parent.
       if (mode === 'fix') h.fx.commitOnOrigin(CHILD, { 'b.txt': 'b\n' }, 'task_002: B');
       const childHead = h.fx.originRev(CHILD);
@@ -56,9 +60,7 @@ describe("a start that is the stack parent's PR head, behind the parent's branch
             expect(found.parents).toEqual(mode === 'fix' ? [childHead, started] : [started]);
             if (pull === 'behind the branch') {
               // The review takes the change out; GitHub has not moved the PR's ref yet.
-              git(h.fx.human, 'rm', '--quiet', 'evil.txt');
-              git(h.fx.human, 'commit', '--quiet', '-m', 'task_001: review');
-              git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
+              takeOut(h, 'evil.txt', 'task_001: review');
             } else {
               // The PR was closed, and the branch force-pushed: its ref stays where it was.
               git(h.fx.origin, 'update-ref', `refs/heads/${PARENT}`, first);

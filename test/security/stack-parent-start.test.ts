@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { createHarness } from '../worker/helpers/harness.js';
-import { CHILD, childRun, PARENT, stackDouble } from './stack-double.js';
+import {
+  CHILD,
+  childRun,
+  parentAndChild,
+  PARENT,
+  rewrittenFrom,
+  stackDouble,
+  takeOut,
+} from './stack-double.js';
 
 /**
  * docs/stacking.md, "An attempt across the parent's merge": the publish job accepts a retry's
@@ -35,26 +43,17 @@ describe("a retry's start from the stack parent's PR", () => {
         by: 'agent-bot',
       });
       // The parent's first head held a change its review took out; the child was restacked since.
-      git(h.fx.human, 'push', '--quiet', 'origin', `main:refs/heads/${PARENT}`);
-      const reviewed = h.fx.commitOnOrigin(PARENT, { 'evil.txt': 'taken out\n' }, 'task_001: A');
-      git(h.fx.human, 'rm', '--quiet', 'evil.txt');
-      git(h.fx.human, 'commit', '--quiet', '-m', 'task_001: review');
-      git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
-      const parentHead = h.fx.originRev(PARENT);
+      const reviewed = parentAndChild(h, { 'evil.txt': 'taken out\n' });
+      const parentHead = takeOut(h, 'evil.txt', 'task_001: review');
       git(h.fx.origin, 'update-ref', 'refs/pull/5/head', parentHead);
       git(h.fx.origin, 'update-ref', `refs/heads/${CHILD}`, parentHead);
       h.fx.commitOnOrigin(CHILD, { 'b.txt': 'b\n' }, 'task_002: B');
       const childHead = h.fx.originRev(CHILD);
       // The parent's review went on after the child's restack: another change taken out.
       const unheld = h.fx.commitOnOrigin(PARENT, { 'evil.txt': 'again\n' }, 'task_001: more');
-      git(h.fx.human, 'rm', '--quiet', 'evil.txt');
-      git(h.fx.human, 'commit', '--quiet', '-m', 'task_001: review 2');
-      git(h.fx.human, 'push', '--quiet', 'origin', `HEAD:refs/heads/${PARENT}`);
-      const pullHead = h.fx.originRev(PARENT);
+      const pullHead = takeOut(h, 'evil.txt', 'task_001: review 2');
       git(h.fx.origin, 'update-ref', 'refs/pull/5/head', pullHead);
-      // A head the parent had before a force-push rewrote its history: never an ancestor of it.
-      git(h.fx.origin, 'update-ref', 'refs/heads/rewritten', reviewed);
-      const rewritten = h.fx.commitOnOrigin('rewritten', { 'evil.txt': 'kept\n' }, 'task_001: x');
+      const rewritten = rewrittenFrom(h, reviewed);
 
       const result = await h.run(
         {
