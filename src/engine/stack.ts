@@ -217,9 +217,9 @@ async function updateChild(
     expectedHeadSha,
     current && { ...current, open: isOpenPull(current) },
   );
-  if (refusal.kind === 'up_to_date' && (await holdsBase(scope, expectedHeadSha, base, baseHead)))
-    return 'up_to_date';
-  if (refusal.kind !== 'conflict' && refusal.kind !== 'up_to_date') return 'later';
+  if (refusal.kind === 'up_to_date') {
+    if (await holdsBase(scope, expectedHeadSha, base, baseHead)) return 'up_to_date';
+  } else if (refusal.kind !== 'conflict') return 'later';
   await sendBack(
     engine,
     scope,

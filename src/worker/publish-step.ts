@@ -4,7 +4,7 @@ import { isAgentConfig } from './agent-config.js';
 import { isGitComponent, isWorkflowFile } from './protected-paths.js';
 import { attemptRecord } from './attempt-record.js';
 import type { AgentResult } from './handoff.js';
-import { fail, type WorkerOutcome } from './outcome.js';
+import { fail, type FailureReason, type WorkerOutcome } from './outcome.js';
 import { publishPlan } from './plan-mode.js';
 import { openOrUpdatePull } from './pull-request.js';
 import { answerThreads } from './review-replies.js';
@@ -130,7 +130,7 @@ interface Parents {
   /** For a merge: the branch, or the stack parent's PR, its second parent is a commit of. */
   mergedFrom: string;
   /** The stack parent's head to merge in after the agent's commit (`catchUpWith`). */
-  catchUp?: CatchUp;
+  catchUp: CatchUp | undefined;
 }
 
 /**
@@ -177,25 +177,24 @@ async function checkParents(
       );
     if (result.lease !== (head ?? null))
       fail('push_failed', `${env.branch} moved while the agent worked: not overwriting it`);
-    return { parents: [first], mergedFrom: base, ...catchUpOf(from) };
+    return { parents: [first], mergedFrom: base, catchUp: from.catchUp };
   }
   if (first !== head)
     fail('push_failed', `${env.branch} moved while the agent worked (now ${head ?? 'gone'})`);
-  if (merged === undefined) {
-    const catchUp = await parentMovedSince(ctx, starts, first);
-    return { parents: [first], mergedFrom: base, ...(catchUp && { catchUp }) };
-  }
+  if (merged === undefined)
+    return {
+      parents: [first],
+      mergedFrom: base,
+      catchUp: await parentMovedSince(ctx, starts, first),
+    };
   if (env.mode !== 'fix') fail('bad_result', 'only a fix merges');
   if (await ctx.git.isAncestor(merged, head))
     fail('bad_result', `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
   const from = await startFrom(ctx, starts, merged, head);
   if (from === undefined)
     fail('bad_result', `a fix merges ${starts.described}; the result names another commit`);
-  return { parents: [first, merged], mergedFrom: from.name, ...catchUpOf(from) };
+  return { parents: [first, merged], mergedFrom: from.name, catchUp: from.catchUp };
 }
-
-const catchUpOf = (from: Start) =>
-  from.catchUp ? { catchUp: { parent: from.catchUp, required: true } } : {};
 
 /**
  * The parent's head, when the parent's branch (the base) moved on while the agent worked to a
@@ -237,7 +236,7 @@ function startsOf(ctx: PublishContext, base: string): Starts {
 /** What a start comes from: its name, and the parent's head to merge in after it, if any. */
 interface Start {
   name: string;
-  catchUp?: ParentHead;
+  catchUp?: CatchUp;
 }
 
 /**
@@ -278,7 +277,8 @@ async function startFrom(
   if (!currentSha) return undefined;
   const current = { name: parentBranch ?? `#${ctx.env.stackParentPr}`, sha: currentSha };
   if (sha === current.sha) return { name: current.name };
-  if (await ctx.git.isAncestor(sha, current.sha)) return { name: current.name, catchUp: current };
+  if (await ctx.git.isAncestor(sha, current.sha))
+    return { name: current.name, catchUp: { parent: current, required: true } };
   return undefined;
 }
 
@@ -312,23 +312,27 @@ async function catchUpWith(
       { allowFail: true, env },
     ),
   );
-  const [tree = '', ...conflicted] = merged.stdout.split('\n').filter(Boolean);
-  if (merged.code === 1) {
-    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(', ')}`;
-    if (required) fail('push_failed', moved);
-    log(ctx, `${moved}; pushed without it`);
+  const moved = `${parent.name} moved to ${parent.sha} while the agent worked`;
+  const without = (reason: FailureReason, why: string): string => {
+    if (required) fail(reason, `${moved}, and merging it ${why}`);
+    log(ctx, `${moved}, and merging it ${why}; pushed without it`);
     return commit;
-  }
+  };
+  const [tree = '', ...conflicted] = merged.stdout.split('\n').filter(Boolean);
+  if (merged.code === 1)
+    return without(
+      'push_failed',
+      `conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(', ')}`,
+    );
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail('git_failed', `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
   const workflows = (await changedPaths(ctx, commit, tree)).filter(isWorkflowFile);
-  if (workflows.length > 0) {
-    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`;
-    if (required) fail('workflow_files_changed', moved);
-    log(ctx, `${moved}; pushed without it`);
-    return commit;
-  }
-  log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
+  if (workflows.length > 0)
+    return without(
+      'workflow_files_changed',
+      `changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
+    );
+  log(ctx, `${moved}: merged it in`);
   return commitTree(
     ctx,
     tree,

@@ -34630,23 +34630,24 @@ async function checkParents(ctx, result, base, head) {
       );
     if (result.lease !== (head ?? null))
       fail("push_failed", `${env.branch} moved while the agent worked: not overwriting it`);
-    return { parents: [first], mergedFrom: base, ...catchUpOf(from2) };
+    return { parents: [first], mergedFrom: base, catchUp: from2.catchUp };
   }
   if (first !== head)
     fail("push_failed", `${env.branch} moved while the agent worked (now ${head ?? "gone"})`);
-  if (merged === void 0) {
-    const catchUp = await parentMovedSince(ctx, starts, first);
-    return { parents: [first], mergedFrom: base, ...catchUp && { catchUp } };
-  }
+  if (merged === void 0)
+    return {
+      parents: [first],
+      mergedFrom: base,
+      catchUp: await parentMovedSince(ctx, starts, first)
+    };
   if (env.mode !== "fix") fail("bad_result", "only a fix merges");
   if (await ctx.git.isAncestor(merged, head))
     fail("bad_result", `a fix merges only what ${env.branch} does not hold; it holds ${merged}`);
   const from = await startFrom(ctx, starts, merged, head);
   if (from === void 0)
     fail("bad_result", `a fix merges ${starts.described}; the result names another commit`);
-  return { parents: [first, merged], mergedFrom: from.name, ...catchUpOf(from) };
+  return { parents: [first, merged], mergedFrom: from.name, catchUp: from.catchUp };
 }
-var catchUpOf = (from) => from.catchUp ? { catchUp: { parent: from.catchUp, required: true } } : {};
 async function parentMovedSince(ctx, starts, head) {
   const { parentBranch } = starts;
   if (!parentBranch) return void 0;
@@ -34676,7 +34677,8 @@ async function startFrom(ctx, starts, sha, head) {
   if (!currentSha) return void 0;
   const current = { name: parentBranch ?? `#${ctx.env.stackParentPr}`, sha: currentSha };
   if (sha === current.sha) return { name: current.name };
-  if (await ctx.git.isAncestor(sha, current.sha)) return { name: current.name, catchUp: current };
+  if (await ctx.git.isAncestor(sha, current.sha))
+    return { name: current.name, catchUp: { parent: current, required: true } };
   return void 0;
 }
 async function catchUpWith(ctx, commit, { parent, required: required2 }) {
@@ -34696,23 +34698,27 @@ async function catchUpWith(ctx, commit, { parent, required: required2 }) {
       { allowFail: true, env }
     )
   );
-  const [tree = "", ...conflicted] = merged.stdout.split("\n").filter(Boolean);
-  if (merged.code === 1) {
-    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(", ")}`;
-    if (required2) fail("push_failed", moved);
-    log(ctx, `${moved}; pushed without it`);
+  const moved = `${parent.name} moved to ${parent.sha} while the agent worked`;
+  const without = (reason, why) => {
+    if (required2) fail(reason, `${moved}, and merging it ${why}`);
+    log(ctx, `${moved}, and merging it ${why}; pushed without it`);
     return commit;
-  }
+  };
+  const [tree = "", ...conflicted] = merged.stdout.split("\n").filter(Boolean);
+  if (merged.code === 1)
+    return without(
+      "push_failed",
+      `conflicts with the agent's change: ${[...new Set(conflicted)].slice(0, 20).join(", ")}`
+    );
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail("git_failed", `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
   const workflows = (await changedPaths(ctx, commit, tree)).filter(isWorkflowFile);
-  if (workflows.length > 0) {
-    const moved = `${parent.name} moved to ${parent.sha} while the agent worked, and merging it changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`;
-    if (required2) fail("workflow_files_changed", moved);
-    log(ctx, `${moved}; pushed without it`);
-    return commit;
-  }
-  log(ctx, `${parent.name} moved to ${parent.sha} while the agent worked: merged it in`);
+  if (workflows.length > 0)
+    return without(
+      "workflow_files_changed",
+      `changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`
+    );
+  log(ctx, `${moved}: merged it in`);
   return commitTree(
     ctx,
     tree,
