@@ -53,6 +53,18 @@ describe('the worker action on a stacked child whose parent merges while it work
     }
   }
 
+  /** A person's review round of a: a push to its branch, delivered and handled. Its new head. */
+  async function reviewRoundOfA(s: Scenario): Promise<string> {
+    const head = await s.double.pushCommit(REPO, 'agent/1/a', {
+      message: 'Review round of A',
+      files: { 'src/a-notes.txt': 'notes\n' },
+      by: MAINTAINER,
+    });
+    await s.double.waitForDeliveries();
+    await s.app.processor.whenDrained();
+    return head;
+  }
+
   /** The issue with the chain a → b labelled, and everything it sets off settled. */
   async function labelChain(s: Scenario, bTitle: string): Promise<void> {
     const issue = await s.double.openIssue(REPO, {
@@ -109,13 +121,7 @@ describe('the worker action on a stacked child whose parent merges while it work
     let parentHead = '';
     hooks.beforeJob = async (run, job) => {
       if (run.inputs.task_id !== 'b' || job !== 'publish') return;
-      parentHead = await s.double.pushCommit(REPO, 'agent/1/a', {
-        message: 'Review round of A',
-        files: { 'src/a-notes.txt': 'notes\n' },
-        by: MAINTAINER,
-      });
-      await s.double.waitForDeliveries();
-      await s.app.processor.whenDrained();
+      parentHead = await reviewRoundOfA(s);
     };
     await labelChain(s, 'B');
 
@@ -148,13 +154,7 @@ describe('the worker action on a stacked child whose parent merges while it work
       if (run.inputs.task_id !== 'b' || run.inputs.attempt !== '2' || job !== 'publish') return;
       // A review round of the parent pushes while the child's retry is in its agent job.
       started = s.double.branch(REPO, 'agent/1/a')!.sha;
-      parentHead = await s.double.pushCommit(REPO, 'agent/1/a', {
-        message: 'Review round of A',
-        files: { 'src/a-notes.txt': 'notes\n' },
-        by: MAINTAINER,
-      });
-      await s.double.waitForDeliveries();
-      await s.app.processor.whenDrained();
+      parentHead = await reviewRoundOfA(s);
     };
     await labelChain(s, 'B, which fails first');
 
@@ -190,13 +190,7 @@ describe('the worker action on a stacked child whose parent merges while it work
       if (run.inputs.task_id !== 'b' || run.inputs.attempt !== '2') return;
       if (job === 'agent') {
         // The parent's head moves after the child's fix was dispatched: the fix merges it.
-        parentHead = await s.double.pushCommit(REPO, 'agent/1/a', {
-          message: 'Polish A',
-          files: { 'src/a-notes.txt': 'notes\n' },
-          by: MAINTAINER,
-        });
-        await s.double.waitForDeliveries();
-        await s.app.processor.whenDrained();
+        parentHead = await reviewRoundOfA(s);
       }
       if (job === 'publish') await mergeParent(s);
     };
