@@ -46,9 +46,21 @@ interface Prepared {
  * no GitHub credential, and after the agent has run it reads the checkout only as files.
  */
 export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
+  try {
+    const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
+    return ctx.env.mode === 'plan' ? await planStep(ctx, base) : await changeStep(ctx, base);
+  } finally {
+    // The agent, the planner's too, owned .git/: a later step of this job (actions/checkout's
+    // post step runs `git submodule foreach` there) or a reused runner must find none of its
+    // config, hooks or fsmonitor.
+    await rm(join(ctx.cwd, '.git'), { recursive: true, force: true });
+  }
+}
+
+/** `work` and `fix`: the agent changes the branch; the change is read as a patch. */
+async function changeStep(ctx: AgentContext, startBase: string): Promise<AgentOutput> {
   const { env } = ctx;
-  let base = env.base ?? defaultBranchOf(ctx.rawEnv);
-  if (env.mode === 'plan') return planStep(ctx, base);
+  let base = startBase;
 
   await ensureOnTaskBranch(ctx);
   let baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
@@ -85,9 +97,6 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
     return await describe(ctx, before, trees, prepared, run);
   } finally {
     await before.close();
-    // The agent owned .git/: a later step of this job (actions/checkout's post step runs git
-    // there) or a reused runner must find none of its config, hooks or fsmonitor.
-    await rm(join(ctx.cwd, '.git'), { recursive: true, force: true });
   }
 }
 

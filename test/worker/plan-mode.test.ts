@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, REPO, strictGitHub } from './helpers/github-mock.js';
@@ -67,6 +69,8 @@ describe('plan mode', () => {
 
     expect(result.outcome).toMatchObject({ ok: true, commentId: 555 });
     expect(result.exitCode).toBe(0);
+    // The planner owned the checkout's .git/: nothing of it is left for a later step to run.
+    expect(existsSync(join(h.fx.workspace, '.git'))).toBe(false);
     const prompt = h.record()!.stdin;
     expect(prompt).toContain('Add login');
     expect(prompt).toContain('Users need to log in with a password.');

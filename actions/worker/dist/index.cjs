@@ -8526,9 +8526,16 @@ function pushedOutcome(ctx, head, pr, stopped, note = "") {
 // src/worker/agent-step.ts
 var CONFLICT_MARKER = /^(<{7}|>{7})(\s|$)/m;
 async function runAgentStep(ctx) {
+  try {
+    const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
+    return ctx.env.mode === "plan" ? await planStep(ctx, base) : await changeStep(ctx, base);
+  } finally {
+    await (0, import_promises7.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+  }
+}
+async function changeStep(ctx, startBase) {
   const { env } = ctx;
-  let base = env.base ?? defaultBranchOf(ctx.rawEnv);
-  if (env.mode === "plan") return planStep(ctx, base);
+  let base = startBase;
   await ensureOnTaskBranch(ctx);
   let baseSha = await ctx.git.resolve(`refs/remotes/origin/${base}`);
   if (!baseSha && env.runBase && env.runBase !== base) {
@@ -8560,7 +8567,6 @@ async function runAgentStep(ctx) {
     return await describe(ctx, before, trees, prepared, run2);
   } finally {
     await before.close();
-    await (0, import_promises7.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function configSource(ctx, base, baseSha) {

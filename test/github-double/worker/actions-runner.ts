@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +94,8 @@ export interface JobRun {
  * actions/checkout as a git clone over HTTP with the job's token and no persisted
  * credentials, actions/upload-artifact and download-artifact through the run's artifact
  * store (a name is uploaded once per run, as v4 and later allow), and the worker action's
- * committed bundle started with `node` in the workspace. Its workflow commands (`::error::`,
+ * committed bundle started with `node` in the workspace, then actions/checkout's post step
+ * (git in the checkout, as it cleans up). Its workflow commands (`::error::`,
  * `::add-mask::`, `::stop-commands::`) are honoured as the runner does. A shell step that would
  * run fails the job: the double has no registry to install from.
  */
@@ -188,6 +190,9 @@ async function runJob(
       }
     }
   } finally {
+    // Post steps run after the main ones, whatever became of them: actions/checkout's runs git.
+    if (result.steps.some((s) => s.outcome === 'ran' && isCheckout(job, s.step)))
+      await checkoutPost(workspace);
     host.annotateJob(run.id, commands.annotations, job.id);
     host.recordJobLog(run.id, sections, job.id);
     await rm(workspace, { recursive: true, force: true });
@@ -287,6 +292,40 @@ async function checkout(
     ],
     { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } },
   );
+}
+
+function isCheckout(job: WorkflowJob, label: string): boolean {
+  return job.steps.some(
+    (step) =>
+      step.uses?.startsWith('actions/checkout@') &&
+      (step.name ?? step.uses ?? step.run ?? 'step') === label,
+  );
+}
+
+/**
+ * actions/checkout's post step (its `cleanup`, v7): when the workspace holds a repository
+ * (`.git/config`), it takes any credential out of its config and every submodule's, running
+ * `git config` and `git submodule foreach --recursive` there as the runner's user. Reading the
+ * index, the latter runs a `core.fsmonitor` the repository's config names. A lookup that finds
+ * nothing exits 1, which checkout takes as "not set".
+ */
+async function checkoutPost(workspace: string): Promise<void> {
+  if (!existsSync(join(workspace, '.git', 'config'))) return;
+  const key = 'http.https://github.com/.extraheader';
+  const pattern = 'http\\.https\\:\\/\\/github\\.com\\/\\.extraheader';
+  const git = (args: string[]) =>
+    exec('git', args, {
+      cwd: workspace,
+      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+    }).catch(() => undefined);
+  await git(['config', '--local', '--name-only', '--get-regexp', 'core\\.sshCommand']);
+  await git(['config', '--local', '--name-only', '--get-regexp', pattern]);
+  await git([
+    'submodule',
+    'foreach',
+    '--recursive',
+    `sh -c "git config --local --name-only --get-regexp '${pattern}' && git config --local --unset-all '${key}' || :"`,
+  ]);
 }
 
 async function uploadArtifact(
