@@ -118,6 +118,21 @@ function guardLineStart(line: string): string {
 }
 
 /**
+ * Untrusted text in plain text GitHub scans for references but does not render as markdown: a
+ * commit message, a pull request's title. One line, with the word joiner after every `#`, in
+ * `GH-12` and in `://`, so it names no issue, pull request or link. Above all no closing keyword
+ * (`Fixes #3`, `closes octo/repo#4`, `resolves <issue URL>`) survives: a merge puts the message
+ * on the base branch, where GitHub closes the issues such a keyword names — another run's issue
+ * among them, which cancels that run.
+ */
+export function inertPlainText(text: string): string {
+  return flattenLine(text)
+    .replaceAll('#', `#${WORD_JOINER}`)
+    .replace(/(\p{L})-(?=[0-9])/gu, `$1-${WORD_JOINER}`)
+    .replaceAll('://', `:${WORD_JOINER}//`);
+}
+
+/**
  * `<!--` that can open no HTML comment, in prose and in code alike: a marker look-alike
  * (`<!-- agent-coordinator:… -->`) in text we echo never reads as one of our markers.
  */

@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { inertPlainText } from '../core/inert-markdown.js';
 import { isAgentConfig } from './agent-config.js';
 import { isGitComponent, isWorkflowFile } from './protected-paths.js';
 import { attemptRecord } from './attempt-record.js';
@@ -433,7 +434,8 @@ function commitMessage(ctx: PublishContext, result: AgentResult, mergedFrom: str
   if (result.parents.length < 2) return [commitSubject(env, result.stopped), taskTrailer(env)];
   const subject = `${partial}Merge ${mergedFrom} into ${env.branch}`;
   if (result.conflicts.length === 0) return [subject, taskTrailer(env)];
-  const files = result.conflicts.slice(0, 200).join(', ').slice(0, 10_000);
+  // The result's file names are the agent's to write: one line, closing nothing once merged.
+  const files = result.conflicts.slice(0, 200).map(inertPlainText).join(', ').slice(0, 10_000);
   return [subject, `Conflicts resolved by the agent: ${files}`, taskTrailer(env)];
 }
 

@@ -1,3 +1,4 @@
+import { inertPlainText } from '../core/inert-markdown.js';
 import { agentLaunch, runAgent, type AgentLaunch } from './agent.js';
 import { parseAgentOutput, type AgentReport } from './agent-output.js';
 import type { WorkerEnv } from './env.js';
@@ -148,7 +149,8 @@ export function failStoppedEmpty(ctx: Pick<StepContext, 'env'>, why: string): ne
 export const PARTIAL_PREFIX = '[partial] ';
 
 export function commitSubject(env: Pick<WorkerEnv, 'taskId' | 'title'>, partial = false): string {
-  const title = env.title.replace(/\s+/g, ' ').trim();
+  // The title is the issue's or the planner's: a merge must not close what it names.
+  const title = inertPlainText(env.title).replace(/\s+/g, ' ').trim();
   const subject = `${env.taskId}: ${title || 'agent changes'}`.slice(0, 200);
   return partial ? `${PARTIAL_PREFIX}${subject}` : subject;
 }

@@ -7744,6 +7744,9 @@ function breakShaLikeRuns(text3) {
 function guardLineStart(line) {
   return line.replace(/^([-+=])/, "\\$1").replace(/^(\d{1,9})([.)])/, "$1\\$2");
 }
+function inertPlainText(text3) {
+  return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(new RegExp("(\\p{L})-(?=[0-9])", "gu"), `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`);
+}
 function neutraliseHtmlComments(text3) {
   return text3.replaceAll("<!--", `<${WORD_JOINER}!--`);
 }
@@ -8488,7 +8491,7 @@ function failStoppedEmpty(ctx, why) {
 }
 var PARTIAL_PREFIX = "[partial] ";
 function commitSubject(env, partial2 = false) {
-  const title = env.title.replace(/\s+/g, " ").trim();
+  const title = inertPlainText(env.title).replace(/\s+/g, " ").trim();
   const subject = `${env.taskId}: ${title || "agent changes"}`.slice(0, 200);
   return partial2 ? `${PARTIAL_PREFIX}${subject}` : subject;
 }
@@ -34419,7 +34422,7 @@ function inertBlock(text3, max) {
   );
 }
 function pullTitle(env) {
-  const title = env.title.replace(/\s+/g, " ").trim() || env.taskId;
+  const title = inertPlainText(env.title).replace(/\s+/g, " ").trim() || env.taskId;
   return `[#${env.issue}] ${title}`.slice(0, 256);
 }
 function summaryContent(attempt, summary) {
@@ -34797,7 +34800,7 @@ function commitMessage(ctx, result, mergedFrom) {
   if (result.parents.length < 2) return [commitSubject(env, result.stopped), taskTrailer(env)];
   const subject = `${partial2}Merge ${mergedFrom} into ${env.branch}`;
   if (result.conflicts.length === 0) return [subject, taskTrailer(env)];
-  const files = result.conflicts.slice(0, 200).join(", ").slice(0, 1e4);
+  const files = result.conflicts.slice(0, 200).map(inertPlainText).join(", ").slice(0, 1e4);
   return [subject, `Conflicts resolved by the agent: ${files}`, taskTrailer(env)];
 }
 async function commitTree(ctx, tree, parents, message) {
