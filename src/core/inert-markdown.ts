@@ -128,7 +128,7 @@ function guardLineStart(line: string): string {
 export function inertPlainText(text: string): string {
   return flattenLine(text)
     .replaceAll('#', `#${WORD_JOINER}`)
-    .replace(/(\p{L})-(?=[0-9])/gu, `$1-${WORD_JOINER}`)
+    .replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`)
     .replaceAll('://', `:${WORD_JOINER}//`);
 }
 

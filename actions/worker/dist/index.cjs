@@ -7745,7 +7745,7 @@ function guardLineStart(line) {
   return line.replace(/^([-+=])/, "\\$1").replace(/^(\d{1,9})([.)])/, "$1\\$2");
 }
 function inertPlainText(text3) {
-  return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(new RegExp("(\\p{L})-(?=[0-9])", "gu"), `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`);
+  return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`);
 }
 function neutraliseHtmlComments(text3) {
   return text3.replaceAll("<!--", `<${WORD_JOINER}!--`);
