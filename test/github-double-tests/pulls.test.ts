@@ -136,6 +136,28 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
     expect(upd.status).toBe(202);
   });
 
+  it('takes a person’s merge of a branch pushed from their machine as git makes it', async () => {
+    const { double, repo, receiver } = w;
+    const n = await double.openPr(repo, { head: 'feature', title: 'F', by: 'alice' });
+    const head = double.branch(repo, 'feature')!.sha;
+    const main = await double.pushCommit(repo, 'main', {
+      message: 'Add CI',
+      files: { '.github/workflows/ci.yml': 'on: push\n' },
+      by: 'bob',
+    });
+    // A merge commit: first parent the branch's head, then what was merged in.
+    const merged = await double.mergeInto(repo, 'feature', 'main', 'alice');
+    expect(double.commitParents(repo, merged)).toEqual([head, main]);
+    expect(double.file(repo, 'feature', '.github/workflows/ci.yml')).toBe('on: push\n');
+    expect(double.pull(repo, n)).toMatchObject({ head: { sha: merged } });
+    await double.waitForDeliveries();
+    expect(receiver.names().slice(-2)).toEqual(['push', 'pull_request.synchronize']);
+    // Already holds it: nothing to push. Behind only: a fast-forward.
+    expect(await double.mergeInto(repo, 'feature', main, 'alice')).toBe(merged);
+    expect(await double.mergeInto(repo, 'main', 'feature', 'alice')).toBe(merged);
+    expect(double.branch(repo, 'main')!.sha).toBe(merged);
+  });
+
   it('updates a behind branch (strict protection), then merges', async () => {
     const { double, octokit, repo, receiver } = w;
     await double.setRequiredChecks(repo, 'main', [], { strict: true });
