@@ -298,6 +298,13 @@ export const pullRequests = pgTable(
     workPushedAt: timestamp('work_pushed_at', { withTimezone: true }),
     /** Head SHA already sent back to the worker (conflicts, failing checks): once per SHA. */
     sentBackForSha: text('sent_back_for_sha'),
+    /**
+     * The head GitHub refused the App's update-branch at with a 403 (a merge the App may not
+     * push, such as a workflow file's change), and GitHub's message: no update is asked for at
+     * that head again, and the PR waits for a person's push (docs/lifecycle.md step 9).
+     */
+    updateRefusedSha: text('update_refused_sha'),
+    updateRefusedMessage: text('update_refused_message'),
     /** When it was enqueued in the merge queue (group order). */
     enqueuedAt: timestamp('enqueued_at', { withTimezone: true }),
     /** Ids of the "changes requested" reviews already sent back to the worker: once per review. */

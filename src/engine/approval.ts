@@ -37,11 +37,23 @@ export async function withdrawApproval(
   prNumber: number,
   effect: { move?: TaskMove; reply: string },
 ): Promise<void> {
-  const values = { approvedSha: null, approvedAt: null };
-  const expected = { expected: task.state };
-  const withdrawn = effect.move
-    ? await engine.store.runs.transitionTask(task.id, effect.move, values, expected)
-    : await engine.store.runs.updateTaskFields(task.id, values, expected);
+  const withdrawn = await clearApproval(engine, task, effect.move);
   if (withdrawn && repo.owner && repo.repo)
     await port.createIssueComment(repo, prNumber, effect.reply);
+}
+
+/**
+ * Take the task's approval back (by `move` when core gives one, as fields otherwise), if the task
+ * is still as read. Returns the task afterwards, or undefined when it moved meanwhile.
+ */
+export function clearApproval(
+  engine: Engine,
+  task: TaskRow,
+  move: TaskMove | undefined,
+): Promise<TaskRow | undefined> {
+  const values = { approvedSha: null, approvedAt: null };
+  const expected = { expected: task.state };
+  return move
+    ? engine.store.runs.transitionTask(task.id, move, values, expected)
+    : engine.store.runs.updateTaskFields(task.id, values, expected);
 }

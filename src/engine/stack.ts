@@ -1,6 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
 import { isAttemptOpen, isOpenPull } from '../core/lifecycle/index.js';
-import { classifyUpdateRefusal } from '../core/merge/index.js';
 import {
   checksLetStack,
   decideStacks,
@@ -17,6 +16,7 @@ import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { checksOf } from './merge/gather.js';
 import { sendBack } from './merge/outcomes.js';
+import { updatePullBranch } from './update-branch.js';
 
 /** `dispatch.stack` as the run's config says it (a run started before the key has none). */
 export function stacksOn(config: RepoConfig): boolean {
@@ -60,6 +60,7 @@ export async function advanceStacks(
             ...(row.updatedByCoordinatorFrom !== null && {
               updatedFrom: row.updatedByCoordinatorFrom,
             }),
+            ...(row.updateRefusedSha !== null && { updateRefusedSha: row.updateRefusedSha }),
           },
         ]
       : [];
@@ -120,7 +121,8 @@ async function applyStack(
         baseHead: decision.parentHead,
       });
       if (updated === 'updated') crashPoint('stack.restacked');
-      if (updated === 'conflict' || updated === 'later') return;
+      // Not brought up to date: the parent's new head is recorded once the child holds it.
+      if (updated === 'conflict' || updated === 'held' || updated === 'later') return;
       await runs.updateTaskFields(
         task.id,
         { stackParentHead: decision.parentHead },
@@ -172,11 +174,10 @@ async function applyStack(
 }
 
 /**
- * Whether the child's head holds its base's head. GitHub refuses update-branch alike when there
- * is nothing to bring in and when the merge would change a workflow file the App may not push
- * (chdsbd/kodiak#853), and the PR then reads mergeable either way: taken as up to date, the
- * child would keep its approval while its diff against the parent hides what the parent's later
- * commits changed, which the retarget to the run's base would then merge unseen.
+ * Whether the child's head holds its base's head. GitHub's 422 "nothing to bring in" is taken as
+ * such only when a comparison agrees: taken as up to date, a child that is not would keep its
+ * approval while its diff against the parent hides what the parent's later commits changed, which
+ * the retarget to the run's base would then merge unseen.
  */
 async function holdsBase(
   scope: RunScope,
@@ -191,7 +192,9 @@ async function holdsBase(
 /**
  * GitHub's update-branch on the child's PR (its base merged into its head). The push it makes is
  * the coordinator's own (`updatedByCoordinatorFrom`): it keeps the approval (decidePush). A
- * conflict goes back to the worker in `mode=fix`; a branch already up to date counts as updated.
+ * conflict, or a refusal the child's head does not explain, goes back to the worker in
+ * `mode=fix`; a branch already up to date counts as updated; a push GitHub refuses the App
+ * (a workflow file's change) waits for a person, its approval void (update-branch.ts).
  */
 async function updateChild(
   engine: Engine,
@@ -207,26 +210,31 @@ async function updateChild(
     /** The base's head as the decision saw it (a restack's parent head), else read from GitHub. */
     baseHead?: string;
   } = {},
-): Promise<'updated' | 'up_to_date' | 'conflict' | 'later'> {
-  if (await scope.port.updateBranch(scope.repo, row.number, expectedHeadSha)) {
-    await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: expectedHeadSha });
-    return 'updated';
+): Promise<'updated' | 'up_to_date' | 'conflict' | 'held' | 'later'> {
+  const update = await updatePullBranch(engine, scope, { row, task }, expectedHeadSha, {
+    base,
+    stacked: true,
+  });
+  switch (update.kind) {
+    case 'updated':
+    case 'held':
+      return update.kind;
+    case 'up_to_date':
+      if (await holdsBase(scope, expectedHeadSha, base, baseHead)) return 'up_to_date';
+      break;
+    case 'conflict':
+      break;
+    case 'stale_head':
+    case 'unknown':
+      return 'later';
   }
-  const current = await scope.port.pull(scope.repo, row.number);
-  const refusal = classifyUpdateRefusal(
-    expectedHeadSha,
-    current && { ...current, open: isOpenPull(current) },
-  );
-  if (refusal.kind === 'up_to_date') {
-    if (await holdsBase(scope, expectedHeadSha, base, baseHead)) return 'up_to_date';
-  } else if (refusal.kind !== 'conflict') return 'later';
   await sendBack(
     engine,
     scope,
     { row, task, pull: { headSha: expectedHeadSha } },
-    refusal.kind === 'conflict'
+    update.kind === 'conflict'
       ? `The branch has conflicts with ${base}, which it is stacked on; merge ${base} into it and resolve them.`
-      : `GitHub refused to bring the branch up to date with ${base}, which it is stacked on (a change it may not push, such as a workflow file); merge ${base} into it.`,
+      : `GitHub refused to bring the branch up to date with ${base}, which it is stacked on, though it does not hold ${base}'s head; merge ${base} into it.`,
   );
   return 'conflict';
 }

@@ -102,6 +102,28 @@ export function actionsJobOf(run: {
   return { runId: Number(m[1]), jobId: Number(m[2]) };
 }
 
+/** GitHub's own `message` of a refused request, without the documentation link Octokit appends. */
+function githubMessage(error: unknown): string {
+  const data = (error as { response?: { data?: unknown } } | null)?.response?.data;
+  const message = (data as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : (error as Error).message;
+}
+
+/**
+ * A 403 that is a rate limit the throttling plugin gave up on (GitHub's `retry-after`, no
+ * requests left, or its message: docs.github.com, "Rate limits for the REST API") refuses
+ * nothing: it throws, and the delivery comes back after GitHub's wait (processor.ts).
+ */
+function rateLimited(error: unknown): boolean {
+  const headers = (error as { response?: { headers?: Record<string, unknown> } } | null)?.response
+    ?.headers;
+  return (
+    headers?.['retry-after'] !== undefined ||
+    headers?.['x-ratelimit-remaining'] === '0' ||
+    /rate limit/i.test(githubMessage(error))
+  );
+}
+
 export function createOctokitPort(octokit: Octokit, options: { appId?: number } = {}): GitHubPort {
   return {
     async roleOf(repo: RepoCoords, login: string): Promise<RoleName> {
@@ -495,9 +517,11 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           expected_head_sha: expectedHeadSha,
           request: { retries: 0, ...urgency('update_branch') },
         });
-        return true;
+        return { ok: true };
       } catch (error) {
-        if (statusOf(error) === 422) return false;
+        const status = statusOf(error);
+        if ((status === 403 && !rateLimited(error)) || status === 422)
+          return { ok: false, status, message: githubMessage(error) };
         throw error;
       }
     },

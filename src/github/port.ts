@@ -1,3 +1,4 @@
+import type { UpdateBranchRefusal } from '../core/merge/index.js';
 import type { RoleName } from '../core/roles.js';
 
 /** The narrow interface the coordinator needs from GitHub; one Octokit adapter implements it. */
@@ -232,8 +233,17 @@ export interface GitHubPort {
    * not exist, or the PR is closed).
    */
   changePullBase(repo: RepoCoords, number: number, base: string): Promise<boolean>;
-  /** Merge the base into the PR branch; false when GitHub refuses (422: classifyUpdateRefusal says why). */
-  updateBranch(repo: RepoCoords, number: number, expectedHeadSha: string): Promise<boolean>;
+  /**
+   * `PUT /pulls/{n}/update-branch` with `expected_head_sha`: merge the base into the PR branch.
+   * GitHub's refusal comes back as an answer (403: the App may not push that merge; 422: the head
+   * moved, nothing to bring in, or a conflict), and classifyUpdateRefusal says what it means;
+   * any other status throws.
+   */
+  updateBranch(
+    repo: RepoCoords,
+    number: number,
+    expectedHeadSha: string,
+  ): Promise<{ ok: true } | ({ ok: false } & UpdateBranchRefusal)>;
   /** Whether the branch has a merge queue (GraphQL `repository.mergeQueue(branch:)`). */
   hasMergeQueue(repo: RepoCoords, branch: string): Promise<boolean>;
   enqueuePullRequest(

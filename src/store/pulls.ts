@@ -51,16 +51,48 @@ export class PullStore {
    * is due again in the same statement. False when the row already said so.
    */
   async recordAgentConfig(id: number, runId: number, paths: string[]): Promise<boolean> {
+    return this.changeShown(
+      id,
+      runId,
+      { agentConfigChanged: paths },
+      sql`${pullRequests.agentConfigChanged} is distinct from ${JSON.stringify(paths)}::jsonb`,
+    );
+  }
+
+  /**
+   * GitHub refused the App's update-branch at head `sha` with `message` (a 403): recorded once
+   * per head, the run's status comment due again in the same statement. False when it was
+   * recorded for that head already.
+   */
+  async recordUpdateRefusal(
+    id: number,
+    runId: number,
+    sha: string,
+    message: string,
+  ): Promise<boolean> {
+    return this.changeShown(
+      id,
+      runId,
+      { updateRefusedSha: sha, updateRefusedMessage: message },
+      sql`${pullRequests.updateRefusedSha} is distinct from ${sha}`,
+    );
+  }
+
+  /**
+   * Writes `values` when `differs` holds (the row does not say so yet), and makes the run's
+   * status comment, which shows them, due again in the same statement.
+   */
+  private async changeShown(
+    id: number,
+    runId: number,
+    values: Partial<Omit<PullRow, 'id'>>,
+    differs: SQL,
+  ): Promise<boolean> {
     const changed = this.db.$with('changed').as(
       this.db
         .update(pullRequests)
-        .set({ agentConfigChanged: paths, updatedAt: new Date() })
-        .where(
-          and(
-            eq(pullRequests.id, id),
-            sql`${pullRequests.agentConfigChanged} is distinct from ${JSON.stringify(paths)}::jsonb`,
-          ),
-        )
+        .set({ ...values, updatedAt: new Date() })
+        .where(and(eq(pullRequests.id, id), differs))
         .returning({ id: pullRequests.id }),
     );
     const rows = await this.db

@@ -67,6 +67,10 @@ const ROWS: Row[] = [
   // retried (they are dispatched again, stacked on its fix).
   { crashes: ['stack.cancelled'], stack: 'veto', periodicSweep: false },
   { crashes: ['stack.cancelled#2'], stack: 'veto', periodicSweep: false },
+  // A workflow file pushed to task_001's branch: GitHub refuses the App the updates of task_002
+  // and task_003 (403). Killed after a child's PR was told, before the refusal was recorded: the
+  // next event is refused again and finds the comment; a maintainer's merge ends the wait.
+  { crashes: ['merge.update-refusal-told'], stack: 'workflow', periodicSweep: false },
 ];
 
 /**

@@ -152,8 +152,10 @@ async function runMergeQueue(double: GitHubDouble): Promise<void> {
 /**
  * The maintainer of a `dispatch.stack` scenario, acting on what GitHub shows (whether the
  * coordinator is up or not): once task_002 and task_003 are stacked on task_001's PR, a review
- * round on task_001 (`review`) or a `/veto` of it and then a `/retry` (`veto`), then `/approve`
- * on every PR as it reaches the state the play waits for.
+ * round on task_001 (`review`), a `/veto` of it and then a `/retry` (`veto`), or a workflow file
+ * pushed to its branch and, once each child's PR says GitHub refused the App its update, task_001's
+ * branch merged into the child's (`workflow`); then `/approve` on every PR as it reaches the
+ * state the play waits for.
  */
 function playMaintainer(double: GitHubDouble, play: StackPlay): void {
   type Pr = {
@@ -217,12 +219,33 @@ function playMaintainer(double: GitHubDouble, play: StackPlay): void {
       );
     });
   };
+  const workflow = async () => {
+    const parent = prOf('task_001')!.head.ref;
+    await double.pushCommit(REPO, parent, {
+      message: 'Add lint',
+      files: { '.github/workflows/lint.yml': 'on: push\n' },
+      by: MAINTAINER,
+    });
+    const told = (task: string) =>
+      (double.comments(REPO, prOf(task)?.number ?? 0) as Array<{ body: string }>).filter((c) =>
+        c.body.startsWith('<!-- agent-coordinator:update-refused '),
+      ).length;
+    await wait('task_002 and task_003 told GitHub refused their updates', () =>
+      children.every((t) => told(t) > 0),
+    );
+    for (const task of children) {
+      // Told once, whether or not the coordinator was killed before it recorded the refusal.
+      if (told(task) !== 1)
+        problemsOf(double).push(`[maintainer] ${task} told ${told(task)} times`);
+      await double.mergeInto(REPO, prOf(task)!.head.ref, parent, MAINTAINER);
+    }
+  };
   void (async () => {
     await wait('task_002 and task_003 stacked on task_001', () =>
       children.every((t) => stackedOn(t, 'task_001')),
     );
-    if (play === 'review') {
-      await review();
+    if (play === 'review' || play === 'workflow') {
+      await (play === 'review' ? review() : workflow());
       for (const task of ['task_001', ...children]) await comment(task, '/approve');
     } else {
       await veto();

@@ -26,12 +26,15 @@ export interface StartParams {
    * `dispatch.stack` with approvals by a maintainer (docs/stacking.md): once task_002 and
    * task_003 are stacked on task_001, the maintainer asks task_001 for changes (`review`: the
    * stacks follow its new head), then approves every PR; or vetoes task_001 (`veto`: the
-   * stacked children are cancelled), then `/retry`s it (they stack anew), then approves every PR.
+   * stacked children are cancelled), then `/retry`s it (they stack anew), then approves every PR;
+   * or pushes a workflow file to task_001's branch (`workflow`: GitHub refuses the App the
+   * children's updates, and the coordinator tells their PRs), merges task_001's branch into each
+   * child's once its PR says so, then approves every PR.
    */
   stack?: StackPlay;
 }
 
-export type StackPlay = 'review' | 'veto';
+export type StackPlay = 'review' | 'veto' | 'workflow';
 
 /** `dispatch.stack` on, and every merge waits for a maintainer's `/approve`. */
 export const STACK_CONFIG = 'dispatch:\n  stack: true\n';

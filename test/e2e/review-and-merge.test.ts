@@ -278,6 +278,60 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
   });
 
   onFirstSeed?.(
+    'waits for a person when GitHub refuses the App the update of a PR behind a workflow change',
+    async () => {
+      s = await startScenario({ delivery });
+      await s.double.setRequiredChecks(REPO, 'main', [], { strict: true });
+      s.double.setWorker(() => ({ kind: 'pr' }));
+      const issue = await start(ONE_TASK_PLAN);
+      const a = prOf('a')!;
+      const updates = () =>
+        s.double.requests
+          .filter((r) => r.method === 'PUT' && r.path.endsWith(`/pulls/${a.number}/update-branch`))
+          .map((r) => r.status);
+      const told = () =>
+        (s.double.comments(REPO, a.number) as Array<{ body: string }>).filter((c) =>
+          c.body.startsWith('<!-- agent-coordinator:update-refused '),
+        );
+      // main gains a workflow file: merging it into a's branch is a push the App may not make.
+      await s.double.pushCommit(REPO, 'main', {
+        message: 'Add lint',
+        files: { '.github/workflows/lint.yml': 'on: push\n' },
+        by: MAINTAINER,
+      });
+      await approveAllOpen();
+      expect(updates()).toEqual([403]);
+      // Later events (a check completing, the sweep) ask GitHub nothing more at this head.
+      await s.double.setCheck(REPO, a.head.sha, 'lint', 'completed', 'success');
+      await s.settle();
+      await s.app.sweep();
+      await s.settle();
+      expect(updates()).toEqual([403]);
+      // It waits, approved, for a person: no send-back, the PR told once, the status noting it.
+      expect(await task(issue, 'a')).toMatchObject({ state: 'approved', attemptCount: 1 });
+      expect(s.double.runs(REPO)).toHaveLength(1);
+      expect(told()).toHaveLength(1);
+      expect(told()[0]!.body).toContain(
+        'refusing to allow a GitHub App to create or update workflow .github/workflows/lint.yml without workflows permission',
+      );
+      expect(told()[0]!.body).not.toContain('approval');
+      expect(statusComment(s.double, issue)).toContain(
+        `**a (#${a.number}) waits for a person:** GitHub would not let the App bring it up to date with main`,
+      );
+
+      // The maintainer merges main into the branch and pushes: its new head is approved and merges.
+      await s.double.mergeInto(REPO, a.head.ref, 'main', MAINTAINER);
+      await s.settle();
+      await approveAllOpen();
+      expect((await task(issue, 'a'))?.state).toBe('merged');
+      expect(updates()).toEqual([403]);
+      expect(told()).toHaveLength(1);
+      expect(s.double.file(REPO, 'main', '.github/workflows/lint.yml')).toBe('on: push\n');
+      expect(statusComment(s.double, issue)).not.toContain('waits for a person');
+    },
+  );
+
+  onFirstSeed?.(
     'updates PRs behind the same base one at a time, each keeping its approval',
     LONG,
     async () => {

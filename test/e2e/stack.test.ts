@@ -7,7 +7,6 @@ import {
   SPEC_EXAMPLE_PLAN,
   startScenario,
   statusComment,
-  repositoryIdOf,
   taskOf,
   type Scenario,
 } from './harness.js';
@@ -231,40 +230,92 @@ describe('stacked dispatch (GitHub double)', () => {
     expect(mergedOrder()).toEqual(['a', 'b']);
   });
 
-  it('sends the child to a fix when GitHub refuses to bring it up to date with its parent’s workflow change', async () => {
+  it('holds the child for a person when GitHub refuses the App its update with the parent’s workflow change', async () => {
     const issue = await start(CHAIN);
+    const a = prOf('a');
     const b = prOf('b');
     // b approved while it targets a's branch: the order check holds it until a has merged.
     await approve('b');
+    const updates = () =>
+      s.double.requests
+        .filter((r) => r.method === 'PUT' && r.path.endsWith(`/pulls/${b.number}/update-branch`))
+        .map((r) => r.status);
+    const told = () =>
+      (s.double.comments(REPO, b.number) as Array<{ body: string }>).filter((c) =>
+        c.body.startsWith('<!-- agent-coordinator:update-refused '),
+      );
     // A maintainer, who may write workflows, pushes one to a's branch. GitHub refuses the App's
-    // update-branch of b (the merge would change a workflow file), and b's PR still reads
-    // mergeable: it is not up to date, and b goes back to its worker with its approval void.
+    // update-branch of b, whose merge would change a workflow file: 403.
     const a2 = await s.double.pushCommit(REPO, branchOf(issue, 'a'), {
-      message: 'Add CI',
-      files: { '.github/workflows/ci.yml': 'on: push\n' },
+      message: 'Add lint',
+      files: { '.github/workflows/lint.yml': 'on: push\n' },
       by: MAINTAINER,
     });
     await s.settle();
-    const refused = s.double.requests.filter(
-      (r) => r.path.endsWith(`/pulls/${b.number}/update-branch`) && r.status === 422,
+    expect(updates()).toEqual([403]);
+    // Later events (a check completing on b, the sweep) ask GitHub nothing more at b's head.
+    await s.double.setCheck(REPO, b.head.sha, 'lint', 'completed', 'success');
+    await s.settle();
+    await s.app.sweep();
+    await s.settle();
+    expect(updates()).toEqual([403]);
+    // No agent can push that merge: b is not sent back, and its approval is void.
+    expect(
+      s.double
+        .runs(REPO)
+        .filter((r) => r.inputs['task_id'] === 'b')
+        .map((r) => r.inputs['mode']),
+    ).toEqual(['work']);
+    expect(await taskOf(s, issue, 'b')).toMatchObject({
+      state: 'in_review',
+      approvedSha: null,
+      attemptCount: 1,
+      stackParentHead: a.head.sha,
+    });
+    // The PR is told once, and the status comment notes it.
+    expect(told()).toHaveLength(1);
+    expect(told()[0]!.body).toContain(
+      'refusing to allow a GitHub App to create or update workflow .github/workflows/lint.yml without workflows permission',
     );
-    expect(refused.length).toBeGreaterThan(0);
-    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
-    const task = await s.app.store.runs.task(run!.id, 'b');
-    const attempts = (await s.app.store.attempts.ofRun(run!.id)).filter(
-      (a) => a.taskId === task!.id,
+    expect(told()[0]!.body).toContain('Its approval is withdrawn');
+    expect(statusComment(s.double, issue)).toContain(
+      `**b (#${b.number}) waits for a person:** GitHub would not let the App bring it up to date with ${branchOf(issue, 'a')}`,
     );
-    // Its fixes cannot push the workflow change either: within retries.max, then it fails.
-    const [first, ...fixes] = attempts.map((a) => a.mode);
-    expect(first).toBe('work');
-    expect(fixes.length).toBeGreaterThan(0);
-    expect(fixes.every((mode) => mode === 'fix')).toBe(true);
-    // The parent's new head is recorded only as the child holds it.
-    if (task!.stackParentHead === a2)
-      expect(s.double.isAncestor(REPO, a2, prOf('b').head.sha)).toBe(true);
-    // a merges; b's earlier approval does not carry it onto main without a's workflow change.
+
+    // The maintainer merges a's branch into b's and pushes; CI runs on it from now on.
+    s.double.pullRequestCi(REPO, [{ name: 'ci', attempts: [{ conclusion: 'success' }] }]);
+    const releaseCi = async () => {
+      for (const run of s.double.runs(REPO))
+        if (s.double.ciHeld(run.id as number)) await s.double.releaseCi(run.id as number);
+      await s.settle();
+    };
+    const b3 = await s.double.mergeInto(
+      REPO,
+      branchOf(issue, 'b'),
+      branchOf(issue, 'a'),
+      MAINTAINER,
+    );
+    await s.settle();
+    await releaseCi();
+    expect(s.double.commitParents(REPO, b3)).toEqual([b.head.sha, a2]);
+    expect(
+      s.double.runs(REPO).filter((r) => r['head_sha'] === b3 && r['name'] === 'CI'),
+    ).toMatchObject([{ status: 'completed', conclusion: 'success' }]);
+    // b holds a's head now: the stack follows it (a 422 "nothing to bring in", checked by a
+    // comparison), and b is approved again.
+    expect(updates()).toEqual([403, 422]);
+    expect((await taskOf(s, issue, 'b'))?.stackParentHead).toBe(a2);
+    expect(told()).toHaveLength(1);
+    await approve('b');
     await approve('a');
-    expect(mergedOrder()).toEqual(['a']);
+    await releaseCi();
+    expect(mergedOrder()).toEqual(['a', 'b']);
+    expect(updates()).toEqual([403, 422, 202]);
+    // b's merged content has a's workflow file and b's change.
+    expect(s.double.file(REPO, 'main', '.github/workflows/lint.yml')).toBe('on: push\n');
+    expect(s.double.file(REPO, 'main', 'src/b.txt')).toBe('b attempt 1\n');
+    expect(s.double.file(REPO, 'main', 'src/a.txt')).toBe('a attempt 1\n');
+    expect(statusComment(s.double, issue)).not.toContain('waits for a person');
   });
 
   it('cancels the child when the parent is vetoed, and stacks it again once the parent is retried', async () => {

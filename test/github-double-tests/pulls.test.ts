@@ -98,7 +98,7 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
     expect(double.pull(repo, m)).toMatchObject({ mergeable_state: 'dirty' });
   });
 
-  it('refuses an App’s update-branch whose merge would change a workflow file (422); a person’s goes through', async () => {
+  it('refuses an App’s update-branch whose merge would change a workflow file (403); a person’s goes through', async () => {
     const { double, octokit, repo } = w;
     const n = await double.openPr(repo, {
       head: 'agent/1/task_001',
@@ -111,16 +111,22 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
       files: { '.github/workflows/ci.yml': 'on: push\n' },
       by: 'alice',
     });
+    const head = double.branch(repo, 'agent/1/task_001')!.sha;
     await expect(
       octokit.rest.pulls.updateBranch({ owner, repo: repoName, pull_number: n }),
     ).rejects.toMatchObject({
-      status: 422,
-      message: expect.stringContaining(
-        'refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission',
-      ),
+      status: 403,
+      response: {
+        data: {
+          message:
+            'refusing to allow a GitHub App to create or update workflow .github/workflows/ci.yml without workflows permission',
+        },
+      },
     });
-    // The PR reads mergeable all the same: only a comparison tells it is behind.
+    // Nothing was pushed, and the PR reads mergeable all the same: only a comparison tells it
+    // is behind.
     const { data: pr } = await octokit.rest.pulls.get({ owner, repo: repoName, pull_number: n });
+    expect(pr.head.sha).toBe(head);
     expect(pr.mergeable).toBe(true);
     const upd = await userOctokit(double, 'alice').rest.pulls.updateBranch({
       owner,
@@ -128,6 +134,28 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
       pull_number: n,
     });
     expect(upd.status).toBe(202);
+  });
+
+  it('takes a person’s merge of a branch pushed from their machine as git makes it', async () => {
+    const { double, repo, receiver } = w;
+    const n = await double.openPr(repo, { head: 'feature', title: 'F', by: 'alice' });
+    const head = double.branch(repo, 'feature')!.sha;
+    const main = await double.pushCommit(repo, 'main', {
+      message: 'Add CI',
+      files: { '.github/workflows/ci.yml': 'on: push\n' },
+      by: 'bob',
+    });
+    // A merge commit: first parent the branch's head, then what was merged in.
+    const merged = await double.mergeInto(repo, 'feature', 'main', 'alice');
+    expect(double.commitParents(repo, merged)).toEqual([head, main]);
+    expect(double.file(repo, 'feature', '.github/workflows/ci.yml')).toBe('on: push\n');
+    expect(double.pull(repo, n)).toMatchObject({ head: { sha: merged } });
+    await double.waitForDeliveries();
+    expect(receiver.names().slice(-2)).toEqual(['push', 'pull_request.synchronize']);
+    // Already holds it: nothing to push. Behind only: a fast-forward.
+    expect(await double.mergeInto(repo, 'feature', main, 'alice')).toBe(merged);
+    expect(await double.mergeInto(repo, 'main', 'feature', 'alice')).toBe(merged);
+    expect(double.branch(repo, 'main')!.sha).toBe(merged);
   });
 
   it('updates a behind branch (strict protection), then merges', async () => {

@@ -55,7 +55,7 @@ import {
   type MergeMethod,
   type ReviewEvent,
 } from './ops/pulls.js';
-import { deleteBranch, pushCommit } from './ops/refs.js';
+import { deleteBranch, pushCommit, pushMerge } from './ops/refs.js';
 import { resolveThread, type DraftComment } from './ops/review-threads.js';
 import {
   addWorkflow,
@@ -287,6 +287,24 @@ export class GitHubDouble extends DoubleQueries {
       ...input,
       by: this.core.account(input.by),
     });
+    await settle(sent);
+    return sha;
+  }
+
+  /**
+   * A person merges `from` (a branch or a commit) into `branch` on their machine and pushes
+   * (`git merge`: nothing, a fast-forward, or a merge commit; a conflict throws). Returns the
+   * branch's head afterwards.
+   */
+  async mergeInto(repo: string, branch: string, from: string, by: string): Promise<string> {
+    const r = this.repoOf(repo);
+    const { sha, sent } = pushMerge(
+      this.core,
+      r,
+      branch,
+      branchSha(r, from) ?? from,
+      this.core.account(by),
+    );
     await settle(sent);
     return sha;
   }

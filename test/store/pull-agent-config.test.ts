@@ -7,8 +7,11 @@ import { ENGINES } from '../helpers/engines.js';
 
 const REPOSITORY = 2 ** 32 + 5;
 
-/** The agent configuration a PR changes is recorded once per change, and the status made due. */
-describe.each(ENGINES)('PullStore.recordAgentConfig on $name', (engine) => {
+/**
+ * What the status comment shows of a PR — the agent configuration it changes, GitHub's refusal to
+ * update it — is recorded once per change, and the status made due.
+ */
+describe.each(ENGINES)('PullStore.recordAgentConfig, recordUpdateRefusal on $name', (engine) => {
   let handle: DatabaseHandle;
   let dispose: () => Promise<void>;
   let pulls: PullStore;
@@ -76,5 +79,33 @@ describe.each(ENGINES)('PullStore.recordAgentConfig on $name', (engine) => {
     expect(await wanted()).toBe(before + 2);
     const rows = await handle.db.select().from(pullRequests).where(eq(pullRequests.id, row.id));
     expect(rows[0]!.agentConfigChanged).toEqual([]);
+  });
+
+  it('records an update refusal once per head; a new head is recorded anew', async () => {
+    const row = await pulls.upsert({
+      repositoryId: REPOSITORY,
+      number: 13,
+      taskId,
+      headRef: 'agent/1/a',
+      headSha: 'c'.repeat(40),
+      baseRef: 'main',
+      state: 'open',
+    });
+    expect(row).toMatchObject({ updateRefusedSha: null, updateRefusedMessage: null });
+    const before = await wanted();
+    const refused = 'refusing to allow a GitHub App to create or update workflow x.yml';
+    expect(await pulls.recordUpdateRefusal(row.id, runId, 'c'.repeat(40), refused)).toBe(true);
+    expect(await wanted()).toBe(before + 1);
+    expect(await pulls.recordUpdateRefusal(row.id, runId, 'c'.repeat(40), 'again')).toBe(false);
+    expect(await wanted()).toBe(before + 1);
+    const read = async () =>
+      (await handle.db.select().from(pullRequests).where(eq(pullRequests.id, row.id)))[0]!;
+    expect(await read()).toMatchObject({
+      updateRefusedSha: 'c'.repeat(40),
+      updateRefusedMessage: refused,
+    });
+    expect(await pulls.recordUpdateRefusal(row.id, runId, 'd'.repeat(40), 'later')).toBe(true);
+    expect(await wanted()).toBe(before + 2);
+    expect(await read()).toMatchObject({ updateRefusedSha: 'd'.repeat(40) });
   });
 });

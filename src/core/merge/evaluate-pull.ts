@@ -2,6 +2,7 @@ import { formatWaitReason } from '../scheduler/index.js';
 import { AWAITING_MERGE_TASK_STATES } from '../states.js';
 import { approvalOf, shortSha } from './approval.js';
 import { summarizeChecks } from './checks.js';
+import { updateRefusedAtHead, updateRefusedDetail } from './classify-update-refusal.js';
 import { unmergedDeps } from './dependency-order.js';
 import type {
   MergeDecision,
@@ -178,7 +179,15 @@ function evaluateReady(ctx: EvaluationContext, pull: MergePull, task: MergeTask)
     });
   }
   if (MERGEABLE_STATES.has(state)) return { kind: 'candidate', action: 'merge' };
-  if (state === 'behind') return { kind: 'candidate', action: 'update_branch' };
+  if (state === 'behind') {
+    if (updateRefusedAtHead(pull))
+      return waitFor(
+        pull,
+        'update_refused',
+        updateRefusedDetail(pull.baseRef, pull.headSha, pull.updateRefusedMessage ?? ''),
+      );
+    return { kind: 'candidate', action: 'update_branch' };
+  }
   if (state === 'blocked') {
     return waitFor(
       pull,

@@ -1,6 +1,13 @@
 export { decideMerges, pullsNeedingGitHubView } from './decide-merges.js';
 export { classifyMergeError } from './classify-merge-error.js';
-export { classifyUpdateRefusal } from './classify-update-refusal.js';
+export {
+  classifyUpdateRefusal,
+  updateRefusedAtHead,
+  type PullAfterRefusal,
+  type UpdateBranchRefusal,
+  type UpdateRefusal,
+} from './classify-update-refusal.js';
+export { decideUpdateHold, type UpdateHoldInput } from './update-hold.js';
 export type { MergeErrorKind } from './merge-error-rules.js';
 export { checkMergeGroup, type MergeGroupRun, type MergeGroupTask } from './merge-group.js';
 export { isOrderCheck, ORDER_CHECK_NAME, orderCheck } from './order-check.js';

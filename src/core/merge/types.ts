@@ -50,6 +50,12 @@ export interface MergePull {
   updatedByCoordinatorFrom?: string;
   /** The head SHA the task was last sent back to its worker for (conflicts or failing checks). */
   sentBackForSha?: string;
+  /**
+   * The head GitHub refused to update with a 403 (a merge the App may not push), and GitHub's
+   * message: while it is the head, the PR waits for a person (updateRefusedAtHead).
+   */
+  updateRefusedSha?: string;
+  updateRefusedMessage?: string;
 }
 
 export interface MergeSnapshot {
@@ -106,6 +112,9 @@ export type WaitReasonKind =
   | 'task_state'
   // Conflicted and already sent back to the worker for this head: wait for its push.
   | 'conflicts'
+  // Behind, and GitHub refused the App the update at this head (a workflow file it may not
+  // push): a person merges the base into it.
+  | 'update_refused'
   // Ready, but another PR of this run takes the base branch's one merge/update slot first.
   | 'waiting_turn';
 

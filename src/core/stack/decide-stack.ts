@@ -1,3 +1,4 @@
+import { updateRefusedAtHead } from '../merge/classify-update-refusal.js';
 import { AWAITING_MERGE_TASK_STATES, IN_REVIEW_TASK_STATES, type TaskState } from '../states.js';
 import type { StackDecision, StackPull, StackRecord, StackSnapshot, StackTask } from './types.js';
 
@@ -136,6 +137,7 @@ function follow(
   }
   if (parent.state === 'merged') {
     if (!own) return WORKING.has(task.state) ? undefined : { kind: 'unstack', task: task.taskId };
+    const refused = updateRefusedAtHead(own);
     if (own.baseRef === parentBranch)
       return {
         kind: 'retarget',
@@ -143,12 +145,17 @@ function follow(
         pr: own.number,
         to: snapshot.base,
         expectedHeadSha: own.headSha,
-        update: !WORKING.has(task.state),
+        update: !WORKING.has(task.state) && !refused,
         unstacks: true,
       };
     // A worker of the child may be out (a fix): its push brings the branch up to date.
     if (WORKING.has(task.state)) return undefined;
-    return { kind: 'unstack', task: task.taskId, pr: own.number, expectedHeadSha: own.headSha };
+    return {
+      kind: 'unstack',
+      task: task.taskId,
+      pr: own.number,
+      ...(!refused && { expectedHeadSha: own.headSha }),
+    };
   }
   const parentPull = pullOf.get(record.parent);
   // Stacked anew after a cancelled stack pointed its PR at the base: back onto the parent. Not
@@ -172,6 +179,8 @@ function follow(
   if (parentPull.updatedFrom === record.head && parentPull.baseRef === snapshot.base)
     return { kind: 'keep', task: task.taskId, parentHead: parentPull.headSha };
   if (!own || !IN_REVIEW_TASK_STATES.has(task.state)) return undefined;
+  // GitHub refused this update at the child's head: a person merges the parent's branch in.
+  if (updateRefusedAtHead(own)) return undefined;
   return {
     kind: 'restack',
     task: task.taskId,

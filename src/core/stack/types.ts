@@ -34,6 +34,11 @@ export interface StackPull {
    * base, `updatedByCoordinatorFrom`): a head that moved only by it holds no new work of the task.
    */
   updatedFrom?: string;
+  /**
+   * The head GitHub refused to update with a 403 (a merge the App may not push, such as a
+   * workflow file's change): no update is asked for at that head (updateRefusedAtHead).
+   */
+  updateRefusedSha?: string;
 }
 
 export interface StackSnapshot {
@@ -55,7 +60,10 @@ export type StackDecision =
   | { kind: 'permit'; task: string; on: StackRecord }
   /** A pending task not started yet loses its permit: its parent is no longer ready to stack on. */
   | { kind: 'revoke'; task: string }
-  /** The parent's head moved: merge it into the child's branch (GitHub's update-branch). */
+  /**
+   * The parent's head moved: merge it into the child's branch (GitHub's update-branch). Not while
+   * GitHub refuses that update at the child's head: a person's push moves it.
+   */
   | { kind: 'restack'; task: string; pr: number; expectedHeadSha: string; parentHead: string }
   /**
    * The parent's head moved only by the coordinator's own update of it from its base (its own
@@ -68,7 +76,7 @@ export type StackDecision =
    * Point the child's PR at another branch: the base once the parent merged (`unstacks`: the
    * stack is then forgotten), or the parent's branch again when the child was stacked anew after
    * a cancelled stack had pointed it at the base. `update`: then update it, unless a worker of the
-   * child is out, whose push would race the update.
+   * child is out, whose push would race the update, or GitHub refused the update at its head.
    */
   | {
       kind: 'retarget';
@@ -81,7 +89,8 @@ export type StackDecision =
     }
   /**
    * The parent merged and the child's PR already targets the base (GitHub retargets PRs itself
-   * when it deletes the merged head branch): update it, and forget the stack. No PR: forget it.
+   * when it deletes the merged head branch): update it (`expectedHeadSha`; none when GitHub
+   * refused the update at that head), and forget the stack. No PR: forget it.
    */
   | { kind: 'unstack'; task: string; pr?: number; expectedHeadSha?: string }
   /**

@@ -59,6 +59,10 @@ export interface StatusSnapshot {
     checksRerunning: string | null;
     checksRerunSha: string | null;
     agentConfigChanged: readonly string[];
+    baseRef?: string;
+    /** The head GitHub refused the App's update-branch at, and its message (a 403). */
+    updateRefusedSha?: string | null;
+    updateRefusedMessage?: string | null;
   }[];
   spentUsd: number;
   inflight: { repository: number; global: number };
@@ -82,7 +86,14 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
   // The agent configuration each task's PR changes, as its body says (by task and PR number:
   // an earlier PR of the task, closed since, is not its PR any more).
   const agentConfig = new Map<string, readonly string[]>();
+  // A PR GitHub would not let the App update, while that is still its head.
+  const refused = new Map<string, { base: string; message: string }>();
   for (const p of s.pulls) {
+    if (p.taskId !== null && p.updateRefusedSha === p.headSha)
+      refused.set(`${p.taskId}#${p.number}`, {
+        base: p.baseRef ?? '',
+        message: p.updateRefusedMessage ?? '',
+      });
     if (p.taskId !== null && p.checksRerunning && p.checksRerunSha === p.headSha)
       rerunning.set(p.taskId, `re-running ${p.checksRerunning} (flaky?)`);
     if (p.taskId !== null && p.agentConfigChanged.length > 0)
@@ -157,6 +168,9 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
     const reason = why.get(t.taskKey);
     const failure = t.state === 'failed' ? lastFailure.get(t.id)?.reason : undefined;
     const changed = agentConfig.get(`${t.id}#${t.prNumber}`);
+    const updateRefused = TERMINAL_TASK_STATES.has(t.state)
+      ? undefined
+      : refused.get(`${t.id}#${t.prNumber}`);
     return {
       id: t.taskKey,
       title: t.title,
@@ -166,6 +180,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
       prNumber: t.prNumber ?? undefined,
       costUsd: cost.get(t.id),
       agentConfigChanged: changed && [...changed],
+      ...(updateRefused && { updateRefused }),
       ...(t.changedFiles && t.files
         ? { outsideFiles: filesOutsideDeclaration(t.files, t.changedFiles) }
         : {}),

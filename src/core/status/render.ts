@@ -4,7 +4,12 @@ import { inertInline, neutraliseHtmlComments } from '../inert-markdown.js';
 import { sanitizeMarkdownBlock, truncate } from './escape.js';
 import { renderMermaidGraph } from './mermaid.js';
 import { formatUsd, moreTasksRow, renderTaskRow, TABLE_HEADER } from './table.js';
-import { STATUS_MARKER, type RenderOptions, type StatusView } from './types.js';
+import {
+  STATUS_MARKER,
+  type RenderOptions,
+  type StatusTaskView,
+  type StatusView,
+} from './types.js';
 
 export const DEFAULT_MAX_CHARS = 65_000;
 // Shares of the budget so that errors and the graph can never starve the table entirely.
@@ -45,6 +50,7 @@ export function renderStatusComment(view: StatusView, options: RenderOptions = {
   const notes = (view.notes ?? []).slice(0, MAX_NOTES);
   notes.push(...agentConfigNotes(view).slice(0, MAX_NOTES));
   notes.push(...outsideFilesNotes(view).slice(0, MAX_NOTES));
+  notes.push(...updateRefusedNotes(view).slice(0, MAX_NOTES));
   if (view.holdReason !== undefined && view.holdReason.trim() !== '') {
     // `/hold by @alice` must not mention alice again on every edit of this comment.
     notes.push(`Held: ${inertInline(truncate(view.holdReason, MAX_NOTE_CHARS))}`);
@@ -82,6 +88,13 @@ function noteLine(note: string): string {
 
 const MAX_AGENT_CONFIG_SHOWN = 5;
 
+/** " (#12)" after a task's id in a note: the PR number is ours, a safe integer or nothing. */
+function prSuffix(task: Pick<StatusTaskView, 'prNumber'>): string {
+  return task.prNumber !== undefined && Number.isSafeInteger(task.prNumber)
+    ? ` (#${task.prNumber})`
+    : '';
+}
+
 /**
  * One note per task whose PR changes agent configuration (docs/status-comment.md): merged, those
  * files configure every later agent and every person's Claude Code in the repository. The task
@@ -91,10 +104,7 @@ function agentConfigNotes(view: Pick<StatusView, 'tasks'>): string[] {
   return view.tasks.flatMap((task) => {
     const paths = (task.agentConfigChanged ?? []).filter((p) => p.trim() !== '');
     if (paths.length === 0) return [];
-    const pr =
-      task.prNumber !== undefined && Number.isSafeInteger(task.prNumber)
-        ? ` (#${task.prNumber})`
-        : '';
+    const pr = prSuffix(task);
     const shown = paths.slice(0, MAX_AGENT_CONFIG_SHOWN).map((p) => inertInline(truncate(p, 60)));
     const more = paths.length - shown.length;
     return [
@@ -115,6 +125,23 @@ function outsideFilesNotes(view: Pick<StatusView, 'tasks'>): string[] {
     const more = paths.length - shown.length;
     return [
       `${inertInline(truncate(task.id, 40))} changed files outside its \`files:\`: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''} (its changed files decide its overlaps)`,
+    ];
+  });
+}
+
+/**
+ * One note per task whose PR GitHub would not let the App bring up to date (a merge the App may
+ * not push, such as a workflow file's change): it waits for a person to merge its base into it.
+ * The task id, base and GitHub's message are rendered inert; the PR number is ours.
+ */
+function updateRefusedNotes(view: Pick<StatusView, 'tasks'>): string[] {
+  return view.tasks.flatMap((task) => {
+    if (!task.updateRefused) return [];
+    const pr = prSuffix(task);
+    const base = inertInline(truncate(task.updateRefused.base, 100));
+    const message = inertInline(truncate(task.updateRefused.message, 200));
+    return [
+      `**${inertInline(truncate(task.id, 40))}${pr} waits for a person:** GitHub would not let the App bring it up to date with ${base} (${message}); merge ${base} into its branch and push`,
     ];
   });
 }

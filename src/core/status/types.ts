@@ -25,6 +25,11 @@ export interface StatusTaskView {
    * "Overlapping files"): its real files decide its overlaps from then on; noted under the table.
    */
   outsideFiles?: string[];
+  /**
+   * GitHub would not let the App bring the task's PR up to date with `base` at its head (a 403,
+   * `message` as GitHub wrote it: untrusted): a person merges `base` into it; noted under the table.
+   */
+  updateRefused?: { base: string; message: string };
 }
 
 export interface StatusView {

@@ -1,7 +1,7 @@
-import { isOpenPull, mergeReleased } from '../../core/lifecycle/index.js';
+import { mergeReleased } from '../../core/lifecycle/index.js';
 import {
   classifyMergeError,
-  classifyUpdateRefusal,
+  updateRefusedAtHead,
   type MergeDecision,
 } from '../../core/merge/index.js';
 import type { PullRow } from '../../store/pulls.js';
@@ -11,6 +11,7 @@ import { crashPoint } from '../../crash-points.js';
 import { markTaskMerged, sendBack } from './outcomes.js';
 import { sendBackFailingChecks } from './failing-checks.js';
 import type { MergeTarget } from './merge-target.js';
+import { updatePullBranch } from '../update-branch.js';
 
 /**
  * Carry out one merge decision. Returns true when GitHub's answer means the snapshot is stale
@@ -108,7 +109,9 @@ export async function act(
 /**
  * Bring a behind branch up to date with its base. Only a real conflict goes back to the worker:
  * a refusal because the head moved or the branch is already up to date means the snapshot was
- * stale, and the run is decided again (classifyUpdateRefusal). Returns true to decide again.
+ * stale, and the run is decided again (classifyUpdateRefusal); so it is after GitHub refused the
+ * App the update's push (held for a person, update-branch.ts), so that another PR may take the
+ * base's slot. Returns true to decide again.
  */
 async function updateBranch(
   engine: Engine,
@@ -116,22 +119,18 @@ async function updateBranch(
   target: MergeTarget,
   expectedHeadSha: string,
 ): Promise<boolean> {
-  const { row, pull } = target;
-  const log = engine.log.child({ run: scope.run.id, task: target.task.taskKey, pr: row.number });
-  if (await scope.port.updateBranch(scope.repo, row.number, expectedHeadSha)) {
-    // docs/lifecycle.md step 8: the update's push keeps the approval (decidePush), and until its
-    // checks settle no other PR into the same base is updated (merge-pool.ts).
-    await setPull(engine, row.id, { updatedByCoordinatorFrom: expectedHeadSha });
-    log.info('branch was behind its base; updated');
-    return false;
-  }
-  const current = await scope.port.pull(scope.repo, row.number);
-  const refusal = classifyUpdateRefusal(
-    expectedHeadSha,
-    current && { ...current, open: isOpenPull(current) },
-  );
-  log.info({ refusal: refusal.kind }, 'update-branch refused');
-  switch (refusal.kind) {
+  const { pull } = target;
+  const update = await updatePullBranch(engine, scope, target, expectedHeadSha, {
+    base: pull.baseRef,
+    stacked: target.task.stackParent !== null,
+  });
+  switch (update.kind) {
+    case 'updated':
+      engine.log.info(
+        { run: scope.run.id, task: target.task.taskKey, pr: target.row.number },
+        'branch was behind its base; updated',
+      );
+      return false;
     case 'conflict':
       await sendBack(
         engine,
@@ -140,6 +139,7 @@ async function updateBranch(
         `The branch has conflicts with ${pull.baseRef}; merge ${pull.baseRef} into it and resolve them.`,
       );
       return false;
+    case 'held':
     case 'stale_head':
     case 'up_to_date':
       return true;
@@ -167,6 +167,8 @@ async function handleRefusal(
     case 'reread':
       return true;
     case 'update_branch':
+      // GitHub refused the App this update at this head already: a person's push comes first.
+      if (updateRefusedAtHead(target.pull)) return false;
       return updateBranch(engine, scope, target, target.pull.headSha);
     case 'send_back':
       await sendBack(engine, scope, target, `GitHub cannot merge the PR: ${verdict.reason}`);

@@ -72,6 +72,8 @@ export async function gatherMergeView(
       inMergeQueue: inMergeQueue(task.state, row.enqueuedAt),
       sentBackForSha: row.sentBackForSha ?? undefined,
       updatedByCoordinatorFrom: row.updatedByCoordinatorFrom ?? undefined,
+      updateRefusedSha: row.updateRefusedSha ?? undefined,
+      updateRefusedMessage: row.updateRefusedMessage ?? undefined,
     };
     stored.push({ row, task, nodeId: row.nodeId ?? '', pull, checks: [] });
   }

@@ -51,6 +51,28 @@ describe('decideMerges: one PR', () => {
       pull: { mergeableState: 'behind' },
       expected: { kind: 'update_branch', pr: 1, expectedHeadSha: HEAD },
     },
+    {
+      name: 'behind, and GitHub refused the App its update at this head: waits for a person',
+      pull: {
+        mergeableState: 'behind',
+        updateRefusedSha: HEAD,
+        updateRefusedMessage: 'refusing to allow a GitHub App to create or update workflow x.yml',
+      },
+      expected: waitFor(
+        'update_refused',
+        'GitHub would not let the App bring the branch up to date with main at def5678: refusing to allow a GitHub App to create or update workflow x.yml; merge main into it',
+      ),
+    },
+    {
+      name: 'behind, the update refused at an older head: a push moved it, updated again',
+      pull: { mergeableState: 'behind', updateRefusedSha: OLD, updateRefusedMessage: 'no' },
+      expected: { kind: 'update_branch', pr: 1, expectedHeadSha: HEAD },
+    },
+    {
+      name: 'the update refused at this head, yet clean: it merges',
+      pull: { updateRefusedSha: HEAD, updateRefusedMessage: 'no' },
+      expected: { kind: 'merge', sha: HEAD },
+    },
 
     // Merge queue.
     {
@@ -484,6 +506,14 @@ describe('decideMerges: one merge slot per base branch', () => {
     const decisions = two({ mergeableState: 'behind' }, {});
     expect(summary(decisions)).toEqual(['#1 wait waiting_turn', '#2 merge']);
     expect(decisions[0]).toMatchObject({ detail: '#2 merges into main first' });
+  });
+
+  it('updates the next behind PR while GitHub refuses the App the first one’s update', () => {
+    const decisions = two(
+      { mergeableState: 'behind', updateRefusedSha: HEAD, updateRefusedMessage: 'no' },
+      { mergeableState: 'behind' },
+    );
+    expect(summary(decisions)).toEqual(['#1 wait update_refused', '#2 update_branch']);
   });
 
   it('updates one behind PR at a time', () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decidePush } from '../../../src/core/lifecycle/index.js';
-import { classifyUpdateRefusal } from '../../../src/core/merge/index.js';
+import {
+  classifyUpdateRefusal,
+  updateRefusedAtHead,
+  type PullAfterRefusal,
+  type UpdateBranchRefusal,
+  type UpdateRefusal,
+} from '../../../src/core/merge/index.js';
 
 const X = 'x'.repeat(40);
 const Y = 'y'.repeat(40);
@@ -44,41 +50,94 @@ describe('decidePush', () => {
   });
 });
 
-/** GitHub's 422 to update-branch, sorted by the PR as GitHub shows it afterwards. */
+/**
+ * GitHub's refusal of update-branch: a 403 waits for a person whatever the PR shows; a 422 is
+ * sorted by the PR as GitHub shows it afterwards.
+ */
 describe('classifyUpdateRefusal', () => {
-  const pull = (over: Partial<Parameters<typeof classifyUpdateRefusal>[1] & object> = {}) => ({
+  const pull = (over: Partial<PullAfterRefusal> = {}): PullAfterRefusal => ({
     headSha: X,
     mergeable: true,
     mergeableState: 'clean',
     open: true,
     ...over,
   });
-  it.each([
-    { name: 'the head moved: decide again', current: pull({ headSha: Y }), kind: 'stale_head' },
-    { name: 'nothing to bring in', current: pull(), kind: 'up_to_date' },
+  const WORKFLOW =
+    'refusing to allow a GitHub App to create or update workflow .github/workflows/ci.yml without workflows permission';
+  const unprocessable = { status: 422 as const, message: 'Validation Failed' };
+  it.each<{
+    name: string;
+    refusal?: UpdateBranchRefusal;
+    current: PullAfterRefusal | null;
+    verdict: UpdateRefusal;
+  }>([
+    {
+      name: 'a 403: the App may not push the merge (a workflow file)',
+      refusal: { status: 403, message: WORKFLOW },
+      current: pull({ mergeableState: 'behind' }),
+      verdict: { kind: 'needs_person', message: WORKFLOW },
+    },
+    {
+      name: 'a 403 whatever the PR reads: up to date, even gone',
+      refusal: { status: 403, message: ' Resource not accessible by integration\n' },
+      current: null,
+      verdict: { kind: 'needs_person', message: 'Resource not accessible by integration' },
+    },
+    {
+      name: 'a 403 without a message says its status',
+      refusal: { status: 403, message: '' },
+      current: pull(),
+      verdict: { kind: 'needs_person', message: 'HTTP 403' },
+    },
+    {
+      name: 'a 403 with a long message keeps 500 characters of it',
+      refusal: { status: 403, message: 'x'.repeat(2000) },
+      current: pull(),
+      verdict: { kind: 'needs_person', message: `${'x'.repeat(499)}…` },
+    },
+    {
+      name: 'the head moved: decide again',
+      current: pull({ headSha: Y }),
+      verdict: { kind: 'stale_head' },
+    },
+    { name: 'nothing to bring in', current: pull(), verdict: { kind: 'up_to_date' } },
     {
       name: 'blocked, not behind: nothing to bring in',
       current: pull({ mergeableState: 'blocked' }),
-      kind: 'up_to_date',
+      verdict: { kind: 'up_to_date' },
     },
     {
       name: 'a real conflict',
       current: pull({ mergeable: false, mergeableState: 'dirty' }),
-      kind: 'conflict',
+      verdict: { kind: 'conflict' },
     },
     {
       name: 'mergeability not computed',
       current: pull({ mergeable: null, mergeableState: 'unknown' }),
-      kind: 'unknown',
+      verdict: { kind: 'unknown' },
     },
     {
       name: 'still behind: the next event decides',
       current: pull({ mergeableState: 'behind' }),
-      kind: 'unknown',
+      verdict: { kind: 'unknown' },
     },
-    { name: 'closed meanwhile', current: pull({ open: false }), kind: 'unknown' },
-    { name: 'gone', current: null, kind: 'unknown' },
-  ])('$name', ({ current, kind }) => {
-    expect(classifyUpdateRefusal(X, current).kind).toBe(kind);
+    { name: 'closed meanwhile', current: pull({ open: false }), verdict: { kind: 'unknown' } },
+    { name: 'gone', current: null, verdict: { kind: 'unknown' } },
+  ])('$name', ({ refusal = unprocessable, current, verdict }) => {
+    expect(classifyUpdateRefusal(refusal, X, current)).toEqual(verdict);
+  });
+});
+
+describe('updateRefusedAtHead', () => {
+  it.each([
+    { name: 'never refused', pull: { headSha: X }, refused: false },
+    { name: 'refused at the head', pull: { headSha: X, updateRefusedSha: X }, refused: true },
+    {
+      name: 'a push moved the head since',
+      pull: { headSha: Y, updateRefusedSha: X },
+      refused: false,
+    },
+  ])('$name', ({ pull, refused }) => {
+    expect(updateRefusedAtHead(pull)).toBe(refused);
   });
 });

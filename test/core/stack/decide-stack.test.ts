@@ -162,6 +162,27 @@ describe('decideStacks: a started child follows its parent', () => {
     ]);
   });
 
+  it('does not restack a child whose update GitHub refused the App at its head, until its head moves', () => {
+    const tasks = [task('task_001', { state: 'in_review' }), child({ state: 'in_review' })];
+    const parentMoved = { ...parentPr, headSha: 'a2' };
+    expect(
+      decideStacks(
+        snapshot({ tasks, pulls: [parentMoved, { ...childPr, updateRefusedSha: 'c1' }] }),
+      ),
+    ).toEqual([]);
+    // A person's push (the parent's branch merged in) moved the child's head.
+    expect(
+      decideStacks(
+        snapshot({
+          tasks,
+          pulls: [parentMoved, { ...childPr, headSha: 'c2', updateRefusedSha: 'c1' }],
+        }),
+      ),
+    ).toEqual([
+      { kind: 'restack', task: 'task_002', pr: 13, expectedHeadSha: 'c2', parentHead: 'a2' },
+    ]);
+  });
+
   it.each(['running', 'dispatched', 'pending'] as const)('waits while the child is %s', (state) => {
     expect(
       decideStacks(
@@ -203,6 +224,27 @@ describe('decideStacks: a started child follows its parent', () => {
         unstacks: true,
       },
     ]);
+  });
+
+  it('retargets without updating the child whose update GitHub refused the App at its head', () => {
+    const [decision] = decideStacks(
+      snapshot({
+        tasks: [task('task_001', { state: 'merged' }), child({ state: 'in_review' })],
+        pulls: [{ ...childPr, updateRefusedSha: 'c1' }],
+      }),
+    );
+    expect(decision).toMatchObject({ kind: 'retarget', to: 'main', update: false, unstacks: true });
+  });
+
+  it('forgets the stack without updating when GitHub retargeted a child refused its update', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'merged' }), child({ state: 'approved' })],
+          pulls: [{ ...childPr, baseRef: 'main', updateRefusedSha: 'c1' }],
+        }),
+      ),
+    ).toEqual([{ kind: 'unstack', task: 'task_002', pr: 13 }]);
   });
 
   it('points a PR a cancelled stack had moved to the base back at its parent when stacked anew', () => {

@@ -250,3 +250,42 @@ describe('agent configuration notes', () => {
     ]);
   });
 });
+
+describe('notes on updates GitHub refused the App', () => {
+  const noteLines = (tasks: StatusTaskView[]) =>
+    renderStatusComment(statusView({ tasks }))
+      .split('\n')
+      .filter((line) => line.includes('waits for a person'));
+
+  it('one note per task whose PR waits for a person to merge its base in', () => {
+    expect(
+      noteLines([
+        taskView({
+          id: 'b',
+          prNumber: 12,
+          updateRefused: {
+            base: 'agent/7/a',
+            message:
+              'refusing to allow a GitHub App to create or update workflow .github/workflows/ci.yml without workflows permission',
+          },
+        }),
+        taskView({ id: 'c', prNumber: 13 }),
+      ]),
+    ).toEqual([
+      '- **b (#12) waits for a person:** GitHub would not let the App bring it up to date with agent/7/a (refusing to allow a GitHub App to create or update workflow .github/workflows/ci.yml without workflows permission); merge agent/7/a into its branch and push',
+    ]);
+  });
+
+  it('renders the task id, base and GitHub’s message inert', () => {
+    expect(
+      noteLines([
+        taskView({
+          prNumber: 4,
+          updateRefused: { base: 'ma`in', message: '@alice #1 <img src=x> https://evil.example' },
+        }),
+      ]),
+    ).toEqual([
+      `- **task_001 (#4) waits for a person:** GitHub would not let the App bring it up to date with ma\\\`in (@${WJ}alice #${WJ}1 &lt;img src=x&gt; https:${WJ}//evil.example); merge ma\\\`in into its branch and push`,
+    ]);
+  });
+});

@@ -113,6 +113,37 @@ describe('statusViewOf', () => {
     });
   });
 
+  it('shows a PR GitHub refused the App an update at, while that is its head and the task goes on', () => {
+    const refused: StatusSnapshot['pulls'][number] = {
+      taskId: 2,
+      number: 12,
+      headSha: 'abc',
+      checksRerunning: null,
+      checksRerunSha: null,
+      agentConfigChanged: [],
+      baseRef: 'main',
+      updateRefusedSha: 'abc',
+      updateRefusedMessage: 'refusing to allow a GitHub App to create or update workflow x.yml',
+    };
+    const viewOf = (pull: typeof refused, state: StatusSnapshot['tasks'][number]['state']) =>
+      statusViewOf(
+        snapshot({
+          tasks: [task({ id: 2, taskKey: 'b', state, prNumber: 12 })],
+          pulls: [pull],
+        }),
+      ).tasks[0]!.updateRefused;
+    expect(viewOf(refused, 'in_review')).toEqual({
+      base: 'main',
+      message: 'refusing to allow a GitHub App to create or update workflow x.yml',
+    });
+    // A person's push moved the head: the refusal is over.
+    expect(viewOf({ ...refused, headSha: 'def' }, 'in_review')).toBeUndefined();
+    expect(viewOf(refused, 'merged')).toBeUndefined();
+    expect(
+      viewOf({ ...refused, updateRefusedSha: null, updateRefusedMessage: null }, 'in_review'),
+    ).toBeUndefined();
+  });
+
   it("notes the run's phase, the write budget, and a hold's reason", () => {
     const planning = statusViewOf(snapshot({ run: { ...snapshot().run, state: 'planning' } }));
     expect(planning.notes).toEqual(['Planning: waiting for the planner job to post a plan.']);

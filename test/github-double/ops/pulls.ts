@@ -285,14 +285,17 @@ export function updateBranch(
   if (!merged.ok || pull.forcedConflict)
     throw validationFailed('merge conflict between base and head');
   // The merge is a push to the head branch: an App without `workflows` may not make one that
-  // changes a workflow file (chdsbd/kodiak#853; the status is not documented, 422 assumed).
+  // changes a workflow file. GitHub answers 403 (the route's OpenAPI description lists 202, 403
+  // and 422) with this message, the path unquoted unlike git's push refusal: the API response
+  // quoted in chdsbd/kodiak#853.
   const headTree = repo.commits.get(pull.headSha)?.tree ?? {};
   const workflow = Object.keys({ ...headTree, ...merged.tree })
     .filter((path) => path.startsWith('.github/workflows/'))
     .find((path) => headTree[path] !== merged.tree[path]);
   if (workflow !== undefined && !mayWriteWorkflows)
-    throw validationFailed(
-      `refusing to allow a GitHub App to create or update workflow \`${workflow}\` without \`workflows\` permission`,
+    throw new HttpError(
+      403,
+      `refusing to allow a GitHub App to create or update workflow ${workflow} without workflows permission`,
     );
   const c = createCommit(core, pull.headRepo, {
     parents: [pull.headSha, baseSha],

@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import { applyFiles, branchSha, compare, createCommit, isAncestor } from '../git.js';
+import { applyFiles, branchSha, compare, createCommit, isAncestor, threeWayMerge } from '../git.js';
 import type { Account, Commit, GitIdent, Repo } from '../model.js';
 import { repoHtmlUrl, repoApiUrl } from '../render/repos.js';
 import { outdateThreads } from './review-threads.js';
@@ -188,6 +188,39 @@ export function pushCommit(
     author: input.by,
   });
   return { sha: c.sha, sent: moveBranch(core, repo, branch, c.sha, input.by) };
+}
+
+/**
+ * `git merge <from> && git push` on `branch`, as a person does it on their machine: nothing to do
+ * when the branch holds `from` already, a fast-forward when `from` holds the branch, otherwise a
+ * merge commit whose parents are the branch's head and `from`. A conflict throws: git stops there
+ * for the person to resolve it.
+ */
+export function pushMerge(
+  core: Core,
+  repo: Repo,
+  branch: string,
+  from: string,
+  by: Account,
+): { sha: string; sent: Sent } {
+  const head = branchSha(repo, branch);
+  if (!head) throw new Error(`github double: no branch ${repo.fullName}@${branch}`);
+  if (!repo.commits.has(from)) throw new Error(`github double: unknown commit ${from}`);
+  if (isAncestor(repo, from, head)) return { sha: head, sent: [] };
+  if (isAncestor(repo, head, from))
+    return { sha: from, sent: moveBranch(core, repo, branch, from, by) };
+  const merged = threeWayMerge(repo, head, from);
+  if (!merged.ok)
+    throw new Error(
+      `github double: merging ${from} into ${branch} conflicts in ${merged.conflicts.join(', ')}`,
+    );
+  const c = createCommit(core, repo, {
+    parents: [head, from],
+    message: `Merge ${from} into ${branch}`,
+    tree: merged.tree,
+    author: by,
+  });
+  return { sha: c.sha, sent: moveBranch(core, repo, branch, c.sha, by) };
 }
 
 export function refJson(core: Core, repo: Repo, ref: string, sha: string): Record<string, unknown> {
