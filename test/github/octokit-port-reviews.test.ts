@@ -185,7 +185,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       actionsJob: { runId, jobId: test.checkRunId },
     });
     expect(checks.find((c) => c.name === 'lint')).toMatchObject({
-      appSlug: 'github-actions',
+      appSlug: 'other-ci',
       actionsJob: null,
       title: '2 problems',
       summary: 'no-unused-vars in src/app.ts',
