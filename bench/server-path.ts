@@ -120,7 +120,7 @@ export class InstantGitHub {
     },
     openPullForBranch: (repo, branch) => this.pullOf(repo, branch),
     pull: (_repo, number) => this.pulls.get(number) ?? null,
-    checksFor: () => [],
+    checksFor: () => ({ checks: [], actionsRuns: [] }),
     createCheckRun: () => ({ id: nextGitHubId++ }),
     updateCheckRun: () => undefined,
     hasMergeQueue: () => false,

@@ -1,4 +1,4 @@
-import type { CheckedPull } from '../core/merge/index.js';
+import type { ActionsRunOrigin, CheckedPull } from '../core/merge/index.js';
 import { decideChecksCompleted, namedAgentPulls } from '../core/merge/index.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import { loadRunScope, type Engine } from './context.js';
@@ -15,7 +15,14 @@ import { onPullRequestChanged } from './track.js';
 export async function onChecksCompleted(
   engine: Engine,
   port: GitHubPort,
-  event: { repositoryId: number; repo: RepoCoords; sha: string; pulls: readonly CheckedPull[] },
+  event: {
+    repositoryId: number;
+    repo: RepoCoords;
+    sha: string;
+    pulls: readonly CheckedPull[];
+    /** The check suite of a GitHub Actions result: its workflow run says where it came from. */
+    actionsCheckSuite: number | null;
+  },
 ): Promise<void> {
   const checked = { repositoryId: event.repositoryId, pulls: event.pulls };
   const numbers = namedAgentPulls(checked);
@@ -23,8 +30,10 @@ export async function onChecksCompleted(
   const found = rows.filter((r) => r.pull.headSha === event.sha);
   const named = rows.filter((r) => numbers.includes(r.pull.number));
   const runs = new Map(rows.map((f) => [f.run.id, f.run]));
+  const actionsRun = await actionsRunOf(port, event, rows.length > 0);
   const effects = decideChecksCompleted(
     {
+      ...(actionsRun && { actionsRun }),
       runs: found.map((f) => ({ runId: f.run.id, finished: f.run.finishedAt !== null })),
       named: named.map(({ pull, run }) => ({
         number: pull.number,
@@ -64,4 +73,20 @@ export async function onChecksCompleted(
       }
     }
   }
+}
+
+/**
+ * The workflow run behind a GitHub Actions result, read only when an agent PR is at stake. One
+ * GitHub does not list is an error: the delivery is handled again later.
+ */
+async function actionsRunOf(
+  port: GitHubPort,
+  event: { repo: RepoCoords; actionsCheckSuite: number | null },
+  atStake: boolean,
+): Promise<ActionsRunOrigin | undefined> {
+  if (event.actionsCheckSuite === null || !atStake) return undefined;
+  const run = await port.actionsRunOfSuite(event.repo, event.actionsCheckSuite);
+  if (!run)
+    throw new Error(`GitHub lists no workflow run of check suite ${event.actionsCheckSuite}`);
+  return run;
 }

@@ -14,6 +14,7 @@ import {
   type WorkflowRunInfo,
 } from './port.js';
 import { readReviewThreads } from './review-threads.js';
+import { ACTIONS_APP_SLUG, needsActionsRuns, type ActionsRunOrigin } from '../core/merge/index.js';
 import type { RoleName } from '../core/roles.js';
 import { writePriorityOf, type GitHubWrite } from '../core/write-priority.js';
 
@@ -84,7 +85,6 @@ export function toPull(pull: RawPull): PullInfo {
   };
 }
 
-const ACTIONS_APP = 'github-actions';
 const ANNOTATION_LEVELS: ReadonlySet<string> = new Set(['notice', 'warning', 'failure']);
 
 /**
@@ -96,7 +96,7 @@ export function actionsJobOf(run: {
   app?: { slug?: string } | null;
   details_url?: string | null;
 }): { runId: number; jobId: number } | null {
-  if (run.app?.slug !== ACTIONS_APP) return null;
+  if (run.app?.slug !== ACTIONS_APP_SLUG) return null;
   const m = /\/actions\/runs\/(\d+)\/job\/(\d+)(?:[/?#]|$)/.exec(run.details_url ?? '');
   if (!m || Number(m[2]) !== run.id) return null;
   return { runId: Number(m[1]), jobId: Number(m[2]) };
@@ -122,6 +122,27 @@ function rateLimited(error: unknown): boolean {
     headers?.['x-ratelimit-remaining'] === '0' ||
     /rate limit/i.test(githubMessage(error))
   );
+}
+
+/** A workflow run as GitHub lists it, as far as where it came from goes. */
+interface RawRunOrigin {
+  id: number;
+  check_suite_id?: number | null;
+  head_repository?: { id?: number } | null;
+}
+
+/**
+ * Where a workflow run came from (core's countedChecks). A run without its check suite or its
+ * head repository is an answer core cannot decide on: an error, not a run that does not count.
+ * `head_repository: null` is GitHub's answer for a head repository deleted since (a fork's).
+ */
+export function actionsRunOrigin(run: RawRunOrigin): ActionsRunOrigin {
+  const head = run.head_repository;
+  if (typeof run.check_suite_id !== 'number')
+    throw new Error(`GitHub lists workflow run ${run.id} without its check_suite_id`);
+  if (head === undefined || (head !== null && typeof head.id !== 'number'))
+    throw new Error(`GitHub lists workflow run ${run.id} without its head_repository`);
+  return { id: run.id, checkSuiteId: run.check_suite_id, headRepositoryId: head?.id ?? null };
 }
 
 export function createOctokitPort(octokit: Octokit, options: { appId?: number } = {}): GitHubPort {
@@ -411,15 +432,15 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async checksFor(repo, ref) {
+    async checksFor(repo, sha) {
       const [runs, statuses] = await Promise.all([
         octokit.paginate(octokit.rest.checks.listForRef, {
           ...repo,
-          ref,
+          ref: sha,
           per_page: 100,
           filter: 'latest',
         }),
-        octokit.rest.repos.getCombinedStatusForRef({ ...repo, ref, per_page: 100 }),
+        octokit.rest.repos.getCombinedStatusForRef({ ...repo, ref: sha, per_page: 100 }),
       ]);
       const checks: CheckInfo[] = runs.map((run) => ({
         name: run.name,
@@ -427,6 +448,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         conclusion: run.conclusion,
         source: 'check_run' as const,
         checkRunId: run.id,
+        checkSuiteId: run.check_suite?.id ?? null,
         appSlug: run.app?.slug ?? null,
         detailsUrl: run.details_url ?? null,
         title: run.output.title ?? null,
@@ -440,6 +462,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           conclusion: status.state === 'pending' ? null : status.state,
           source: 'status',
           checkRunId: null,
+          checkSuiteId: null,
           appSlug: null,
           detailsUrl: status.target_url ?? null,
           title: null,
@@ -447,7 +470,29 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           actionsJob: null,
         });
       }
-      return checks;
+      // Only a GitHub Actions job needs its run read: one listing of the head's runs for all.
+      if (!needsActionsRuns(checks)) return { checks, actionsRuns: [] };
+      const workflowRuns = await octokit.paginate(octokit.rest.actions.listWorkflowRunsForRepo, {
+        ...repo,
+        head_sha: sha,
+        exclude_pull_requests: true,
+        per_page: 100,
+      });
+      return { checks, actionsRuns: workflowRuns.map(actionsRunOrigin) };
+    },
+
+    async actionsRunOfSuite(repo, checkSuiteId) {
+      const { data } = await octokit.rest.actions.listWorkflowRunsForRepo({
+        ...repo,
+        check_suite_id: checkSuiteId,
+        exclude_pull_requests: true,
+        per_page: 1,
+      });
+      // Checked, not trusted: a server that ignored the filter lists some other run first.
+      return (
+        data.workflow_runs.map(actionsRunOrigin).find((r) => r.checkSuiteId === checkSuiteId) ??
+        null
+      );
     },
 
     async createCheckRun(repo, headSha, name, output) {

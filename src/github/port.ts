@@ -1,4 +1,4 @@
-import type { UpdateBranchRefusal } from '../core/merge/index.js';
+import type { ActionsRunOrigin, UpdateBranchRefusal } from '../core/merge/index.js';
 import type { RoleName } from '../core/roles.js';
 
 /** The narrow interface the coordinator needs from GitHub; one Octokit adapter implements it. */
@@ -60,6 +60,8 @@ export interface CheckInfo {
   source: 'check_run' | 'status';
   /** The check run's id (its annotations' key); null for a commit status. */
   checkRunId: number | null;
+  /** The check run's check suite (`check_suite.id`); null for a commit status. */
+  checkSuiteId: number | null;
   /** The app that owns the check run (`github-actions` for an Actions job); null for a status. */
   appSlug: string | null;
   /** A check run's details_url, a status's target_url. */
@@ -73,6 +75,16 @@ export interface CheckInfo {
    * whose log `jobLogTail` reads. null for any other check.
    */
   actionsJob: { runId: number; jobId: number } | null;
+}
+
+/**
+ * The check runs and commit statuses on a head, newest per name (a check run's within its check
+ * suite), and the workflow runs on it, read when a check run is a GitHub Actions job: whose head
+ * repository each job's run has (core's countedChecks).
+ */
+export interface HeadChecks {
+  checks: CheckInfo[];
+  actionsRuns: ActionsRunOrigin[];
 }
 
 export interface CheckAnnotation {
@@ -211,8 +223,10 @@ export interface GitHubPort {
   pull(repo: RepoCoords, number: number): Promise<PullState | null>;
   /** The issue's state and label names as GitHub shows them now; null when it is gone. */
   issue(repo: RepoCoords, number: number): Promise<IssueState | null>;
-  /** Check runs and commit statuses on a ref, newest per name. */
-  checksFor(repo: RepoCoords, ref: string): Promise<CheckInfo[]>;
+  /** See HeadChecks. */
+  checksFor(repo: RepoCoords, sha: string): Promise<HeadChecks>;
+  /** The workflow run whose check suite this is (`GET /actions/runs?check_suite_id=`), or null. */
+  actionsRunOfSuite(repo: RepoCoords, checkSuiteId: number): Promise<ActionsRunOrigin | null>;
   createCheckRun(
     repo: RepoCoords,
     headSha: string,

@@ -25,6 +25,7 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
       repo: context.repo(),
       sha: decision.sha,
       pulls: decision.pulls,
+      actionsCheckSuite: decision.actionsCheckSuite,
     });
   });
 

@@ -86,7 +86,8 @@ describe('checks and statuses', () => {
       check_name: 'ci/test',
     });
     expect(all.total_count).toBe(2);
-    expect(all.check_runs[0]?.app?.slug).toBe('github-actions');
+    // Another CI service's App: a GitHub Actions check run is a job of a workflow run (runCi).
+    expect(all.check_runs[0]?.app?.slug).toBe('other-ci');
   });
 
   it('only lets a GitHub App write check runs, and only its own', async () => {

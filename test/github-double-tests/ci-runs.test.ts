@@ -270,6 +270,62 @@ describe('actions: CI runs, job logs and rerun-failed-jobs', () => {
     expect(w.double.run(first)).toMatchObject({ status: 'completed', conclusion: 'success' });
   });
 
+  it("a fork's PR on the same commit runs the base repository's CI there, in a check suite of its own", async () => {
+    const own = await w.double.runCi(w.repo, sha, {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'success' }] }],
+    });
+    w.double.pullRequestCi(w.repo, [{ name: 'test', attempts: [{ conclusion: 'success' }] }], {
+      fromForks: [{ name: 'test', attempts: [FAILING_TEST] }],
+    });
+    // The fork copies the branch, so its PR's head is the same commit.
+    const forkPr = await w.double.openPr(w.repo, {
+      head: 'agent/1/task_001',
+      title: 'Same commit',
+      by: 'outsider',
+      fromFork: true,
+    });
+    const fork = w.double.runs(w.repo).find((r) => r.id !== own)!;
+    await w.double.releaseCi(fork.id as number);
+    await w.double.waitForDeliveries();
+
+    const { data: runs } = await w.octokit.rest.actions.listWorkflowRunsForRepo({
+      owner,
+      repo: repoName,
+      head_sha: sha,
+    });
+    expect(runs.workflow_runs.map((r) => [r.id, r.event, r.head_repository.full_name])).toEqual([
+      [fork.id, 'pull_request', 'outsider/widgets'],
+      [own, 'pull_request', 'acme/widgets'],
+    ]);
+    const forkRun = runs.workflow_runs[0]!;
+    expect(forkRun).toMatchObject({ head_sha: sha, repository: { full_name: 'acme/widgets' } });
+    const { data: bySuite } = await w.octokit.rest.actions.listWorkflowRunsForRepo({
+      owner,
+      repo: repoName,
+      check_suite_id: forkRun.check_suite_id!,
+    });
+    expect(bySuite.workflow_runs.map((r) => r.id)).toEqual([fork.id]);
+
+    // `latest` keeps one check run of a name per suite: both runs' `test` are on the commit.
+    const checks = await checkRunsOnHead();
+    expect(checks.map((c) => [c.name, c.conclusion, c.check_suite?.id])).toEqual([
+      ['test', 'failure', forkRun.check_suite_id],
+      ['test', 'success', runs.workflow_runs[1]!.check_suite_id],
+    ]);
+    // A suite of a fork's branch has no head_branch and names no PR, not even the one of the
+    // base repository on the same commit.
+    expect(checks[0]!.pull_requests).toEqual([]);
+    expect(checks[1]!.pull_requests.map((p) => p.number)).toEqual([pr]);
+    const forkSuite = w.receiver
+      .of('check_suite', 'completed')
+      .map((h) => h.payload['check_suite'] as { id: number; head_branch: string | null })
+      .find((c) => c.id === forkRun.check_suite_id)!;
+    expect(forkSuite).toMatchObject({ head_branch: null, pull_requests: [] });
+    expect(w.double.pulls(w.repo).find((p) => p['number'] === forkPr)).toMatchObject({
+      head: { sha, repo: { full_name: 'outsider/widgets' } },
+    });
+  });
+
   it("the worker's failed job has a log with its error line", async () => {
     w.double.setWorker(() => ({ kind: 'fail', reason: 'agent_failed', detail: 'exit 2' }));
     const { data: main } = await w.octokit.rest.git.getRef({

@@ -62,6 +62,8 @@ export class Core {
   readonly manifestCodes = new Map<string, ManifestRegistration>();
   readonly app: AppInfo;
   readonly ciApp: AppInfo;
+  // A CI service's own App (`double.setCheck`): its check runs have no workflow run behind them.
+  readonly otherCiApp: AppInfo;
   appPermissions: Record<string, PermissionLevel>;
   url = '';
   closed = false;
@@ -76,8 +78,9 @@ export class Core {
   // CI runs whose current attempt waits for `double.releaseCi` (a `hold` in the run's plan).
   readonly heldCiRuns = new Set<number>();
   // Repository (lowercase full name) → the CI workflow GitHub starts on each new PR head, as a
-  // repository's `on: pull_request` workflow does; each run is held until `releaseCi`.
-  readonly pullRequestCi = new Map<string, CiJobPlan[]>();
+  // repository's `on: pull_request` workflow does (`fromForks`: what a fork's PR runs instead, the
+  // workflow of its merge commit, which the fork may change); each run is held until `releaseCi`.
+  readonly pullRequestCi = new Map<string, { jobs: CiJobPlan[]; fromForks: CiJobPlan[] }>();
   hooks: CoreHooks | null = null;
   private nextUserId = 1_000_001;
 
@@ -100,6 +103,14 @@ export class Core {
       nodeId: nodeId('A', 15368),
       owner: this.account('github', 'Organization'),
       bot: this.account('github-actions[bot]'),
+    };
+    this.otherCiApp = {
+      id: 15369,
+      slug: 'other-ci',
+      name: 'Other CI',
+      nodeId: nodeId('A', 15369),
+      owner: this.account('other-ci-company', 'Organization'),
+      bot: this.account('other-ci[bot]'),
     };
   }
 

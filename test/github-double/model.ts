@@ -193,7 +193,11 @@ export type RunConclusion =
 export interface Run {
   id: number;
   nodeId: string;
+  // Where the run runs (its workflow, jobs, check suite and token's repository).
   repo: Repo;
+  // The repository of its head branch (`head_repository`): `repo`, or for a `pull_request`
+  // from a fork the fork, whose PR runs the base repository's CI on the fork's head.
+  headRepo: Repo;
   workflow: Workflow;
   runNumber: number;
   // 1, then one more for each re-run (`rerun-failed-jobs`), on the same run id.

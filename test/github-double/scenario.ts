@@ -448,9 +448,9 @@ export class GitHubDouble extends DoubleQueries {
   }
 
   /**
-   * A CI check (GitHub Actions' app, with no workflow run behind it) on `sha`; an unfinished
-   * check of that name is updated. `details` sets its output and annotations, as a CI app
-   * writes them (use `runCi` for a check that is a GitHub Actions job).
+   * A check of another CI service's App (`other-ci`, with no workflow run behind it) on `sha`;
+   * an unfinished check of that name is updated. `details` sets its output and annotations, as a
+   * CI app writes them (use `runCi` for a check that is a GitHub Actions job).
    */
   async setCheck(
     repo: string,
@@ -463,7 +463,7 @@ export class GitHubDouble extends DoubleQueries {
     const r = this.repoOf(repo);
     const resolved = branchSha(r, sha) ?? sha;
     const open = checkRunsOn(r, resolved).find(
-      (c) => c.name === name && c.app === this.core.ciApp && c.status !== 'completed',
+      (c) => c.name === name && c.app === this.core.otherCiApp && c.status !== 'completed',
     );
     const input = {
       name,
@@ -476,7 +476,7 @@ export class GitHubDouble extends DoubleQueries {
       await settle(updateCheckRun(this.core, r, open, input));
       return open.id;
     }
-    const { run, sent } = createCheckRun(this.core, r, this.core.ciApp, resolved, input);
+    const { run, sent } = createCheckRun(this.core, r, this.core.otherCiApp, resolved, input);
     run.annotations.push(...(details.annotations ?? []));
     await settle(sent);
     return run.id;
@@ -520,10 +520,15 @@ export class GitHubDouble extends DoubleQueries {
 
   /**
    * From now on every new head of a PR into `repo` (opened, pushed, updated with its base) gets a
-   * CI run of these jobs, held until `releaseCi` plays it: its checks are pending meanwhile.
+   * CI run of these jobs, held until `releaseCi` plays it: its checks are pending meanwhile. A
+   * fork's PR gets one too, in `repo`, on the fork's head: of `fromForks` when given (the fork
+   * changed the workflow, which its PR's merge commit carries).
    */
-  pullRequestCi(repo: string, jobs: CiJobPlan[]): void {
-    this.core.pullRequestCi.set(this.repoOf(repo).fullName.toLowerCase(), jobs);
+  pullRequestCi(repo: string, jobs: CiJobPlan[], options: { fromForks?: CiJobPlan[] } = {}): void {
+    this.core.pullRequestCi.set(this.repoOf(repo).fullName.toLowerCase(), {
+      jobs,
+      fromForks: options.fromForks ?? jobs,
+    });
   }
 
   /** Whether the CI run's current attempt is held (its plan says `hold`) and not yet released. */

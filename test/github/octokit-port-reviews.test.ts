@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actionsJobOf, createOctokitPort } from '../../src/github/octokit-port.js';
+import {
+  actionsJobOf,
+  actionsRunOrigin,
+  createOctokitPort,
+} from '../../src/github/octokit-port.js';
 import { expectClean, startWorld, stopWorld, type World } from '../github-double-tests/helpers.js';
 
 const repo = { owner: 'acme', repo: 'widgets' };
@@ -177,15 +181,20 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       ],
     });
     await w.double.setStatus(w.repo, sha, 'legacy-ci', 'failure');
-    const checks = await port().checksFor(repo, sha);
+    const { checks, actionsRuns } = await port().checksFor(repo, sha);
     const test = checks.find((c) => c.name === 'test')!;
+    const suite = w.double.run(runId)!['check_suite_id'] as number;
     expect(test).toMatchObject({
       conclusion: 'failure',
       appSlug: 'github-actions',
+      checkSuiteId: suite,
       actionsJob: { runId, jobId: test.checkRunId },
     });
+    expect(actionsRuns).toEqual([
+      { id: runId, checkSuiteId: suite, headRepositoryId: w.double.repository(w.repo)['id'] },
+    ]);
     expect(checks.find((c) => c.name === 'lint')).toMatchObject({
-      appSlug: 'github-actions',
+      appSlug: 'other-ci',
       actionsJob: null,
       title: '2 problems',
       summary: 'no-unused-vars in src/app.ts',
@@ -193,6 +202,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
     expect(checks.find((c) => c.name === 'legacy-ci')).toMatchObject({
       source: 'status',
       checkRunId: null,
+      checkSuiteId: null,
       actionsJob: null,
     });
 
@@ -228,6 +238,39 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       linesLeftOut: 3,
     });
     expect(await port().jobLogTail(repo, 424242, 10)).toBeNull();
+  });
+
+  it("reads where each Actions job's run came from, only when a head has Actions jobs", async () => {
+    const sha = w.double.branch(w.repo, 'agent/1/task_001')!.sha;
+    const runsRead = () =>
+      w.double.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/actions/runs'));
+    await w.double.setCheck(w.repo, sha, 'lint', 'completed', 'success');
+    expect((await port().checksFor(repo, sha)).actionsRuns).toEqual([]);
+    expect(runsRead()).toEqual([]);
+
+    // A fork's PR with the same head commit runs the repository's CI on it.
+    w.double.pullRequestCi(w.repo, [{ name: 'test', attempts: [{ conclusion: 'success' }] }]);
+    await w.double.openPr(w.repo, {
+      head: 'agent/1/task_001',
+      title: 'Same commit',
+      by: 'outsider',
+      fromFork: true,
+    });
+    const forkRun = w.double.runs(w.repo)[0]!;
+    const fork = w.double.repository('outsider/widgets')['id'] as number;
+    const origin = {
+      id: forkRun.id,
+      checkSuiteId: forkRun['check_suite_id'],
+      headRepositoryId: fork,
+    };
+    const { checks, actionsRuns } = await port().checksFor(repo, sha);
+    expect(checks.find((c) => c.name === 'test')).toMatchObject({
+      checkSuiteId: origin.checkSuiteId,
+    });
+    expect(actionsRuns).toEqual([origin]);
+    expect(runsRead()).toHaveLength(1);
+    expect(await port().actionsRunOfSuite(repo, origin.checkSuiteId as number)).toEqual(origin);
+    expect(await port().actionsRunOfSuite(repo, 424242)).toBeNull();
   });
 
   it('re-runs failed jobs, and returns GitHub refusing a run still going as an answer', async () => {
@@ -285,5 +328,31 @@ describe('actionsJobOf', () => {
     [{ id: 7, app: null, details_url: null }, null],
   ])('%j → %j', (run, expected) => {
     expect(actionsJobOf(run)).toEqual(expected);
+  });
+});
+
+/** What core's countedChecks rests on, checked: a field GitHub leaves out is an error. */
+describe('actionsRunOrigin', () => {
+  it.each([
+    [
+      { id: 3, check_suite_id: 9, head_repository: { id: 5 } },
+      { id: 3, checkSuiteId: 9, headRepositoryId: 5 },
+    ],
+    // A fork deleted since: GitHub answers null (github/rest-api-description#1586).
+    [
+      { id: 3, check_suite_id: 9, head_repository: null },
+      { id: 3, checkSuiteId: 9, headRepositoryId: null },
+    ],
+  ])('%j → %j', (run, expected) => {
+    expect(actionsRunOrigin(run)).toEqual(expected);
+  });
+
+  it.each([
+    [{ id: 3, head_repository: { id: 5 } }, /without its check_suite_id/],
+    [{ id: 3, check_suite_id: null, head_repository: { id: 5 } }, /without its check_suite_id/],
+    [{ id: 3, check_suite_id: 9 }, /without its head_repository/],
+    [{ id: 3, check_suite_id: 9, head_repository: {} }, /without its head_repository/],
+  ])('%j is an error', (run, error) => {
+    expect(() => actionsRunOrigin(run)).toThrow(error);
   });
 });

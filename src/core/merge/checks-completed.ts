@@ -1,6 +1,7 @@
 import { nothing, type NoEffect } from '../no-effect.js';
 import { isOpenPull } from '../lifecycle/facts.js';
 import { isAgentPull } from '../lifecycle/pull-link.js';
+import { ACTIONS_APP_SLUG, isOwnRun, type ActionsRunOrigin } from './check-origin.js';
 import { isOrderCheck } from './order-check.js';
 
 /** A run with an agent PR whose head the finished checks ran on, as the store has it. */
@@ -26,6 +27,11 @@ export interface ChecksCompletedSnapshot {
   runs: readonly ChecksCompletedRun[];
   /** The recorded rows of the PRs the delivery names (none for a PR that is not an agent PR). */
   named: readonly NamedAgentPull[];
+  /**
+   * For checks of GitHub Actions: the workflow run of their check suite, read when an agent PR
+   * has the head or is named (`GET /actions/runs?check_suite_id=`).
+   */
+  actionsRun?: ActionsRunOrigin;
 }
 
 export interface ChecksCompletedEvent {
@@ -52,12 +58,16 @@ export type ChecksCompletedEffect =
  * open agent PR the payload names at another head than recorded moved without its
  * `pull_request.synchronize` (docs/lifecycle.md, "Overlapping files"): it is read as a push would
  * have it, which decides its run's merges too. A fork's PR is named nowhere (`pull_requests` is
- * empty for it) and is no agent PR.
+ * empty for it) and is no agent PR. The jobs of a workflow run whose head is in another
+ * repository (a fork's PR with the same commit) do not count (check-origin.ts): their results
+ * move nothing.
  */
 export function decideChecksCompleted(
   snapshot: ChecksCompletedSnapshot,
   event: ChecksCompletedEvent,
 ): ChecksCompletedEffect[] {
+  if (snapshot.actionsRun && !isOwnRun(snapshot.actionsRun, event.repositoryId))
+    return nothing("a run of another repository's head (a fork's PR): its checks do not count");
   const moved = movedAgentPulls(snapshot.named, event);
   const movedRuns = new Set(moved.map((m) => m.runId));
   const active = new Set(
@@ -104,6 +114,10 @@ export interface CheckResultFacts {
   name?: string;
   /** The GitHub App whose check run or suite this is. */
   appId?: number;
+  /** Its slug: `github-actions` for a job of a workflow run. */
+  appSlug?: string;
+  /** The check suite: the suite itself, or the one the check run belongs to. */
+  checkSuiteId?: number;
   headSha?: string;
   /**
    * The open PRs whose head is this commit, as the payload names them (`pull_requests`, when it
@@ -127,10 +141,13 @@ export function checkResultFactsOf(
 ): CheckResultFacts {
   const check = record(payload[event]);
   const app = record(check.app);
+  const suite = event === 'check_suite' ? check : record(check.check_suite);
   const pulls = Array.isArray(check.pull_requests) ? check.pull_requests.flatMap(checkedPull) : [];
   return {
     ...(typeof check.name === 'string' ? { name: check.name } : {}),
     ...(typeof app.id === 'number' ? { appId: app.id } : {}),
+    ...(typeof app.slug === 'string' ? { appSlug: app.slug } : {}),
+    ...(typeof suite.id === 'number' ? { checkSuiteId: suite.id } : {}),
     ...(typeof check.head_sha === 'string' && check.head_sha ? { headSha: check.head_sha } : {}),
     ...(pulls.length > 0 ? { pulls } : {}),
   };
@@ -156,18 +173,29 @@ function checkedPull(value: unknown): CheckedPull[] {
  * Which completed check results re-decide merges (docs/lifecycle.md step 9): those of a head,
  * except the coordinator's own (its order checks: it wrote their results itself, and no merge
  * decision waits on them). Ingest stores the others as handled (`webhooks/handled-events.ts`);
- * `ownAppId` unknown takes none for the App's own but the order check, by its name.
+ * `ownAppId` unknown takes none for the App's own but the order check, by its name. A result of
+ * GitHub Actions carries its check suite, whose workflow run says whether its checks count
+ * (`decideChecksCompleted`); one naming no suite (every job of a workflow run has one) is left
+ * out.
  */
 export function decideCheckResult(
   facts: CheckResultFacts,
   ownAppId: number | undefined,
-): [{ kind: 'decideHead'; sha: string; pulls: CheckedPull[] }] | [NoEffect] {
+):
+  | [{ kind: 'decideHead'; sha: string; pulls: CheckedPull[]; actionsCheckSuite: number | null }]
+  | [NoEffect] {
   if (isOrderCheck(facts))
     return nothing('the order check is the coordinator’s own: no merge waits on its result');
   if (ownAppId !== undefined && facts.appId === ownAppId)
     return nothing('a check result of this App: no merge waits on it');
   if (facts.headSha === undefined) return nothing('the payload names no head');
-  return [{ kind: 'decideHead', sha: facts.headSha, pulls: facts.pulls ?? [] }];
+  let actionsCheckSuite: number | null = null;
+  if (facts.appSlug === ACTIONS_APP_SLUG) {
+    if (facts.checkSuiteId === undefined)
+      return nothing('a GitHub Actions result naming no check suite: its run cannot be told');
+    actionsCheckSuite = facts.checkSuiteId;
+  }
+  return [{ kind: 'decideHead', sha: facts.headSha, pulls: facts.pulls ?? [], actionsCheckSuite }];
 }
 
 function record(value: unknown): Record<string, unknown> {

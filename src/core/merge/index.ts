@@ -23,6 +23,13 @@ export type {
 } from './types.js';
 export { decideChecksRerun, type FailingCheck } from './flaky-checks.js';
 export {
+  ACTIONS_APP_SLUG,
+  countedChecks,
+  needsActionsRuns,
+  type ActionsRunOrigin,
+  type HeadCheck,
+} from './check-origin.js';
+export {
   decideDequeued,
   readsTaskOnDequeue,
   type DequeuedEffect,

@@ -1,5 +1,6 @@
 import { inMergeQueue, isOpenPull } from '../../core/lifecycle/index.js';
 import {
+  countedChecks,
   isOrderCheck,
   pullsNeedingGitHubView,
   type HeldSlot,
@@ -151,9 +152,16 @@ async function withGitHubView(
   };
 }
 
-/** A head's checks that merges and stacks wait for: all but the coordinator's own order check. */
+/**
+ * A head's checks that merges, re-runs, send-backs and stacks go by: those that count (core's
+ * countedChecks: not the jobs of a fork's PR on the same commit), but the coordinator's own
+ * order check. A head whose Actions jobs cannot be told apart decides nothing: an error.
+ */
 export async function checksOf(scope: RunScope, head: string): Promise<CheckInfo[]> {
-  return (await scope.port.checksFor(scope.repo, head)).filter((c) => !isOrderCheck(c));
+  const { checks, actionsRuns } = await scope.port.checksFor(scope.repo, head);
+  const verdict = countedChecks(checks, actionsRuns, scope.repositoryId);
+  if (!verdict.ok) throw new Error(`the checks on ${head} cannot be told apart: ${verdict.why}`);
+  return verdict.counted.filter((c) => !isOrderCheck(c));
 }
 
 async function usesMergeQueue(engine: Engine, scope: RunScope, base: string): Promise<boolean> {

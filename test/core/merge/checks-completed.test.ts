@@ -162,6 +162,41 @@ describe('decideChecksCompleted: a head whose push was not delivered', () => {
     );
   });
 
+  const FORK = 99;
+  const run = (headRepositoryId: number | null) => ({ id: 5, checkSuiteId: 6, headRepositoryId });
+  const forkRun = [
+    {
+      kind: 'none',
+      reason: "a run of another repository's head (a fork's PR): its checks do not count",
+    },
+  ];
+  it.each<{ name: string; headRepositoryId: number | null; expected: unknown }>([
+    {
+      name: 'a workflow run of this repository moves the PR and decides',
+      headRepositoryId: REPO,
+      expected: [
+        { kind: 'headMoved', pr: 7, runId: 1 },
+        { kind: 'advance', runId: 2 },
+      ],
+    },
+    { name: "a fork's run moves and decides nothing", headRepositoryId: FORK, expected: forkRun },
+    { name: 'a deleted fork’s run neither', headRepositoryId: null, expected: forkRun },
+  ])('$name', ({ headRepositoryId, expected }) => {
+    expect(
+      decideChecksCompleted(
+        {
+          runs: [
+            { runId: 1, finished: false },
+            { runId: 2, finished: false },
+          ],
+          named: [row()],
+          actionsRun: run(headRepositoryId),
+        },
+        { repositoryId: REPO, pulls: [named()] },
+      ),
+    ).toEqual(expected);
+  });
+
   it('looks up only the named PRs that may be agent PRs of this repository, once each', () => {
     const pulls = [
       named(),
@@ -183,13 +218,13 @@ describe('decideCheckResult', () => {
       name: 'another App’s check run on a head',
       facts: { name: 'ci/test', appId: 15368, headSha: HEAD },
       appId: APP,
-      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [] }],
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [], actionsCheckSuite: null }],
     },
     {
       name: 'another App’s check suite (no name)',
       facts: { appId: 15368, headSha: HEAD },
       appId: APP,
-      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [] }],
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [], actionsCheckSuite: null }],
     },
     {
       name: 'the order check, by its name',
@@ -221,7 +256,7 @@ describe('decideCheckResult', () => {
     {
       name: 'with the App id unknown, an App’s suite is not taken for its own',
       facts: { appId: APP, headSha: HEAD },
-      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [] }],
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [], actionsCheckSuite: null }],
     },
     {
       name: 'a payload naming no head',
@@ -242,8 +277,32 @@ describe('decideCheckResult', () => {
           kind: 'decideHead',
           sha: HEAD,
           pulls: [{ number: 2, headSha: HEAD, headRef: 'agent/1/a', headRepoId: REPO }],
+          actionsCheckSuite: null,
         },
       ],
+    },
+    {
+      name: 'a GitHub Actions result carries its check suite, whose run says where it came from',
+      facts: { appId: 15368, appSlug: 'github-actions', checkSuiteId: 77, headSha: HEAD },
+      appId: APP,
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [], actionsCheckSuite: 77 }],
+    },
+    {
+      name: 'a GitHub Actions result naming no check suite',
+      facts: { appId: 15368, appSlug: 'github-actions', headSha: HEAD },
+      appId: APP,
+      expected: [
+        {
+          kind: 'none',
+          reason: 'a GitHub Actions result naming no check suite: its run cannot be told',
+        },
+      ],
+    },
+    {
+      name: 'another App’s suite is no workflow run’s',
+      facts: { appId: 9, appSlug: 'other-ci', checkSuiteId: 77, headSha: HEAD },
+      appId: APP,
+      expected: [{ kind: 'decideHead', sha: HEAD, pulls: [], actionsCheckSuite: null }],
     },
   ])('$name', ({ facts, appId, expected }) => {
     expect(decideCheckResult(facts, appId)).toEqual(expected);
@@ -260,12 +319,33 @@ describe('decideCheckResult', () => {
     },
   );
 
+  it.each(['check_run', 'check_suite'] as const)(
+    'reads the App’s slug and the check suite of a %s payload (@octokit/webhooks-examples)',
+    (event) => {
+      const example = examplePayload(event, 'completed');
+      const check = example[event] as {
+        id: number;
+        app: { slug?: string };
+        check_suite?: { id: number };
+      };
+      const facts = checkResultFactsOf(event, example);
+      expect(facts.checkSuiteId).toBe(event === 'check_suite' ? check.id : check.check_suite!.id);
+      // The check_suite example's App has no slug.
+      expect(facts.appSlug).toBe(check.app.slug);
+    },
+  );
+
   it('reads the facts defensively from any JSON', () => {
     expect(
       checkResultFactsOf('check_run', {
         check_run: { name: 'ci/test', head_sha: HEAD, app: { id: 7 } },
       }),
     ).toEqual({ name: 'ci/test', appId: 7, headSha: HEAD });
+    expect(
+      checkResultFactsOf('check_run', {
+        check_run: { head_sha: HEAD, app: { slug: 5 }, check_suite: { id: '77' } },
+      }),
+    ).toEqual({ headSha: HEAD });
     expect(
       checkResultFactsOf('check_suite', { check_suite: { head_sha: HEAD, app: null } }),
     ).toEqual({ headSha: HEAD });

@@ -70,11 +70,13 @@ function listRuns(req: ApiRequest, runs: Run[]): ReturnType<Handler> {
   const status = req.query.get('status');
   const actor = req.query.get('actor');
   const headSha = req.query.get('head_sha');
+  const checkSuiteId = req.query.get('check_suite_id');
   const filtered = runs
     .filter((r) => !branch || r.headBranch === branch)
     .filter((r) => !event || r.event === event)
     .filter((r) => !actor || r.actor.login.toLowerCase() === actor.toLowerCase())
     .filter((r) => !headSha || r.headSha === headSha)
+    .filter((r) => !checkSuiteId || String(r.checkSuiteId) === checkSuiteId)
     .filter(createdFilter(req.query.get('created')))
     .filter(
       (r) => !status || (CONCLUSIONS.has(status) ? r.conclusion === status : r.status === status),

@@ -145,10 +145,13 @@ export const checkRoutes: [string, Handler][] = [
         .filter((r) => !status || r.status === status)
         .filter((r) => !appId || String(r.app.id) === appId)
         .sort((a, b) => b.id - a.id);
+      // `latest` keeps the newest check run of each name within its check suite (a re-run's
+      // replaces the job's first); suites of other workflow runs on the commit stay listed
+      // (lewagon/wait-on-check-action#156, wechuli/allcheckspassed#104).
       if ((req.query.get('filter') ?? 'latest') === 'latest') {
         const seen = new Set<string>();
         runs = runs.filter((r) =>
-          seen.has(`${r.app.id}:${r.name}`) ? false : (seen.add(`${r.app.id}:${r.name}`), true),
+          seen.has(`${r.suite.id}:${r.name}`) ? false : (seen.add(`${r.suite.id}:${r.name}`), true),
         );
       }
       const { page, headers } = paginate(req, runs);

@@ -14,7 +14,7 @@ import type {
 } from '../model.js';
 import { jobHtmlUrl, jobJson, runJson, workflowJson } from '../render/actions.js';
 import { HttpError, notFound, validationFailed } from '../server/http.js';
-import { createCheckRun, updateCheckRun } from './checks.js';
+import { createCheckRun, updateCheckRun, workflowRunSuite } from './checks.js';
 import type { Sent } from './pull-events.js';
 import { addWorkflow } from './repos.js';
 
@@ -102,8 +102,9 @@ export function findJob(repo: Repo, jobId: number): { run: Run; job: Job } | und
   return undefined;
 }
 
-// A CI job is a check run of GitHub Actions on the run's commit, with the job's id; the
-// worker's job gets an id of its own and is not listed on commits.
+// A CI job is a check run of GitHub Actions on the run's commit, with the job's id, in the run's
+// own check suite (`check_suite_id`); the worker's job gets an id of its own and is not listed
+// on commits.
 function newJob(core: Core, run: Run, name: string): { job: Job; sent: Sent } {
   const now = core.now();
   const job: Job = {
@@ -125,10 +126,14 @@ function newJob(core: Core, run: Run, name: string): { job: Job; sent: Sent } {
     run.jobs.push(job);
     return { job, sent: [] };
   }
-  const { run: checkRun, sent } = createCheckRun(core, run.repo, core.ciApp, run.headSha, {
-    name,
-    status: 'queued',
-  });
+  const { run: checkRun, sent } = createCheckRun(
+    core,
+    run.repo,
+    core.ciApp,
+    run.headSha,
+    { name, status: 'queued' },
+    workflowRunSuite(core, run),
+  );
   job.id = checkRun.id;
   job.checkRun = checkRun;
   // The check run shows what the job prints: one list for both.
@@ -218,6 +223,7 @@ export function dispatchWorkflow(
     id,
     nodeId: nodeId('WFR', id),
     repo,
+    headRepo: repo,
     workflow: wf,
     runNumber: wf.runCount,
     runAttempt: 1,
@@ -421,7 +427,10 @@ export function rerunFailedJobs(core: Core, run: Run, by: Account): Sent {
 export interface CiRunInput {
   workflow: { file: string; name: string };
   event: 'push' | 'pull_request';
+  /** The head branch, in `headRepo`. */
   branch: string;
+  /** A fork whose PR into the repository started the run; the repository itself when left out. */
+  headRepo?: Repo;
   sha: string;
   jobs: CiJobPlan[];
   by: Account;
@@ -443,6 +452,7 @@ export function createCiRun(core: Core, repo: Repo, input: CiRunInput): { run: R
     id,
     nodeId: nodeId('WFR', id),
     repo,
+    headRepo: input.headRepo ?? repo,
     workflow: wf,
     runNumber: wf.runCount,
     runAttempt: 1,
@@ -525,7 +535,10 @@ export async function playCiAttempt(
 /**
  * The repository's pull-request CI (`core.pullRequestCi`) on a PR's new head: a held run, whose
  * queued jobs are pending checks from the moment the head moves, as GitHub queues a workflow run
- * for `pull_request` before the webhook of the push is delivered.
+ * for `pull_request` before the webhook of the push is delivered. A fork's PR runs it in the base
+ * repository too, on the fork's head commit, with the fork as `head_repository` (GitHub's
+ * "Workflows in forked repositories": the run gets a read-only token and no secrets, but its
+ * jobs are check runs on that commit like any other).
  */
 export function startPullRequestCi(
   core: Core,
@@ -533,12 +546,14 @@ export function startPullRequestCi(
   pull: { headRef: string; headSha: string; headRepo: Repo },
   by: Account,
 ): Sent {
-  const jobs = core.pullRequestCi.get(baseRepo.fullName.toLowerCase());
-  if (!jobs) return [];
-  const { run, sent } = createCiRun(core, pull.headRepo, {
+  const ci = core.pullRequestCi.get(baseRepo.fullName.toLowerCase());
+  if (!ci) return [];
+  const jobs = pull.headRepo === baseRepo ? ci.jobs : ci.fromForks;
+  const { run, sent } = createCiRun(core, baseRepo, {
     workflow: { file: 'ci.yml', name: 'CI' },
     event: 'pull_request',
     branch: pull.headRef,
+    headRepo: pull.headRepo,
     sha: pull.headSha,
     jobs: jobs.map((j) => ({
       name: j.name,

@@ -13,6 +13,7 @@ import {
   type CheckSuite,
   type CommitStatus,
   type Repo,
+  type Run,
   type StatusState,
 } from '../model.js';
 import { checkRunJson, checkSuiteJson } from '../render/checks.js';
@@ -55,6 +56,31 @@ function suiteFor(core: Core, repo: Repo, app: AppInfo, sha: string): CheckSuite
     updatedAt: now,
   };
   repo.checkSuites.set(key, suite);
+  return suite;
+}
+
+/**
+ * A workflow run's own check suite (its `check_suite_id`): GitHub Actions makes one per run, so
+ * one commit carries a suite for each run on it. Its `head_branch` is null when the head is a
+ * fork's branch (REST "check suites": pushes to a fork's branch are not detected), and then it
+ * names no PR (`pull_requests` empty).
+ */
+export function workflowRunSuite(core: Core, run: Run): CheckSuite {
+  const key = `run:${run.id}`;
+  const known = run.repo.checkSuites.get(key);
+  if (known) return known;
+  const suite: CheckSuite = {
+    id: run.checkSuiteId,
+    nodeId: run.checkSuiteNodeId,
+    headSha: run.headSha,
+    headBranch: run.headRepo === run.repo ? run.headBranch : null,
+    app: core.ciApp,
+    status: 'queued',
+    conclusion: null,
+    createdAt: run.createdAt,
+    updatedAt: run.createdAt,
+  };
+  run.repo.checkSuites.set(key, suite);
   return suite;
 }
 
@@ -134,12 +160,14 @@ function applyInput(core: Core, run: CheckRun, input: CheckRunInput): void {
     run.completedAt = input.completedAt ?? run.completedAt ?? core.now();
 }
 
+/** A check run in the App's suite for the commit, or in `workflowSuite` (a workflow run's). */
 export function createCheckRun(
   core: Core,
   repo: Repo,
   app: AppInfo,
   sha: string,
   input: CheckRunInput,
+  workflowSuite?: CheckSuite,
 ): { run: CheckRun; sent: Sent } {
   if (!repo.commits.has(sha)) throw validationFailed(`No commit found for SHA: ${sha}`);
   if (input.status === 'completed' && !input.conclusion) {
@@ -148,7 +176,7 @@ export function createCheckRun(
     ]);
   }
   const id = core.ids.next('checkRun');
-  const suite = suiteFor(core, repo, app, sha);
+  const suite = workflowSuite ?? suiteFor(core, repo, app, sha);
   const run: CheckRun = {
     id,
     nodeId: nodeId('CR', id),

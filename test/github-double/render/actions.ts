@@ -61,7 +61,7 @@ export function runJson(core: Core, run: Run): Record<string, unknown> {
     workflow_url: `${repoApiUrl(core, repo)}/actions/workflows/${run.workflow.id}`,
     head_commit: head ? simpleCommitJson(head) : null,
     repository: repoJson(core, repo),
-    head_repository: repoJson(core, repo),
+    head_repository: repoJson(core, run.headRepo),
   };
 }
 

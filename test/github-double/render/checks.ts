@@ -10,10 +10,13 @@ import {
 import { appJson, userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, simpleCommitJson } from './repos.js';
 
-// `pull-request-minimal`: the open PRs in this repository whose head is `sha`.
-export function pullsAtSha(core: Core, repo: Repo, sha: string): Record<string, unknown>[] {
+// `pull-request-minimal`: the open PRs in this repository whose head is the suite's commit. A
+// suite whose head branch is a fork's (`head_branch` null) names none, as GitHub documents for
+// `check_suite.pull_requests`.
+export function pullsOfSuite(core: Core, repo: Repo, suite: CheckSuite): Record<string, unknown>[] {
+  if (suite.headBranch === null) return [];
   return [...repo.pulls.values()]
-    .filter((p) => p.issue.state === 'open' && p.headSha === sha && p.headRepo === repo)
+    .filter((p) => p.issue.state === 'open' && p.headSha === suite.headSha && p.headRepo === repo)
     .map((p) => ({
       id: p.id,
       number: p.number,
@@ -55,7 +58,7 @@ export function checkRunJson(core: Core, repo: Repo, r: CheckRun): Record<string
     name: r.name,
     check_suite: { id: r.suite.id },
     app: appJson(core, r.app),
-    pull_requests: pullsAtSha(core, repo, r.headSha),
+    pull_requests: pullsOfSuite(core, repo, r.suite),
   };
 }
 
@@ -72,7 +75,7 @@ export function checkSuiteJson(core: Core, repo: Repo, s: CheckSuite): Record<st
     url: `${repoApiUrl(core, repo)}/check-suites/${s.id}`,
     before: head?.parents[0] ?? null,
     after: s.headSha,
-    pull_requests: pullsAtSha(core, repo, s.headSha),
+    pull_requests: pullsOfSuite(core, repo, s),
     app: appJson(core, s.app),
     created_at: s.createdAt,
     updated_at: s.updatedAt,

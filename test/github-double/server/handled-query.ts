@@ -7,6 +7,7 @@ const RUN_FILTERS = [
   'status',
   'actor',
   'head_sha',
+  'check_suite_id',
   'created',
   'exclude_pull_requests',
   ...PAGE,

@@ -1,0 +1,97 @@
+/**
+ * Which checks on an agent PR's head count (docs/lifecycle.md, "Which checks count"). Checks
+ * belong to a commit, not to a PR: whoever opens a PR from a fork with an agent PR's head commit
+ * gets the repository's `pull_request` workflows run on that commit, in this repository, with the
+ * workflow files of the fork's PR (GitHub's "Events that trigger workflows", workflows in forked
+ * repositories), and their jobs' check runs are listed on the commit next to the agent PR's own
+ * (`GET /commits/{sha}/check-runs`). Such a run is told by its `head_repository`: an agent PR's
+ * head is always in this repository (isAgentPull), so a run whose head is elsewhere was started
+ * by someone else's PR. Its jobs neither pass nor fail the agent PR, are never re-run, and
+ * nothing they say reaches the worker.
+ *
+ * Check runs of other Apps and commit statuses count: a fork's workflow cannot write them (its
+ * `GITHUB_TOKEN` is read-only in a fork's PR, same source), a check run takes an App the
+ * repository's admins installed with `checks: write`, and a commit status write access to the
+ * repository ("About status checks": "Anyone with write permissions to a repository can set the
+ * state for any status check"). Their origin cannot be told, so an integration that itself
+ * builds forks' PRs reports on the agent PR's commit as the admins let it (docs/lifecycle.md).
+ */
+
+/** The App whose check runs are the jobs of GitHub Actions workflow runs. */
+export const ACTIONS_APP_SLUG = 'github-actions';
+
+/** A check on a head, as much of it as tells where it came from. */
+export interface HeadCheck {
+  name: string;
+  source: 'check_run' | 'status';
+  /** The App that owns a check run; null for a commit status. */
+  appSlug: string | null;
+  /** A check run's `check_suite.id`; null for a commit status, or when GitHub names none. */
+  checkSuiteId: number | null;
+  /** The workflow run an Actions job's `details_url` names (the run `rerun-failed-jobs` re-runs). */
+  actionsJob: { runId: number } | null;
+}
+
+/** A workflow run on the head, as `GET /actions/runs?head_sha=` lists it. */
+export interface ActionsRunOrigin {
+  id: number;
+  /** Its check suite, the `check_suite.id` of its jobs' check runs. */
+  checkSuiteId: number;
+  /**
+   * `head_repository.id`; null when GitHub names none, as for a fork deleted since
+   * (github/rest-api-description#1586): not this repository either way.
+   */
+  headRepositoryId: number | null;
+}
+
+/** Whether a workflow run's checks are the agent PR's own: its head is in this repository. */
+export function isOwnRun(run: ActionsRunOrigin, repositoryId: number): boolean {
+  return run.headRepositoryId === repositoryId;
+}
+
+export type CountedChecks<C> =
+  /** `leftOut`: jobs of runs whose head is in another repository. */
+  | { ok: true; counted: C[]; leftOut: C[] }
+  /** What GitHub answered does not tell where an Actions job came from: decide nothing. */
+  | { ok: false; why: string };
+
+/**
+ * The checks of a head that count, given the workflow runs on it. An Actions job whose run is
+ * missing from `runs`, that names no check suite, or whose details name another run than its
+ * suite's is an error, never a pass: both ways of guessing are wrong, one merges on a red
+ * check, the other lets a fork's text through.
+ */
+export function countedChecks<C extends HeadCheck>(
+  checks: readonly C[],
+  runs: readonly ActionsRunOrigin[],
+  repositoryId: number,
+): CountedChecks<C> {
+  const counted: C[] = [];
+  const leftOut: C[] = [];
+  for (const check of checks) {
+    if (check.source !== 'check_run' || check.appSlug !== ACTIONS_APP_SLUG) {
+      counted.push(check);
+      continue;
+    }
+    if (check.checkSuiteId === null)
+      return { ok: false, why: `the Actions check run ${check.name} names no check suite` };
+    const run = runs.find((r) => r.checkSuiteId === check.checkSuiteId);
+    if (!run)
+      return {
+        ok: false,
+        why: `no workflow run on the head has check suite ${check.checkSuiteId} (check run ${check.name})`,
+      };
+    if (check.actionsJob !== null && check.actionsJob.runId !== run.id)
+      return {
+        ok: false,
+        why: `the check run ${check.name} names workflow run ${check.actionsJob.runId}, its check suite run ${run.id}`,
+      };
+    (isOwnRun(run, repositoryId) ? counted : leftOut).push(check);
+  }
+  return { ok: true, counted, leftOut };
+}
+
+/** Whether reading the workflow runs of a head is needed to tell which of its checks count. */
+export function needsActionsRuns(checks: readonly HeadCheck[]): boolean {
+  return checks.some((c) => c.source === 'check_run' && c.appSlug === ACTIONS_APP_SLUG);
+}

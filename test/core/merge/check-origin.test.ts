@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import {
+  countedChecks,
+  needsActionsRuns,
+  type ActionsRunOrigin,
+  type HeadCheck,
+} from '../../../src/core/merge/index.js';
+
+const REPO = 186853002;
+const FORK = 99;
+
+const job = (name: string, suite: number | null, run: number | null = suite): HeadCheck => ({
+  name,
+  source: 'check_run',
+  appSlug: 'github-actions',
+  checkSuiteId: suite,
+  actionsJob: run === null ? null : { runId: run },
+});
+const otherApp = (name: string): HeadCheck => ({
+  name,
+  source: 'check_run',
+  appSlug: 'other-ci',
+  checkSuiteId: 500,
+  actionsJob: null,
+});
+const status = (name: string): HeadCheck => ({
+  name,
+  source: 'status',
+  appSlug: null,
+  checkSuiteId: null,
+  actionsJob: null,
+});
+// Run n has check suite n.
+const run = (id: number, headRepositoryId: number | null): ActionsRunOrigin => ({
+  id,
+  checkSuiteId: id,
+  headRepositoryId,
+});
+const names = (checks: readonly HeadCheck[]) => checks.map((c) => c.name);
+
+/**
+ * docs/lifecycle.md, "Which checks count": the jobs of a workflow run whose head is in another
+ * repository (a fork's PR with the agent PR's commit) do not count; other Apps' check runs and
+ * commit statuses do; a job whose run cannot be told is an error.
+ */
+describe('countedChecks', () => {
+  it.each<{
+    name: string;
+    checks: HeadCheck[];
+    runs: ActionsRunOrigin[];
+    counted: string[];
+    leftOut: string[];
+  }>([
+    {
+      name: 'a job of a run of this repository counts',
+      checks: [job('test', 1)],
+      runs: [run(1, REPO)],
+      counted: ['test'],
+      leftOut: [],
+    },
+    {
+      name: "a fork's job with the same name is left out, the repository's counts",
+      checks: [job('test', 1), job('test', 2)],
+      runs: [run(2, FORK), run(1, REPO)],
+      counted: ['test'],
+      leftOut: ['test'],
+    },
+    {
+      name: 'a job of a run whose head repository is gone (a deleted fork) is left out',
+      checks: [job('test', 3)],
+      runs: [run(3, null)],
+      counted: [],
+      leftOut: ['test'],
+    },
+    {
+      name: 'a job whose details name no run is told by its check suite',
+      checks: [job('lint', 1, null), job('test', 2, null)],
+      runs: [run(1, REPO), run(2, FORK)],
+      counted: ['lint'],
+      leftOut: ['test'],
+    },
+    {
+      name: "other Apps' check runs and commit statuses count: a fork's workflow cannot write them",
+      checks: [otherApp('circleci'), status('legacy-ci')],
+      runs: [],
+      counted: ['circleci', 'legacy-ci'],
+      leftOut: [],
+    },
+    {
+      name: 'no checks: nothing counts, nothing is left out',
+      checks: [],
+      runs: [run(1, FORK)],
+      counted: [],
+      leftOut: [],
+    },
+  ])('$name', ({ checks, runs, counted, leftOut }) => {
+    const verdict = countedChecks(checks, runs, REPO);
+    expect(verdict.ok).toBe(true);
+    if (!verdict.ok) return;
+    expect(names(verdict.counted)).toEqual(counted);
+    expect(names(verdict.leftOut)).toEqual(leftOut);
+  });
+
+  it('keeps the checks themselves, in their order', () => {
+    const own = job('test', 1);
+    const lint = otherApp('lint');
+    const verdict = countedChecks([own, job('test', 2), lint], [run(1, REPO), run(2, FORK)], REPO);
+    expect(verdict).toEqual({ ok: true, counted: [own, lint], leftOut: [job('test', 2)] });
+  });
+
+  it.each<{ name: string; checks: HeadCheck[]; runs: ActionsRunOrigin[]; why: string }>([
+    {
+      name: 'a job whose run GitHub does not list',
+      checks: [job('test', 1), job('lint', 7)],
+      runs: [run(1, REPO)],
+      why: 'no workflow run on the head has check suite 7 (check run lint)',
+    },
+    {
+      name: 'a job naming no check suite',
+      checks: [job('test', null, 1)],
+      runs: [run(1, REPO)],
+      why: 'the Actions check run test names no check suite',
+    },
+    {
+      name: 'a job whose details name another run than its suite’s',
+      checks: [job('test', 1, 2)],
+      runs: [run(1, REPO), run(2, REPO)],
+      why: 'the check run test names workflow run 2, its check suite run 1',
+    },
+  ])('$name is an error, not a pass', ({ checks, runs, why }) => {
+    expect(countedChecks(checks, runs, REPO)).toEqual({ ok: false, why });
+  });
+
+  it.each<[string, HeadCheck[], boolean]>([
+    ['an Actions job', [status('s'), job('test', 1)], true],
+    ["other Apps' check runs and statuses", [otherApp('c'), status('s')], false],
+    ['no checks', [], false],
+  ])('reading the head’s workflow runs is needed for %s: %s', (_name, checks, needed) => {
+    expect(needsActionsRuns(checks)).toBe(needed);
+  });
+});
