@@ -30,7 +30,7 @@ export async function onChecksCompleted(
   const found = rows.filter((r) => r.pull.headSha === event.sha);
   const named = rows.filter((r) => numbers.includes(r.pull.number));
   const runs = new Map(rows.map((f) => [f.run.id, f.run]));
-  const actionsRun = await actionsRunOf(port, event, rows.length > 0);
+  const actionsRun = await actionsRunOf(engine, port, event, rows.length > 0);
   const effects = decideChecksCompleted(
     {
       ...(actionsRun && { actionsRun }),
@@ -80,13 +80,19 @@ export async function onChecksCompleted(
  * GitHub does not list is an error: the delivery is handled again later.
  */
 async function actionsRunOf(
+  engine: Engine,
   port: GitHubPort,
   event: { repo: RepoCoords; actionsCheckSuite: number | null },
   atStake: boolean,
 ): Promise<ActionsRunOrigin | undefined> {
   if (event.actionsCheckSuite === null || !atStake) return undefined;
+  // Remembered for the merge decision that follows, which reads the same head's checks.
+  const key = String(event.actionsCheckSuite);
+  const remembered = engine.memory.actionsRunOrigins.get(key);
+  if (remembered) return remembered;
   const run = await port.actionsRunOfSuite(event.repo, event.actionsCheckSuite);
   if (!run)
     throw new Error(`GitHub lists no workflow run of check suite ${event.actionsCheckSuite}`);
+  engine.memory.actionsRunOrigins.set(key, run);
   return run;
 }

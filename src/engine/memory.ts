@@ -1,3 +1,4 @@
+import type { ActionsRunOrigin } from '../core/merge/index.js';
 import type { RoleName } from '../core/roles.js';
 import type { RepoTree } from '../core/scheduler/index.js';
 
@@ -20,6 +21,12 @@ export interface EngineMemory {
    * entry never goes stale; the bound keeps big trees of old heads from piling up.
    */
   readonly trees: TtlCache<Promise<RepoTree>>;
+  /**
+   * Where a GitHub Actions check suite's workflow run came from, by `check_suite.id` (core's
+   * countedChecks): a run's head repository never changes, so an entry never goes stale, and a
+   * head's checks read again, or read after the suite's completion event, ask GitHub nothing more.
+   */
+  readonly actionsRunOrigins: TtlCache<ActionsRunOrigin>;
 }
 
 export function createEngineMemory(now: () => Date): EngineMemory {
@@ -29,6 +36,7 @@ export function createEngineMemory(now: () => Date): EngineMemory {
     statusTurns: new Turns(),
     roles: new TtlCache(60_000, now, 10_000),
     trees: new TtlCache(60 * 60_000, now, 32),
+    actionsRunOrigins: new TtlCache(24 * 60 * 60_000, now, 10_000),
   };
 }
 

@@ -67,7 +67,7 @@ export async function advanceStacks(
   });
   const greenHeads = new Set<string>();
   for (const head of stackParentHeads({ tasks, pulls })) {
-    if (checksLetStack(await checksOf(scope, head))) greenHeads.add(head);
+    if (checksLetStack(await checksOf(engine, scope, head))) greenHeads.add(head);
   }
   const base = scope.run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
   const decisions = decideStacks({

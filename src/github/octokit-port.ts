@@ -432,7 +432,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async checksFor(repo, sha) {
+    async checksFor(repo, sha, known) {
       const [runs, statuses] = await Promise.all([
         octokit.paginate(octokit.rest.checks.listForRef, {
           ...repo,
@@ -471,7 +471,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         });
       }
       // Only a GitHub Actions job needs its run read: one listing of the head's runs for all.
-      if (!needsActionsRuns(checks)) return { checks, actionsRuns: [] };
+      if (!needsActionsRuns(checks, known)) return { checks, actionsRuns: [] };
       const workflowRuns = await octokit.paginate(octokit.rest.actions.listWorkflowRunsForRepo, {
         ...repo,
         head_sha: sha,

@@ -223,8 +223,15 @@ export interface GitHubPort {
   pull(repo: RepoCoords, number: number): Promise<PullState | null>;
   /** The issue's state and label names as GitHub shows them now; null when it is gone. */
   issue(repo: RepoCoords, number: number): Promise<IssueState | null>;
-  /** See HeadChecks. */
-  checksFor(repo: RepoCoords, sha: string): Promise<HeadChecks>;
+  /**
+   * See HeadChecks. The head's workflow runs are listed only when an Actions job's suite is not
+   * `known` to the caller (it keeps the runs it was given).
+   */
+  checksFor(
+    repo: RepoCoords,
+    sha: string,
+    known?: (checkSuiteId: number) => boolean,
+  ): Promise<HeadChecks>;
   /** The workflow run whose check suite this is (`GET /actions/runs?check_suite_id=`), or null. */
   actionsRunOfSuite(repo: RepoCoords, checkSuiteId: number): Promise<ActionsRunOrigin | null>;
   createCheckRun(

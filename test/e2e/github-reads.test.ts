@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeScenario, MAINTAINER, REPO, startScenario, type Scenario } from './harness.js';
+import {
+  closeScenario,
+  MAINTAINER,
+  ONE_TASK_PLAN,
+  REPO,
+  startScenario,
+  type Scenario,
+} from './harness.js';
 
 const CHAIN = [
   '```tasks',
@@ -48,5 +55,39 @@ describe('reads of agent PRs (GitHub double)', () => {
     expect(count('GET /repos/{owner}/{repo}/pulls')).toBe(0);
     expect(count('GET /repos/{owner}/{repo}/commits/{ref}/check-runs')).toBe(3);
     expect(count('GET /repos/{owner}/{repo}/commits/{ref}/status')).toBe(3);
+  });
+
+  // docs/lifecycle.md, "Which checks count": a suite's workflow run never changes its origin.
+  it("reads where a GitHub Actions suite's run came from once, however often its head's checks are read", async () => {
+    s = await startScenario();
+    s.double.pullRequestCi(REPO, [
+      { name: 'test', attempts: [{ conclusion: 'success' }] },
+      { name: 'lint', attempts: [{ conclusion: 'success' }] },
+    ]);
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await s.double.openIssue(REPO, {
+      title: 'One',
+      body: ONE_TASK_PLAN,
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    const ci = (s.double.runs(REPO) as unknown as Array<{ id: number; event: string }>).filter(
+      (r) => r.event === 'pull_request',
+    );
+    expect(ci).toHaveLength(1);
+    await s.double.releaseCi(ci[0]!.id);
+    await s.settle();
+    const [pull] = s.double.pulls(REPO) as Array<{ number: number; merged: boolean }>;
+    await s.double.comment(REPO, pull!.number, '/approve', MAINTAINER);
+    await s.settle();
+    expect((s.double.pulls(REPO) as Array<{ merged: boolean }>)[0]!.merged).toBe(true);
+
+    const app = s.double.requests.filter((r) => r.actor !== MAINTAINER);
+    const count = (route: string) => app.filter((r) => r.route === route).length;
+    // The suite's completion events and the head's checks both need the suite's run: GitHub is
+    // asked for it once.
+    expect(count('GET /repos/{owner}/{repo}/commits/{ref}/check-runs')).toBe(1);
+    expect(count('GET /repos/{owner}/{repo}/actions/runs')).toBe(1);
   });
 });

@@ -91,7 +91,18 @@ export function countedChecks<C extends HeadCheck>(
   return { ok: true, counted, leftOut };
 }
 
-/** Whether reading the workflow runs of a head is needed to tell which of its checks count. */
-export function needsActionsRuns(checks: readonly HeadCheck[]): boolean {
-  return checks.some((c) => c.source === 'check_run' && c.appSlug === ACTIONS_APP_SLUG);
+/**
+ * Whether reading the workflow runs of a head is needed to tell which of its checks count: an
+ * Actions job whose suite's run is not `known` already (a suite's origin never changes).
+ */
+export function needsActionsRuns(
+  checks: readonly HeadCheck[],
+  known: (checkSuiteId: number) => boolean = () => false,
+): boolean {
+  return checks.some(
+    (c) =>
+      c.source === 'check_run' &&
+      c.appSlug === ACTIONS_APP_SLUG &&
+      (c.checkSuiteId === null || !known(c.checkSuiteId)),
+  );
 }

@@ -129,7 +129,7 @@ async function withGitHubView(
   if (!current || !isOpenPull(current)) return null;
   if (current.headSha !== row.headSha)
     await engine.store.pulls.update(row.id, { headSha: current.headSha });
-  const checks = await checksOf(scope, current.headSha);
+  const checks = await checksOf(engine, scope, current.headSha);
   const rerunning = await settleRerun(engine, scope, row, current.headSha, checks);
   return {
     row: { ...row, headSha: current.headSha, checksRerunning: rerunning },
@@ -157,9 +157,20 @@ async function withGitHubView(
  * countedChecks: not the jobs of a fork's PR on the same commit), but the coordinator's own
  * order check. A head whose Actions jobs cannot be told apart decides nothing: an error.
  */
-export async function checksOf(scope: RunScope, head: string): Promise<CheckInfo[]> {
-  const { checks, actionsRuns } = await scope.port.checksFor(scope.repo, head);
-  const verdict = countedChecks(checks, actionsRuns, scope.repositoryId);
+export async function checksOf(
+  engine: Engine,
+  scope: RunScope,
+  head: string,
+): Promise<CheckInfo[]> {
+  const origins = engine.memory.actionsRunOrigins;
+  const known = (suite: number) => origins.get(String(suite)) !== undefined;
+  const { checks, actionsRuns } = await scope.port.checksFor(scope.repo, head, known);
+  for (const run of actionsRuns) origins.set(String(run.checkSuiteId), run);
+  const remembered = checks.flatMap((c) => {
+    const run = c.checkSuiteId === null ? undefined : origins.get(String(c.checkSuiteId));
+    return run ? [run] : [];
+  });
+  const verdict = countedChecks(checks, [...actionsRuns, ...remembered], scope.repositoryId);
   if (!verdict.ok) throw new Error(`the checks on ${head} cannot be told apart: ${verdict.why}`);
   return verdict.counted.filter((c) => !isOrderCheck(c));
 }

@@ -138,4 +138,12 @@ describe('countedChecks', () => {
   ])('reading the head’s workflow runs is needed for %s: %s', (_name, checks, needed) => {
     expect(needsActionsRuns(checks)).toBe(needed);
   });
+
+  it.each<[string, HeadCheck[], boolean]>([
+    ["every Actions job's suite known", [job('test', 1), job('lint', 1), status('s')], false],
+    ['one suite of two unknown', [job('test', 1), job('e2e', 2)], true],
+    ['an Actions job naming no suite', [job('test', null, 1)], true],
+  ])('with the runs of suite 1 known: reading is needed for %s: %s', (_name, checks, needed) => {
+    expect(needsActionsRuns(checks, (suite) => suite === 1)).toBe(needed);
+  });
 });
