@@ -52,50 +52,197 @@ export function prefixesNest(a: string, b: string): boolean {
   return long.startsWith(short) && (short === '' || short.endsWith('/'));
 }
 
-const compiled = new Map<string, RegExp>();
-const COMPILED_KEPT = 10_000;
+const compiled = new Map<string, Automaton>();
+const COMPILED_KEPT = 1_000;
 
-/** Whether `path` (a file's path in the repository) matches `glob`. */
+/**
+ * Whether `path` (a file's path in the repository) matches `glob`. Matched by running the glob's
+ * automaton over the path once, in time proportional to the path's length times the glob's: a
+ * backtracking regular expression takes exponential time on globs a planner may write, such as
+ * `**\/**\/**\/…` or `*?*?*?…` against a path that fails near its end (each `*` can end anywhere),
+ * and the coordinator matches every task's globs against every file of the tree in its own
+ * process (docs/tasks-block.md).
+ */
 export function globMatches(glob: string, path: string): boolean {
-  let re = compiled.get(glob);
-  if (!re) {
+  let automaton = compiled.get(glob);
+  if (!automaton) {
     if (compiled.size >= COMPILED_KEPT) compiled.clear();
-    re = new RegExp(`^${globSource(glob)}$`, 'u');
-    compiled.set(glob, re);
+    automaton = compile(glob);
+    compiled.set(glob, automaton);
   }
-  return re.test(path);
+  return accepts(automaton, path);
 }
 
-function globSource(glob: string): string {
+/** One glob character or construct; a `**` segment, `/` included, is `dirs` (or `all` last). */
+type Atom =
+  | { kind: 'char'; ch: string }
+  | { kind: 'one' | 'star' | 'dirs' | 'all' }
+  | { kind: 'either'; options: Atom[][] };
+
+/**
+ * A state takes one character (`char`: that one; `inSegment`: any but `/`; `any`: any) and goes
+ * on to `next`, or takes none and goes on to each of `next` (`split`); `match` ends the glob.
+ */
+type State =
+  | { kind: 'char'; ch: string; next: number }
+  | { kind: 'inSegment' | 'any'; next: number }
+  | { kind: 'split'; next: number[] }
+  | { kind: 'match' };
+
+interface Automaton extends StateSets {
+  start: StateSet;
+}
+
+/** The sets of states met so far, by their key, each with where each character led it. */
+interface StateSets {
+  states: State[];
+  sets: Map<string, StateSet>;
+  /** The states the kept sets hold in all. */
+  kept: number;
+}
+
+/** A set of states the automaton can be in at once; `next` caches its step on a character. */
+interface StateSet {
+  members: number[];
+  accepting: boolean;
+  next: Map<string, StateSet>;
+}
+
+/**
+ * The sets of one glob hold at most this many states in all: past it (only a glob with many
+ * wildcards gets there), steps are worked out and not kept.
+ */
+const MEMBERS_KEPT = 16_384;
+
+function compile(glob: string): Automaton {
   // A trailing `/` names a directory: everything under it.
   const text = glob.endsWith('/') ? `${glob}**` : glob;
   const segments = text.split('/');
-  let out = '';
+  const atoms: Atom[] = [];
   segments.forEach((segment, i) => {
     const last = i === segments.length - 1;
-    if (segment === '**') {
-      out += last ? '.*' : '(?:[^/]*/)*';
-      return;
+    if (segment === '**') atoms.push({ kind: last ? 'all' : 'dirs' });
+    else {
+      atoms.push(...segmentAtoms(segment));
+      if (!last) atoms.push({ kind: 'char', ch: '/' });
     }
-    out += segmentSource(segment) + (last ? '' : '/');
   });
-  return out;
+  const states: State[] = [{ kind: 'match' }];
+  const first = build(atoms, 0, states);
+  const sets: StateSets = { states, sets: new Map(), kept: 0 };
+  return Object.assign(sets, { start: stateSet(sets, closure(states, [first])) });
 }
 
-function segmentSource(segment: string): string {
-  let out = '';
-  let inBrace = false;
+function segmentAtoms(segment: string): Atom[] {
+  const atoms: Atom[] = [];
+  let options: Atom[][] | undefined;
   for (const ch of segment) {
-    if (ch === '*') out += '[^/]*';
-    else if (ch === '?') out += '[^/]';
-    else if (ch === '{') {
-      out += '(?:';
-      inBrace = true;
-    } else if (ch === '}' && inBrace) {
-      out += ')';
-      inBrace = false;
-    } else if (ch === ',' && inBrace) out += '|';
-    else out += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const into = options ? options[options.length - 1]! : atoms;
+    if (ch === '*') into.push({ kind: 'star' });
+    else if (ch === '?') into.push({ kind: 'one' });
+    else if (ch === '{' && !options) options = [[]];
+    else if (ch === ',' && options) options.push([]);
+    else if (ch === '}' && options) {
+      atoms.push({ kind: 'either', options });
+      options = undefined;
+    } else into.push({ kind: 'char', ch });
   }
-  return out;
+  // An unclosed `{` (globProblem refuses it) takes the rest of the segment as its alternatives.
+  if (options) atoms.push({ kind: 'either', options });
+  return atoms;
+}
+
+/** The state that matches `atoms` and then goes on to `next` (states are added to `states`). */
+function build(atoms: readonly Atom[], next: number, states: State[]): number {
+  let at = next;
+  for (let i = atoms.length - 1; i >= 0; i--) at = buildAtom(atoms[i]!, at, states);
+  return at;
+}
+
+function buildAtom(atom: Atom, next: number, states: State[]): number {
+  const add = (state: State) => states.push(state) - 1;
+  switch (atom.kind) {
+    case 'char':
+      return add({ kind: 'char', ch: atom.ch, next });
+    case 'one':
+      return add({ kind: 'inSegment', next });
+    case 'either':
+      return add({ kind: 'split', next: atom.options.map((o) => build(o, next, states)) });
+    case 'star':
+    case 'all':
+    case 'dirs': {
+      // A loop: take one more (a character, or for `dirs` a directory's name and its `/`), or go on.
+      const loop: State = { kind: 'split', next: [] };
+      const at = add(loop);
+      const step =
+        atom.kind === 'dirs'
+          ? buildAtom({ kind: 'star' }, add({ kind: 'char', ch: '/', next: at }), states)
+          : add({ kind: atom.kind === 'star' ? 'inSegment' : 'any', next: at });
+      loop.next = [step, next];
+      return at;
+    }
+  }
+}
+
+/**
+ * Runs the automaton on every state it can be in at once, one character (code point) at a time;
+ * each set's step on a character is worked out once (a lazily built DFA).
+ */
+function accepts(automaton: Automaton, path: string): boolean {
+  let current = automaton.start;
+  for (const ch of path) {
+    let next = current.next.get(ch);
+    if (!next) {
+      next = stateSet(automaton, step(automaton.states, current.members, ch));
+      if (automaton.kept < MEMBERS_KEPT) current.next.set(ch, next);
+    }
+    if (next.members.length === 0) return false;
+    current = next;
+  }
+  return current.accepting;
+}
+
+function stateSet(automaton: StateSets, members: number[]): StateSet {
+  const key = members.join(',');
+  const known = automaton.sets.get(key);
+  if (known) return known;
+  const set = {
+    members,
+    accepting: members.some((at) => automaton.states[at]!.kind === 'match'),
+    next: new Map<string, StateSet>(),
+  };
+  if (automaton.kept < MEMBERS_KEPT) {
+    automaton.sets.set(key, set);
+    automaton.kept += members.length + 1;
+  }
+  return set;
+}
+
+/** The states reached from `members` by taking `ch`. */
+function step(states: readonly State[], members: readonly number[], ch: string): number[] {
+  const taken: number[] = [];
+  for (const at of members) {
+    const state = states[at]!;
+    if (
+      (state.kind === 'char' && state.ch === ch) ||
+      (state.kind === 'inSegment' && ch !== '/') ||
+      state.kind === 'any'
+    )
+      taken.push(state.next);
+  }
+  return closure(states, taken);
+}
+
+/** The states that take a character (or `match`) reachable from `from` through splits, sorted. */
+function closure(states: readonly State[], from: readonly number[]): number[] {
+  const seen = new Set<number>();
+  const stack = [...from];
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    if (seen.has(at)) continue;
+    seen.add(at);
+    const state = states[at]!;
+    if (state.kind === 'split') stack.push(...state.next);
+  }
+  return [...seen].filter((at) => states[at]!.kind !== 'split').sort((a, b) => a - b);
 }

@@ -22,6 +22,15 @@ describe('globMatches', () => {
     ['app/[id]/page.tsx', 'app/i/page.tsx', false],
     ['a.b', 'axb', false],
     ['src/a.ts', 'src/a.ts', true],
+    ['src/**/x/**/*.ts', 'src/x/a.ts', true],
+    ['src/**/x/**/*.ts', 'src/x/a/b', false],
+    ['src/{*.ts,?.md}', 'src/long.ts', true],
+    ['src/{*.ts,?.md}', 'src/ab.md', false],
+    ['src/{,old-}a.ts', 'src/old-a.ts', true],
+    ['src/**', 'src/', true],
+    ['*?', 'é', true],
+    ['*?', '', false],
+    ['a}b,c', 'a}b,c', true],
   ])('%s against %s: %s', (glob, path, expected) => {
     expect(globMatches(glob, path)).toBe(expected);
   });
