@@ -46,6 +46,8 @@ describe("a plan's pathological files: globs", () => {
     expect(hostile.files).toEqual([]);
     expect(overlap).toBeUndefined();
     expect(outside).toEqual(paths);
-    expect(elapsed).toBeLessThan(500);
+    // A guard on the order of growth, not a speed measure (bench/ measures speed): the automaton
+    // takes milliseconds, the regular expression seconds to years.
+    expect(elapsed).toBeLessThan(2000);
   });
 });
