@@ -2,6 +2,7 @@ import { isOpenPull } from '../core/lifecycle/index.js';
 import {
   classifyUpdateRefusal,
   decideUpdateHold,
+  refusalNeedsPull,
   type UpdateRefusal,
 } from '../core/merge/index.js';
 import { crashPoint } from '../crash-points.js';
@@ -37,7 +38,7 @@ export async function updatePullBranch(
     await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: expectedHeadSha });
     return { kind: 'updated' };
   }
-  const current = await scope.port.pull(scope.repo, row.number);
+  const current = refusalNeedsPull(answer) ? await scope.port.pull(scope.repo, row.number) : null;
   const refusal = classifyUpdateRefusal(
     answer,
     expectedHeadSha,

@@ -55,6 +55,11 @@ export function classifyUpdateRefusal(
   return { kind: 'up_to_date' };
 }
 
+/** Whether the PR must be read again to tell what the refusal means: a 403 says it already. */
+export function refusalNeedsPull(refusal: UpdateBranchRefusal): boolean {
+  return refusal.status === 422;
+}
+
 function refusalText(refusal: UpdateBranchRefusal): string {
   return truncate(refusal.message.trim() || `HTTP ${refusal.status}`, MAX_REFUSAL_MESSAGE);
 }

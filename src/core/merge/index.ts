@@ -2,6 +2,7 @@ export { decideMerges, pullsNeedingGitHubView } from './decide-merges.js';
 export { classifyMergeError } from './classify-merge-error.js';
 export {
   classifyUpdateRefusal,
+  refusalNeedsPull,
   updateRefusedAtHead,
   type PullAfterRefusal,
   type UpdateBranchRefusal,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decidePush } from '../../../src/core/lifecycle/index.js';
 import {
   classifyUpdateRefusal,
+  refusalNeedsPull,
   updateRefusedAtHead,
   type PullAfterRefusal,
   type UpdateBranchRefusal,
@@ -139,5 +140,18 @@ describe('updateRefusedAtHead', () => {
     },
   ])('$name', ({ pull, refused }) => {
     expect(updateRefusedAtHead(pull)).toBe(refused);
+  });
+});
+
+// The 403 says what it means; a 422 is told apart by the PR as GitHub shows it afterwards.
+describe('refusalNeedsPull', () => {
+  it.each<[UpdateBranchRefusal, boolean]>([
+    [
+      { status: 403, message: 'refusing to allow a GitHub App to create or update workflow' },
+      false,
+    ],
+    [{ status: 422, message: 'merge conflict between base and head' }, true],
+  ])('%o: %s', (refusal, needed) => {
+    expect(refusalNeedsPull(refusal)).toBe(needed);
   });
 });
