@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   closeScenario,
   MAINTAINER,
-  ONE_TASK_PLAN,
   REPO,
+  startRun,
   startScenario,
   type Scenario,
 } from './harness.js';
@@ -65,13 +65,7 @@ describe('reads of agent PRs (GitHub double)', () => {
       { name: 'lint', attempts: [{ conclusion: 'success' }] },
     ]);
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await s.double.openIssue(REPO, {
-      title: 'One',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    await startRun(s);
     const ci = (s.double.runs(REPO) as unknown as Array<{ id: number; event: string }>).filter(
       (r) => r.event === 'pull_request',
     );

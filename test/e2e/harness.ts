@@ -233,6 +233,24 @@ export async function taskOf(s: Scenario, issue: number, key: string) {
   return s.app.store.runs.task(run!.id, key);
 }
 
+/**
+ * A maintainer opens an issue with a plan (ONE_TASK_PLAN unless given) and labels it: the run
+ * starts, and what follows at once (planning, the first dispatches) has settled.
+ */
+export async function startRun(
+  s: Pick<Scenario, 'double' | 'settle'>,
+  issue: { title?: string; body?: string } = {},
+): Promise<number> {
+  const number = await s.double.openIssue(REPO, {
+    title: issue.title ?? 'Login',
+    body: issue.body ?? ONE_TASK_PLAN,
+    user: MAINTAINER,
+  });
+  await s.double.addLabel(REPO, number, 'agent', MAINTAINER);
+  await s.settle();
+  return number;
+}
+
 /** After each test: the double saw nothing GitHub would refuse, and the scenario closes either way. */
 export async function closeScenario(s: Scenario | undefined): Promise<void> {
   if (!s) return;

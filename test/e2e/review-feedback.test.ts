@@ -6,11 +6,11 @@ import {
   DELIVERY_SEEDS,
   MAINTAINER,
   REPO,
+  startRun,
   startScenario,
   statusComment,
   taskOf,
   type Scenario,
-  ONE_TASK_PLAN,
 } from './harness.js';
 import type { WorkerOutcome } from '../github-double/worker/outcomes.js';
 
@@ -35,13 +35,7 @@ describe.each(DELIVERY_SEEDS.slice(0, 1))('review feedback (delivery seed %i)', 
   const runsOn = () =>
     s.double.runs(REPO).filter((r) => r.head_branch === BRANCH && r.inputs.mode !== undefined);
   const start = async () => {
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Login',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    const issue = await startRun(s);
     return issue;
   };
   // The fix attempt a maintainer's "request changes" review started, as its worker is told.

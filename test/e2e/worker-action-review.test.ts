@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { replyMarker } from '../../src/protocol/markers.js';
-import { MAINTAINER, REPO, taskOf, ONE_TASK_PLAN } from './harness.js';
+import { MAINTAINER, REPO, startRun, taskOf } from './harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from './real-worker.js';
 
 const BRANCH = 'agent/1/a';
@@ -44,13 +44,7 @@ describe('the worker action answers a review', () => {
     const { s, runs } = scenario;
     const pr = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
 
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Login',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    const issue = await startRun(s);
     const first = pr();
     await s.double.review(REPO, first.number, {
       event: 'REQUEST_CHANGES',

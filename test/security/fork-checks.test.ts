@@ -3,8 +3,8 @@ import {
   assignmentFor,
   closeScenario,
   MAINTAINER,
-  ONE_TASK_PLAN,
   REPO,
+  startRun,
   startScenario,
   taskOf,
   type Scenario,
@@ -60,13 +60,7 @@ describe("a fork's CI on an agent PR's head commit", () => {
         fromForks: [{ name: 'test', attempts: [failing] }],
       });
       s.double.setWorker(() => ({ kind: 'pr' }));
-      const issue = await s.double.openIssue(REPO, {
-        title: 'Login',
-        body: ONE_TASK_PLAN,
-        user: MAINTAINER,
-      });
-      await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-      await s.settle();
+      const issue = await startRun(s);
       const agentPr = prOf(s, issue, 'a')!;
       const head = agentPr.head.sha;
 
