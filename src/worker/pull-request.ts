@@ -1,6 +1,7 @@
 import type { WorkerEnv } from './env.js';
 import { isInvalidBase, type WorkerGitHub } from './github.js';
-import { inertInline, inertLines, inertPlainText } from '../core/inert-markdown.js';
+import { inertInline, inertLines } from '../core/inert-markdown.js';
+import { titleLine } from './steps.js';
 import { markerBlock, updateBodyMarkers, type Usage } from '../protocol/markers.js';
 import {
   agentConfigContent,
@@ -43,8 +44,7 @@ function inertBlock(text: string, max: number): string[] {
 }
 
 export function pullTitle(env: Pick<WorkerEnv, 'issue' | 'title' | 'taskId'>): string {
-  // A squash merge's commit takes the PR's title: it must not close what the task title names.
-  const title = inertPlainText(env.title).replace(/\s+/g, ' ').trim() || env.taskId;
+  const title = titleLine(env.title) || env.taskId;
   return `[#${env.issue}] ${title}`.slice(0, 256);
 }
 

@@ -148,9 +148,17 @@ export function failStoppedEmpty(ctx: Pick<StepContext, 'env'>, why: string): ne
  */
 export const PARTIAL_PREFIX = '[partial] ';
 
+/**
+ * The task's title as the commit subject and the PR title carry it: one line, and inert for
+ * GitHub's references. The title is the issue's or the planner's, and a merge puts both on the
+ * base (a squash commit takes the PR's title), where a closing keyword must close nothing.
+ */
+export function titleLine(title: string): string {
+  return inertPlainText(title).replace(/\s+/g, ' ').trim();
+}
+
 export function commitSubject(env: Pick<WorkerEnv, 'taskId' | 'title'>, partial = false): string {
-  // The title is the issue's or the planner's: a merge must not close what it names.
-  const title = inertPlainText(env.title).replace(/\s+/g, ' ').trim();
+  const title = titleLine(env.title);
   const subject = `${env.taskId}: ${title || 'agent changes'}`.slice(0, 200);
   return partial ? `${PARTIAL_PREFIX}${subject}` : subject;
 }

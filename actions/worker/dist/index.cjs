@@ -8490,8 +8490,11 @@ function failStoppedEmpty(ctx, why) {
   );
 }
 var PARTIAL_PREFIX = "[partial] ";
+function titleLine(title) {
+  return inertPlainText(title).replace(/\s+/g, " ").trim();
+}
 function commitSubject(env, partial2 = false) {
-  const title = inertPlainText(env.title).replace(/\s+/g, " ").trim();
+  const title = titleLine(env.title);
   const subject = `${env.taskId}: ${title || "agent changes"}`.slice(0, 200);
   return partial2 ? `${PARTIAL_PREFIX}${subject}` : subject;
 }
@@ -34422,7 +34425,7 @@ function inertBlock(text3, max) {
   );
 }
 function pullTitle(env) {
-  const title = inertPlainText(env.title).replace(/\s+/g, " ").trim() || env.taskId;
+  const title = titleLine(env.title) || env.taskId;
   return `[#${env.issue}] ${title}`.slice(0, 256);
 }
 function summaryContent(attempt, summary) {
