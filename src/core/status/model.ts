@@ -1,3 +1,4 @@
+import { updateRefusedAtHead } from '../merge/classify-update-refusal.js';
 import {
   explainRun,
   filesOutsideDeclaration,
@@ -89,7 +90,10 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
   // A PR GitHub would not let the App update, while that is still its head.
   const refused = new Map<string, { base: string; message: string }>();
   for (const p of s.pulls) {
-    if (p.taskId !== null && p.updateRefusedSha === p.headSha)
+    if (
+      p.taskId !== null &&
+      updateRefusedAtHead({ headSha: p.headSha, updateRefusedSha: p.updateRefusedSha ?? undefined })
+    )
       refused.set(`${p.taskId}#${p.number}`, {
         base: p.baseRef ?? '',
         message: p.updateRefusedMessage ?? '',
