@@ -663,9 +663,14 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         });
         return { ok: true };
       } catch (error) {
-        // 403: the run is still going, or no job failed; a missing permission is no answer.
+        // 403: the run is still going, or no job failed; a missing permission is no answer, and
+        // a rate limit (rateLimited) refuses nothing.
         const message = (error as Error).message;
-        if (statusOf(error) === 403 && !/not accessible by integration|rate limit/i.test(message))
+        if (
+          statusOf(error) === 403 &&
+          !rateLimited(error) &&
+          !/not accessible by integration/i.test(message)
+        )
           return { ok: false, status: 403, message };
         throw error;
       }

@@ -77,3 +77,32 @@ describe("the GitHub port's update-branch", () => {
     await expect(port().updateBranch(repo, pr, head())).rejects.toMatchObject({ status });
   });
 });
+
+/** `rerunFailedJobs` sorts its 403s by the same rule: a rate limit refuses nothing. */
+describe("the GitHub port's re-run of failed jobs", () => {
+  let w: World;
+  beforeEach(async () => {
+    w = await startWorld();
+  });
+  afterEach(async () => {
+    await stopWorld(w);
+    expectClean(w.double);
+  });
+
+  it('throws on a 403 whose headers say it is a rate limit, whatever its message', async () => {
+    const sha = w.double.branch(w.repo, 'main')!.sha;
+    const failed = await w.double.runCi(w.repo, sha, {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'failure' }] }],
+    });
+    w.double.faults.add({
+      method: 'POST',
+      path: /\/rerun-failed-jobs$/,
+      status: 403,
+      headers: { 'retry-after': '1' },
+      body: { message: 'Forbidden', documentation_url: 'https://docs.github.com/rest' },
+    });
+    await expect(createOctokitPort(w.octokit).rerunFailedJobs(repo, failed)).rejects.toMatchObject({
+      status: 403,
+    });
+  });
+});
