@@ -251,6 +251,20 @@ export async function startRun(
   return number;
 }
 
+/** The statuses GitHub answered the coordinator's update-branch of a PR with, in order. */
+export function updateBranchAnswers(s: Pick<Scenario, 'double'>, pr: number): number[] {
+  return s.double.requests
+    .filter((r) => r.method === 'PUT' && r.path.endsWith(`/pulls/${pr}/update-branch`))
+    .map((r) => r.status);
+}
+
+/** The PR's comments telling a person that GitHub refused the App its update (update-hold.ts). */
+export function updateRefusedComments(s: Pick<Scenario, 'double'>, pr: number): { body: string }[] {
+  return (s.double.comments(REPO, pr) as Array<{ body: string }>).filter((c) =>
+    c.body.startsWith('<!-- agent-coordinator:update-refused '),
+  );
+}
+
 /** After each test: the double saw nothing GitHub would refuse, and the scenario closes either way. */
 export async function closeScenario(s: Scenario | undefined): Promise<void> {
   if (!s) return;

@@ -4,6 +4,8 @@ import {
   REPO,
   SPEC_EXAMPLE_PLAN,
   startScenario,
+  updateBranchAnswers,
+  updateRefusedComments,
   statusComment,
   type Scenario,
   repositoryIdOf,
@@ -285,14 +287,8 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
       s.double.setWorker(() => ({ kind: 'pr' }));
       const issue = await start(ONE_TASK_PLAN);
       const a = prOf('a')!;
-      const updates = () =>
-        s.double.requests
-          .filter((r) => r.method === 'PUT' && r.path.endsWith(`/pulls/${a.number}/update-branch`))
-          .map((r) => r.status);
-      const told = () =>
-        (s.double.comments(REPO, a.number) as Array<{ body: string }>).filter((c) =>
-          c.body.startsWith('<!-- agent-coordinator:update-refused '),
-        );
+      const updates = () => updateBranchAnswers(s, a.number);
+      const told = () => updateRefusedComments(s, a.number);
       // main gains a workflow file: merging it into a's branch is a push the App may not make.
       await s.double.pushCommit(REPO, 'main', {
         message: 'Add lint',

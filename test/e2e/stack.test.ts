@@ -6,6 +6,8 @@ import {
   REPO,
   SPEC_EXAMPLE_PLAN,
   startScenario,
+  updateBranchAnswers,
+  updateRefusedComments,
   statusComment,
   taskOf,
   type Scenario,
@@ -236,14 +238,8 @@ describe('stacked dispatch (GitHub double)', () => {
     const b = prOf('b');
     // b approved while it targets a's branch: the order check holds it until a has merged.
     await approve('b');
-    const updates = () =>
-      s.double.requests
-        .filter((r) => r.method === 'PUT' && r.path.endsWith(`/pulls/${b.number}/update-branch`))
-        .map((r) => r.status);
-    const told = () =>
-      (s.double.comments(REPO, b.number) as Array<{ body: string }>).filter((c) =>
-        c.body.startsWith('<!-- agent-coordinator:update-refused '),
-      );
+    const updates = () => updateBranchAnswers(s, b.number);
+    const told = () => updateRefusedComments(s, b.number);
     // A maintainer, who may write workflows, pushes one to a's branch. GitHub refuses the App's
     // update-branch of b, whose merge would change a workflow file: 403.
     const a2 = await s.double.pushCommit(REPO, branchOf(issue, 'a'), {
