@@ -40,6 +40,7 @@ export const CRASH_POINTS = [
   // Stacked dispatch (dispatch.stack).
   'stack.permitted', // a task's permit to stack on its dependency's PR recorded, not scheduled yet
   'stack.restacked', // a stacked PR updated with its parent's new head, the head not recorded yet
+  'stack.parent-rewritten-told', // a stacked PR's approval withdrawn and the PR told its parent's branch was rewritten, not updated yet
   'stack.retargeted', // a stacked PR pointed at the base after its parent merged, not updated yet
   'stack.cancelled', // a stacked task's worker run cancelled and its PR pointed at the base, the task not blocked yet
   // Finishing the run.

@@ -3,7 +3,9 @@ import { isAttemptOpen, isOpenPull } from '../core/lifecycle/index.js';
 import {
   checksLetStack,
   decideStacks,
+  parentMovesToCheck,
   stackParentHeads,
+  type ParentRewritten,
   type StackDecision,
   type StackPull,
   type StackTask,
@@ -14,6 +16,7 @@ import type { PullRow } from '../store/pulls.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
+import { clearApproval } from './approval.js';
 import { checksOf } from './merge/gather.js';
 import { sendBack } from './merge/outcomes.js';
 import { updatePullBranch } from './update-branch.js';
@@ -44,6 +47,7 @@ export async function advanceStacks(
     held: t.held,
     vetoed: t.vetoReason !== null,
     attempts: t.attemptCount,
+    approved: t.approvedSha !== null,
     ...(t.stackParent !== null && {
       stackedOn: { parent: t.stackParent, pr: t.stackParentPr!, head: t.stackParentHead! },
     }),
@@ -70,16 +74,38 @@ export async function advanceStacks(
     if (checksLetStack(await checksOf(engine, scope, head))) greenHeads.add(head);
   }
   const base = scope.run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
-  const decisions = decideStacks({
+  const snapshot = {
     base,
-    branchOf: (id) => taskBranch(scope.run.issueNumber, id),
+    branchOf: (id: string) => taskBranch(scope.run.issueNumber, id),
     tasks,
     pulls,
     greenHeads,
+  };
+  const decisions = decideStacks({
+    ...snapshot,
+    droppedParentHeads: await droppedParentHeads(scope, parentMovesToCheck(snapshot)),
   });
   for (const decision of decisions) await applyStack(engine, scope, graph, decision);
   if (decisions.some((d) => d.kind === 'permit'))
     await scheduleRepository(engine, scope.repositoryId, scope.repository);
+}
+
+/**
+ * The recorded parent heads a restack would move past that the parent's head no longer holds (a
+ * person rewrote the parent's branch): one comparison per move, only where a restack is due.
+ */
+async function droppedParentHeads(
+  scope: RunScope,
+  moves: Array<{ from: string; to: string }>,
+): Promise<Set<string>> {
+  const dropped = new Set<string>();
+  const asked = new Set<string>();
+  for (const { from, to } of moves) {
+    if (asked.has(`${from}..${to}`)) continue;
+    asked.add(`${from}..${to}`);
+    if (!(await scope.port.holdsCommit(scope.repo, to, from))) dropped.add(from);
+  }
+  return dropped;
 }
 
 const UNSTACKED = { stackParent: null, stackParentPr: null, stackParentHead: null };
@@ -117,7 +143,11 @@ async function applyStack(
 
     case 'restack': {
       if (!row) return;
-      const updated = await updateChild(engine, scope, task, row, decision.expectedHeadSha, {
+      const child = decision.parentRewritten
+        ? await tellParentRewritten(engine, scope, task, row, decision.parentRewritten)
+        : task;
+      if (!child) return;
+      const updated = await updateChild(engine, scope, child, row, decision.expectedHeadSha, {
         baseHead: decision.parentHead,
       });
       if (updated === 'updated') crashPoint('stack.restacked');
@@ -126,7 +156,7 @@ async function applyStack(
       await runs.updateTaskFields(
         task.id,
         { stackParentHead: decision.parentHead },
-        { expected: task.state },
+        { expected: child.state },
       );
       log.info({ parentHead: decision.parentHead }, 'stack: brought up to date with its parent');
       return;
@@ -171,6 +201,34 @@ async function applyStack(
       await cancelStacked(engine, scope, task, row, decision);
       return;
   }
+}
+
+/**
+ * A person rewrote the parent's branch: what core's decideParentRewritten says is applied before
+ * the restack, so that the update's push carries no approval (decidePush) and a crash leaves it
+ * withdrawn. The PR is told once per parent head (a marker comment, found again before it is
+ * posted). Returns the child as it is afterwards, or undefined when it moved meanwhile.
+ */
+async function tellParentRewritten(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  row: PullRow,
+  rewritten: ParentRewritten,
+): Promise<TaskRow | undefined> {
+  const child = rewritten.withdrawApproval
+    ? await clearApproval(engine, task, rewritten.withdrawApproval.move)
+    : task;
+  const { marker, body } = rewritten.comment;
+  if (!(await scope.port.findAppComment(scope.repo, row.number, marker)))
+    await scope.port.createIssueComment(scope.repo, row.number, body);
+  crashPoint('stack.parent-rewritten-told');
+  engine.requestStatus(scope.run.id);
+  engine.log.warn(
+    { run: scope.run.id, task: task.taskKey, from: rewritten.from, to: rewritten.to },
+    'stack: the parent’s branch was rewritten',
+  );
+  return child;
 }
 
 /**

@@ -71,6 +71,10 @@ const ROWS: Row[] = [
   // and task_003 (403). Killed after a child's PR was told, before the refusal was recorded: the
   // next event is refused again and finds the comment; a maintainer's merge ends the wait.
   { crashes: ['merge.update-refusal-told'], stack: 'workflow', periodicSweep: false },
+  // task_001's branch rewritten by the maintainer (its first head dropped): task_002 and
+  // task_003 are told, once each, and brought up to date. Killed after a child was told, before
+  // its update: the restart tells no one twice and updates it.
+  { crashes: ['stack.parent-rewritten-told'], stack: 'rewrite', periodicSweep: false },
 ];
 
 /**

@@ -154,8 +154,8 @@ async function runMergeQueue(double: GitHubDouble): Promise<void> {
  * coordinator is up or not): once task_002 and task_003 are stacked on task_001's PR, a review
  * round on task_001 (`review`), a `/veto` of it and then a `/retry` (`veto`), or a workflow file
  * pushed to its branch and, once each child's PR says GitHub refused the App its update, task_001's
- * branch merged into the child's (`workflow`); then `/approve` on every PR as it reaches the
- * state the play waits for.
+ * branch merged into the child's (`workflow`), or task_001's branch rewritten, its first head
+ * dropped (`rewrite`); then `/approve` on every PR as it reaches the state the play waits for.
  */
 function playMaintainer(double: GitHubDouble, play: StackPlay): void {
   type Pr = {
@@ -240,12 +240,38 @@ function playMaintainer(double: GitHubDouble, play: StackPlay): void {
       await double.mergeInto(REPO, prOf(task)!.head.ref, parent, MAINTAINER);
     }
   };
+  const rewrite = async () => {
+    const first = prOf('task_001')!.head.sha;
+    await double.pushCommit(REPO, prOf('task_001')!.head.ref, {
+      message: 'Start over',
+      files: { 'src/task_001-again.txt': 'again\n' },
+      parent: double.branch(REPO, 'main')!.sha,
+      by: MAINTAINER,
+    });
+    const told = (task: string) =>
+      (double.comments(REPO, prOf(task)?.number ?? 0) as Array<{ body: string }>).filter((c) =>
+        c.body.startsWith('<!-- agent-coordinator:parent-rewritten '),
+      ).length;
+    const head = prOf('task_001')!.head.sha;
+    await wait('task_002 and task_003 told, and brought up to date with the rewritten branch', () =>
+      children.every(
+        (t) =>
+          told(t) > 0 &&
+          double.isAncestor(REPO, head, prOf(t)?.head.sha ?? '') &&
+          double.isAncestor(REPO, first, prOf(t)?.head.sha ?? ''),
+      ),
+    );
+    for (const task of children)
+      if (told(task) !== 1)
+        problemsOf(double).push(`[maintainer] ${task} told ${told(task)} times`);
+  };
+  const plays = { review, workflow, rewrite };
   void (async () => {
     await wait('task_002 and task_003 stacked on task_001', () =>
       children.every((t) => stackedOn(t, 'task_001')),
     );
-    if (play === 'review' || play === 'workflow') {
-      await (play === 'review' ? review() : workflow());
+    if (play !== 'veto') {
+      await plays[play]();
       for (const task of ['task_001', ...children]) await comment(task, '/approve');
     } else {
       await veto();

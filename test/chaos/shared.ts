@@ -29,12 +29,14 @@ export interface StartParams {
    * stacked children are cancelled), then `/retry`s it (they stack anew), then approves every PR;
    * or pushes a workflow file to task_001's branch (`workflow`: GitHub refuses the App the
    * children's updates, and the coordinator tells their PRs), merges task_001's branch into each
-   * child's once its PR says so, then approves every PR.
+   * child's once its PR says so, then approves every PR; or rewrites task_001's branch
+   * (`rewrite`: a commit on main's head in place of task_001's, which the children hold), and
+   * approves every PR once each child's PR says the branch was rewritten.
    */
   stack?: StackPlay;
 }
 
-export type StackPlay = 'review' | 'veto' | 'workflow';
+export type StackPlay = 'review' | 'veto' | 'workflow' | 'rewrite';
 
 /** `dispatch.stack` on, and every merge waits for a maintainer's `/approve`. */
 export const STACK_CONFIG = 'dispatch:\n  stack: true\n';

@@ -232,6 +232,47 @@ describe('stacked dispatch (GitHub double)', () => {
     expect(mergedOrder()).toEqual(['a', 'b']);
   });
 
+  it('withdraws the child’s approval when a person rewrites the parent’s branch: the child still holds what was dropped', async () => {
+    const issue = await start(CHAIN);
+    const a1 = prOf('a').head.sha;
+    const b = prOf('b');
+    await approve('b');
+    // a's review round: its worker's fix (a attempt 2) reaches b by a restack, approval kept.
+    await s.double.review(REPO, prOf('a').number, {
+      event: 'REQUEST_CHANGES',
+      body: 'Rename it.',
+      by: MAINTAINER,
+    });
+    await s.settle();
+    expect(s.double.file(REPO, (s.double.pull(REPO, b.number) as Pull).head.ref, 'src/a.txt')).toBe(
+      'a attempt 2\n',
+    );
+    // The maintainer drops that fix from a's branch (a force-push onto a's first head).
+    await s.double.pushCommit(REPO, branchOf(issue, 'a'), {
+      message: 'Not the fix: document it instead',
+      files: { 'docs/a.md': 'a\n' },
+      parent: a1,
+      by: MAINTAINER,
+    });
+    await s.settle();
+    // b still holds the dropped fix, which nobody approved: its approval is withdrawn, and its
+    // PR says why, once, however many events decide its stack again.
+    const bHead = (s.double.pull(REPO, b.number) as Pull).head;
+    expect(s.double.isAncestor(REPO, prOf('a').head.sha, bHead.sha)).toBe(true);
+    expect(s.double.file(REPO, bHead.ref, 'src/a.txt')).toBe('a attempt 2\n');
+    expect((await taskOf(s, issue, 'b'))?.approvedSha).toBeNull();
+    await s.app.sweep();
+    await s.settle();
+    const told = (s.double.comments(REPO, b.number) as Array<{ body: string }>).filter((c) =>
+      c.body.startsWith('<!-- agent-coordinator:parent-rewritten '),
+    );
+    expect(told).toHaveLength(1);
+    expect(told[0]!.body).toContain('Its approval is withdrawn');
+    await approve('a');
+    expect(mergedOrder()).toEqual(['a']);
+    expect(s.double.file(REPO, 'main', 'src/a.txt')).toBe('a attempt 1\n');
+  });
+
   it('holds the child for a person when GitHub refuses the App its update with the parent’s workflow change', async () => {
     const issue = await start(CHAIN);
     const a = prOf('a');

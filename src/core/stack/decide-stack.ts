@@ -1,5 +1,6 @@
 import { updateRefusedAtHead } from '../merge/classify-update-refusal.js';
 import { AWAITING_MERGE_TASK_STATES, IN_REVIEW_TASK_STATES, type TaskState } from '../states.js';
+import { decideParentRewritten } from './parent-rewritten.js';
 import type { StackDecision, StackPull, StackRecord, StackSnapshot, StackTask } from './types.js';
 
 // A dependency in one of these never merges until a person acts on it (docs/lifecycle.md).
@@ -87,6 +88,19 @@ export function decideStacks(snapshot: StackSnapshot): StackDecision[] {
     if (decision) decisions.push(decision);
   }
   return decisions;
+}
+
+/**
+ * The parent moves a restack would bring into a child (its recorded parent head `from`, the
+ * parent's head now `to`): the engine asks GitHub whether `to` still holds `from` for these only,
+ * and passes the ones it does not as `droppedParentHeads`.
+ */
+export function parentMovesToCheck(snapshot: StackSnapshot): Array<{ from: string; to: string }> {
+  const byId = new Map(snapshot.tasks.map((t) => [t.taskId, t] as const));
+  return decideStacks(snapshot).flatMap((d) => {
+    const from = d.kind === 'restack' ? byId.get(d.task)?.stackedOn?.head : undefined;
+    return d.kind === 'restack' && from !== undefined ? [{ from, to: d.parentHead }] : [];
+  });
 }
 
 /** A task not started yet: may it start on its one unmerged dependency's PR, and on which head? */
@@ -187,6 +201,15 @@ function follow(
     pr: own.number,
     expectedHeadSha: own.headSha,
     parentHead: parentPull.headSha,
+    ...(snapshot.droppedParentHeads?.has(record.head) === true && {
+      parentRewritten: decideParentRewritten({
+        from: record.head,
+        to: parentPull.headSha,
+        parent: record.parent,
+        parentBranch,
+        task: { state: task.state, approved: task.approved === true },
+      }),
+    }),
   };
 }
 

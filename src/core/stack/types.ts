@@ -1,4 +1,5 @@
 import type { TaskState } from '../states.js';
+import type { TaskMove } from '../transitions.js';
 
 /**
  * Which dependency a task was stacked on (`dispatch.stack`, docs/stacking.md): that task, its PR,
@@ -21,6 +22,8 @@ export interface StackTask {
   /** Attempts claimed so far: 0 means the task's branch does not exist yet. */
   attempts: number;
   stackedOn?: StackRecord;
+  /** An approval stands for the task's head (`approved_sha`). */
+  approved?: boolean;
 }
 
 /** An open agent PR of the run, as GitHub last showed it. */
@@ -53,6 +56,27 @@ export interface StackSnapshot {
    * engine reads checks only for the heads `stackParentHeads` names.
    */
   greenHeads: ReadonlySet<string>;
+  /**
+   * Recorded parent heads (`StackRecord.head`) that their parent's current head no longer holds:
+   * a person rewrote the parent's branch. The engine reads this only for the moves
+   * `parentMovesToCheck` names.
+   */
+  droppedParentHeads?: ReadonlySet<string>;
+}
+
+/**
+ * The parent's head moved to one that does not hold the head the child last took in: the child
+ * still holds commits the parent dropped, and its diff against the parent's branch shows them as
+ * its own change. A restack does not take them out, so an approval given before is void.
+ */
+export interface ParentRewritten {
+  /** The parent's head the child last took in, and the parent's head now. */
+  from: string;
+  to: string;
+  /** Take the child's approval back (by `move` when the task is in review, as fields otherwise). */
+  withdrawApproval?: { move?: TaskMove };
+  /** Told once per parent head: found again by `marker` before it is posted. */
+  comment: { marker: string; body: string };
 }
 
 export type StackDecision =
@@ -64,7 +88,14 @@ export type StackDecision =
    * The parent's head moved: merge it into the child's branch (GitHub's update-branch). Not while
    * GitHub refuses that update at the child's head: a person's push moves it.
    */
-  | { kind: 'restack'; task: string; pr: number; expectedHeadSha: string; parentHead: string }
+  | {
+      kind: 'restack';
+      task: string;
+      pr: number;
+      expectedHeadSha: string;
+      parentHead: string;
+      parentRewritten?: ParentRewritten;
+    }
   /**
    * The parent's head moved only by the coordinator's own update of it from its base (its own
    * parent merged): no work of the parent to bring in, and the child's PR still shows only its

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decideStacks,
   isDispatchReady,
+  parentMovesToCheck,
   stackParentHeads,
   stackedOnText,
   type StackSnapshot,
@@ -143,6 +144,61 @@ describe('decideStacks: a started child follows its parent', () => {
       { kind: 'restack', task: 'task_002', pr: 13, expectedHeadSha: 'c1', parentHead: 'a2' },
     ]);
   });
+
+  it('names the parent moves a restack would bring in, and nothing else, for the engine to check', () => {
+    const moved = { ...parentPr, headSha: 'a2' };
+    const inReview = [task('task_001', { state: 'in_review' }), child({ state: 'in_review' })];
+    expect(parentMovesToCheck(snapshot({ tasks: inReview, pulls: [moved, childPr] }))).toEqual([
+      { from: 'aaa', to: 'a2' },
+    ]);
+    // No restack due: the head is the one recorded, the child is at work, or the parent's head
+    // moved only by the coordinator's update from the base.
+    expect(parentMovesToCheck(snapshot({ tasks: inReview, pulls: [parentPr, childPr] }))).toEqual(
+      [],
+    );
+    const working = [task('task_001', { state: 'in_review' }), child({ state: 'running' })];
+    expect(parentMovesToCheck(snapshot({ tasks: working, pulls: [moved, childPr] }))).toEqual([]);
+    const updated = { ...moved, updatedFrom: 'aaa' };
+    expect(parentMovesToCheck(snapshot({ tasks: inReview, pulls: [updated, childPr] }))).toEqual(
+      [],
+    );
+  });
+
+  it.each<[string, Partial<StackTask>, object | undefined]>([
+    ['approved, in review', { state: 'approved', approved: true }, { move: 'approval withdrawn' }],
+    [
+      'approved for an older head',
+      { state: 'in_review', approved: true },
+      { move: 'approval withdrawn' },
+    ],
+    ['not approved', { state: 'in_review' }, undefined],
+  ])(
+    'restacks a child whose parent’s branch was rewritten, telling it and withdrawing an approval (%s)',
+    (_, over, withdrawApproval) => {
+      const [decision] = decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'in_review' }), child(over)],
+          pulls: [{ ...parentPr, headSha: 'a2' }, childPr],
+          droppedParentHeads: new Set(['aaa']),
+        }),
+      );
+      expect(decision).toMatchObject({
+        kind: 'restack',
+        parentHead: 'a2',
+        parentRewritten: {
+          from: 'aaa',
+          to: 'a2',
+          comment: { marker: '<!-- agent-coordinator:parent-rewritten head=a2 -->' },
+        },
+      });
+      const rewritten = decision?.kind === 'restack' ? decision.parentRewritten : undefined;
+      expect(rewritten?.withdrawApproval).toEqual(withdrawApproval);
+      expect(rewritten?.comment.body.includes('Its approval is withdrawn')).toBe(
+        withdrawApproval !== undefined,
+      );
+      expect(rewritten?.comment.body).toContain('task_001 (agent/7/task_001)');
+    },
+  );
 
   it('only records the parent’s head when the coordinator updated the parent from the base', () => {
     const tasks = [task('task_001', { state: 'in_review' }), child({ state: 'in_review' })];
