@@ -34583,6 +34583,14 @@ async function runPublishStep(ctx, result, patch) {
       `the change touches files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`
     );
   }
+  const [first, merged] = parents;
+  const leftOut = merged ? await workflowsLeftOut(ctx, first, merged, tree) : [];
+  if (leftOut.length > 0) {
+    fail(
+      "workflow_files_changed",
+      `the merge of ${mergedFrom} leaves out its changes to files under ${WORKFLOWS_DIR}, so the pull request would undo them: ${leftOut.join(", ")}`
+    );
+  }
   const own2 = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
   const commit = catchUp ? await catchUpWith(ctx, own2, catchUp) : own2;
   const rewrite = env.mode === "work" && env.attempt > 1;
@@ -34796,6 +34804,13 @@ async function changedPaths(ctx, from, tree) {
   const unsafe = paths.filter((p) => p.split("/").some(isGitComponent));
   if (unsafe.length > 0) fail("bad_result", `the patch writes into .git: ${unsafe.join(", ")}`);
   return paths;
+}
+async function workflowsLeftOut(ctx, first, merged, tree) {
+  const fork = await ctx.git.out(["merge-base", first, merged]);
+  const theirs = (await changedPaths(ctx, fork, merged)).filter(isWorkflowFile);
+  if (theirs.length === 0) return [];
+  const differ = new Set(await changedPaths(ctx, merged, tree));
+  return theirs.filter((path3) => differ.has(path3));
 }
 function commitMessage(ctx, result, mergedFrom) {
   const { env } = ctx;
