@@ -7744,8 +7744,9 @@ function breakShaLikeRuns(text3) {
 function guardLineStart(line) {
   return line.replace(/^([-+=])/, "\\$1").replace(/^(\d{1,9})([.)])/, "$1\\$2");
 }
+var SKIP_INSTRUCTION = /\[(?=\s*(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\s*\])/gi;
 function inertPlainText(text3) {
-  return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`);
+  return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`).replace(SKIP_INSTRUCTION, `[${WORD_JOINER}`);
 }
 function neutraliseHtmlComments(text3) {
   return text3.replaceAll("<!--", `<${WORD_JOINER}!--`);
