@@ -34949,7 +34949,7 @@ async function writeStepSummary(env, outcome) {
 ${outcome.summary}
 ` : `### agent-coordinator: ${outcome.reason}
 
-${outcome.detail.replace(/</g, "&lt;")}
+${fenced("text", outcome.detail)}
 `;
   await (0, import_promises11.appendFile)(file2, text3).catch(() => {
   });
