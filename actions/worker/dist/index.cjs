@@ -34227,10 +34227,22 @@ function addUsage(a, b) {
   };
 }
 var MAX_AGENT_CONFIG_PATHS = 50;
+var MAX_AGENT_CONFIG_CHARS = 4e3;
+function agentConfigPathShown(path3) {
+  const points = Array.from(path3);
+  return points.length <= 200 ? path3 : `${points.slice(0, 200).join("")}…`;
+}
 function agentConfigMarker(paths) {
-  const listed = paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "");
-  if (listed.length === 0) return void 0;
-  return `<!-- agent-coordinator:agent-config paths=${listed.map(encodeURIComponent).join(",")} -->`;
+  const encoded = [];
+  let length = 0;
+  for (const path3 of paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "")) {
+    const one2 = encodeURIComponent(agentConfigPathShown(path3));
+    if (encoded.length > 0 && length + one2.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    encoded.push(one2);
+    length += one2.length + 1;
+  }
+  if (encoded.length === 0) return void 0;
+  return `<!-- agent-coordinator:agent-config paths=${encoded.join(",")} -->`;
 }
 var AGENT_CONFIG = /<!-- agent-coordinator:agent-config paths=([\w.!~*'()%-]+(?:,[\w.!~*'()%-]+)*) -->/g;
 function parseAgentConfigMarker(body) {
@@ -34396,12 +34408,19 @@ var AGENT_CONFIG_FILES = "`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`";
 function agentConfigContent(paths) {
   const listed = paths.filter((p) => p.trim() !== "");
   if (listed.length === 0) return "";
-  const shown = listed.slice(0, MAX_AGENT_CONFIG_PATHS);
+  const shown = [];
+  let length = 0;
+  for (const path3 of listed.slice(0, MAX_AGENT_CONFIG_PATHS)) {
+    const line = `- ${inertInline(agentConfigPathShown(path3))}`;
+    if (shown.length > 0 && length + line.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    shown.push(line);
+    length += line.length + 1;
+  }
   const more = listed.length - shown.length;
   return [
     `**Agent configuration changed.** This PR changes files that configure coding agents (${AGENT_CONFIG_FILES}). Every agent of this task starts from the base branch's copies, but once merged these configure every later agent run and every person's Claude Code in this repository: review them with care.`,
     "",
-    ...shown.map((p) => `- ${inertInline(p)}`),
+    ...shown,
     ...more > 0 ? [`- … and ${more} more`] : []
   ].join("\n");
 }
