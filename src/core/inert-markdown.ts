@@ -117,19 +117,26 @@ function guardLineStart(line: string): string {
   return line.replace(/^([-+=])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
 }
 
+// GitHub's skip instructions ("Skipping workflow runs"), in any case and spacing to be safe.
+const SKIP_INSTRUCTION =
+  /\[(?=\s*(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\s*\])/gi;
+
 /**
  * Untrusted text in plain text GitHub scans for references but does not render as markdown: a
  * commit message, a pull request's title. One line, with the word joiner after every `#`, in
  * `GH-12` and in `://`, so it names no issue, pull request or link. Above all no closing keyword
  * (`Fixes #3`, `closes octo/repo#4`, `resolves <issue URL>`) survives: a merge puts the message
  * on the base branch, where GitHub closes the issues such a keyword names — another run's issue
- * among them, which cancels that run.
+ * among them, which cancels that run. Nor does a skip instruction (`[skip ci]`): GitHub runs no
+ * `push` or `pull_request` workflow for a commit whose message holds one, so the agent's change
+ * (or, through a squash commit's title, the base) would go untested, and no check counts as green.
  */
 export function inertPlainText(text: string): string {
   return flattenLine(text)
     .replaceAll('#', `#${WORD_JOINER}`)
     .replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`)
-    .replaceAll('://', `:${WORD_JOINER}//`);
+    .replaceAll('://', `:${WORD_JOINER}//`)
+    .replace(SKIP_INSTRUCTION, `[${WORD_JOINER}`);
 }
 
 /**

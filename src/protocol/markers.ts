@@ -73,15 +73,37 @@ function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined
 export const MAX_AGENT_CONFIG_PATHS = 50;
 
 /**
+ * Characters the marker's encoded paths, and the section's rendered list, may take. The agent
+ * names those files (a path may be 4,096 characters, which encoding or escaping makes up to
+ * four times longer), and the body is written after the push: a body over GitHub's 65,536
+ * characters is refused, which would leave the pushed change unflagged.
+ */
+export const MAX_AGENT_CONFIG_CHARS = 4_000;
+
+/** A path as the marker and the section list it: its first 200 code points (a note shows 60). */
+export function agentConfigPathShown(path: string): string {
+  const points = Array.from(path);
+  return points.length <= 200 ? path : `${points.slice(0, 200).join('')}…`;
+}
+
+/**
  * The agent configuration files (`.claude/…`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`) the PR
  * changes against its base, as the publish job found them (docs/worker.md, "Agent
  * configuration"): `<!-- agent-coordinator:agent-config paths=<p>,<p>,… -->`, each path
  * percent-encoded (encodeURIComponent), so no path can hold `,`, a space or `-->`. None: no marker.
+ * The first path is always listed, then each that still fits MAX_AGENT_CONFIG_CHARS.
  */
 export function agentConfigMarker(paths: readonly string[]): string | undefined {
-  const listed = paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== '');
-  if (listed.length === 0) return undefined;
-  return `<!-- agent-coordinator:agent-config paths=${listed.map(encodeURIComponent).join(',')} -->`;
+  const encoded: string[] = [];
+  let length = 0;
+  for (const path of paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== '')) {
+    const one = encodeURIComponent(agentConfigPathShown(path));
+    if (encoded.length > 0 && length + one.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    encoded.push(one);
+    length += one.length + 1;
+  }
+  if (encoded.length === 0) return undefined;
+  return `<!-- agent-coordinator:agent-config paths=${encoded.join(',')} -->`;
 }
 
 const AGENT_CONFIG =

@@ -1,6 +1,12 @@
 import { inertInline } from '../core/inert-markdown.js';
 import type { WorkerMode } from './assignment.js';
-import { MAX_AGENT_CONFIG_PATHS, neutralizeMarkers, type Usage } from './markers.js';
+import {
+  agentConfigPathShown,
+  MAX_AGENT_CONFIG_CHARS,
+  MAX_AGENT_CONFIG_PATHS,
+  neutralizeMarkers,
+  type Usage,
+} from './markers.js';
 
 /**
  * The parts of an agent PR's body the worker owns (docs/worker.md, "Pull request body"),
@@ -134,12 +140,20 @@ export const AGENT_CONFIG_FILES = '`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS
 export function agentConfigContent(paths: readonly string[]): string {
   const listed = paths.filter((p) => p.trim() !== '');
   if (listed.length === 0) return '';
-  const shown = listed.slice(0, MAX_AGENT_CONFIG_PATHS);
+  // The agent names the files: the list is bounded like the marker (MAX_AGENT_CONFIG_CHARS).
+  const shown: string[] = [];
+  let length = 0;
+  for (const path of listed.slice(0, MAX_AGENT_CONFIG_PATHS)) {
+    const line = `- ${inertInline(agentConfigPathShown(path))}`;
+    if (shown.length > 0 && length + line.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    shown.push(line);
+    length += line.length + 1;
+  }
   const more = listed.length - shown.length;
   return [
     `**Agent configuration changed.** This PR changes files that configure coding agents (${AGENT_CONFIG_FILES}). Every agent of this task starts from the base branch's copies, but once merged these configure every later agent run and every person's Claude Code in this repository: review them with care.`,
     '',
-    ...shown.map((p) => `- ${inertInline(p)}`),
+    ...shown,
     ...(more > 0 ? [`- … and ${more} more`] : []),
   ].join('\n');
 }

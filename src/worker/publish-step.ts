@@ -69,6 +69,14 @@ export async function runPublishStep(
       `the change touches files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
     );
   }
+  const [first, merged] = parents;
+  const leftOut = merged ? await workflowsLeftOut(ctx, first!, merged, tree) : [];
+  if (leftOut.length > 0) {
+    fail(
+      'workflow_files_changed',
+      `the merge of ${mergedFrom} leaves out its changes to files under ${WORKFLOWS_DIR}, so the pull request would undo them: ${leftOut.join(', ')}`,
+    );
+  }
 
   const own = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
   const commit = catchUp ? await catchUpWith(ctx, own, catchUp) : own;
@@ -426,6 +434,25 @@ async function changedPaths(ctx: PublishContext, from: string, tree: string): Pr
   const unsafe = paths.filter((p) => p.split('/').some(isGitComponent));
   if (unsafe.length > 0) fail('bad_result', `the patch writes into .git: ${unsafe.join(', ')}`);
   return paths;
+}
+
+/**
+ * Workflow files the merged side changed since it forked from the first parent that `tree` does
+ * not take as the merged side has them. GitHub, like the check above, compares a merge with its
+ * first parent only: a merge that keeps the branch's copy pushes, and the PR then undoes the
+ * base's workflow change under a "Merge main" subject.
+ */
+async function workflowsLeftOut(
+  ctx: PublishContext,
+  first: string,
+  merged: string,
+  tree: string,
+): Promise<string[]> {
+  const fork = await ctx.git.out(['merge-base', first, merged]);
+  const theirs = (await changedPaths(ctx, fork, merged)).filter(isWorkflowFile);
+  if (theirs.length === 0) return [];
+  const differ = new Set(await changedPaths(ctx, merged, tree));
+  return theirs.filter((path) => differ.has(path));
 }
 
 function commitMessage(ctx: PublishContext, result: AgentResult, mergedFrom: string): string[] {

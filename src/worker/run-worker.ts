@@ -1,6 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAgentStep } from './agent-step.js';
+import { fenced } from './fence.js';
 import {
   AssignmentError,
   httpCoordinator,
@@ -167,11 +168,16 @@ function classify(error: unknown, io: WorkerIo): WorkerOutcome {
   return { ok: false, reason: 'worker_error', detail: (error as Error)?.message ?? String(error) };
 }
 
+/**
+ * The run page renders the step summary as markdown. A failure's detail may quote the agent (its
+ * errors, a forged result's fields, git's words about its patch): in a code block, an image in it
+ * loads nothing and a link leads nowhere.
+ */
 async function writeStepSummary(env: NodeJS.ProcessEnv, outcome: WorkerOutcome): Promise<void> {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return;
   const text = outcome.ok
     ? `### agent-coordinator: done\n\n${outcome.summary}\n`
-    : `### agent-coordinator: ${outcome.reason}\n\n${outcome.detail.replace(/</g, '&lt;')}\n`;
+    : `### agent-coordinator: ${outcome.reason}\n\n${fenced('text', outcome.detail)}\n`;
   await appendFile(file, text).catch(() => {});
 }

@@ -133,6 +133,24 @@ describe('fix mode', () => {
     expect(h.fx.originRev(BRANCH)).toBe(prCommit);
   });
 
+  it("refuses a merge that leaves out the base's workflow change, pushing nothing", async () => {
+    // Against its first parent the merge changes no workflow file, so GitHub takes the push;
+    // against the base, the PR would delete the workflow main just added.
+    h.fx.commitOnOrigin('main', { '.github/workflows/ci.yml': 'on: push\n' }, 'main adds CI');
+    const result = await h.run(
+      fixEnv({
+        FAKE_AGENT: 'files',
+        FAKE_AGENT_FILES: JSON.stringify({ '.github/workflows/ci.yml': null }),
+        feedback: 'Address the review.',
+      }),
+      h.fx.freshWorkspace(BRANCH),
+    );
+
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'workflow_files_changed' });
+    expect(result.outcome.ok ? '' : result.outcome.detail).toContain('.github/workflows/ci.yml');
+    expect(h.fx.originRev(BRANCH)).toBe(prCommit);
+  });
+
   it('fails with agent_failed when conflict markers are left behind, pushing nothing', async () => {
     h.fx.commitOnOrigin('main', { 'shared.txt': 'line 1\nmain line\nline 3\n' }, 'conflicting');
     const result = await h.run(fixEnv({ FAKE_AGENT: 'nothing' }), h.fx.freshWorkspace(BRANCH));

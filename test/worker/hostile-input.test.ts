@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -66,6 +66,31 @@ describe('hostile task text', () => {
     expect(usage).toEqual([
       '<!-- agent-coordinator:usage cost_usd=0.25 input_tokens=1000 output_tokens=200 -->',
     ]);
+  });
+
+  it("writes the agent's words into the run's step summary as code, not markdown", async () => {
+    // The step summary renders markdown on the run's page: an image there loads, a link leads.
+    const words = '![pixel](https://tracker.example/p.png) [Approve](https://evil.example/)';
+    const agent = join(h.shared, 'markdown-agent.mjs');
+    const failure = { type: 'result', subtype: 'error_during_execution', is_error: true };
+    writeFileSync(
+      agent,
+      `console.log(${JSON.stringify(JSON.stringify({ ...failure, errors: [words] }))}); process.exit(1);`,
+    );
+    const summary = join(h.shared, 'step-summary.md');
+    const result = await h.run({
+      AGENT_COMMAND: `"${process.execPath}" "${agent}"`,
+      GITHUB_STEP_SUMMARY: summary,
+    });
+
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'agent_failed' });
+    const detail = result.outcome.ok ? '' : result.outcome.detail;
+    expect(detail).toContain(words);
+    // Each job appends its own section; the agent job's is the last.
+    const written = readFileSync(summary, 'utf8');
+    expect(written.slice(written.lastIndexOf('### agent-coordinator:'))).toBe(
+      `### agent-coordinator: agent_failed\n\n\`\`\`text\n${detail}\n\`\`\`\n`,
+    );
   });
 
   it('turns off workflow commands while the agent prints', async () => {

@@ -156,7 +156,9 @@ describe('templates/agent-worker.yml', () => {
 
   it('installs a pinned Claude Code on Node 24 in the agent job only, when no other agent is set', () => {
     const setup = agent.steps.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
-    expect(setup.with).toEqual({ 'node-version': 24 });
+    // No cache: setup-node would pick its path and key from the checkout (an earlier attempt's
+    // package.json and .npmrc), and save and restore it with the runner's own user.
+    expect(setup.with).toEqual({ 'node-version': 24, 'package-manager-cache': false });
     const install = agent.steps.find((s) => s.run?.includes('claude-code'))!;
     expect(install.if).toBe("vars.AGENT_COMMAND == ''");
     expect(install.run).toMatch(/^npm install -g @anthropic-ai\/claude-code@\d+\.\d+\.\d+$/);

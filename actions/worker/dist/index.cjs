@@ -7744,8 +7744,9 @@ function breakShaLikeRuns(text3) {
 function guardLineStart(line) {
   return line.replace(/^([-+=])/, "\\$1").replace(/^(\d{1,9})([.)])/, "$1\\$2");
 }
+var SKIP_INSTRUCTION = /\[(?=\s*(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\s*\])/gi;
 function inertPlainText(text3) {
-  return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`);
+  return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`).replace(SKIP_INSTRUCTION, `[${WORD_JOINER}`);
 }
 function neutraliseHtmlComments(text3) {
   return text3.replaceAll("<!--", `<${WORD_JOINER}!--`);
@@ -34226,10 +34227,22 @@ function addUsage(a, b) {
   };
 }
 var MAX_AGENT_CONFIG_PATHS = 50;
+var MAX_AGENT_CONFIG_CHARS = 4e3;
+function agentConfigPathShown(path3) {
+  const points = Array.from(path3);
+  return points.length <= 200 ? path3 : `${points.slice(0, 200).join("")}…`;
+}
 function agentConfigMarker(paths) {
-  const listed = paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "");
-  if (listed.length === 0) return void 0;
-  return `<!-- agent-coordinator:agent-config paths=${listed.map(encodeURIComponent).join(",")} -->`;
+  const encoded = [];
+  let length = 0;
+  for (const path3 of paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "")) {
+    const one2 = encodeURIComponent(agentConfigPathShown(path3));
+    if (encoded.length > 0 && length + one2.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    encoded.push(one2);
+    length += one2.length + 1;
+  }
+  if (encoded.length === 0) return void 0;
+  return `<!-- agent-coordinator:agent-config paths=${encoded.join(",")} -->`;
 }
 var AGENT_CONFIG = /<!-- agent-coordinator:agent-config paths=([\w.!~*'()%-]+(?:,[\w.!~*'()%-]+)*) -->/g;
 function parseAgentConfigMarker(body) {
@@ -34395,12 +34408,19 @@ var AGENT_CONFIG_FILES = "`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`";
 function agentConfigContent(paths) {
   const listed = paths.filter((p) => p.trim() !== "");
   if (listed.length === 0) return "";
-  const shown = listed.slice(0, MAX_AGENT_CONFIG_PATHS);
+  const shown = [];
+  let length = 0;
+  for (const path3 of listed.slice(0, MAX_AGENT_CONFIG_PATHS)) {
+    const line = `- ${inertInline(agentConfigPathShown(path3))}`;
+    if (shown.length > 0 && length + line.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    shown.push(line);
+    length += line.length + 1;
+  }
   const more = listed.length - shown.length;
   return [
     `**Agent configuration changed.** This PR changes files that configure coding agents (${AGENT_CONFIG_FILES}). Every agent of this task starts from the base branch's copies, but once merged these configure every later agent run and every person's Claude Code in this repository: review them with care.`,
     "",
-    ...shown.map((p) => `- ${inertInline(p)}`),
+    ...shown,
     ...more > 0 ? [`- … and ${more} more`] : []
   ].join("\n");
 }
@@ -34581,6 +34601,14 @@ async function runPublishStep(ctx, result, patch) {
     fail(
       "workflow_files_changed",
       `the change touches files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(", ")}`
+    );
+  }
+  const [first, merged] = parents;
+  const leftOut = merged ? await workflowsLeftOut(ctx, first, merged, tree) : [];
+  if (leftOut.length > 0) {
+    fail(
+      "workflow_files_changed",
+      `the merge of ${mergedFrom} leaves out its changes to files under ${WORKFLOWS_DIR}, so the pull request would undo them: ${leftOut.join(", ")}`
     );
   }
   const own2 = await commitTree(ctx, tree, parents, commitMessage(ctx, result, mergedFrom));
@@ -34797,6 +34825,13 @@ async function changedPaths(ctx, from, tree) {
   if (unsafe.length > 0) fail("bad_result", `the patch writes into .git: ${unsafe.join(", ")}`);
   return paths;
 }
+async function workflowsLeftOut(ctx, first, merged, tree) {
+  const fork = await ctx.git.out(["merge-base", first, merged]);
+  const theirs = (await changedPaths(ctx, fork, merged)).filter(isWorkflowFile);
+  if (theirs.length === 0) return [];
+  const differ = new Set(await changedPaths(ctx, merged, tree));
+  return theirs.filter((path3) => differ.has(path3));
+}
 function commitMessage(ctx, result, mergedFrom) {
   const { env } = ctx;
   const partial2 = result.stopped ? PARTIAL_PREFIX : "";
@@ -34933,7 +34968,7 @@ async function writeStepSummary(env, outcome) {
 ${outcome.summary}
 ` : `### agent-coordinator: ${outcome.reason}
 
-${outcome.detail.replace(/</g, "&lt;")}
+${fenced("text", outcome.detail)}
 `;
   await (0, import_promises11.appendFile)(file2, text3).catch(() => {
   });

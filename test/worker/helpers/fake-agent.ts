@@ -85,8 +85,12 @@ switch (env.FAKE_AGENT) {
     setInterval(() => {}, 1000);
     break;
   case 'files':
-    // FAKE_AGENT_FILES (a JSON object) as path → content.
+    // FAKE_AGENT_FILES (a JSON object) as path → content; null removes the file.
     for (const [file, content] of Object.entries(JSON.parse(env.FAKE_AGENT_FILES))) {
+      if (content === null) {
+        rmSync(file, { force: true });
+        continue;
+      }
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, content);
     }
