@@ -101,7 +101,10 @@ export async function runPublishStep(
   });
   // Partial work answers no thread: the next attempt, which finishes it, does.
   if (result.stopped || !env.review) return pushedOutcome(ctx, commit, pr, result.stopped);
-  const touched = new Set(result.touched.filter((p) => changed.includes(p)));
+  // A set: both lists may be long (a forged result's), and a scan of one per entry of the other
+  // would hold the publish job.
+  const changedSet = new Set(changed);
+  const touched = new Set(result.touched.filter((p) => changedSet.has(p)));
   const tally = await answerThreads(ctx, pr.number, env.review.threads, commit, touched);
   log(
     ctx,

@@ -34632,7 +34632,8 @@ async function runPublishStep(ctx, result, patch) {
     agentConfigChanged
   });
   if (result.stopped || !env.review) return pushedOutcome(ctx, commit, pr, result.stopped);
-  const touched = new Set(result.touched.filter((p) => changed.includes(p)));
+  const changedSet = new Set(changed);
+  const touched = new Set(result.touched.filter((p) => changedSet.has(p)));
   const tally = await answerThreads(ctx, pr.number, env.review.threads, commit, touched);
   log(
     ctx,
