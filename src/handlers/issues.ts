@@ -102,7 +102,8 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
       name: action === 'closed' ? 'close' : 'unlabel',
       args: action === 'closed' ? {} : { label: config.label },
       reason: verdict.reason,
-      reply: `${verdict.reason}.`,
+      // A bot's close (a workflow's stale-issue sweep, the coordinator's own) is recorded only.
+      reply: sender.type === 'Bot' ? null : `${verdict.reason}.`,
       runId: run.id,
     });
   });
@@ -110,7 +111,8 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
 
 /**
  * An issue event from someone below write answered as a refused command is: recorded in the
- * command log, and answered within the same budget (one reply per person and issue an hour).
+ * command log, and answered within the same budget (docs/commands.md, "Answers") unless `reply`
+ * is null.
  */
 async function refuse(
   services: AppServices,
@@ -125,13 +127,15 @@ async function refuse(
     name: string;
     args: Record<string, unknown>;
     reason: string;
-    reply: string;
+    reply: string | null;
     runId: number | null;
   },
 ): Promise<void> {
   const now = services.engine.now();
   const commentId = labelRefusalKey(refusal.deliveryId);
-  const answer = await mayAnswerRefusal(services.store, { ...refusal, commentId }, now);
+  const answer =
+    refusal.reply !== null &&
+    (await mayAnswerRefusal(services.store, { ...refusal, commentId }, now));
   await services.store.commands.record({
     repositoryId: refusal.repositoryId,
     issueNumber: refusal.issueNumber,

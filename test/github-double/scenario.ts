@@ -176,9 +176,14 @@ export class GitHubDouble extends DoubleQueries {
   ): Promise<void> {
     const r = this.repoOf(repo);
     const issue = this.issueOf(repo, number);
-    // GitHub lets an issue's author close it, and triage or more close any issue.
+    // GitHub lets an issue's author close it, triage or more close any issue, and so does an App
+    // or workflow token with issues: write (a bot).
     const role = roleOf(r, by);
-    if (issue.user.login.toLowerCase() !== by.toLowerCase() && (role === 'read' || role === 'none'))
+    const mayClose =
+      issue.user.login.toLowerCase() === by.toLowerCase() ||
+      this.core.account(by).type === 'Bot' ||
+      (role !== 'read' && role !== 'none');
+    if (!mayClose)
       throw new Error(`github double: ${by} (${role}) may not close ${repo}#${number}`);
     await settle(
       editIssue(

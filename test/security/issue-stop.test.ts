@@ -75,6 +75,19 @@ describe('closing the issue or removing its label without write access', () => {
       ['triager', 'close', false],
     ]);
 
+    // A workflow's stale-issue sweep (a bot) neither: recorded, not answered.
+    await s.double.reopenIssue(REPO, issue, MAINTAINER);
+    await s.double.closeIssue(REPO, issue, 'github-actions[bot]');
+    await s.settle();
+    expect(await runState(issue)).toBe('running');
+    expect(replies(issue).map((c) => c.body.split(' ')[0])).toEqual(['@triager']);
+    const botRow = (await s.app.store.commands.ofRepository(repositoryIdOf(s.double))).at(-1);
+    expect([botRow?.actorLogin, botRow?.name, botRow?.accepted]).toEqual([
+      'github-actions[bot]',
+      'close',
+      false,
+    ]);
+
     // Someone with write access still cancels it by closing.
     await s.double.reopenIssue(REPO, issue, MAINTAINER);
     await s.double.closeIssue(REPO, issue, MAINTAINER);
