@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loginsToVet, vetThreads } from '../core/review-vetting.js';
-import type { CheckInfo, ReviewThreadInfo } from '../github/port.js';
+import { REVIEW_THREADS_READ_MAX, type CheckInfo, type ReviewThreadInfo } from '../github/port.js';
 import {
   boundChecks,
   boundReview,
@@ -27,10 +27,13 @@ export type StoredFeedback = z.infer<typeof storedFeedbackSchema>;
 const LOG_TAIL_LINES = 80;
 
 /**
- * Unresolved threads read for a review, newest first: more than FEEDBACK_LIMITS sends, so that
- * threads left out by vetting (nobody with write access in them) cannot crowd out the rest.
+ * Unresolved threads read for a review, newest first: all the port reads, not a few more than
+ * FEEDBACK_LIMITS sends. Anyone can start threads on a public repository's PR, and threads left
+ * out by vetting (nobody with write access in them) were read first: a hundred from an outsider
+ * used to crowd every maintainer's older thread out of a `/retry`. A PR has so many threads only
+ * then, and its reads are asked for by a person with write access, never by the outsider.
  */
-const THREADS_READ = 5 * FEEDBACK_LIMITS.threads;
+const THREADS_READ = REVIEW_THREADS_READ_MAX;
 
 function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): ReviewThread {
   return {

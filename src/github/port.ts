@@ -308,6 +308,8 @@ export interface GitHubPort {
  * not crowd out the ones sent.
  */
 export const REVIEW_THREAD_COMMENTS = 30;
+/** The most review threads the port reads of a PR, newest first (ten GraphQL pages of 50). */
+export const REVIEW_THREADS_READ_MAX = 500;
 export const LOG_LINE_CHARS = 500;
 
 export function statusOf(error: unknown): number | undefined {

@@ -1,6 +1,7 @@
 import type { ProbotOctokit } from 'probot';
 import {
   REVIEW_THREAD_COMMENTS,
+  REVIEW_THREADS_READ_MAX,
   type RepoCoords,
   type ReviewThreadInfo,
   type ReviewThreads,
@@ -11,7 +12,7 @@ type Octokit = InstanceType<typeof ProbotOctokit>;
 // Threads per GraphQL page, and pages read at most: a PR with more threads than this is read
 // from its newest, and the rest counted as left out.
 const PAGE = 50;
-const MAX_PAGES = 10;
+const MAX_PAGES = REVIEW_THREADS_READ_MAX / PAGE;
 
 const QUERY = `query($owner: String!, $name: String!, $number: Int!, $last: Int!, $before: String, $comments: Int!) {
   repository(owner: $owner, name: $name) {

@@ -5,7 +5,10 @@ import { codeSpan, NOT_ANSWERED } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { loadRunScope } from '../engine/context.js';
 import { cancelRun } from '../engine/finish.js';
-import { WRITE_ROLES } from '../core/roles.js';
+import { decideIssueStop } from '../core/lifecycle/index.js';
+import { WRITE_ROLES, type RoleName } from '../core/roles.js';
+import { roleOf } from '../engine/roles.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { AppServices } from './app-services.js';
 import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
 
@@ -31,36 +34,19 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     const role = await port.roleOf(repo, sender.login);
     if (!WRITE_ROLES.has(role)) {
       log.info({ sender: sender.login, role }, 'label from a user without write access ignored');
-      // The same reply budget as refused commands: one per person and issue an hour.
-      const now = services.engine.now();
-      const refusal = {
+      const reason = `only people with write access can start agent-coordinator (your role: ${role})`;
+      await refuse(services, port, repo, {
         repositoryId: repository.id,
         issueNumber: issue.number,
         actor: sender.login,
-        commentId: labelRefusalKey(context.id),
-      };
-      const answer = await mayAnswerRefusal(services.store, refusal, now);
-      const reason = `only people with write access can start agent-coordinator (your role: ${role})`;
-      await services.store.commands.record({
-        repositoryId: refusal.repositoryId,
-        issueNumber: refusal.issueNumber,
-        commentId: refusal.commentId,
-        runId: null,
-        ordinal: 0,
-        actorLogin: sender.login,
-        permission: role,
+        role,
+        deliveryId: context.id,
         name: 'label',
         args: { label: label.name },
-        accepted: false,
-        outcome: `${reason}${answer ? '' : NOT_ANSWERED}`,
-        createdAt: now,
+        reason,
+        reply: `${reason}. Nothing was started.`,
+        runId: null,
       });
-      if (answer)
-        await port.createIssueComment(
-          repo,
-          issue.number,
-          `@${sender.login} ${reason}. Nothing was started.`,
-        );
       return;
     }
     if (!checked.ok) {
@@ -81,25 +67,91 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     await services.onRunRequested({ context, config: checked.config, port });
   });
 
-  // Removing the label or closing the issue cancels the run. The coordinator's own close (run
-  // done) finds no active run, so its own event changes nothing.
+  // Removing the label or closing the issue cancels the run, when someone who may `/cancel` does
+  // it (core's decideIssueStop). The coordinator's own close (run done) finds no active run, so
+  // its own event changes nothing.
   app.on(['issues.unlabeled', 'issues.closed'], async (context) => {
-    const { issue, repository } = context.payload;
+    const { issue, repository, sender } = context.payload;
     const label = 'label' in context.payload ? context.payload.label : undefined;
     const run = await services.store.runs.activeRun(repository.id, issue.number);
     if (!run) return;
     const config = run.config as { label: string };
-    if (context.payload.action === 'unlabeled' && label?.name !== config.label) return;
+    const action = context.payload.action;
+    if (action === 'unlabeled' && label?.name !== config.label) return;
     const port = services.port(context.octokit);
-    // GitHub does not deliver in order: the label taken off and put back, or the issue closed and
-    // reopened, can arrive the other way round. The issue as GitHub shows it now decides.
     const repo = context.repo();
-    const now = repo.owner && repo.repo ? await port.issue(repo, issue.number) : null;
-    if (now && context.payload.action === 'unlabeled' && now.labels.includes(config.label)) return;
-    if (now && context.payload.action === 'closed' && now.state !== 'closed') return;
-    const why = context.payload.action === 'closed' ? 'issue closed' : 'label removed';
-    await cancelRun(services.engine, await loadRunScope(services.engine, run, port), why);
+    const known = Boolean(repo.owner && repo.repo);
+    const now = known ? await port.issue(repo, issue.number) : null;
+    const senderRole = known ? await roleOf(services.engine, port, repo, sender.login) : 'none';
+    const verdict = decideIssueStop({ action, senderRole }, now, config.label);
+    if (verdict.kind === 'undone') return;
+    if (verdict.kind === 'cancel') {
+      await cancelRun(services.engine, await loadRunScope(services.engine, run, port), verdict.why);
+      return;
+    }
+    context.log.info(
+      { repo: repository.full_name, issue: issue.number, sender: sender.login, senderRole },
+      `${action} by a user without write access; the run goes on`,
+    );
+    await refuse(services, port, repo, {
+      repositoryId: repository.id,
+      issueNumber: issue.number,
+      actor: sender.login,
+      role: senderRole,
+      deliveryId: context.id,
+      name: action === 'closed' ? 'close' : 'unlabel',
+      args: action === 'closed' ? {} : { label: config.label },
+      reason: verdict.reason,
+      // A bot's close (a workflow's stale-issue sweep, the coordinator's own) is recorded only.
+      reply: sender.type === 'Bot' ? null : `${verdict.reason}.`,
+      runId: run.id,
+    });
   });
+}
+
+/**
+ * An issue event from someone below write answered as a refused command is: recorded in the
+ * command log, and answered within the same budget (docs/commands.md, "Answers") unless `reply`
+ * is null.
+ */
+async function refuse(
+  services: AppServices,
+  port: GitHubPort,
+  repo: RepoCoords,
+  refusal: {
+    repositoryId: number;
+    issueNumber: number;
+    actor: string;
+    role: RoleName;
+    deliveryId: string;
+    name: string;
+    args: Record<string, unknown>;
+    reason: string;
+    reply: string | null;
+    runId: number | null;
+  },
+): Promise<void> {
+  const now = services.engine.now();
+  const commentId = labelRefusalKey(refusal.deliveryId);
+  const answer =
+    refusal.reply !== null &&
+    (await mayAnswerRefusal(services.store, { ...refusal, commentId }, now));
+  await services.store.commands.record({
+    repositoryId: refusal.repositoryId,
+    issueNumber: refusal.issueNumber,
+    commentId,
+    runId: refusal.runId,
+    ordinal: 0,
+    actorLogin: refusal.actor,
+    permission: refusal.role,
+    name: refusal.name,
+    args: refusal.args,
+    accepted: false,
+    outcome: `${refusal.reason}${answer ? '' : NOT_ANSWERED}`,
+    createdAt: now,
+  });
+  if (answer && repo.owner && repo.repo)
+    await port.createIssueComment(repo, refusal.issueNumber, `@${refusal.actor} ${refusal.reply}`);
 }
 
 function rawLabel(file: { ok: boolean; raw?: unknown }): string | undefined {

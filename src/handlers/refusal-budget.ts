@@ -1,27 +1,25 @@
 import { createHash } from 'node:crypto';
+import { mayReplyToRefusal, REFUSAL_REPLY_WINDOW_MS } from '../core/commands/index.js';
 import type { Store } from '../store/index.js';
 
 /**
- * A person without write access gets at most one refusal reply per issue in this window;
- * later refusals are recorded but not answered, so nobody can spend the installation's write
- * budget (GitHub's secondary limit is about 80 content writes a minute) by posting commands.
+ * Whether a refusal is answered: core's mayReplyToRefusal on the replies the command log shows
+ * in the last window, so that nobody can spend the installation's write budget (GitHub's
+ * secondary limits: 80 content writes a minute, 500 an hour) by posting commands.
  */
-export const REFUSAL_REPLY_WINDOW_MS = 60 * 60_000;
-
-export function mayAnswerRefusal(
+export async function mayAnswerRefusal(
   store: Store,
   refusal: { repositoryId: number; issueNumber: number; actor: string; commentId: number },
   now: Date,
 ): Promise<boolean> {
-  return store.commands
-    .refusalAnsweredSince({
-      repositoryId: refusal.repositoryId,
-      issueNumber: refusal.issueNumber,
-      actor: refusal.actor,
-      since: new Date(now.getTime() - REFUSAL_REPLY_WINDOW_MS),
-      exceptCommentId: refusal.commentId,
-    })
-    .then((answered) => !answered);
+  const sent = await store.commands.refusalRepliesSince({
+    repositoryId: refusal.repositoryId,
+    issueNumber: refusal.issueNumber,
+    actor: refusal.actor,
+    since: new Date(now.getTime() - REFUSAL_REPLY_WINDOW_MS),
+    exceptCommentId: refusal.commentId,
+  });
+  return mayReplyToRefusal(sent);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull, isNull, ne, notInArray, notLike, sql } from 'drizzle-orm';
-import { commands } from '../../db/schema.js';
-import { NOT_ANSWERED } from '../core/commands/index.js';
+import { commands, repositories } from '../../db/schema.js';
+import { NOT_ANSWERED, type RefusalRepliesSent } from '../core/commands/index.js';
 import { WRITE_ROLES } from '../core/roles.js';
 import type { AppDatabase } from './database.js';
 
@@ -72,25 +72,37 @@ export class CommandStore {
   }
 
   /**
-   * Whether `actor`, below write, got a refusal reply on this issue since `since`, for any
-   * recorded refusal other than `exceptCommentId`'s (the one being decided: a redelivery of it
-   * finds its own row).
+   * The refusal replies written since `since` (core's RefusalRepliesSent): to people below write,
+   * in the installation of `repositoryId`, for any recorded refusal other than
+   * `exceptCommentId`'s (the one being decided: a redelivery of it finds its own row).
    */
-  async refusalAnsweredSince(where: {
+  async refusalRepliesSince(where: {
     repositoryId: number;
     issueNumber: number;
     actor: string;
     since: Date;
     exceptCommentId: number;
-  }): Promise<boolean> {
+  }): Promise<RefusalRepliesSent> {
+    const byActor = sql`lower(${commands.actorLogin}) = lower(${where.actor})`;
+    const installation = this.db
+      .select({ id: repositories.installationId })
+      .from(repositories)
+      .where(eq(repositories.id, where.repositoryId));
     const [row] = await this.db
-      .select({ id: commands.id })
-      .from(commands)
-      .where(
-        and(
+      .select({
+        toPersonOnIssue: sql<number>`count(*) filter (where ${and(
           eq(commands.repositoryId, where.repositoryId),
           eq(commands.issueNumber, where.issueNumber),
-          sql`lower(${commands.actorLogin}) = lower(${where.actor})`,
+          byActor,
+        )})`.mapWith(Number),
+        toPerson: sql<number>`count(*) filter (where ${byActor})`.mapWith(Number),
+        inInstallation: sql<number>`count(*)`.mapWith(Number),
+      })
+      .from(commands)
+      .innerJoin(repositories, eq(repositories.id, commands.repositoryId))
+      .where(
+        and(
+          eq(repositories.installationId, installation),
           eq(commands.accepted, false),
           isNotNull(commands.doneAt),
           // Core's rule of who may steer the coordinator (src/core/roles.ts).
@@ -99,9 +111,8 @@ export class CommandStore {
           gt(commands.createdAt, where.since),
           ne(commands.commentId, where.exceptCommentId),
         ),
-      )
-      .limit(1);
-    return row !== undefined;
+      );
+    return row ?? { toPersonOnIssue: 0, toPerson: 0, inInstallation: 0 };
   }
 
   async ofRun(runId: number): Promise<CommandRow[]> {

@@ -8,6 +8,7 @@ import {
   type Scenario,
   ONE_TASK_PLAN,
 } from './harness.js';
+import { REFUSAL_REPLY_LIMITS } from '../../src/core/commands/index.js';
 
 type Comment = { id: number; body: string; user: { login: string } };
 
@@ -74,6 +75,30 @@ describe('the refusal reply budget', () => {
         .map((c) => c.body.split(' ')[0])
         .sort(),
     ).toEqual(outsiders.map((o) => `@${o}`).sort());
+    expect(await refusals()).toHaveLength(40);
+  });
+
+  // Anyone can comment on every issue and PR of a public repository: one reply per issue alone
+  // would let one account have the coordinator write once for each of them.
+  const commentEverywhere = async (issues: number, authors: (i: number) => string) => {
+    s = await startScenario({ private: false });
+    const numbers: number[] = [];
+    for (let i = 0; i < issues; i++)
+      numbers.push(await s.double.openIssue(REPO, { title: `Old ${i}`, user: MAINTAINER }));
+    await Promise.all(numbers.map((n, i) => s.double.comment(REPO, n, '/help', authors(i))));
+    await s.settle();
+    return numbers.flatMap((n) => replies(n));
+  };
+
+  it('answers one outsider on at most 3 issues an hour', async () => {
+    const sent = await commentEverywhere(10, () => 'outsider');
+    expect(sent).toHaveLength(REFUSAL_REPLY_LIMITS.perPerson);
+    expect(await refusals()).toHaveLength(10);
+  });
+
+  it('answers at most 30 refusals an hour in the installation, however many accounts', async () => {
+    const sent = await commentEverywhere(40, (i) => `outsider-${i}`);
+    expect(sent).toHaveLength(REFUSAL_REPLY_LIMITS.perInstallation);
     expect(await refusals()).toHaveLength(40);
   });
 

@@ -62,6 +62,7 @@ import {
   createRepo,
   ensureFork,
   type CreateRepoOptions,
+  roleOf,
   type WorkflowSpec,
 } from './ops/repos.js';
 import type { WorkerOutcome, WorkerPolicy } from './worker/outcomes.js';
@@ -173,11 +174,22 @@ export class GitHubDouble extends DoubleQueries {
     by: string,
     reason: 'completed' | 'not_planned' = 'completed',
   ): Promise<void> {
+    const r = this.repoOf(repo);
+    const issue = this.issueOf(repo, number);
+    // GitHub lets an issue's author close it, triage or more close any issue, and so does an App
+    // or workflow token with issues: write (a bot).
+    const role = roleOf(r, by);
+    const mayClose =
+      issue.user.login.toLowerCase() === by.toLowerCase() ||
+      this.core.account(by).type === 'Bot' ||
+      (role !== 'read' && role !== 'none');
+    if (!mayClose)
+      throw new Error(`github double: ${by} (${role}) may not close ${repo}#${number}`);
     await settle(
       editIssue(
         this.core,
-        this.repoOf(repo),
-        this.issueOf(repo, number),
+        r,
+        issue,
         { state: 'closed', stateReason: reason },
         this.core.account(by),
       ),

@@ -5,6 +5,12 @@ export { describeParseError } from './describe-error.js';
 export { helpText } from './help-text.js';
 export { codeSpan } from './code-span.js';
 export { NOT_ANSWERED } from './not-answered.js';
+export {
+  mayReplyToRefusal,
+  REFUSAL_REPLY_LIMITS,
+  REFUSAL_REPLY_WINDOW_MS,
+  type RefusalRepliesSent,
+} from './refusal-replies.js';
 export { decideCommand, taskInState } from './decide-command.js';
 export type {
   CommandDecision,

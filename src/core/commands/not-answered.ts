@@ -1,6 +1,6 @@
 /**
- * Ends the outcome of a refusal recorded but not answered: a person without write access gets
- * one refusal reply per issue an hour (docs/commands.md, "Answers"), and the store tells the
- * refusals that were answered by this ending.
+ * Ends the outcome of a refusal recorded but not answered: refusal replies have a budget
+ * (refusal-replies.ts, docs/commands.md "Answers"), and the store tells the refusals that were
+ * answered by this ending.
  */
-export const NOT_ANSWERED = ' [not answered: one reply per person and issue an hour]';
+export const NOT_ANSWERED = ' [not answered: over the budget of refusal replies]';

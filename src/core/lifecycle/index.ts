@@ -60,6 +60,12 @@ export {
   type PullClosedEvent,
 } from './pull-closed.js';
 export {
+  decideIssueStop,
+  type IssueNow,
+  type IssueStopEvent,
+  type IssueStopVerdict,
+} from './issue-stop.js';
+export {
   changesRequestedFeedback,
   decideReview,
   reviewReads,
