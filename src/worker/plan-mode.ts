@@ -12,6 +12,9 @@ import type { AgentResult } from './handoff.js';
 import { log, type PublishContext } from './steps.js';
 
 const MAX_ANSWER_ECHO = 20_000;
+// GitHub refuses an issue comment whose body is longer (422 "body is too long"). Counted in
+// UTF-16 units, never fewer than the characters GitHub counts.
+const COMMENT_MAX_CHARS = 65_536;
 
 /**
  * `plan`, in the publish job: post the planner agent's answer as ONE issue comment with the
@@ -40,7 +43,15 @@ export async function publishPlan(
       planMarker(env.runId),
     ].join('\n\n');
     const parsed = parsePlanMarkdown(body, { maxTasks: env.maxTasks });
-    if (parsed.ok) {
+    if (parsed.ok && body.length >= COMMENT_MAX_CHARS) {
+      // Valid, but no comment holds it, and a comment is where a plan lives (docs/lifecycle.md).
+      errors = [
+        {
+          code: 'too_long',
+          message: `the plan is ${body.length} characters long, and a GitHub comment holds at most ${COMMENT_MAX_CHARS}: shorten its prompts`,
+        },
+      ];
+    } else if (parsed.ok) {
       const comment = await github.createIssueComment(env.issue, `${body}\n`);
       log(ctx, `posted the plan (${parsed.plan.tasks.length} tasks): ${comment.url}`);
       return {
@@ -48,17 +59,24 @@ export async function publishPlan(
         summary: `plan with ${parsed.plan.tasks.length} tasks posted on #${env.issue}`,
         commentId: comment.id,
       };
+    } else {
+      // Report positions within the block, as the person reading the comment sees it.
+      const inBlock = parsePlanYaml(block.yaml, { maxTasks: env.maxTasks });
+      errors = inBlock.ok ? parsed.errors : inBlock.errors;
     }
-    // Report positions within the block, as the person reading the comment sees it.
-    const inBlock = parsePlanYaml(block.yaml, { maxTasks: env.maxTasks });
-    errors = inBlock.ok ? parsed.errors : inBlock.errors;
   } else {
     errors = [block.error];
   }
 
-  // Keep what the agent proposed next to the errors: a person fixing it with /plan needs it.
+  // Keep what the agent proposed next to the errors: a person fixing it with /plan needs it. A
+  // block too long to echo whole is shown cut, as text, so that the comment can be posted.
   const shown =
-    tasksBlock ?? fenced('text', neutralizeMarkers(report.result.slice(0, MAX_ANSWER_ECHO)));
+    tasksBlock !== undefined && tasksBlock.length <= MAX_ANSWER_ECHO
+      ? tasksBlock
+      : fenced(
+          'text',
+          neutralizeMarkers((block.ok ? block.yaml : report.result).slice(0, MAX_ANSWER_ECHO)),
+        );
   const body = [
     `The [planner run](${runUrl}) did not produce a valid plan${tasksBlock ? ' (lines count inside the tasks block)' : ''}:`,
     formatPlanErrors(errors),

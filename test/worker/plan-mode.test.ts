@@ -112,4 +112,37 @@ describe('plan mode', () => {
     expect(comment.body).toContain('```tasks');
     expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
   });
+
+  // GitHub refuses a comment body over 65,536 characters: the planner's answer must still reach
+  // the issue, as a plan_invalid comment that fits, not as an api_failed run.
+  const longPlan = (tasks: number, prompt: string) =>
+    [
+      '```tasks',
+      ...Array.from({ length: tasks }, (_, i) => [
+        `- id: task_${String(i).padStart(3, '0')}`,
+        `  title: Step ${i}`,
+        `  prompt: ${prompt}`,
+      ]).flat(),
+      '```',
+    ].join('\n');
+
+  it('refuses a valid plan too long for one comment, and says so in a comment that fits', async () => {
+    const comment = mockIssueAndComment();
+    const result = await h.run({ ...planEnv(longPlan(10, 'x'.repeat(7_000))), max_tasks: '50' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
+    expect(comment.body!.length).toBeLessThanOrEqual(65_536);
+    expect(comment.body).toMatch(
+      /the plan is \d+ characters long, and a GitHub comment holds at most 65536/,
+    );
+    expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
+  });
+
+  it('shows a long invalid plan cut, in a comment that fits', async () => {
+    const comment = mockIssueAndComment();
+    const invalid = longPlan(120, 'y'.repeat(200)).replaceAll('  title:', '  titel:');
+    const result = await h.run({ ...planEnv(invalid), max_tasks: '500' });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
+    expect(comment.body!.length).toBeLessThanOrEqual(65_536);
+    expect(comment.body).toContain('```text\n- id: task_000');
+  });
 });

@@ -34292,6 +34292,7 @@ var REPLY = new RegExp(
 
 // src/worker/plan-mode.ts
 var MAX_ANSWER_ECHO = 2e4;
+var COMMENT_MAX_CHARS = 65536;
 async function publishPlan(ctx, result) {
   const { env, github } = ctx;
   const report = { result: result.summary };
@@ -34308,7 +34309,14 @@ async function publishPlan(ctx, result) {
       planMarker(env.runId)
     ].join("\n\n");
     const parsed = parsePlanMarkdown(body2, { maxTasks: env.maxTasks });
-    if (parsed.ok) {
+    if (parsed.ok && body2.length >= COMMENT_MAX_CHARS) {
+      errors = [
+        {
+          code: "too_long",
+          message: `the plan is ${body2.length} characters long, and a GitHub comment holds at most ${COMMENT_MAX_CHARS}: shorten its prompts`
+        }
+      ];
+    } else if (parsed.ok) {
       const comment2 = await github.createIssueComment(env.issue, `${body2}
 `);
       log(ctx, `posted the plan (${parsed.plan.tasks.length} tasks): ${comment2.url}`);
@@ -34317,13 +34325,17 @@ async function publishPlan(ctx, result) {
         summary: `plan with ${parsed.plan.tasks.length} tasks posted on #${env.issue}`,
         commentId: comment2.id
       };
+    } else {
+      const inBlock = parsePlanYaml(block.yaml, { maxTasks: env.maxTasks });
+      errors = inBlock.ok ? parsed.errors : inBlock.errors;
     }
-    const inBlock = parsePlanYaml(block.yaml, { maxTasks: env.maxTasks });
-    errors = inBlock.ok ? parsed.errors : inBlock.errors;
   } else {
     errors = [block.error];
   }
-  const shown = tasksBlock ?? fenced("text", neutralizeMarkers(report.result.slice(0, MAX_ANSWER_ECHO)));
+  const shown = tasksBlock !== void 0 && tasksBlock.length <= MAX_ANSWER_ECHO ? tasksBlock : fenced(
+    "text",
+    neutralizeMarkers((block.ok ? block.yaml : report.result).slice(0, MAX_ANSWER_ECHO))
+  );
   const body = [
     `The [planner run](${runUrl2}) did not produce a valid plan${tasksBlock ? " (lines count inside the tasks block)" : ""}:`,
     formatPlanErrors(errors),

@@ -40,7 +40,9 @@ export type PlanErrorCode =
   | 'self_dep'
   | 'cycle'
   | 'too_many_tasks'
-  | 'empty_plan';
+  | 'empty_plan'
+  /** Valid, but longer than one GitHub comment holds (the planner job's check). */
+  | 'too_long';
 
 export interface PlanError {
   code: PlanErrorCode;
