@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { codeSpan, describeParseError } from '../../src/core/commands/index.js';
-import { parseAgentConfigMarker, parsePlanMarker } from '../../src/protocol/markers.js';
+import {
+  agentConfigPathShown,
+  parseAgentConfigMarker,
+  parsePlanMarker,
+} from '../../src/protocol/markers.js';
 import { orderCheck, type MergeTask } from '../../src/core/merge/index.js';
 import { formatPlanErrors } from '../../src/core/plan/index.js';
 import {
@@ -206,10 +210,12 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
       expect(items).toHaveLength(2);
       expect(items.map((li) => tagNames(li))).toEqual([[], []]);
       expect(visibleText(items[0]!)).toBe('.claude/settings.json');
-      expect(readsAs(visibleText(items[1]!).trim(), asRead(`.claude/${text}`))).toBe(true);
+      // A path is named by its first 200 code points (agentConfigPathShown): the body must fit.
+      const shown = paths.map(agentConfigPathShown);
+      expect(readsAs(visibleText(items[1]!).trim(), asRead(shown[1]!))).toBe(true);
       expect(githubReferences(items[1]!)).toEqual([]);
-      // The marker carries the paths exactly, whatever they hold.
-      expect(parseAgentConfigMarker(body)).toEqual(paths);
+      // The marker carries the paths as shown exactly, whatever they hold.
+      expect(parseAgentConfigMarker(body)).toEqual(shown);
       const comments = tokens.filter((t) => t.kind === 'comment').map((t) => t.raw);
       expect(
         comments.filter((c) => c.startsWith('<!-- agent-coordinator:agent-config ')),
