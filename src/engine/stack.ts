@@ -1,5 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
-import { isAttemptOpen, isOpenPull } from '../core/lifecycle/index.js';
+import { isAttemptOpen, isOpenPull, isTaskMerged } from '../core/lifecycle/index.js';
 import {
   checksLetStack,
   decideStacks,
@@ -84,6 +84,7 @@ export async function advanceStacks(
   const decisions = decideStacks({
     ...snapshot,
     droppedParentHeads: await droppedParentHeads(scope, parentMovesToCheck(snapshot)),
+    mergedHeads: mergedHeads(graph),
   });
   for (const decision of decisions) await applyStack(engine, scope, graph, decision);
   if (decisions.some((d) => d.kind === 'permit'))
@@ -106,6 +107,19 @@ async function droppedParentHeads(
     if (!(await scope.port.holdsCommit(scope.repo, to, from))) dropped.add(from);
   }
   return dropped;
+}
+
+/**
+ * Each merged task's PR head: the head it merged at, as GitHub showed the closed PR (a person's
+ * merge), or as the coordinator read it for its own merge, guarded by that head (merge/gather.ts).
+ */
+function mergedHeads(graph: RunGraph): Map<string, string> {
+  const heads = new Map<string, string>();
+  for (const t of graph.tasks) {
+    const row = graph.pullOf.get(t.id);
+    if (isTaskMerged(t.state) && row) heads.set(t.taskKey, row.headSha);
+  }
+  return heads;
 }
 
 const UNSTACKED = { stackParent: null, stackParentPr: null, stackParentHead: null };
@@ -172,6 +186,8 @@ async function applyStack(
 
     case 'retarget': {
       if (!row) return;
+      const child = await tellUnseen(engine, scope, task, row, decision.parentMergedUnseen);
+      if (!child) return;
       // After the parent's merge GitHub may have retargeted the PR itself (it deletes the merged
       // branch under "Automatically delete head branches"): a read then saves a content write.
       const current = decision.unstacks ? await scope.port.pull(scope.repo, decision.pr) : null;
@@ -182,25 +198,46 @@ async function applyStack(
       crashPoint('stack.retargeted');
       await engine.store.pulls.update(row.id, { baseRef: decision.to });
       if (decision.update)
-        await updateChild(engine, scope, task, row, decision.expectedHeadSha, {
+        await updateChild(engine, scope, child, row, decision.expectedHeadSha, {
           base: decision.to,
         });
       if (decision.unstacks)
-        await runs.updateTaskFields(task.id, UNSTACKED, { expected: task.state });
+        await runs.updateTaskFields(task.id, UNSTACKED, { expected: child.state });
       log.info({ pr: decision.pr, base: decision.to }, 'stack: PR retargeted');
       return;
     }
 
-    case 'unstack':
+    case 'unstack': {
+      const child = row
+        ? await tellUnseen(engine, scope, task, row, decision.parentMergedUnseen)
+        : task;
+      if (!child) return;
       if (row && decision.expectedHeadSha !== undefined)
-        await updateChild(engine, scope, task, row, decision.expectedHeadSha);
-      await runs.updateTaskFields(task.id, UNSTACKED, { expected: task.state });
+        await updateChild(engine, scope, child, row, decision.expectedHeadSha);
+      await runs.updateTaskFields(task.id, UNSTACKED, { expected: child.state });
       return;
+    }
 
     case 'cancel':
       await cancelStacked(engine, scope, task, row, decision);
       return;
   }
+}
+
+/**
+ * The parent merged at a head the child never took in (core's decideParentMergedUnseen): told
+ * and its approval withdrawn as for a rewrite, before the retarget's update and before the stack
+ * is forgotten, so that a crash decides it again.
+ */
+function tellUnseen(
+  engine: Engine,
+  scope: RunScope,
+  task: TaskRow,
+  row: PullRow,
+  unseen: ParentRewritten | undefined,
+): Promise<TaskRow | undefined> {
+  if (!unseen) return Promise.resolve(task);
+  return tellParentRewritten(engine, scope, task, row, unseen);
 }
 
 /**
@@ -226,7 +263,7 @@ async function tellParentRewritten(
   engine.requestStatus(scope.run.id);
   engine.log.warn(
     { run: scope.run.id, task: task.taskKey, from: rewritten.from, to: rewritten.to },
-    'stack: the parent’s branch was rewritten',
+    'stack: the parent’s branch was rewritten, or merged at a head the child never took in',
   );
   return child;
 }

@@ -1,6 +1,7 @@
 import { formatWaitReason } from '../scheduler/index.js';
 import { AWAITING_MERGE_TASK_STATES } from '../states.js';
 import { approvalOf, shortSha } from './approval.js';
+import { stackedOnText } from '../stack/index.js';
 import { summarizeChecks } from './checks.js';
 import { updateRefusedAtHead, updateRefusedDetail } from './classify-update-refusal.js';
 import { unmergedDeps } from './dependency-order.js';
@@ -97,6 +98,15 @@ function stopReason(
   const unmerged = unmergedDeps(task.deps, ctx.tasksById, ctx.openPrByTask);
   if (unmerged.length > 0) {
     return { reason: 'deps_unmerged', detail: formatWaitReason({ kind: 'deps', unmerged }) };
+  }
+  // docs/stacking.md: its parent merged, and its PR may still target the parent's branch until
+  // the stack lets it go (retarget, unstack) right after this turn. Merged now, its change
+  // would land on that branch, never on the base, and the task would count as merged.
+  if (task.stackedOn) {
+    return {
+      reason: 'deps_unmerged',
+      detail: `${stackedOnText(task.stackedOn)}, which merged: waiting to be retargeted`,
+    };
   }
   return undefined;
 }

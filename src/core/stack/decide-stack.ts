@@ -1,7 +1,14 @@
 import { updateRefusedAtHead } from '../merge/classify-update-refusal.js';
 import { AWAITING_MERGE_TASK_STATES, IN_REVIEW_TASK_STATES, type TaskState } from '../states.js';
-import { decideParentRewritten } from './parent-rewritten.js';
-import type { StackDecision, StackPull, StackRecord, StackSnapshot, StackTask } from './types.js';
+import { decideParentMergedUnseen, decideParentRewritten } from './parent-rewritten.js';
+import type {
+  ParentRewritten,
+  StackDecision,
+  StackPull,
+  StackRecord,
+  StackSnapshot,
+  StackTask,
+} from './types.js';
 
 // A dependency in one of these never merges until a person acts on it (docs/lifecycle.md).
 const DEAD: ReadonlySet<TaskState> = new Set<TaskState>([
@@ -152,6 +159,7 @@ function follow(
   if (parent.state === 'merged') {
     if (!own) return WORKING.has(task.state) ? undefined : { kind: 'unstack', task: task.taskId };
     const refused = updateRefusedAtHead(own);
+    const unseen = mergedUnseen(snapshot, task, parentBranch);
     if (own.baseRef === parentBranch)
       return {
         kind: 'retarget',
@@ -161,6 +169,7 @@ function follow(
         expectedHeadSha: own.headSha,
         update: !WORKING.has(task.state) && !refused,
         unstacks: true,
+        ...(unseen && { parentMergedUnseen: unseen }),
       };
     // A worker of the child may be out (a fix): its push brings the branch up to date.
     if (WORKING.has(task.state)) return undefined;
@@ -169,6 +178,7 @@ function follow(
       task: task.taskId,
       pr: own.number,
       ...(!refused && { expectedHeadSha: own.headSha }),
+      ...(unseen && { parentMergedUnseen: unseen }),
     };
   }
   const parentPull = pullOf.get(record.parent);
@@ -211,6 +221,29 @@ function follow(
       }),
     }),
   };
+}
+
+/**
+ * The parent merged at a head the child never took in: not the head last recorded (a restack's,
+ * or a `keep`'s). A `keep` whose push is seen only after the merge counts too: that the merged
+ * head is the coordinator's update rather than a push made after it is not known without it.
+ */
+function mergedUnseen(
+  snapshot: StackSnapshot,
+  task: StackTask,
+  parentBranch: string,
+): ParentRewritten | undefined {
+  const record = task.stackedOn!;
+  const merged = snapshot.mergedHeads?.get(record.parent);
+  if (merged === undefined || merged === record.head) return undefined;
+  return decideParentMergedUnseen({
+    from: record.head,
+    to: merged,
+    parent: record.parent,
+    parentBranch,
+    base: snapshot.base,
+    task: { state: task.state, approved: task.approved === true },
+  });
 }
 
 /** How the order check and the status comment name the stack: "stacked on task_001 (#12)". */

@@ -62,10 +62,13 @@ export interface StackSnapshot {
    * `parentMovesToCheck` names.
    */
   droppedParentHeads?: ReadonlySet<string>;
+  /** Merged task → the head its PR merged at (GitHub's view of the closed PR). */
+  mergedHeads?: ReadonlyMap<string, string>;
 }
 
 /**
- * The parent's head moved to one that does not hold the head the child last took in: the child
+ * The parent's head moved to one that does not hold the head the child last took in (or the
+ * parent merged at a head the child never took in, `parentMergedUnseen`): the child
  * still holds commits the parent dropped, and its diff against the parent's branch shows them as
  * its own change. A restack does not take them out, so an approval given before is void.
  */
@@ -117,13 +120,22 @@ export type StackDecision =
       expectedHeadSha: string;
       update: boolean;
       unstacks: boolean;
+      /** With `unstacks`: the parent merged at a head the child never took in. */
+      parentMergedUnseen?: ParentRewritten;
     }
   /**
    * The parent merged and the child's PR already targets the base (GitHub retargets PRs itself
    * when it deletes the merged head branch): update it (`expectedHeadSha`; none when GitHub
    * refused the update at that head), and forget the stack. No PR: forget it.
    */
-  | { kind: 'unstack'; task: string; pr?: number; expectedHeadSha?: string }
+  | {
+      kind: 'unstack';
+      task: string;
+      pr?: number;
+      expectedHeadSha?: string;
+      /** The parent merged at a head the child never took in. */
+      parentMergedUnseen?: ParentRewritten;
+    }
   /**
    * The parent will not merge (vetoed, rejected, failed, cancelled, blocked): the child's worker
    * run is cancelled, its PR pointed at the base, the stack forgotten; it waits, blocked, to be

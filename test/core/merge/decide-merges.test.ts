@@ -69,6 +69,14 @@ describe('decideMerges: one PR', () => {
       expected: { kind: 'update_branch', pr: 1, expectedHeadSha: HEAD },
     },
     {
+      name: 'still stacked on a parent that merged: waits for the stack to retarget it',
+      task: { stackedOn: { parent: 'task_000', pr: 9 } },
+      expected: waitFor(
+        'deps_unmerged',
+        'stacked on task_000 (#9), which merged: waiting to be retargeted',
+      ),
+    },
+    {
       name: 'the update refused at this head, yet clean: it merges',
       pull: { updateRefusedSha: HEAD, updateRefusedMessage: 'no' },
       expected: { kind: 'merge', sha: HEAD },

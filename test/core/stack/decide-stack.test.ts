@@ -361,6 +361,70 @@ describe('decideStacks: a started child follows its parent', () => {
     ).toEqual([{ kind: 'unstack', task: 'task_002', pr: 13, expectedHeadSha: 'c1' }]);
   });
 
+  it.each<[string, Partial<StackTask>, string, object | undefined]>([
+    [
+      'approved, GitHub retargeted it',
+      { state: 'approved', approved: true },
+      'main',
+      { move: 'approval withdrawn' },
+    ],
+    [
+      'approved, on the parent’s branch',
+      { state: 'approved', approved: true },
+      branchOf('task_001'),
+      { move: 'approval withdrawn' },
+    ],
+    [
+      'approved while its worker is out',
+      { state: 'running', approved: true },
+      branchOf('task_001'),
+      {},
+    ],
+    ['not approved', { state: 'in_review' }, 'main', undefined],
+  ])(
+    'tells a child whose parent merged at a head it never took in, withdrawing an approval (%s)',
+    (_, over, baseRef, withdrawApproval) => {
+      const [decision] = decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'merged' }), child(over)],
+          pulls: [{ ...childPr, baseRef }],
+          mergedHeads: new Map([['task_001', 'a2']]),
+        }),
+      );
+      expect(decision).toMatchObject({
+        kind: baseRef === 'main' ? 'unstack' : 'retarget',
+        parentMergedUnseen: {
+          from: 'aaa',
+          to: 'a2',
+          comment: { marker: '<!-- agent-coordinator:parent-merged-unseen head=a2 -->' },
+        },
+      });
+      const unseen =
+        decision?.kind === 'unstack' || decision?.kind === 'retarget'
+          ? decision.parentMergedUnseen
+          : undefined;
+      expect(unseen?.withdrawApproval).toEqual(withdrawApproval);
+      expect(unseen?.comment.body.includes('Its approval is withdrawn')).toBe(
+        withdrawApproval !== undefined,
+      );
+    },
+  );
+
+  it('says nothing more when the parent merged at the head the child last took in', () => {
+    const [decision] = decideStacks(
+      snapshot({
+        tasks: [
+          task('task_001', { state: 'merged' }),
+          child({ state: 'approved', approved: true }),
+        ],
+        pulls: [childPr],
+        mergedHeads: new Map([['task_001', 'aaa']]),
+      }),
+    );
+    expect(decision).toMatchObject({ kind: 'retarget' });
+    expect(decision).not.toHaveProperty('parentMergedUnseen');
+  });
+
   it('forgets the stack of a child with no PR once the parent merged, unless its worker is out', () => {
     const tasks = (state: StackTask['state']) => [
       task('task_001', { state: 'merged' }),
