@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { API, pullFixture, REPO, strictGitHub } from '../worker/helpers/github-mock.js';
 import { createHarness, type Harness } from '../worker/helpers/harness.js';
+import { BRANCH, conflictMergeMessage, shown } from './publish-text.js';
 
 /**
  * A commit the publish job pushes reaches the base branch when its PR merges (a squash commit
@@ -13,15 +14,10 @@ import { createHarness, type Harness } from '../worker/helpers/harness.js';
  * must name no issue.
  */
 
-const BRANCH = 'agent/7/task_001';
-
 /** GitHub's closing keywords before an issue reference: `#3`, `owner/repo#4`, `GH-5`, a URL. */
 const CLOSING_REFERENCE =
   /\b(close[sd]?|fix(e[sd])?|resolve[sd]?):?\s+(#\d|[\w.-]+\/[\w.-]+#\d|GH-\d|https?:\/\/\S+\/issues\/\d)/i;
 const REFERENCE = /#\d|GH-\d|:\/\//;
-
-/** The text as a person reads it: the word joiner is invisible. */
-const shown = (text: string) => text.replaceAll('\u2060', '');
 
 strictGitHub();
 
@@ -60,24 +56,7 @@ describe('closing keywords in what the publish job writes', () => {
 
   it("a fix's conflicted file named like a closing keyword names no issue in the merge's message", async () => {
     const name = 'Fixes #3.txt';
-    h.fx.commitOnOrigin(BRANCH, { [name]: 'line 1\nbranch line\nline 3\n' }, 'task_001: add');
-    h.fx.commitOnOrigin('main', { [name]: 'line 1\nmain line\nline 3\n' }, 'main adds it too');
-    nock(API)
-      .get(`${REPO}/pulls`)
-      .query({ head: `acme:${BRANCH}`, state: 'open', per_page: '100' })
-      .reply(200, [pullFixture(12, BRANCH, 'Part of #7')]);
-    nock(API)
-      .patch(`${REPO}/pulls/12`)
-      .reply(200, pullFixture(12, BRANCH, ''));
-
-    const result = await h.run(
-      { mode: 'fix', attempt: '2', FAKE_AGENT: 'resolve' },
-      h.fx.freshWorkspace(BRANCH),
-    );
-
-    expect(result.outcome).toMatchObject({ ok: true });
-    const message = git(h.fx.origin, 'log', '-1', '--format=%B', BRANCH);
-    expect(shown(message)).toContain(`Conflicts resolved by the agent: ${name}\n`);
+    const message = await conflictMergeMessage(h, name);
     expect(message).not.toMatch(CLOSING_REFERENCE);
     expect(message).not.toMatch(REFERENCE);
   });

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../worker/helpers/git-fixture.js';
 import { API, pullFixture, REPO, strictGitHub } from '../worker/helpers/github-mock.js';
 import { createHarness, type Harness } from '../worker/helpers/harness.js';
+import { BRANCH, conflictMergeMessage, shown } from './publish-text.js';
 
 /**
  * GitHub starts no `push` or `pull_request` workflow for a push whose commit message, or a PR
@@ -13,12 +14,7 @@ import { createHarness, type Harness } from '../worker/helpers/harness.js';
  * must not keep the agent's change from the repository's CI, where no check counts as green.
  */
 
-const BRANCH = 'agent/7/task_001';
-
 const SKIP = /\[\s*(skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\s*\]/i;
-
-/** The text as a person reads it: the word joiner is invisible. */
-const shown = (text: string) => text.replaceAll('\u2060', '');
 
 strictGitHub();
 
@@ -51,24 +47,7 @@ describe('skip instructions in what the publish job writes', () => {
 
   it("a fix's conflicted file named like a skip instruction skips no workflow", async () => {
     const name = '[skip ci].txt';
-    h.fx.commitOnOrigin(BRANCH, { [name]: 'line 1\nbranch line\nline 3\n' }, 'task_001: add');
-    h.fx.commitOnOrigin('main', { [name]: 'line 1\nmain line\nline 3\n' }, 'main adds it too');
-    nock(API)
-      .get(`${REPO}/pulls`)
-      .query({ head: `acme:${BRANCH}`, state: 'open', per_page: '100' })
-      .reply(200, [pullFixture(12, BRANCH, 'Part of #7')]);
-    nock(API)
-      .patch(`${REPO}/pulls/12`)
-      .reply(200, pullFixture(12, BRANCH, ''));
-
-    const result = await h.run(
-      { mode: 'fix', attempt: '2', FAKE_AGENT: 'resolve' },
-      h.fx.freshWorkspace(BRANCH),
-    );
-
-    expect(result.outcome).toMatchObject({ ok: true });
-    const message = git(h.fx.origin, 'log', '-1', '--format=%B', BRANCH);
-    expect(shown(message)).toContain(`Conflicts resolved by the agent: ${name}\n`);
+    const message = await conflictMergeMessage(h, name);
     expect(message).not.toMatch(SKIP);
   });
 });
