@@ -266,6 +266,43 @@ export function updateRefusedComments(s: Pick<Scenario, 'double'>, pr: number): 
 }
 
 /** After each test: the double saw nothing GitHub would refuse, and the scenario closes either way. */
+/** Task b stacks on task a (docs/stacking.md). */
+export const STACK_CHAIN = [
+  '```tasks',
+  '- id: a',
+  '  title: A',
+  '- id: b',
+  '  title: B',
+  '  deps: [a]',
+  '```',
+].join('\n');
+
+/**
+ * A run with `dispatch.stack` on, from an issue with `body`: each task's worker writes its own
+ * file (`src/<task>.txt`, its attempt in it) and opens its PR on the assignment's base. Returns
+ * once the first dispatches and PRs have settled.
+ */
+export async function startStackedRun(
+  body: string,
+  options: { deleteBranchOnMerge?: boolean } = {},
+): Promise<{ s: Scenario; issue: number }> {
+  const s = await startScenario({ config: 'dispatch:\n  stack: true\n' });
+  if (options.deleteBranchOnMerge) s.double.setDeleteBranchOnMerge(REPO, true);
+  s.double.setWorker(async (run) => {
+    const { base } = await assignmentFor(s, run);
+    const task = run.inputs['task_id']!;
+    return {
+      kind: 'pr',
+      ...(base !== null && { base }),
+      files: { [`src/${task}.txt`]: `${task} attempt ${run.inputs['attempt']}\n` },
+    };
+  });
+  const issue = await s.double.openIssue(REPO, { title: 'Stack', body, user: MAINTAINER });
+  await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+  await s.settle();
+  return { s, issue };
+}
+
 export async function closeScenario(s: Scenario | undefined): Promise<void> {
   if (!s) return;
   try {

@@ -1,25 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  assignmentFor,
   closeScenario,
   MAINTAINER,
   REPO,
-  startScenario,
+  STACK_CHAIN,
+  startStackedRun,
   taskOf,
   type Scenario,
 } from './harness.js';
 
 type Pull = { number: number; head: { ref: string; sha: string }; base: { ref: string } };
-
-const CHAIN = [
-  '```tasks',
-  '- id: a',
-  '  title: A',
-  '- id: b',
-  '  title: B',
-  '  deps: [a]',
-  '```',
-].join('\n');
 
 /**
  * docs/stacking.md, "A parent that merged at a head the child never took in": the child's
@@ -41,19 +31,8 @@ describe('a stacked child whose parent merged at a head it never took in', () =>
       .map((d) => (d.payload.pull_request as { head: { ref: string } }).head.ref.split('/')[2]);
 
   const start = async () => {
-    s = await startScenario({ config: 'dispatch:\n  stack: true\n' });
-    s.double.setWorker(async (run) => {
-      const { base } = await assignmentFor(s, run);
-      const task = run.inputs['task_id']!;
-      return {
-        kind: 'pr',
-        ...(base !== null && { base }),
-        files: { [`src/${task}.txt`]: `${task} attempt ${run.inputs['attempt']}\n` },
-      };
-    });
-    const issue = await s.double.openIssue(REPO, { title: 'Stack', body: CHAIN, user: MAINTAINER });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    let issue: number;
+    ({ s, issue } = await startStackedRun(STACK_CHAIN));
     await s.double.comment(REPO, prOf('b').number, '/approve', MAINTAINER);
     await s.settle();
     return issue;

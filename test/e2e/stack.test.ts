@@ -5,6 +5,8 @@ import {
   MAINTAINER,
   REPO,
   SPEC_EXAMPLE_PLAN,
+  STACK_CHAIN,
+  startStackedRun,
   startScenario,
   updateBranchAnswers,
   updateRefusedComments,
@@ -22,15 +24,7 @@ type Pull = {
 };
 
 const STACK_CONFIG = 'dispatch:\n  stack: true\n';
-const CHAIN = [
-  '```tasks',
-  '- id: a',
-  '  title: A',
-  '- id: b',
-  '  title: B',
-  '  deps: [a]',
-  '```',
-].join('\n');
+const CHAIN = STACK_CHAIN;
 
 /**
  * docs/stacking.md on the GitHub double: with `dispatch.stack`, a task whose one unmerged
@@ -64,23 +58,10 @@ describe('stacked dispatch (GitHub double)', () => {
     await s.settle();
   };
 
-  /** Each task writes its own file; the PR targets and starts from the assignment's base. */
   const start = async (body: string, options: { deleteBranchOnMerge?: boolean } = {}) => {
-    s = await startScenario({ config: STACK_CONFIG });
-    if (options.deleteBranchOnMerge) s.double.setDeleteBranchOnMerge(REPO, true);
-    s.double.setWorker(async (run) => {
-      const { base } = await assignmentFor(s, run);
-      const task = run.inputs['task_id']!;
-      return {
-        kind: 'pr',
-        ...(base !== null && { base }),
-        files: { [`src/${task}.txt`]: `${task} attempt ${run.inputs['attempt']}\n` },
-      };
-    });
-    const issue = await s.double.openIssue(REPO, { title: 'Stack', body, user: MAINTAINER });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
-    return issue;
+    const started = await startStackedRun(body, options);
+    s = started.s;
+    return started.issue;
   };
 
   it('starts a task on its dependency’s open PR, shows only its own change, and retargets it to the base when the dependency merges', async () => {
