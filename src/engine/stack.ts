@@ -113,11 +113,15 @@ async function droppedParentHeads(
  * Each merged task's PR head: the head it merged at, as GitHub showed the closed PR (a person's
  * merge), or as the coordinator read it for its own merge, guarded by that head (merge/gather.ts).
  */
-function mergedHeads(graph: RunGraph): Map<string, string> {
-  const heads = new Map<string, string>();
+function mergedHeads(graph: RunGraph): Map<string, { head: string; updatedFrom?: string }> {
+  const heads = new Map<string, { head: string; updatedFrom?: string }>();
   for (const t of graph.tasks) {
     const row = graph.pullOf.get(t.id);
-    if (isTaskMerged(t.state) && row) heads.set(t.taskKey, row.headSha);
+    if (isTaskMerged(t.state) && row)
+      heads.set(t.taskKey, {
+        head: row.headSha,
+        ...(row.updatedByCoordinatorFrom !== null && { updatedFrom: row.updatedByCoordinatorFrom }),
+      });
   }
   return heads;
 }

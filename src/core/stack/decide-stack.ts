@@ -225,8 +225,10 @@ function follow(
 
 /**
  * The parent merged at a head the child never took in: not the head last recorded (a restack's,
- * or a `keep`'s). A `keep` whose push is seen only after the merge counts too: that the merged
- * head is the coordinator's update rather than a push made after it is not known without it.
+ * or a `keep`'s), nor one the coordinator's own update of the parent made from it (a `keep`
+ * whose turn came after the merge: with no CI to wait for, the update's push and the merge are
+ * handled in one turn). Any other push after the recorded head ends that update's record
+ * (decidePush), so the rule is the `keep`'s.
  */
 function mergedUnseen(
   snapshot: StackSnapshot,
@@ -235,10 +237,11 @@ function mergedUnseen(
 ): ParentRewritten | undefined {
   const record = task.stackedOn!;
   const merged = snapshot.mergedHeads?.get(record.parent);
-  if (merged === undefined || merged === record.head) return undefined;
+  if (merged === undefined || merged.head === record.head) return undefined;
+  if (merged.updatedFrom === record.head) return undefined;
   return decideParentMergedUnseen({
     from: record.head,
-    to: merged,
+    to: merged.head,
     parent: record.parent,
     parentBranch,
     base: snapshot.base,

@@ -62,8 +62,11 @@ export interface StackSnapshot {
    * `parentMovesToCheck` names.
    */
   droppedParentHeads?: ReadonlySet<string>;
-  /** Merged task → the head its PR merged at (GitHub's view of the closed PR). */
-  mergedHeads?: ReadonlyMap<string, string>;
+  /**
+   * Merged task → the head its PR merged at (GitHub's view of the closed PR), and the head the
+   * coordinator last updated that PR from, when its record stands (`updatedFrom`, as on StackPull).
+   */
+  mergedHeads?: ReadonlyMap<string, { head: string; updatedFrom?: string }>;
 }
 
 /**

@@ -388,7 +388,7 @@ describe('decideStacks: a started child follows its parent', () => {
         snapshot({
           tasks: [task('task_001', { state: 'merged' }), child(over)],
           pulls: [{ ...childPr, baseRef }],
-          mergedHeads: new Map([['task_001', 'a2']]),
+          mergedHeads: new Map([['task_001', { head: 'a2' }]]),
         }),
       );
       expect(decision).toMatchObject({
@@ -418,11 +418,29 @@ describe('decideStacks: a started child follows its parent', () => {
           child({ state: 'approved', approved: true }),
         ],
         pulls: [childPr],
-        mergedHeads: new Map([['task_001', 'aaa']]),
+        mergedHeads: new Map([['task_001', { head: 'aaa' }]]),
       }),
     );
     expect(decision).toMatchObject({ kind: 'retarget' });
     expect(decision).not.toHaveProperty('parentMergedUnseen');
+  });
+
+  it('says nothing when the parent merged at the head its coordinator’s update made from the one the child took in', () => {
+    const decide = (updatedFrom: string) =>
+      decideStacks(
+        snapshot({
+          tasks: [
+            task('task_001', { state: 'merged' }),
+            child({ state: 'approved', approved: true }),
+          ],
+          pulls: [childPr],
+          mergedHeads: new Map([['task_001', { head: 'a2', updatedFrom }]]),
+        }),
+      )[0];
+    // The `keep` never ran: the update's push and the merge were handled in one turn.
+    expect(decide('aaa')).not.toHaveProperty('parentMergedUnseen');
+    // Updated from another head: the move from the recorded head was not the update alone.
+    expect(decide('a1')).toHaveProperty('parentMergedUnseen');
   });
 
   it('forgets the stack of a child with no PR once the parent merged, unless its worker is out', () => {
