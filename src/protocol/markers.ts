@@ -78,12 +78,27 @@ export const MAX_AGENT_CONFIG_PATHS = 50;
  * four times longer), and the body is written after the push: a body over GitHub's 65,536
  * characters is refused, which would leave the pushed change unflagged.
  */
-export const MAX_AGENT_CONFIG_CHARS = 4_000;
+const MAX_AGENT_CONFIG_CHARS = 4_000;
 
 /** A path as the marker and the section list it: its first 200 code points (a note shows 60). */
 export function agentConfigPathShown(path: string): string {
   const points = Array.from(path);
   return points.length <= 200 ? path : `${points.slice(0, 200).join('')}…`;
+}
+
+/**
+ * The first item, then each later one that still fits MAX_AGENT_CONFIG_CHARS (with a separator
+ * after each): how both the marker and the PR body's list bound what the agent named.
+ */
+export function withinAgentConfigChars(items: readonly string[]): string[] {
+  const kept: string[] = [];
+  let length = 0;
+  for (const item of items) {
+    if (kept.length > 0 && length + item.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    kept.push(item);
+    length += item.length + 1;
+  }
+  return kept;
 }
 
 /**
@@ -94,14 +109,12 @@ export function agentConfigPathShown(path: string): string {
  * The first path is always listed, then each that still fits MAX_AGENT_CONFIG_CHARS.
  */
 export function agentConfigMarker(paths: readonly string[]): string | undefined {
-  const encoded: string[] = [];
-  let length = 0;
-  for (const path of paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== '')) {
-    const one = encodeURIComponent(agentConfigPathShown(path));
-    if (encoded.length > 0 && length + one.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
-    encoded.push(one);
-    length += one.length + 1;
-  }
+  const encoded = withinAgentConfigChars(
+    paths
+      .slice(0, MAX_AGENT_CONFIG_PATHS)
+      .filter((p) => p !== '')
+      .map((p) => encodeURIComponent(agentConfigPathShown(p))),
+  );
   if (encoded.length === 0) return undefined;
   return `<!-- agent-coordinator:agent-config paths=${encoded.join(',')} -->`;
 }

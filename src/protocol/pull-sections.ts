@@ -2,9 +2,9 @@ import { inertInline } from '../core/inert-markdown.js';
 import type { WorkerMode } from './assignment.js';
 import {
   agentConfigPathShown,
-  MAX_AGENT_CONFIG_CHARS,
   MAX_AGENT_CONFIG_PATHS,
   neutralizeMarkers,
+  withinAgentConfigChars,
   type Usage,
 } from './markers.js';
 
@@ -140,15 +140,12 @@ export const AGENT_CONFIG_FILES = '`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS
 export function agentConfigContent(paths: readonly string[]): string {
   const listed = paths.filter((p) => p.trim() !== '');
   if (listed.length === 0) return '';
-  // The agent names the files: the list is bounded like the marker (MAX_AGENT_CONFIG_CHARS).
-  const shown: string[] = [];
-  let length = 0;
-  for (const path of listed.slice(0, MAX_AGENT_CONFIG_PATHS)) {
-    const line = `- ${inertInline(agentConfigPathShown(path))}`;
-    if (shown.length > 0 && length + line.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
-    shown.push(line);
-    length += line.length + 1;
-  }
+  // The agent names the files: the list is bounded like the marker.
+  const shown = withinAgentConfigChars(
+    listed
+      .slice(0, MAX_AGENT_CONFIG_PATHS)
+      .map((path) => `- ${inertInline(agentConfigPathShown(path))}`),
+  );
   const more = listed.length - shown.length;
   return [
     `**Agent configuration changed.** This PR changes files that configure coding agents (${AGENT_CONFIG_FILES}). Every agent of this task starts from the base branch's copies, but once merged these configure every later agent run and every person's Claude Code in this repository: review them with care.`,

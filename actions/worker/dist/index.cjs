@@ -34232,15 +34232,20 @@ function agentConfigPathShown(path3) {
   const points = Array.from(path3);
   return points.length <= 200 ? path3 : `${points.slice(0, 200).join("")}…`;
 }
-function agentConfigMarker(paths) {
-  const encoded = [];
+function withinAgentConfigChars(items) {
+  const kept = [];
   let length = 0;
-  for (const path3 of paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "")) {
-    const one2 = encodeURIComponent(agentConfigPathShown(path3));
-    if (encoded.length > 0 && length + one2.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
-    encoded.push(one2);
-    length += one2.length + 1;
+  for (const item of items) {
+    if (kept.length > 0 && length + item.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    kept.push(item);
+    length += item.length + 1;
   }
+  return kept;
+}
+function agentConfigMarker(paths) {
+  const encoded = withinAgentConfigChars(
+    paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "").map((p) => encodeURIComponent(agentConfigPathShown(p)))
+  );
   if (encoded.length === 0) return void 0;
   return `<!-- agent-coordinator:agent-config paths=${encoded.join(",")} -->`;
 }
@@ -34420,14 +34425,9 @@ var AGENT_CONFIG_FILES = "`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`";
 function agentConfigContent(paths) {
   const listed = paths.filter((p) => p.trim() !== "");
   if (listed.length === 0) return "";
-  const shown = [];
-  let length = 0;
-  for (const path3 of listed.slice(0, MAX_AGENT_CONFIG_PATHS)) {
-    const line = `- ${inertInline(agentConfigPathShown(path3))}`;
-    if (shown.length > 0 && length + line.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
-    shown.push(line);
-    length += line.length + 1;
-  }
+  const shown = withinAgentConfigChars(
+    listed.slice(0, MAX_AGENT_CONFIG_PATHS).map((path3) => `- ${inertInline(agentConfigPathShown(path3))}`)
+  );
   const more = listed.length - shown.length;
   return [
     `**Agent configuration changed.** This PR changes files that configure coding agents (${AGENT_CONFIG_FILES}). Every agent of this task starts from the base branch's copies, but once merged these configure every later agent run and every person's Claude Code in this repository: review them with care.`,
