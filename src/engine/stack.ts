@@ -161,9 +161,7 @@ async function applyStack(
 
     case 'restack': {
       if (!row) return;
-      const child = decision.parentRewritten
-        ? await tellParentRewritten(engine, scope, task, row, decision.parentRewritten)
-        : task;
+      const child = await tellParentRewritten(engine, scope, task, row, decision.parentRewritten);
       if (!child) return;
       const updated = await updateChild(engine, scope, child, row, decision.expectedHeadSha, {
         baseHead: decision.parentHead,
@@ -190,7 +188,13 @@ async function applyStack(
 
     case 'retarget': {
       if (!row) return;
-      const child = await tellUnseen(engine, scope, task, row, decision.parentMergedUnseen);
+      const child = await tellParentRewritten(
+        engine,
+        scope,
+        task,
+        row,
+        decision.parentMergedUnseen,
+      );
       if (!child) return;
       // After the parent's merge GitHub may have retargeted the PR itself (it deletes the merged
       // branch under "Automatically delete head branches"): a read then saves a content write.
@@ -213,7 +217,7 @@ async function applyStack(
 
     case 'unstack': {
       const child = row
-        ? await tellUnseen(engine, scope, task, row, decision.parentMergedUnseen)
+        ? await tellParentRewritten(engine, scope, task, row, decision.parentMergedUnseen)
         : task;
       if (!child) return;
       if (row && decision.expectedHeadSha !== undefined)
@@ -229,34 +233,21 @@ async function applyStack(
 }
 
 /**
- * The parent merged at a head the child never took in (core's decideParentMergedUnseen): told
- * and its approval withdrawn as for a rewrite, before the retarget's update and before the stack
- * is forgotten, so that a crash decides it again.
- */
-function tellUnseen(
-  engine: Engine,
-  scope: RunScope,
-  task: TaskRow,
-  row: PullRow,
-  unseen: ParentRewritten | undefined,
-): Promise<TaskRow | undefined> {
-  if (!unseen) return Promise.resolve(task);
-  return tellParentRewritten(engine, scope, task, row, unseen);
-}
-
-/**
- * A person rewrote the parent's branch: what core's decideParentRewritten says is applied before
- * the restack, so that the update's push carries no approval (decidePush) and a crash leaves it
- * withdrawn. The PR is told once per parent head (a marker comment, found again before it is
- * posted). Returns the child as it is afterwards, or undefined when it moved meanwhile.
+ * A person rewrote the parent's branch (core's decideParentRewritten, before a restack), or the
+ * parent merged at a head the child never took in (decideParentMergedUnseen, before a retarget or
+ * unstack): applied before the child's update, so that the update's push carries no approval
+ * (decidePush), and before the stack is forgotten, so that a crash decides it again. The PR is
+ * told once per parent head (a marker comment, found again before it is posted). Returns the
+ * child as it is afterwards (as it was, with nothing to tell), or undefined when it moved meanwhile.
  */
 async function tellParentRewritten(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
   row: PullRow,
-  rewritten: ParentRewritten,
+  rewritten: ParentRewritten | undefined,
 ): Promise<TaskRow | undefined> {
+  if (!rewritten) return task;
   const child = rewritten.withdrawApproval
     ? await clearApproval(engine, task, rewritten.withdrawApproval.move)
     : task;
