@@ -211,13 +211,13 @@ describe('worker against the GitHub double', () => {
   it.each([
     { mode: 'fix', attempt: '2', parentChanges: 'a-notes.txt', outcome: 'merged' },
     { mode: 'fix', attempt: '2', parentChanges: 'feature.txt', outcome: 'pushed as is' },
-    { attempt: '1', parentChanges: 'a-notes.txt', outcome: 'merged' },
-    { attempt: '1', parentChanges: 'feature.txt', outcome: 'pushed as is' },
-    { attempt: '2', parentChanges: 'a-notes.txt', outcome: 'merged' },
-    { attempt: '2', parentChanges: 'feature.txt', outcome: 'refused' },
+    { mode: 'work', attempt: '1', parentChanges: 'a-notes.txt', outcome: 'merged' },
+    { mode: 'work', attempt: '1', parentChanges: 'feature.txt', outcome: 'pushed as is' },
+    { mode: 'work', attempt: '2', parentChanges: 'a-notes.txt', outcome: 'merged' },
+    { mode: 'work', attempt: '2', parentChanges: 'feature.txt', outcome: 'refused' },
   ])(
     "$mode attempt $attempt, the parent's head moved while its agent worked, changing $parentChanges: $outcome",
-    async ({ mode = 'work', attempt, parentChanges, outcome }) => {
+    async ({ mode, attempt, parentChanges, outcome }) => {
       const { repo, h, env, workspace } = await stackedChild();
       // The double keeps its own branches: the PR opens on the parent's when it has it.
       await double.pushCommit(repo, PARENT, { message: 'a', files: { 'a.txt': 'a' }, by: 'x' });
