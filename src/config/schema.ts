@@ -91,3 +91,12 @@ export const repoConfigSchema = z
 export type RepoConfig = z.output<typeof repoConfigSchema>;
 
 export const DEFAULT_CONFIG: RepoConfig = repoConfigSchema.parse(undefined);
+
+/**
+ * The model a task of this type runs with (`worker.models`, SPEC §7). The type is the plan's
+ * free word: only the config's own keys name a model, never what every object inherits
+ * (`constructor`, `toString`), since the config is a plain object read from JSON.
+ */
+export function modelForTaskType(worker: RepoConfig['worker'], type: string): string {
+  return Object.hasOwn(worker.models, type) ? worker.models[type]! : worker.models.default;
+}

@@ -1,4 +1,4 @@
-import type { RepoConfig } from '../config/schema.js';
+import { modelForTaskType, type RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { composeAssignment, type AssignmentText } from '../core/worker-inputs.js';
 import { workerModeOf } from '../engine/dispatch.js';
@@ -88,7 +88,7 @@ export function assignmentTextOf(
       runBase: base,
       stackParentPr: attempt.stackParentPr,
       timeoutMinutes,
-      model: config.worker.models[task.type] ?? config.worker.models.default ?? 'claude-sonnet-4-5',
+      model: modelForTaskType(config.worker, task.type),
       maxTurns: config.worker.maxTurns,
     }),
     deadline_at: deadlineOf(attempt, timeoutMinutes),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigYaml, validateConfig } from '../../src/config/load.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { DEFAULT_CONFIG, modelForTaskType, repoConfigSchema } from '../../src/config/schema.js';
 import { parseDuration } from '../../src/core/duration.js';
 
 describe('repository config (.github/agent-coordinator.yml)', () => {
@@ -115,5 +115,24 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
     ['5 m', undefined],
   ])('parses duration %s', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
+  });
+});
+
+describe('modelForTaskType: worker.models by the plan’s task type', () => {
+  const { worker } = repoConfigSchema.parse({
+    worker: { models: { default: 'model-d', test: 'model-t' } },
+  });
+  // The config as the run stores and reads it again: a plain object from JSON.
+  const stored = JSON.parse(JSON.stringify(worker)) as typeof worker;
+  it.each([
+    ['test', 'model-t'],
+    ['code_edit', 'model-d'],
+    // A type naming what every object inherits is a type with no model of its own.
+    ['constructor', 'model-d'],
+    ['toString', 'model-d'],
+    ['__proto__', 'model-d'],
+    ['hasOwnProperty', 'model-d'],
+  ])('%s runs with %s', (type, model) => {
+    expect(modelForTaskType(stored, type)).toBe(model);
   });
 });
