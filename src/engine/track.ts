@@ -31,6 +31,7 @@ import {
   decideWorkerRun,
   isAgentPull,
   isOpenPullOfRepository,
+  mayBeCoordinatorUpdate,
   namedWorkerRun,
   phaseWithRun,
   readsAgentPull,
@@ -279,7 +280,9 @@ export async function currentPullOf(
 ): Promise<{ pull: PullInfo; task: TaskRow; workPushedAt: Date | null } | null> {
   const pull = (await openAgentPullOf(scope, task))?.pull;
   if (!pull) return null;
-  const linked = await linkPullRequest(engine, scope.repositoryId, pull, { run: scope.run, task });
+  const linked = await linkPullRequest(engine, scope.repositoryId, pull, {
+    known: { run: scope.run, task },
+  });
   return linked && linked.task.id === task.id
     ? { pull, task: linked.task, workPushedAt: linked.workPushedAt }
     : null;
@@ -339,8 +342,15 @@ export async function linkPullRequest(
   engine: Engine,
   repositoryId: number,
   pull: PullEventInfo,
-  /** The run and task the caller read already: used when the branch names them. */
-  known?: { run: RunRow; task: TaskRow },
+  options: {
+    /** The run and task the caller read already: used when the branch names them. */
+    known?: { run: RunRow; task: TaskRow };
+    /**
+     * Where a push's head commit is read (with `pull.before`), when the push may be the
+     * coordinator's update: without it, every push is new work.
+     */
+    github?: { port: GitHubPort; repo: RepoCoords };
+  } = {},
 ): Promise<{
   run: RunRow;
   task: TaskRow;
@@ -352,6 +362,7 @@ export async function linkPullRequest(
 } | null> {
   if (!isAgentPull(pull, repositoryId)) return null;
   const parsed = parseTaskBranch(pull.headRef)!;
+  const { known, github } = options;
   const isKnown =
     known?.run.issueNumber === parsed.issueNumber && known.task.taskKey === parsed.taskKey;
   const found = isKnown
@@ -368,6 +379,14 @@ export async function linkPullRequest(
     undefined,
     { asDelivered: pull.asDelivered },
   );
+  // One read, only for a push from the head the coordinator updated from: whether its commit is
+  // the update's merge (decidePush). A failed read throws, so the delivery is handled again.
+  const headParents =
+    github &&
+    pull.before !== undefined &&
+    mayBeCoordinatorUpdate({ before: pull.before, updateFrom: row.updatedByCoordinatorFrom })
+      ? await github.port.commitParents(github.repo, pull.headSha)
+      : undefined;
   const { pushOfWork, effects } = decidePullLink(
     { task, row },
     {
@@ -375,6 +394,7 @@ export async function linkPullRequest(
       head: pull.headSha,
       ...(pull.before === undefined ? {} : { before: pull.before }),
       ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
+      ...(headParents === undefined ? {} : { headParents }),
       ...(pull.body === undefined ? {} : { body: pull.body }),
     },
   );
@@ -441,20 +461,25 @@ export async function onPullRequestChanged(
   // merge decision. GitHub computes its mergeability from its creation on.
   const current =
     !pull.asDelivered && repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
-  const linked = await linkPullRequest(engine, repositoryId, {
-    ...pull,
-    // GitHub's base now: a late delivery's base may predate a retarget (docs/stacking.md).
-    ...(current
-      ? {
-          state: current.state,
-          merged: current.merged,
-          body: current.body,
-          baseRef: current.baseRef,
-        }
-      : {}),
-    ...(pull.asDelivered ? { body: undefined } : {}),
-    currentHeadSha: current?.headSha,
-  });
+  const linked = await linkPullRequest(
+    engine,
+    repositoryId,
+    {
+      ...pull,
+      // GitHub's base now: a late delivery's base may predate a retarget (docs/stacking.md).
+      ...(current
+        ? {
+            state: current.state,
+            merged: current.merged,
+            body: current.body,
+            baseRef: current.baseRef,
+          }
+        : {}),
+      ...(pull.asDelivered ? { body: undefined } : {}),
+      currentHeadSha: current?.headSha,
+    },
+    repo.owner && repo.repo ? { github: { port, repo } } : {},
+  );
   const head = current?.headSha ?? pull.headSha;
   const effects = decidePullChanged(
     linked && {

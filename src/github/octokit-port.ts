@@ -195,6 +195,20 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
+    async commitParents(repo, sha) {
+      try {
+        const { data } = await octokit.rest.git.getCommit({ ...repo, commit_sha: sha });
+        // An approval rests on these: an answer without them is no answer.
+        const parents: unknown = data.parents;
+        if (!Array.isArray(parents) || !parents.every((p) => typeof p?.sha === 'string'))
+          throw new Error(`GitHub answered commit ${sha} without its parents`);
+        return parents.map((p: { sha: string }) => p.sha);
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+
     async holdsCommit(repo, head, commit) {
       const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
         ...repo,

@@ -173,6 +173,11 @@ export interface GitHubPort {
   defaultBranch(repo: RepoCoords): Promise<string>;
   /** The head SHA of a branch, or null when it does not exist. */
   branchHead(repo: RepoCoords, branch: string): Promise<string | null>;
+  /**
+   * A commit's parents, first parent first (`GET /git/commits/{sha}`); null when GitHub has no
+   * such commit (404).
+   */
+  commitParents(repo: RepoCoords, sha: string): Promise<string[] | null>;
   /** Whether `commit` is `head` or one of its ancestors (compare: nothing of it is behind). */
   holdsCommit(repo: RepoCoords, head: string, commit: string): Promise<boolean>;
   /**

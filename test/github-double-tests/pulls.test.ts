@@ -136,6 +136,46 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
     expect(upd.status).toBe(202);
   });
 
+  it('defers update-branch past its 202 when asked: the merge lands at release, or not at all once the head moved', async () => {
+    const { double, octokit, repo } = w;
+    const head = 'agent/1/task_001';
+    const a = await double.openPr(repo, { head, title: 'A', by: 'agent-coordinator[bot]' });
+    const b = await double.openPr(repo, {
+      head: 'agent/1/task_002',
+      title: 'B',
+      by: 'agent-coordinator[bot]',
+    });
+    const base = await double.advanceBranch(repo, 'main');
+    double.deferBranchUpdates = true;
+    const from = double.branch(repo, head)!.sha;
+    for (const n of [a, b]) {
+      const answer = await octokit.rest.pulls.updateBranch({
+        owner,
+        repo: repoName,
+        pull_number: n,
+      });
+      expect(answer.status).toBe(202);
+    }
+    expect(double.heldBranchUpdates(repo)).toEqual([a, b]);
+    expect(double.branch(repo, head)!.sha).toBe(from);
+    // A push lands on b's head in the meantime: its update makes nothing.
+    await double.pushCommit(repo, 'agent/1/task_002', { message: 'more', by: 'alice' });
+    const landed = await double.releaseBranchUpdates();
+    expect(landed).toEqual([{ number: a, sha: double.branch(repo, head)!.sha }, { number: b }]);
+    expect(double.heldBranchUpdates(repo)).toEqual([]);
+    // GitHub's update merge: the old head its first parent, the base's head its second.
+    const { data: commit } = await octokit.rest.git.getCommit({
+      owner,
+      repo: repoName,
+      commit_sha: landed[0]!.sha!,
+    });
+    expect(commit.parents.map((p) => p.sha)).toEqual([from, base]);
+    expect(commit.message).toBe(`Merge branch 'main' into ${head}`);
+    await expect(
+      octokit.rest.git.getCommit({ owner, repo: repoName, commit_sha: 'f'.repeat(40) }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+
   it('takes a person’s merge of a branch pushed from their machine as git makes it', async () => {
     const { double, repo, receiver } = w;
     const n = await double.openPr(repo, { head: 'feature', title: 'F', by: 'alice' });

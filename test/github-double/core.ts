@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Ids, isoNow, nodeId } from './ids.js';
 import { CONTENT_WRITES_PER_MINUTE, ContentWriteWindow } from './server/content-writes.js';
 import { JobLogs } from './server/job-logs.js';
+import type { HeldBranchUpdate } from './ops/update-branch.js';
 import type {
   Account,
   AppInfo,
@@ -75,6 +76,9 @@ export class Core {
   contentWritesPerMinute: number = CONTENT_WRITES_PER_MINUTE;
   readonly contentWrites = new ContentWriteWindow();
   readonly jobLogs = new JobLogs(() => this.url);
+  // update-branch answers 202 and merges only at `double.releaseBranchUpdates` (GitHub's is asynchronous).
+  deferBranchUpdates = false;
+  readonly heldBranchUpdates: HeldBranchUpdate[] = [];
   // CI runs whose current attempt waits for `double.releaseCi` (a `hold` in the run's plan).
   readonly heldCiRuns = new Set<number>();
   // Repository (lowercase full name) → the CI workflow GitHub starts on each new PR head, as a

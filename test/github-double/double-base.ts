@@ -128,6 +128,16 @@ export class DoubleBase {
     this.core.dispatchReturnsNoContent = on;
   }
 
+  // update-branch answers 202 and holds its merge until `releaseBranchUpdates()`, as GitHub's
+  // asynchronous update leaves a moment in which another push can land first. Default off.
+  get deferBranchUpdates(): boolean {
+    return this.core.deferBranchUpdates;
+  }
+
+  set deferBranchUpdates(on: boolean) {
+    this.core.deferBranchUpdates = on;
+  }
+
   // After each head or base move, this many reads of a PR answer mergeable: null
   // (mergeable_state 'unknown'), as GitHub does while it recomputes. Default 0.
   get mergeabilityLag(): number {

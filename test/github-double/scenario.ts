@@ -56,6 +56,7 @@ import {
   type ReviewEvent,
 } from './ops/pulls.js';
 import { deleteBranch, pushCommit, pushMerge } from './ops/refs.js';
+import { landBranchUpdate } from './ops/update-branch.js';
 import { resolveThread, type DraftComment } from './ops/review-threads.js';
 import {
   addWorkflow,
@@ -541,6 +542,27 @@ export class GitHubDouble extends DoubleQueries {
       jobs,
       fromForks: options.fromForks ?? jobs,
     });
+  }
+
+  /** The PRs whose update-branch was answered 202 and waits for `releaseBranchUpdates`. */
+  heldBranchUpdates(repo: string): number[] {
+    const name = this.repoOf(repo).fullName;
+    return this.core.heldBranchUpdates.filter((u) => u.repo === name).map((u) => u.number);
+  }
+
+  /**
+   * GitHub carries out the held updates, oldest first: each merges the base into the head it was
+   * asked for, or does nothing when that head moved meanwhile (landBranchUpdate). Resolves once
+   * their webhooks were answered, with the head each update made (undefined: none).
+   */
+  async releaseBranchUpdates(): Promise<Array<{ number: number; sha?: string }>> {
+    const held = this.core.heldBranchUpdates.splice(0);
+    const landed = held.map((update) => ({
+      number: update.number,
+      ...landBranchUpdate(this.core, update),
+    }));
+    await settle(landed.flatMap((l) => l.sent));
+    return landed.map(({ number, sha }) => (sha === undefined ? { number } : { number, sha }));
   }
 
   /** Whether the CI run's current attempt is held (its plan says `hold`) and not yet released. */

@@ -135,6 +135,11 @@ export interface BranchPush {
   /** The head the coordinator asked GitHub to update from, if it did (`updatedByCoordinatorFrom`). */
   updateFrom: string | null;
   approvedSha: string | null;
+  /**
+   * The parents of `after` as GitHub shows them (`GET /git/commits/{sha}`), read only for a push
+   * that may be the update (`mayBeCoordinatorUpdate`); null when not read or not found.
+   */
+  afterParents: readonly string[] | null;
 }
 
 export interface PushVerdict {
@@ -147,12 +152,38 @@ export interface PushVerdict {
 }
 
 /**
+ * Whether a push may be the coordinator's update: it starts from the head the update was asked
+ * from. Only then is its commit worth reading (`afterParents`).
+ */
+export function mayBeCoordinatorUpdate(push: {
+  before: string;
+  updateFrom: string | null;
+}): boolean {
+  return push.updateFrom !== null && push.before === push.updateFrom;
+}
+
+/**
+ * GitHub's update-branch "merges HEAD from the base branch into the pull request branch" (the
+ * endpoint's description in GitHub's REST reference): a merge commit whose first parent is the
+ * head it updated from and whose second is the base's head. It answers 202 and merges later, so
+ * another push from the same head may land first: that push's commit is not such a merge.
+ * Its signature is not asked for: GitHub documents signing the commits people make in its web
+ * interface (which signs a person's merge there alike), not this one, and GitHub Enterprise
+ * Server signs only when an administrator configured web commit signing.
+ */
+function isUpdateMerge(parents: readonly string[] | null, from: string): boolean {
+  return parents !== null && parents.length === 2 && parents[0] === from;
+}
+
+/**
  * docs/lifecycle.md step 8: the coordinator's update of a behind branch (a push whose `before`
- * is the head it updated from) keeps the approval; any other push is new work that needs
- * approval again, and ends the update's claim on the base branch's slot.
+ * is the head it updated from, and whose commit is the update's merge of the base into that
+ * head) keeps the approval; any other push is new work that needs approval again, and ends the
+ * update's claim on the base branch's slot.
  */
 export function decidePush(push: BranchPush): PushVerdict {
-  const ours = push.updateFrom !== null && push.before === push.updateFrom;
+  // `before` is the head the update was asked from when the push may be the update.
+  const ours = mayBeCoordinatorUpdate(push) && isUpdateMerge(push.afterParents, push.before);
   if (!ours) return { work: true, clearUpdate: push.updateFrom !== null };
   if (push.approvedSha === push.updateFrom && push.after !== push.approvedSha)
     return { work: false, approvedSha: push.after, clearUpdate: false };

@@ -9,10 +9,13 @@ export {
   APPROVABLE_TASK_STATES,
   approvalAfterPush,
   decidePush,
+  mayBeCoordinatorUpdate,
   commandApproval,
   decideApproval,
   type Approval,
   type ApprovalVerdict,
+  type BranchPush,
+  type PushVerdict,
   type CommandApproval,
   type CommandApprovalFacts,
 } from './approval.js';

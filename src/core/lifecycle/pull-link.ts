@@ -31,6 +31,11 @@ export interface PullLinkEvent {
   before?: string;
   /** With `before`: the push's `pull_request.updated_at`, when GitHub dates it. */
   pushedAt?: Date;
+  /**
+   * With `before`: the parents of the pushed head as GitHub shows them, read only when the push
+   * may be the coordinator's update (`mayBeCoordinatorUpdate`); null when not found.
+   */
+  headParents?: readonly string[] | null;
   /** The PR's body, when the caller has it (GitHub's now, where it was read). */
   body?: string;
 }
@@ -63,8 +68,9 @@ export interface PullLinkDecision {
 /**
  * docs/lifecycle.md step 8: what a sighting of a task's agent PR records. Its agent
  * configuration marker, when the body is known and lists other files; for a push, whether it is
- * new work (`decidePush`), which dates the PR's latest work, or the coordinator's own update,
- * which carries an approval of the head it updated from; and the task's link to the PR.
+ * new work (`decidePush`), which dates the PR's latest work, or the coordinator's own update (its
+ * merge of the base into the head it updated from), which carries an approval of that head; and
+ * the task's link to the PR.
  */
 export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent): PullLinkDecision {
   const effects: PullLinkEffect[] = [];
@@ -81,6 +87,7 @@ export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent)
           after: event.head,
           updateFrom: snapshot.row.updatedByCoordinatorFrom,
           approvedSha: snapshot.task.approvedSha,
+          afterParents: event.headParents ?? null,
         });
   const pushOfWork = push?.work ?? false;
   if (pushOfWork && event.pushedAt !== undefined)

@@ -11,6 +11,7 @@ import { agentConfigMarker } from '../../../src/protocol/markers.js';
 const OLD = 'a'.repeat(40);
 const UPDATED = 'b'.repeat(40);
 const NEW = 'c'.repeat(40);
+const BASE = 'd'.repeat(40);
 const AT = new Date('2026-01-01T10:00:00Z');
 const BODY = `Work.\n\n${agentConfigMarker(['CLAUDE.md'])}`;
 
@@ -60,13 +61,22 @@ describe('decidePullLink', () => {
     {
       name: 'the coordinator’s own update of the approved head carries the approval',
       snapshot: snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
-      event: { head: UPDATED, before: OLD, pushedAt: AT },
+      event: { head: UPDATED, before: OLD, pushedAt: AT, headParents: [OLD, BASE] },
       expected: { pushOfWork: false, effects: [{ kind: 'carryApproval', approvedSha: UPDATED }] },
+    },
+    {
+      name: 'a commit pushed on the head the coordinator updated from, before its update landed, is work',
+      snapshot: snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
+      event: { head: NEW, before: OLD, pushedAt: AT, headParents: [OLD] },
+      expected: {
+        pushOfWork: true,
+        effects: [{ kind: 'recordWorkPushed', at: AT }, { kind: 'clearUpdate' }],
+      },
     },
     {
       name: 'the coordinator’s own update of a head not approved carries nothing',
       snapshot: snap({}, { updatedByCoordinatorFrom: OLD }),
-      event: { head: UPDATED, before: OLD, pushedAt: AT },
+      event: { head: UPDATED, before: OLD, pushedAt: AT, headParents: [OLD, BASE] },
       expected: { pushOfWork: false, effects: [] },
     },
     {

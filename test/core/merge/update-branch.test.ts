@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decidePush } from '../../../src/core/lifecycle/index.js';
+import {
+  decidePush,
+  type BranchPush,
+  type PushVerdict,
+} from '../../../src/core/lifecycle/index.js';
 import {
   classifyUpdateRefusal,
   refusalNeedsPull,
@@ -15,36 +19,59 @@ const Z = 'z'.repeat(40);
 
 /** docs/lifecycle.md step 8: the coordinator's own update of a behind branch. */
 describe('decidePush', () => {
-  it.each([
+  const BASE = 'b'.repeat(40);
+  // The update's merge commit: the base merged into the head it updated from (X).
+  const MERGE_OF_X = [X, BASE];
+  it.each<{ name: string; push: BranchPush; verdict: PushVerdict }>([
     {
       name: "the update's push moves the approval to its head and keeps the update's turn",
-      push: { before: X, after: Y, updateFrom: X, approvedSha: X },
+      push: { before: X, after: Y, updateFrom: X, approvedSha: X, afterParents: MERGE_OF_X },
       verdict: { work: false, approvedSha: Y, clearUpdate: false },
     },
     {
       name: 'the same push delivered again changes nothing',
-      push: { before: X, after: Y, updateFrom: X, approvedSha: Y },
+      push: { before: X, after: Y, updateFrom: X, approvedSha: Y, afterParents: MERGE_OF_X },
       verdict: { work: false, clearUpdate: false },
     },
     {
       name: 'an update of an unapproved head approves nothing',
-      push: { before: X, after: Y, updateFrom: X, approvedSha: null },
+      push: { before: X, after: Y, updateFrom: X, approvedSha: null, afterParents: MERGE_OF_X },
       verdict: { work: false, clearUpdate: false },
     },
     {
       name: "a push on top of the update's head is new work and ends the update",
-      push: { before: Y, after: Z, updateFrom: X, approvedSha: Y },
+      push: { before: Y, after: Z, updateFrom: X, approvedSha: Y, afterParents: null },
       verdict: { work: true, clearUpdate: true },
     },
     {
       name: 'a push racing the update (from the same head) is still work when it is not ours',
-      push: { before: Z, after: Y, updateFrom: X, approvedSha: X },
+      push: { before: Z, after: Y, updateFrom: X, approvedSha: X, afterParents: null },
       verdict: { work: true, clearUpdate: true },
     },
     {
       name: 'without an update every push is work',
-      push: { before: X, after: Y, updateFrom: null, approvedSha: X },
+      push: { before: X, after: Y, updateFrom: null, approvedSha: X, afterParents: null },
       verdict: { work: true, clearUpdate: false },
+    },
+    {
+      name: 'a commit pushed on the updated head before the update lands is work, not the update',
+      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: [X] },
+      verdict: { work: true, clearUpdate: true },
+    },
+    {
+      name: 'a merge into the updated head is not the update when that head is not its first parent',
+      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: [BASE, X] },
+      verdict: { work: true, clearUpdate: true },
+    },
+    {
+      name: 'a merge of more than the base (an octopus) is not the update',
+      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: [X, BASE, Y] },
+      verdict: { work: true, clearUpdate: true },
+    },
+    {
+      name: 'a pushed commit GitHub does not find is work',
+      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: null },
+      verdict: { work: true, clearUpdate: true },
     },
   ])('$name', ({ push, verdict }) => {
     expect(decidePush(push)).toEqual(verdict);

@@ -10,12 +10,12 @@ import {
   removeRequestedReviewers,
   replyToReviewComment,
   requestReviewers,
-  updateBranch,
   type MergeMethod,
   type ReviewEvent,
   type ReviewInput,
 } from '../ops/pulls.js';
 import type { DraftComment } from '../ops/review-threads.js';
+import { updateBranch } from '../ops/update-branch.js';
 import { userJson } from '../render/accounts.js';
 import { pullJson, pullSimpleJson, reviewJson } from '../render/pulls.js';
 import { reviewCommentJson } from '../render/review-comments.js';

@@ -2,7 +2,7 @@ import { branchSha, mergeBase, resolveRef } from '../git.js';
 import { blobSha, treeSha } from '../git-objects.js';
 import { fileDiff } from '../line-diff.js';
 import type { Commit, Repo } from '../model.js';
-import { repoApiUrl, repoHtmlUrl } from '../render/repos.js';
+import { gitCommitJson, repoApiUrl, repoHtmlUrl } from '../render/repos.js';
 import {
   HttpError,
   intParam,
@@ -148,7 +148,19 @@ function listPullFiles(req: ApiRequest): ReturnType<Handler> {
   });
 }
 
+/**
+ * `GET /git/commits/{commit_sha}`: a commit object by its sha (a ref is not looked up), with its
+ * parents in order. The double signs nothing: every commit reads `unsigned`.
+ */
+function getGitCommit(req: ApiRequest): ReturnType<Handler> {
+  const repo = repoOf(req);
+  const commit = repo.commits.get(param(req, 'commit_sha').toLowerCase());
+  if (!commit) throw notFound();
+  return json(200, gitCommitJson(req.core, repo, commit));
+}
+
 export const treeAndFileRoutes: [string, Handler][] = [
+  ['GET /repos/{owner}/{repo}/git/commits/{commit_sha}', getGitCommit],
   ['GET /repos/{owner}/{repo}/git/trees/{tree_sha}', getTree],
   ['GET /repos/{owner}/{repo}/pulls/{pull_number}/files', listPullFiles],
 ];

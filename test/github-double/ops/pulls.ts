@@ -265,47 +265,6 @@ function deleteMergedHead(core: Core, repo: Repo, merged: Pull, by: Account): Se
   return sent;
 }
 
-export function updateBranch(
-  core: Core,
-  repo: Repo,
-  pull: Pull,
-  by: Account,
-  expectedHeadSha?: string,
-  mayWriteWorkflows = true,
-): Sent {
-  if (pull.issue.state !== 'open') throw validationFailed('Pull request is closed');
-  if (expectedHeadSha !== undefined && expectedHeadSha !== pull.headSha) {
-    throw validationFailed("expected head sha didn't match current head ref.");
-  }
-  const baseSha = branchSha(repo, pull.baseRef);
-  if (!baseSha) throw validationFailed('Base branch does not exist');
-  if (isAncestor(repo, baseSha, pull.headSha))
-    throw validationFailed('There are no new commits on the base branch.');
-  const merged = threeWayMerge(repo, pull.headSha, baseSha);
-  if (!merged.ok || pull.forcedConflict)
-    throw validationFailed('merge conflict between base and head');
-  // The merge is a push to the head branch: an App without `workflows` may not make one that
-  // changes a workflow file. GitHub answers 403 (the route's OpenAPI description lists 202, 403
-  // and 422) with this message, the path unquoted unlike git's push refusal: the API response
-  // quoted in chdsbd/kodiak#853.
-  const headTree = repo.commits.get(pull.headSha)?.tree ?? {};
-  const workflow = Object.keys({ ...headTree, ...merged.tree })
-    .filter((path) => path.startsWith('.github/workflows/'))
-    .find((path) => headTree[path] !== merged.tree[path]);
-  if (workflow !== undefined && !mayWriteWorkflows)
-    throw new HttpError(
-      403,
-      `refusing to allow a GitHub App to create or update workflow ${workflow} without workflows permission`,
-    );
-  const c = createCommit(core, pull.headRepo, {
-    parents: [pull.headSha, baseSha],
-    message: `Merge branch '${pull.baseRef}' into ${pull.headRef}`,
-    tree: merged.tree,
-    author: by,
-  });
-  return moveBranch(core, pull.headRepo, pull.headRef, c.sha, by);
-}
-
 export type ReviewEvent = 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
 
 export interface ReviewInput {

@@ -149,6 +149,39 @@ export function gitUser(c: Commit): Record<string, unknown> {
   return gitIdentJson(c.ident.author);
 }
 
+const UNSIGNED = {
+  verified: false,
+  reason: 'unsigned',
+  signature: null,
+  payload: null,
+  verified_at: null,
+};
+
+function parentsJson(core: Core, repo: Repo, c: Commit, under: 'commits' | 'git/commits') {
+  return c.parents.map((p) => ({
+    sha: p,
+    url: `${repoApiUrl(core, repo)}/${under}/${p}`,
+    html_url: `${repoHtmlUrl(core, repo)}/commit/${p}`,
+  }));
+}
+
+// The `git-commit` schema: `GET /git/commits/{sha}`.
+export function gitCommitJson(core: Core, repo: Repo, c: Commit): Record<string, unknown> {
+  const api = repoApiUrl(core, repo);
+  return {
+    sha: c.sha,
+    node_id: `C_${c.sha.slice(0, 20)}`,
+    url: `${api}/git/commits/${c.sha}`,
+    html_url: `${repoHtmlUrl(core, repo)}/commit/${c.sha}`,
+    author: gitUser(c),
+    committer: gitIdentJson(c.ident.committer),
+    tree: { sha: c.treeSha, url: `${api}/git/trees/${c.treeSha}` },
+    message: c.message,
+    parents: parentsJson(core, repo, c, 'git/commits'),
+    verification: UNSIGNED,
+  };
+}
+
 // The `commit` schema used by branches, compare and the commits endpoints.
 export function commitJson(core: Core, repo: Repo, c: Commit): Record<string, unknown> {
   const api = repoApiUrl(core, repo);
@@ -166,21 +199,11 @@ export function commitJson(core: Core, repo: Repo, c: Commit): Record<string, un
       message: c.message,
       comment_count: 0,
       tree: { sha: c.treeSha, url: `${api}/git/trees/${c.treeSha}` },
-      verification: {
-        verified: false,
-        reason: 'unsigned',
-        signature: null,
-        payload: null,
-        verified_at: null,
-      },
+      verification: UNSIGNED,
     },
     author: userJson(core, c.author),
     committer: userJson(core, c.author),
-    parents: c.parents.map((p) => ({
-      sha: p,
-      url: `${api}/commits/${p}`,
-      html_url: `${repoHtmlUrl(core, repo)}/commit/${p}`,
-    })),
+    parents: parentsJson(core, repo, c, 'commits'),
   };
 }
 

@@ -61,6 +61,7 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /repos/{owner}/{repo}/commits/{ref}': needs('contents:read'),
   'GET /repos/{owner}/{repo}/compare/{basehead}': needs('contents:read'),
   'GET /repos/{owner}/{repo}/contents/{path}': needs('contents:read'),
+  'GET /repos/{owner}/{repo}/git/commits/{commit_sha}': needs('contents:read'),
   'GET /repos/{owner}/{repo}/git/matching-refs/{ref}': needs('contents:read'),
   'GET /repos/{owner}/{repo}/git/ref/{ref}': needs('contents:read'),
   'GET /repos/{owner}/{repo}/git/trees/{tree_sha}': needs('contents:read'),
