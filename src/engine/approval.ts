@@ -1,4 +1,4 @@
-import { decideApproval, type Approval } from '../core/lifecycle/index.js';
+import { decideApproval, NO_APPROVAL, type Approval } from '../core/lifecycle/index.js';
 import type { TaskMove } from '../core/transitions.js';
 import type { TaskRow } from '../store/runs.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
@@ -16,7 +16,11 @@ export async function recordApproval(
   const verdict = decideApproval(task, approval);
   if (verdict.kind === 'refuse') return undefined;
   if (verdict.kind === 'keep') return task;
-  const values = { approvedSha: verdict.approvedSha, approvedAt: verdict.approvedAt };
+  const values = {
+    approvedSha: verdict.approvedSha,
+    approvedAt: verdict.approvedAt,
+    approvedBy: verdict.approvedBy,
+  };
   // Only if the task is still as read: a concurrent approval of the head must not be replaced.
   const expected = { expected: task.state };
   // Before review the approval waits on the task (enterReview applies it); in review it decides.
@@ -51,7 +55,7 @@ export function clearApproval(
   task: TaskRow,
   move: TaskMove | undefined,
 ): Promise<TaskRow | undefined> {
-  const values = { approvedSha: null, approvedAt: null };
+  const values = NO_APPROVAL;
   const expected = { expected: task.state };
   return move
     ? engine.store.runs.transitionTask(task.id, move, values, expected)

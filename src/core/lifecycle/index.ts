@@ -11,6 +11,7 @@ export {
   decidePush,
   commandApproval,
   decideApproval,
+  NO_APPROVAL,
   type Approval,
   type ApprovalVerdict,
   type CommandApproval,
