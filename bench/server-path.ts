@@ -58,9 +58,9 @@ const WRITES: Partial<Record<keyof GitHubPort, { method: string; url: string }>>
 
 /**
  * A GitHub that answers at once: every dispatch gets a run id, every task branch has an open,
- * clean PR with no checks, every merge succeeds. It counts the dispatches it was sent. Given a
- * write budget, each write waits for it first and is stamped sent once answered, as the App's
- * Octokit does (src/github/write-budget-octokit.ts).
+ * clean PR with no checks, whoever approves may write, every merge succeeds. It counts the
+ * dispatches it was sent. Given a write budget, each write waits for it first and is stamped
+ * sent once answered, as the App's Octokit does (src/github/write-budget-octokit.ts).
  */
 export class InstantGitHub {
   dispatches = 0;
@@ -129,6 +129,8 @@ export class InstantGitHub {
       if (pull) this.pulls.set(number, { ...pull, state: 'closed', merged: true });
       return { merged: true, sha: SHA };
     },
+    // Whoever approves (a command, a review) may write: their approval merges.
+    roleOf: () => 'write',
     findAppComment: () => null,
     createIssueComment: () => ({ id: nextGitHubId++ }),
     updateIssueComment: () => true,

@@ -168,6 +168,13 @@ export const tasks = pgTable(
      * reached the PR before then (docs/commands.md). Null for an approval that names its commit.
      */
     approvedAt: timestamp('approved_at', { withTimezone: true }),
+    /**
+     * The login of the person whose `/approve` or approving review `approvedSha` is: the approval
+     * counts at merge time only while they still have write access (docs/commands.md). Null for
+     * an approval recorded before this column was (migration 0029): such an approval counts as
+     * it did then, on the permission its author had when they gave it.
+     */
+    approvedBy: text('approved_by'),
     vetoReason: text('veto_reason'),
     pendingFeedback: text('pending_feedback'),
     /**

@@ -31,7 +31,10 @@ export const TASK_TRANSITIONS = {
   approved: { from: IN_REVIEW, to: ['approved'] },
   /** An approval of an older commit: recorded, but the head still waits for one. */
   'older head approved': { from: IN_REVIEW, to: ['in_review'] },
-  /** A plain `/approve` was written before new work reached the PR: it covers none of it. */
+  /**
+   * The approval no longer counts: a plain `/approve` was written before new work reached the
+   * PR (it covers none of it), or its author no longer has write access when the PR would merge.
+   */
   'approval withdrawn': { from: IN_REVIEW, to: ['in_review'] },
   /** The merge (or the queue) is asked for; one claim at a time. */
   'merge claimed': { from: IN_REVIEW, to: ['merging'] },

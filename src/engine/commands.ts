@@ -152,6 +152,7 @@ async function apply(
         writtenAt: effect.writtenAt,
         head: pull.headSha,
         workPushedAt,
+        by: effect.by,
       });
       if (!decided.ok) return decided.reason;
       const approved = await recordApproval(engine, task, decided.approval);

@@ -409,6 +409,7 @@ export async function linkPullRequest(
         workPushedAt = await engine.store.pulls.recordWorkPushed(row.id, effect.at);
         break;
       case 'carryApproval':
+        // The approval's author (`approvedBy`) and time stay: it is their approval, moved.
         task =
           (await engine.store.runs.updateTaskFields(
             task.id,

@@ -78,6 +78,11 @@ export interface TaskWriteOptions {
    * (a compare-and-set on top of the transition's own guard).
    */
   expected?: TaskState;
+  /**
+   * The approval the caller read (`approved_sha`, `approved_by`): the write is skipped when
+   * another has replaced it since (an approval withdrawn must be the one decided on).
+   */
+  approval?: { sha: string; by: string };
   db?: Db;
   /**
    * An order check the merge decision just created or rewrote on GitHub, recorded on its PR row
@@ -521,7 +526,7 @@ export class RunStore {
     taskId: number,
     values: TaskFields | (Omit<TaskFields, 'state'> & { state: TaskState }),
     from: readonly TaskState[] | undefined,
-    { expected, db = this.db, orderCheck }: TaskWriteOptions,
+    { expected, approval, db = this.db, orderCheck }: TaskWriteOptions,
   ): Promise<TaskRow | undefined> {
     const guard =
       expected === undefined ? from : (from ?? [expected]).filter((s) => s === expected);
@@ -532,14 +537,23 @@ export class RunStore {
     const given = { ...values, updatedAt: new Date() };
     const { shape, placeholders } = placeholdersFor(given);
     return this.updateTaskBumpingRun(
-      `task_write_${guard?.join('_') ?? 'any'}_${shape}${orderCheck ? '_order_check' : ''}`,
+      `task_write_${guard?.join('_') ?? 'any'}_${shape}${orderCheck ? '_order_check' : ''}${approval ? '_approval' : ''}`,
       {
         ...given,
         taskId,
         ...(orderCheck && orderCheckValues(orderCheck)),
+        ...(approval && { approvalSha: approval.sha, approvalBy: approval.by }),
       },
       {
-        condition: guard ? inArray(tasks.state, [...guard]) : undefined,
+        condition: and(
+          guard ? inArray(tasks.state, [...guard]) : undefined,
+          approval
+            ? and(
+                eq(tasks.approvedSha, sql.placeholder('approvalSha')),
+                eq(tasks.approvedBy, sql.placeholder('approvalBy')),
+              )
+            : undefined,
+        ),
         set: placeholders,
         recordsOrderCheck: orderCheck !== undefined,
       },

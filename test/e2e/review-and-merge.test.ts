@@ -272,7 +272,12 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     await s.double.advanceBranch(REPO, 'main');
     await s.settle();
     await approveAllOpen();
-    expect((await task(issue, 'a'))?.state).toBe('merged');
+    // The approval moved to the update's head, still the maintainer's.
+    expect(await task(issue, 'a')).toMatchObject({
+      state: 'merged',
+      approvedSha: prOf('a')!.head.sha,
+      approvedBy: MAINTAINER,
+    });
     expect(
       s.double.requests.some((r) => r.method === 'PUT' && r.path.endsWith('/update-branch')),
     ).toBe(true);

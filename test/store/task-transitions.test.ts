@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tasks } from '../../db/schema.js';
+import { NO_APPROVAL } from '../../src/core/lifecycle/index.js';
 import type { TaskSpec } from '../../src/core/plan/index.js';
 import type { TaskState } from '../../src/core/states.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
@@ -54,6 +55,35 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     const review = await store.runs.enterReview(row!.id, 7, 'abc');
     expect(review).toMatchObject({ state: 'in_review', prNumber: 7 });
     expect(await version()).toBe(before + 2);
+  });
+
+  it('withdraws an approval only while the task holds the one read (its commit and author)', async () => {
+    const run = await runWith(21, [spec('a')]);
+    const [row] = await store.runs.tasksOf(run.id);
+    await handle.db
+      .update(tasks)
+      .set({ state: 'approved', approvedSha: 'abc', approvedBy: 'dave' })
+      .where(eq(tasks.id, row!.id));
+    const withdrawCarols = () =>
+      store.runs.transitionTask(row!.id, 'approval withdrawn', NO_APPROVAL, {
+        expected: 'approved',
+        approval: { sha: 'abc', by: 'carol' },
+      });
+    // Dave approved since carol's approval was read: his stands.
+    expect(await withdrawCarols()).toBeUndefined();
+    expect(await store.runs.taskById(row!.id)).toMatchObject({
+      state: 'approved',
+      approvedSha: 'abc',
+      approvedBy: 'dave',
+    });
+
+    await handle.db.update(tasks).set({ approvedBy: 'carol' }).where(eq(tasks.id, row!.id));
+    expect(await withdrawCarols()).toMatchObject({
+      state: 'in_review',
+      approvedSha: null,
+      approvedBy: null,
+      approvedAt: null,
+    });
   });
 
   it('recounts only the merged task’s dependents, idempotently', async () => {

@@ -35,6 +35,8 @@ export interface TaskValues {
   held?: boolean;
   vetoReason?: string | null;
   approvedSha?: string | null;
+  approvedAt?: Date | null;
+  approvedBy?: string | null;
   nextMode?: 'work' | 'fix';
   pendingFeedback?: string | null;
   nextAttemptAt?: null;
@@ -87,9 +89,17 @@ export type CommandEffect =
   /**
    * Approve the head GitHub shows now, if its author could have seen it (core's
    * `commandApproval`, docs/commands.md): the PR is read from GitHub when this is carried out,
-   * and `otherwise` answers when the task has no open PR. `named`: `/approve <sha>`.
+   * and `otherwise` answers when the task has no open PR. `named`: `/approve <sha>`; `by`: the
+   * command's author, recorded with the approval.
    */
-  | { kind: 'approve'; task: string; otherwise: string; writtenAt: Date; named?: string }
+  | {
+      kind: 'approve';
+      task: string;
+      otherwise: string;
+      writtenAt: Date;
+      by: string;
+      named?: string;
+    }
   | { kind: 'requestStatus' }
   /** Dispatch what is ready in the repository. */
   | { kind: 'schedule' }

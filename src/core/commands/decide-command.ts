@@ -2,6 +2,7 @@ import {
   APPROVABLE_TASK_STATES,
   dependentsToBlock,
   dependentsToUnblock,
+  NO_APPROVAL,
 } from '../lifecycle/index.js';
 import { INFLIGHT_TASK_STATES, type TaskState } from '../states.js';
 import { canMoveTask } from '../transitions.js';
@@ -100,6 +101,7 @@ export function decideCommand(
           task: task.taskKey,
           otherwise: `task \`${task.taskKey}\` has no pull request yet`,
           writtenAt: target.writtenAt,
+          by: target.actor,
           ...(command.sha === undefined ? {} : { named: command.sha }),
         },
         { kind: 'advance' },
@@ -116,7 +118,7 @@ export function decideCommand(
           move: 'vetoed',
           values: {
             vetoReason: command.reason ?? `vetoed by @${target.actor}`,
-            approvedSha: null,
+            ...NO_APPROVAL,
           },
           otherwise: taskInState(task.taskKey, task.state),
         },
@@ -224,7 +226,7 @@ function decideRetry(
         pendingFeedback: feedback || null,
         nextAttemptAt: null,
         vetoReason: null,
-        approvedSha: null,
+        ...NO_APPROVAL,
       },
     },
     ...dependentsToUnblock(snapshot, task.taskKey).map((key): CommandEffect => ({

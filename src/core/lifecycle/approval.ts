@@ -20,6 +20,11 @@ export const APPROVABLE_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>
 export interface Approval {
   /** By `/approve`: the PR's head (see commandApproval); by a review: the reviewed commit. */
   sha: string;
+  /**
+   * The login of who gave it (the command's author, the reviewer), recorded with it: the approval
+   * counts at merge time only while they still have write access (core/merge/approval.ts).
+   */
+  by: string;
   /** The head GitHub shows now. */
   currentHead: string;
   /**
@@ -29,6 +34,12 @@ export interface Approval {
    */
   writtenAt?: Date;
 }
+
+/**
+ * A task's approval taken back or ended: its commit, when it was written and who gave it go
+ * together, so no approval is ever left with another's author.
+ */
+export const NO_APPROVAL = { approvedSha: null, approvedAt: null, approvedBy: null } as const;
 
 export type ApprovalVerdict =
   | { kind: 'refuse' }
@@ -43,6 +54,7 @@ export type ApprovalVerdict =
       state: TaskState;
       approvedSha: string;
       approvedAt: Date | null;
+      approvedBy: string;
       move?: 'approved' | 'older head approved';
     };
 
@@ -67,6 +79,7 @@ export function decideApproval(
     state,
     approvedSha: sha,
     approvedAt: approval.writtenAt ?? null,
+    approvedBy: approval.by,
     ...(canMoveTask(task.state, 'approved') ? { move: approvalEvent(state) } : {}),
   };
 }
@@ -81,6 +94,8 @@ export interface CommandApprovalFacts {
   head: string;
   /** The latest `updated_at` of a push of new work to the PR (not the coordinator's update). */
   workPushedAt: Date | null;
+  /** The command's author. */
+  by: string;
 }
 
 export type CommandApproval = { ok: true; approval: Approval } | { ok: false; reason: string };
@@ -93,18 +108,18 @@ export type CommandApproval = { ok: true; approval: Approval } | { ok: false; re
  * the same (approvalAfterPush withdraws one the push's delivery finds recorded).
  */
 export function commandApproval(facts: CommandApprovalFacts): CommandApproval {
-  const { named, writtenAt, head, workPushedAt } = facts;
+  const { named, writtenAt, head, workPushedAt, by } = facts;
   if (named !== undefined) {
     if (!head.toLowerCase().startsWith(named.toLowerCase()))
       return {
         ok: false,
         reason: `\`${named}\` is not the head of this pull request: its head is \`${shortSha(head)}\`, nothing was approved`,
       };
-    return { ok: true, approval: { sha: head, currentHead: head } };
+    return { ok: true, approval: { sha: head, currentHead: head, by } };
   }
   if (workPushedAt !== null && workPushedAt.getTime() > writtenAt.getTime())
     return { ok: false, reason: pushedAfter(head) };
-  return { ok: true, approval: { sha: head, currentHead: head, writtenAt } };
+  return { ok: true, approval: { sha: head, currentHead: head, writtenAt, by } };
 }
 
 function pushedAfter(head: string): string {

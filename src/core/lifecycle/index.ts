@@ -12,6 +12,7 @@ export {
   mayBeCoordinatorUpdate,
   commandApproval,
   decideApproval,
+  NO_APPROVAL,
   type Approval,
   type ApprovalVerdict,
   type BranchPush,

@@ -89,7 +89,11 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
   }
   if (snapshot.runFinished) return nothing('the run is finished');
   if (!snapshot.authorCanWrite) return nothing('the reviewer cannot write to the repository');
-  const approval: Approval = { sha: event.commitId, currentHead: snapshot.currentHead };
+  const approval: Approval = {
+    sha: event.commitId,
+    currentHead: snapshot.currentHead,
+    by: event.author,
+  };
   const verdict = decideApproval(snapshot.task, approval);
   if (verdict.kind === 'refuse') return nothing(`the task is ${snapshot.task.state}: no approval`);
   return [{ kind: 'approve', approval }, { kind: 'advance' }];

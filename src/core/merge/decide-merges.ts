@@ -61,6 +61,38 @@ export function pullsNeedingGitHubView(
   return new Set(snapshot.pulls.filter((p) => needsGitHubView(ctx, p)).map((p) => p.number));
 }
 
+/**
+ * The approvers (lower-cased logins) whose permission GitHub must be asked before deciding: of
+ * PRs that are otherwise ready to merge or enter the queue, and not read yet (approverCheck). A
+ * PR waiting for anything else asks nothing: a GitHub read per PR on every event would cost
+ * O(PRs²) calls across a run.
+ */
+export function approversToRead(
+  snapshot: Pick<
+    MergeSnapshot,
+    'tasks' | 'pulls' | 'runHeld' | 'requireApproval' | 'mergeQueue' | 'approvers' | 'inFlightPrs'
+  >,
+): Set<string> {
+  const ctx: EvaluationContext = {
+    ...stopContext(snapshot),
+    snapshot,
+    inFlight: new Set(snapshot.inFlightPrs ?? []),
+  };
+  const logins = new Set<string>();
+  for (const pull of snapshot.pulls) {
+    const verdict = evaluatePull(ctx, pull);
+    const login = ctx.tasksById.get(pull.taskId)?.approvedBy;
+    if (
+      login !== undefined &&
+      verdict.kind === 'decided' &&
+      verdict.decision.kind === 'wait' &&
+      verdict.decision.reason === 'approver_unread'
+    )
+      logins.add(login.toLowerCase());
+  }
+  return logins;
+}
+
 function stopContext(
   snapshot: Pick<MergeSnapshot, 'tasks' | 'pulls' | 'runHeld' | 'requireApproval'>,
 ): StopContext {

@@ -1,6 +1,6 @@
 import { formatWaitReason } from '../scheduler/index.js';
 import { AWAITING_MERGE_TASK_STATES } from '../states.js';
-import { approvalOf, shortSha } from './approval.js';
+import { approvalOf, approverCheck, approverLostComment, shortSha } from './approval.js';
 import { stackedOnText } from '../stack/index.js';
 import { summarizeChecks } from './checks.js';
 import { updateRefusedAtHead, updateRefusedDetail } from './classify-update-refusal.js';
@@ -14,7 +14,8 @@ import type {
 } from './types.js';
 
 export interface EvaluationContext {
-  snapshot: MergeSnapshot;
+  /** What a PR's own verdict reads; the base branch's slot (merge-pool.ts) reads the rest. */
+  snapshot: Pick<MergeSnapshot, 'runHeld' | 'requireApproval' | 'mergeQueue' | 'approvers'>;
   tasksById: ReadonlyMap<string, MergeTask>;
   /** Each task's lowest-numbered open PR: the one that is the task's. */
   openPrByTask: ReadonlyMap<string, number>;
@@ -181,14 +182,18 @@ function evaluateReady(ctx: EvaluationContext, pull: MergePull, task: MergeTask)
     // The queue builds its own merge group on the latest base (so `behind` needs no update) and
     // enforces the branch's rules itself: a ruleset that requires the queue also reports ready
     // PRs as `blocked` for a direct merge. If GitHub refuses, classifyMergeError says why.
-    return decided({
-      kind: 'enqueue',
-      pr: pull.number,
-      taskId: pull.taskId,
-      expectedHeadOid: pull.headSha,
-    });
+    return (
+      approverStop(snapshot, pull, task) ??
+      decided({
+        kind: 'enqueue',
+        pr: pull.number,
+        taskId: pull.taskId,
+        expectedHeadOid: pull.headSha,
+      })
+    );
   }
-  if (MERGEABLE_STATES.has(state)) return { kind: 'candidate', action: 'merge' };
+  if (MERGEABLE_STATES.has(state))
+    return approverStop(snapshot, pull, task) ?? { kind: 'candidate', action: 'merge' };
   if (state === 'behind') {
     if (updateRefusedAtHead(pull))
       return waitFor(
@@ -222,6 +227,48 @@ function pendingUpdate(task: MergeTask, pull: MergePull): string | undefined {
     return `updated with ${pull.baseRef}; waiting for the update's push to ${shortSha(from)}…`;
   }
   return undefined;
+}
+
+/**
+ * Asked last, of a PR that would merge or enter the queue now (approverCheck): an approval whose
+ * author no longer has write access is withdrawn and the PR told, and one whose author's
+ * permission is not known yet holds it back. Before the base's slot is given out, so that a PR
+ * stopped here leaves it to the next.
+ */
+function approverStop(
+  snapshot: EvaluationContext['snapshot'],
+  pull: MergePull,
+  task: MergeTask,
+): PullVerdict | undefined {
+  const check = approverCheck(task, snapshot);
+  switch (check.kind) {
+    case 'counts':
+      return undefined;
+    case 'unread':
+      return waitFor(
+        pull,
+        'approver_unread',
+        `checking that ${check.login}, who approved, still has write access`,
+      );
+    case 'unknown':
+      return waitFor(
+        pull,
+        'approver_unknown',
+        `GitHub did not say whether ${check.login}, who approved, still has write access: asked again on the next event`,
+      );
+    case 'lost': {
+      // Asked only with the approval of the head (approvalOf let the PR on before).
+      const approvedSha = pull.headSha;
+      return decided({
+        kind: 'withdraw_approval',
+        pr: pull.number,
+        taskId: pull.taskId,
+        approvedSha,
+        approvedBy: check.login,
+        comment: approverLostComment(approvedSha, check.login),
+      });
+    }
+  }
 }
 
 /** One send-back per head: if the worker's fix did not move the head, a person has to look. */

@@ -1,4 +1,4 @@
-export { decideMerges, pullsNeedingGitHubView } from './decide-merges.js';
+export { approversToRead, decideMerges, pullsNeedingGitHubView } from './decide-merges.js';
 export { classifyMergeError } from './classify-merge-error.js';
 export {
   classifyUpdateRefusal,
@@ -14,6 +14,7 @@ export { checkMergeGroup, type MergeGroupRun, type MergeGroupTask } from './merg
 export { isOrderCheck, ORDER_CHECK_NAME, orderCheck } from './order-check.js';
 export { CHECK_SUMMARY_MAX_BYTES, CHECK_TITLE_MAX } from './check-text.js';
 export type {
+  ApproverStanding,
   MergeCheck,
   MergeDecision,
   MergePull,

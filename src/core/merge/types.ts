@@ -14,6 +14,11 @@ export interface MergeTask {
    * coordinator's own update of that approved head once its push is seen (`decidePush`).
    */
   approvedSha?: string;
+  /**
+   * The login of who gave the approval (`tasks.approved_by`); absent for an approval recorded
+   * before the coordinator recorded its author, which counts as it did (approverCheck).
+   */
+  approvedBy?: string;
   /** The task's PR, when it has one; lets texts name merged and closed deps' PRs too. */
   prNumber?: number;
   /** Plan title: untrusted, only ever shown in the order check summary. */
@@ -82,7 +87,19 @@ export interface MergeSnapshot {
    * run merges into or updates against that base.
    */
   slotsHeldElsewhere?: readonly HeldSlot[];
+  /**
+   * What GitHub says now of the permission of the people whose approvals would let PRs merge or
+   * enter the queue, by lower-cased login (`approversToRead` says whose). A login not in it has
+   * not been read: its PR waits.
+   */
+  approvers?: ReadonlyMap<string, ApproverStanding>;
 }
+
+/**
+ * An approver's permission on the repository as GitHub answers it now: write, maintain or admin
+ * (`writer`), anything less (`not_writer`), or no answer (`unknown`: the read failed).
+ */
+export type ApproverStanding = 'writer' | 'not_writer' | 'unknown';
 
 export interface HeldSlot {
   baseRef: string;
@@ -94,6 +111,10 @@ export type WaitReasonKind =
   | 'deps_unmerged'
   | 'not_approved'
   | 'approval_stale'
+  // Otherwise ready: whether its approver still has write access is not read yet, or GitHub did
+  // not answer.
+  | 'approver_unread'
+  | 'approver_unknown'
   // The coordinator updated the branch with its base; the update's push is not seen yet.
   | 'update_pending'
   | 'checks_pending'
@@ -134,4 +155,17 @@ export type MergeDecision =
     }
   // In GitHub's merge queue but must not land any more (vetoed, held, cancelled, …):
   // GraphQL `dequeuePullRequest`. `reason`/`detail` say why, as for a wait.
-  | { kind: 'dequeue'; pr: number; taskId: string; reason: WaitReasonKind; detail: string };
+  | { kind: 'dequeue'; pr: number; taskId: string; reason: WaitReasonKind; detail: string }
+  /**
+   * Otherwise ready, but the approval's author no longer has write access: the PR is told once
+   * (`comment`, found again by its marker before it is posted), then the approval is withdrawn
+   * (`approval withdrawn`) if the task still holds this one (`approvedSha`, `approvedBy`).
+   */
+  | {
+      kind: 'withdraw_approval';
+      pr: number;
+      taskId: string;
+      approvedSha: string;
+      approvedBy: string;
+      comment: { marker: string; body: string };
+    };

@@ -12,6 +12,7 @@ import { markTaskMerged, sendBack } from './outcomes.js';
 import { sendBackFailingChecks } from './failing-checks.js';
 import type { MergeTarget } from './merge-target.js';
 import { updatePullBranch } from '../update-branch.js';
+import { withdrawLostApproval } from '../approval.js';
 
 /**
  * Carry out one merge decision. Returns true when GitHub's answer means the snapshot is stale
@@ -102,6 +103,10 @@ export async function act(
         return false;
       }
       await sendBack(engine, scope, target, decision.feedback);
+      return false;
+
+    case 'withdraw_approval':
+      await withdrawLostApproval(engine, scope, target, decision);
       return false;
   }
 }

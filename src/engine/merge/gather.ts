@@ -3,8 +3,10 @@ import {
   countedChecks,
   isOrderCheck,
   pullsNeedingGitHubView,
+  type ApproverStanding,
   type HeldSlot,
   type MergePull,
+  type MergeSnapshot,
   type MergeTask,
 } from '../../core/merge/index.js';
 import type { CheckInfo, PullState } from '../../github/port.js';
@@ -12,6 +14,7 @@ import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { RunGraph } from '../../store/runs.js';
 import type { Engine, RunScope } from '../context.js';
 import type { MergeTarget } from './merge-target.js';
+import { readApprovers } from './approvers.js';
 import { settleRerun } from './failing-checks.js';
 
 /** What one merge decision for a run is made on: the database's view, GitHub's where it counts. */
@@ -23,6 +26,11 @@ export interface MergeView {
   mergeQueueByBase: Map<string, boolean>;
   /** Slots of the repository's base branches other runs hold (one pool per repository and base). */
   slotsHeldElsewhere: HeldSlot[];
+  /**
+   * The permission now of the approvers of PRs otherwise ready to merge or enter the queue (core's
+   * approversToRead), by lower-cased login.
+   */
+  approvers: Map<string, ApproverStanding>;
   /**
    * The run's graph this view was made from, its PR rows as the view left them (the heads and
    * re-runs GitHub's view recorded): what the turn's stack decisions take when nothing acted.
@@ -51,6 +59,7 @@ export async function gatherMergeView(
     held: t.held,
     vetoReason: t.vetoReason ?? undefined,
     approvedSha: t.approvedSha ?? undefined,
+    approvedBy: t.approvedBy ?? undefined,
     prNumber: t.prNumber ?? undefined,
     title: t.title,
     ...(t.stackParent !== null && { stackedOn: { parent: t.stackParent, pr: t.stackParentPr! } }),
@@ -103,16 +112,35 @@ export async function gatherMergeView(
     if (!mergeQueueByBase.has(pull.baseRef))
       mergeQueueByBase.set(pull.baseRef, await usesMergeQueue(engine, scope, pull.baseRef));
   }
+  // Read last, once everything else that could hold a PR back is known.
+  const unread = { tasks: mergeTasks, targets, mergeQueueByBase, slotsHeldElsewhere };
+  const approvers = await readApprovers(engine, scope, baseSnapshots(scope, unread));
   // The rows GitHub's view wrote (a new head, a re-run settled) replace those read.
   const viewedPullOf = new Map(pullOf);
   for (const { row, task } of targets) viewedPullOf.set(task.id, row);
-  return {
-    tasks: mergeTasks,
-    targets,
-    mergeQueueByBase,
-    slotsHeldElsewhere,
-    graph: { ...graph, pullOf: viewedPullOf },
-  };
+  return { ...unread, approvers, graph: { ...graph, pullOf: viewedPullOf } };
+}
+
+/**
+ * What core decides each base branch's merges on: runs rarely mix bases, but when they do, each
+ * gets its own merge path. Without `approvers`, no approver's permission is known yet.
+ */
+export function baseSnapshots(
+  scope: RunScope,
+  view: Pick<MergeView, 'tasks' | 'targets' | 'mergeQueueByBase' | 'slotsHeldElsewhere'> &
+    Partial<Pick<MergeView, 'approvers'>>,
+): MergeSnapshot[] {
+  const { merge } = scope.config;
+  return [...view.mergeQueueByBase].map(([base, mergeQueue]) => ({
+    tasks: view.tasks,
+    pulls: view.targets.filter((t) => t.pull.baseRef === base).map((t) => t.pull),
+    runHeld: scope.run.held,
+    requireApproval: merge.requireApproval,
+    mergeQueue,
+    mergeMethod: merge.method,
+    slotsHeldElsewhere: view.slotsHeldElsewhere,
+    ...(view.approvers && { approvers: view.approvers }),
+  }));
 }
 
 /**

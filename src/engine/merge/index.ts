@@ -4,7 +4,7 @@ import type { OrderCheckRecord, RunGraph } from '../../store/runs.js';
 import type { PullState } from '../../github/port.js';
 import { timeDecision, type Engine, type RunScope } from '../context.js';
 import { act } from './act.js';
-import { gatherMergeView } from './gather.js';
+import { baseSnapshots, gatherMergeView } from './gather.js';
 import { ensureOrderCheck } from './order-check.js';
 import { advanceStacks } from '../stack.js';
 
@@ -56,21 +56,9 @@ async function advanceOnce(
     if (written) orderChecks.set(row.number, written);
   }
 
-  // Runs rarely mix bases; when they do, decide per base so each gets the right merge path.
-  const decisions: MergeDecision[] = [];
-  for (const [base, mergeQueue] of view.mergeQueueByBase) {
-    decisions.push(
-      ...decideMerges({
-        tasks: view.tasks,
-        pulls: pulls.filter((p) => p.baseRef === base),
-        runHeld: scope.run.held,
-        requireApproval: scope.config.merge.requireApproval,
-        mergeQueue,
-        mergeMethod: scope.config.merge.method,
-        slotsHeldElsewhere: view.slotsHeldElsewhere,
-      }),
-    );
-  }
+  const decisions: MergeDecision[] = baseSnapshots(scope, view).flatMap((snapshot) =>
+    decideMerges(snapshot),
+  );
 
   // A PR's merge claim records its order check in the same statement; every other record is
   // written now, before anything else is asked of GitHub.

@@ -12,6 +12,7 @@ import { TASK_STATES, type TaskState } from '../../../src/core/states.js';
 
 const HEAD = 'head';
 const OLD = 'old';
+const REVIEWER = 'rita';
 const T0 = new Date('2025-03-01T10:00:00Z');
 const later = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
@@ -32,6 +33,7 @@ describe('decideApproval', () => {
         state: 'approved',
         approvedSha: HEAD,
         approvedAt: null,
+        approvedBy: REVIEWER,
         move: 'approved',
       },
     },
@@ -45,6 +47,7 @@ describe('decideApproval', () => {
         state: 'approved',
         approvedSha: HEAD,
         approvedAt: null,
+        approvedBy: REVIEWER,
         move: 'approved',
       },
     },
@@ -57,6 +60,7 @@ describe('decideApproval', () => {
         state: 'in_review',
         approvedSha: OLD,
         approvedAt: null,
+        approvedBy: REVIEWER,
         move: 'older head approved',
       },
     },
@@ -77,6 +81,7 @@ describe('decideApproval', () => {
         state: 'in_review',
         approvedSha: OLD,
         approvedAt: null,
+        approvedBy: REVIEWER,
         move: 'older head approved',
       },
     },
@@ -89,21 +94,28 @@ describe('decideApproval', () => {
         state,
         approvedSha: HEAD,
         approvedAt: null,
+        approvedBy: REVIEWER,
       } as ApprovalVerdict,
     })),
   ])('$name', ({ state, approvedSha, sha, expected }) => {
     expect(
-      decideApproval({ state, approvedSha: approvedSha ?? null }, { sha, currentHead: HEAD }),
+      decideApproval(
+        { state, approvedSha: approvedSha ?? null },
+        { sha, currentHead: HEAD, by: REVIEWER },
+      ),
     ).toEqual(expected);
   });
 
   it('records when a plain /approve was written, and clears it for one that names its commit', () => {
     const task = { state: 'in_review' as const, approvedSha: null };
-    expect(decideApproval(task, { sha: HEAD, currentHead: HEAD, writtenAt: T0 })).toEqual({
+    expect(
+      decideApproval(task, { sha: HEAD, currentHead: HEAD, writtenAt: T0, by: REVIEWER }),
+    ).toEqual({
       kind: 'record',
       state: 'approved',
       approvedSha: HEAD,
       approvedAt: T0,
+      approvedBy: REVIEWER,
       move: 'approved',
     });
   });
@@ -112,7 +124,10 @@ describe('decideApproval', () => {
     'refuses a task that is %s',
     (state) => {
       expect(
-        decideApproval({ state, approvedSha: null }, { sha: HEAD, currentHead: HEAD }),
+        decideApproval(
+          { state, approvedSha: null },
+          { sha: HEAD, currentHead: HEAD, by: REVIEWER },
+        ),
       ).toEqual({ kind: 'refuse' });
     },
   );
@@ -126,11 +141,17 @@ describe('commandApproval: an approval covers only a head its author could have 
     writtenAt: T0,
     head: NEW_HEAD,
     workPushedAt: null,
+    by: REVIEWER,
     ...more,
   });
   const approves = (writtenAt?: Date): CommandApproval => ({
     ok: true,
-    approval: { sha: NEW_HEAD, currentHead: NEW_HEAD, ...(writtenAt ? { writtenAt } : {}) },
+    approval: {
+      sha: NEW_HEAD,
+      currentHead: NEW_HEAD,
+      by: REVIEWER,
+      ...(writtenAt ? { writtenAt } : {}),
+    },
   });
   const pushedAfter: CommandApproval = {
     ok: false,
