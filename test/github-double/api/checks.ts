@@ -2,6 +2,7 @@ import { resolveRef } from '../git.js';
 import {
   checkRunsOn,
   statusesOn,
+  type AppInfo,
   type CheckConclusion,
   type CheckOutput,
   type CheckRun,
@@ -64,6 +65,15 @@ function requireApp(req: ApiRequest): void {
     throw new HttpError(403, 'You must authenticate via a GitHub App.');
 }
 
+/**
+ * The App a check run is written as: a job's GITHUB_TOKEN writes as GitHub Actions, like the
+ * checks of the CI runs it belongs to; any other installation token as this App.
+ */
+function writerApp(req: ApiRequest): AppInfo {
+  const token = req.auth.token === null ? undefined : req.core.tokens.get(req.auth.token);
+  return token?.jobRunId === undefined ? req.core.app : req.core.ciApp;
+}
+
 function checkRunOf(req: ApiRequest): CheckRun {
   const run = repoOf(req).checkRuns.get(intParam(req, 'check_run_id'));
   if (!run) throw new HttpError(404, 'Not Found');
@@ -87,7 +97,7 @@ export const checkRoutes: [string, Handler][] = [
       const { run } = createCheckRun(
         req.core,
         repo,
-        req.core.app,
+        writerApp(req),
         str(body, 'head_sha') ?? '',
         checkInput(body),
       );
@@ -121,11 +131,12 @@ export const checkRoutes: [string, Handler][] = [
       requireApp(req);
       const repo = repoOf(req);
       const run = checkRunOf(req);
-      if (run.app.id !== req.core.app.id)
+      const writer = writerApp(req);
+      if (run.app.id !== writer.id)
         throw new HttpError(
           403,
           'Invalid app_id `' +
-            req.core.app.id +
+            writer.id +
             '` - check run can only be modified by the GitHub App that created it.',
         );
       updateCheckRun(req.core, repo, run, checkInput(bodyObject(req)));
