@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readAppManifest } from '../../src/cli/doctor/permissions.js';
 import { runCli, type CliIo } from '../../src/cli/main.js';
 import { createLogger } from '../../src/logger.js';
 import { packageRoot } from '../../src/package-root.js';
@@ -132,7 +133,9 @@ describe('agent-coordinator doctor', () => {
         '.github/agent-coordinator.yml': 'merge:\n  method: rebase\n',
       },
     });
-    await double.setRequiredChecks(REPO, 'main', ['ci', 'agent-coordinator/order']);
+    await double.setRequiredChecks(REPO, 'main', ['ci', 'agent-coordinator/order'], {
+      apps: { 'agent-coordinator/order': TEST_APP_ID },
+    });
     await double.enableMergeQueue(REPO, 'main');
     label('agent', true);
     const released = 'ce11ed'.padEnd(40, '0');
@@ -156,7 +159,14 @@ describe('agent-coordinator doctor', () => {
     expect(out).toContain('ok    label "agent": exists');
     expect(out).toContain(`ok    workflow ${WORKFLOW}: declares exactly the 5 worker inputs`);
     expect(out).toContain('ok    merge queue on main: on');
-    expect(out).toContain('ok    required check agent-coordinator/order: required on main');
+    expect(out).toContain(
+      'ok    required check agent-coordinator/order: required on main from this App (branch protection)',
+    );
+    // app.yml asks for no administration permission: the Actions settings are not readable.
+    expect(out).toMatch(
+      /\?\? {4}workflow GITHUB_TOKEN: the App may not read the repository's Actions settings \(no administration permission\)/,
+    );
+    expect(out).toContain('fix: in Settings → Actions → General → Workflow permissions');
     // The App may not list secrets (app.yml asks for no secrets permission): it names them.
     // No App key or App id: only what the agent needs.
     expect(out).toMatch(
@@ -164,7 +174,7 @@ describe('agent-coordinator doctor', () => {
     );
     expect(out).toMatch(/\?\? {4}workflow variables: .*reads: AGENT_COMMAND$/m);
     expect(out).not.toMatch(/PRIVATE_KEY|APP_ID/);
-    expect(out).toContain('No problems found; 2 things could not be checked');
+    expect(out).toContain('No problems found; 3 things could not be checked');
     double.assertNoViolations();
   });
 
@@ -194,6 +204,119 @@ describe('agent-coordinator doctor', () => {
     double.assertNoViolations();
   });
 
+  it('requires the order check from this App: any other source lets a workflow token pass it', async () => {
+    await start();
+    await double.createRepo({ owner: 'octo-org', name: 'widgets' });
+    const requiredCheck = async () =>
+      (await doctor()).out
+        .split('\n')
+        .find((l) => l.includes('required check'))
+        ?.trim();
+    double.faults.add({
+      method: 'GET',
+      path: new RegExp(`^/repos/${REPO}/labels/agent$`),
+      status: 200,
+      body: { id: 1, name: 'agent' },
+      times: 4,
+    });
+    const ruleset = (integration?: number) =>
+      rulesets([
+        {
+          type: 'required_status_checks',
+          ruleset_source_type: 'Repository',
+          ruleset_source: REPO,
+          ruleset_id: 7,
+          parameters: {
+            strict_required_status_checks_policy: false,
+            required_status_checks: [
+              {
+                context: 'agent-coordinator/order',
+                ...(integration === undefined ? {} : { integration_id: integration }),
+              },
+            ],
+          },
+        },
+      ]);
+
+    // Branch protection from any source; no ruleset pins it either.
+    await double.setRequiredChecks(REPO, 'main', ['agent-coordinator/order']);
+    rulesets([]);
+    expect(await requiredCheck()).toBe(
+      'FAIL  required check agent-coordinator/order: required on main (branch protection rule) from any source: a workflow or App with checks: write can post a passing check of that name',
+    );
+    // Pinned to another App: this App's check would never count.
+    await double.setRequiredChecks(REPO, 'main', ['agent-coordinator/order'], {
+      apps: { 'agent-coordinator/order': 15368 },
+    });
+    rulesets([]);
+    expect(await requiredCheck()).toContain(
+      'required on main (branch protection rule) from another App (App ID 15368)',
+    );
+    // A ruleset requiring it from any source.
+    await double.setRequiredChecks(REPO, 'main', []);
+    ruleset();
+    expect(await requiredCheck()).toBe(
+      'FAIL  required check agent-coordinator/order: required on main (ruleset) from any source: a workflow or App with checks: write can post a passing check of that name',
+    );
+    // A ruleset pinning it to this App: GitHub enforces it beside the branch protection rule.
+    await double.setRequiredChecks(REPO, 'main', ['agent-coordinator/order']);
+    ruleset(TEST_APP_ID);
+    expect(await requiredCheck()).toBe(
+      'ok    required check agent-coordinator/order: required on main from this App (ruleset)',
+    );
+    double.assertNoViolations();
+  });
+
+  it('flags a workflow GITHUB_TOKEN that may write or approve, when the App may read the Actions settings', async () => {
+    const manifest = await readAppManifest();
+    double = await startGitHubDouble({
+      webhookSecret: 'doctor-secret',
+      appId: TEST_APP_ID,
+      appPermissions: { ...manifest.permissions, administration: 'read' } as Record<
+        string,
+        'read' | 'write'
+      >,
+    });
+    await double.createRepo({ owner: 'octo-org', name: 'widgets' });
+    const defaults = (body: object) =>
+      double.faults.add({
+        method: 'GET',
+        path: new RegExp(`^/repos/${REPO}/actions/permissions/workflow$`),
+        status: 200,
+        body,
+      });
+    const tokenLine = async () => {
+      const { out } = await doctor();
+      const at = out.indexOf('workflow GITHUB_TOKEN');
+      return out.slice(at - 6, out.indexOf('\n      fix:', at));
+    };
+
+    // "Permissive": the default of repositories and organizations created before February 2023.
+    defaults({ default_workflow_permissions: 'write', can_approve_pull_request_reviews: true });
+    const permissive = await tokenLine();
+    expect(permissive).toMatch(
+      /^FAIL {2}workflow GITHUB_TOKEN: workflows get a read and write GITHUB_TOKEN by default/,
+    );
+    expect(permissive).toContain('could merge its own PR or push to the base branch');
+    expect(permissive).toContain('GitHub Actions may approve pull requests');
+
+    defaults({ default_workflow_permissions: 'read', can_approve_pull_request_reviews: false });
+    const { out } = await doctor();
+    expect(out).toContain(
+      'ok    workflow GITHUB_TOKEN: read-only by default, and GitHub Actions may not approve pull requests',
+    );
+
+    double.faults.add({
+      method: 'GET',
+      path: new RegExp(`^/repos/${REPO}/actions/permissions/workflow$`),
+      status: 403,
+      body: { message: 'Resource not accessible by integration' },
+    });
+    expect((await doctor()).out).toMatch(
+      /\?\? {4}workflow GITHUB_TOKEN: could not read the Actions settings \(HTTP 403: Resource not accessible by integration\)/,
+    );
+  });
+
   it('names missing and extra workflow inputs, with the label and workflow from the config', async () => {
     await start();
     await double.createRepo({
@@ -204,7 +327,9 @@ describe('agent-coordinator doctor', () => {
         '.github/agent-coordinator.yml': 'label: ai-task\nworker:\n  workflow: agents.yml\n',
       },
     });
-    await double.setRequiredChecks(REPO, 'main', ['agent-coordinator/order']);
+    await double.setRequiredChecks(REPO, 'main', ['agent-coordinator/order'], {
+      apps: { 'agent-coordinator/order': TEST_APP_ID },
+    });
     label('ai-task', true);
 
     const { code, out } = await doctor();

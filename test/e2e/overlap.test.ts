@@ -268,7 +268,10 @@ describe('overlapping files (GitHub double)', () => {
     expect(dispatched()).toEqual(['a']);
 
     // A check result naming the PR at a head GitHub does not show moves nothing: the PR is read
-    // by number, and GitHub's head is the one recorded.
+    // by number, and GitHub's head is the one recorded. (Its template: another CI service's
+    // completed suite on the head; the order check's waits for /approve.)
+    await s.double.setCheck(REPO, first, 'lint', 'completed', 'success');
+    await s.settle();
     const suite = s.double
       .deliveries({ event: 'check_suite', action: 'completed' })
       .find((d) => (d.payload.check_suite as { head_sha: string }).head_sha === first)!;

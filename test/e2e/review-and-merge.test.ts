@@ -105,12 +105,20 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     const chain = plan.replace('  title: B', '  title: B\n  deps: [a]');
     const issue = await start(chain);
     const a = prOf('a')!;
-    expect(orderCheck(a.head.sha).map((c) => c.conclusion)).toEqual(['success']);
+    const states = (sha: string) =>
+      orderCheck(sha).map((c) => `${c.conclusion ?? c.status}: ${c.output.title}`);
+    expect(states(a.head.sha)).toEqual([
+      `in_progress: waiting for /approve of ${a.head.sha.slice(0, 7)}`,
+    ]);
     await approveAllOpen();
-    const b = prOf('b')!;
-    expect(b).toBeDefined();
-    expect(orderCheck(b.head.sha)[0]?.conclusion).toBe('success');
     expect((await task(issue, 'a'))?.state).toBe('merged');
+    expect(states(a.head.sha)).toEqual(['success: approved, no dependencies']);
+    const b = prOf('b')!;
+    expect(states(b.head.sha)).toEqual([
+      `in_progress: waiting for /approve of ${b.head.sha.slice(0, 7)}`,
+    ]);
+    await approveAllOpen();
+    expect(states(b.head.sha)).toEqual(['success: approved, dependencies merged']);
   });
 
   it('merges through the merge queue when the base branch has one', async () => {

@@ -138,8 +138,9 @@ describe('statements of one delivery', () => {
     // With the read of the tasks that claim paths (files:), none here, before the claim.
     expect(counted.texts.filter((t) => /t\.files is not null/.test(t))).toHaveLength(1);
     const writes = app.github.writes.slice(writesBefore);
-    // The merge, the freed task's branch and its dispatch: 7 statements each.
-    expect(writes).toEqual(['mergePull', 'ensureBranch', 'dispatchWorkflow']);
+    // The head's order check brought to success by the approval, then the merge, the freed
+    // task's branch and its dispatch: 7 statements each.
+    expect(writes).toEqual(['updateCheckRun', 'mergePull', 'ensureBranch', 'dispatchWorkflow']);
     expect(budgetStatements(counted.texts)).toBe(4 * writes.length);
     expect(counted.statements).toBe(12 + 7 * writes.length);
   });

@@ -1,3 +1,4 @@
+import { Octokit } from '@octokit/rest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectClean, startWorld, stopWorld, userOctokit, type World } from './helpers.js';
 
@@ -271,6 +272,67 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
     });
     expect(double.pull(repo, n)).toMatchObject({ mergeable_state: 'unstable', mergeable: true });
     await octokit.rest.pulls.merge({ owner, repo: repoName, pull_number: n });
+  });
+
+  it("counts a required check pinned to an App only from that App; a workflow token's check is GitHub Actions'", async () => {
+    const { double, octokit, repo } = w;
+    const order = 'agent-coordinator/order';
+    const n = await double.openPr(repo, {
+      head: 'agent/1/task_001',
+      title: 'T',
+      by: 'agent-coordinator[bot]',
+    });
+    const sha = double.branch(repo, 'agent/1/task_001')!.sha;
+    // The agent's code in a CI job of the PR, with a "permissive" GITHUB_TOKEN.
+    const run = await double.runCi(repo, sha, {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'success' }] }],
+      play: false,
+    });
+    const workflow = new Octokit({
+      baseUrl: double.apiUrl,
+      auth: double.jobToken(run, { contents: 'write', pull_requests: 'write', checks: 'write' }),
+    });
+    const { data: forged } = await workflow.rest.checks.create({
+      owner,
+      repo: repoName,
+      name: order,
+      head_sha: sha,
+      status: 'completed',
+      conclusion: 'success',
+    });
+    expect(forged.app?.slug).toBe('github-actions');
+
+    // Required from any source, the workflow's check passes it (`unstable`: only the job that
+    // wrote it, not required, is still running).
+    await double.setRequiredChecks(repo, 'main', [order]);
+    expect(double.pull(repo, n)).toMatchObject({ mergeable_state: 'unstable' });
+
+    // Pinned to this App, only this App's check counts.
+    await double.setRequiredChecks(repo, 'main', [order], { apps: { [order]: double.appId } });
+    const { data: branch } = await octokit.rest.repos.getBranch({
+      owner,
+      repo: repoName,
+      branch: 'main',
+    });
+    expect(branch.protection.required_status_checks?.checks).toEqual([
+      { context: order, app_id: double.appId },
+    ]);
+    expect(double.pull(repo, n)).toMatchObject({ mergeable_state: 'blocked' });
+    await expect(
+      workflow.rest.pulls.merge({ owner, repo: repoName, pull_number: n }),
+    ).rejects.toMatchObject({
+      status: 405,
+      message: expect.stringContaining(`Required status check "${order}" is expected`),
+    });
+    await octokit.rest.checks.create({
+      owner,
+      repo: repoName,
+      name: order,
+      head_sha: sha,
+      status: 'completed',
+      conclusion: 'success',
+    });
+    expect(double.pull(repo, n)).toMatchObject({ mergeable_state: 'unstable' });
   });
 
   it('lists by head owner:branch, base and state; fork PRs keep their own head repository', async () => {

@@ -353,6 +353,11 @@ export interface CommitStatus {
 
 export interface Protection {
   requiredChecks: string[];
+  /**
+   * Required checks pinned to one App (branch protection's `checks[].app_id`): only that App's
+   * check runs satisfy them; anyone's check of that name satisfies the others.
+   */
+  requiredCheckApps: ReadonlyMap<string, number>;
   // "Require branches to be up to date before merging": only then is a PR 'behind'.
   strict: boolean;
 }

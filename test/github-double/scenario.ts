@@ -106,11 +106,12 @@ export class GitHubDouble extends DoubleQueries {
     repo: string,
     branch: string,
     names: string[],
-    options: { strict?: boolean } = {},
+    options: { strict?: boolean; apps?: Record<string, number> } = {},
   ): Promise<void> {
     const r = this.repoOf(repo);
     r.protection.set(branch, {
       requiredChecks: [...names],
+      requiredCheckApps: new Map(Object.entries(options.apps ?? {})),
       strict: options.strict ?? r.protection.get(branch)?.strict ?? false,
     });
     this.core.changed('protection', { repo, branch });

@@ -308,7 +308,10 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
     it.each(HOSTILE_TEXT)('quotes the veto reason and the dep title %s as written', (_n, text) => {
       const dep = mergeTask({ taskId: 'dep', title: text, state: 'merged', prNumber: 7 });
       const vetoed = mergeTask({ state: 'vetoed', vetoReason: text, deps: ['dep'] });
-      const { summary } = orderCheck(vetoed, { tasks: [vetoed, dep] });
+      const { summary } = orderCheck(vetoed, 'f'.repeat(40), {
+        tasks: [vetoed, dep],
+        requireApproval: true,
+      });
       const tokens = tokenize(renderGfm(summary));
       const quote = elements(tokens, 'blockquote')[0]!;
       expect(new Set(tagNames(quote))).toEqual(new Set(['p']));
@@ -392,7 +395,11 @@ describe('text the App echoes never carries a marker', () => {
     ],
     [
       'an order check',
-      (text) => orderCheck(mergeTask({ state: 'vetoed', vetoReason: text }), { tasks: [] }).summary,
+      (text) =>
+        orderCheck(mergeTask({ state: 'vetoed', vetoReason: text }), 'f'.repeat(40), {
+          tasks: [],
+          requireApproval: true,
+        }).summary,
     ],
     ['plan errors', (text) => formatPlanErrors([{ code: 'yaml', message: text }])],
     [

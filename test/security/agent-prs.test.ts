@@ -177,7 +177,10 @@ describe('PRs that are not agent PRs', () => {
     expect(real).toBeDefined();
     expect((await task('c'))?.prNumber).toBe(real.number);
     expect((await task('c'))?.state).toBe('in_review');
-    expect(orderCheckOf(s, real.head.sha)?.conclusion).toBe('success');
+    expect(orderCheckOf(s, real.head.sha)).toMatchObject({
+      status: 'in_progress',
+      output: { title: `waiting for /approve of ${real.head.sha.slice(0, 7)}` },
+    });
     expect(pulls(s).filter((p) => p.head.ref === `agent/${issue}/c`)).toHaveLength(2);
   });
 });

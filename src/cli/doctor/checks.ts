@@ -79,8 +79,9 @@ export async function runChecks(
   findings.push(...workflow.findings);
   if (workflow.facts)
     findings.push(...(await checkActionsNames(gh, installation.data.permissions, workflow.facts)));
+  findings.push(await checkWorkflowToken(gh, installation.data.permissions));
   findings.push(await checkMergeQueue(gh, branch, config));
-  findings.push(await checkRequiredCheck(gh, branch));
+  findings.push(await checkRequiredCheck(gh, branch, app.data.id));
   return findings;
 }
 
@@ -387,30 +388,113 @@ async function checkMergeQueue(
   );
 }
 
-async function checkRequiredCheck(gh: DoctorClient, branch: string): Promise<Finding> {
+/**
+ * The agent's branch is pushed with the App's token, so the repository's own `push` and
+ * `pull_request` workflows run the agent's code (docs/worker.md, "Your CI runs the agent's
+ * change"). Their GITHUB_TOKEN's default access is the repository's "Workflow permissions"
+ * setting: read and write (GitHub's default for repositories and organizations created before
+ * February 2023) lets that code merge its own PR, push to an unprotected base or post checks.
+ */
+async function checkWorkflowToken(
+  gh: DoctorClient,
+  permissions: Record<string, string | undefined>,
+): Promise<Finding> {
+  const subject = 'workflow GITHUB_TOKEN';
+  const fix =
+    'in Settings → Actions → General → Workflow permissions, choose "Read repository contents and packages permissions" and leave "Allow GitHub Actions to create and approve pull requests" off; keep `permissions:` minimal in workflows that run on agent branches';
+  if (!canRead(permissions, 'administration'))
+    return unknown(
+      subject,
+      "the App may not read the repository's Actions settings (no administration permission); your CI runs the agent's code, and a GITHUB_TOKEN with write access lets it merge its own PR",
+      fix,
+    );
+  const defaults = await gh.workflowTokenDefaults();
+  if (!defaults.ok)
+    return unknown(subject, `could not read the Actions settings (${why(defaults)})`, fix);
+  const issues = [
+    ...(defaults.data.default_workflow_permissions === 'write'
+      ? [
+          "workflows get a read and write GITHUB_TOKEN by default: the agent's code, which your push and pull_request workflows run, could merge its own PR or push to the base branch",
+        ]
+      : []),
+    ...(defaults.data.can_approve_pull_request_reviews
+      ? [
+          "GitHub Actions may approve pull requests: a workflow running the agent's code could approve its own PR",
+        ]
+      : []),
+  ];
+  return issues.length === 0
+    ? ok(subject, 'read-only by default, and GitHub Actions may not approve pull requests')
+    : problem(subject, issues.join('\n'), fix);
+}
+
+/**
+ * The order check is the approval gate GitHub enforces (docs/lifecycle.md) only when the base
+ * branch requires it from this App: a required check of any source is satisfied by any App or
+ * workflow token with `checks: write` that posts a passing check of that name. Branch protection
+ * names the source in `required_status_checks.checks[].app_id`, a ruleset in
+ * `required_status_checks[].integration_id` ("Get branch protection", "Get rules for a branch",
+ * docs.github.com/rest). Pinned in either is enough: GitHub enforces both.
+ */
+async function checkRequiredCheck(
+  gh: DoctorClient,
+  branch: string,
+  appId: number,
+): Promise<Finding> {
   const subject = `required check ${ORDER_CHECK_NAME}`;
-  const fix = `add ${ORDER_CHECK_NAME} as a required status check in ${branch}'s branch protection rule or ruleset, so nobody merges out of order by hand`;
+  const fix = `add ${ORDER_CHECK_NAME} as a required status check in ${branch}'s branch protection rule or ruleset, with this App (App ID ${appId}) as its source, so that nobody merges an agent PR unapproved or out of order`;
   const info = await gh.branch(branch);
   const required = info.ok ? info.data.protection?.required_status_checks : undefined;
-  const names = [...(required?.contexts ?? []), ...(required?.checks ?? []).map((c) => c.context)];
-  if (names.includes(ORDER_CHECK_NAME))
-    return ok(subject, `required on ${branch} (branch protection)`);
+  // `contexts` is the older list of the same names, without their sources.
+  const entries: RequiredSource[] = (
+    required?.checks?.map((c) => ({ context: c.context, app: c.app_id ?? null })) ??
+    (required?.contexts ?? []).map((context) => ({ context, app: null }))
+  )
+    .filter((c) => c.context === ORDER_CHECK_NAME)
+    .map((c) => ({ app: c.app, where: 'branch protection rule' }));
+  if (entries.some((c) => c.app === appId))
+    return ok(subject, `required on ${branch} from this App (branch protection)`);
   const rules = await gh.branchRules(branch);
   if (rules.ok) {
     const fromRules = rules.data
       .filter((r) => r.type === 'required_status_checks')
       .flatMap((r) => r.parameters?.required_status_checks ?? [])
-      .map((c) => c.context);
-    if (fromRules.includes(ORDER_CHECK_NAME)) return ok(subject, `required on ${branch} (ruleset)`);
-    if (info.ok) return problem(subject, `not required on ${branch}`, fix);
+      .filter((c) => c.context === ORDER_CHECK_NAME)
+      .map((c) => ({ app: c.integration_id ?? null, where: 'ruleset' }));
+    if (fromRules.some((c) => c.app === appId))
+      return ok(subject, `required on ${branch} from this App (ruleset)`);
+    entries.unshift(...fromRules);
   }
+  const [found] = entries;
+  // Unless the rulesets were read, one of them may still pin it.
+  if (found && rules.ok) {
+    const fixSource = `choose this App (App ID ${appId}) as the source of ${ORDER_CHECK_NAME} in ${branch}'s ${found.where}`;
+    return found.app === null
+      ? problem(
+          subject,
+          `required on ${branch} (${found.where}) from any source: a workflow or App with checks: write can post a passing check of that name`,
+          fixSource,
+        )
+      : problem(
+          subject,
+          `required on ${branch} (${found.where}) from another App (App ID ${found.app}): this App's check does not count, so no agent PR can merge`,
+          fixSource,
+        );
+  }
+  if (info.ok && rules.ok) return problem(subject, `not required on ${branch}`, fix);
   const failures = [
     ...(info.ok ? [] : [`branch protection: ${why(info)}`]),
     ...(rules.ok ? [] : [`rulesets: ${why(rules)}`]),
   ];
   return unknown(
     subject,
-    `${info.ok ? 'not required by branch protection; ' : ''}could not check ${list(failures)}`,
+    `${info.ok ? `${found ? 'required by branch protection, not from this App' : 'not required by branch protection'}; ` : ''}could not check ${list(failures)}`,
     fix,
   );
+}
+
+/** Where a required order check comes from; `app` null: any source satisfies it. */
+interface RequiredSource {
+  app: number | null;
+  where: string;
 }

@@ -50,14 +50,18 @@ export interface BranchInfo {
   protection?: {
     required_status_checks?: {
       contexts?: string[];
-      checks?: Array<{ context: string }>;
+      /** `app_id`: the App whose checks alone satisfy the requirement; null for any. */
+      checks?: Array<{ context: string; app_id?: number | null }>;
     };
   };
 }
 
 export interface RuleInfo {
   type: string;
-  parameters?: { required_status_checks?: Array<{ context: string }> };
+  /** `integration_id`: the App whose checks alone satisfy the requirement; absent for any. */
+  parameters?: {
+    required_status_checks?: Array<{ context: string; integration_id?: number | null }>;
+  };
 }
 
 /** The few GitHub calls the doctor makes, each answering instead of throwing. */
@@ -193,6 +197,24 @@ export class DoctorClient {
         ...this.where(),
         branch: name,
       }),
+    );
+  }
+
+  /**
+   * What a workflow's GITHUB_TOKEN may do by default, and whether GitHub Actions may approve
+   * pull requests: `GET …/actions/permissions/workflow`, which needs the Administration
+   * repository permission (read) ("Get default workflow permissions for a repository",
+   * docs.github.com/rest/actions/permissions).
+   */
+  workflowTokenDefaults() {
+    return ask<{
+      default_workflow_permissions: 'read' | 'write';
+      can_approve_pull_request_reviews: boolean;
+    }>(() =>
+      this.octokit().request(
+        'GET /repos/{owner}/{repo}/actions/permissions/workflow',
+        this.where(),
+      ),
     );
   }
 

@@ -11,7 +11,10 @@ export type ApprovalState =
  * once that push is seen (`decidePush` in core/lifecycle/approval.ts): until then the PR waits (`update_pending`),
  * because the head GitHub shows may be someone else's push that arrived first.
  */
-export function approvalOf(task: MergeTask, pull: MergePull): ApprovalState {
+export function approvalOf(
+  task: Pick<MergeTask, 'approvedSha'>,
+  pull: Pick<MergePull, 'headSha'>,
+): ApprovalState {
   const approved = task.approvedSha;
   if (approved === undefined || approved === '') return { kind: 'not_approved' };
   if (approved === pull.headSha) return { kind: 'approved' };

@@ -10,8 +10,19 @@ export {
 } from './classify-update-refusal.js';
 export { decideUpdateHold, type UpdateHoldInput } from './update-hold.js';
 export type { MergeErrorKind } from './merge-error-rules.js';
-export { checkMergeGroup, type MergeGroupRun, type MergeGroupTask } from './merge-group.js';
-export { isOrderCheck, ORDER_CHECK_NAME, orderCheck } from './order-check.js';
+export {
+  checkMergeGroup,
+  type MergeGroupPull,
+  type MergeGroupRun,
+  type MergeGroupTask,
+} from './merge-group.js';
+export {
+  isOrderCheck,
+  ORDER_CHECK_NAME,
+  orderCheck,
+  viewPredatesPassingOrderCheck,
+  type OrderCheck,
+} from './order-check.js';
 export { CHECK_SUMMARY_MAX_BYTES, CHECK_TITLE_MAX } from './check-text.js';
 export type {
   ApproverStanding,

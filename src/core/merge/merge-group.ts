@@ -1,10 +1,16 @@
 import type { TaskState } from '../states.js';
+import { approvalOf, shortSha } from './approval.js';
 
 /** A PR of the merge group, in queue order. Non-agent PRs have no taskId. */
 export interface MergeGroupPull {
   number: number;
   taskId?: string;
   runKey?: string;
+  /**
+   * The PR's head as GitHub shows it while the group is checked: the head the group took in (a
+   * push to a queued PR takes it out of the queue). Undefined when it could not be read.
+   */
+  headSha?: string;
 }
 
 export interface MergeGroupTask {
@@ -13,10 +19,14 @@ export interface MergeGroupTask {
   state: TaskState;
   /** Names the dep's PR in the reason when it is not in the group. */
   prNumber?: number;
+  /** The head that was approved (MergeTask.approvedSha). */
+  approvedSha?: string;
 }
 
 export interface MergeGroupRun {
   tasks: readonly MergeGroupTask[];
+  /** The run's merge.requireApproval. */
+  requireApproval: boolean;
 }
 
 export type MergeGroupVerdict = { ok: true } | { ok: false; reason: string };
@@ -24,9 +34,11 @@ export type MergeGroupVerdict = { ok: true } | { ok: false; reason: string };
 /**
  * The `agent-coordinator/order` verdict on a merge group (`merge_group.checks_requested`,
  * docs/lifecycle.md): failure when the group would land an agent PR before one of its deps, i.e. a dep that
- * is neither merged nor earlier in the same group. A vetoed task must not land either. An agent
- * PR whose run or task is unknown fails closed: ordering cannot be shown to hold. Non-agent PRs
- * are not ours to judge. Every problem is named, in queue order.
+ * is neither merged nor earlier in the same group. A vetoed task must not land either, nor,
+ * with merge.requireApproval, one whose approval is not for the head the group took in (anyone
+ * with write access, or a workflow token, can enqueue a PR). An agent PR whose run or task is
+ * unknown fails closed: ordering cannot be shown to hold. Non-agent PRs are not ours to judge.
+ * Every problem is named, in queue order.
  */
 export function checkMergeGroup(
   group: readonly MergeGroupPull[],
@@ -49,6 +61,8 @@ export function checkMergeGroup(
     }
     const before = landed.get(pull.runKey) ?? new Map<string, number>();
     if (task.state === 'vetoed') problems.push(`${who} is vetoed`);
+    const unapproved = runs.get(pull.runKey)?.requireApproval && notApprovedAt(task, pull);
+    if (unapproved) problems.push(`${who} ${unapproved}`);
     for (const depId of new Set(task.deps)) {
       const dep = tasks.get(depId);
       if (dep?.state === 'merged' || before.has(depId)) continue;
@@ -61,6 +75,16 @@ export function checkMergeGroup(
     landed.set(pull.runKey, before);
   }
   return problems.length === 0 ? { ok: true } : { ok: false, reason: problems.join('; ') };
+}
+
+/** Why the task's approval does not cover the head the group took in, if it does not. */
+function notApprovedAt(task: MergeGroupTask, pull: MergeGroupPull): string | undefined {
+  if (pull.headSha === undefined) return 'has a head that could not be read';
+  const approval = approvalOf(task, { headSha: pull.headSha });
+  if (approval.kind === 'approved') return undefined;
+  return approval.kind === 'stale'
+    ? `is approved at ${shortSha(approval.approvedSha)}, not at its head ${shortSha(pull.headSha)}`
+    : `is not approved (head ${shortSha(pull.headSha)})`;
 }
 
 /** Where each agent task's PR sits in the group, to name a dep that comes too late. */

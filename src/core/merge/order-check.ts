@@ -7,6 +7,7 @@ import {
   capChars,
   plainText,
 } from './check-text.js';
+import { approvalOf, shortSha } from './approval.js';
 import { unmergedDeps } from './dependency-order.js';
 import { stackedOnText } from '../stack/index.js';
 import type { MergePull, MergeTask } from './types.js';
@@ -22,6 +23,8 @@ export function isOrderCheck(check: { name?: string }): boolean {
 export interface OrderCheckInput {
   tasks: readonly MergeTask[];
   pulls?: readonly Pick<MergePull, 'taskId' | 'number'>[];
+  /** merge.requireApproval: the check then also waits for the head's approval. */
+  requireApproval: boolean;
 }
 
 export interface OrderCheck {
@@ -38,11 +41,14 @@ const MAX_REASON = 4000;
 const MAX_CELL = 200;
 
 /**
- * The `agent-coordinator/order` check run on a task's PR head (docs/lifecycle.md): in progress while a
- * dep is unmerged, success once all are merged, failure while the task is vetoed. Branch
- * protection can require it, so GitHub itself then refuses to merge an agent PR out of order.
+ * The `agent-coordinator/order` check run on the head `headSha` of a task's PR
+ * (docs/lifecycle.md): in progress while a dep is unmerged or, with merge.requireApproval, while
+ * that head is not the approved one; success once both hold; failure while the task is vetoed.
+ * Branch protection can require it (from this App), so GitHub itself then refuses to merge an
+ * agent PR out of order or unapproved: whoever asks, a person or the agent's own code holding a
+ * workflow token.
  */
-export function orderCheck(task: MergeTask, run: OrderCheckInput): OrderCheck {
+export function orderCheck(task: MergeTask, headSha: string, run: OrderCheckInput): OrderCheck {
   const byId = new Map(run.tasks.map((t) => [t.taskId, t] as const));
   const openPr = new Map<string, number>();
   for (const pull of run.pulls ?? []) {
@@ -76,15 +82,48 @@ export function orderCheck(task: MergeTask, run: OrderCheckInput): OrderCheck {
       ],
     );
   }
+  if (run.requireApproval) {
+    const approval = approvalOf(task, { headSha });
+    if (approval.kind !== 'approved') {
+      const head = shortSha(headSha);
+      return result('in_progress', undefined, `waiting for /approve of ${head}`, [
+        approval.kind === 'stale'
+          ? `\`${task.taskId}\` was approved at ${shortSha(approval.approvedSha)}, but the head is now ${head}: new work needs approval again.`
+          : `\`${task.taskId}\` is not approved.`,
+        `\`/approve\` on the PR, or an approving review of ${head} by a person with write access, lets it merge; the coordinator then merges it in order.`,
+        table,
+      ]);
+    }
+  }
   if (deps.length === 0) {
-    return result('completed', 'success', 'no dependencies', [
+    return result('completed', 'success', approved(run, 'no dependencies'), [
       `\`${task.taskId}\` has no dependencies: merge order does not hold it back.`,
+      run.requireApproval ? `It is approved at ${shortSha(headSha)}.` : '',
     ]);
   }
-  return result('completed', 'success', 'dependencies merged', [
+  return result('completed', 'success', approved(run, 'dependencies merged'), [
     `Every dependency of \`${task.taskId}\` has merged.`,
+    run.requireApproval ? `It is approved at ${shortSha(headSha)}.` : '',
     table,
   ]);
+}
+
+/**
+ * Whether a PR's view from GitHub, read before `written` was written to its head, is stale:
+ * GitHub showed it `blocked`, as it does while a required order check has not passed, and the
+ * check now passes. The merge decision then reads GitHub again rather than wait for an event
+ * (the check's own result re-decides nothing: decideCheckResult).
+ */
+export function viewPredatesPassingOrderCheck(
+  written: Pick<OrderCheck, 'conclusion'>,
+  mergeableState: string,
+): boolean {
+  return written.conclusion === 'success' && mergeableState === 'blocked';
+}
+
+/** The success title: "approved, dependencies merged" where an approval is required. */
+function approved(run: OrderCheckInput, title: string): string {
+  return run.requireApproval ? `approved, ${title}` : title;
 }
 
 /** "stacked on task_001 (#12)" while the one unmerged dependency is the task's stack parent. */

@@ -1,4 +1,8 @@
-import { decideMerges, type MergeDecision } from '../../core/merge/index.js';
+import {
+  decideMerges,
+  viewPredatesPassingOrderCheck,
+  type MergeDecision,
+} from '../../core/merge/index.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { OrderCheckRecord, RunGraph } from '../../store/runs.js';
 import type { PullState } from '../../github/port.js';
@@ -51,9 +55,19 @@ async function advanceOnce(
   const view = await gatherMergeView(engine, scope, opened, readNow);
   const pulls = view.targets.map((t) => t.pull);
   const orderChecks = new Map<number, OrderCheckRecord>();
-  for (const { row, task } of view.targets) {
+  let stale = false;
+  for (const { row, task, pull } of view.targets) {
     const written = await ensureOrderCheck(scope, row, task, view.tasks, pulls);
-    if (written) orderChecks.set(row.number, written);
+    if (!written) continue;
+    orderChecks.set(row.number, written.record);
+    stale ||= viewPredatesPassingOrderCheck(written.check, pull.mergeableState);
+  }
+  // An order check passed just now (an approval, the last dependency merged) on a PR GitHub
+  // showed `blocked` before: decide on GitHub's view again. Once per head state: a check that
+  // passes is not written again.
+  if (stale && depth < 2) {
+    for (const check of orderChecks.values()) await engine.store.runs.recordOrderCheck(check);
+    return advanceOnce(engine, scope, depth + 1);
   }
 
   const decisions: MergeDecision[] = baseSnapshots(scope, view).flatMap((snapshot) =>

@@ -1,9 +1,11 @@
+import type { RepoConfig } from '../../config/schema.js';
 import type { GitHubPort, RepoCoords } from '../../github/port.js';
 import {
   decideMergeGroup,
   mergeGroupMembers,
   mergeGroupPullToRead,
   ORDER_CHECK_NAME,
+  type MergeGroupPull,
   type MergeGroupRun,
   type QueuedAgentPull,
 } from '../../core/merge/index.js';
@@ -21,8 +23,9 @@ export interface MergeGroupEvent {
 
 /**
  * GitHub asks for the checks of a merge group: read the queued agent PRs (and the PR the group
- * names, when it is not among them) and their runs' tasks, let core judge the order
- * (`decideMergeGroup`), and report it as the order check on the group's head.
+ * names, when it is not among them), their runs' tasks and, from GitHub, each agent PR's head,
+ * let core judge the order and the approvals (`decideMergeGroup`), and report it as the order
+ * check on the group's head.
  */
 export async function judgeMergeGroup(
   engine: Engine,
@@ -30,22 +33,43 @@ export async function judgeMergeGroup(
   group: MergeGroupEvent,
 ): Promise<void> {
   const { repositoryId } = group;
-  const queued = (await engine.store.pulls.queued(repositoryId)).map(agentPull);
+  const queuedRows = await engine.store.pulls.queued(repositoryId);
+  const queued = queuedRows.map(agentPull);
   const toRead = mergeGroupPullToRead(queued, group.headRef);
   const named =
     toRead === undefined ? undefined : await engine.store.pulls.withTask(repositoryId, toRead);
-  const members = mergeGroupMembers(queued, group.headRef, named && agentPull(named));
+  const listed = mergeGroupMembers(queued, group.headRef, named && agentPull(named));
+  const requireApproval = new Map(
+    [...queuedRows, ...(named ? [named] : [])].map(
+      (f) => [String(f.run.id), (f.run.config as RepoConfig).merge.requireApproval] as const,
+    ),
+  );
   const runs = new Map<string, MergeGroupRun>();
-  for (const runKey of new Set(members.flatMap((m) => (m.runKey ? [m.runKey] : [])))) {
+  for (const runKey of new Set(listed.flatMap((m) => (m.runKey ? [m.runKey] : [])))) {
     const { tasks, depsOf } = await engine.store.runs.graphOf(Number(runKey));
     runs.set(runKey, {
+      requireApproval: requireApproval.get(runKey) ?? true,
       tasks: tasks.map((t) => ({
         taskId: t.taskKey,
         deps: depsOf.get(t.taskKey) ?? [],
         state: t.state,
         prNumber: t.prNumber ?? undefined,
+        approvedSha: t.approvedSha ?? undefined,
       })),
     });
+  }
+  // Each agent PR's head as GitHub shows it now, not the store's copy, which may not have seen a
+  // push yet (an enqueue by anyone with write access, a workflow token too, can follow one). A
+  // queued PR whose head moved leaves the queue; should a group still carry an older head, a
+  // head read now that is not the approved one fails it: the safe side.
+  const members: MergeGroupPull[] = [];
+  for (const member of listed) {
+    if (member.taskId === undefined) {
+      members.push(member);
+      continue;
+    }
+    const read = await port.pull(group.repo, member.number);
+    members.push(read ? { ...member, headSha: read.headSha } : member);
   }
   for (const effect of decideMergeGroup({ members, runs })) {
     await port.createCheckRun(group.repo, group.headSha, ORDER_CHECK_NAME, {

@@ -2,6 +2,7 @@ import {
   ORDER_CHECK_NAME,
   orderCheck,
   type MergePull,
+  type OrderCheck,
   type MergeTask,
 } from '../../core/merge/index.js';
 import type { PullRow } from '../../store/pulls.js';
@@ -9,10 +10,16 @@ import type { OrderCheckRecord, TaskRow } from '../../store/runs.js';
 import type { RunScope } from '../context.js';
 import { crashPoint } from '../../crash-points.js';
 
+/** An order check written to GitHub: the PR row's record of it, and what it says now. */
+export interface WrittenOrderCheck {
+  record: OrderCheckRecord;
+  check: OrderCheck;
+}
+
 /**
  * One `agent-coordinator/order` check run per head SHA, rewritten only when what it says changes.
- * Returns the PR row's record of it when GitHub was called, for the caller to write: with the
- * PR's merge claim when there is one (one statement), else at once (`recordOrderCheck`).
+ * Returns what was written when GitHub was called, for the caller to record: with the PR's
+ * merge claim when there is one (one statement), else at once (`recordOrderCheck`).
  */
 export async function ensureOrderCheck(
   scope: RunScope,
@@ -20,10 +27,14 @@ export async function ensureOrderCheck(
   task: TaskRow,
   tasks: MergeTask[],
   pulls: MergePull[],
-): Promise<OrderCheckRecord | undefined> {
+): Promise<WrittenOrderCheck | undefined> {
   const mergeTask = tasks.find((t) => t.taskId === task.taskKey);
   if (!mergeTask) return undefined;
-  const check = orderCheck(mergeTask, { tasks, pulls });
+  const check = orderCheck(mergeTask, row.headSha, {
+    tasks,
+    pulls,
+    requireApproval: scope.config.merge.requireApproval,
+  });
   const signature = `${check.status}:${check.conclusion ?? ''}:${check.title}`;
   if (row.orderCheckSha === row.headSha && row.orderCheckConclusion === signature) return undefined;
   const output = {
@@ -36,7 +47,7 @@ export async function ensureOrderCheck(
   // database knows it: no second writer can create the head's check meanwhile.
   if (row.orderCheckSha === row.headSha && row.orderCheckRunId !== null) {
     await scope.port.updateCheckRun(scope.repo, row.orderCheckRunId, output);
-    return record(row, row.orderCheckRunId, signature);
+    return { record: record(row, row.orderCheckRunId, signature), check };
   }
   const created = await scope.port.createCheckRun(
     scope.repo,
@@ -45,7 +56,7 @@ export async function ensureOrderCheck(
     output,
   );
   crashPoint('merge.order-check-created');
-  return record(row, created.id, signature);
+  return { record: record(row, created.id, signature), check };
 }
 
 function record(row: PullRow, checkRunId: number, conclusion: string): OrderCheckRecord {

@@ -19,6 +19,7 @@ const runs = new Map<string, MergeGroupRun>([
   [
     '1',
     {
+      requireApproval: false,
       tasks: [
         { taskId: 'a', deps: [], state: 'in_review', prNumber: 11 },
         { taskId: 'b', deps: ['a'], state: 'in_review', prNumber: 12 },

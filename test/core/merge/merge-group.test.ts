@@ -5,8 +5,10 @@ import {
   type MergeGroupTask,
 } from '../../../src/core/merge/index.js';
 
+const HEAD = 'def5678'.padEnd(40, '0');
+
 function groupTask(overrides: Partial<MergeGroupTask> = {}): MergeGroupTask {
-  return { taskId: 'task_001', deps: [], state: 'in_review', ...overrides };
+  return { taskId: 'task_001', deps: [], state: 'in_review', approvedSha: HEAD, ...overrides };
 }
 
 /** docs/tasks-block.md in run "r1": task_001 merged unless states say otherwise, PRs #11..#14. */
@@ -17,10 +19,15 @@ function specRuns(states: Partial<Record<string, MergeGroupTask['state']>> = {})
     groupTask({ taskId: 'task_003', deps: ['task_001'], prNumber: 13 }),
     groupTask({ taskId: 'task_004', deps: ['task_002', 'task_003'], prNumber: 14 }),
   ].map((t) => ({ ...t, state: states[t.taskId] ?? t.state }));
-  return new Map<string, MergeGroupRun>([['r1', { tasks }]]);
+  return new Map<string, MergeGroupRun>([['r1', { tasks, requireApproval: true }]]);
 }
 
-const agent = (number: number, taskId: string, runKey = 'r1') => ({ number, taskId, runKey });
+const agent = (number: number, taskId: string, runKey = 'r1', headSha = HEAD) => ({
+  number,
+  taskId,
+  runKey,
+  headSha,
+});
 
 describe('checkMergeGroup', () => {
   it.each([
@@ -89,6 +96,31 @@ describe('checkMergeGroup', () => {
     });
   });
 
+  it('fails an agent PR whose approval is not for the head the group took in', () => {
+    const older = 'abc1234'.padEnd(40, '0');
+    expect(checkMergeGroup([agent(12, 'task_002', 'r1', older)], specRuns())).toEqual({
+      ok: false,
+      reason: '#12 (task_002) is approved at def5678, not at its head abc1234',
+    });
+    const runs = specRuns();
+    const r1 = runs.get('r1')!;
+    const unapproved = r1.tasks.map((t) => ({ ...t, approvedSha: undefined }));
+    runs.set('r1', { ...r1, tasks: unapproved });
+    expect(checkMergeGroup([agent(12, 'task_002')], runs)).toEqual({
+      ok: false,
+      reason: '#12 (task_002) is not approved (head def5678)',
+    });
+    expect(checkMergeGroup([{ number: 12, taskId: 'task_002', runKey: 'r1' }], specRuns())).toEqual(
+      {
+        ok: false,
+        reason: '#12 (task_002) has a head that could not be read',
+      },
+    );
+    // Without merge.requireApproval, order is all that counts.
+    runs.set('r1', { tasks: unapproved, requireApproval: false });
+    expect(checkMergeGroup([agent(12, 'task_002', 'r1', older)], runs)).toEqual({ ok: true });
+  });
+
   it('fails closed for an agent PR of an unknown run or task', () => {
     expect(checkMergeGroup([agent(12, 'task_002', 'gone')], specRuns())).toEqual({
       ok: false,
@@ -100,7 +132,13 @@ describe('checkMergeGroup', () => {
 
   it('names a dep without a PR by id only', () => {
     const runs = new Map<string, MergeGroupRun>([
-      ['r1', { tasks: [groupTask({ taskId: 'a' }), groupTask({ taskId: 'b', deps: ['a'] })] }],
+      [
+        'r1',
+        {
+          tasks: [groupTask({ taskId: 'a' }), groupTask({ taskId: 'b', deps: ['a'] })],
+          requireApproval: true,
+        },
+      ],
     ]);
     expect(checkMergeGroup([agent(2, 'b')], runs)).toEqual({
       ok: false,

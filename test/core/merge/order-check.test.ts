@@ -5,9 +5,10 @@ import {
   isOrderCheck,
   ORDER_CHECK_NAME,
   orderCheck,
+  viewPredatesPassingOrderCheck,
   type MergeTask,
 } from '../../../src/core/merge/index.js';
-import { pr, specRun, task } from './builders.js';
+import { HEAD, pr, specRun, task } from './builders.js';
 
 const ZWJ = '\u2060';
 
@@ -49,36 +50,74 @@ describe('orderCheck', () => {
       name: 'deps merged',
       states: { task_001: 'merged' },
       id: 'task_002',
-      expected: { status: 'completed', conclusion: 'success', title: 'dependencies merged' },
+      expected: {
+        status: 'completed',
+        conclusion: 'success',
+        title: 'approved, dependencies merged',
+      },
     },
     {
       name: 'no deps',
       states: {},
       id: 'task_001',
-      expected: { status: 'completed', conclusion: 'success', title: 'no dependencies' },
+      expected: { status: 'completed', conclusion: 'success', title: 'approved, no dependencies' },
     },
   ] as const)('$name', ({ states, id, expected }) => {
     const run = specRun(states);
-    const check = orderCheck(taskOf(run, id), run);
+    const check = orderCheck(taskOf(run, id), HEAD, run);
     expect(check).toMatchObject(expected);
     if (check.status === 'in_progress') expect(check).not.toHaveProperty('conclusion');
+  });
+
+  it.each([
+    { name: 'never approved', approvedSha: undefined, why: '`task_002` is not approved.' },
+    {
+      name: 'approved at an older head',
+      approvedSha: 'abc1234'.padEnd(40, '0'),
+      why: '`task_002` was approved at abc1234, but the head is now def5678: new work needs approval again.',
+    },
+  ])('waits for /approve of the head once the deps are merged: $name', ({ approvedSha, why }) => {
+    const run = specRun({ task_001: 'merged' });
+    const waiting = { ...taskOf(run, 'task_002'), approvedSha };
+    const check = orderCheck(waiting, HEAD, run);
+    expect(check).toMatchObject({
+      status: 'in_progress',
+      title: 'waiting for /approve of def5678',
+    });
+    expect(check).not.toHaveProperty('conclusion');
+    expect(check.summary).toContain(why);
+    // Unmerged deps are named first; the approval is the last thing it waits for.
+    const early = specRun({});
+    expect(orderCheck({ ...taskOf(early, 'task_002'), approvedSha }, HEAD, early).title).toBe(
+      'waiting for task_001 (#11)',
+    );
+    // Without merge.requireApproval, the dependencies are all it waits for.
+    const free = specRun({ task_001: 'merged' }, { requireApproval: false });
+    expect(orderCheck({ ...taskOf(free, 'task_002'), approvedSha }, HEAD, free)).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+      title: 'dependencies merged',
+    });
   });
 
   it('says "stacked on" while the one unmerged dep is the stack parent, and still holds it', () => {
     const run = specRun({});
     const stacked = { ...taskOf(run, 'task_002'), stackedOn: { parent: 'task_001', pr: 11 } };
-    const check = orderCheck(stacked, run);
+    const check = orderCheck(stacked, HEAD, run);
     expect(check).toMatchObject({ status: 'in_progress', title: 'stacked on task_001 (#11)' });
     expect(check).not.toHaveProperty('conclusion');
     expect(check.summary).toContain('stacked on its one unmerged dependency');
     const merged = specRun({ task_001: 'merged' });
     const after = { ...taskOf(merged, 'task_002'), stackedOn: { parent: 'task_001', pr: 11 } };
-    expect(orderCheck(after, merged)).toMatchObject({ status: 'completed', conclusion: 'success' });
+    expect(orderCheck(after, HEAD, merged)).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+    });
   });
 
   it('lists each dep with its state and PR in the summary', () => {
     const run = specRun({ task_001: 'merged', task_002: 'merged' });
-    const { summary } = orderCheck(taskOf(run, 'task_004'), run);
+    const { summary } = orderCheck(taskOf(run, 'task_004'), HEAD, run);
     expect(summary).toContain('| dependency | title | state | PR |');
     expect(summary).toContain('| task_002 |  | merged | #12 |');
     expect(summary).toContain('| task_003 |  | in_review | #13 |');
@@ -86,7 +125,7 @@ describe('orderCheck', () => {
 
   it('names a dep missing from the run', () => {
     const t = task({ deps: ['ghost'] });
-    const check = orderCheck(t, { tasks: [t] });
+    const check = orderCheck(t, HEAD, { tasks: [t], requireApproval: true });
     expect(check.title).toBe('waiting for ghost');
     expect(check.summary).toContain('| ghost |  | not in this run |  |');
   });
@@ -98,7 +137,7 @@ describe('orderCheck', () => {
       state: 'vetoed' as const,
       vetoReason: 'wrong approach',
     };
-    const check = orderCheck(vetoed, run);
+    const check = orderCheck(vetoed, HEAD, run);
     expect(check).toMatchObject({
       status: 'completed',
       conclusion: 'failure',
@@ -108,7 +147,9 @@ describe('orderCheck', () => {
   });
 
   it('fails a veto without a reason as just "vetoed"', () => {
-    expect(orderCheck(task({ state: 'vetoed' }), { tasks: [] }).title).toBe('vetoed');
+    expect(
+      orderCheck(task({ state: 'vetoed' }), HEAD, { tasks: [], requireApproval: true }).title,
+    ).toBe('vetoed');
   });
 
   it('keeps untrusted text verbatim but inert', () => {
@@ -120,7 +161,11 @@ describe('orderCheck', () => {
       title: 'Fix | pipes @someone <b>bold</b> \\',
       state: 'merged',
     });
-    const { title, summary } = orderCheck(vetoed, { tasks: [vetoed, dep], pulls: [pr()] });
+    const { title, summary } = orderCheck(vetoed, HEAD, {
+      tasks: [vetoed, dep],
+      pulls: [pr()],
+      requireApproval: true,
+    });
 
     // The title is plain text on GitHub: one line, mentions neutralised, nothing else changed.
     expect(title).toBe(
@@ -138,7 +183,7 @@ describe('orderCheck', () => {
 
   it("caps the title at GitHub's 1000 characters and the summary at 65535 bytes", () => {
     const vetoed = task({ state: 'vetoed', vetoReason: '名'.repeat(30_000) });
-    const { title, summary } = orderCheck(vetoed, { tasks: [vetoed] });
+    const { title, summary } = orderCheck(vetoed, HEAD, { tasks: [vetoed], requireApproval: true });
     expect(Array.from(title).length).toBeLessThanOrEqual(CHECK_TITLE_MAX);
     expect(title.endsWith('…')).toBe(true);
     expect(new TextEncoder().encode(summary).length).toBeLessThanOrEqual(CHECK_SUMMARY_MAX_BYTES);
@@ -147,11 +192,26 @@ describe('orderCheck', () => {
       task({ taskId: `t${i}`, title: '🙂'.repeat(200) }),
     );
     const wide = task({ taskId: 'wide', deps: many.map((t) => t.taskId) });
-    const big = orderCheck(wide, { tasks: [wide, ...many] });
+    const big = orderCheck(wide, HEAD, { tasks: [wide, ...many], requireApproval: true });
     expect(new TextEncoder().encode(big.summary).length).toBeLessThanOrEqual(
       CHECK_SUMMARY_MAX_BYTES,
     );
     expect(big.summary.endsWith('…')).toBe(true);
     expect(Array.from(big.title).length).toBeLessThanOrEqual(CHECK_TITLE_MAX);
   });
+});
+
+describe('viewPredatesPassingOrderCheck', () => {
+  it.each([
+    { conclusion: 'success', state: 'blocked', stale: true },
+    { conclusion: 'success', state: 'clean', stale: false },
+    { conclusion: 'success', state: 'behind', stale: false },
+    { conclusion: 'failure', state: 'blocked', stale: false },
+    { conclusion: undefined, state: 'blocked', stale: false },
+  ] as const)(
+    'a $conclusion check over a $state view: stale $stale',
+    ({ conclusion, state, stale }) => {
+      expect(viewPredatesPassingOrderCheck({ conclusion }, state)).toBe(stale);
+    },
+  );
 });

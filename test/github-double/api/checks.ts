@@ -2,14 +2,22 @@ import { resolveRef } from '../git.js';
 import {
   checkRunsOn,
   statusesOn,
+  type AppInfo,
   type CheckConclusion,
   type CheckOutput,
   type CheckRun,
   type CheckStatus,
+  type Run,
   type StatusState,
 } from '../model.js';
 import { findJob } from '../ops/actions.js';
-import { createCheckRun, createStatus, updateCheckRun, type CheckRunInput } from '../ops/checks.js';
+import {
+  createCheckRun,
+  createStatus,
+  updateCheckRun,
+  workflowRunSuite,
+  type CheckRunInput,
+} from '../ops/checks.js';
 import { annotationJson, checkRunJson, statusJson } from '../render/checks.js';
 import { repoApiUrl, repoJson } from '../render/repos.js';
 import {
@@ -64,6 +72,20 @@ function requireApp(req: ApiRequest): void {
     throw new HttpError(403, 'You must authenticate via a GitHub App.');
 }
 
+/**
+ * The App a check run is written as: a job's GITHUB_TOKEN writes as GitHub Actions, like the
+ * checks of the CI run it belongs to; any other installation token as this App.
+ */
+function writerApp(req: ApiRequest): AppInfo {
+  return jobRunOf(req) ? req.core.ciApp : req.core.app;
+}
+
+/** The workflow run whose job's GITHUB_TOKEN made the request, if one did. */
+function jobRunOf(req: ApiRequest): Run | undefined {
+  const token = req.auth.token === null ? undefined : req.core.tokens.get(req.auth.token);
+  return token?.jobRunId === undefined ? undefined : repoOf(req).runs.get(token.jobRunId);
+}
+
 function checkRunOf(req: ApiRequest): CheckRun {
   const run = repoOf(req).checkRuns.get(intParam(req, 'check_run_id'));
   if (!run) throw new HttpError(404, 'Not Found');
@@ -84,12 +106,17 @@ export const checkRoutes: [string, Handler][] = [
       requireApp(req);
       const repo = repoOf(req);
       const body = bodyObject(req);
+      const sha = str(body, 'head_sha') ?? '';
+      // A job's check run on its own commit joins its workflow run's check suite, as the job's
+      // own check runs do.
+      const job = jobRunOf(req);
       const { run } = createCheckRun(
         req.core,
         repo,
-        req.core.app,
-        str(body, 'head_sha') ?? '',
+        writerApp(req),
+        sha,
         checkInput(body),
+        job && job.headSha === sha ? workflowRunSuite(req.core, job) : undefined,
       );
       return json(201, checkRunJson(req.core, repo, run));
     },
@@ -121,11 +148,12 @@ export const checkRoutes: [string, Handler][] = [
       requireApp(req);
       const repo = repoOf(req);
       const run = checkRunOf(req);
-      if (run.app.id !== req.core.app.id)
+      const writer = writerApp(req);
+      if (run.app.id !== writer.id)
         throw new HttpError(
           403,
           'Invalid app_id `' +
-            req.core.app.id +
+            writer.id +
             '` - check run can only be modified by the GitHub App that created it.',
         );
       updateCheckRun(req.core, repo, run, checkInput(bodyObject(req)));

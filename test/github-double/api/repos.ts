@@ -130,7 +130,10 @@ function branchJson(
       required_status_checks: {
         enforcement_level: protection ? 'non_admins' : 'off',
         contexts: protection?.requiredChecks ?? [],
-        checks: (protection?.requiredChecks ?? []).map((context) => ({ context, app_id: null })),
+        checks: (protection?.requiredChecks ?? []).map((context) => ({
+          context,
+          app_id: protection?.requiredCheckApps.get(context) ?? null,
+        })),
         strict: protection?.strict ?? false,
       },
     },

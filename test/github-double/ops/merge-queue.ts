@@ -4,7 +4,7 @@ import { nodeId } from '../ids.js';
 import type { Account, MergeQueue, MergeQueueEntry, Pull, Repo } from '../model.js';
 import { simpleCommitJson } from '../render/repos.js';
 import { waitUntil } from '../wait.js';
-import { checkVerdicts, mergeability, requiredChecks } from './mergeability.js';
+import { checkVerdicts, mergeability, requiredCheckApps, requiredChecks } from './mergeability.js';
 import { sendPullEvent, type Sent } from './pull-events.js';
 import { deleteBranch, moveBranch } from './refs.js';
 
@@ -153,7 +153,7 @@ export async function processMergeQueue(
       core.events,
       () => {
         if (core.closed) return 'failure';
-        const v = checkVerdicts(repo, groupHead);
+        const v = checkVerdicts(repo, groupHead, requiredCheckApps(repo, branch));
         if (required.some((n) => v.get(n) === 'failure')) return 'failure';
         return required.every((n) => v.get(n) === 'success') ? 'success' : undefined;
       },

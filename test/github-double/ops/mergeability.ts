@@ -18,11 +18,19 @@ export type CheckVerdict = 'success' | 'pending' | 'failure';
 
 const PASSING = new Set(['success', 'neutral', 'skipped']);
 
-// The verdict of every check name and status context on a commit, latest one per name.
-export function checkVerdicts(repo: Repo, sha: string): Map<string, CheckVerdict> {
+// The verdict of every check name and status context on a commit, latest one per name. A name
+// pinned to an App (`pins`, branch protection's `app_id`) takes only that App's check runs:
+// GitHub counts no other source for it, so neither another App's check nor a status does.
+export function checkVerdicts(
+  repo: Repo,
+  sha: string,
+  pins: ReadonlyMap<string, number> = new Map(),
+): Map<string, CheckVerdict> {
   const verdicts = new Map<string, CheckVerdict>();
   const runs = [...checkRunsOn(repo, sha)].sort((a, b) => a.id - b.id);
   for (const r of runs) {
+    const pinned = pins.get(r.name);
+    if (pinned !== undefined && r.app.id !== pinned) continue;
     verdicts.set(
       r.name,
       r.status !== 'completed'
@@ -34,6 +42,7 @@ export function checkVerdicts(repo: Repo, sha: string): Map<string, CheckVerdict
   }
   const statuses = [...statusesOn(repo, sha)].sort((a, b) => a.id - b.id);
   for (const s of statuses) {
+    if (pins.has(s.context)) continue;
     verdicts.set(
       s.context,
       s.state === 'success' ? 'success' : s.state === 'pending' ? 'pending' : 'failure',
@@ -44,6 +53,11 @@ export function checkVerdicts(repo: Repo, sha: string): Map<string, CheckVerdict
 
 export function requiredChecks(repo: Repo, branch: string): string[] {
   return repo.protection.get(branch)?.requiredChecks ?? [];
+}
+
+/** The base branch's required checks pinned to one App. */
+export function requiredCheckApps(repo: Repo, branch: string): ReadonlyMap<string, number> {
+  return repo.protection.get(branch)?.requiredCheckApps ?? new Map();
 }
 
 // `fresh` is for decisions GitHub takes on current data (merging, enqueueing); reads see the
@@ -72,7 +86,7 @@ export function mergeability(
   const behind = !isAncestor(repo, baseSha, pull.headSha);
   if (conflicts.length > 0) return { ...base, mergeable: false, state: 'dirty', conflicts, behind };
   const required = requiredChecks(repo, pull.baseRef);
-  const verdicts = checkVerdicts(repo, pull.headSha);
+  const verdicts = checkVerdicts(repo, pull.headSha, requiredCheckApps(repo, pull.baseRef));
   const pendingRequired = required.filter((n) => (verdicts.get(n) ?? 'pending') === 'pending');
   const failingRequired = required.filter((n) => verdicts.get(n) === 'failure');
   const otherTrouble = [...verdicts].some(
