@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  closeScenario,
+  MAINTAINER,
+  REPO,
+  startRun,
+  startScenario,
+  taskOf,
+  type Scenario,
+} from './harness.js';
+
+type Pull = { number: number; state: string; merged?: boolean; head: { ref: string; sha: string } };
+
+const CAROL = 'carol';
+const DAVE = 'dave';
+
+/**
+ * GitHub withdraws an approval whose review is dismissed; so does the coordinator
+ * (docs/lifecycle.md, "Reviews"): a dismissed approving review merges nothing.
+ */
+describe('an approving review dismissed before the merge', () => {
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  const pullOf = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === 'agent/1/a')!;
+  /** What the app logged of dismissed reviews. */
+  const dismissalsLogged = () =>
+    s.app.logs.lines
+      .map((line) => JSON.parse(line) as { msg?: string; why?: string; withdrawn?: boolean })
+      .filter((entry) => entry.msg?.startsWith('review dismissed'));
+
+  /** The agent PR is open with CI running, and carol (write) has approved it by a review. */
+  const reviewedWhileCiRuns = async () => {
+    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    await s.double.setPermission(REPO, DAVE, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    await s.double.setCheck(REPO, pr.head.sha, 'ci', 'in_progress');
+    const review = await s.double.approvePr(REPO, pr.number, CAROL);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      state: 'approved',
+      approvedSha: pr.head.sha,
+      approvedBy: CAROL,
+    });
+    return { issue, pr, review };
+  };
+
+  it('does not merge on it once a maintainer dismisses it; a new /approve merges', async () => {
+    const { issue, pr, review } = await reviewedWhileCiRuns();
+    await s.double.dismissReview(REPO, pr.number, review, MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      state: 'in_review',
+      approvedSha: null,
+      approvedBy: null,
+    });
+
+    await s.double.setCheck(REPO, pr.head.sha, 'ci', 'completed', 'success');
+    await s.settle();
+    expect(pullOf().state).toBe('open');
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+    expect(dismissalsLogged()).toEqual([
+      expect.objectContaining({ approver: CAROL, dismissedBy: MAINTAINER, withdrawn: true }),
+    ]);
+    // Nothing to reply: the dismissal and its reason are on the PR already.
+    expect(s.double.comments(REPO, pr.number)).toEqual([]);
+
+    await s.double.comment(REPO, pr.number, '/approve', DAVE);
+    await s.settle();
+    expect(pullOf().merged).toBe(true);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'merged', approvedBy: DAVE });
+  });
+
+  it('keeps the approval another writer gave since: their /approve is not the review', async () => {
+    const { issue, pr, review } = await reviewedWhileCiRuns();
+    await s.double.comment(REPO, pr.number, '/approve', DAVE);
+    await s.settle();
+    expect((await taskOf(s, issue, 'a'))?.approvedBy).toBe(DAVE);
+
+    await s.double.dismissReview(REPO, pr.number, review, MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      state: 'approved',
+      approvedSha: pr.head.sha,
+      approvedBy: DAVE,
+    });
+    // The dismissal was handled, and found dave's approval not the review's.
+    expect(dismissalsLogged()).toEqual([
+      expect.objectContaining({ why: "the task's approval is by dave, not the review's author" }),
+    ]);
+    await s.double.setCheck(REPO, pr.head.sha, 'ci', 'completed', 'success');
+    await s.settle();
+    expect(pullOf().merged).toBe(true);
+  });
+});
