@@ -447,6 +447,13 @@ describe('pulls: reviews with line comments and review threads', () => {
 
     const { data: dismissed } = await dismiss(userOctokit(w.double, 'rita'), approval);
     expect(dismissed).toMatchObject({ id: approval, state: 'DISMISSED', user: { login: 'rita' } });
+    const { data: read } = await w.octokit.rest.pulls.getReview({
+      owner,
+      repo: repoName,
+      pull_number: n,
+      review_id: approval,
+    });
+    expect(read).toMatchObject({ id: approval, state: 'DISMISSED' });
     await w.double.waitForDeliveries();
     const [delivery, ...more] = w.receiver.of('pull_request_review', 'dismissed');
     expect(more).toEqual([]);

@@ -242,6 +242,16 @@ export const pullRoutes: [string, Handler][] = [
     },
   ],
   [
+    'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      const review = pull.reviews.find((r) => r.id === intParam(req, 'review_id'));
+      if (!review) throw notFound();
+      return json(200, reviewJson(req.core, repo, pull, review));
+    },
+  ],
+  [
     'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
     (req) => {
       const repo = repoOf(req);

@@ -157,6 +157,7 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/merge': needs('pull_requests:read'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:read'),
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}': needs('pull_requests:read'),
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:write'),
   'PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals':
     needs('pull_requests:write'),
