@@ -74,6 +74,28 @@ describe('an approving review dismissed before the merge', () => {
     expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'merged', approvedBy: DAVE });
   });
 
+  it('approves nothing when the dismissal is handled before the review it dismissed', async () => {
+    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    // GitHub takes both while the app is unreachable, then delivers the dismissal first.
+    s.double.webhooksDown = true;
+    const review = await s.double.approvePr(REPO, pr.number, CAROL);
+    await s.double.dismissReview(REPO, pr.number, review, MAINTAINER);
+    s.double.webhooksDown = false;
+    const [submitted, dismissed] = ['submitted', 'dismissed'].map((action) =>
+      s.double.deliveries({ event: 'pull_request_review', action }).at(-1)!,
+    );
+    for (const d of [dismissed!, submitted!]) {
+      expect((await s.app.send(d.event, d.payload, { id: d.guid })).ok).toBe(true);
+      await s.settle();
+    }
+    expect(pullOf().state).toBe('open');
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'in_review', approvedSha: null });
+  });
+
   it('keeps the approval another writer gave since: their /approve is not the review', async () => {
     const { issue, pr, review } = await reviewedWhileCiRuns();
     await s.double.comment(REPO, pr.number, '/approve', DAVE);
