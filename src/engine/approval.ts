@@ -22,6 +22,7 @@ export async function recordApproval(
     approvedSha: verdict.approvedSha,
     approvedAt: verdict.approvedAt,
     approvedBy: verdict.approvedBy,
+    approvalOriginSha: verdict.approvalOriginSha,
   };
   // Only if the task is still as read: a concurrent approval of the head must not be replaced.
   const expected = { expected: task.state };
