@@ -74,6 +74,35 @@ describe('an approving review dismissed before the merge', () => {
     expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'merged', approvedBy: DAVE });
   });
 
+  it('withdraws it after the coordinator carried it to the head of its update of a behind branch', async () => {
+    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    await s.double.setRequiredChecks(REPO, 'main', ['ci'], { strict: true });
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const reviewed = pullOf().head.sha;
+    await s.double.setCheck(REPO, reviewed, 'ci', 'completed', 'success');
+    await s.double.advanceBranch(REPO, 'main');
+    await s.settle();
+    const review = await s.double.approvePr(REPO, pullOf().number, CAROL);
+    await s.settle();
+    // Behind its base, the PR was updated; the update's head holds carol's approval, CI to run.
+    const updated = pullOf().head.sha;
+    expect(updated).not.toBe(reviewed);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({
+      approvedSha: updated,
+      approvedBy: CAROL,
+      approvalOriginSha: reviewed,
+    });
+
+    await s.double.dismissReview(REPO, pullOf().number, review, MAINTAINER);
+    await s.settle();
+    await s.double.setCheck(REPO, updated, 'ci', 'completed', 'success');
+    await s.settle();
+    expect(pullOf().state).toBe('open');
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'in_review', approvedSha: null });
+  });
+
   it('approves nothing when the dismissal is handled before the review it dismissed', async () => {
     s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
     await s.double.setPermission(REPO, CAROL, 'write');

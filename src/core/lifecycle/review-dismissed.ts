@@ -17,7 +17,13 @@ export interface DismissedReview {
 
 /** The agent PR's task as the store has it. */
 export interface DismissedReviewSnapshot {
-  task: { state: TaskState; approvedSha: string | null; approvedBy: string | null };
+  task: {
+    state: TaskState;
+    approvedSha: string | null;
+    approvedBy: string | null;
+    /** The commit the approval was given on (null when recorded before it was kept). */
+    approvalOriginSha: string | null;
+  };
 }
 
 export type DismissedReviewEffect =
@@ -37,7 +43,8 @@ export type DismissedReviewEffect =
 
 /**
  * docs/lifecycle.md "Reviews": a dismissed review no longer approves. The task's approval is
- * withdrawn when it is the review's: of the review's commit and by its author (logins compare
+ * withdrawn when it is the review's: given on the review's commit (and carried, maybe, to the
+ * head of the coordinator's update of a behind branch) and by its author (logins compare
  * case-insensitively, as GitHub's do). An approval recorded before the coordinator recorded its
  * author is withdrawn at that commit too: it may be the review's, and a withdrawal only asks for
  * approval again. Another person's approval (a `/approve` since, which replaced the author)
@@ -51,10 +58,11 @@ export function decideReviewDismissed(
   review: DismissedReview,
 ): DismissedReviewEffect[] {
   if (!snapshot) return nothing('not an agent PR of a known task');
-  const { state, approvedSha, approvedBy } = snapshot.task;
+  const { state, approvedSha, approvedBy, approvalOriginSha } = snapshot.task;
   if (isTaskMerged(state)) return nothing('the task is merged');
   if (approvedSha === null) return nothing('the task holds no approval');
-  if (approvedSha !== review.commitId)
+  // Given on the review's commit, wherever the coordinator's updates have carried it since.
+  if ((approvalOriginSha ?? approvedSha) !== review.commitId)
     return nothing("the task's approval is of another commit than the review");
   if (approvedBy !== null && approvedBy.toLowerCase() !== review.author.toLowerCase())
     return nothing(`the task's approval is by ${approvedBy}, not the review's author`);

@@ -9,6 +9,8 @@ import type { TaskState } from '../../../src/core/states.js';
 
 const HEAD = 'b'.repeat(40);
 const OLD = 'a'.repeat(40);
+/** The head of the coordinator's update of HEAD's behind branch. */
+const UPDATED = 'c'.repeat(40);
 
 /** Carol's approving review of HEAD, dismissed. */
 const review = (over: Partial<DismissedReview> = {}): DismissedReview => ({
@@ -18,7 +20,13 @@ const review = (over: Partial<DismissedReview> = {}): DismissedReview => ({
   ...over,
 });
 const task = (over: Partial<DismissedReviewSnapshot['task']> = {}): DismissedReviewSnapshot => ({
-  task: { state: 'approved', approvedSha: HEAD, approvedBy: 'carol', ...over },
+  task: {
+    state: 'approved',
+    approvedSha: HEAD,
+    approvedBy: 'carol',
+    approvalOriginSha: HEAD,
+    ...over,
+  },
 });
 
 /** The approval withdrawn, the task moved back to review (`inReview`) or its fields cleared. */
@@ -53,8 +61,26 @@ describe('decideReviewDismissed', () => {
     {
       name: 'an approval of an older commit than the head (in review) is the review’s too',
       review: review({ commitId: OLD }),
-      snapshot: task({ state: 'in_review', approvedSha: OLD }),
+      snapshot: task({ state: 'in_review', approvedSha: OLD, approvalOriginSha: OLD }),
       expected: withdraws({ sha: OLD }),
+    },
+    {
+      name: 'given on the review’s commit and carried to the head of the coordinator’s update: withdrawn',
+      review: review(),
+      snapshot: task({ approvedSha: UPDATED }),
+      expected: withdraws({ sha: UPDATED }),
+    },
+    {
+      name: 'recorded before its origin was kept: its commit stands for it',
+      review: review(),
+      snapshot: task({ approvalOriginSha: null }),
+      expected: withdraws(),
+    },
+    {
+      name: 'a review of the update’s head, when the approval was given on the commit before: it stands',
+      review: review({ commitId: UPDATED }),
+      snapshot: task({ approvedSha: UPDATED }),
+      expected: none("the task's approval is of another commit than the review"),
     },
     {
       name: 'logins compare case-insensitively',
@@ -95,7 +121,12 @@ describe('decideReviewDismissed', () => {
     {
       name: 'no approval to take back',
       review: review(),
-      snapshot: task({ state: 'in_review', approvedSha: null, approvedBy: null }),
+      snapshot: task({
+        state: 'in_review',
+        approvedSha: null,
+        approvedBy: null,
+        approvalOriginSha: null,
+      }),
       expected: none('the task holds no approval'),
     },
     {
