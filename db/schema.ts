@@ -175,6 +175,13 @@ export const tasks = pgTable(
      * it did then, on the permission its author had when they gave it.
      */
     approvedBy: text('approved_by'),
+    /**
+     * The commit the approval was given on: `approvedSha` as recorded, kept when the coordinator's
+     * update of a behind branch carries the approval to the update's head. A dismissed review
+     * takes back the approval given on its commit (docs/lifecycle.md, "Reviews"). Null for an
+     * approval recorded before this column was (migration 0030): `approvedSha` stands for it.
+     */
+    approvalOriginSha: text('approval_origin_sha'),
     vetoReason: text('veto_reason'),
     pendingFeedback: text('pending_feedback'),
     /**

@@ -33,7 +33,8 @@ export const TASK_TRANSITIONS = {
   'older head approved': { from: IN_REVIEW, to: ['in_review'] },
   /**
    * The approval no longer counts: a plain `/approve` was written before new work reached the
-   * PR (it covers none of it), or its author no longer has write access when the PR would merge.
+   * PR (it covers none of it), its author no longer has write access when the PR would merge, or
+   * the approving review that gave it was dismissed.
    */
   'approval withdrawn': { from: IN_REVIEW, to: ['in_review'] },
   /** The merge (or the queue) is asked for; one claim at a time. */

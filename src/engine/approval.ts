@@ -22,6 +22,7 @@ export async function recordApproval(
     approvedSha: verdict.approvedSha,
     approvedAt: verdict.approvedAt,
     approvedBy: verdict.approvedBy,
+    approvalOriginSha: verdict.approvalOriginSha,
   };
   // Only if the task is still as read: a concurrent approval of the head must not be replaced.
   const expected = { expected: task.state };
@@ -50,15 +51,17 @@ export async function withdrawApproval(
 
 /**
  * Take the task's approval back (by `move` when core gives one, as fields otherwise), if the task
- * is still as read. Returns the task afterwards, or undefined when it moved meanwhile.
+ * is still as read, and when `approval` is given, still holds that approval. Returns the task
+ * afterwards, or undefined when it moved meanwhile.
  */
 export function clearApproval(
   engine: Engine,
   task: TaskRow,
   move: TaskMove | undefined,
+  approval?: { sha: string; by: string | null },
 ): Promise<TaskRow | undefined> {
   const values = NO_APPROVAL;
-  const expected = { expected: task.state };
+  const expected = { expected: task.state, ...(approval ? { approval } : {}) };
   return move
     ? engine.store.runs.transitionTask(task.id, move, values, expected)
     : engine.store.runs.updateTaskFields(task.id, values, expected);

@@ -82,8 +82,15 @@ async function readReview(
   // A payload that names no repository (a malformed delivery) is nothing to ask GitHub about.
   if (reads === 'nothing' || !repo.owner || !repo.repo || !isAgentPull(pull, repositoryId))
     return null;
-  // An approval is for a head: the PR may be newer than anything handled so far.
-  const current = reads === 'approval' ? await port.pull(repo, pull.number) : null;
+  // An approval is for a head: the PR may be newer than anything handled so far. And the review
+  // may have been dismissed since it was delivered.
+  const [current, reviewState] =
+    reads === 'approval'
+      ? await Promise.all([
+          port.pull(repo, pull.number),
+          port.reviewState(repo, pull.number, review.id),
+        ])
+      : [null, review.state];
   const found = await recordedAgentPull(engine, repositoryId, {
     ...pull,
     currentHeadSha: current?.headSha,
@@ -106,6 +113,7 @@ async function readReview(
       task,
       authorCanWrite: role !== undefined && WRITE_ROLES.has(role),
       currentHead: current?.headSha ?? pull.headSha,
+      reviewState,
       reviewAlreadySentBack: found.pull.sentBackForReviews.includes(review.id),
     },
   };

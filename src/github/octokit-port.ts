@@ -626,6 +626,24 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       return readReviewThreads(octokit, repo, prNumber, options);
     },
 
+    async reviewState(repo, prNumber, reviewId) {
+      try {
+        const { data } = await octokit.rest.pulls.getReview({
+          ...repo,
+          pull_number: prNumber,
+          review_id: reviewId,
+        });
+        // An approval rests on it: an answer without it is no answer.
+        const state: unknown = data.state;
+        if (typeof state !== 'string')
+          throw new Error(`GitHub answered review ${reviewId} without its state`);
+        return state;
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+
     async requestReviewers(repo, prNumber, logins) {
       try {
         await octokit.rest.pulls.requestReviewers({

@@ -286,6 +286,12 @@ export interface GitHubPort {
     prNumber: number,
     options: { limit: number; includeResolved?: boolean },
   ): Promise<ReviewThreads>;
+  /**
+   * A review's state as GitHub shows it now (`GET /pulls/{n}/reviews/{id}`, REST's upper case:
+   * `APPROVED`, `CHANGES_REQUESTED`, `COMMENTED`, `DISMISSED`, `PENDING`); null when GitHub has no
+   * such review on the PR (404).
+   */
+  reviewState(repo: RepoCoords, prNumber: number, reviewId: number): Promise<string | null>;
   /** Asks these users for a review; GitHub's refusal (422: the author, not a collaborator) is an answer. */
   requestReviewers(
     repo: RepoCoords,

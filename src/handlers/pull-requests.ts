@@ -3,6 +3,7 @@ import type { AppServices } from './app-services.js';
 import { onDequeued } from '../engine/merge/dequeued.js';
 import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
 import { onReviewSubmitted } from '../engine/review.js';
+import { onReviewDismissed } from '../engine/review-dismissed.js';
 
 interface PullPayload {
   number: number;
@@ -98,5 +99,18 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
         url: review.html_url,
       },
     );
+  });
+
+  // A dismissed review no longer approves: core's decideReviewDismissed withdraws the task's
+  // approval when it was the review's (docs/lifecycle.md, "Reviews"). The payload's review is
+  // the review as given (its author and commit), with `state: dismissed`; the sender dismissed it.
+  app.on('pull_request_review.dismissed', async (context) => {
+    const { review, pull_request: pr, repository, sender } = context.payload;
+    await onReviewDismissed(services.engine, repository.id, pullInfo(pr), {
+      id: review.id,
+      author: review.user?.login ?? 'ghost',
+      commitId: review.commit_id,
+      dismissedBy: sender.login,
+    });
   });
 }

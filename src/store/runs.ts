@@ -79,10 +79,11 @@ export interface TaskWriteOptions {
    */
   expected?: TaskState;
   /**
-   * The approval the caller read (`approved_sha`, `approved_by`): the write is skipped when
-   * another has replaced it since (an approval withdrawn must be the one decided on).
+   * The approval the caller read (`approved_sha`, `approved_by`; `by` null for one recorded
+   * before its author was): the write is skipped when another has replaced it since (an approval
+   * withdrawn must be the one decided on).
    */
-  approval?: { sha: string; by: string };
+  approval?: { sha: string; by: string | null };
   db?: Db;
   /**
    * An order check the merge decision just created or rewrote on GitHub, recorded on its PR row
@@ -102,6 +103,12 @@ const TERMINAL_STATES_SQL = sql.join(
   [...TERMINAL_TASK_STATES].map((state) => sql`${state}`),
   sql`, `,
 );
+
+/** The prepared statement's name part for an approval guard: an unattributed one is its own shape. */
+function approvalGuardName(approval: TaskWriteOptions['approval']): string {
+  if (!approval) return '';
+  return approval.by === null ? '_approval_unattributed' : '_approval';
+}
 
 export interface NewRun {
   repositoryId: number;
@@ -537,12 +544,13 @@ export class RunStore {
     const given = { ...values, updatedAt: new Date() };
     const { shape, placeholders } = placeholdersFor(given);
     return this.updateTaskBumpingRun(
-      `task_write_${guard?.join('_') ?? 'any'}_${shape}${orderCheck ? '_order_check' : ''}${approval ? '_approval' : ''}`,
+      `task_write_${guard?.join('_') ?? 'any'}_${shape}${orderCheck ? '_order_check' : ''}${approvalGuardName(approval)}`,
       {
         ...given,
         taskId,
         ...(orderCheck && orderCheckValues(orderCheck)),
-        ...(approval && { approvalSha: approval.sha, approvalBy: approval.by }),
+        ...(approval && { approvalSha: approval.sha }),
+        ...(approval && approval.by !== null && { approvalBy: approval.by }),
       },
       {
         condition: and(
@@ -550,7 +558,9 @@ export class RunStore {
           approval
             ? and(
                 eq(tasks.approvedSha, sql.placeholder('approvalSha')),
-                eq(tasks.approvedBy, sql.placeholder('approvalBy')),
+                approval.by === null
+                  ? isNull(tasks.approvedBy)
+                  : eq(tasks.approvedBy, sql.placeholder('approvalBy')),
               )
             : undefined,
         ),

@@ -1,3 +1,4 @@
+import { Octokit } from '@octokit/rest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectClean, startWorld, stopWorld, userOctokit, type World } from './helpers.js';
 
@@ -405,6 +406,91 @@ describe('pulls: reviews with line comments and review threads', () => {
     expect(after.map((t) => t.isResolved)).toEqual([false, true, false]);
     // The reader's refusal came from GitHub's rules, not from a gap in the double.
     expect(w.double.violations).toEqual([]);
+  });
+
+  it('dismissing: a writer or the App (pull_requests: write) dismisses an approval or a request for changes, once; pull_request_review.dismissed follows', async () => {
+    const n = await agentPr();
+    const approval = await w.double.approvePr(w.repo, n, 'rita');
+    const comment = await w.double.review(w.repo, n, { event: 'COMMENT', body: 'Hm.', by: 'rita' });
+    const dismiss = (octokit: Pick<Octokit, 'rest'>, reviewId: number) =>
+      octokit.rest.pulls.dismissReview({
+        owner,
+        repo: repoName,
+        pull_number: n,
+        review_id: reviewId,
+        message: 'Not this one.',
+      });
+    // People without write access cannot; a token without pull_requests: write cannot either.
+    await expect(dismiss(userOctokit(w.double, 'reader'), approval)).rejects.toMatchObject({
+      status: 403,
+    });
+    const readOnly = new Octokit({
+      baseUrl: w.double.apiUrl,
+      auth: w.double.createInstallationToken(owner, { permissions: { pull_requests: 'read' } }),
+      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+    await expect(dismiss(readOnly, approval)).rejects.toMatchObject({
+      status: 403,
+      response: { data: { message: 'Resource not accessible by integration' } },
+    });
+    // A plain comment review is no approval to dismiss.
+    await expect(dismiss(userOctokit(w.double, 'rita'), comment)).rejects.toMatchObject({
+      status: 422,
+      response: {
+        data: {
+          message: 'Validation Failed',
+          errors: ['Can not dismiss a commented pull request review'],
+        },
+      },
+    });
+    expect(w.double.reviews(w.repo, n).map((r) => r.state)).toEqual(['APPROVED', 'COMMENTED']);
+
+    const { data: dismissed } = await dismiss(userOctokit(w.double, 'rita'), approval);
+    expect(dismissed).toMatchObject({ id: approval, state: 'DISMISSED', user: { login: 'rita' } });
+    const { data: read } = await w.octokit.rest.pulls.getReview({
+      owner,
+      repo: repoName,
+      pull_number: n,
+      review_id: approval,
+    });
+    expect(read).toMatchObject({ id: approval, state: 'DISMISSED' });
+    await w.double.waitForDeliveries();
+    const [delivery, ...more] = w.receiver.of('pull_request_review', 'dismissed');
+    expect(more).toEqual([]);
+    expect(delivery!.payload['review']).toMatchObject({
+      id: approval,
+      state: 'dismissed',
+      user: { login: 'rita' },
+      commit_id: w.double.reviews(w.repo, n)[0]!.commitId,
+    });
+    expect(delivery!.payload['sender']).toMatchObject({ login: 'rita' });
+    await expect(dismiss(userOctokit(w.double, 'rita'), approval)).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: ['Can not dismiss a dismissed pull request review'] } },
+    });
+
+    // The App dismisses a request for changes; the scenario verb is a person doing it.
+    const changes = await w.double.review(w.repo, n, { event: 'REQUEST_CHANGES', by: 'rita' });
+    await dismiss(w.octokit, changes);
+    const another = await w.double.approvePr(w.repo, n, 'rita');
+    await expect(w.double.dismissReview(w.repo, n, another, 'reader')).rejects.toMatchObject({
+      status: 403,
+    });
+    await w.double.dismissReview(w.repo, n, another, 'rita');
+    await w.double.waitForDeliveries();
+    expect(
+      w.receiver.of('pull_request_review', 'dismissed').map((d) => d.payload['sender']),
+    ).toEqual([
+      expect.objectContaining({ login: 'rita' }),
+      expect.objectContaining({ login: BOT }),
+      expect.objectContaining({ login: 'rita' }),
+    ]);
+    expect(w.double.reviews(w.repo, n).map((r) => r.state)).toEqual([
+      'DISMISSED',
+      'COMMENTED',
+      'DISMISSED',
+      'DISMISSED',
+    ]);
   });
 
   it('requested reviewers: on the pull, review_requested per reviewer, 422 for the author, cleared by a review', async () => {

@@ -47,6 +47,7 @@ import {
 import type { Sent } from './ops/pull-events.js';
 import {
   createReview,
+  dismissReview,
   editPullBody,
   mergePull,
   openPull,
@@ -372,6 +373,21 @@ export class GitHubDouble extends DoubleQueries {
     );
     await settle(sent);
     return review.id;
+  }
+
+  /**
+   * A person dismissing review `reviewId` from the PR's merge box (the reason GitHub asks for is
+   * not modelled); `pull_request_review.dismissed` follows. Throws what GitHub would refuse.
+   */
+  async dismissReview(repo: string, pr: number, reviewId: number, by: string): Promise<void> {
+    const { sent } = dismissReview(
+      this.core,
+      this.repoOf(repo),
+      this.pullOf(repo, pr),
+      reviewId,
+      this.core.account(by),
+    );
+    await settle(sent);
   }
 
   /** A reply in the thread of review comment `commentId`; returns the reply's id. */

@@ -86,6 +86,35 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     });
   });
 
+  it('withdraws an approval recorded with no author only while it still has none', async () => {
+    const run = await runWith(22, [spec('a')]);
+    const [row] = await store.runs.tasksOf(run.id);
+    const place = (approvedBy: string | null) =>
+      handle.db
+        .update(tasks)
+        .set({ state: 'approved', approvedSha: 'abc', approvedBy })
+        .where(eq(tasks.id, row!.id));
+    const withdrawUnattributed = () =>
+      store.runs.transitionTask(row!.id, 'approval withdrawn', NO_APPROVAL, {
+        expected: 'approved',
+        approval: { sha: 'abc', by: null },
+      });
+    // Dave approved the same commit since the unattributed approval was read: his stands.
+    await place('dave');
+    expect(await withdrawUnattributed()).toBeUndefined();
+    expect(await store.runs.taskById(row!.id)).toMatchObject({
+      state: 'approved',
+      approvedBy: 'dave',
+    });
+
+    await place(null);
+    expect(await withdrawUnattributed()).toMatchObject({
+      state: 'in_review',
+      approvedSha: null,
+      approvedBy: null,
+    });
+  });
+
   it('recounts only the merged task’s dependents, idempotently', async () => {
     const run = await runWith(11, [spec('a'), spec('b', ['a']), spec('c', ['a', 'b'])]);
     const place = async (key: string, state: TaskState) =>

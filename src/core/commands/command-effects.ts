@@ -37,6 +37,7 @@ export interface TaskValues {
   approvedSha?: string | null;
   approvedAt?: Date | null;
   approvedBy?: string | null;
+  approvalOriginSha?: string | null;
   nextMode?: 'work' | 'fix';
   pendingFeedback?: string | null;
   nextAttemptAt?: null;

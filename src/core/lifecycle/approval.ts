@@ -39,7 +39,12 @@ export interface Approval {
  * A task's approval taken back or ended: its commit, when it was written and who gave it go
  * together, so no approval is ever left with another's author.
  */
-export const NO_APPROVAL = { approvedSha: null, approvedAt: null, approvedBy: null } as const;
+export const NO_APPROVAL = {
+  approvedSha: null,
+  approvedAt: null,
+  approvedBy: null,
+  approvalOriginSha: null,
+} as const;
 
 export type ApprovalVerdict =
   | { kind: 'refuse' }
@@ -55,6 +60,8 @@ export type ApprovalVerdict =
       approvedSha: string;
       approvedAt: Date | null;
       approvedBy: string;
+      /** The commit it is given on, which it keeps when the coordinator's update carries it. */
+      approvalOriginSha: string;
       move?: 'approved' | 'older head approved';
     };
 
@@ -80,6 +87,7 @@ export function decideApproval(
     approvedSha: sha,
     approvedAt: approval.writtenAt ?? null,
     approvedBy: approval.by,
+    approvalOriginSha: sha,
     ...(canMoveTask(task.state, 'approved') ? { move: approvalEvent(state) } : {}),
   };
 }

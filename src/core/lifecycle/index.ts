@@ -78,6 +78,12 @@ export {
   type ReviewSnapshot,
 } from './review.js';
 export {
+  decideReviewDismissed,
+  type DismissedReview,
+  type DismissedReviewEffect,
+  type DismissedReviewSnapshot,
+} from './review-dismissed.js';
+export {
   decidePullChanged,
   type PullChangedEffect,
   type PullChangedEvent,

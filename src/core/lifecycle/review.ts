@@ -35,6 +35,11 @@ export interface ReviewSnapshot {
   authorCanWrite: boolean;
   /** The PR's head as GitHub shows it now (or as last recorded, when not read). */
   currentHead: string;
+  /**
+   * The review's state as GitHub shows it now, read for an approval (or as delivered, when not
+   * read); null when GitHub has no such review.
+   */
+  reviewState: string | null;
   /** This review sent the task back already (a redelivery). */
   reviewAlreadySentBack: boolean;
 }
@@ -57,7 +62,8 @@ export type ReviewEffect =
 
 /**
  * docs/lifecycle.md steps 8 and "Reviews": an approving review from a write+ person approves
- * the task for the reviewed commit, in whatever phase its attempt is; a "changes requested"
+ * the task for the reviewed commit, in whatever phase its attempt is, unless GitHub shows it
+ * dismissed by the time it is handled; a "changes requested"
  * review from one sends it back to its worker; other reviews change nothing. `snapshot` is null
  * when nothing was read (`reviewReads`) or the PR is no agent PR of a known task.
  */
@@ -89,6 +95,10 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
   }
   if (snapshot.runFinished) return nothing('the run is finished');
   if (!snapshot.authorCanWrite) return nothing('the reviewer cannot write to the repository');
+  // Dismissed before this delivery was handled: its dismissal's delivery, handled first, found
+  // nothing to withdraw (decideReviewDismissed), so the review must not approve now.
+  if (snapshot.reviewState?.toLowerCase() !== 'approved')
+    return nothing(`GitHub shows the review ${snapshot.reviewState?.toLowerCase() ?? 'gone'}`);
   const approval: Approval = {
     sha: event.commitId,
     currentHead: snapshot.currentHead,

@@ -34,6 +34,7 @@ describe('decideApproval', () => {
         approvedSha: HEAD,
         approvedAt: null,
         approvedBy: REVIEWER,
+        approvalOriginSha: HEAD,
         move: 'approved',
       },
     },
@@ -48,6 +49,7 @@ describe('decideApproval', () => {
         approvedSha: HEAD,
         approvedAt: null,
         approvedBy: REVIEWER,
+        approvalOriginSha: HEAD,
         move: 'approved',
       },
     },
@@ -61,6 +63,7 @@ describe('decideApproval', () => {
         approvedSha: OLD,
         approvedAt: null,
         approvedBy: REVIEWER,
+        approvalOriginSha: OLD,
         move: 'older head approved',
       },
     },
@@ -82,6 +85,7 @@ describe('decideApproval', () => {
         approvedSha: OLD,
         approvedAt: null,
         approvedBy: REVIEWER,
+        approvalOriginSha: OLD,
         move: 'older head approved',
       },
     },
@@ -95,6 +99,7 @@ describe('decideApproval', () => {
         approvedSha: HEAD,
         approvedAt: null,
         approvedBy: REVIEWER,
+        approvalOriginSha: HEAD,
       } as ApprovalVerdict,
     })),
   ])('$name', ({ state, approvedSha, sha, expected }) => {
@@ -116,6 +121,7 @@ describe('decideApproval', () => {
       approvedSha: HEAD,
       approvedAt: T0,
       approvedBy: REVIEWER,
+      approvalOriginSha: HEAD,
       move: 'approved',
     });
   });

@@ -27,6 +27,7 @@ const snap = (
   runFinished: false,
   authorCanWrite: true,
   currentHead: HEAD,
+  reviewState: 'APPROVED',
   reviewAlreadySentBack: false,
   ...over,
   task: { state: 'in_review', approvedSha: null, ...over.task },
@@ -88,6 +89,18 @@ describe('decideReview', () => {
       event: approval(),
       snapshot: snap({ authorCanWrite: false }),
       expected: none('the reviewer cannot write to the repository'),
+    },
+    {
+      name: 'an approval GitHub shows dismissed by the time it is handled approves nothing',
+      event: approval(),
+      snapshot: snap({ reviewState: 'DISMISSED' }),
+      expected: none('GitHub shows the review dismissed'),
+    },
+    {
+      name: 'an approval GitHub no longer has approves nothing',
+      event: approval(),
+      snapshot: snap({ reviewState: null }),
+      expected: none('GitHub shows the review gone'),
     },
     {
       name: 'an approval on a finished run',

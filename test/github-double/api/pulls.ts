@@ -5,6 +5,7 @@ import { editIssue, type IssueEdit } from '../ops/issues.js';
 import {
   changeBase,
   createReview,
+  dismissReview,
   mergePull,
   openPull,
   removeRequestedReviewers,
@@ -241,6 +242,16 @@ export const pullRoutes: [string, Handler][] = [
     },
   ],
   [
+    'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      const review = pull.reviews.find((r) => r.id === intParam(req, 'review_id'));
+      if (!review) throw notFound();
+      return json(200, reviewJson(req.core, repo, pull, review));
+    },
+  ],
+  [
     'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
     (req) => {
       const repo = repoOf(req);
@@ -256,6 +267,22 @@ export const pullRoutes: [string, Handler][] = [
       const commitId = str(body, 'commit_id');
       if (commitId !== undefined) input.commitId = commitId;
       const { review } = createReview(req.core, repo, pull, actorOf(req), input);
+      return json(200, reviewJson(req.core, repo, pull, review));
+    },
+  ],
+  [
+    // `message` is required (the body's schema, checked before any handler runs).
+    'PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals',
+    (req) => {
+      const repo = repoOf(req);
+      const pull = pullOf(req);
+      const { review } = dismissReview(
+        req.core,
+        repo,
+        pull,
+        intParam(req, 'review_id'),
+        actorOf(req),
+      );
       return json(200, reviewJson(req.core, repo, pull, review));
     },
   ],

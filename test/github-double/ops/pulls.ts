@@ -7,6 +7,7 @@ import { pullJson, reviewJson } from '../render/pulls.js';
 import { HttpError, validationFailed } from '../server/http.js';
 import { newIssue } from './issues.js';
 import { mergeability } from './mergeability.js';
+import { roleOf } from './repos.js';
 import { recordPullHead, sendPullEvent, type Sent } from './pull-events.js';
 import { deleteBranch, moveBranch } from './refs.js';
 import { startPullRequestCi } from './actions.js';
@@ -307,16 +308,17 @@ function storeReview(
   return review;
 }
 
-function sendReviewSubmitted(
+function sendReviewEvent(
   core: Core,
   repo: Repo,
   pull: Pull,
   review: Review,
   by: Account,
+  action: 'submitted' | 'dismissed' = 'submitted',
 ): Promise<unknown> {
   return core.webhooks.sendWebhook({
     event: 'pull_request_review',
-    action: 'submitted',
+    action,
     repo,
     sender: by,
     body: {
@@ -363,7 +365,47 @@ export function createReview(
   if (state === 'PENDING') return { review, sent: [] };
   const comments = openThreads(core, pull, review, placed);
   const sent: Sent = comments.map((c) => sendCommentCreated(core, repo, pull, c, by));
-  sent.push(sendReviewSubmitted(core, repo, pull, review, by));
+  sent.push(sendReviewEvent(core, repo, pull, review, by));
+  return { review, sent };
+}
+
+/** Who may dismiss a review: people with write access or more, or a token holding the route's App permission. */
+function mayDismiss(repo: Repo, by: Account): boolean {
+  // An App's (or a workflow's) token reached the route with `pull_requests: write`
+  // (server/permissions.ts); a person needs write access.
+  if (by.type === 'Bot') return true;
+  const role = roleOf(repo, by.login);
+  return role === 'write' || role === 'maintain' || role === 'admin';
+}
+
+/**
+ * `PUT /pulls/{n}/reviews/{id}/dismissals`: the review becomes DISMISSED and
+ * `pull_request_review.dismissed` is sent (state `dismissed`, sender the dismisser).
+ * "Dismissing a pull request review" (docs.github.com): "repository administrators or people with
+ * write access can dismiss a review"; anyone else is answered 403 (the double's wording). GitHub
+ * refuses a review that is neither approving nor requesting changes with 422 "Validation Failed"
+ * and the reason as a string error ("Can not dismiss a commented pull request review", "... a
+ * dismissed ..."; quoted in MorrisonCole/pr-lint-action#155 and defenseunicorns/lula#207). The
+ * protected-branch list of who may dismiss is not modelled.
+ */
+export function dismissReview(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  reviewId: number,
+  by: Account,
+): { review: Review; sent: Sent } {
+  const review = pull.reviews.find((r) => r.id === reviewId);
+  if (!review) throw new HttpError(404, 'Not Found');
+  if (!mayDismiss(repo, by))
+    throw new HttpError(403, `${by.login} may not dismiss reviews on ${repo.fullName}`);
+  if (review.state !== 'APPROVED' && review.state !== 'CHANGES_REQUESTED')
+    throw new HttpError(422, 'Validation Failed', {
+      errors: [`Can not dismiss a ${review.state.toLowerCase()} pull request review`],
+    });
+  review.state = 'DISMISSED';
+  core.changed('review', { repo: repo.fullName, number: pull.number, id: review.id });
+  const sent: Sent = [sendReviewEvent(core, repo, pull, review, by, 'dismissed')];
   return { review, sent };
 }
 
@@ -381,7 +423,7 @@ export function replyToReviewComment(
     review = storeReview(core, repo, pull, who, 'COMMENTED', text, pull.headSha);
     return review;
   });
-  if (review) sent.push(sendReviewSubmitted(core, repo, pull, review, by));
+  if (review) sent.push(sendReviewEvent(core, repo, pull, review, by));
   return { comment, sent };
 }
 

@@ -157,7 +157,10 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments': needs('pull_requests:write'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/merge': needs('pull_requests:read'),
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:read'),
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}': needs('pull_requests:read'),
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews': needs('pull_requests:write'),
+  'PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals':
+    needs('pull_requests:write'),
   'PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch': needs('pull_requests:write'),
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies':
     needs('pull_requests:write'),
