@@ -23,6 +23,16 @@ describe('an approving review dismissed before the merge', () => {
   afterEach(() => closeScenario(s));
 
   const pullOf = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === 'agent/1/a')!;
+  const orderCheckOf = (sha: string) =>
+    (
+      s.double.checkRuns(REPO, sha) as Array<{
+        name: string;
+        status: string;
+        output: { title: string | null };
+      }>
+    )
+      .filter((c) => c.name === 'agent-coordinator/order')
+      .map((c) => `${c.status}: ${c.output.title}`);
   /** What the app logged of dismissed reviews. */
   const dismissalsLogged = () =>
     s.app.logs.lines
@@ -62,6 +72,10 @@ describe('an approving review dismissed before the merge', () => {
     await s.settle();
     expect(pullOf().state).toBe('open');
     expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+    // The approval gate GitHub enforces (docs/worker.md) is closed again on that head.
+    expect(orderCheckOf(pr.head.sha)).toEqual([
+      `in_progress: waiting for /approve of ${pr.head.sha.slice(0, 7)}`,
+    ]);
     expect(dismissalsLogged()).toEqual([
       expect.objectContaining({ approver: CAROL, dismissedBy: MAINTAINER, withdrawn: true }),
     ]);
