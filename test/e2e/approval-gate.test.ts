@@ -2,6 +2,7 @@ import { Octokit } from '@octokit/rest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_APP_ID } from '../helpers/app.js';
 import {
+  CHAIN_OF_TWO,
   closeScenario,
   MAINTAINER,
   OWNER,
@@ -29,15 +30,6 @@ type CheckRun = {
 };
 
 const ORDER = 'agent-coordinator/order';
-const CHAIN = [
-  '```tasks',
-  '- id: a',
-  '  title: A',
-  '- id: b',
-  '  title: B',
-  '  deps: [a]',
-  '```',
-].join('\n');
 
 /**
  * The publish job pushes the agent's branch, so the repository's own CI runs the agent's code,
@@ -60,7 +52,7 @@ describe('the order check is the approval gate GitHub enforces (GitHub double)',
     s = await startScenario();
     await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await startRun(s, { body: CHAIN });
+    const issue = await startRun(s, { body: CHAIN_OF_TWO });
 
     // a has no dependencies; unapproved, its required check waits, so it cannot merge.
     const a = prOf('a');

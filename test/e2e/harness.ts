@@ -265,9 +265,8 @@ export function updateRefusedComments(s: Pick<Scenario, 'double'>, pr: number): 
   );
 }
 
-/** After each test: the double saw nothing GitHub would refuse, and the scenario closes either way. */
-/** Task b stacks on task a (docs/stacking.md). */
-export const STACK_CHAIN = [
+/** Two tasks, b depending on a: with `dispatch.stack`, b stacks on a (docs/stacking.md). */
+export const CHAIN_OF_TWO = [
   '```tasks',
   '- id: a',
   '  title: A',
@@ -303,6 +302,7 @@ export async function startStackedRun(
   return { s, issue };
 }
 
+/** After each test: the double saw nothing GitHub would refuse, and the scenario closes either way. */
 export async function closeScenario(s: Scenario | undefined): Promise<void> {
   if (!s) return;
   try {

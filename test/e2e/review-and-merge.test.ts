@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  CHAIN_OF_TWO,
   MAINTAINER,
   REPO,
   SPEC_EXAMPLE_PLAN,
@@ -125,16 +126,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     s = await startScenario({ delivery });
     await s.double.enableMergeQueue(REPO, 'main');
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const plan = [
-      '```tasks',
-      '- id: a',
-      '  title: A',
-      '- id: b',
-      '  title: B',
-      '  deps: [a]',
-      '```',
-    ].join('\n');
-    const issue = await start(plan);
+    const issue = await start(CHAIN_OF_TWO);
     await approveAllOpen();
     expect(s.double.mergeQueue(REPO, 'main')).toEqual([prOf('a')!.number]);
     expect((await task(issue, 'a'))?.state).toBe('merging');

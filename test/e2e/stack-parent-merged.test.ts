@@ -3,7 +3,7 @@ import {
   closeScenario,
   MAINTAINER,
   REPO,
-  STACK_CHAIN,
+  CHAIN_OF_TWO,
   startStackedRun,
   taskOf,
   type Scenario,
@@ -32,7 +32,7 @@ describe('a stacked child whose parent merged at a head it never took in', () =>
 
   const start = async () => {
     let issue: number;
-    ({ s, issue } = await startStackedRun(STACK_CHAIN));
+    ({ s, issue } = await startStackedRun(CHAIN_OF_TWO));
     await s.double.comment(REPO, prOf('b').number, '/approve', MAINTAINER);
     await s.settle();
     return issue;

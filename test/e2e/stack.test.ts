@@ -5,7 +5,7 @@ import {
   MAINTAINER,
   REPO,
   SPEC_EXAMPLE_PLAN,
-  STACK_CHAIN,
+  CHAIN_OF_TWO,
   startStackedRun,
   startScenario,
   updateBranchAnswers,
@@ -24,7 +24,7 @@ type Pull = {
 };
 
 const STACK_CONFIG = 'dispatch:\n  stack: true\n';
-const CHAIN = STACK_CHAIN;
+const CHAIN = CHAIN_OF_TWO;
 
 /**
  * docs/stacking.md on the GitHub double: with `dispatch.stack`, a task whose one unmerged
