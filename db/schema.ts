@@ -310,6 +310,13 @@ export const pullRequests = pgTable(
      * coordinator's own update): the head GitHub shows reached the PR then.
      */
     workPushedAt: timestamp('work_pushed_at', { withTimezone: true }),
+    /**
+     * The head of the latest `opened` or `synchronize` delivery handled (by its
+     * `pull_request.updated_at`, `deliveredHeadAt`): the newest head whose arrival the coordinator
+     * has dated. A head GitHub shows that differs came by a push whose delivery is still to come.
+     */
+    deliveredHead: text('delivered_head'),
+    deliveredHeadAt: timestamp('delivered_head_at', { withTimezone: true }),
     /** Head SHA already sent back to the worker (conflicts, failing checks): once per SHA. */
     sentBackForSha: text('sent_back_for_sha'),
     /**

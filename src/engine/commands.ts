@@ -4,7 +4,11 @@ import {
   type Command,
   type CommandEffect,
 } from '../core/commands/index.js';
-import { commandApproval, isAttemptOpen } from '../core/lifecycle/index.js';
+import {
+  approvalReadsHeadParents,
+  commandApproval,
+  isAttemptOpen,
+} from '../core/lifecycle/index.js';
 import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
@@ -146,13 +150,18 @@ async function apply(
       // The head as GitHub shows it now: the PR may be newer than anything handled so far.
       const current = await currentPullOf(engine, scope, taskOf(effect.task));
       if (!current) return effect.otherwise;
-      const { pull, task, workPushedAt } = current;
+      const { pull, task, workPushedAt, deliveredHead, updateFrom } = current;
+      const facts = { named: effect.named, head: pull.headSha, deliveredHead, updateFrom };
+      // A failed read throws: the delivery is handled again.
+      const headParents = approvalReadsHeadParents(facts)
+        ? await scope.port.commitParents(scope.repo, pull.headSha)
+        : null;
       const decided = commandApproval({
-        named: effect.named,
+        ...facts,
         writtenAt: effect.writtenAt,
-        head: pull.headSha,
         workPushedAt,
         by: effect.by,
+        headParents,
       });
       if (!decided.ok) return decided.reason;
       const approved = await recordApproval(engine, task, decided.approval);

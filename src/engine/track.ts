@@ -277,14 +277,26 @@ export async function currentPullOf(
   engine: Engine,
   scope: RunScope,
   task: TaskRow,
-): Promise<{ pull: PullInfo; task: TaskRow; workPushedAt: Date | null } | null> {
+): Promise<{
+  pull: PullInfo;
+  task: TaskRow;
+  workPushedAt: Date | null;
+  deliveredHead: string | null;
+  updateFrom: string | null;
+} | null> {
   const pull = (await openAgentPullOf(scope, task))?.pull;
   if (!pull) return null;
   const linked = await linkPullRequest(engine, scope.repositoryId, pull, {
     known: { run: scope.run, task },
   });
   return linked && linked.task.id === task.id
-    ? { pull, task: linked.task, workPushedAt: linked.workPushedAt }
+    ? {
+        pull,
+        task: linked.task,
+        workPushedAt: linked.workPushedAt,
+        deliveredHead: linked.deliveredHead,
+        updateFrom: linked.updateFrom,
+      }
     : null;
 }
 
@@ -320,6 +332,11 @@ export interface PullEventInfo {
   before?: string;
   /** With `before`: the push's `pull_request.updated_at`, when GitHub dates it. */
   pushedAt?: Date;
+  /**
+   * The `pull_request.updated_at` of an `opened` or `synchronize` delivery: when `headSha`
+   * reached the PR.
+   */
+  headArrivedAt?: Date;
   /**
    * The head GitHub shows now, when read: recorded instead of `headSha`, which a late delivery
    * may carry from before a newer push.
@@ -357,6 +374,10 @@ export async function linkPullRequest(
   repository?: RepositoryRow;
   /** When new work last reached the PR, as far as the deliveries handled show. */
   workPushedAt: Date | null;
+  /** The head of the latest-dated `opened` or `synchronize` delivery handled. */
+  deliveredHead: string | null;
+  /** The head the coordinator's update of the branch is from, while it is pending. */
+  updateFrom: string | null;
   /** This sighting is a push of new work: not the coordinator's own update of the branch. */
   pushOfWork: boolean;
 } | null> {
@@ -394,11 +415,12 @@ export async function linkPullRequest(
       head: pull.headSha,
       ...(pull.before === undefined ? {} : { before: pull.before }),
       ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
+      ...(pull.headArrivedAt === undefined ? {} : { headArrivedAt: pull.headArrivedAt }),
       ...(headParents === undefined ? {} : { headParents }),
       ...(pull.body === undefined ? {} : { body: pull.body }),
     },
   );
-  let workPushedAt = row.workPushedAt;
+  let { workPushedAt, deliveredHead, updatedByCoordinatorFrom: updateFrom } = row;
   for (const effect of effects) {
     switch (effect.kind) {
       case 'recordAgentConfig':
@@ -407,6 +429,13 @@ export async function linkPullRequest(
         break;
       case 'recordWorkPushed':
         workPushedAt = await engine.store.pulls.recordWorkPushed(row.id, effect.at);
+        break;
+      case 'recordDeliveredHead':
+        deliveredHead = await engine.store.pulls.recordDeliveredHead(
+          row.id,
+          effect.head,
+          effect.at,
+        );
         break;
       case 'carryApproval':
         // The approval's author (`approvedBy`) and time stay: it is their approval, moved.
@@ -419,6 +448,7 @@ export async function linkPullRequest(
         break;
       case 'clearUpdate':
         await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
+        updateFrom = null;
         break;
       case 'linkTask':
         task =
@@ -438,6 +468,8 @@ export async function linkPullRequest(
     task,
     repository: 'repository' in found ? found.repository : undefined,
     workPushedAt,
+    deliveredHead,
+    updateFrom,
     pushOfWork,
   };
 }

@@ -16,8 +16,13 @@ interface PullPayload {
   updated_at?: string;
 }
 
-function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
-  const pushedAt = before === undefined || !pr.updated_at ? undefined : new Date(pr.updated_at);
+/**
+ * The PR as a delivery carries it. `dated`: an `opened` or `synchronize` delivery, whose
+ * `updated_at` is when its head reached the PR (GitHub sets it to the time of the event).
+ */
+function pullInfo(pr: PullPayload, before?: string, dated = false): PullEventInfo {
+  const updatedAt = pr.updated_at ? new Date(pr.updated_at) : undefined;
+  const at = updatedAt && !Number.isNaN(updatedAt.getTime()) ? updatedAt : undefined;
   return {
     number: pr.number,
     nodeId: pr.node_id,
@@ -29,7 +34,8 @@ function pullInfo(pr: PullPayload, before?: string): PullEventInfo {
     merged: pr.merged ?? false,
     before,
     body: pr.body ?? '',
-    ...(pushedAt && !Number.isNaN(pushedAt.getTime()) ? { pushedAt } : {}),
+    ...(at && before !== undefined ? { pushedAt: at } : {}),
+    ...(at && dated ? { headArrivedAt: at } : {}),
   };
 }
 
@@ -46,9 +52,13 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     async (context) => {
       const { engine } = services;
       const { pull_request: pr, repository } = context.payload;
-      const before = context.payload.action === 'synchronize' ? context.payload.before : undefined;
+      const { action } = context.payload;
+      const before = action === 'synchronize' ? context.payload.before : undefined;
       // A PR's first event: the engine takes the PR as delivered (onPullRequestChanged).
-      const info = { ...pullInfo(pr, before), asDelivered: context.payload.action === 'opened' };
+      const info = {
+        ...pullInfo(pr, before, action === 'opened' || action === 'synchronize'),
+        asDelivered: action === 'opened',
+      };
       await onPullRequestChanged(
         engine,
         services.port(context.octokit),

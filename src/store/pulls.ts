@@ -121,6 +121,26 @@ export class PullStore {
   }
 
   /**
+   * An `opened` or `synchronize` delivery carried `head`, dated `at` (its
+   * `pull_request.updated_at`): recorded unless a later-dated one was recorded already, whichever
+   * of two deliveries comes first. In the same second the one handled last wins: GitHub dates to
+   * the second, and a wrong pick only makes a plain `/approve` wait. Returns the head recorded.
+   */
+  async recordDeliveredHead(id: number, head: string, at: Date): Promise<string | null> {
+    const later = sql`${pullRequests.deliveredHeadAt} is null or ${pullRequests.deliveredHeadAt} <= ${at}`;
+    const [row] = await this.db
+      .update(pullRequests)
+      .set({
+        deliveredHead: sql`case when ${later} then ${head} else ${pullRequests.deliveredHead} end`,
+        deliveredHeadAt: sql`case when ${later} then ${at} else ${pullRequests.deliveredHeadAt} end`,
+        updatedAt: new Date(),
+      })
+      .where(eq(pullRequests.id, id))
+      .returning({ deliveredHead: pullRequests.deliveredHead });
+    return row?.deliveredHead ?? null;
+  }
+
+  /**
    * Claims a "changes requested" review for a send-back: true once per review id, whichever of
    * two deliveries of it (a redelivery, a duplicate) gets here first.
    */

@@ -108,6 +108,11 @@ describe('statements of one delivery', () => {
       ),
     );
     expect(row).toBeDefined();
+    // The PR's `opened` delivery, which this GitHub never sends, dated its head: a plain
+    // /approve approves no other (commandApproval).
+    await handle.db.execute(
+      sql`update pull_requests set delivered_head = head_sha, delivered_head_at = now()`,
+    );
     const dispatchedBefore = app.github.dispatches;
     const writesBefore = app.github.writes.length;
     // As the comment handler does: the run with its repository, the PR's task; then the command.

@@ -104,6 +104,35 @@ export interface CommandApprovalFacts {
   workPushedAt: Date | null;
   /** The command's author. */
   by: string;
+  /**
+   * The head of the latest `opened` or `synchronize` delivery handled (by its `updated_at`):
+   * the newest head the coordinator knows when it reached the PR. Null before any.
+   */
+  deliveredHead: string | null;
+  /** The head the coordinator asked GitHub to update from, if it did (`updatedByCoordinatorFrom`). */
+  updateFrom: string | null;
+  /**
+   * The parents of `head` as GitHub shows them, read only when `head` may be the coordinator's
+   * update of `deliveredHead` (`approvalReadsHeadParents`); null when not read or not found.
+   */
+  headParents: readonly string[] | null;
+}
+
+/**
+ * Whether a plain `/approve` needs the parents of the PR's head (`GET /git/commits/{sha}`): the
+ * head is not the delivered one, and the coordinator asked GitHub to update from that one, so
+ * the head may be that update's merge, whose push is late.
+ */
+export function approvalReadsHeadParents(
+  facts: Pick<CommandApprovalFacts, 'named' | 'head' | 'deliveredHead' | 'updateFrom'>,
+): boolean {
+  const { named, head, deliveredHead, updateFrom } = facts;
+  return (
+    named === undefined &&
+    deliveredHead !== null &&
+    head !== deliveredHead &&
+    mayBeCoordinatorUpdate({ before: deliveredHead, updateFrom })
+  );
 }
 
 export type CommandApproval = { ok: true; approval: Approval } | { ok: false; reason: string };
@@ -114,9 +143,20 @@ export type CommandApproval = { ok: true; approval: Approval } | { ok: false; re
  * shows, unless GitHub showed new work reaching the PR after the comment was written. Decided
  * from the timestamps the payloads carry, so whichever delivery is handled first, the outcome is
  * the same (approvalAfterPush withdraws one the push's delivery finds recorded).
+ *
+ * A plain `/approve` approves only the head whose arrival a handled delivery dated
+ * (`deliveredHead`), or the coordinator's own update of that head (no new work: its push, once
+ * delivered, carries an approval of the head it updated from). Another head came by a push whose
+ * delivery is late, so nothing says whether it came before the comment; and recording it now,
+ * for that delivery to withdraw, leaves a window in which the run's completion merges it.
+ * Nothing is recorded then, and the reply says so at once, rather than failing the handling so
+ * the delivery is retried until the push's delivery comes: the answer does not hang on retry
+ * timing or on a delivery that may never come, and the author has the remedy in hand
+ * (`/approve <sha>` names what it approves and holds at once).
  */
 export function commandApproval(facts: CommandApprovalFacts): CommandApproval {
-  const { named, writtenAt, head, workPushedAt, by } = facts;
+  const { named, writtenAt, head, workPushedAt, by, deliveredHead, updateFrom, headParents } =
+    facts;
   if (named !== undefined) {
     if (!head.toLowerCase().startsWith(named.toLowerCase()))
       return {
@@ -127,7 +167,15 @@ export function commandApproval(facts: CommandApprovalFacts): CommandApproval {
   }
   if (workPushedAt !== null && workPushedAt.getTime() > writtenAt.getTime())
     return { ok: false, reason: pushedAfter(head) };
+  const dated =
+    head === deliveredHead ||
+    (deliveredHead !== null && isCoordinatorUpdate(deliveredHead, updateFrom, headParents));
+  if (!dated) return { ok: false, reason: pushNotSeen(head) };
   return { ok: true, approval: { sha: head, currentHead: head, writtenAt, by } };
+}
+
+function pushNotSeen(head: string): string {
+  return `new commits reached this pull request whose push the coordinator has not handled yet, so it cannot tell whether they came before this comment was written: nothing was approved. Review its head \`${shortSha(head)}\` and \`/approve\` again shortly, or \`/approve ${shortSha(head)}\``;
 }
 
 function pushedAfter(head: string): string {
@@ -199,14 +247,25 @@ function isUpdateMerge(parents: readonly string[] | null, from: string): boolean
 }
 
 /**
+ * A push from `before` is the coordinator's update: it starts from the head the update was
+ * asked from, and its commit (with `parents`) is the update's merge.
+ */
+function isCoordinatorUpdate(
+  before: string,
+  updateFrom: string | null,
+  parents: readonly string[] | null,
+): boolean {
+  return mayBeCoordinatorUpdate({ before, updateFrom }) && isUpdateMerge(parents, before);
+}
+
+/**
  * docs/lifecycle.md step 8: the coordinator's update of a behind branch (a push whose `before`
  * is the head it updated from, and whose commit is the update's merge of the base into that
  * head) keeps the approval; any other push is new work that needs approval again, and ends the
  * update's claim on the base branch's slot.
  */
 export function decidePush(push: BranchPush): PushVerdict {
-  // `before` is the head the update was asked from when the push may be the update.
-  const ours = mayBeCoordinatorUpdate(push) && isUpdateMerge(push.afterParents, push.before);
+  const ours = isCoordinatorUpdate(push.before, push.updateFrom, push.afterParents);
   if (!ours) return { work: true, clearUpdate: push.updateFrom !== null };
   if (push.approvedSha === push.updateFrom && push.after !== push.approvedSha)
     return { work: false, approvedSha: push.after, clearUpdate: false };

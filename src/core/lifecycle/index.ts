@@ -8,6 +8,7 @@ export { dependentsToBlock, dependentsToUnblock, type TaskGraph } from './depend
 export {
   APPROVABLE_TASK_STATES,
   approvalAfterPush,
+  approvalReadsHeadParents,
   decidePush,
   mayBeCoordinatorUpdate,
   commandApproval,

@@ -32,6 +32,11 @@ export interface PullLinkEvent {
   /** With `before`: the push's `pull_request.updated_at`, when GitHub dates it. */
   pushedAt?: Date;
   /**
+   * When GitHub dates `head` reaching the PR: the `pull_request.updated_at` of an `opened` or
+   * `synchronize` delivery, whose head is the event's own (never a read's, which may be newer).
+   */
+  headArrivedAt?: Date;
+  /**
    * With `before`: the parents of the pushed head as GitHub shows them, read only when the push
    * may be the coordinator's update (`mayBeCoordinatorUpdate`); null when not found.
    */
@@ -51,6 +56,8 @@ export type PullLinkEffect =
   | { kind: 'recordAgentConfig'; paths: string[] }
   /** New work reached the PR at `at` (the row keeps the latest). */
   | { kind: 'recordWorkPushed'; at: Date }
+  /** `head` reached the PR at `at`: the row keeps the latest-dated head (its `deliveredHead`). */
+  | { kind: 'recordDeliveredHead'; head: string; at: Date }
   /** The coordinator's own update of an approved head: the new head inherits the approval. */
   | { kind: 'carryApproval'; approvedSha: string }
   /** New work replaced the head the coordinator updated from: that update's record is spent. */
@@ -69,8 +76,9 @@ export interface PullLinkDecision {
  * docs/lifecycle.md step 8: what a sighting of a task's agent PR records. Its agent
  * configuration marker, when the body is known and lists other files; for a push, whether it is
  * new work (`decidePush`), which dates the PR's latest work, or the coordinator's own update (its
- * merge of the base into the head it updated from), which carries an approval of that head; and
- * the task's link to the PR.
+ * merge of the base into the head it updated from), which carries an approval of that head; for
+ * a delivery that dates its head, that head (a plain `/approve` approves no other,
+ * `commandApproval`); and the task's link to the PR.
  */
 export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent): PullLinkDecision {
   const effects: PullLinkEffect[] = [];
@@ -92,6 +100,8 @@ export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent)
   const pushOfWork = push?.work ?? false;
   if (pushOfWork && event.pushedAt !== undefined)
     effects.push({ kind: 'recordWorkPushed', at: event.pushedAt });
+  if (event.headArrivedAt !== undefined)
+    effects.push({ kind: 'recordDeliveredHead', head: event.head, at: event.headArrivedAt });
   if (push?.approvedSha !== undefined)
     effects.push({ kind: 'carryApproval', approvedSha: push.approvedSha });
   if (push?.clearUpdate) effects.push({ kind: 'clearUpdate' });

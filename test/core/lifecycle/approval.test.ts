@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   APPROVABLE_TASK_STATES,
   approvalAfterPush,
+  approvalReadsHeadParents,
   commandApproval,
   decideApproval,
   type ApprovalVerdict,
@@ -13,6 +14,7 @@ import { TASK_STATES, type TaskState } from '../../../src/core/states.js';
 const HEAD = 'head';
 const OLD = 'old';
 const REVIEWER = 'rita';
+const BASE = 'base';
 const T0 = new Date('2025-03-01T10:00:00Z');
 const later = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
@@ -148,6 +150,9 @@ describe('commandApproval: an approval covers only a head its author could have 
     head: NEW_HEAD,
     workPushedAt: null,
     by: REVIEWER,
+    deliveredHead: NEW_HEAD,
+    updateFrom: null,
+    headParents: null,
     ...more,
   });
   const approves = (writtenAt?: Date): CommandApproval => ({
@@ -163,6 +168,11 @@ describe('commandApproval: an approval covers only a head its author could have 
     ok: false,
     reason:
       'new commits reached this pull request after this comment was written: review its head `c0ffee0` and `/approve` again, or `/approve c0ffee0`',
+  };
+  const pushNotSeen: CommandApproval = {
+    ok: false,
+    reason:
+      'new commits reached this pull request whose push the coordinator has not handled yet, so it cannot tell whether they came before this comment was written: nothing was approved. Review its head `c0ffee0` and `/approve` again shortly, or `/approve c0ffee0`',
   };
   it.each<{ name: string; facts: CommandApprovalFacts; expected: CommandApproval }>([
     {
@@ -186,6 +196,41 @@ describe('commandApproval: an approval covers only a head its author could have 
       expected: pushedAfter,
     },
     {
+      name: 'the head GitHub shows came by a push whose delivery is still to come: nothing approved',
+      facts: facts({ workPushedAt: later(-60), deliveredHead: OLD }),
+      expected: pushNotSeen,
+    },
+    {
+      name: 'no delivery dated any head yet (the PR linked from a read): nothing approved',
+      facts: facts({ deliveredHead: null }),
+      expected: pushNotSeen,
+    },
+    {
+      name: 'the coordinator’s update of the delivered head, its push still to come: approved',
+      facts: facts({ deliveredHead: OLD, updateFrom: OLD, headParents: [OLD, BASE] }),
+      expected: approves(T0),
+    },
+    {
+      name: 'a commit on the head the coordinator updated from, not its merge: nothing approved',
+      facts: facts({ deliveredHead: OLD, updateFrom: OLD, headParents: [OLD] }),
+      expected: pushNotSeen,
+    },
+    {
+      name: 'a merge from a head other than the delivered one: nothing approved',
+      facts: facts({ deliveredHead: OLD, updateFrom: HEAD, headParents: [OLD, BASE] }),
+      expected: pushNotSeen,
+    },
+    {
+      name: 'new work pushed after the comment, its delivery handled, then a later push not yet',
+      facts: facts({ workPushedAt: later(1), deliveredHead: OLD }),
+      expected: pushedAfter,
+    },
+    {
+      name: '/approve <sha> of a head whose push is still to come: approved, it names the head',
+      facts: facts({ named: 'c0ffee0', deliveredHead: OLD }),
+      expected: approves(),
+    },
+    {
       name: '/approve <sha> of the head: approved, bound to the SHA and not to the time',
       facts: facts({ named: 'c0ffee0', workPushedAt: later(60) }),
       expected: approves(),
@@ -206,6 +251,24 @@ describe('commandApproval: an approval covers only a head its author could have 
     },
   ])('$name', ({ facts: given, expected }) => {
     expect(commandApproval(given)).toEqual(expected);
+  });
+});
+
+describe('approvalReadsHeadParents: only when the head may be the coordinator’s late update', () => {
+  const facts = { head: NEW_HEAD, deliveredHead: OLD, updateFrom: OLD };
+  it.each<{
+    name: string;
+    more: Partial<Parameters<typeof approvalReadsHeadParents>[0]>;
+    reads: boolean;
+  }>([
+    { name: 'the head the delivered one, the update asked from it', more: {}, reads: true },
+    { name: 'the head is the delivered one', more: { head: OLD }, reads: false },
+    { name: 'no update asked', more: { updateFrom: null }, reads: false },
+    { name: 'an update asked from another head', more: { updateFrom: HEAD }, reads: false },
+    { name: 'no delivered head', more: { deliveredHead: null }, reads: false },
+    { name: '/approve <sha> (it names its head)', more: { named: 'c0ffee0' }, reads: false },
+  ])('$name', ({ more, reads }) => {
+    expect(approvalReadsHeadParents({ ...facts, ...more })).toBe(reads);
   });
 });
 

@@ -116,6 +116,42 @@ describe('decidePullLink', () => {
       expected: { pushOfWork: false, effects: [] },
     },
     {
+      name: 'a delivery dating its head (opened): the head recorded with its time',
+      snapshot: snap(),
+      event: { head: OLD, headArrivedAt: AT },
+      expected: {
+        pushOfWork: false,
+        effects: [{ kind: 'recordDeliveredHead', head: OLD, at: AT }],
+      },
+    },
+    {
+      name: 'a push of work dating its head: the head it carries, not GitHub’s now',
+      snapshot: snap(),
+      event: { head: NEW, before: OLD, pushedAt: AT, headArrivedAt: AT },
+      expected: {
+        pushOfWork: true,
+        effects: [
+          { kind: 'recordWorkPushed', at: AT },
+          { kind: 'recordDeliveredHead', head: NEW, at: AT },
+        ],
+      },
+    },
+    {
+      name: 'the coordinator’s own update dating its head: recorded too, though not work',
+      snapshot: snap({}, { updatedByCoordinatorFrom: OLD }),
+      event: {
+        head: UPDATED,
+        before: OLD,
+        pushedAt: AT,
+        headArrivedAt: AT,
+        headParents: [OLD, BASE],
+      },
+      expected: {
+        pushOfWork: false,
+        effects: [{ kind: 'recordDeliveredHead', head: UPDATED, at: AT }],
+      },
+    },
+    {
       name: 'everything at once, in order',
       snapshot: snap({ prNumber: null }, { updatedByCoordinatorFrom: OLD }),
       event: { head: NEW, before: UPDATED, pushedAt: AT, body: BODY },
