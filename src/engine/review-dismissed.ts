@@ -1,7 +1,9 @@
 import { decideReviewDismissed, isAgentPull } from '../core/lifecycle/index.js';
 import type { DismissedReview } from '../core/lifecycle/index.js';
+import type { GitHubPort } from '../github/port.js';
 import { clearApproval } from './approval.js';
-import type { Engine } from './context.js';
+import { loadRunScope, type Engine } from './context.js';
+import { advanceRun } from './merge/index.js';
 import { recordedAgentPull, type PullEventInfo } from './track.js';
 
 export interface DismissedReviewEvent extends DismissedReview {
@@ -12,11 +14,13 @@ export interface DismissedReviewEvent extends DismissedReview {
 /**
  * A review dismissed on a PR: core's `decideReviewDismissed` says whether the task's approval was
  * the review's; if so it is withdrawn, only while the task still holds it (an approval given
- * since stands), and the run's status shows the task back in review. Nothing is asked of GitHub
- * and nothing is replied: the dismissal, with its reason, is on the PR already.
+ * since stands), the run's status shows the task back in review, and its merges are decided
+ * again (the order check closes on the head; a queued PR leaves the queue). Nothing is replied:
+ * the dismissal, with its reason, is on the PR already.
  */
 export async function onReviewDismissed(
   engine: Engine,
+  port: GitHubPort,
   repositoryId: number,
   pull: PullEventInfo,
   review: DismissedReviewEvent,
@@ -55,6 +59,9 @@ export async function onReviewDismissed(
       }
       case 'requestStatus':
         engine.requestStatus(found.run.id);
+        break;
+      case 'advance':
+        await advanceRun(engine, await loadRunScope(engine, found.run, port));
         break;
     }
   }

@@ -318,6 +318,7 @@ async function resumeStalled(
     views.push({
       key: task.taskKey,
       state: task.state,
+      approvedSha: task.approvedSha,
       attemptCount: task.attemptCount,
       updatedAt: task.updatedAt.getTime(),
       latestAttempt: latest && {

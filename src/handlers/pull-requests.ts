@@ -116,11 +116,17 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
   // the review as given (its author and commit), with `state: dismissed`; the sender dismissed it.
   app.on('pull_request_review.dismissed', async (context) => {
     const { review, pull_request: pr, repository, sender } = context.payload;
-    await onReviewDismissed(services.engine, repository.id, pullInfo(pr), {
-      id: review.id,
-      author: review.user?.login ?? 'ghost',
-      commitId: review.commit_id,
-      dismissedBy: sender.login,
-    });
+    await onReviewDismissed(
+      services.engine,
+      services.port(context.octokit),
+      repository.id,
+      pullInfo(pr),
+      {
+        id: review.id,
+        author: review.user?.login ?? 'ghost',
+        commitId: review.commit_id,
+        dismissedBy: sender.login,
+      },
+    );
   });
 }

@@ -88,6 +88,39 @@ describe('an approving review dismissed before the merge', () => {
     expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'merged', approvedBy: DAVE });
   });
 
+  it('takes the PR out of the merge queue when the approving review is dismissed there', async () => {
+    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    await s.double.enableMergeQueue(REPO, 'main');
+    await s.double.setPermission(REPO, CAROL, 'write');
+    await s.double.setPermission(REPO, DAVE, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    const review = await s.double.approvePr(REPO, pr.number, CAROL);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('merging');
+
+    await s.double.dismissReview(REPO, pr.number, review, MAINTAINER);
+    await s.settle();
+    // Out of the queue at once: a merge group checked before the dismissal could land it.
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([]);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'in_review', approvedSha: null });
+    expect(orderCheckOf(pr.head.sha).at(-1)).toBe(
+      `in_progress: waiting for /approve of ${pr.head.sha.slice(0, 7)}`,
+    );
+    expect((await s.double.processMergeQueue(REPO, 'main')).merged).toEqual([]);
+    expect(pullOf().state).toBe('open');
+
+    await s.double.comment(REPO, pr.number, '/approve', DAVE);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+    await s.double.processMergeQueue(REPO, 'main');
+    await s.settle();
+    expect(pullOf().merged).toBe(true);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'merged', approvedBy: DAVE });
+  });
+
   it('withdraws it after the coordinator carried it to the head of its update of a behind branch', async () => {
     s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
     await s.double.setPermission(REPO, CAROL, 'write');

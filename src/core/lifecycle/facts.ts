@@ -35,9 +35,17 @@ export function inMergeQueue(state: TaskState, enqueuedAt: Date | null): boolean
   return isMergeClaimed(state) && enqueuedAt !== null;
 }
 
-/** A merge claim given back: the task waits in the state it was claimed from. */
-export function mergeReleased(state: TaskState): TaskMove {
-  return { event: 'merge released', to: state === 'in_review' ? 'in_review' : 'approved' };
+/**
+ * A merge claim given back: the task waits approved when it still holds an approval, in review
+ * otherwise: an approval withdrawn while the merge was claimed (a dismissed review, docs/lifecycle.md
+ * "Reviews") leaves the fields empty and the state `merging`.
+ */
+export function mergeReleased(task: {
+  state: TaskState;
+  approvedSha?: string | null | undefined;
+}): TaskMove {
+  const approved = task.state !== 'in_review' && !!task.approvedSha;
+  return { event: 'merge released', to: approved ? 'approved' : 'in_review' };
 }
 
 /** An attempt whose worker may still be out: its run can be cancelled. */

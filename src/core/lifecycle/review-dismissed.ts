@@ -39,7 +39,12 @@ export type DismissedReviewEffect =
       move?: 'approval withdrawn';
     }
   /** The run's status comment shows the task back in review. */
-  | { kind: 'requestStatus' };
+  | { kind: 'requestStatus' }
+  /**
+   * Decide the run's merges again: the order check on the head waits for an approval again, and
+   * a PR the merge queue holds leaves it (evaluate-pull.ts).
+   */
+  | { kind: 'advance' };
 
 /**
  * docs/lifecycle.md "Reviews": a dismissed review no longer approves. The task's approval is
@@ -73,5 +78,6 @@ export function decideReviewDismissed(
       ...(canMoveTask(state, 'approval withdrawn') ? { move: 'approval withdrawn' as const } : {}),
     },
     { kind: 'requestStatus' },
+    { kind: 'advance' },
   ];
 }

@@ -7,6 +7,8 @@ import { decideSettle } from './settle.js';
 /** A task of a running or held run, with what the sweep reads of it. */
 export interface StalledTaskView {
   state: TaskState;
+  /** The head the task's approval is for, if it holds one (`merge released` keeps it approved). */
+  approvedSha: string | null;
   attemptCount: number;
   /** When the task's row last changed (the process clock). */
   updatedAt: number;
@@ -75,7 +77,7 @@ export function decideStalledRun(
     const decision = decideStalledTask(task, staleBefore);
     if (decision.kind === 'move_on') effects.push({ kind: 'moveOn', task: task.key });
     else if (decision.kind === 'release_merge')
-      effects.push({ kind: 'releaseMerge', task: task.key, move: mergeReleased(task.state) });
+      effects.push({ kind: 'releaseMerge', task: task.key, move: mergeReleased(task) });
   }
   return effects.length > 0 ? effects : nothing('no task was left half-done');
 }

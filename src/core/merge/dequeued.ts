@@ -12,7 +12,7 @@ export interface DequeuedEvent {
 
 /** The PR's task as the store has it; none when the PR is no agent PR the coordinator knows. */
 export interface DequeuedSnapshot {
-  task: { state: TaskState } | null;
+  task: { state: TaskState; approvedSha: string | null } | null;
 }
 
 export type DequeuedEffect =
@@ -54,5 +54,5 @@ export function decideDequeued(snapshot: DequeuedSnapshot, event: DequeuedEvent)
         feedback: `The merge queue removed the PR: it conflicts with ${event.baseRef}. Merge ${event.baseRef} in and resolve the conflicts.`,
       },
     ];
-  return [{ kind: 'releaseMerge', move: mergeReleased(task.state) }, { kind: 'advance' }];
+  return [{ kind: 'releaseMerge', move: mergeReleased(task) }, { kind: 'advance' }];
 }

@@ -109,6 +109,19 @@ function stopReason(
       detail: `${stackedOnText(task.stackedOn)}, which merged: waiting to be retargeted`,
     };
   }
+  // Its approval was withdrawn while GitHub's queue held it (a dismissed review): left there,
+  // the queue would land it on the merge group's checks alone, and a group checked before the
+  // withdrawal may already have passed (docs/lifecycle.md "Reviews").
+  if (
+    pull.inMergeQueue &&
+    ctx.snapshot.requireApproval &&
+    approvalOf(task, pull).kind === 'not_approved'
+  ) {
+    return {
+      reason: 'not_approved',
+      detail: 'its approval was withdrawn: waiting for /approve or an approving review',
+    };
+  }
   return undefined;
 }
 

@@ -56,7 +56,7 @@ export async function act(
         await markTaskMerged(engine, scope, task.id, task.taskKey);
         return false;
       }
-      await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
+      await engine.store.runs.transitionTask(task.id, mergeReleased(task));
       return handleRefusal(engine, scope, target, result.status, result.message);
     }
 
@@ -77,14 +77,14 @@ export async function act(
         log.info('added to the merge queue');
         return false;
       }
-      await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
+      await engine.store.runs.transitionTask(task.id, mergeReleased(task));
       return handleRefusal(engine, scope, target, 200, result.message);
     }
 
     case 'dequeue':
       await scope.port.dequeuePullRequest(target.nodeId);
       await setPull(engine, row.id, { enqueuedAt: null });
-      await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
+      await engine.store.runs.transitionTask(task.id, mergeReleased(task));
       log.info({ reason: decision.reason }, 'removed from the merge queue');
       return false;
 
@@ -209,7 +209,7 @@ async function giveBackOnError<T>(
   try {
     return await call();
   } catch (error) {
-    await engine.store.runs.transitionTask(task.id, mergeReleased(task.state));
+    await engine.store.runs.transitionTask(task.id, mergeReleased(task));
     throw error;
   }
 }

@@ -15,9 +15,21 @@ describe('lifecycle facts', () => {
     expect(isOpenPull({ state: 'closed', merged: false })).toBe(false);
   });
 
-  it('gives a merge claim back to the state it was claimed from', () => {
-    expect(mergeReleased('in_review')).toEqual({ event: 'merge released', to: 'in_review' });
-    expect(mergeReleased('merging')).toEqual({ event: 'merge released', to: 'approved' });
+  it('gives a merge claim back to approved only while the task holds an approval', () => {
+    const approved = 'abc1234';
+    expect(mergeReleased({ state: 'in_review', approvedSha: approved })).toEqual({
+      event: 'merge released',
+      to: 'in_review',
+    });
+    expect(mergeReleased({ state: 'merging', approvedSha: approved })).toEqual({
+      event: 'merge released',
+      to: 'approved',
+    });
+    // Withdrawn while claimed (a dismissed review): the fields are empty, the state `merging`.
+    expect(mergeReleased({ state: 'merging', approvedSha: null })).toEqual({
+      event: 'merge released',
+      to: 'in_review',
+    });
   });
 
   it('counts a PR in the merge queue only under a merge claim', () => {

@@ -41,6 +41,7 @@ const withdraws = ({
     ...(inReview ? { move: 'approval withdrawn' as const } : {}),
   },
   { kind: 'requestStatus' },
+  { kind: 'advance' },
 ];
 const none = (reason: string): DismissedReviewEffect[] => [{ kind: 'none', reason }];
 

@@ -38,7 +38,12 @@ describe('decideSettle', () => {
 /** docs/running.md "The sweep": what a process that died mid-step leaves behind. */
 describe('decideStalledTask', () => {
   const STALE_BEFORE = 1_000_000;
-  const base = { attemptCount: 2, updatedAt: STALE_BEFORE - 1, inMergeQueue: false };
+  const base = {
+    approvedSha: 'abc1234',
+    attemptCount: 2,
+    updatedAt: STALE_BEFORE - 1,
+    inMergeQueue: false,
+  };
   const completed = (attempt: number, completedAt: number | null) => ({
     phase: 'completed',
     attempt,
@@ -153,6 +158,7 @@ describe('decideStalledRun', () => {
   const task = (key: string, state: TaskState, over: Partial<StalledRunTask> = {}) => ({
     key,
     state,
+    approvedSha: 'abc1234' as string | null,
     attemptCount: 1,
     updatedAt: NOW - GRACE - 1,
     inMergeQueue: false,
@@ -195,6 +201,17 @@ describe('decideStalledRun', () => {
           kind: 'releaseMerge',
           task: 'a',
           move: { event: 'merge released', to: 'approved' },
+        },
+      ],
+    },
+    {
+      name: 'a merge claimed over a grace period ago whose approval was withdrawn since: released to review',
+      tasks: [task('a', 'merging', { approvedSha: null })],
+      expected: [
+        {
+          kind: 'releaseMerge',
+          task: 'a',
+          move: { event: 'merge released', to: 'in_review' },
         },
       ],
     },

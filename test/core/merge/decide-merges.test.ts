@@ -107,6 +107,13 @@ describe('decideMerges: one PR', () => {
       expected: waitFor('in_queue', 'in the merge queue'),
     },
     {
+      name: 'queue: queued unapproved with no approval required stays',
+      snap: { mergeQueue: true, requireApproval: false },
+      task: { state: 'merging', approvedSha: undefined },
+      pull: { inMergeQueue: true },
+      expected: waitFor('in_queue', 'in the merge queue'),
+    },
+    {
       name: 'queue: dirty still goes back to the worker',
       snap: { mergeQueue: true },
       pull: { mergeableState: 'dirty' },
@@ -382,6 +389,15 @@ describe('decideMerges: one PR', () => {
     { name: 'held', task: { held: true }, expected: { reason: 'held' } },
     { name: 'run held', snap: { runHeld: true }, expected: { reason: 'run_held' } },
     { name: 'cancelled', task: { state: 'cancelled' }, expected: { reason: 'task_state' } },
+    {
+      // A dismissed review empties the approval of a task the queue holds (docs/lifecycle.md).
+      name: 'its approval was withdrawn',
+      task: { state: 'merging', approvedSha: undefined },
+      expected: {
+        reason: 'not_approved',
+        detail: 'its approval was withdrawn: waiting for /approve or an approving review',
+      },
+    },
   ])('leaves the merge queue when $name', ({ task: t, snap, expected }) => {
     expect(
       decideOne({ task: t, pull: { inMergeQueue: true }, snap: { mergeQueue: true, ...snap } }),

@@ -6,7 +6,7 @@ import {
   type DequeuedSnapshot,
 } from '../../../src/core/merge/index.js';
 
-const merging: DequeuedSnapshot = { task: { state: 'merging' } };
+const merging: DequeuedSnapshot = { task: { state: 'merging', approvedSha: 'abc1234' } };
 
 /** docs/lifecycle.md step 9 and `merge released`: a PR leaving GitHub's merge queue. */
 describe('decideDequeued', () => {
@@ -26,7 +26,7 @@ describe('decideDequeued', () => {
       },
       ...(['in_review', 'approved', 'merged', 'pending', 'vetoed'] as const).map((state) => ({
         name: `a task ${state} holds no merge claim`,
-        snapshot: { task: { state } },
+        snapshot: { task: { state, approvedSha: null } },
         reason: 'MANUAL',
         expected: [
           { kind: 'none', reason: `the task is ${state}, not merging` },
@@ -65,6 +65,15 @@ describe('decideDequeued', () => {
           { kind: 'advance' },
         ] as DequeuedEffect[],
       })),
+      {
+        name: 'removed after its approval was withdrawn: the claim is released to review',
+        snapshot: { task: { state: 'merging', approvedSha: null } },
+        reason: 'MANUAL',
+        expected: [
+          { kind: 'releaseMerge', move: { event: 'merge released', to: 'in_review' } },
+          { kind: 'advance' },
+        ],
+      },
     ],
   )('$name', ({ snapshot, reason, expected }) => {
     expect(decideDequeued(snapshot, { reason, baseRef: 'main' })).toEqual(expected);
