@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { TEST_APP_ID } from '../helpers/app.js';
 import { closeScenario, REPO, startRun, startScenario, taskOf, type Scenario } from './harness.js';
 
 type Pull = { number: number; state: string; merged?: boolean; head: { ref: string; sha: string } };
@@ -6,6 +7,7 @@ type Comment = { body: string };
 
 const CAROL = 'carol';
 const DAVE = 'dave';
+const ORDER = 'agent-coordinator/order';
 /** The coordinator remembers a person's permission for a minute (engine/roles.ts). */
 const PAST_ROLE_CACHE_MS = 61_000;
 
@@ -121,6 +123,51 @@ describe('an approval whose author lost write access before the merge', () => {
 
     // Carol still has write access: the next turn asks again and merges.
     await s.app.sweep();
+    await s.settle();
+    expect(pullOf().merged).toBe(true);
+  });
+
+  it('fails the merge group of a PR queued on it, withdraws it and does not send the PR to its worker', async () => {
+    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    await s.double.enableMergeQueue(REPO, 'main');
+    // docs/worker.md: the order check is required, from the App, as `doctor` asks.
+    await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    await s.double.setPermission(REPO, DAVE, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    await s.double.comment(REPO, pr.number, '/approve', CAROL);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+
+    // Lowered to read while the PR waits in the queue; the queue then builds its group.
+    await s.double.setPermission(REPO, CAROL, 'read');
+    s.clock.advance(PAST_ROLE_CACHE_MS);
+    const result = await s.double.processMergeQueue(REPO, 'main');
+    await s.settle();
+    expect(result.merged).toEqual([]);
+    const group = (
+      s.double.checkRuns(REPO, result.headSha!) as Array<{
+        name: string;
+        conclusion: string;
+        output: { summary: string };
+      }>
+    ).find((c) => c.name === ORDER);
+    expect(group?.conclusion).toBe('failure');
+    expect(group?.output.summary).toBe(
+      `#${pr.number} (a) is approved by @carol, who no longer has write access`,
+    );
+    expect(pullOf().state).toBe('open');
+    expect(toldLost(pr.number)).toHaveLength(1);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'in_review', approvedSha: null });
+    // A person's approval is missing, not the worker's work: no fix attempt.
+    expect(s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a')).toHaveLength(1);
+
+    await s.double.comment(REPO, pr.number, '/approve', DAVE);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+    await s.double.processMergeQueue(REPO, 'main');
     await s.settle();
     expect(pullOf().merged).toBe(true);
   });

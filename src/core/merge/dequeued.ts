@@ -13,6 +13,8 @@ export interface DequeuedEvent {
 /** The PR's task as the store has it; none when the PR is no agent PR the coordinator knows. */
 export interface DequeuedSnapshot {
   task: { state: TaskState; approvedSha: string | null } | null;
+  /** The run's merge.requireApproval. */
+  requireApproval: boolean;
 }
 
 export type DequeuedEffect =
@@ -39,7 +41,10 @@ export function decideDequeued(snapshot: DequeuedSnapshot, event: DequeuedEvent)
   const { task } = snapshot;
   if (!task) return nothing('not an agent PR of a known task');
   if (!isMergeClaimed(task.state)) return nothing(`the task is ${task.state}, not merging`);
-  if (event.reason === 'CI_FAILURE')
+  // The order check failed the group because the approval no longer counts (its author lost
+  // write access, merge-group.ts): the PR needs a person, not its worker.
+  const approvalGone = snapshot.requireApproval && !task.approvedSha;
+  if (event.reason === 'CI_FAILURE' && !approvalGone)
     return [
       {
         kind: 'sendBack',

@@ -12,6 +12,7 @@ export { decideUpdateHold, type UpdateHoldInput } from './update-hold.js';
 export type { MergeErrorKind } from './merge-error-rules.js';
 export {
   checkMergeGroup,
+  mergeGroupApproversToRead,
   type MergeGroupPull,
   type MergeGroupRun,
   type MergeGroupTask,
@@ -65,5 +66,6 @@ export {
   mergeGroupLastPr,
   mergeGroupMembers,
   mergeGroupPullToRead,
+  type MergeGroupEffect,
   type QueuedAgentPull,
 } from './merge-group-event.js';

@@ -1,4 +1,12 @@
-import { checkMergeGroup, type MergeGroupPull, type MergeGroupRun } from './merge-group.js';
+import { canMoveTask } from '../transitions.js';
+import { approverLostComment } from './approval.js';
+import {
+  checkMergeGroup,
+  lostGroupApprovals,
+  type MergeGroupPull,
+  type MergeGroupRun,
+} from './merge-group.js';
+import type { ApproverStanding } from './types.js';
 
 /** An agent PR the store knows, as the merge group's judgement needs it. */
 export interface QueuedAgentPull {
@@ -46,23 +54,53 @@ export function mergeGroupMembers(
   return members;
 }
 
-/** The order check on the group's head, completed with this verdict. */
-export interface MergeGroupEffect {
-  kind: 'reportOrder';
-  conclusion: 'success' | 'failure';
-  title: string;
-  summary: string;
-}
+export type MergeGroupEffect =
+  /** The order check on the group's head, completed with this verdict. */
+  | { kind: 'reportOrder'; conclusion: 'success' | 'failure'; title: string; summary: string }
+  /**
+   * An approval whose author lost write access while the PR was queued: the PR is told once (the
+   * marker comment of approverLostComment), then the task's approval is withdrawn if it still
+   * holds it: by `move` when the task is in review, as fields while it is `merging` (until the
+   * queue lets the PR go).
+   */
+  | {
+      kind: 'withdrawApproval';
+      pr: number;
+      runKey: string;
+      taskId: string;
+      approval: { sha: string; by: string };
+      move?: 'approval withdrawn';
+      comment: { marker: string; body: string };
+    };
 
 /**
  * `merge_group.checks_requested` (docs/lifecycle.md step 9): the order check says whether
- * every agent PR in the group lands after its dependencies (checkMergeGroup).
+ * every agent PR in the group lands after its dependencies, approved by someone who still has
+ * write access (checkMergeGroup); an approval that no longer counts is withdrawn.
  */
 export function decideMergeGroup(snapshot: {
   members: readonly MergeGroupPull[];
   runs: ReadonlyMap<string, MergeGroupRun>;
+  /** The standing now of the group's approvers (mergeGroupApproversToRead). */
+  approvers?: ReadonlyMap<string, ApproverStanding>;
 }): MergeGroupEffect[] {
-  const verdict = checkMergeGroup(snapshot.members, snapshot.runs);
+  const approvers = snapshot.approvers ?? new Map<string, ApproverStanding>();
+  const verdict = checkMergeGroup(snapshot.members, snapshot.runs, approvers);
+  const withdrawals: MergeGroupEffect[] = lostGroupApprovals(
+    snapshot.members,
+    snapshot.runs,
+    approvers,
+  ).map((lost) => ({
+    kind: 'withdrawApproval',
+    pr: lost.number,
+    runKey: lost.runKey,
+    taskId: lost.taskId,
+    approval: { sha: lost.approvedSha, by: lost.approvedBy },
+    ...(canMoveTask(lost.state, 'approval withdrawn')
+      ? { move: 'approval withdrawn' as const }
+      : {}),
+    comment: approverLostComment(lost.approvedSha, lost.approvedBy),
+  }));
   return [
     verdict.ok
       ? {
@@ -77,5 +115,6 @@ export function decideMergeGroup(snapshot: {
           title: 'out of dependency order',
           summary: verdict.reason,
         },
+    ...withdrawals,
   ];
 }

@@ -1,5 +1,6 @@
 import type { TaskState } from '../states.js';
 import { approvalOf, shortSha } from './approval.js';
+import type { ApproverStanding } from './types.js';
 
 /** A PR of the merge group, in queue order. Non-agent PRs have no taskId. */
 export interface MergeGroupPull {
@@ -21,6 +22,8 @@ export interface MergeGroupTask {
   prNumber?: number;
   /** The head that was approved (MergeTask.approvedSha). */
   approvedSha?: string;
+  /** Who approved it (MergeTask.approvedBy); absent for approvals recorded before authors were. */
+  approvedBy?: string;
 }
 
 export interface MergeGroupRun {
@@ -30,6 +33,16 @@ export interface MergeGroupRun {
 }
 
 export type MergeGroupVerdict = { ok: true } | { ok: false; reason: string };
+
+/** An approval in the group whose author GitHub says no longer has write access. */
+export interface LostGroupApproval {
+  number: number;
+  taskId: string;
+  runKey: string;
+  approvedSha: string;
+  approvedBy: string;
+  state: TaskState;
+}
 
 /**
  * The `agent-coordinator/order` verdict on a merge group (`merge_group.checks_requested`,
@@ -43,6 +56,8 @@ export type MergeGroupVerdict = { ok: true } | { ok: false; reason: string };
 export function checkMergeGroup(
   group: readonly MergeGroupPull[],
   runs: ReadonlyMap<string, MergeGroupRun>,
+  /** The standing now of the group's approvers (mergeGroupApproversToRead), by lower-cased login. */
+  approvers: ReadonlyMap<string, ApproverStanding> = new Map(),
 ): MergeGroupVerdict {
   const problems: string[] = [];
   // runKey → taskId → PR number, for the agent PRs seen so far in the group.
@@ -61,8 +76,11 @@ export function checkMergeGroup(
     }
     const before = landed.get(pull.runKey) ?? new Map<string, number>();
     if (task.state === 'vetoed') problems.push(`${who} is vetoed`);
-    const unapproved = runs.get(pull.runKey)?.requireApproval && notApprovedAt(task, pull);
+    const requireApproval = runs.get(pull.runKey)?.requireApproval === true;
+    const unapproved = requireApproval && notApprovedAt(task, pull);
     if (unapproved) problems.push(`${who} ${unapproved}`);
+    const approver = requireApproval && !unapproved && approverProblem(task, approvers);
+    if (approver) problems.push(`${who} ${approver}`);
     for (const depId of new Set(task.deps)) {
       const dep = tasks.get(depId);
       if (dep?.state === 'merged' || before.has(depId)) continue;
@@ -85,6 +103,78 @@ function notApprovedAt(task: MergeGroupTask, pull: MergeGroupPull): string | und
   return approval.kind === 'stale'
     ? `is approved at ${shortSha(approval.approvedSha)}, not at its head ${shortSha(pull.headSha)}`
     : `is not approved (head ${shortSha(pull.headSha)})`;
+}
+
+/**
+ * core/merge/approval.ts approverCheck, at the queue's last gate: GitHub counts an approval when
+ * the PR merges, so one whose author lost write access since the PR was queued no longer counts.
+ * A standing GitHub did not give fails the group too: the queue would land it otherwise.
+ */
+function approverProblem(
+  task: MergeGroupTask,
+  approvers: ReadonlyMap<string, ApproverStanding>,
+): string | undefined {
+  const login = task.approvedBy;
+  if (login === undefined) return undefined;
+  const standing = approvers.get(login.toLowerCase());
+  if (standing === 'writer') return undefined;
+  return standing === 'not_writer'
+    ? `is approved by @${login}, who no longer has write access`
+    : `is approved by @${login}, whose write access could not be read`;
+}
+
+/**
+ * The approvers whose permission GitHub must be asked before the group is judged: of agent PRs
+ * approved at the head the group took in, in runs that require approval (lower-cased logins).
+ */
+export function mergeGroupApproversToRead(
+  group: readonly MergeGroupPull[],
+  runs: ReadonlyMap<string, MergeGroupRun>,
+): Set<string> {
+  const logins = new Set<string>();
+  for (const { task } of approvedInGroup(group, runs)) {
+    if (task.approvedBy !== undefined) logins.add(task.approvedBy.toLowerCase());
+  }
+  return logins;
+}
+
+/** The group's approvals whose authors GitHub says no longer have write access. */
+export function lostGroupApprovals(
+  group: readonly MergeGroupPull[],
+  runs: ReadonlyMap<string, MergeGroupRun>,
+  approvers: ReadonlyMap<string, ApproverStanding>,
+): LostGroupApproval[] {
+  const lost: LostGroupApproval[] = [];
+  for (const { pull, task, runKey } of approvedInGroup(group, runs)) {
+    const by = task.approvedBy;
+    if (by === undefined || approvers.get(by.toLowerCase()) !== 'not_writer') continue;
+    lost.push({
+      number: pull.number,
+      taskId: task.taskId,
+      runKey,
+      approvedSha: task.approvedSha as string,
+      approvedBy: by,
+      state: task.state,
+    });
+  }
+  return lost;
+}
+
+/** The group's agent PRs approved at the head the group took in, in runs that require it. */
+function approvedInGroup(
+  group: readonly MergeGroupPull[],
+  runs: ReadonlyMap<string, MergeGroupRun>,
+): { pull: MergeGroupPull; task: MergeGroupTask; runKey: string }[] {
+  const tasksOf = taskLookup(runs);
+  const out: { pull: MergeGroupPull; task: MergeGroupTask; runKey: string }[] = [];
+  for (const pull of group) {
+    if (pull.taskId === undefined || pull.runKey === undefined) continue;
+    if (runs.get(pull.runKey)?.requireApproval !== true) continue;
+    const task = tasksOf(pull.runKey)?.get(pull.taskId);
+    if (task && notApprovedAt(task, pull) === undefined)
+      out.push({ pull, task, runKey: pull.runKey });
+  }
+  return out;
 }
 
 /** Where each agent task's PR sits in the group, to name a dep that comes too late. */

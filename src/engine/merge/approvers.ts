@@ -4,6 +4,7 @@ import {
   type MergeSnapshot,
 } from '../../core/merge/index.js';
 import { WRITE_ROLES } from '../../core/roles.js';
+import type { GitHubPort, RepoCoords } from '../../github/port.js';
 import type { Engine, RunScope } from '../context.js';
 import { roleOf } from '../roles.js';
 
@@ -22,23 +23,29 @@ export async function readApprovers(
   for (const snapshot of snapshots)
     for (const login of approversToRead(snapshot)) {
       if (standings.has(login)) continue;
-      standings.set(login, await standingOf(engine, scope, login));
+      standings.set(
+        login,
+        await approverStanding(engine, scope.port, scope.repo, login, { run: scope.run.id }),
+      );
     }
   return standings;
 }
 
-async function standingOf(
+/** One approver's standing now, through the cached roleOf; `unknown` when GitHub did not answer. */
+export async function approverStanding(
   engine: Engine,
-  scope: RunScope,
+  port: GitHubPort,
+  repo: RepoCoords,
   login: string,
+  logContext: Record<string, unknown>,
 ): Promise<ApproverStanding> {
   try {
-    const role = await roleOf(engine, scope.port, scope.repo, login);
+    const role = await roleOf(engine, port, repo, login);
     return WRITE_ROLES.has(role) ? 'writer' : 'not_writer';
   } catch (error) {
     engine.log.warn(
-      { run: scope.run.id, approver: login, err: error },
-      "merge: could not read an approver's permission; no merge on that approval this turn",
+      { ...logContext, approver: login, err: error },
+      "merge: could not read an approver's permission; no merge on that approval now",
     );
     return 'unknown';
   }

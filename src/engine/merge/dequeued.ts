@@ -1,3 +1,4 @@
+import type { RepoConfig } from '../../config/schema.js';
 import type { GitHubPort } from '../../github/port.js';
 import { decideDequeued, readsTaskOnDequeue, type DequeuedEvent } from '../../core/merge/index.js';
 import { loadRunScope, type Engine, type RunScope } from '../context.js';
@@ -22,7 +23,13 @@ export async function onDequeued(
   const found = readsTaskOnDequeue(event)
     ? await engine.store.pulls.withTask(event.repositoryId, event.number)
     : undefined;
-  const effects = decideDequeued({ task: found?.task ?? null }, event);
+  const effects = decideDequeued(
+    {
+      task: found?.task ?? null,
+      requireApproval: found ? (found.run.config as RepoConfig).merge.requireApproval : true,
+    },
+    event,
+  );
   const log = engine.log.child({ pr: event.number, reason: event.reason });
   let scope: RunScope | undefined;
   for (const effect of effects) {

@@ -2,9 +2,12 @@ import type { RepoConfig } from '../../config/schema.js';
 import type { GitHubPort, RepoCoords } from '../../github/port.js';
 import {
   decideMergeGroup,
+  mergeGroupApproversToRead,
   mergeGroupMembers,
   mergeGroupPullToRead,
   ORDER_CHECK_NAME,
+  type ApproverStanding,
+  type MergeGroupEffect,
   type MergeGroupPull,
   type MergeGroupRun,
   type QueuedAgentPull,
@@ -12,6 +15,8 @@ import {
 import type { PullRow } from '../../store/pulls.js';
 import type { RunRow, TaskRow } from '../../store/runs.js';
 import type { Engine } from '../context.js';
+import { clearApproval } from '../approval.js';
+import { approverStanding } from './approvers.js';
 
 export interface MergeGroupEvent {
   repositoryId: number;
@@ -55,6 +60,7 @@ export async function judgeMergeGroup(
         state: t.state,
         prNumber: t.prNumber ?? undefined,
         approvedSha: t.approvedSha ?? undefined,
+        approvedBy: t.approvedBy ?? undefined,
       })),
     });
   }
@@ -71,17 +77,61 @@ export async function judgeMergeGroup(
     const read = await port.pull(group.repo, member.number);
     members.push(read ? { ...member, headSha: read.headSha } : member);
   }
-  for (const effect of decideMergeGroup({ members, runs })) {
-    await port.createCheckRun(group.repo, group.headSha, ORDER_CHECK_NAME, {
-      status: 'completed',
-      conclusion: effect.conclusion,
-      title: effect.title,
-      summary: effect.summary,
-    });
-    engine.log.info(
-      { group: group.headRef, conclusion: effect.conclusion },
-      'merge group order checked',
+  // Whether each approver still has write access: GitHub counts approvals when the PR merges.
+  const approvers = new Map<string, ApproverStanding>();
+  for (const login of mergeGroupApproversToRead(members, runs))
+    approvers.set(
+      login,
+      await approverStanding(engine, port, group.repo, login, { group: group.headRef }),
     );
+  const taskRows = new Map(
+    [...queuedRows, ...(named ? [named] : [])].map(
+      (f) => [`${f.run.id}\u0000${f.task.taskKey}`, f.task] as const,
+    ),
+  );
+  for (const effect of decideMergeGroup({ members, runs, approvers }))
+    await applyMergeGroupEffect(engine, port, group, effect, taskRows);
+}
+
+async function applyMergeGroupEffect(
+  engine: Engine,
+  port: GitHubPort,
+  group: MergeGroupEvent,
+  effect: MergeGroupEffect,
+  taskRows: ReadonlyMap<string, TaskRow>,
+): Promise<void> {
+  switch (effect.kind) {
+    case 'reportOrder':
+      await port.createCheckRun(group.repo, group.headSha, ORDER_CHECK_NAME, {
+        status: 'completed',
+        conclusion: effect.conclusion,
+        title: effect.title,
+        summary: effect.summary,
+      });
+      engine.log.info(
+        { group: group.headRef, conclusion: effect.conclusion },
+        'merge group order checked',
+      );
+      return;
+    case 'withdrawApproval': {
+      // Told first, as withdrawLostApproval does: after a crash in between, the next group finds
+      // the comment and withdraws; withdrawn first, the PR would never be told.
+      const { marker, body } = effect.comment;
+      if (!(await port.findAppComment(group.repo, effect.pr, marker)))
+        await port.createIssueComment(group.repo, effect.pr, body);
+      const task = taskRows.get(`${effect.runKey}\u0000${effect.taskId}`);
+      const withdrawn = task && (await clearApproval(engine, task, effect.move, effect.approval));
+      engine.log.warn(
+        {
+          group: group.headRef,
+          pr: effect.pr,
+          approver: effect.approval.by,
+          withdrawn: !!withdrawn,
+        },
+        'merge group: the approver no longer has write access; the PR told, the approval withdrawn if still held',
+      );
+      return;
+    }
   }
 }
 

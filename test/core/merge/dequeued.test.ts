@@ -6,7 +6,10 @@ import {
   type DequeuedSnapshot,
 } from '../../../src/core/merge/index.js';
 
-const merging: DequeuedSnapshot = { task: { state: 'merging', approvedSha: 'abc1234' } };
+const merging: DequeuedSnapshot = {
+  task: { state: 'merging', approvedSha: 'abc1234' },
+  requireApproval: true,
+};
 
 /** docs/lifecycle.md step 9 and `merge released`: a PR leaving GitHub's merge queue. */
 describe('decideDequeued', () => {
@@ -20,13 +23,13 @@ describe('decideDequeued', () => {
       },
       {
         name: 'no agent PR',
-        snapshot: { task: null },
+        snapshot: { task: null, requireApproval: true },
         reason: 'MANUAL',
         expected: [{ kind: 'none', reason: 'not an agent PR of a known task' }],
       },
       ...(['in_review', 'approved', 'merged', 'pending', 'vetoed'] as const).map((state) => ({
         name: `a task ${state} holds no merge claim`,
-        snapshot: { task: { state, approvedSha: null } },
+        snapshot: { task: { state, approvedSha: null }, requireApproval: true },
         reason: 'MANUAL',
         expected: [
           { kind: 'none', reason: `the task is ${state}, not merging` },
@@ -67,11 +70,33 @@ describe('decideDequeued', () => {
       })),
       {
         name: 'removed after its approval was withdrawn: the claim is released to review',
-        snapshot: { task: { state: 'merging', approvedSha: null } },
+        snapshot: { task: { state: 'merging', approvedSha: null }, requireApproval: true },
         reason: 'MANUAL',
         expected: [
           { kind: 'releaseMerge', move: { event: 'merge released', to: 'in_review' } },
           { kind: 'advance' },
+        ],
+      },
+      {
+        // The order check failed the group on an approver who lost write access (merge-group.ts).
+        name: 'failing checks on the group of a PR whose approval was withdrawn: released to review',
+        snapshot: { task: { state: 'merging', approvedSha: null }, requireApproval: true },
+        reason: 'CI_FAILURE',
+        expected: [
+          { kind: 'releaseMerge', move: { event: 'merge released', to: 'in_review' } },
+          { kind: 'advance' },
+        ],
+      },
+      {
+        name: 'failing checks on the group, no approval required: back to the worker',
+        snapshot: { task: { state: 'merging', approvedSha: null }, requireApproval: false },
+        reason: 'CI_FAILURE',
+        expected: [
+          {
+            kind: 'sendBack',
+            feedback:
+              'The merge queue removed the PR: checks failed on the merge group. Make them pass.',
+          },
         ],
       },
     ],

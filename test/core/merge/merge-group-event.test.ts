@@ -128,3 +128,60 @@ describe('decideMergeGroup', () => {
     expect(effects[0]).toMatchObject({ kind: 'reportOrder', ...expected });
   });
 });
+
+describe('decideMergeGroup: an approver who lost write access', () => {
+  const HEAD = 'f'.repeat(40);
+  const approvedRuns = (state: 'merging' | 'approved') =>
+    new Map<string, MergeGroupRun>([
+      [
+        '1',
+        {
+          requireApproval: true,
+          tasks: [{ taskId: 'a', deps: [], state, approvedSha: HEAD, approvedBy: 'carol' }],
+        },
+      ],
+    ]);
+  const members = [{ ...agent(11, 'a'), headSha: HEAD }];
+  const marker = `<!-- agent-coordinator:approver-lost-write sha=${HEAD} by=carol -->`;
+
+  it('fails the group and withdraws the approval, as fields while the task is merging', () => {
+    const effects = decideMergeGroup({
+      members,
+      runs: approvedRuns('merging'),
+      approvers: new Map([['carol', 'not_writer']]),
+    });
+    expect(effects).toEqual([
+      expect.objectContaining({
+        kind: 'reportOrder',
+        conclusion: 'failure',
+        summary: '#11 (a) is approved by @carol, who no longer has write access',
+      }),
+      {
+        kind: 'withdrawApproval',
+        pr: 11,
+        runKey: '1',
+        taskId: 'a',
+        approval: { sha: HEAD, by: 'carol' },
+        comment: { marker, body: expect.stringContaining('@carol no longer counts') as string },
+      },
+    ]);
+  });
+
+  it('moves a task in review back to review', () => {
+    const effects = decideMergeGroup({
+      members,
+      runs: approvedRuns('approved'),
+      approvers: new Map([['carol', 'not_writer']]),
+    });
+    expect(effects[1]).toMatchObject({ kind: 'withdrawApproval', move: 'approval withdrawn' });
+  });
+
+  it('withdraws nothing when GitHub did not answer: the group fails, the approval stays', () => {
+    const effects = decideMergeGroup({
+      members,
+      runs: approvedRuns('merging'),
+      approvers: new Map([['carol', 'unknown']]),
+    });
+    expect(effects).toEqual([expect.objectContaining({ conclusion: 'failure' })]);
+  });
+});

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkMergeGroup,
+  mergeGroupApproversToRead,
+  type ApproverStanding,
   type MergeGroupRun,
   type MergeGroupTask,
 } from '../../../src/core/merge/index.js';
@@ -143,6 +145,65 @@ describe('checkMergeGroup', () => {
     expect(checkMergeGroup([agent(2, 'b')], runs)).toEqual({
       ok: false,
       reason: '#2 (b) would land before its dependency a',
+    });
+  });
+
+  describe('an approval whose author lost write access since the PR was queued', () => {
+    /** docs/tasks-block.md in run "r1", task_002 approved at HEAD by carol. */
+    const approvedByCarol = (requireApproval = true) => {
+      const runs = specRuns();
+      const r1 = runs.get('r1')!;
+      const tasks = r1.tasks.map((t) =>
+        t.taskId === 'task_002' ? { ...t, approvedBy: 'Carol' } : t,
+      );
+      runs.set('r1', { tasks, requireApproval });
+      return runs;
+    };
+    const standing = (s: ApproverStanding) => new Map([['carol', s]]);
+
+    it.each<{ name: string; approvers: Map<string, ApproverStanding>; reason?: string }>([
+      { name: 'still a writer: passes', approvers: standing('writer') },
+      {
+        name: 'no longer a writer: fails, naming them',
+        approvers: standing('not_writer'),
+        reason: '#12 (task_002) is approved by @Carol, who no longer has write access',
+      },
+      {
+        name: 'GitHub did not say: fails closed',
+        approvers: standing('unknown'),
+        reason: '#12 (task_002) is approved by @Carol, whose write access could not be read',
+      },
+      {
+        name: 'not read: fails closed',
+        approvers: new Map(),
+        reason: '#12 (task_002) is approved by @Carol, whose write access could not be read',
+      },
+    ])('$name', ({ approvers, reason }) => {
+      expect(checkMergeGroup([agent(12, 'task_002')], approvedByCarol(), approvers)).toEqual(
+        reason === undefined ? { ok: true } : { ok: false, reason },
+      );
+    });
+
+    it('asks about approvals that count, only where approval is required', () => {
+      expect(mergeGroupApproversToRead([agent(12, 'task_002')], approvedByCarol())).toEqual(
+        new Set(['carol']),
+      );
+      // An approval of another head is the group's problem already; nobody to ask about.
+      const older = 'abc1234'.padEnd(40, '0');
+      expect(
+        mergeGroupApproversToRead([agent(12, 'task_002', 'r1', older)], approvedByCarol()),
+      ).toEqual(new Set());
+      expect(mergeGroupApproversToRead([agent(12, 'task_002')], approvedByCarol(false))).toEqual(
+        new Set(),
+      );
+      // An approval recorded before authors were counts as it did.
+      expect(mergeGroupApproversToRead([agent(13, 'task_003')], approvedByCarol())).toEqual(
+        new Set(),
+      );
+      expect(checkMergeGroup([agent(13, 'task_003')], approvedByCarol())).toEqual({ ok: true });
+      expect(
+        checkMergeGroup([agent(12, 'task_002')], approvedByCarol(false), standing('not_writer')),
+      ).toEqual({ ok: true });
     });
   });
 });
