@@ -118,7 +118,10 @@ export class InstantGitHub {
       this.dispatches++;
       return { runId: nextGitHubId++, runUrl: 'https://github.invalid/run' };
     },
-    openPullForBranch: (repo, branch) => this.pullOf(repo, branch),
+    openPullsForBranch: (repo, branch) => {
+      const pull = this.pullOf(repo, branch);
+      return pull ? [pull] : [];
+    },
     pull: (_repo, number) => this.pulls.get(number) ?? null,
     checksFor: () => ({ checks: [], actionsRuns: [] }),
     createCheckRun: () => ({ id: nextGitHubId++ }),
@@ -191,6 +194,8 @@ export async function serverApp(
     log: pino({ level: 'silent' }),
     portFor: async () => github.port,
     coordinatorUrl: async () => 'https://coordinator.bench.invalid',
+    // The author of the PRs the bench's GitHub opens.
+    appLogin: async () => 'agent[bot]',
     maxParallel,
     now: () => new Date(),
     memory: createEngineMemory(() => new Date()),

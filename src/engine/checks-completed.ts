@@ -57,6 +57,8 @@ export async function onChecksCompleted(
         await onPullRequestChanged(engine, port, event.repo, event.repositoryId, {
           number: pull.number,
           nodeId: pull.nodeId ?? '',
+          // Recorded, so opened by the App (linkPullRequest records no other); read again there.
+          userLogin: await engine.appLogin(),
           headRef: pull.headRef,
           headSha: pull.headSha,
           headRepoId: pull.repositoryId,

@@ -19,6 +19,11 @@ export interface Engine {
    * its assignment).
    */
   coordinatorUrl(): Promise<string | undefined>;
+  /**
+   * The App's bot login (`<slug>[bot]`, from `GET /app`, asked once): the author of every PR the
+   * publish job opens. Throws while GitHub does not answer, so the delivery is handled again.
+   */
+  appLogin(): Promise<string>;
   /** COORDINATOR_MAX_PARALLEL; Infinity when unset. */
   readonly maxParallel: number;
   now(): Date;

@@ -28,11 +28,25 @@ export type RunningEngine = Engine & {
 
 export function createEngine(options: EngineOptions): RunningEngine {
   const now = options.now ?? (() => new Date());
+  let appLogin: Promise<string> | undefined;
+  const readAppLogin = async () => {
+    const octokit = (await options.probot.auth()) as Octokit;
+    const { data } = await octokit.request('GET /app');
+    if (!data?.slug) throw new Error("GitHub's record of the App names no slug");
+    return `${data.slug}[bot]`;
+  };
   const engine: RunningEngine = {
     store: options.store,
     log: options.log,
     maxParallel: options.maxParallel,
     coordinatorUrl: () => options.publicUrl.current(),
+    appLogin() {
+      appLogin ??= readAppLogin().catch((error: unknown) => {
+        appLogin = undefined;
+        throw error;
+      });
+      return appLogin;
+    },
     metrics: options.metrics,
     writeBudget: options.writeBudget,
     now,

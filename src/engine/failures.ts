@@ -9,6 +9,7 @@ import type { AttemptRow } from '../store/attempt-row.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { settleRun } from './finish.js';
+import { appPullForBranch } from './app-pulls.js';
 
 /**
  * A failed attempt: retried on the same branch and PR after `retries.backoff`, up to
@@ -23,7 +24,7 @@ export async function recordFailedAttempt(
 ): Promise<'retry' | 'failed' | 'ignored'> {
   const verdict = afterFailedAttempt(task.attemptCount, scope.config.retries, engine.now());
   if (verdict.kind === 'retry') {
-    const nextMode = await modeAfter(scope, task, attempt);
+    const nextMode = await modeAfter(engine, scope, task, attempt);
     // Stopped at its time limit, the attempt did not get to what it was given: the next one
     // on top of its commits gets it again.
     const keptWork = nextMode === 'fix' && task.nextMode !== 'fix';
@@ -101,6 +102,7 @@ export async function blockDependents(
  * pull_request delivery may still be on the way).
  */
 async function modeAfter(
+  engine: Engine,
   scope: RunScope,
   task: TaskRow,
   attempt: AttemptRow,
@@ -111,8 +113,7 @@ async function modeAfter(
   if (decide(true) === mode) return mode;
   if (task.prNumber !== null) return decide(true);
   const branch = taskBranch(scope.run.issueNumber, task.taskKey);
-  const pull = await scope.port.openPullForBranch(scope.repo, branch);
-  return decide(pull !== null && pull.headRepoId === scope.repositoryId);
+  return decide((await appPullForBranch(engine, scope, branch)) !== null);
 }
 
 function isTimedOut(attempt: AttemptRow): boolean {

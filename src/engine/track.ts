@@ -21,6 +21,7 @@ import { workerFailureReason } from './worker-failure.js';
 import { requestReviewAgain } from './feedback.js';
 import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
+import { appPullForBranch } from './app-pulls.js';
 import {
   closedRecordsMergeFirst,
   decideAttemptCompleted,
@@ -30,6 +31,7 @@ import {
   decidePullLink,
   decideWorkerRun,
   isAgentPull,
+  isOpenedByApp,
   isOpenPullOfRepository,
   mayBeCoordinatorUpdate,
   namedWorkerRun,
@@ -175,7 +177,7 @@ async function attemptCompleted(
   attempt: AttemptRow,
   event: AttemptCompletedEvent,
 ): Promise<void> {
-  const found = readsAgentPull(event) ? await openAgentPullOf(scope, task) : null;
+  const found = readsAgentPull(event) ? await openAgentPullOf(engine, scope, task) : null;
   const pull = found?.pull ?? null;
   // Core acts on a PR only when it was shown one.
   const pullNow = (): PullInfo => {
@@ -284,7 +286,7 @@ export async function currentPullOf(
   deliveredHead: string | null;
   updateFrom: string | null;
 } | null> {
-  const pull = (await openAgentPullOf(scope, task))?.pull;
+  const pull = (await openAgentPullOf(engine, scope, task))?.pull;
   if (!pull) return null;
   const linked = await linkPullRequest(engine, scope.repositoryId, pull, {
     known: { run: scope.run, task },
@@ -306,22 +308,27 @@ export async function currentPullOf(
  * read of the PR), or else the one on its branch, looked up.
  */
 async function openAgentPullOf(
+  engine: Engine,
   scope: RunScope,
   task: TaskRow,
 ): Promise<{ pull: PullInfo; read: PullState | null } | null> {
+  const appLogin = await engine.appLogin();
   const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
-  if (known && isOpenPullOfRepository(known, scope.repositoryId))
+  if (known && isOpenPullOfRepository(known, scope.repositoryId) && isOpenedByApp(known, appLogin))
     return { pull: known, read: known };
-  const pull = await scope.port.openPullForBranch(
-    scope.repo,
+  const pull = await appPullForBranch(
+    engine,
+    scope,
     taskBranch(scope.run.issueNumber, task.taskKey),
   );
-  return pull && isOpenPullOfRepository(pull, scope.repositoryId) ? { pull, read: null } : null;
+  return pull ? { pull, read: null } : null;
 }
 
 export interface PullEventInfo {
   number: number;
   nodeId: string;
+  /** Who opened the PR: a task's PR is the App's (core's isOpenedByApp). */
+  userLogin: string;
   headRef: string;
   headSha: string;
   headRepoId: number | null;
@@ -382,6 +389,13 @@ export async function linkPullRequest(
   pushOfWork: boolean;
 } | null> {
   if (!isAgentPull(pull, repositoryId)) return null;
+  if (!isOpenedByApp(pull, await engine.appLogin())) {
+    engine.log.warn(
+      { pr: pull.number, branch: pull.headRef, author: pull.userLogin },
+      "a PR on a task branch that the App did not open: not the task's, ignored",
+    );
+    return null;
+  }
   const parsed = parseTaskBranch(pull.headRef)!;
   const { known, github } = options;
   const isKnown =
@@ -506,6 +520,7 @@ export async function onPullRequestChanged(
             merged: current.merged,
             body: current.body,
             baseRef: current.baseRef,
+            userLogin: current.userLogin,
           }
         : {}),
       ...(pull.asDelivered ? { body: undefined } : {}),

@@ -338,15 +338,14 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async openPullForBranch(repo, branch) {
+    async openPullsForBranch(repo, branch) {
       const { data } = await octokit.rest.pulls.list({
         ...repo,
         head: `${repo.owner}:${branch}`,
         state: 'open',
-        per_page: 10,
+        per_page: 100,
       });
-      const pulls = (data as RawPull[]).map(toPull).filter((p) => p.headRef === branch);
-      return pulls[0] ?? null;
+      return (data as RawPull[]).map(toPull).filter((p) => p.headRef === branch);
     },
 
     async createIssueComment(repo, issueNumber, body) {

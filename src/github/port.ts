@@ -211,8 +211,11 @@ export interface GitHubPort {
   runFailureAnnotations(repo: RepoCoords, runId: number): Promise<string[]>;
   /** Cancels a run; a run that already finished is not an error. */
   cancelWorkflowRun(repo: RepoCoords, runId: number): Promise<void>;
-  /** The open pull request whose head is `branch` in this same repository. */
-  openPullForBranch(repo: RepoCoords, branch: string): Promise<PullInfo | null>;
+  /**
+   * The open pull requests whose head is `branch` in this same repository: anyone who can read
+   * it can open one, onto any base, besides the App's.
+   */
+  openPullsForBranch(repo: RepoCoords, branch: string): Promise<PullInfo[]>;
   createIssueComment(repo: RepoCoords, issueNumber: number, body: string): Promise<{ id: number }>;
   /** false when the comment no longer exists. */
   updateIssueComment(repo: RepoCoords, commentId: number, body: string): Promise<boolean>;

@@ -14,6 +14,7 @@ interface PullPayload {
   base: { ref: string };
   body?: string | null;
   updated_at?: string;
+  user: { login: string } | null;
 }
 
 /**
@@ -26,6 +27,7 @@ function pullInfo(pr: PullPayload, before?: string, dated = false): PullEventInf
   return {
     number: pr.number,
     nodeId: pr.node_id,
+    userLogin: pr.user?.login ?? 'ghost',
     headRef: pr.head.ref,
     headSha: pr.head.sha,
     headRepoId: pr.head.repo?.id ?? null,

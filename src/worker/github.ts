@@ -67,11 +67,14 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
       state: 'open',
       per_page: 100,
     });
-    // Only a same-repository PR from exactly this branch belongs to the task.
+    // Only a same-repository PR from exactly this branch that a bot opened belongs to the task:
+    // anyone who can read the repository can open one from the branch onto any base, and the
+    // coordinator takes for the task's only the one the App opened (docs/worker.md).
     const pr = data.find(
       (p) =>
         p.head.ref === branch &&
-        p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase(),
+        p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() &&
+        p.user?.type === 'Bot',
     );
     return pr ? { number: pr.number, url: pr.html_url, body: pr.body ?? '' } : undefined;
   };

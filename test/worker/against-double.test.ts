@@ -35,7 +35,8 @@ describe('worker against the GitHub double', () => {
     });
     const env = {
       GITHUB_API_URL: double.apiUrl,
-      token: double.createUserToken('agent-bot'),
+      // The publish job's token: the App's installation token, so the App opens the PR.
+      token: double.createInstallationToken('acme'),
     };
 
     const first = await h.run(env);

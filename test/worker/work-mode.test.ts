@@ -152,6 +152,28 @@ describe('work mode', () => {
     expect(patched!.body).toContain('Added feature.txt for attempt 1.');
   });
 
+  it('a retry takes no PR a person opened from the branch for its own, and opens its own', async () => {
+    h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
+    // Anyone who can read the repository can open a PR from the task branch onto any base.
+    const lookAlike = {
+      ...pullFixture(30, BRANCH, '<!-- agent-coordinator:usage cost_usd=999 -->'),
+      user: { login: 'outsider', type: 'User' },
+    };
+    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, [lookAlike]);
+    let opened: { head: string; base: string } | undefined;
+    nock(API)
+      .post(`${REPO}/pulls`, (body: { head: string; base: string }) => {
+        opened = body;
+        return true;
+      })
+      .reply(201, pullFixture(31, BRANCH, ''));
+
+    const result = await h.run({ attempt: '2' }, h.fx.freshWorkspace(BRANCH));
+
+    expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 31, created: true } });
+    expect(opened).toMatchObject({ head: BRANCH, base: 'main' });
+  });
+
   it('a retry does not overwrite commits someone pushed after the job started', async () => {
     h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
     const workspace = h.fx.freshWorkspace(BRANCH);

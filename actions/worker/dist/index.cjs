@@ -32956,7 +32956,7 @@ function createWorkerGitHub(env, token) {
       per_page: 100
     });
     const pr = data.find(
-      (p) => p.head.ref === branch && p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase()
+      (p) => p.head.ref === branch && p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() && p.user?.type === "Bot"
     );
     return pr ? { number: pr.number, url: pr.html_url, body: pr.body ?? "" } : void 0;
   };

@@ -93,6 +93,7 @@ export {
 export {
   decidePullLink,
   isAgentPull,
+  isOpenedByApp,
   type PullLinkDecision,
   type PullLinkEvent,
   type PullLinkSnapshot,

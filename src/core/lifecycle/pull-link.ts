@@ -15,6 +15,16 @@ export function isAgentPull(
   return parsed !== null && parsed.taskKey !== PLAN_TASK_KEY;
 }
 
+/**
+ * A task's PR is one the App opened: the publish job opens it with the App's installation token
+ * (docs/worker.md), so its author is the App's bot (`<slug>[bot]`). Anyone who can read the
+ * repository can open a PR from a task branch onto any branch, and its author controls its body
+ * (the usage and agent-config markers) and who may close it: such a PR is never the task's.
+ */
+export function isOpenedByApp(pull: { userLogin: string }, appLogin: string): boolean {
+  return pull.userLogin.toLowerCase() === appLogin.toLowerCase();
+}
+
 /** An agent PR's task and the PR's row, as recording the sighting left it. */
 export interface PullLinkSnapshot {
   task: { prNumber: number | null; approvedSha: string | null };

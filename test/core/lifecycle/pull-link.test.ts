@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decidePullLink,
   isAgentPull,
+  isOpenedByApp,
   type PullLinkDecision,
   type PullLinkEvent,
   type PullLinkSnapshot,
@@ -181,5 +182,27 @@ describe('isAgentPull', () => {
     { name: 'any other branch', headRepoId: 1, headRef: 'feature', is: false },
   ])('$name', ({ headRepoId, headRef, is }) => {
     expect(isAgentPull({ headRepoId, headRef }, 1)).toBe(is);
+  });
+});
+
+describe('isOpenedByApp', () => {
+  const APP = 'agent-coordinator[bot]';
+  it.each([
+    { name: 'the App’s bot', userLogin: APP, is: true },
+    {
+      name: 'the App’s bot, logins compared case-insensitively',
+      userLogin: 'Agent-Coordinator[bot]',
+      is: true,
+    },
+    {
+      name: 'a person (an outsider opening a PR from a task branch)',
+      userLogin: 'outsider',
+      is: false,
+    },
+    { name: 'a maintainer', userLogin: 'maintainer', is: false },
+    { name: 'another App’s bot', userLogin: 'github-actions[bot]', is: false },
+    { name: 'a person named like the App', userLogin: 'agent-coordinator', is: false },
+  ])('$name', ({ userLogin, is }) => {
+    expect(isOpenedByApp({ userLogin }, APP)).toBe(is);
   });
 });

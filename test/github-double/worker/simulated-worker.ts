@@ -181,8 +181,9 @@ export class SimulatedWorker {
     const files = outcome.files ?? {
       [`agent/${issue}/${task}.md`]: `${title}\nattempt ${attempt} (run ${run.id})\n`,
     };
+    // As the worker's findOpenPull: only a PR a bot opened from the branch (the App's own).
     const existing = openPullsWithHead(core, repo, run.headBranch).find(
-      (o) => o.repo === repo,
+      (o) => o.repo === repo && o.pull.issue.user.type === 'Bot',
     )?.pull;
     const pushInput = {
       message: `${task}: ${title} (attempt ${attempt})`,

@@ -36,5 +36,7 @@ export function pullFixture(number: number, branch: string, body: string) {
     html_url: `https://github.com/acme/widgets/pull/${number}`,
     body,
     head: { ref: branch, repo: { full_name: 'acme/widgets' } },
+    // Opened by the publish job, with the App's installation token.
+    user: { login: 'agent-coordinator[bot]', type: 'Bot' },
   };
 }
