@@ -98,6 +98,11 @@ export const runs = pgTable(
     /** The issue as it was when the run started: the default prompt is its title and body. */
     issueTitle: text('issue_title').notNull().default(''),
     issueBody: text('issue_body').notNull().default(''),
+    /**
+     * `issue.updated_at` of the label event that started the run (GitHub's clock): a later label
+     * event of the issue is dated after it (src/core/lifecycle/label-start.ts).
+     */
+    triggerUpdatedAt: timestamp('trigger_updated_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),

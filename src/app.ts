@@ -34,6 +34,7 @@ export function createApp(
         issue: { number: issue.number, title: issue.title, body: issue.body ?? null },
         startedBy: sender.login,
         config,
+        triggerUpdatedAt: new Date(issue.updated_at),
       });
     },
     ...input,

@@ -22,6 +22,8 @@ export interface StartRunRequest {
   issue: { number: number; title: string; body: string | null };
   startedBy: string;
   config: RepoConfig;
+  /** The label event's `issue.updated_at`, kept with the run (src/core/lifecycle/label-start.ts). */
+  triggerUpdatedAt: Date;
 }
 
 /** The label was added by a write+ user: create the run, show its status, and plan it. */
@@ -33,6 +35,7 @@ export async function startRun(engine: Engine, request: StartRunRequest): Promis
     startedBy: request.startedBy,
     issueTitle: request.issue.title,
     issueBody: request.issue.body ?? '',
+    triggerUpdatedAt: request.triggerUpdatedAt,
   });
   // A start that failed part-way (GitHub answered 5xx before the plan was stored or the planner
   // dispatched) is finished by the retried delivery instead of being left planning forever.

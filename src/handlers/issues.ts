@@ -5,7 +5,7 @@ import { codeSpan, NOT_ANSWERED } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { loadRunScope } from '../engine/context.js';
 import { cancelRun } from '../engine/finish.js';
-import { decideIssueStop } from '../core/lifecycle/index.js';
+import { decideIssueStop, decideLabelStart } from '../core/lifecycle/index.js';
 import { WRITE_ROLES, type RoleName } from '../core/roles.js';
 import { roleOf } from '../engine/roles.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
@@ -54,14 +54,28 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
       await port.createIssueComment(repo, issue.number, configErrorComment(checked.errors));
       return;
     }
-    // A label event as old as the issue's last, finished run (handled again after a crash, or
-    // redelivered) was that run's trigger: it never starts another one.
+    // The payload is a trigger, not the truth (it may be a replay under a new delivery id): core
+    // decides on the issue as GitHub shows it now and on the issue's last run. A read GitHub
+    // fails throws: nothing starts, and the delivery is retried.
     const latest = await services.store.runs.latestRun(repository.id, issue.number);
     const delivery = latest?.finishedAt
       ? await services.store.deliveries.get(context.id)
       : undefined;
-    if (latest && delivery && latest.createdAt >= delivery.receivedAt) {
-      log.info({ run: latest.id }, 'label event older than the finished run it started; ignored');
+    const verdict = decideLabelStart({
+      triggerLabel,
+      updatedAt: issue.updated_at,
+      now: await port.issue(repo, issue.number),
+      latest: latest
+        ? {
+            finished: latest.finishedAt !== null,
+            createdAt: latest.createdAt,
+            triggerUpdatedAt: latest.triggerUpdatedAt,
+          }
+        : null,
+      deliveryReceivedAt: delivery?.receivedAt ?? null,
+    });
+    if (verdict.kind === 'ignore') {
+      log.info({ run: latest?.id, why: verdict.why }, 'label event starts nothing');
       return;
     }
     await services.onRunRequested({ context, config: checked.config, port });

@@ -117,6 +117,8 @@ export interface NewRun {
   startedBy: string;
   issueTitle: string;
   issueBody: string;
+  /** The starting label event's `issue.updated_at`. */
+  triggerUpdatedAt?: Date | null;
 }
 
 /** A run's plan tasks with their deps and PR rows, as one statement reads them. */

@@ -180,6 +180,8 @@ describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery se
     expect((await s.app.store.runs.latestRun(repositoryId(), issue))?.state).toBe('cancelled');
     expect(pulls().filter((p) => p.state === 'open')).toHaveLength(1); // PRs are left open
     await s.double.removeLabel(REPO, issue, 'agent', MAINTAINER);
+    // GitHub dates the relabel to the second, after the first label (a person takes seconds).
+    s.double.advanceClock(5_000);
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     const second = await s.app.store.runs.latestRun(repositoryId(), issue);

@@ -99,9 +99,16 @@ describe('issues.labeled', () => {
       .get(`/repos/Codertocat/Hello-World/collaborators/${login}/permission`)
       .reply(200, { permission, role_name: roleName, user: { login } });
 
+  /** The issue as GitHub shows it now (the label event's payload is not trusted for it). */
+  const issueNow = (state: string, labels: string[]) =>
+    nock(API)
+      .get('/repos/Codertocat/Hello-World/issues/1')
+      .reply(200, { number: 1, state, labels: labels.map((name) => ({ name })) });
+
   it('starts a run for a write user with the default config when the file is missing', async () => {
     configFile(null);
     role('Codertocat', 'write');
+    issueNow('open', ['agent']);
     await receive(payload('agent'));
     expect(started).toHaveLength(1);
     expect(started[0]?.config.merge.method).toBe('squash');
@@ -110,8 +117,37 @@ describe('issues.labeled', () => {
   it.each(['maintain', 'admin'])('starts a run for a %s user', async (r) => {
     configFile(null);
     role('Codertocat', r, r === 'maintain' ? 'write' : r);
+    issueNow('open', ['agent']);
     await receive(payload('agent'));
     expect(started).toHaveLength(1);
+  });
+
+  // A captured delivery sent again under a new id carries the old payload: GitHub's issue decides.
+  it.each([
+    { name: 'closed since', state: 'closed', labels: ['agent'] },
+    { name: 'unlabelled since', state: 'open', labels: ['bug'] },
+  ])('starts nothing for an issue $name', async ({ state, labels }) => {
+    configFile(null);
+    role('Codertocat', 'write');
+    issueNow(state, labels);
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+  });
+
+  it('starts nothing for an issue that is gone (404)', async () => {
+    configFile(null);
+    role('Codertocat', 'write');
+    nock(API).get('/repos/Codertocat/Hello-World/issues/1').reply(404, {});
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+  });
+
+  it('starts nothing, and fails the delivery for a retry, when GitHub does not answer the issue read', async () => {
+    configFile(null);
+    role('Codertocat', 'write');
+    nock(API).get('/repos/Codertocat/Hello-World/issues/1').reply(502, {});
+    await expect(receive(payload('agent'))).rejects.toThrow();
+    expect(started).toEqual([]);
   });
 
   it('ignores labels other than the configured one without asking for permissions', async () => {
@@ -129,6 +165,7 @@ describe('issues.labeled', () => {
     // A label that may start a run is decided on the file as it is now.
     configFile('label: agents\n');
     role('Codertocat', 'write');
+    issueNow('open', ['agents']);
     await receive(payload('agents'));
     expect(started).toHaveLength(1);
   });

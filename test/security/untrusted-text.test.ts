@@ -310,6 +310,8 @@ describe('forging the status comment or a plan acceptance', () => {
     await s.double.removeLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     expect((await latestRun(s, issue))?.state).toBe('cancelled');
+    // GitHub dates the relabel to the second, after the first label (a person takes seconds).
+    s.double.advanceClock(5_000);
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     expect((await latestRun(s, issue))?.generation).toBe(2);

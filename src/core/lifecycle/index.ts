@@ -70,6 +70,7 @@ export {
   type IssueStopEvent,
   type IssueStopVerdict,
 } from './issue-stop.js';
+export { decideLabelStart, type LabelStartFacts, type LabelStartVerdict } from './label-start.js';
 export {
   changesRequestedFeedback,
   decideReview,
