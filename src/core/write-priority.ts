@@ -16,6 +16,7 @@ export type GitHubWrite =
   | 'merge'
   | 'update_branch'
   | 'change_pull_base'
+  | 'reopen_pull'
   | 'enqueue'
   | 'dequeue'
   | 'order_check'
@@ -35,6 +36,8 @@ const PRIORITY: Record<GitHubWrite, WritePriority> = {
   update_branch: 'advance',
   // A stacked PR retargeted once its parent merged (docs/stacking.md): its merge waits on it.
   change_pull_base: 'advance',
+  // A task's PR closed by someone who may not reject it: the task cannot merge until it is open.
+  reopen_pull: 'advance',
   enqueue: 'advance',
   dequeue: 'advance',
   order_check: 'advance',

@@ -22,6 +22,8 @@ import { requestReviewAgain } from './feedback.js';
 import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
 import { appPullForBranch } from './app-pulls.js';
+import { roleOf } from './roles.js';
+import type { RoleName } from '../core/roles.js';
 import {
   closedRecordsMergeFirst,
   decideAttemptCompleted,
@@ -34,6 +36,7 @@ import {
   isOpenedByApp,
   isOpenPullOfRepository,
   mayBeCoordinatorUpdate,
+  readsCloserRole,
   namedWorkerRun,
   phaseWithRun,
   readsAgentPull,
@@ -590,32 +593,48 @@ export async function recordedAgentPull(engine: Engine, repositoryId: number, pu
  */
 export function onPullRequestClosed(
   engine: Engine,
+  github: { port: GitHubPort; repo: RepoCoords },
   repositoryId: number,
   pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
-): Promise<void> {
-  return schedulingOnce(engine, () => pullRequestClosed(engine, repositoryId, pull, closedBy));
+): Promise<ClosedRefusal | undefined> {
+  return schedulingOnce(engine, () =>
+    pullRequestClosed(engine, github, repositoryId, pull, closedBy),
+  );
+}
+
+/** A close core refused (its closer may not reject the task): for the caller to record and answer. */
+export interface ClosedRefusal {
+  runId: number;
+  role: RoleName;
+  reason: string;
 }
 
 async function pullRequestClosed(
   engine: Engine,
+  { port, repo }: { port: GitHubPort; repo: RepoCoords },
   repositoryId: number,
   pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
-): Promise<void> {
-  const event = { merged: pull.merged, closedByBot: closedBy.isBot };
+): Promise<ClosedRefusal | undefined> {
+  const closed = { merged: pull.merged, closedByBot: closedBy.isBot };
   // Merged by the coordinator (or seen merged before): the task's merge freed its dependents in
   // the same statement, so recording the PR closed is all that is left. Scheduling and the run's
   // close-out, if a crash cut them short, are the sweep's (docs/running.md, "The sweep").
   if (
-    closedRecordsMergeFirst(event) &&
+    closedRecordsMergeFirst(closed) &&
     isAgentPull(pull, repositoryId) &&
     (await engine.store.pulls.recordMergedOfMergedTask(repositoryId, pull.number, pull.headSha))
   )
-    return;
+    return undefined;
   const linked = await linkPullRequest(engine, repositoryId, pull);
-  if (!linked) return;
+  if (!linked) return undefined;
   const { run, task } = linked;
+  const closerRole = readsCloserRole(closed)
+    ? await roleOf(engine, port, repo, closedBy.login)
+    : undefined;
+  const event = { ...closed, ...(closerRole ? { closerRole } : {}) };
+  let refusal: ClosedRefusal | undefined;
   const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
   let scope: RunScope | undefined;
   const scopeOf = async () =>
@@ -626,10 +645,10 @@ async function pullRequestClosed(
         log.debug({ why: effect.reason }, 'PR closed: nothing to do');
         break;
       case 'markMerged':
-        if (!(await markTaskMerged(engine, await scopeOf(), task.id, task.taskKey))) return;
+        if (!(await markTaskMerged(engine, await scopeOf(), task.id, task.taskKey))) return refusal;
         break;
       case 'reject':
-        if (!(await engine.store.runs.transitionTask(task.id, 'rejected'))) return;
+        if (!(await engine.store.runs.transitionTask(task.id, 'rejected'))) return refusal;
         break;
       case 'blockDependents': {
         const blocked = await blockDependents(engine, run.id, task.taskKey);
@@ -645,8 +664,20 @@ async function pullRequestClosed(
       case 'advance':
         await advanceRun(engine, await scopeOf());
         break;
+      case 'reopen': {
+        const reopened = await port.reopenPull(repo, pull.number);
+        log.info(
+          { by: closedBy.login, role: closerRole, reopened },
+          'PR closed by a user without write access; reopened',
+        );
+        break;
+      }
+      case 'refuse':
+        refusal = { runId: run.id, role: closerRole ?? 'none', reason: effect.reason };
+        break;
     }
   }
+  return refusal;
 }
 
 type SeenPull = Pick<

@@ -567,6 +567,21 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
+    async reopenPull(repo, number) {
+      try {
+        await octokit.rest.pulls.update({
+          ...repo,
+          pull_number: number,
+          state: 'open',
+          request: urgency('reopen_pull'),
+        });
+        return true;
+      } catch (error) {
+        if (statusOf(error) === 422) return false;
+        throw error;
+      }
+    },
+
     async updateBranch(repo, number, expectedHeadSha) {
       try {
         await octokit.rest.pulls.updateBranch({

@@ -216,6 +216,11 @@ export interface GitHubPort {
    * it can open one, onto any base, besides the App's.
    */
   openPullsForBranch(repo: RepoCoords, branch: string): Promise<PullInfo[]>;
+  /**
+   * Opens a closed PR again; false when GitHub refuses (422: its head branch is gone, or
+   * another open PR has the same head and base).
+   */
+  reopenPull(repo: RepoCoords, prNumber: number): Promise<boolean>;
   createIssueComment(repo: RepoCoords, issueNumber: number, body: string): Promise<{ id: number }>;
   /** false when the comment no longer exists. */
   updateIssueComment(repo: RepoCoords, commentId: number, body: string): Promise<boolean>;

@@ -1,16 +1,15 @@
 import type { Probot } from 'probot';
 import { validateConfig } from '../config/load.js';
 import { labelFactsOf, labelStartsNothing } from '../config/trigger-labels.js';
-import { codeSpan, NOT_ANSWERED } from '../core/commands/index.js';
+import { codeSpan } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { loadRunScope } from '../engine/context.js';
 import { cancelRun } from '../engine/finish.js';
 import { decideIssueStop, decideLabelStart } from '../core/lifecycle/index.js';
-import { WRITE_ROLES, type RoleName } from '../core/roles.js';
+import { WRITE_ROLES } from '../core/roles.js';
 import { roleOf } from '../engine/roles.js';
-import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { AppServices } from './app-services.js';
-import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
+import { refuse } from './refuse.js';
 
 /** Labelling an issue starts a run; only write+ users may, and a bad config stops it with a reason. */
 export function registerIssueHandlers(app: Probot, services: AppServices): void {
@@ -121,51 +120,6 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
       runId: run.id,
     });
   });
-}
-
-/**
- * An issue event from someone below write answered as a refused command is: recorded in the
- * command log, and answered within the same budget (docs/commands.md, "Answers") unless `reply`
- * is null.
- */
-async function refuse(
-  services: AppServices,
-  port: GitHubPort,
-  repo: RepoCoords,
-  refusal: {
-    repositoryId: number;
-    issueNumber: number;
-    actor: string;
-    role: RoleName;
-    deliveryId: string;
-    name: string;
-    args: Record<string, unknown>;
-    reason: string;
-    reply: string | null;
-    runId: number | null;
-  },
-): Promise<void> {
-  const now = services.engine.now();
-  const commentId = labelRefusalKey(refusal.deliveryId);
-  const answer =
-    refusal.reply !== null &&
-    (await mayAnswerRefusal(services.store, { ...refusal, commentId }, now));
-  await services.store.commands.record({
-    repositoryId: refusal.repositoryId,
-    issueNumber: refusal.issueNumber,
-    commentId,
-    runId: refusal.runId,
-    ordinal: 0,
-    actorLogin: refusal.actor,
-    permission: refusal.role,
-    name: refusal.name,
-    args: refusal.args,
-    accepted: false,
-    outcome: `${refusal.reason}${answer ? '' : NOT_ANSWERED}`,
-    createdAt: now,
-  });
-  if (answer && repo.owner && repo.repo)
-    await port.createIssueComment(repo, refusal.issueNumber, `@${refusal.actor} ${refusal.reply}`);
 }
 
 function rawLabel(file: { ok: boolean; raw?: unknown }): string | undefined {

@@ -4,6 +4,7 @@ import { onDequeued } from '../engine/merge/dequeued.js';
 import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
 import { onReviewSubmitted } from '../engine/review.js';
 import { onReviewDismissed } from '../engine/review-dismissed.js';
+import { refuse } from './refuse.js';
 
 interface PullPayload {
   number: number;
@@ -71,11 +72,31 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
     },
   );
 
+  // A close by someone who may not reject the task (core's decidePullClosed) is answered as a
+  // refused command is: recorded, and replied to within the refusal budget.
   app.on('pull_request.closed', async (context) => {
     const { pull_request: pr, repository, sender } = context.payload;
-    await onPullRequestClosed(services.engine, repository.id, pullInfo(pr), {
-      login: sender.login,
-      isBot: sender.type === 'Bot',
+    const port = services.port(context.octokit);
+    const repo = context.repo();
+    const refused = await onPullRequestClosed(
+      services.engine,
+      { port, repo },
+      repository.id,
+      pullInfo(pr),
+      { login: sender.login, isBot: sender.type === 'Bot' },
+    );
+    if (!refused) return;
+    await refuse(services, port, repo, {
+      repositoryId: repository.id,
+      issueNumber: pr.number,
+      actor: sender.login,
+      role: refused.role,
+      deliveryId: context.id,
+      name: 'close',
+      args: {},
+      reason: refused.reason,
+      reply: `${refused.reason}.`,
+      runId: refused.runId,
     });
   });
 

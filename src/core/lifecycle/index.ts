@@ -61,6 +61,7 @@ export {
 export {
   closedRecordsMergeFirst,
   decidePullClosed,
+  readsCloserRole,
   type PullClosedEffect,
   type PullClosedEvent,
 } from './pull-closed.js';

@@ -1,3 +1,4 @@
+import { WRITE_ROLES, type RoleName } from '../roles.js';
 import type { TaskState } from '../states.js';
 import { canMoveTask } from '../transitions.js';
 import { nothing, type NoEffect } from '../no-effect.js';
@@ -7,6 +8,8 @@ export interface PullClosedEvent {
   merged: boolean;
   /** Closed by a bot: the coordinator and workers never close agent PRs on purpose. */
   closedByBot: boolean;
+  /** The closer's permission on the repository, read when `readsCloserRole` says so. */
+  closerRole?: RoleName;
 }
 
 /** The PR's task, as linking the PR read it. */
@@ -32,7 +35,11 @@ export type PullClosedEffect =
   /** The run closes out if no task can move any more. */
   | { kind: 'settle' }
   /** Decide the run's merges again. */
-  | { kind: 'advance' };
+  | { kind: 'advance' }
+  /** Open the PR again (`PATCH /pulls/{n}` with `state: open`). */
+  | { kind: 'reopen' }
+  /** The close is refused: recorded, and the closer told why (within the refusal budget). */
+  | { kind: 'refuse'; reason: string };
 
 /**
  * A merged PR is recorded first by a statement that closes its row only when its task is merged
@@ -42,10 +49,16 @@ export function closedRecordsMergeFirst(event: PullClosedEvent): boolean {
   return event.merged;
 }
 
+/** A person closed the PR unmerged: whether they may reject its task depends on their role. */
+export function readsCloserRole(event: Pick<PullClosedEvent, 'merged' | 'closedByBot'>): boolean {
+  return !event.merged && !event.closedByBot;
+}
+
 /**
  * docs/lifecycle.md: a merged agent PR (by the coordinator, the queue or a person) merges its
- * task and frees its dependents; one a person closed unmerged rejects the task and blocks what
- * depends on it.
+ * task and frees its dependents; one a person with write access closed unmerged rejects the task
+ * and blocks what depends on it, as `/veto` would (write access, docs/commands.md). GitHub lets
+ * the triage role close any PR: such a close rejects nothing, and the PR is opened again.
  */
 export function decidePullClosed(
   snapshot: PullClosedSnapshot,
@@ -57,6 +70,15 @@ export function decidePullClosed(
   const { state } = snapshot.task;
   if (!canMoveTask(state, 'rejected'))
     return nothing(`the task is ${state}: it cannot be rejected`);
+  const role = event.closerRole ?? 'none';
+  if (!WRITE_ROLES.has(role))
+    return [
+      { kind: 'reopen' },
+      {
+        kind: 'refuse',
+        reason: `closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: ${role}); it was reopened`,
+      },
+    ];
   return [
     { kind: 'reject' },
     { kind: 'blockDependents' },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   closedRecordsMergeFirst,
   decidePullClosed,
+  readsCloserRole,
   type PullClosedEffect,
   type PullClosedEvent,
 } from '../../../src/core/lifecycle/index.js';
@@ -35,12 +36,30 @@ describe('decidePullClosed', () => {
       },
       ...(['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'] as const).map(
         (state) => ({
-          name: `closed unmerged by a person while ${state}: rejected, dependents blocked`,
+          name: `closed unmerged by a writer while ${state}: rejected, dependents blocked`,
           state,
-          event: { merged: false, closedByBot: false },
+          event: { merged: false, closedByBot: false, closerRole: 'write' as const },
           expected: rejects,
         }),
       ),
+      ...(['admin', 'maintain'] as const).map((closerRole) => ({
+        name: `closed unmerged by ${closerRole}: rejected`,
+        state: 'in_review' as const,
+        event: { merged: false, closedByBot: false, closerRole },
+        expected: rejects,
+      })),
+      ...(['triage', 'read', 'none', undefined] as const).map((closerRole) => ({
+        name: `closed unmerged by a person whose role is ${closerRole ?? 'not read'}: reopened, nothing rejected`,
+        state: 'in_review' as const,
+        event: { merged: false, closedByBot: false, ...(closerRole ? { closerRole } : {}) },
+        expected: [
+          { kind: 'reopen' },
+          {
+            kind: 'refuse',
+            reason: `closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: ${closerRole ?? 'none'}); it was reopened`,
+          },
+        ] as PullClosedEffect[],
+      })),
       {
         name: 'closed unmerged by a bot changes nothing',
         state: 'in_review',
@@ -65,6 +84,12 @@ describe('decidePullClosed', () => {
     ],
   )('$name', ({ state, event, expected }) => {
     expect(decidePullClosed({ task: { state } }, event)).toEqual(expected);
+  });
+
+  it('reads the closer’s role only for a person’s close of an unmerged PR', () => {
+    expect(readsCloserRole({ merged: false, closedByBot: false })).toBe(true);
+    expect(readsCloserRole({ merged: true, closedByBot: false })).toBe(false);
+    expect(readsCloserRole({ merged: false, closedByBot: true })).toBe(false);
   });
 
   it('tries the merged-task statement first only for a merged PR', () => {

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeScenario, MAINTAINER, REPO, startScenario, type Scenario } from '../e2e/harness.js';
+import { APP_BOT, comments, prOf, pulls, taskState, tasksBlock } from './security-helpers.js';
+
+const TRIAGER = 'triager';
+
+/**
+ * GitHub lets the triage role close any pull request. Closing an agent PR rejects its task and
+ * blocks what depends on it, as `/veto` would, so only people with write access may
+ * (docs/lifecycle.md): a triager's close is refused, the PR opened again.
+ */
+describe('closing an agent PR without write access', () => {
+  let s: Scenario;
+  afterEach(async () => {
+    s.double.assertNoViolations();
+    await closeScenario(s);
+  });
+
+  const start = async () => {
+    s = await startScenario({ private: false });
+    await s.double.setPermission(REPO, TRIAGER, 'triage');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Login',
+      body: tasksBlock([
+        ['a', 'A'],
+        ['b', 'B', ['a']],
+      ]),
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    expect(await taskState(s, issue, 'a')).toBe('in_review');
+    return { issue, pr: prOf(s, issue, 'a')!.number };
+  };
+  const stateOf = (pr: number) => pulls(s).find((p) => p.number === pr)?.state;
+  const replies = (pr: number) =>
+    comments(s, pr).filter((c) => c.user.login === APP_BOT && c.body.startsWith('@'));
+
+  it('rejects nothing: the PR is opened again, the triager told once, and it still merges', async () => {
+    const { issue, pr } = await start();
+    await s.double.closePr(REPO, pr, TRIAGER);
+    await s.settle();
+    expect(stateOf(pr)).toBe('open');
+    expect(await taskState(s, issue, 'a')).toBe('in_review');
+    expect(await taskState(s, issue, 'b')).toBe('pending');
+    expect(replies(pr).map((c) => c.body)).toEqual([
+      '@triager closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); it was reopened.',
+    ]);
+
+    // Again within the hour: reopened again, not answered again (the refusal budget).
+    await s.double.closePr(REPO, pr, TRIAGER);
+    await s.settle();
+    expect(stateOf(pr)).toBe('open');
+    expect(replies(pr)).toHaveLength(1);
+
+    await s.double.comment(REPO, pr, '/approve', MAINTAINER);
+    await s.settle();
+    expect(await taskState(s, issue, 'a')).toBe('merged');
+  });
+
+  it('a maintainer’s close still rejects the task and blocks its dependents', async () => {
+    const { issue, pr } = await start();
+    await s.double.closePr(REPO, pr, MAINTAINER);
+    await s.settle();
+    expect(stateOf(pr)).toBe('closed');
+    expect(await taskState(s, issue, 'a')).toBe('rejected');
+    expect(await taskState(s, issue, 'b')).toBe('blocked');
+    expect(replies(pr)).toEqual([]);
+  });
+});
