@@ -26,6 +26,7 @@ import { roleOf } from './roles.js';
 import type { RoleName } from '../core/roles.js';
 import {
   closedRecordsMergeFirst,
+  closeRefusalReason,
   decideAttemptCompleted,
   decideRunAdoption,
   decidePullChanged,
@@ -635,6 +636,7 @@ async function pullRequestClosed(
     : undefined;
   const event = { ...closed, ...(closerRole ? { closerRole } : {}) };
   let refusal: ClosedRefusal | undefined;
+  let reopened = false;
   const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
   let scope: RunScope | undefined;
   const scopeOf = async () =>
@@ -664,16 +666,19 @@ async function pullRequestClosed(
       case 'advance':
         await advanceRun(engine, await scopeOf());
         break;
-      case 'reopen': {
-        const reopened = await port.reopenPull(repo, pull.number);
+      case 'reopen':
+        reopened = await port.reopenPull(repo, pull.number);
         log.info(
           { by: closedBy.login, role: closerRole, reopened },
-          'PR closed by a user without write access; reopened',
+          'PR closed by a user without write access; reopened if GitHub let it',
         );
         break;
-      }
       case 'refuse':
-        refusal = { runId: run.id, role: closerRole ?? 'none', reason: effect.reason };
+        refusal = {
+          runId: run.id,
+          role: effect.role,
+          reason: closeRefusalReason(effect.role, reopened),
+        };
         break;
     }
   }

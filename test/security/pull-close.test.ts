@@ -59,6 +59,24 @@ describe('closing an agent PR without write access', () => {
     expect(await taskState(s, issue, 'a')).toBe('merged');
   });
 
+  it('says so when GitHub refuses to open the PR again, and rejects nothing', async () => {
+    const { issue, pr } = await start();
+    // GitHub's 422 to a reopen: the head branch gone, or an open PR with the same head and base.
+    s.double.faults.add({
+      method: 'PATCH',
+      path: new RegExp(`/pulls/${pr}$`),
+      status: 422,
+      times: 1,
+    });
+    await s.double.closePr(REPO, pr, TRIAGER);
+    await s.settle();
+    expect(stateOf(pr)).toBe('closed');
+    expect(await taskState(s, issue, 'a')).toBe('in_review');
+    expect(replies(pr).map((c) => c.body)).toEqual([
+      '@triager closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); GitHub refused to open it again, so it waits for someone with write access.',
+    ]);
+  });
+
   it('a maintainer’s close still rejects the task and blocks its dependents', async () => {
     const { issue, pr } = await start();
     await s.double.closePr(REPO, pr, MAINTAINER);

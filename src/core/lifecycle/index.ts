@@ -60,6 +60,7 @@ export {
 } from './facts.js';
 export {
   closedRecordsMergeFirst,
+  closeRefusalReason,
   decidePullClosed,
   readsCloserRole,
   type PullClosedEffect,

@@ -38,8 +38,11 @@ export type PullClosedEffect =
   | { kind: 'advance' }
   /** Open the PR again (`PATCH /pulls/{n}` with `state: open`). */
   | { kind: 'reopen' }
-  /** The close is refused: recorded, and the closer told why (within the refusal budget). */
-  | { kind: 'refuse'; reason: string };
+  /**
+   * The close is refused: recorded, and the closer told why (within the refusal budget), in the
+   * words of `closeRefusalReason` for whether the PR could be opened again.
+   */
+  | { kind: 'refuse'; role: RoleName };
 
 /**
  * A merged PR is recorded first by a statement that closes its row only when its task is merged
@@ -71,18 +74,23 @@ export function decidePullClosed(
   if (!canMoveTask(state, 'rejected'))
     return nothing(`the task is ${state}: it cannot be rejected`);
   const role = event.closerRole ?? 'none';
-  if (!WRITE_ROLES.has(role))
-    return [
-      { kind: 'reopen' },
-      {
-        kind: 'refuse',
-        reason: `closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: ${role}); it was reopened`,
-      },
-    ];
+  if (!WRITE_ROLES.has(role)) return [{ kind: 'reopen' }, { kind: 'refuse', role }];
   return [
     { kind: 'reject' },
     { kind: 'blockDependents' },
     { kind: 'requestStatus' },
     { kind: 'settle' },
   ];
+}
+
+/**
+ * What a refused close is answered. GitHub may refuse to open the PR again (its head branch is
+ * gone, or another open PR has the same head and base): then the task waits, closed, for someone
+ * with write access to open it again or to `/veto` it.
+ */
+export function closeRefusalReason(role: RoleName, reopened: boolean): string {
+  const refused = `closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: ${role})`;
+  return reopened
+    ? `${refused}; it was reopened`
+    : `${refused}; GitHub refused to open it again, so it waits for someone with write access`;
 }

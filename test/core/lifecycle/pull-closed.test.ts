@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   closedRecordsMergeFirst,
+  closeRefusalReason,
   decidePullClosed,
   readsCloserRole,
   type PullClosedEffect,
@@ -54,10 +55,7 @@ describe('decidePullClosed', () => {
         event: { merged: false, closedByBot: false, ...(closerRole ? { closerRole } : {}) },
         expected: [
           { kind: 'reopen' },
-          {
-            kind: 'refuse',
-            reason: `closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: ${closerRole ?? 'none'}); it was reopened`,
-          },
+          { kind: 'refuse', role: closerRole ?? 'none' },
         ] as PullClosedEffect[],
       })),
       {
@@ -84,6 +82,15 @@ describe('decidePullClosed', () => {
     ],
   )('$name', ({ state, event, expected }) => {
     expect(decidePullClosed({ task: { state } }, event)).toEqual(expected);
+  });
+
+  it('answers a refused close by whether GitHub let the PR be opened again', () => {
+    expect(closeRefusalReason('triage', true)).toBe(
+      'closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); it was reopened',
+    );
+    expect(closeRefusalReason('triage', false)).toBe(
+      'closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); GitHub refused to open it again, so it waits for someone with write access',
+    );
   });
 
   it('reads the closer’s role only for a person’s close of an unmerged PR', () => {
