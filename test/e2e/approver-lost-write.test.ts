@@ -141,9 +141,16 @@ describe('an approval whose author lost write access before the merge', () => {
     await s.settle();
     expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
 
-    // Lowered to read while the PR waits in the queue; the queue then builds its group.
+    // Lowered to read while the PR waits in the queue; the queue then builds its group. GitHub
+    // refuses the first try at telling the PR: the group is judged again, nothing half done.
     await s.double.setPermission(REPO, CAROL, 'read');
     s.clock.advance(PAST_ROLE_CACHE_MS);
+    s.double.faults.add({
+      method: 'POST',
+      path: new RegExp(`/issues/${pr.number}/comments$`),
+      status: 502,
+      times: 1,
+    });
     const result = await s.double.processMergeQueue(REPO, 'main');
     await s.settle();
     expect(result.merged).toEqual([]);
@@ -170,5 +177,33 @@ describe('an approval whose author lost write access before the merge', () => {
     await s.double.processMergeQueue(REPO, 'main');
     await s.settle();
     expect(pullOf().merged).toBe(true);
+  });
+
+  it('judges a merge group again when GitHub did not say whether its approver still has write access', async () => {
+    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    await s.double.enableMergeQueue(REPO, 'main');
+    await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    await s.double.comment(REPO, pr.number, '/approve', CAROL);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+
+    s.clock.advance(PAST_ROLE_CACHE_MS);
+    s.double.faults.add({
+      method: 'GET',
+      path: new RegExp(`/collaborators/${CAROL}/permission$`),
+      status: 502,
+      times: 1,
+    });
+    const result = await s.double.processMergeQueue(REPO, 'main');
+    await s.settle();
+    expect(s.double.faults.pending).toBe(0);
+    // Carol still has write access: the group's check, asked again, passes; nothing went back.
+    expect(result.merged).toEqual([pr.number]);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'merged', approvedBy: CAROL });
+    expect(s.double.runs(REPO).filter((r) => r.head_branch === 'agent/1/a')).toHaveLength(1);
   });
 });

@@ -101,7 +101,10 @@ export function decideMergeGroup(snapshot: {
       : {}),
     comment: approverLostComment(lost.approvedSha, lost.approvedBy),
   }));
+  // Withdrawn before the failure is reported: GitHub's removal of the PR that follows must find
+  // the approval gone (decideDequeued), or the PR would go back to its worker.
   return [
+    ...withdrawals,
     verdict.ok
       ? {
           kind: 'reportOrder',
@@ -115,6 +118,5 @@ export function decideMergeGroup(snapshot: {
           title: 'out of dependency order',
           summary: verdict.reason,
         },
-    ...withdrawals,
   ];
 }

@@ -79,11 +79,18 @@ export async function judgeMergeGroup(
   }
   // Whether each approver still has write access: GitHub counts approvals when the PR merges.
   const approvers = new Map<string, ApproverStanding>();
-  for (const login of mergeGroupApproversToRead(members, runs))
-    approvers.set(
-      login,
-      await approverStanding(engine, port, group.repo, login, { group: group.headRef }),
-    );
+  for (const login of mergeGroupApproversToRead(members, runs)) {
+    const standing = await approverStanding(engine, port, group.repo, login, {
+      group: group.headRef,
+    });
+    // GitHub did not answer: judged when the delivery is handled again, the group's check still
+    // pending. Failed now, the queue would take the PR out as a CI failure of its own.
+    if (standing === 'unknown')
+      throw new Error(
+        `could not read whether ${login}, who approved a PR of this merge group, has write access`,
+      );
+    approvers.set(login, standing);
+  }
   const taskRows = new Map(
     [...queuedRows, ...(named ? [named] : [])].map(
       (f) => [`${f.run.id}\u0000${f.task.taskKey}`, f.task] as const,

@@ -144,18 +144,13 @@ describe('decideMergeGroup: an approver who lost write access', () => {
   const members = [{ ...agent(11, 'a'), headSha: HEAD }];
   const marker = `<!-- agent-coordinator:approver-lost-write sha=${HEAD} by=carol -->`;
 
-  it('fails the group and withdraws the approval, as fields while the task is merging', () => {
+  it('withdraws the approval (as fields while the task is merging), then fails the group', () => {
     const effects = decideMergeGroup({
       members,
       runs: approvedRuns('merging'),
       approvers: new Map([['carol', 'not_writer']]),
     });
     expect(effects).toEqual([
-      expect.objectContaining({
-        kind: 'reportOrder',
-        conclusion: 'failure',
-        summary: '#11 (a) is approved by @carol, who no longer has write access',
-      }),
       {
         kind: 'withdrawApproval',
         pr: 11,
@@ -164,6 +159,11 @@ describe('decideMergeGroup: an approver who lost write access', () => {
         approval: { sha: HEAD, by: 'carol' },
         comment: { marker, body: expect.stringContaining('@carol no longer counts') as string },
       },
+      expect.objectContaining({
+        kind: 'reportOrder',
+        conclusion: 'failure',
+        summary: '#11 (a) is approved by @carol, who no longer has write access',
+      }),
     ]);
   });
 
@@ -173,7 +173,7 @@ describe('decideMergeGroup: an approver who lost write access', () => {
       runs: approvedRuns('approved'),
       approvers: new Map([['carol', 'not_writer']]),
     });
-    expect(effects[1]).toMatchObject({ kind: 'withdrawApproval', move: 'approval withdrawn' });
+    expect(effects[0]).toMatchObject({ kind: 'withdrawApproval', move: 'approval withdrawn' });
   });
 
   it('withdraws nothing when GitHub did not answer: the group fails, the approval stays', () => {
