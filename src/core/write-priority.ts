@@ -16,7 +16,7 @@ export type GitHubWrite =
   | 'merge'
   | 'update_branch'
   | 'change_pull_base'
-  | 'reopen_pull'
+  | 'pull_state'
   | 'enqueue'
   | 'dequeue'
   | 'order_check'
@@ -36,8 +36,9 @@ const PRIORITY: Record<GitHubWrite, WritePriority> = {
   update_branch: 'advance',
   // A stacked PR retargeted once its parent merged (docs/stacking.md): its merge waits on it.
   change_pull_base: 'advance',
-  // A task's PR closed by someone who may not reject it: the task cannot merge until it is open.
-  reopen_pull: 'advance',
+  // A task's PR closed by someone who may not reject it (the task cannot merge until it is open
+  // again), or a look-alike PR squatting on a task branch (the worker cannot open its own).
+  pull_state: 'advance',
   enqueue: 'advance',
   dequeue: 'advance',
   order_check: 'advance',

@@ -23,7 +23,7 @@ import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
 import { appPullForBranch } from './app-pulls.js';
 import { roleOf } from './roles.js';
-import type { RoleName } from '../core/roles.js';
+import { onLookAlikePull, type PullRefusal } from './look-alike.js';
 import {
   closedRecordsMergeFirst,
   closeRefusalReason,
@@ -505,8 +505,10 @@ export async function onPullRequestChanged(
   repo: RepoCoords,
   repositoryId: number,
   pull: PullEventInfo,
-): Promise<void> {
-  if (!isAgentPull(pull, repositoryId)) return;
+): Promise<PullRefusal | undefined> {
+  if (!isAgentPull(pull, repositoryId)) return undefined;
+  if (!isOpenedByApp(pull, await engine.appLogin()))
+    return onLookAlikePull(engine, { port, repo }, pull);
   // A PR's first event needs no read: as delivered, it is recorded only where nothing newer was
   // (a late delivery changes no row), and the attempt's completion reads the PR before any
   // merge decision. GitHub computes its mergeability from its creation on.
@@ -573,6 +575,7 @@ export async function onPullRequestChanged(
         break;
     }
   }
+  return undefined;
 }
 
 /**
@@ -598,17 +601,10 @@ export function onPullRequestClosed(
   repositoryId: number,
   pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
-): Promise<ClosedRefusal | undefined> {
+): Promise<PullRefusal | undefined> {
   return schedulingOnce(engine, () =>
     pullRequestClosed(engine, github, repositoryId, pull, closedBy),
   );
-}
-
-/** A close core refused (its closer may not reject the task): for the caller to record and answer. */
-export interface ClosedRefusal {
-  runId: number;
-  role: RoleName;
-  reason: string;
 }
 
 async function pullRequestClosed(
@@ -617,7 +613,7 @@ async function pullRequestClosed(
   repositoryId: number,
   pull: PullEventInfo,
   closedBy: { login: string; isBot: boolean },
-): Promise<ClosedRefusal | undefined> {
+): Promise<PullRefusal | undefined> {
   const closed = { merged: pull.merged, closedByBot: closedBy.isBot };
   // Merged by the coordinator (or seen merged before): the task's merge freed its dependents in
   // the same statement, so recording the PR closed is all that is left. Scheduling and the run's
@@ -635,7 +631,7 @@ async function pullRequestClosed(
     ? await roleOf(engine, port, repo, closedBy.login)
     : undefined;
   const event = { ...closed, ...(closerRole ? { closerRole } : {}) };
-  let refusal: ClosedRefusal | undefined;
+  let refusal: PullRefusal | undefined;
   let reopened = false;
   const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
   let scope: RunScope | undefined;
@@ -667,7 +663,7 @@ async function pullRequestClosed(
         await advanceRun(engine, await scopeOf());
         break;
       case 'reopen':
-        reopened = await port.reopenPull(repo, pull.number);
+        reopened = await port.setPullState(repo, pull.number, 'open');
         log.info(
           { by: closedBy.login, role: closerRole, reopened },
           'PR closed by a user without write access; reopened if GitHub let it',
@@ -675,6 +671,7 @@ async function pullRequestClosed(
         break;
       case 'refuse':
         refusal = {
+          name: 'close',
           runId: run.id,
           role: effect.role,
           reason: closeRefusalReason(effect.role, reopened),

@@ -567,13 +567,13 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async reopenPull(repo, number) {
+    async setPullState(repo, number, state) {
       try {
         await octokit.rest.pulls.update({
           ...repo,
           pull_number: number,
-          state: 'open',
-          request: urgency('reopen_pull'),
+          state,
+          request: urgency('pull_state'),
         });
         return true;
       } catch (error) {

@@ -217,10 +217,10 @@ export interface GitHubPort {
    */
   openPullsForBranch(repo: RepoCoords, branch: string): Promise<PullInfo[]>;
   /**
-   * Opens a closed PR again; false when GitHub refuses (422: its head branch is gone, or
-   * another open PR has the same head and base).
+   * Opens a closed PR again, or closes an open one; false when GitHub refuses (422: to reopen
+   * one whose head branch is gone, or while another open PR has the same head and base).
    */
-  reopenPull(repo: RepoCoords, prNumber: number): Promise<boolean>;
+  setPullState(repo: RepoCoords, prNumber: number, state: 'open' | 'closed'): Promise<boolean>;
   createIssueComment(repo: RepoCoords, issueNumber: number, body: string): Promise<{ id: number }>;
   /** false when the comment no longer exists. */
   updateIssueComment(repo: RepoCoords, commentId: number, body: string): Promise<boolean>;

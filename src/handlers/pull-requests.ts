@@ -5,6 +5,8 @@ import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '.
 import { onReviewSubmitted } from '../engine/review.js';
 import { onReviewDismissed } from '../engine/review-dismissed.js';
 import { refuse } from './refuse.js';
+import type { PullRefusal } from '../engine/look-alike.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
 
 interface PullPayload {
   number: number;
@@ -62,13 +64,18 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
         ...pullInfo(pr, before, action === 'opened' || action === 'synchronize'),
         asDelivered: action === 'opened',
       };
-      await onPullRequestChanged(
-        engine,
-        services.port(context.octokit),
-        context.repo(),
-        repository.id,
-        info,
-      );
+      const port = services.port(context.octokit);
+      const repo = context.repo();
+      // A PR someone without write access opened from a task branch is closed, and its author
+      // told why (core's decideLookAlikePull).
+      const refused = await onPullRequestChanged(engine, port, repo, repository.id, info);
+      if (refused)
+        await answerRefusal(services, port, repo, context.id, {
+          repositoryId: repository.id,
+          number: pr.number,
+          actor: info.userLogin,
+          refused,
+        });
     },
   );
 
@@ -85,19 +92,13 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       pullInfo(pr),
       { login: sender.login, isBot: sender.type === 'Bot' },
     );
-    if (!refused) return;
-    await refuse(services, port, repo, {
-      repositoryId: repository.id,
-      issueNumber: pr.number,
-      actor: sender.login,
-      role: refused.role,
-      deliveryId: context.id,
-      name: 'close',
-      args: {},
-      reason: refused.reason,
-      reply: `${refused.reason}.`,
-      runId: refused.runId,
-    });
+    if (refused)
+      await answerRefusal(services, port, repo, context.id, {
+        repositoryId: repository.id,
+        number: pr.number,
+        actor: sender.login,
+        refused,
+      });
   });
 
   app.on('pull_request.dequeued', async (context) => {
@@ -151,5 +152,28 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
         dismissedBy: sender.login,
       },
     );
+  });
+}
+
+/** A PR event core refused, recorded and answered on the PR as a refused command is. */
+function answerRefusal(
+  services: AppServices,
+  port: GitHubPort,
+  repo: RepoCoords,
+  deliveryId: string,
+  on: { repositoryId: number; number: number; actor: string; refused: PullRefusal },
+): Promise<void> {
+  const { refused } = on;
+  return refuse(services, port, repo, {
+    repositoryId: on.repositoryId,
+    issueNumber: on.number,
+    actor: on.actor,
+    role: refused.role,
+    deliveryId,
+    name: refused.name,
+    args: {},
+    reason: refused.reason,
+    reply: `${refused.reason}.`,
+    runId: refused.runId,
   });
 }

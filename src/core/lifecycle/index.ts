@@ -97,6 +97,7 @@ export {
   decidePullLink,
   isAgentPull,
   isOpenedByApp,
+  decideLookAlikePull,
   type PullLinkDecision,
   type PullLinkEvent,
   type PullLinkSnapshot,

@@ -1,3 +1,5 @@
+import { nothing, type NoEffect } from '../no-effect.js';
+import { WRITE_ROLES, type RoleName } from '../roles.js';
 import { parseTaskBranch } from '../../protocol/branch.js';
 import { parseAgentConfigMarker } from '../../protocol/markers.js';
 import { PLAN_TASK_KEY } from '../plan/index.js';
@@ -23,6 +25,37 @@ export function isAgentPull(
  */
 export function isOpenedByApp(pull: { userLogin: string }, appLogin: string): boolean {
   return pull.userLogin.toLowerCase() === appLogin.toLowerCase();
+}
+
+export type LookAlikePullEffect =
+  | NoEffect
+  /** Closed (`PATCH /pulls/{n}`, `state: closed`). */
+  | { kind: 'close' }
+  /** Its author told why, as a refused command is answered (within the refusal budget). */
+  | { kind: 'refuse'; role: RoleName; reason: string };
+
+/**
+ * An open PR from a task branch that the App did not open (isOpenedByApp). GitHub allows one open
+ * PR per head and base, so such a PR onto the task's base keeps the publish job from opening the
+ * task's own, and every attempt fails: opened by someone without write access, it is closed and
+ * its author told why. One opened by someone with write access stays (they may close it, and
+ * they may open the task's PR by hand) but is never the task's.
+ */
+export function decideLookAlikePull(
+  pull: { state: string },
+  authorRole: RoleName,
+): LookAlikePullEffect[] {
+  if (pull.state !== 'open') return nothing('closed already');
+  if (WRITE_ROLES.has(authorRole))
+    return nothing("opened by someone with write access: left open, never the task's");
+  return [
+    { kind: 'close' },
+    {
+      kind: 'refuse',
+      role: authorRole,
+      reason: `pull requests from agent-coordinator task branches are the App's: only people with write access may open one (your role: ${authorRole}), so this one was closed`,
+    },
+  ];
 }
 
 /** An agent PR's task and the PR's row, as recording the sighting left it. */

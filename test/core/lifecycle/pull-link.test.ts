@@ -3,6 +3,7 @@ import {
   decidePullLink,
   isAgentPull,
   isOpenedByApp,
+  decideLookAlikePull,
   type PullLinkDecision,
   type PullLinkEvent,
   type PullLinkSnapshot,
@@ -204,5 +205,55 @@ describe('isOpenedByApp', () => {
     { name: 'a person named like the App', userLogin: 'agent-coordinator', is: false },
   ])('$name', ({ userLogin, is }) => {
     expect(isOpenedByApp({ userLogin }, APP)).toBe(is);
+  });
+});
+
+describe('decideLookAlikePull', () => {
+  const closes = (role: string) => [
+    { kind: 'close' },
+    {
+      kind: 'refuse',
+      role,
+      reason: `pull requests from agent-coordinator task branches are the App's: only people with write access may open one (your role: ${role}), so this one was closed`,
+    },
+  ];
+  it.each([
+    {
+      name: 'open, by an outsider: closed, its author told',
+      state: 'open',
+      role: 'read',
+      expected: closes('read'),
+    },
+    {
+      name: 'open, by no collaborator: closed',
+      state: 'open',
+      role: 'none',
+      expected: closes('none'),
+    },
+    {
+      name: 'open, by a triager: closed',
+      state: 'open',
+      role: 'triage',
+      expected: closes('triage'),
+    },
+    ...(['write', 'maintain', 'admin'] as const).map((role) => ({
+      name: `open, by ${role}: left open`,
+      state: 'open',
+      role,
+      expected: [
+        {
+          kind: 'none',
+          reason: "opened by someone with write access: left open, never the task's",
+        },
+      ],
+    })),
+    {
+      name: 'closed already: nothing',
+      state: 'closed',
+      role: 'read',
+      expected: [{ kind: 'none', reason: 'closed already' }],
+    },
+  ] as const)('$name', ({ state, role, expected }) => {
+    expect(decideLookAlikePull({ state }, role)).toEqual(expected);
   });
 });
