@@ -45,6 +45,23 @@ describe('an approval whose author lost write access before the merge', () => {
     return { issue, pr };
   };
 
+  /** The agent PR in the merge queue on carol's `/approve`; dave has write access too. */
+  const queuedOnCarolsApproval = async () => {
+    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
+    await s.double.enableMergeQueue(REPO, 'main');
+    // docs/worker.md: the order check is required, from the App, as `doctor` asks.
+    await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    await s.double.setPermission(REPO, DAVE, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    await s.double.comment(REPO, pr.number, '/approve', CAROL);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+    return { issue, pr };
+  };
+
   it.each(['/approve', 'an approving review'] as const)(
     'does not merge on it (given by %s), withdraws it and says so once; a writer approves again',
     async (how) => {
@@ -128,18 +145,7 @@ describe('an approval whose author lost write access before the merge', () => {
   });
 
   it('fails the merge group of a PR queued on it, withdraws it and does not send the PR to its worker', async () => {
-    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
-    await s.double.enableMergeQueue(REPO, 'main');
-    // docs/worker.md: the order check is required, from the App, as `doctor` asks.
-    await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
-    await s.double.setPermission(REPO, CAROL, 'write');
-    await s.double.setPermission(REPO, DAVE, 'write');
-    s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await startRun(s);
-    const pr = pullOf();
-    await s.double.comment(REPO, pr.number, '/approve', CAROL);
-    await s.settle();
-    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+    const { issue, pr } = await queuedOnCarolsApproval();
 
     // Lowered to read while the PR waits in the queue; the queue then builds its group. GitHub
     // refuses the first try at telling the PR: the group is judged again, nothing half done.
@@ -180,16 +186,7 @@ describe('an approval whose author lost write access before the merge', () => {
   });
 
   it('judges a merge group again when GitHub did not say whether its approver still has write access', async () => {
-    s = await startScenario({ config: 'merge:\n  requireApproval: true\n' });
-    await s.double.enableMergeQueue(REPO, 'main');
-    await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
-    await s.double.setPermission(REPO, CAROL, 'write');
-    s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await startRun(s);
-    const pr = pullOf();
-    await s.double.comment(REPO, pr.number, '/approve', CAROL);
-    await s.settle();
-    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+    const { issue, pr } = await queuedOnCarolsApproval();
 
     s.clock.advance(PAST_ROLE_CACHE_MS);
     s.double.faults.add({

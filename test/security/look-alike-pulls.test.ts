@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, startScenario, type Scenario } from '../e2e/harness.js';
+import {
+  CHAIN_OF_TWO,
+  MAINTAINER,
+  REPO,
+  startRun,
+  startScenario,
+  type Scenario,
+} from '../e2e/harness.js';
 import {
   APP_BOT,
   comments,
@@ -8,7 +15,6 @@ import {
   prOf,
   pulls,
   taskState,
-  tasksBlock,
 } from './security-helpers.js';
 
 const OUTSIDER = 'outsider';
@@ -35,16 +41,7 @@ describe('a PR on a task branch that the App did not open', () => {
     await s.double.setPermission(REPO, WRITER, 'write');
     s.double.setWorker(() => ({ kind: 'pr' }));
     await s.double.pushCommit(REPO, 'release', { message: 'release', by: MAINTAINER });
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Login',
-      body: tasksBlock([
-        ['a', 'A'],
-        ['b', 'B', ['a']],
-      ]),
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    const issue = await startRun(s, { body: CHAIN_OF_TWO });
     expect(await taskState(s, issue, 'a')).toBe('in_review');
     const real = prOf(s, issue, 'a')!;
     const evil = await s.double.openPr(REPO, {

@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeScenario, MAINTAINER, REPO, startScenario, type Scenario } from '../e2e/harness.js';
-import { APP_BOT, comments, prOf, pulls, taskState, tasksBlock } from './security-helpers.js';
+import {
+  CHAIN_OF_TWO,
+  closeScenario,
+  MAINTAINER,
+  REPO,
+  startRun,
+  startScenario,
+  type Scenario,
+} from '../e2e/harness.js';
+import { APP_BOT, comments, prOf, pulls, taskState } from './security-helpers.js';
 
 const TRIAGER = 'triager';
 
@@ -20,16 +28,7 @@ describe('closing an agent PR without write access', () => {
     s = await startScenario({ private: false });
     await s.double.setPermission(REPO, TRIAGER, 'triage');
     s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Login',
-      body: tasksBlock([
-        ['a', 'A'],
-        ['b', 'B', ['a']],
-      ]),
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    const issue = await startRun(s, { body: CHAIN_OF_TWO });
     expect(await taskState(s, issue, 'a')).toBe('in_review');
     return { issue, pr: prOf(s, issue, 'a')!.number };
   };
