@@ -17,14 +17,15 @@ import {
   taskState,
 } from './security-helpers.js';
 
-const OUTSIDER = 'outsider';
+/** A read collaborator of the private repository: GitHub lets them open PRs from its branches. */
+const READER = 'a-reader';
 const WRITER = 'a-writer';
 const USAGE_999 = '<!-- agent-coordinator:usage cost_usd=999 input_tokens=1 output_tokens=1 -->';
 
 /**
  * docs/worker.md: a task's PR is the one the App opened (the publish job, with the App's
- * installation token). Anyone who can read a repository can open a PR from one of its task
- * branches onto any base; such a PR is never the task's: it is not linked, merged, read for
+ * installation token). Anyone who can read a private repository (and, in an organization's
+ * public one, its members) can open a PR from one of its task branches onto any base; such a PR is never the task's: it is not linked, merged, read for
  * usage, and closing it rejects nothing. Opened by someone without write access it is closed,
  * since it would keep the publish job from opening the task's own.
  */
@@ -37,8 +38,9 @@ describe('a PR on a task branch that the App did not open', () => {
 
   /** Task a in review with the App's PR; a look-alike PR by `by` onto `base`. */
   async function lookAlike(by: string, options: { body?: string; base?: string } = {}) {
-    s = await startScenario({ private: false });
+    s = await startScenario();
     await s.double.setPermission(REPO, WRITER, 'write');
+    await s.double.setPermission(REPO, READER, 'read');
     s.double.setWorker(() => ({ kind: 'pr' }));
     await s.double.pushCommit(REPO, 'release', { message: 'release', by: MAINTAINER });
     const issue = await startRun(s, { body: CHAIN_OF_TWO });
@@ -63,11 +65,11 @@ describe('a PR on a task branch that the App did not open', () => {
   const replies = (pr: number) =>
     comments(s, pr).filter((c) => c.user.login === APP_BOT && c.body.startsWith('@'));
 
-  it('by someone without write access: closed, its author told; the App PR merges', async () => {
-    const { issue, real, evil } = await lookAlike(OUTSIDER);
+  it('by a reader: closed, its author told; the App PR merges', async () => {
+    const { issue, real, evil } = await lookAlike(READER);
     expect(stateOf(evil)).toBe('closed');
     expect(replies(evil).map((c) => c.body)).toEqual([
-      "@outsider pull requests from agent-coordinator task branches are the App's: only people with write access may open one (your role: read), so this one was closed.",
+      "@a-reader pull requests from agent-coordinator task branches are the App's: only people with write access may open one (your role: read), so this one was closed.",
     ]);
     expect((await taskA(issue))?.prNumber).toBe(real);
     await s.double.comment(REPO, real, '/approve', MAINTAINER);
@@ -103,8 +105,8 @@ describe('a PR on a task branch that the App did not open', () => {
   });
 
   it('squatting on the task’s base does not keep the next attempt from opening the App PR', async () => {
-    const { issue, real } = await lookAlike(OUTSIDER, { base: 'release' });
-    // The App's PR closed by a maintainer: the task is rejected; an outsider opens the branch's
+    const { issue, real } = await lookAlike(READER, { base: 'release' });
+    // The App's PR closed by a maintainer: the task is rejected; a reader opens the branch's
     // PR onto the base before the task is retried (GitHub allows one open PR per head and base).
     await s.double.closePr(REPO, real, MAINTAINER);
     await s.settle();
@@ -113,7 +115,7 @@ describe('a PR on a task branch that the App did not open', () => {
       base: 'main',
       title: 'squat',
       body: 'x',
-      by: OUTSIDER,
+      by: READER,
     });
     await s.settle();
     expect(stateOf(squat)).toBe('closed');
