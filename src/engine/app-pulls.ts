@@ -1,4 +1,4 @@
-import { isOpenedByApp, isOpenPullOfRepository } from '../core/lifecycle/index.js';
+import { isOpenAppPull } from '../core/lifecycle/index.js';
 import type { PullInfo } from '../github/port.js';
 import type { Engine, RunScope } from './context.js';
 
@@ -10,9 +10,5 @@ export async function appPullForBranch(
 ): Promise<PullInfo | null> {
   const appLogin = await engine.appLogin();
   const pulls = await scope.port.openPullsForBranch(scope.repo, branch);
-  return (
-    pulls.find(
-      (p) => isOpenPullOfRepository(p, scope.repositoryId) && isOpenedByApp(p, appLogin),
-    ) ?? null
-  );
+  return pulls.find((p) => isOpenAppPull(p, scope.repositoryId, appLogin)) ?? null;
 }

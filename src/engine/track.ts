@@ -34,8 +34,8 @@ import {
   decidePullLink,
   decideWorkerRun,
   isAgentPull,
+  isOpenAppPull,
   isOpenedByApp,
-  isOpenPullOfRepository,
   mayBeCoordinatorUpdate,
   readsCloserRole,
   namedWorkerRun,
@@ -307,7 +307,7 @@ export async function currentPullOf(
 }
 
 /**
- * The task's open PR from this repository (core's `isOpenPullOfRepository`): the one it links,
+ * The task's open PR from this repository (core's `isOpenAppPull`): the one it links,
  * read in full by number (`read`: the merge decision that follows takes it as GitHub's view, one
  * read of the PR), or else the one on its branch, looked up.
  */
@@ -316,9 +316,8 @@ async function openAgentPullOf(
   scope: RunScope,
   task: TaskRow,
 ): Promise<{ pull: PullInfo; read: PullState | null } | null> {
-  const appLogin = await engine.appLogin();
   const known = task.prNumber === null ? null : await scope.port.pull(scope.repo, task.prNumber);
-  if (known && isOpenPullOfRepository(known, scope.repositoryId) && isOpenedByApp(known, appLogin))
+  if (known && isOpenAppPull(known, scope.repositoryId, await engine.appLogin()))
     return { pull: known, read: known };
   const pull = await appPullForBranch(
     engine,

@@ -97,6 +97,7 @@ export {
   decidePullLink,
   isAgentPull,
   isOpenedByApp,
+  isOpenAppPull,
   decideLookAlikePull,
   type PullLinkDecision,
   type PullLinkEvent,

@@ -4,6 +4,7 @@ import { parseTaskBranch } from '../../protocol/branch.js';
 import { parseAgentConfigMarker } from '../../protocol/markers.js';
 import { PLAN_TASK_KEY } from '../plan/index.js';
 import { decidePush } from './approval.js';
+import { isOpenPullOfRepository } from './attempt-completed.js';
 
 /**
  * Fork PRs and look-alike branches are never agent PRs: only a task branch of this same
@@ -25,6 +26,15 @@ export function isAgentPull(
  */
 export function isOpenedByApp(pull: { userLogin: string }, appLogin: string): boolean {
   return pull.userLogin.toLowerCase() === appLogin.toLowerCase();
+}
+
+/** An open PR from this repository that the App opened: one a task may have. */
+export function isOpenAppPull(
+  pull: { state: string; merged?: boolean; headRepoId: number | null; userLogin: string },
+  repositoryId: number,
+  appLogin: string,
+): boolean {
+  return isOpenPullOfRepository(pull, repositoryId) && isOpenedByApp(pull, appLogin);
 }
 
 export type LookAlikePullEffect =

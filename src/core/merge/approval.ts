@@ -45,7 +45,7 @@ export type ApproverCheck =
  * is asked about.
  */
 export function approverCheck(
-  task: MergeTask,
+  task: Pick<MergeTask, 'approvedBy'>,
   snapshot: Pick<MergeSnapshot, 'requireApproval' | 'approvers'>,
 ): ApproverCheck {
   const login = task.approvedBy;

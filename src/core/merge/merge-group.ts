@@ -1,5 +1,5 @@
 import type { TaskState } from '../states.js';
-import { approvalOf, shortSha } from './approval.js';
+import { approvalOf, approverCheck, shortSha } from './approval.js';
 import type { ApproverStanding } from './types.js';
 
 /** A PR of the merge group, in queue order. Non-agent PRs have no taskId. */
@@ -114,13 +114,11 @@ function approverProblem(
   task: MergeGroupTask,
   approvers: ReadonlyMap<string, ApproverStanding>,
 ): string | undefined {
-  const login = task.approvedBy;
-  if (login === undefined) return undefined;
-  const standing = approvers.get(login.toLowerCase());
-  if (standing === 'writer') return undefined;
-  return standing === 'not_writer'
-    ? `is approved by @${login}, who no longer has write access`
-    : `is approved by @${login}, whose write access could not be read`;
+  const check = approverCheck(task, { requireApproval: true, approvers });
+  if (check.kind === 'counts') return undefined;
+  return check.kind === 'lost'
+    ? `is approved by @${check.login}, who no longer has write access`
+    : `is approved by @${check.login}, whose write access could not be read`;
 }
 
 /**
@@ -146,14 +144,14 @@ export function lostGroupApprovals(
 ): LostGroupApproval[] {
   const lost: LostGroupApproval[] = [];
   for (const { pull, task, runKey } of approvedInGroup(group, runs)) {
-    const by = task.approvedBy;
-    if (by === undefined || approvers.get(by.toLowerCase()) !== 'not_writer') continue;
+    const check = approverCheck(task, { requireApproval: true, approvers });
+    if (check.kind !== 'lost') continue;
     lost.push({
       number: pull.number,
       taskId: task.taskId,
       runKey,
       approvedSha: task.approvedSha as string,
-      approvedBy: by,
+      approvedBy: check.login,
       state: task.state,
     });
   }

@@ -44,8 +44,9 @@ export async function judgeMergeGroup(
   const named =
     toRead === undefined ? undefined : await engine.store.pulls.withTask(repositoryId, toRead);
   const listed = mergeGroupMembers(queued, group.headRef, named && agentPull(named));
+  const found = [...queuedRows, ...(named ? [named] : [])];
   const requireApproval = new Map(
-    [...queuedRows, ...(named ? [named] : [])].map(
+    found.map(
       (f) => [String(f.run.id), (f.run.config as RepoConfig).merge.requireApproval] as const,
     ),
   );
@@ -92,9 +93,7 @@ export async function judgeMergeGroup(
     approvers.set(login, standing);
   }
   const taskRows = new Map(
-    [...queuedRows, ...(named ? [named] : [])].map(
-      (f) => [`${f.run.id}\u0000${f.task.taskKey}`, f.task] as const,
-    ),
+    found.map((f) => [`${f.run.id}\u0000${f.task.taskKey}`, f.task] as const),
   );
   for (const effect of decideMergeGroup({ members, runs, approvers }))
     await applyMergeGroupEffect(engine, port, group, effect, taskRows);

@@ -3,6 +3,7 @@ import {
   decidePullLink,
   isAgentPull,
   isOpenedByApp,
+  isOpenAppPull,
   decideLookAlikePull,
   type PullLinkDecision,
   type PullLinkEvent,
@@ -255,5 +256,19 @@ describe('decideLookAlikePull', () => {
     },
   ] as const)('$name', ({ state, role, expected }) => {
     expect(decideLookAlikePull({ state }, role)).toEqual(expected);
+  });
+});
+
+describe('isOpenAppPull', () => {
+  const APP = 'agent-coordinator[bot]';
+  const pull = { state: 'open', merged: false, headRepoId: 1, userLogin: APP };
+  it.each([
+    { name: 'the App’s open PR of this repository', over: {}, is: true },
+    { name: 'closed', over: { state: 'closed' }, is: false },
+    { name: 'merged', over: { merged: true }, is: false },
+    { name: 'from another repository', over: { headRepoId: 2 }, is: false },
+    { name: 'opened by a person', over: { userLogin: 'a-reader' }, is: false },
+  ])('$name', ({ over, is }) => {
+    expect(isOpenAppPull({ ...pull, ...over }, 1, APP)).toBe(is);
   });
 });
