@@ -85,6 +85,12 @@ export const assignmentResponseSchema = z.object({
    * commits is accepted only while they are on `base`.
    */
   stack_parent_pr: text.optional(),
+  /**
+   * The login of the App's own PRs (`<slug>[bot]`): the only author whose open PR from the task
+   * branch the worker takes for the task's (docs/worker.md, "PR markers"). Optional: without it,
+   * any bot's PR from the branch.
+   */
+  app_login: text.optional(),
   model: text,
   max_turns: text,
   timeout_minutes: text,

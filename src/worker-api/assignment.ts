@@ -60,14 +60,18 @@ export async function answerAssignment(
   if (!authorized.ok) return refuse(authorized.code, authorized.context);
   const { grant } = authorized;
 
-  let minted;
+  let minted, appLogin;
   try {
-    minted = await deps.mintToken(grant.repository.installationId, grant.repository.id);
+    // The App's login tells the worker which open PR of the task branch is the task's.
+    [minted, appLogin] = await Promise.all([
+      deps.mintToken(grant.repository.installationId, grant.repository.id),
+      deps.engine.appLogin(),
+    ]);
   } catch (error) {
     // Only the message: Octokit's error carries the request, and the answer the token.
     log.error(
       { error: (error as Error).message, installation: grant.repository.installationId },
-      'worker assignment: no installation token',
+      'worker assignment: no installation token or App login',
     );
     return refuse('github', { repository_id: grant.repository.id, run_id: grant.workflowRunId });
   }
@@ -93,6 +97,7 @@ export async function answerAssignment(
       attempt: request.attempt,
       mode: modeOf(grant.target),
       ...assignmentTextOf(grant.target, grant.repository.defaultBranch),
+      app_login: appLogin,
     },
   };
 }

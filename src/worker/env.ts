@@ -120,6 +120,8 @@ export interface WorkerEnv extends Omit<ActionContext, 'step' | 'coordinatorUrl'
    * the base.
    */
   stackParentPr?: number;
+  /** The author of the App's own PRs, when the coordinator says: the only one the task's PR has. */
+  appLogin?: string;
   timeoutMinutes: number;
   model?: string;
   maxTurns?: number;
@@ -188,6 +190,10 @@ const assignmentSchema = z.object({
   base: optional(z.string().regex(BRANCH, 'expected a branch name')),
   run_base: optional(z.string().regex(BRANCH, 'expected a branch name')),
   stack_parent_pr: optional(wholeNumber(1, MAX_ISSUE_NUMBER)),
+  // A GitHub App's bot login: its slug (letters, digits, hyphens) and `[bot]`.
+  app_login: optional(
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,99}\[bot\]$/, "expected an App's bot login"),
+  ),
   // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
   timeout_minutes: optional(
     z
@@ -234,6 +240,7 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentField
     base: a.base,
     runBase: a.run_base,
     stackParentPr: a.stack_parent_pr,
+    appLogin: a.app_login,
     timeoutMinutes: a.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
     model: a.model,
     maxTurns: a.max_turns,

@@ -45,7 +45,7 @@ export interface ReviewCommentRef {
   body: string;
 }
 
-type GitHubEnv = Pick<WorkerEnv, 'owner' | 'repo' | 'apiUrl'>;
+type GitHubEnv = Pick<WorkerEnv, 'owner' | 'repo' | 'apiUrl' | 'appLogin'>;
 
 /** `token` is read at each request, so a token asked for again is the one used. */
 export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerGitHub {
@@ -67,14 +67,16 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
       state: 'open',
       per_page: 100,
     });
-    // Only a same-repository PR from exactly this branch that a bot opened belongs to the task:
-    // anyone who can read the repository can open one from the branch onto any base, and the
-    // coordinator takes for the task's only the one the App opened (docs/worker.md).
+    // Only a same-repository PR from exactly this branch that the App opened belongs to the
+    // task: anyone who can read the repository can open one from the branch onto any base, and
+    // any workflow can open one as `github-actions[bot]`; the coordinator takes for the task's
+    // only the App's (docs/worker.md). A coordinator that names no login: any bot's.
     const pr = data.find(
       (p) =>
         p.head.ref === branch &&
         p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() &&
-        p.user?.type === 'Bot',
+        p.user?.type === 'Bot' &&
+        (env.appLogin === undefined || p.user.login.toLowerCase() === env.appLogin.toLowerCase()),
     );
     return pr ? { number: pr.number, url: pr.html_url, body: pr.body ?? '' } : undefined;
   };

@@ -59,6 +59,8 @@ describe('POST /api/worker/assignment', () => {
       model: 'claude-sonnet-4-5',
       max_turns: '50',
       timeout_minutes: '10',
+      // The author of the App's own PRs: the only one the worker takes a task branch's PR from.
+      app_login: `${s().double.appSlug}[bot]`,
     });
     expect(body.prompt).toContain('Do these.');
     // The token GitHub minted for it, asked for with exactly the worker's scope.

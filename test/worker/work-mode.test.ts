@@ -174,6 +174,34 @@ describe('work mode', () => {
     expect(opened).toMatchObject({ head: BRANCH, base: 'main' });
   });
 
+  it("a retry takes no other bot's PR from the branch for its own when the coordinator names the App", async () => {
+    h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
+    // Any workflow of the repository can open one as github-actions[bot].
+    const otherBot = {
+      ...pullFixture(30, BRANCH, '<!-- agent-coordinator:usage cost_usd=999 -->'),
+      user: { login: 'github-actions[bot]', type: 'Bot' },
+    };
+    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, [otherBot]);
+    nock(API)
+      .post(`${REPO}/pulls`)
+      .reply(201, pullFixture(31, BRANCH, ''));
+
+    const result = await h.run({ attempt: '2' }, h.fx.freshWorkspace(BRANCH));
+
+    expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 31, created: true } });
+  });
+
+  it("without the App's login from the coordinator, a retry takes a bot's PR from the branch", async () => {
+    h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
+    const byABot = { ...pullFixture(30, BRANCH, ''), user: { login: 'other[bot]', type: 'Bot' } };
+    nock(API).get(`${REPO}/pulls`).query(HEAD_QUERY).reply(200, [byABot]);
+    nock(API).patch(`${REPO}/pulls/30`).reply(200, byABot);
+
+    const result = await h.run({ attempt: '2', app_login: '' }, h.fx.freshWorkspace(BRANCH));
+
+    expect(result.outcome).toMatchObject({ ok: true, pullRequest: { number: 30, created: false } });
+  });
+
   it('a retry does not overwrite commits someone pushed after the job started', async () => {
     h.fx.commitOnOrigin(BRANCH, { 'feature.txt': 'attempt 1\n' }, 'task_001: first try');
     const workspace = h.fx.freshWorkspace(BRANCH);

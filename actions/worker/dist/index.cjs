@@ -28600,6 +28600,12 @@ var assignmentResponseSchema = external_exports.object({
    * commits is accepted only while they are on `base`.
    */
   stack_parent_pr: text.optional(),
+  /**
+   * The login of the App's own PRs (`<slug>[bot]`): the only author whose open PR from the task
+   * branch the worker takes for the task's (docs/worker.md, "PR markers"). Optional: without it,
+   * any bot's PR from the branch.
+   */
+  app_login: text.optional(),
   model: text,
   max_turns: text,
   timeout_minutes: text,
@@ -28835,6 +28841,10 @@ var assignmentSchema = external_exports.object({
   base: optional2(external_exports.string().regex(BRANCH, "expected a branch name")),
   run_base: optional2(external_exports.string().regex(BRANCH, "expected a branch name")),
   stack_parent_pr: optional2(wholeNumber(1, MAX_ISSUE_NUMBER)),
+  // A GitHub App's bot login: its slug (letters, digits, hyphens) and `[bot]`.
+  app_login: optional2(
+    external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,99}\[bot\]$/, "expected an App's bot login")
+  ),
   // Fractions are accepted so tests (and impatient people) can use sub-minute limits.
   timeout_minutes: optional2(
     external_exports.string().trim().regex(/^\d+(\.\d+)?$/, "expected a number of minutes").transform(Number).pipe(external_exports.number().positive("expected more than 0 minutes").max(1e4))
@@ -28872,6 +28882,7 @@ function workerEnvFrom(action, assignment) {
     base: a.base,
     runBase: a.run_base,
     stackParentPr: a.stack_parent_pr,
+    appLogin: a.app_login,
     timeoutMinutes: a.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
     model: a.model,
     maxTurns: a.max_turns,
@@ -32956,7 +32967,7 @@ function createWorkerGitHub(env, token) {
       per_page: 100
     });
     const pr = data.find(
-      (p) => p.head.ref === branch && p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() && p.user?.type === "Bot"
+      (p) => p.head.ref === branch && p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() && p.user?.type === "Bot" && (env.appLogin === void 0 || p.user.login.toLowerCase() === env.appLogin.toLowerCase())
     );
     return pr ? { number: pr.number, url: pr.html_url, body: pr.body ?? "" } : void 0;
   };
