@@ -4,8 +4,8 @@ import type { Engine } from './context.js';
 
 /**
  * A person's role on the repository, from `GET /repos/{o}/{r}/collaborators/{user}/permission`
- * (the port's `roleOf`), cached for a minute per (repository, person): the commands' check and
- * the vetting of review feedback ask it again and again of the same few people.
+ * (the port's `roleOf`), cached for a minute per (repository, person): the vetting of review
+ * feedback and the answers to refused actions ask it again and again of the same few people.
  */
 export async function roleOf(
   engine: Engine,
@@ -13,13 +13,30 @@ export async function roleOf(
   repo: RepoCoords,
   login: string,
 ): Promise<RoleName> {
-  const key = `${repo.owner}/${repo.repo}:${login}`.toLowerCase();
-  const hit = engine.memory.roles.get(key);
+  const hit = engine.memory.roles.get(roleKey(repo, login));
   if (hit !== undefined) return hit;
+  return freshRoleOf(engine, port, repo, login);
+}
+
+/**
+ * A person's role as GitHub says it now, for what their write access grants at once: a command
+ * and the approval a merge rests on (docs/commands.md, "Who may"). Someone removed a moment ago
+ * must not still approve or merge on the minute the cache remembers; these are few, and each
+ * read refreshes the cache for the others.
+ */
+export async function freshRoleOf(
+  engine: Engine,
+  port: GitHubPort,
+  repo: RepoCoords,
+  login: string,
+): Promise<RoleName> {
   const role = await port.roleOf(repo, login);
-  engine.memory.roles.set(key, role);
+  engine.memory.roles.set(roleKey(repo, login), role);
   return role;
 }
+
+const roleKey = (repo: RepoCoords, login: string) =>
+  `${repo.owner}/${repo.repo}:${login}`.toLowerCase();
 
 /** Of these people, the lower-cased logins of those with write, maintain or admin permission. */
 export async function writersAmong(

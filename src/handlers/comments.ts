@@ -14,7 +14,7 @@ import { executeCommand, type CommandOutcome } from '../engine/commands.js';
 import { loadRunScope } from '../engine/context.js';
 import { acceptPlanComment } from '../engine/plan-comment.js';
 import { linkPullRequest } from '../engine/track.js';
-import { roleOf } from '../engine/roles.js';
+import { freshRoleOf } from '../engine/roles.js';
 import { WRITE_ROLES, type RoleName } from '../core/roles.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import { crashPoint } from '../crash-points.js';
@@ -64,7 +64,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
             (await engine.store.runs.activeRun(repository.id, issue.number)) ??
             (await engine.store.runs.latestRun(repository.id, issue.number)),
         };
-    const role = await roleOf(engine, port, repo, sender.login);
+    const role = await freshRoleOf(engine, port, repo, sender.login);
     const allowed = WRITE_ROLES.has(role);
     if (allowed && !onPullRequest && !target?.run && parsed.some((p) => p.ok))
       await awaitLabelDelivery(port, repo, issue.number);

@@ -6,12 +6,12 @@ import {
 import { WRITE_ROLES } from '../../core/roles.js';
 import type { GitHubPort, RepoCoords } from '../../github/port.js';
 import type { Engine, RunScope } from '../context.js';
-import { roleOf } from '../roles.js';
+import { freshRoleOf } from '../roles.js';
 
 /**
  * The permission now of the approvers core asks about for these snapshots (approversToRead: of
- * PRs otherwise ready to merge or enter the queue), by lower-cased login, through the cached
- * roleOf (a minute per person). A read that fails (a network error, a 5xx) is `unknown`: that PR
+ * PRs otherwise ready to merge or enter the queue), by lower-cased login, as GitHub says it now
+ * (freshRoleOf: not the minute's cache, since the merge is what the approval grants). A read that fails (a network error, a 5xx) is `unknown`: that PR
  * does not merge this turn and keeps its approval, and the next event or sweep asks again.
  */
 export async function readApprovers(
@@ -31,7 +31,7 @@ export async function readApprovers(
   return standings;
 }
 
-/** One approver's standing now, through the cached roleOf; `unknown` when GitHub did not answer. */
+/** One approver's standing now, read from GitHub; `unknown` when GitHub did not answer. */
 export async function approverStanding(
   engine: Engine,
   port: GitHubPort,
@@ -40,7 +40,7 @@ export async function approverStanding(
   logContext: Record<string, unknown>,
 ): Promise<ApproverStanding> {
   try {
-    const role = await roleOf(engine, port, repo, login);
+    const role = await freshRoleOf(engine, port, repo, login);
     return WRITE_ROLES.has(role) ? 'writer' : 'not_writer';
   } catch (error) {
     engine.log.warn(
