@@ -10,6 +10,8 @@ export const WORKER_FAILURE_REASONS = {
   no_changes: 'the agent left no changes to commit',
   workflow_files_changed:
     "the agent changed files under .github/workflows/, which the worker's token may not push",
+  coordinator_config_changed:
+    "the agent changed .github/agent-coordinator.yml, the coordinator's configuration, which only people change",
   bad_result:
     "the publish job refused the agent job's result: malformed, or a change it may not push",
   timeout: 'the agent reached its time limit and left nothing to keep',

@@ -1,3 +1,5 @@
+import { CONFIG_PATH } from '../config/schema.js';
+
 /**
  * Paths the publish job refuses or flags, compared as the file systems people check the branch
  * out on compare names (docs/worker.md, "What the publish job checks"): macOS (HFS+, APFS) and
@@ -43,4 +45,35 @@ export function startsWith(parts: readonly string[], prefix: string): boolean {
 /** Files under `.github/workflows/`, however cased or spelled. */
 export function isWorkflowFile(path: string): boolean {
   return isUnder(path, '.github/workflows') && path.split('/').length > 2;
+}
+
+/**
+ * The coordinator's own configuration, however cased: the agent's limits (approval before a merge,
+ * budget, retries, parallelism), which only people set. An agent's PR that changed it would, once
+ * merged, loosen every later run; and GitHub reads the file only from the default branch, so a
+ * reviewer is the only check (docs/worker.md, "What the publish job checks").
+ */
+export function isCoordinatorConfig(path: string): boolean {
+  const parts = foldedComponents(path);
+  return parts.length === 2 && startsWith(parts, CONFIG_PATH.toLowerCase());
+}
+
+/** A file whose change the publish job never pushes: a workflow file or the coordinator's configuration. */
+export function isProtectedFile(path: string): boolean {
+  return isWorkflowFile(path) || isCoordinatorConfig(path);
+}
+
+/**
+ * Why the publish job would refuse a change to these paths, workflow files first (GitHub itself
+ * refuses those); undefined when it may push them.
+ */
+export function protectedChange(
+  paths: readonly string[],
+):
+  { reason: 'workflow_files_changed' | 'coordinator_config_changed'; paths: string[] } | undefined {
+  const workflows = paths.filter(isWorkflowFile);
+  if (workflows.length > 0) return { reason: 'workflow_files_changed', paths: workflows };
+  const config = paths.filter(isCoordinatorConfig);
+  if (config.length > 0) return { reason: 'coordinator_config_changed', paths: config };
+  return undefined;
 }

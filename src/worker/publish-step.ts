@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inertPlainText } from '../core/inert-markdown.js';
 import { isAgentConfig } from './agent-config.js';
-import { isGitComponent, isWorkflowFile } from './protected-paths.js';
+import { isGitComponent, isProtectedFile, protectedChange } from './protected-paths.js';
 import { attemptRecord } from './attempt-record.js';
 import type { AgentResult } from './handoff.js';
 import { fail, type FailureReason, type WorkerOutcome } from './outcome.js';
@@ -61,20 +61,16 @@ export async function runPublishStep(
   }
   // GitHub refuses a push from an App token without the `workflows` permission when it
   // creates or changes a workflow file, and the coordinator never grants that permission.
-  // Failing here names the files; GitHub's refusal would only say "refusing to allow".
-  const workflows = changed.filter(isWorkflowFile);
-  if (workflows.length > 0) {
-    fail(
-      'workflow_files_changed',
-      `the change touches files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
-    );
-  }
+  // Failing here names the files; GitHub's refusal would only say "refusing to allow". The
+  // coordinator's configuration is the agent's own leash: no agent changes it.
+  const refused = protectedChange(changed);
+  if (refused) fail(refused.reason, `the change touches ${protectedText(refused)}`);
   const [first, merged] = parents;
-  const leftOut = merged ? await workflowsLeftOut(ctx, first!, merged, tree) : [];
-  if (leftOut.length > 0) {
+  const leftOut = merged ? await protectedLeftOut(ctx, first!, merged, tree) : undefined;
+  if (leftOut) {
     fail(
-      'workflow_files_changed',
-      `the merge of ${mergedFrom} leaves out its changes to files under ${WORKFLOWS_DIR}, so the pull request would undo them: ${leftOut.join(', ')}`,
+      leftOut.reason,
+      `the merge of ${mergedFrom} leaves out its changes to ${protectedText(leftOut)}, so the pull request would undo them`,
     );
   }
 
@@ -338,12 +334,8 @@ async function catchUpWith(
     );
   if (merged.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree))
     fail('git_failed', `merging ${parent.name} failed: ${merged.stderr.trim().slice(0, 500)}`);
-  const workflows = (await changedPaths(ctx, commit, tree)).filter(isWorkflowFile);
-  if (workflows.length > 0)
-    return without(
-      'workflow_files_changed',
-      `changes files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${workflows.join(', ')}`,
-    );
+  const touched = protectedChange(await changedPaths(ctx, commit, tree));
+  if (touched) return without(touched.reason, `changes ${protectedText(touched)}`);
   log(ctx, `${moved}: merged it in`);
   return commitTree(
     ctx,
@@ -440,22 +432,31 @@ async function changedPaths(ctx: PublishContext, from: string, tree: string): Pr
 }
 
 /**
- * Workflow files the merged side changed since it forked from the first parent that `tree` does
- * not take as the merged side has them. GitHub, like the check above, compares a merge with its
+ * Protected files (workflow files, the coordinator's configuration) the merged side changed
+ * since it forked from the first parent that `tree` does not take as the merged side has them. GitHub, like the check above, compares a merge with its
  * first parent only: a merge that keeps the branch's copy pushes, and the PR then undoes the
- * base's workflow change under a "Merge main" subject.
+ * base's change to them under a "Merge main" subject.
  */
-async function workflowsLeftOut(
+async function protectedLeftOut(
   ctx: PublishContext,
   first: string,
   merged: string,
   tree: string,
-): Promise<string[]> {
+): Promise<ProtectedChange | undefined> {
   const fork = await ctx.git.out(['merge-base', first, merged]);
-  const theirs = (await changedPaths(ctx, fork, merged)).filter(isWorkflowFile);
-  if (theirs.length === 0) return [];
+  const theirs = (await changedPaths(ctx, fork, merged)).filter(isProtectedFile);
+  if (theirs.length === 0) return undefined;
   const differ = new Set(await changedPaths(ctx, merged, tree));
-  return theirs.filter((path) => differ.has(path));
+  return protectedChange(theirs.filter((path) => differ.has(path)));
+}
+
+type ProtectedChange = NonNullable<ReturnType<typeof protectedChange>>;
+
+/** The files of a refused change, and why the worker may not push them. */
+function protectedText({ reason, paths }: ProtectedChange): string {
+  return reason === 'workflow_files_changed'
+    ? `files under ${WORKFLOWS_DIR}, which the worker's token may not push: ${paths.join(', ')}`
+    : `the coordinator's configuration, which only people change: ${paths.join(', ')}`;
 }
 
 function commitMessage(ctx: PublishContext, result: AgentResult, mergedFrom: string): string[] {

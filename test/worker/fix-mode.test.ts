@@ -151,6 +151,28 @@ describe('fix mode', () => {
     expect(h.fx.originRev(BRANCH)).toBe(prCommit);
   });
 
+  it("refuses a merge that leaves out the base's change to the coordinator's configuration", async () => {
+    h.fx.commitOnOrigin(
+      'main',
+      { '.github/agent-coordinator.yml': 'merge:\n  requireApproval: true\n' },
+      'main requires approval',
+    );
+    const result = await h.run(
+      fixEnv({
+        FAKE_AGENT: 'files',
+        FAKE_AGENT_FILES: JSON.stringify({ '.github/agent-coordinator.yml': null }),
+        feedback: 'Address the review.',
+      }),
+      h.fx.freshWorkspace(BRANCH),
+    );
+
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'coordinator_config_changed' });
+    expect(result.outcome.ok ? '' : result.outcome.detail).toContain(
+      '.github/agent-coordinator.yml',
+    );
+    expect(h.fx.originRev(BRANCH)).toBe(prCommit);
+  });
+
   it('fails with agent_failed when conflict markers are left behind, pushing nothing', async () => {
     h.fx.commitOnOrigin('main', { 'shared.txt': 'line 1\nmain line\nline 3\n' }, 'conflicting');
     const result = await h.run(fixEnv({ FAKE_AGENT: 'nothing' }), h.fx.freshWorkspace(BRANCH));

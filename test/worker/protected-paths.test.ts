@@ -1,7 +1,11 @@
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAgentConfig } from '../../src/worker/agent-config.js';
-import { isGitComponent, isWorkflowFile } from '../../src/worker/protected-paths.js';
+import {
+  isCoordinatorConfig,
+  isGitComponent,
+  isWorkflowFile,
+} from '../../src/worker/protected-paths.js';
 import { git } from './helpers/git-fixture.js';
 import { strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
@@ -27,6 +31,23 @@ describe('protected paths, as a case-insensitive file system reads them', () => 
       expect(isWorkflowFile(path), path).toBe(true);
     for (const path of ['.github/workflows', '.github/ci.yml', 'docs/.github/workflows/ci.yml'])
       expect(isWorkflowFile(path), path).toBe(false);
+  });
+
+  it("the coordinator's configuration, however cased or spelled, and only at its path", () => {
+    for (const path of [
+      '.github/agent-coordinator.yml',
+      '.GitHub/Agent-Coordinator.YML',
+      `.github/agent${ZWNJ}-coordinator.yml`,
+      '.github/agent-coordinator.yml.',
+    ])
+      expect(isCoordinatorConfig(path), path).toBe(true);
+    for (const path of [
+      'docs/.github/agent-coordinator.yml',
+      '.github/agent-coordinator.yaml',
+      '.github/agent-coordinator.yml/x',
+      'agent-coordinator.yml',
+    ])
+      expect(isCoordinatorConfig(path), path).toBe(false);
   });
 
   it('.git, however cased or spelled', () => {
@@ -110,6 +131,24 @@ describe('the publish job refuses, whatever the spelling', () => {
     expect(result.outcome.ok || result.outcome.detail).toContain('.GitHub/Workflows/release.yml');
     expect(h.fx.originRev(BRANCH)).toBe(before);
   });
+
+  it.each(['.github/agent-coordinator.yml', '.GitHub/Agent-Coordinator.YML'])(
+    "the coordinator's configuration (%s): coordinator_config_changed, nothing pushed",
+    async (path) => {
+      const before = h.fx.originRev(BRANCH);
+      // A prompt-injected agent loosening every later run once a reviewer merges its PR.
+      const result = await h.run({
+        FAKE_AGENT: 'files',
+        FAKE_AGENT_FILES: JSON.stringify({
+          [path]: 'merge:\n  requireApproval: false\n',
+          'feature.txt': 'x\n',
+        }),
+      });
+      expect(result.outcome).toMatchObject({ ok: false, reason: 'coordinator_config_changed' });
+      expect(result.outcome.ok || result.outcome.detail).toContain(path);
+      expect(h.fx.originRev(BRANCH)).toBe(before);
+    },
+  );
 
   it('a path macOS reads as .git (an invisible code point): bad_result, nothing pushed', async () => {
     const before = h.fx.originRev(BRANCH);
