@@ -1,6 +1,6 @@
 /**
  * Decides which lines of a comment may hold a command (the ones GitHub renders as plain
- * text, i.e. outside fenced code, blockquotes and HTML comments) or one of our markers (an
+ * text, i.e. outside fenced and indented code, blockquotes and HTML comments) or one of our markers (an
  * HTML comment on a line of its own, outside fenced code and blockquotes). A line-by-line CommonMark
  * approximation, kept linear in the comment's length so a huge comment cannot stall a webhook.
  */
@@ -37,6 +37,9 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
   const closesBeforeParagraphEnd = inlineCommentLookahead(lines);
   const kinds = new Array<LineKind>(lines.length).fill('other');
   let state = TEXT;
+  // Whether the line before continues a paragraph: an indented line then belongs to it
+  // (CommonMark: indented code cannot interrupt a paragraph); otherwise it is code.
+  let inParagraph = false;
   lines.forEach((line, i) => {
     switch (state.kind) {
       case 'fence':
@@ -53,7 +56,12 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
       }
       case 'text': {
         const start = firstNonSpace(line);
+        const continuesParagraph = inParagraph;
+        inParagraph = false;
         if (start < 0) return;
+        // Four columns of indentation outside a paragraph: an indented code block, rendered as
+        // code, so a command pasted there as an example is no command.
+        if (!continuesParagraph && indentColumns(line) >= CODE_INDENT) return;
         const rest = line.slice(start);
         // A quote holds whatever it holds (fences, comments) only until it ends, so quoted
         // lines leave the state alone.
@@ -70,12 +78,29 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
           return;
         }
         kinds[i] = 'text';
+        // A heading is a line of its own; any other text line may go on in the next.
+        inParagraph = !ATX_HEADING.test(rest);
         state = scanInlineComments(line, start, i, closesBeforeParagraphEnd);
         return;
       }
     }
   });
   return kinds;
+}
+
+const CODE_INDENT = 4;
+const ATX_HEADING = /^#{1,6}(?:[ \t]|$)/;
+
+/** The columns of a line's leading spaces and tabs (a tab reaches the next multiple of four). */
+function indentColumns(line: string): number {
+  let columns = 0;
+  for (const char of line) {
+    if (char === ' ') columns++;
+    else if (char === '\t') columns += CODE_INDENT - (columns % CODE_INDENT);
+    else break;
+    if (columns >= CODE_INDENT) break;
+  }
+  return columns;
 }
 
 function runLength(text: string, from: number, char: string): number {

@@ -152,7 +152,9 @@ describe('parseCommands on 1 MB comments', () => {
   const big: [string, string, number][] = [
     ['many short lines', `${'some text here\n'.repeat(MB / 16)}/hold`, 1],
     ['many command lines', '/hold\n'.repeat(MB / 8), MB / 8],
-    ['one long line of spaces', `${' '.repeat(MB)}/approve`, 1],
+    // Indented code, as GitHub renders it; the same line continuing a paragraph is text.
+    ['one long line of spaces', `${' '.repeat(MB)}/approve`, 0],
+    ['one long line of spaces in a paragraph', `Ready:\n${' '.repeat(MB)}/approve`, 1],
     ['one long command word', `/${'a'.repeat(MB)}`, 0],
     ['one long argument', `/retry ${'x '.repeat(MB / 2)}`, 1],
     ['opening fences', '```\n'.repeat(MB / 4), 0],

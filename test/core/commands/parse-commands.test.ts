@@ -235,6 +235,28 @@ const rows: Row[] = [
   ['unclosed fence runs to the end', 'look:\n```diff\n/approve', PR, []],
   ['indented fence', '  ```\n/approve\n  ```\n/hold', PR, [ok(4, { name: 'hold' })]],
   ['one-line inline code is not a fence', '```js```\n/approve', PR, [ok(2, { name: 'approve' })]],
+  // indented code
+  [
+    'an indented code block hides commands (GitHub renders it as code)',
+    'Try this:\n\n    /cancel\n\t/veto no\n\n/hold',
+    PR,
+    [ok(6, { name: 'hold' })],
+  ],
+  ['indented code at the start of a comment', '    /approve\n/hold', PR, [ok(2, { name: 'hold' })]],
+  ['indented code after a heading', '## Example\n    /approve', PR, []],
+  [
+    'an indented line continuing a paragraph is text',
+    'Looks good\n    /approve',
+    PR,
+    [ok(2, { name: 'approve' })],
+  ],
+  ['three spaces are no code', '\n   /approve', PR, [ok(2, { name: 'approve' })]],
+  [
+    'an indented fence marker is code, not a fence',
+    '    ```\n/approve',
+    PR,
+    [ok(2, { name: 'approve' })],
+  ],
   // quotes
   [
     'quoted commands are ignored, nested too',
