@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AgentUser } from './agent-user.js';
 import type { WorkerEnv } from './env.js';
+import { startApiKeyProxy } from './api-key-proxy.js';
 import { splitShellWords } from './shell-words.js';
 import type { WorkerIo } from './io.js';
 import { systemClock, type WorkerClock } from './clock.js';
@@ -127,23 +128,30 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   await chmod(dir, 0o755);
   const promptFile = join(dir, 'prompt.md');
   await writeFile(promptFile, options.prompt, { mode: 0o644 });
-  const env = agentEnv(options.env, promptFile);
-  const { user } = options;
-  const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
-  const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
-  // Stop workflow-command processing while the agent talks: its output is not ours to trust.
-  // Said just before the agent starts, with nothing to wait for in between.
-  const stopToken = randomBytes(16).toString('hex');
-  options.io.out(`::stop-commands::${stopToken}\n`);
+  // The API key stays in this process: the agent gets a proxy's address and a placeholder.
+  const proxy = await startApiKeyProxy(options.env);
   try {
-    return await spawnAgent(
-      { ...options, argv },
-      env,
-      user && ((signal) => void user.signal(signal)),
-    );
+    const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
+    const { user } = options;
+    const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
+    const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
+    if (proxy) options.io.out('the agent reaches its API through the worker, without the key\n');
+    // Stop workflow-command processing while the agent talks: its output is not ours to trust.
+    // Said just before the agent starts, with nothing to wait for in between.
+    const stopToken = randomBytes(16).toString('hex');
+    options.io.out(`::stop-commands::${stopToken}\n`);
+    try {
+      return await spawnAgent(
+        { ...options, argv },
+        env,
+        user && ((signal) => void user.signal(signal)),
+      );
+    } finally {
+      // The agent may not have ended its last line; the resume command must start one.
+      options.io.out(`\n::${stopToken}::\n`);
+    }
   } finally {
-    // The agent may not have ended its last line; the resume command must start one.
-    options.io.out(`\n::${stopToken}::\n`);
+    await proxy?.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -30,6 +30,9 @@ export interface RealWorkerHooks {
  * the real workflow file, with `agent` (a CommonJS file run by this Node) standing in for
  * Claude Code. The runs' results, in order.
  */
+/** The repository's `ANTHROPIC_API_KEY` secret in these runs: no agent may ever see it. */
+export const REAL_WORKER_API_KEY = 'sk-ant-api03-repository-secret-for-the-real-worker';
+
 export function useRealWorker(
   s: Scenario,
   agent: string,
@@ -51,8 +54,9 @@ export function useRealWorker(
         actionDir: ACTION_DIR,
         actionPath: 'actions/worker',
         vars: { AGENT_COMMAND: `"${process.execPath}" "${agent}"` },
-        // No App key, no App id: the only secret the template reads is the agent's API key.
-        secrets: {},
+        // No App key, no App id: the only secret the template reads is the agent's API key,
+        // which the worker keeps from the agent (src/worker/api-key-proxy.ts).
+        secrets: { ANTHROPIC_API_KEY: REAL_WORKER_API_KEY },
         env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env },
         beforeJob: async (job) => hooks.beforeJob?.(jobRun, job),
       });

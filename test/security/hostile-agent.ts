@@ -1,7 +1,7 @@
 /**
  * A prompt-injected agent, as a CommonJS file the worker runs through AGENT_COMMAND
  * (test/security/hostile-agent.test.ts). Each attempt tries every way we know from an agent
- * to a credential or a write of its own, and records in HOSTILE_REPORT (a folder anyone may
+ * to a credential (the repository's API key among them) or a write of its own, and records in HOSTILE_REPORT (a folder anyone may
  * write) what it could reach; each planted trap records there if it ever runs. Then it does
  * its task, so the attempt is otherwise a normal one:
  *   attempt 1 also adds a workflow file (the publish job must refuse the whole change);
@@ -18,7 +18,7 @@ const path = require('node:path');
 const cp = require('node:child_process');
 
 const REPORT = process.env.HOSTILE_REPORT;
-const TOKEN = /gh[pousr]_[A-Za-z0-9_]{16,}|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*/g;
+const TOKEN = /gh[pousr]_[A-Za-z0-9_]{16,}|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*|sk-ant-api\d\d-[\w-]{8,}/g;
 const NAMES = /^(ACTIONS_ID_TOKEN_REQUEST_TOKEN|ACTIONS_ID_TOKEN_REQUEST_URL|ACTIONS_RUNTIME_TOKEN|GITHUB_TOKEN|GH_TOKEN|GIT_CONFIG_VALUE_\d+|INPUT_TOKEN)=/;
 const marker = (name) => 'id -u >> ' + JSON.stringify(path.join(REPORT, 'ran-' + name));
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/package-root.js';
 import { agentLaunch, defaultAgentArgv } from '../../src/worker/agent.js';
 import { parseAgentOutput } from '../../src/worker/agent-output.js';
+import { startApiKeyProxy } from '../../src/worker/api-key-proxy.js';
 
 /**
  * The agent CLI the template installs, at the version it pins, still takes every flag the
@@ -47,9 +48,12 @@ describe('the pinned agent CLI', () => {
   let api: Server;
   let home: string;
   let baseUrl: string;
+  /** The API key of each request the stand-in heard. */
+  const keys: (string | undefined)[] = [];
   beforeAll(async () => {
     // Every Messages API call refused as a bad request, which the CLI does not retry.
     api = createServer((req, res) => {
+      keys.push(req.headers['x-api-key'] as string | undefined);
       req.resume();
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(
@@ -139,5 +143,23 @@ describe('the pinned agent CLI', () => {
     expect(report.result).toMatch(/API key/i);
     expect(report.usage).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0 });
     expect(seconds).toBeLessThan(15);
+  });
+
+  it("reaches its API through the worker's key proxy, which sends the key the agent never holds", async () => {
+    const realKey = 'sk-ant-api03-held-by-the-worker';
+    const proxy = (await startApiKeyProxy({
+      ANTHROPIC_API_KEY: realKey,
+      ANTHROPIC_BASE_URL: baseUrl,
+    }))!;
+    try {
+      keys.length = 0;
+      const launch = agentLaunch({ model: 'claude-sonnet-4-5', maxTurns: 3 });
+      const result = await run(launch.argv.slice(1), { ...launch.env, ...proxy.env });
+      expect(parseAgentOutput(result.stdout)).toMatchObject({ structured: true, isError: true });
+      expect(keys.length).toBeGreaterThan(0);
+      expect(new Set(keys)).toEqual(new Set([realKey]));
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -335,6 +337,25 @@ describe('work mode', () => {
       'shared.txt',
     ]);
     expect(existsSync(join(h.fx.root, 'github-env'))).toBe(false);
+  });
+});
+
+describe('work mode: the API key', () => {
+  it("never reaches the agent: it gets a placeholder and the worker's proxy, gone once it ends", async () => {
+    nock(API)
+      .post(`${REPO}/pulls`)
+      .reply(201, pullFixture(12, BRANCH, ''));
+    const realKey = 'sk-ant-api03-real-key-of-the-repository';
+    const result = await h.run({ ANTHROPIC_API_KEY: realKey });
+    expect(result.outcome.ok).toBe(true);
+    const record = h.record()!;
+    expect(record.anthropicApiKey).toMatch(/^sk-ant-agent-coordinator-/);
+    expect(JSON.stringify(record)).not.toContain(realKey);
+    expect(record.anthropicBaseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The proxy closed with the agent: what the agent kept is worth nothing now.
+    const socket = createConnection(Number(new URL(record.anthropicBaseUrl!).port), '127.0.0.1');
+    const [error] = (await once(socket, 'error')) as [NodeJS.ErrnoException];
+    expect(error.code).toBe('ECONNREFUSED');
   });
 });
 

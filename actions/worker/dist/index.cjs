@@ -27928,7 +27928,88 @@ var import_node_child_process3 = require("node:child_process");
 var import_promises6 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
 var import_node_path5 = require("node:path");
+var import_node_crypto3 = require("node:crypto");
+
+// src/worker/api-key-proxy.ts
 var import_node_crypto2 = require("node:crypto");
+var import_node_events = require("node:events");
+var import_node_http = require("node:http");
+var import_node_https = require("node:https");
+var DEFAULT_UPSTREAM = "https://api.anthropic.com";
+var DROPPED = /* @__PURE__ */ new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "x-api-key"
+]);
+async function startApiKeyProxy(jobEnv) {
+  const apiKey = jobEnv.ANTHROPIC_API_KEY;
+  if (!apiKey) return void 0;
+  const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
+  if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
+    throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
+  const placeholder = `sk-ant-agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
+  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, { upstream, apiKey, placeholder }));
+  server.listen(0, "127.0.0.1");
+  await (0, import_node_events.once)(server, "listening");
+  const { port } = server.address();
+  return {
+    env: { ANTHROPIC_API_KEY: placeholder, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await (0, import_node_events.once)(server, "close");
+    }
+  };
+}
+function forward(req, res, { upstream, apiKey, placeholder }) {
+  const refuse = (status, message) => {
+    req.resume();
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify({ type: "error", error: { type: "proxy_error", message } }));
+  };
+  if (!sameSecret(req.headers["x-api-key"], placeholder))
+    return refuse(401, "agent-coordinator: unknown API key");
+  if (!req.url?.startsWith("/")) return refuse(400, "agent-coordinator: not a proxy for that");
+  const target = new URL(upstream.pathname.replace(/\/+$/, "") + req.url, upstream.origin);
+  const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http.request;
+  const out = send2(target, {
+    method: req.method,
+    headers: { ...forwardedHeaders(req.headers), "x-api-key": apiKey }
+  });
+  out.on("response", (answer) => {
+    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
+    answer.pipe(res);
+  });
+  out.on("error", (error62) => {
+    if (!res.headersSent)
+      refuse(502, `agent-coordinator: the API did not answer: ${error62.message}`);
+    else res.destroy(error62);
+  });
+  res.on("close", () => {
+    if (!res.writableFinished) out.destroy();
+  });
+  req.pipe(out);
+}
+function forwardedHeaders(headers) {
+  const out = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== void 0 && !DROPPED.has(name)) out[name] = value;
+  return out;
+}
+function sameSecret(given, expected) {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && (0, import_node_crypto2.timingSafeEqual)(a, b);
+}
 
 // src/worker/shell-words.ts
 function splitShellWords(line) {
@@ -28044,23 +28125,29 @@ async function runAgent(options) {
   await (0, import_promises6.chmod)(dir, 493);
   const promptFile = (0, import_node_path5.join)(dir, "prompt.md");
   await (0, import_promises6.writeFile)(promptFile, options.prompt, { mode: 420 });
-  const env = agentEnv(options.env, promptFile);
-  const { user } = options;
-  const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
-  const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
-  const stopToken = (0, import_node_crypto2.randomBytes)(16).toString("hex");
-  options.io.out(`::stop-commands::${stopToken}
-`);
+  const proxy = await startApiKeyProxy(options.env);
   try {
-    return await spawnAgent(
-      { ...options, argv },
-      env,
-      user && ((signal) => void user.signal(signal))
-    );
-  } finally {
-    options.io.out(`
+    const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
+    const { user } = options;
+    const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
+    const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
+    if (proxy) options.io.out("the agent reaches its API through the worker, without the key\n");
+    const stopToken = (0, import_node_crypto3.randomBytes)(16).toString("hex");
+    options.io.out(`::stop-commands::${stopToken}
+`);
+    try {
+      return await spawnAgent(
+        { ...options, argv },
+        env,
+        user && ((signal) => void user.signal(signal))
+      );
+    } finally {
+      options.io.out(`
 ::${stopToken}::
 `);
+    }
+  } finally {
+    await proxy?.close();
     await (0, import_promises6.rm)(dir, { recursive: true, force: true });
   }
 }

@@ -22,6 +22,8 @@ if (env.FAKE_AGENT_RECORD) {
     githubToken: env.GITHUB_TOKEN ?? null,
     githubEnv: env.GITHUB_ENV ?? null,
     idTokenUrl: env.ACTIONS_ID_TOKEN_REQUEST_URL ?? null,
+    anthropicApiKey: env.ANTHROPIC_API_KEY ?? null,
+    anthropicBaseUrl: env.ANTHROPIC_BASE_URL ?? null,
     inputs: Object.keys(env).filter((k) => k.startsWith('INPUT_')),
     isSandbox: env.IS_SANDBOX ?? null,
     // The files FAKE_AGENT_LOOK names (a JSON list) as the agent found them.

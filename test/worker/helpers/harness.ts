@@ -25,6 +25,8 @@ export interface AgentRecord {
   githubToken: string | null;
   githubEnv: string | null;
   idTokenUrl: string | null;
+  anthropicApiKey: string | null;
+  anthropicBaseUrl: string | null;
   inputs: string[];
   isSandbox: string | null;
   /** FAKE_AGENT_LOOK's files as the agent found them (null: missing). */
