@@ -66,6 +66,11 @@ export interface CoordinatorOptions {
    * real time; tests scale the windows, benchmarks that measure the coordinator turn it off).
    */
   writeBudget?: { limits?: WriteLimits; clock?: BudgetClock } | false;
+  /**
+   * The HTTP server's limits on what a client sends (default: GitHub's 10 s for a whole request,
+   * two of GitHub's largest payloads unverified at once); tests shrink them.
+   */
+  limits?: { requestTimeoutMs?: number; maxUnverifiedBytes?: number };
 }
 
 export interface Coordinator {
@@ -195,6 +200,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     onAccepted: () => processor.kick(),
     actsOn: (event, action, payload) => handledEvents.actsOn(event, action, payload),
     pressure,
+    maxUnverifiedBytes: options.limits?.maxUnverifiedBytes,
   });
   // Off (404) unless DASHBOARD_TOKEN is set.
   const dashboard = env.dashboardToken
@@ -207,6 +213,7 @@ export async function startCoordinator(options: CoordinatorOptions): Promise<Coo
     : undefined;
   const server = createHttpServer({
     ingest,
+    requestTimeoutMs: options.limits?.requestTimeoutMs,
     pingDatabase: () => handle.ping(),
     metrics,
     log,

@@ -17,10 +17,26 @@ export interface HttpDeps {
    * answers every path under that prefix; exact keys win.
    */
   routes?: Record<string, RouteHandler>;
+  /** How long a client may take to send a whole request (tests shorten it). */
+  requestTimeoutMs?: number;
 }
 
+/**
+ * GitHub gives up on a delivery it has no answer to within 10 seconds ("Handling webhook
+ * deliveries"), so a request that takes longer to arrive is nobody's delivery; cutting it off
+ * stops a slow sender from holding a connection and its body (src/webhooks/ingest.ts).
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
 export function createHttpServer(deps: HttpDeps): Server {
-  return createServer((req, res) => {
+  const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const options = {
+    requestTimeout,
+    headersTimeout: requestTimeout,
+    // Node checks the timeouts at this interval (30 s by default): a tenth of the timeout.
+    connectionsCheckingInterval: Math.max(10, Math.round(requestTimeout / 10)),
+  };
+  return createServer(options, (req, res) => {
     route(req, res).catch((error: unknown) => {
       deps.log.error({ err: error, url: req.url }, 'request failed');
       if (!res.headersSent) res.writeHead(500).end();

@@ -10,6 +10,14 @@ import type { IngestPressure } from './pressure.js';
 /** GitHub caps webhook payloads at 25 MB. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 
+/**
+ * The bytes of bodies not yet verified that the ingest holds at once, across requests: anyone can
+ * send a body with some signature header, and each is kept whole until its HMAC is checked. Two
+ * of GitHub's largest payloads fit; a request beyond it is answered 503 (a delivery GitHub marks
+ * failed, which the sweep redelivers: docs/running.md, "Webhooks").
+ */
+export const MAX_UNVERIFIED_BYTES = 2 * MAX_WEBHOOK_BYTES;
+
 export interface IngestDeps {
   secret: string;
   deliveries: DeliveryStore;
@@ -25,9 +33,16 @@ export interface IngestDeps {
   /** Told about every request from arrival to answer. */
   pressure?: IngestPressure;
   maxBytes?: number;
+  maxUnverifiedBytes?: number;
 }
 
-type Answer = { status: number; body: string; outcome: 'accepted' | 'duplicate' | 'rejected' };
+type Answer = {
+  status: number;
+  body: string;
+  outcome: 'accepted' | 'duplicate' | 'rejected';
+  /** The signature matched: the event header is GitHub's, and may name a metric's series. */
+  verified?: boolean;
+};
 
 /**
  * Verify, store, acknowledge. Nothing else happens before the answer, so GitHub's
@@ -35,6 +50,7 @@ type Answer = { status: number; body: string; outcome: 'accepted' | 'duplicate' 
  */
 export function createWebhookIngest(deps: IngestDeps) {
   const maxBytes = deps.maxBytes ?? MAX_WEBHOOK_BYTES;
+  const held = new HeldBytes(deps.maxUnverifiedBytes ?? MAX_UNVERIFIED_BYTES);
   // Only its HMAC-SHA256 check (X-Hub-Signature-256, compared in constant time) is used here:
   // handling happens later, from the stored delivery.
   const webhooks = new Webhooks({ secret: deps.secret });
@@ -49,7 +65,10 @@ export function createWebhookIngest(deps: IngestDeps) {
       deps.pressure?.leave(Number(process.hrtime.bigint() - started) / 1e6);
     }
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
-    deps.metrics.webhooksReceived.inc({ event: event ?? 'unknown', outcome: answer.outcome });
+    // Only a verified delivery's event names a series: an unsigned request's header is anyone's,
+    // and each new value would be a series kept for the life of the process.
+    const label = answer.verified && event ? event : 'unverified';
+    deps.metrics.webhooksReceived.inc({ event: label, outcome: answer.outcome });
     deps.metrics.webhookIngestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
   };
 
@@ -62,22 +81,29 @@ export function createWebhookIngest(deps: IngestDeps) {
       return reject(400, 'malformed X-GitHub-Event or X-GitHub-Delivery header');
     if (!signature) return reject(401, 'missing X-Hub-Signature-256 header');
 
-    const body = await readBody(req, maxBytes);
-    if (body === 'too_large') return reject(413, `payload larger than ${maxBytes} bytes`);
+    const read = await readBody(req, maxBytes, held);
+    if (read === 'too_large') return reject(413, `payload larger than ${maxBytes} bytes`);
+    if (read === 'busy') {
+      deps.log.warn({ delivery: id, event }, 'too many unverified webhook bytes in flight; 503');
+      return reject(503, 'too many deliveries in flight; try again');
+    }
 
     let valid: boolean;
     try {
-      valid = await webhooks.verify(body, signature);
+      valid = await webhooks.verify(read.body, signature);
     } catch {
       valid = false;
+    } finally {
+      read.release();
     }
     if (!valid) {
       deps.log.warn({ delivery: id, event }, 'webhook signature does not match; rejected');
       return reject(401, 'signature does not match');
     }
+    const body = read.body;
 
     const payload = parseWebhookBody(body);
-    if (!payload) return reject(400, 'payload is not a JSON object');
+    if (!payload) return { ...reject(400, 'payload is not a JSON object'), verified: true };
 
     try {
       const action = typeof payload.action === 'string' ? payload.action : undefined;
@@ -96,9 +122,19 @@ export function createWebhookIngest(deps: IngestDeps) {
         if (handled)
           deps.log.debug({ delivery: id, event }, 'delivery recorded; no handler acts on it');
         else deps.onAccepted(id);
-        return { status: 202, body: JSON.stringify({ ok: true, delivery: id }), outcome };
+        return {
+          status: 202,
+          body: JSON.stringify({ ok: true, delivery: id }),
+          outcome,
+          verified: true,
+        };
       }
-      return { status: 200, body: JSON.stringify({ ok: true, duplicate: true }), outcome };
+      return {
+        status: 200,
+        body: JSON.stringify({ ok: true, duplicate: true }),
+        outcome,
+        verified: true,
+      };
     } catch (error) {
       // Not stored: answer non-2xx so GitHub marks it failed and the sweep can redeliver it.
       deps.log.error({ err: error, delivery: id, event }, 'could not store webhook delivery');
@@ -106,6 +142,7 @@ export function createWebhookIngest(deps: IngestDeps) {
         status: 503,
         body: JSON.stringify({ error: 'storage unavailable' }),
         outcome: 'rejected',
+        verified: true,
       };
     }
   }
@@ -128,15 +165,71 @@ function numericId(value: unknown): number | undefined {
   return undefined;
 }
 
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | 'too_large'> {
+/** The unverified bytes all requests hold, against one budget. */
+class HeldBytes {
+  private total = 0;
+  constructor(private readonly limit: number) {}
+
+  /** Takes `n` more bytes if they fit. */
+  take(n: number): boolean {
+    if (this.total + n > this.limit) return false;
+    this.total += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.total -= n;
+  }
+}
+
+type ReadBody = 'too_large' | 'busy' | { body: string; release: () => void };
+
+/**
+ * The request's body, its bytes counted against `held` as they arrive (the declared length up
+ * front, when there is one) and given back by `release` once the signature is checked. An
+ * oversized body, or one the budget cannot hold, is drained, not stored, so the client still gets
+ * its answer.
+ */
+async function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  held: HeldBytes,
+): Promise<ReadBody> {
   const declared = Number(req.headers['content-length']);
   const chunks: Buffer[] = [];
   let size = 0;
-  // Oversized bodies are drained, not stored, so the client still gets its 413.
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= maxBytes && !(declared > maxBytes)) chunks.push(chunk);
+  let taken = 0;
+  let busy = declared > 0 && declared <= maxBytes && !held.take(declared);
+  if (!busy && declared > 0 && declared <= maxBytes) taken = declared;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (busy || size > maxBytes || declared > maxBytes) continue;
+      if (size > taken) {
+        if (!held.take(size - taken)) {
+          busy = true;
+          chunks.length = 0;
+          continue;
+        }
+        taken = size;
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    held.give(taken);
+    throw error;
   }
-  if (size > maxBytes || declared > maxBytes) return 'too_large';
-  return Buffer.concat(chunks).toString('utf8');
+  if (size > maxBytes || declared > maxBytes || busy) {
+    held.give(taken);
+    return busy && size <= maxBytes ? 'busy' : 'too_large';
+  }
+  const body = Buffer.concat(chunks).toString('utf8');
+  let released = false;
+  return {
+    body,
+    release: () => {
+      if (!released) held.give(taken);
+      released = true;
+    },
+  };
 }

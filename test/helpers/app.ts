@@ -79,7 +79,7 @@ export async function startTestCoordinator(
   } & Partial<
     Pick<
       CoordinatorOptions,
-      'services' | 'now' | 'sweepGraceMs' | 'processor' | 'writeBudget' | 'oidc'
+      'services' | 'now' | 'sweepGraceMs' | 'processor' | 'writeBudget' | 'oidc' | 'limits'
     >
   > = {},
 ): Promise<TestCoordinator> {
@@ -111,6 +111,7 @@ export async function startTestCoordinator(
     processor: options.processor,
     writeBudget: options.writeBudget ?? { limits: TEST_WRITE_LIMITS },
     oidc: options.oidc,
+    limits: options.limits,
     // Tests step the sweep by hand.
     schedule: false,
     // A scrape shows what the test just did.
