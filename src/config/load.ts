@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { repoConfigSchema, type RepoConfig } from './schema.js';
+import { CONFIG_PATH, repoConfigSchema, type RepoConfig } from './schema.js';
 
 export type ConfigResult = { ok: true; config: RepoConfig } | { ok: false; errors: string[] };
 
@@ -46,4 +46,34 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
       typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`,
     )
     .join('');
+}
+
+/** A file the configuration was read from: probot's config plugin follows `_extends`. */
+export interface ConfigSource {
+  owner: string;
+  repo: string;
+  path: string;
+}
+
+/**
+ * Why the configuration may not come from these files, or undefined. Only a
+ * `.github/agent-coordinator.yml` of the repository's own owner counts — its own, the owner's
+ * `.github` repository's, or another of the owner's repositories' through `_extends` — since that
+ * file is the agent's leash: no agent may change it (the publish job refuses it,
+ * docs/worker.md), while any other file an `_extends` names (`repo:other/path.yml`) an agent's
+ * PR could change, and another owner's repository is written by people this repository never
+ * chose (docs/configuration.md).
+ */
+export function configSourceProblem(
+  sources: readonly ConfigSource[],
+  repo: { owner: string },
+): string | undefined {
+  for (const source of sources) {
+    const where = `${source.owner}/${source.repo}:${source.path}`;
+    if (source.owner.toLowerCase() !== repo.owner.toLowerCase())
+      return `\`_extends\` names ${where}, a repository of another owner; the configuration comes from ${repo.owner}'s repositories only`;
+    if (source.path !== CONFIG_PATH)
+      return `\`_extends\` names ${where}; only ${CONFIG_PATH} files, which no agent may change, are read`;
+  }
+  return undefined;
 }

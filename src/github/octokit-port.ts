@@ -1,5 +1,6 @@
 import { GraphqlResponseError } from '@octokit/graphql';
 import type { ProbotOctokit } from 'probot';
+import { configSourceProblem } from '../config/load.js';
 import { CONFIG_PATH } from '../config/schema.js';
 import type { WritePriorityOption } from './write-budget-octokit.js';
 import { readJobLogTail } from './job-log-tail.js';
@@ -168,7 +169,9 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
 
     async readConfigFile(repo: RepoCoords): Promise<ConfigFile> {
       try {
-        const { config } = await octokit.config.get({ ...repo, path: CONFIG_PATH });
+        const { config, files } = await octokit.config.get({ ...repo, path: CONFIG_PATH });
+        const problem = configSourceProblem(files, repo);
+        if (problem) return { ok: false, error: `${CONFIG_PATH}: ${problem}` };
         return { ok: true, raw: config };
       } catch (error) {
         if (statusOf(error) !== undefined) throw error;

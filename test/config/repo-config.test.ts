@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigYaml, validateConfig } from '../../src/config/load.js';
+import { configSourceProblem, parseConfigYaml, validateConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG, modelForTaskType, repoConfigSchema } from '../../src/config/schema.js';
 import { parseDuration } from '../../src/core/duration.js';
 
@@ -134,5 +134,38 @@ describe('modelForTaskType: worker.models by the plan’s task type', () => {
     ['hasOwnProperty', 'model-d'],
   ])('%s runs with %s', (type, model) => {
     expect(modelForTaskType(stored, type)).toBe(model);
+  });
+});
+
+describe('where the configuration may come from (_extends)', () => {
+  const file = (owner: string, repo: string, path = '.github/agent-coordinator.yml') => ({
+    owner,
+    repo,
+    path,
+  });
+  it.each([
+    ['the repository itself', [file('acme', 'widgets')], undefined],
+    [
+      'the owner’s .github repository',
+      [file('acme', 'widgets'), file('ACME', '.github')],
+      undefined,
+    ],
+    [
+      'another repository of the owner',
+      [file('acme', 'widgets'), file('acme', 'shared')],
+      undefined,
+    ],
+    [
+      'another owner’s repository',
+      [file('acme', 'widgets'), file('mallory', 'cfg')],
+      "`_extends` names mallory/cfg:.github/agent-coordinator.yml, a repository of another owner; the configuration comes from acme's repositories only",
+    ],
+    [
+      'another file, which an agent could change',
+      [file('acme', 'widgets'), file('acme', 'widgets', 'docs/agents.yml')],
+      '`_extends` names acme/widgets:docs/agents.yml; only .github/agent-coordinator.yml files, which no agent may change, are read',
+    ],
+  ])('%s', (_what, sources, problem) => {
+    expect(configSourceProblem(sources, { owner: 'acme' })).toBe(problem);
   });
 });

@@ -213,6 +213,26 @@ describe('issues.labeled', () => {
     expect(reply).toContain('worker.timeoutMinute: unknown key');
   });
 
+  it("refuses a config that takes its values from another owner's repository", async () => {
+    configFile('_extends: mallory/cfg\nlabel: agent\n');
+    // Probot's config plugin follows it: what mallory writes would set this repository's limits.
+    nock(API)
+      .get('/repos/mallory/cfg/contents/.github%2Fagent-coordinator.yml')
+      .reply(200, 'merge:\n  requireApproval: false\n');
+    role('Codertocat', 'admin');
+    let reply = '';
+    nock(API)
+      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
+        reply = body.body;
+        return true;
+      })
+      .reply(201, { id: 1 });
+    await receive(payload('agent'));
+    expect(started).toEqual([]);
+    expect(reply).toContain('`.github/agent-coordinator.yml` is invalid');
+    expect(reply).toContain('a repository of another owner');
+  });
+
   it('reports a YAML syntax error in the config', async () => {
     configFile('label: [agent\n');
     role('Codertocat', 'write');
