@@ -94,6 +94,21 @@ describe('issues.labeled', () => {
       .get('/repos/Codertocat/.github/contents/.github%2Fagent-coordinator.yml')
       .reply(404, {});
   };
+  /** Handles the delivery and returns the one comment the App posted on issue 1 (as `commentId`). */
+  const repliedTo = async (
+    delivery: Parameters<typeof receive>[0],
+    commentId = 1,
+  ): Promise<string> => {
+    let reply = '';
+    nock(API)
+      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
+        reply = body.body;
+        return true;
+      })
+      .reply(201, { id: commentId });
+    await receive(delivery);
+    return reply;
+  };
   const role = (login: string, roleName: string, permission = roleName) =>
     nock(API)
       .get(`/repos/Codertocat/Hello-World/collaborators/${login}/permission`)
@@ -173,14 +188,7 @@ describe('issues.labeled', () => {
   it.each(['triage', 'read', 'none'])('replies once to a %s user and starts nothing', async (r) => {
     configFile(null);
     role('Codertocat', r, r === 'triage' ? 'read' : r);
-    let reply = '';
-    nock(API)
-      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
-        reply = body.body;
-        return true;
-      })
-      .reply(201, { id: 2 ** 33 });
-    await receive(payload('agent'));
+    const reply = await repliedTo(payload('agent'), 2 ** 33);
     expect(started).toEqual([]);
     expect(reply).toContain('only people with write access');
     expect(reply).toContain(`your role: ${r}`);
@@ -199,14 +207,7 @@ describe('issues.labeled', () => {
   it('names the bad key of an invalid config and starts nothing', async () => {
     configFile('merge:\n  method: fast-forward\nworker:\n  timeoutMinute: 5\n');
     role('Codertocat', 'admin');
-    let reply = '';
-    nock(API)
-      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
-        reply = body.body;
-        return true;
-      })
-      .reply(201, { id: 1 });
-    await receive(payload('agent'));
+    const reply = await repliedTo(payload('agent'));
     expect(started).toEqual([]);
     expect(reply).toContain('`.github/agent-coordinator.yml` is invalid');
     expect(reply).toContain('merge.method: Invalid option: expected one of');
@@ -220,14 +221,7 @@ describe('issues.labeled', () => {
       .get('/repos/mallory/cfg/contents/.github%2Fagent-coordinator.yml')
       .reply(200, 'merge:\n  requireApproval: false\n');
     role('Codertocat', 'admin');
-    let reply = '';
-    nock(API)
-      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
-        reply = body.body;
-        return true;
-      })
-      .reply(201, { id: 1 });
-    await receive(payload('agent'));
+    const reply = await repliedTo(payload('agent'));
     expect(started).toEqual([]);
     expect(reply).toContain('`.github/agent-coordinator.yml` is invalid');
     expect(reply).toContain('a repository of another owner');
@@ -236,14 +230,7 @@ describe('issues.labeled', () => {
   it('reports a YAML syntax error in the config', async () => {
     configFile('label: [agent\n');
     role('Codertocat', 'write');
-    let reply = '';
-    nock(API)
-      .post('/repos/Codertocat/Hello-World/issues/1/comments', (body: { body: string }) => {
-        reply = body.body;
-        return true;
-      })
-      .reply(201, { id: 1 });
-    await receive(payload('agent'));
+    const reply = await repliedTo(payload('agent'));
     expect(started).toEqual([]);
     expect(reply).toContain('.github/agent-coordinator.yml');
   });
