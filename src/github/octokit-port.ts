@@ -130,6 +130,7 @@ interface RawRunOrigin {
   id: number;
   check_suite_id?: number | null;
   head_repository?: { id?: number } | null;
+  actor?: { login?: string } | null;
 }
 
 /**
@@ -143,7 +144,12 @@ export function actionsRunOrigin(run: RawRunOrigin): ActionsRunOrigin {
     throw new Error(`GitHub lists workflow run ${run.id} without its check_suite_id`);
   if (head === undefined || (head !== null && typeof head.id !== 'number'))
     throw new Error(`GitHub lists workflow run ${run.id} without its head_repository`);
-  return { id: run.id, checkSuiteId: run.check_suite_id, headRepositoryId: head?.id ?? null };
+  return {
+    id: run.id,
+    checkSuiteId: run.check_suite_id,
+    headRepositoryId: head?.id ?? null,
+    actorLogin: typeof run.actor?.login === 'string' ? run.actor.login : null,
+  };
 }
 
 export function createOctokitPort(octokit: Octokit, options: { appId?: number } = {}): GitHubPort {

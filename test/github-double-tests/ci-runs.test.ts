@@ -144,6 +144,7 @@ describe('actions: CI runs, job logs and rerun-failed-jobs', () => {
 
   it('rerun-failed-jobs: a new attempt of the same run re-runs only the failed job, as a new check run', async () => {
     const runId = await w.double.runCi(w.repo, sha, {
+      by: 'someone',
       jobs: [
         { name: 'test', attempts: [FAILING_TEST, { conclusion: 'success' }] },
         { name: 'lint', attempts: [{ conclusion: 'success' }] },

@@ -541,7 +541,11 @@ export class GitHubDouble extends DoubleQueries {
       branch,
       sha: resolved,
       jobs: input.jobs,
-      by: this.core.account(input.by ?? 'someone'),
+      // GitHub's `actor` of a push or a PR's synchronize is who pushed the head: by default the
+      // account the commit is attributed to.
+      by: input.by
+        ? this.core.account(input.by)
+        : (r.commits.get(resolved)?.author ?? this.core.account('someone')),
     });
     await settle(sent);
     if (input.play !== false) await playOrHoldCiAttempt(this.core, run, settle);

@@ -191,7 +191,12 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       actionsJob: { runId, jobId: test.checkRunId },
     });
     expect(actionsRuns).toEqual([
-      { id: runId, checkSuiteId: suite, headRepositoryId: w.double.repository(w.repo)['id'] },
+      {
+        id: runId,
+        checkSuiteId: suite,
+        headRepositoryId: w.double.repository(w.repo)['id'],
+        actorLogin: (w.double.run(runId)!['actor'] as { login: string }).login,
+      },
     ]);
     expect(checks.find((c) => c.name === 'lint')).toMatchObject({
       appSlug: 'other-ci',
@@ -262,6 +267,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       id: forkRun.id,
       checkSuiteId: forkRun['check_suite_id'],
       headRepositoryId: fork,
+      actorLogin: 'outsider',
     };
     const { checks, actionsRuns } = await port().checksFor(repo, sha);
     expect(checks.find((c) => c.name === 'test')).toMatchObject({
@@ -335,13 +341,18 @@ describe('actionsJobOf', () => {
 describe('actionsRunOrigin', () => {
   it.each([
     [
-      { id: 3, check_suite_id: 9, head_repository: { id: 5 } },
-      { id: 3, checkSuiteId: 9, headRepositoryId: 5 },
+      { id: 3, check_suite_id: 9, head_repository: { id: 5 }, actor: { login: 'carol' } },
+      { id: 3, checkSuiteId: 9, headRepositoryId: 5, actorLogin: 'carol' },
     ],
     // A fork deleted since: GitHub answers null (github/rest-api-description#1586).
     [
-      { id: 3, check_suite_id: 9, head_repository: null },
-      { id: 3, checkSuiteId: 9, headRepositoryId: null },
+      { id: 3, check_suite_id: 9, head_repository: null, actor: { login: 'carol' } },
+      { id: 3, checkSuiteId: 9, headRepositoryId: null, actorLogin: 'carol' },
+    ],
+    // `actor` is not among the schema's required fields: core decides nothing on such a run.
+    [
+      { id: 3, check_suite_id: 9, head_repository: { id: 5 } },
+      { id: 3, checkSuiteId: 9, headRepositoryId: 5, actorLogin: null },
     ],
   ])('%j → %j', (run, expected) => {
     expect(actionsRunOrigin(run)).toEqual(expected);

@@ -42,15 +42,53 @@ export interface ActionsRunOrigin {
    * (github/rest-api-description#1586): not this repository either way.
    */
   headRepositoryId: number | null;
+  /**
+   * `actor.login`: who started the run ("the user that triggered the initial workflow run": a
+   * PR's author when it opened, the pusher of its head). Null when GitHub names none.
+   */
+  actorLogin: string | null;
 }
 
-/** Whether a workflow run's checks are the agent PR's own: its head is in this repository. */
+/** Whether a workflow run's head is in this repository (not a fork's PR on the same commit). */
 export function isOwnRun(run: ActionsRunOrigin, repositoryId: number): boolean {
   return run.headRepositoryId === repositoryId;
 }
 
+/**
+ * Who may start the runs whose jobs count: the App itself (it opens the agent PRs, its workers
+ * push to them, it updates their branches) and people with write access (a maintainer's push or
+ * re-run). Anyone who can read a private repository can open a PR from an agent's branch onto
+ * another base (docs/worker.md, "PR markers"), and GitHub runs that PR's `pull_request`
+ * workflows on the agent's commit, started by its author: their jobs neither pass nor fail the
+ * agent PR, and nothing they say reaches the worker.
+ */
+export interface RunStarters {
+  appLogin: string;
+  /** Lower-cased logins of the runs' other starters who have write access. */
+  writers: ReadonlySet<string>;
+}
+
+/** The starters of this repository's runs whose write access is to be read (not the App's). */
+export function runStartersToRead(
+  runs: readonly ActionsRunOrigin[],
+  repositoryId: number,
+  appLogin: string,
+): string[] {
+  const logins = new Set<string>();
+  for (const run of runs) {
+    const login = run.actorLogin?.toLowerCase();
+    if (isOwnRun(run, repositoryId) && login && login !== appLogin.toLowerCase()) logins.add(login);
+  }
+  return [...logins];
+}
+
+function startedByTrusted(run: ActionsRunOrigin, starters: RunStarters): boolean {
+  const login = run.actorLogin!.toLowerCase();
+  return login === starters.appLogin.toLowerCase() || starters.writers.has(login);
+}
+
 export type CountedChecks<C> =
-  /** `leftOut`: jobs of runs whose head is in another repository. */
+  /** `leftOut`: jobs of runs whose head is in another repository, or that no trusted starter started. */
   | { ok: true; counted: C[]; leftOut: C[] }
   /** What GitHub answered does not tell where an Actions job came from: decide nothing. */
   | { ok: false; why: string };
@@ -65,6 +103,7 @@ export function countedChecks<C extends HeadCheck>(
   checks: readonly C[],
   runs: readonly ActionsRunOrigin[],
   repositoryId: number,
+  starters: RunStarters,
 ): CountedChecks<C> {
   const counted: C[] = [];
   const leftOut: C[] = [];
@@ -86,7 +125,13 @@ export function countedChecks<C extends HeadCheck>(
         ok: false,
         why: `the check run ${check.name} names workflow run ${check.actionsJob.runId}, its check suite run ${run.id}`,
       };
-    (isOwnRun(run, repositoryId) ? counted : leftOut).push(check);
+    if (!isOwnRun(run, repositoryId)) {
+      leftOut.push(check);
+      continue;
+    }
+    if (run.actorLogin === null)
+      return { ok: false, why: `workflow run ${run.id} (check run ${check.name}) names no actor` };
+    (startedByTrusted(run, starters) ? counted : leftOut).push(check);
   }
   return { ok: true, counted, leftOut };
 }

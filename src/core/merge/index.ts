@@ -40,8 +40,10 @@ export {
   ACTIONS_APP_SLUG,
   countedChecks,
   needsActionsRuns,
+  runStartersToRead,
   type ActionsRunOrigin,
   type HeadCheck,
+  type RunStarters,
 } from './check-origin.js';
 export {
   decideDequeued,

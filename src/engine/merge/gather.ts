@@ -1,6 +1,7 @@
 import { inMergeQueue, isOpenPull } from '../../core/lifecycle/index.js';
 import {
   countedChecks,
+  runStartersToRead,
   isOrderCheck,
   pullsNeedingGitHubView,
   type ApproverStanding,
@@ -15,6 +16,7 @@ import type { RunGraph } from '../../store/runs.js';
 import type { Engine, RunScope } from '../context.js';
 import type { MergeTarget } from './merge-target.js';
 import { readApprovers } from './approvers.js';
+import { writersAmong } from '../roles.js';
 import { settleRerun } from './failing-checks.js';
 
 /** What one merge decision for a run is made on: the database's view, GitHub's where it counts. */
@@ -198,7 +200,12 @@ export async function checksOf(
     const run = c.checkSuiteId === null ? undefined : origins.get(String(c.checkSuiteId));
     return run ? [run] : [];
   });
-  const verdict = countedChecks(checks, [...actionsRuns, ...remembered], scope.repositoryId);
+  const runs = [...actionsRuns, ...remembered];
+  // Only the App's runs and those of people with write access count (core's RunStarters).
+  const appLogin = await engine.appLogin();
+  const toRead = runStartersToRead(runs, scope.repositoryId, appLogin);
+  const writers = await writersAmong(engine, scope.port, scope.repo, toRead);
+  const verdict = countedChecks(checks, runs, scope.repositoryId, { appLogin, writers });
   if (!verdict.ok) throw new Error(`the checks on ${head} cannot be told apart: ${verdict.why}`);
   return verdict.counted.filter((c) => !isOrderCheck(c));
 }

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   countedChecks,
   needsActionsRuns,
+  runStartersToRead,
   type ActionsRunOrigin,
   type HeadCheck,
+  type RunStarters,
 } from '../../../src/core/merge/index.js';
 
 const REPO = 186853002;
@@ -30,12 +32,15 @@ const status = (name: string): HeadCheck => ({
   checkSuiteId: null,
   actionsJob: null,
 });
-// Run n has check suite n.
-const run = (id: number, headRepositoryId: number | null): ActionsRunOrigin => ({
-  id,
-  checkSuiteId: id,
-  headRepositoryId,
-});
+const APP = 'agent-coordinator[bot]';
+// Run n has check suite n; the App started it unless another starter is named.
+const run = (
+  id: number,
+  headRepositoryId: number | null,
+  actorLogin: string | null = APP,
+): ActionsRunOrigin => ({ id, checkSuiteId: id, headRepositoryId, actorLogin });
+/** The App, and carol, who has write access. */
+const STARTERS: RunStarters = { appLogin: APP, writers: new Set(['carol']) };
 const names = (checks: readonly HeadCheck[]) => checks.map((c) => c.name);
 
 /**
@@ -87,6 +92,20 @@ describe('countedChecks', () => {
       leftOut: [],
     },
     {
+      name: 'a job of a run a person with write access started counts, whatever the case',
+      checks: [job('test', 1)],
+      runs: [run(1, REPO, 'Carol')],
+      counted: ['test'],
+      leftOut: [],
+    },
+    {
+      name: "a look-alike PR's job on the agent's commit, started by a reader, is left out",
+      checks: [job('test', 1), job('test', 2)],
+      runs: [run(1, REPO), run(2, REPO, 'a-reader')],
+      counted: ['test'],
+      leftOut: ['test'],
+    },
+    {
       name: 'no checks: nothing counts, nothing is left out',
       checks: [],
       runs: [run(1, FORK)],
@@ -94,7 +113,7 @@ describe('countedChecks', () => {
       leftOut: [],
     },
   ])('$name', ({ checks, runs, counted, leftOut }) => {
-    const verdict = countedChecks(checks, runs, REPO);
+    const verdict = countedChecks(checks, runs, REPO, STARTERS);
     expect(verdict.ok).toBe(true);
     if (!verdict.ok) return;
     expect(names(verdict.counted)).toEqual(counted);
@@ -104,7 +123,12 @@ describe('countedChecks', () => {
   it('keeps the checks themselves, in their order', () => {
     const own = job('test', 1);
     const lint = otherApp('lint');
-    const verdict = countedChecks([own, job('test', 2), lint], [run(1, REPO), run(2, FORK)], REPO);
+    const verdict = countedChecks(
+      [own, job('test', 2), lint],
+      [run(1, REPO), run(2, FORK)],
+      REPO,
+      STARTERS,
+    );
     expect(verdict).toEqual({ ok: true, counted: [own, lint], leftOut: [job('test', 2)] });
   });
 
@@ -122,13 +146,19 @@ describe('countedChecks', () => {
       why: 'the Actions check run test names no check suite',
     },
     {
+      name: 'a job of a run of this repository that names no starter',
+      checks: [job('test', 4)],
+      runs: [run(4, REPO, null)],
+      why: 'workflow run 4 (check run test) names no actor',
+    },
+    {
       name: 'a job whose details name another run than its suite’s',
       checks: [job('test', 1, 2)],
       runs: [run(1, REPO), run(2, REPO)],
       why: 'the check run test names workflow run 2, its check suite run 1',
     },
   ])('$name is an error, not a pass', ({ checks, runs, why }) => {
-    expect(countedChecks(checks, runs, REPO)).toEqual({ ok: false, why });
+    expect(countedChecks(checks, runs, REPO, STARTERS)).toEqual({ ok: false, why });
   });
 
   it.each<[string, HeadCheck[], boolean]>([
@@ -145,5 +175,25 @@ describe('countedChecks', () => {
     ['an Actions job naming no suite', [job('test', null, 1)], true],
   ])('with the runs of suite 1 known: reading is needed for %s: %s', (_name, checks, needed) => {
     expect(needsActionsRuns(checks, (suite) => suite === 1)).toBe(needed);
+  });
+});
+
+describe('runStartersToRead', () => {
+  it('names the starters of this repository’s runs once each, lower-cased, never the App or a fork’s', () => {
+    expect(
+      runStartersToRead(
+        [
+          run(1, REPO),
+          run(2, REPO, 'Carol'),
+          run(3, REPO, 'carol'),
+          run(4, REPO, 'a-reader'),
+          run(5, FORK, 'outsider'),
+          run(6, REPO, 'Agent-Coordinator[bot]'),
+          run(7, REPO, null),
+        ],
+        REPO,
+        APP,
+      ),
+    ).toEqual(['carol', 'a-reader']);
   });
 });

@@ -163,7 +163,12 @@ describe('decideChecksCompleted: a head whose push was not delivered', () => {
   });
 
   const FORK = 99;
-  const run = (headRepositoryId: number | null) => ({ id: 5, checkSuiteId: 6, headRepositoryId });
+  const run = (headRepositoryId: number | null) => ({
+    id: 5,
+    checkSuiteId: 6,
+    headRepositoryId,
+    actorLogin: 'agent-coordinator[bot]',
+  });
   const forkRun = [
     {
       kind: 'none',
