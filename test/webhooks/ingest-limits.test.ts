@@ -86,23 +86,31 @@ describe('the webhook endpoint before a signature is checked', () => {
     );
   });
 
-  it('holds a bounded number of unverified bytes at once: a request past it gets 503', async () => {
+  it('holds a bounded number of unverified bytes at once: a body past it gets 503', async () => {
+    app = await startTestCoordinator({ limits: { maxUnverifiedBytes: 1000 } });
+    const body = (n: number) => JSON.stringify({ pad: 'x'.repeat(n - 10) });
+    const refused = await post('issues', body(1200));
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ error: 'too many deliveries in flight; try again' });
+    // Its bytes were given back.
+    expect((await post('issues', body(900))).status).toBe(401);
+  });
+
+  it('counts the bytes that arrived, not a declared length: a stalled sender holds none', async () => {
     app = await startTestCoordinator({ limits: { maxUnverifiedBytes: 1000 } });
     const body = (n: number) => JSON.stringify({ pad: 'x'.repeat(n - 10) });
     const first = body(900);
-    // GitHub's 100 Continue comes once the request is in the ingest, its bytes counted.
-    const slow = await openRequest(first.length, '', ['Expect: 100-continue']);
-    await answer(slow, (text) => text.includes('100 Continue'));
+    // The 100 Continue comes once the request is in the ingest, its declared length read.
+    const stalled = await openRequest(first.length, '', ['Expect: 100-continue']);
+    await answer(stalled, (text) => text.includes('100 Continue'));
 
-    const refused = await post('issues', body(900));
-    expect(refused.status).toBe(503);
-    expect(await refused.json()).toEqual({ error: 'too many deliveries in flight; try again' });
-
-    // The first one ends (its signature is wrong); its bytes are given back.
-    slow.write(first);
-    expect(await answer(slow, (text) => /HTTP\/1\.1 4\d\d/.test(text))).toMatch(/HTTP\/1\.1 401/);
-    slow.destroy();
     expect((await post('issues', body(900))).status).toBe(401);
+
+    stalled.write(first);
+    expect(await answer(stalled, (text) => /HTTP\/1\.1 4\d\d/.test(text))).toMatch(
+      /HTTP\/1\.1 401/,
+    );
+    stalled.destroy();
   });
 
   it('cuts off a client that does not finish its request in time', async () => {
