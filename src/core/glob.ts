@@ -56,39 +56,21 @@ const compiled = new Map<string, Automaton>();
 const COMPILED_KEPT = 1_000;
 
 /**
- * How much matching a caller may still do: one unit a character of a path, and one a state for
- * each step the automaton has to work out (a step it has met before is looked up). Globs the
- * planner writes are untrusted: the same `files:` may be matched against every file of a large
- * tree for every task, so a decision gives all its matching one budget (docs/tasks-block.md).
+ * Whether `path` (a file's path in the repository) matches `glob`. Matched by running the glob's
+ * automaton over the path once, in time proportional to the path's length times the glob's: a
+ * backtracking regular expression takes exponential time on globs a planner may write, such as
+ * `**\/**\/**\/…` or `*?*?*?…` against a path that fails near its end (each `*` can end anywhere),
+ * and the coordinator matches every task's globs against every file of the tree in its own
+ * process (docs/tasks-block.md).
  */
-export interface MatchWork {
-  left: number;
-}
-
-/**
- * Whether `path` (a file's path in the repository) matches `glob`, or `unknown` once `work` is
- * spent (the caller decides as if it matched). Matched by running the glob's automaton over the
- * path once, in time proportional to the path's length times the glob's: a backtracking regular
- * expression takes exponential time on globs a planner may write, such as `**\/**\/**\/…` or
- * `*?*?*?…` against a path that fails near its end (each `*` can end anywhere).
- */
-export function globMatchesWithin(
-  glob: string,
-  path: string,
-  work: MatchWork,
-): boolean | 'unknown' {
-  if (work.left <= 0) return 'unknown';
-  return accepts(automatonOf(glob), path, work);
-}
-
-function automatonOf(glob: string): Automaton {
+export function globMatches(glob: string, path: string): boolean {
   let automaton = compiled.get(glob);
   if (!automaton) {
     if (compiled.size >= COMPILED_KEPT) compiled.clear();
     automaton = compile(glob);
     compiled.set(glob, automaton);
   }
-  return automaton;
+  return accepts(automaton, path);
 }
 
 /** One glob character or construct; a `**` segment, `/` included, is `dirs` (or `all` last). */
@@ -206,18 +188,15 @@ function buildAtom(atom: Atom, next: number, states: State[]): number {
  * Runs the automaton on every state it can be in at once, one character (code point) at a time;
  * each set's step on a character is worked out once (a lazily built DFA).
  */
-function accepts(automaton: Automaton, path: string, work: MatchWork): boolean | 'unknown' {
+function accepts(automaton: Automaton, path: string): boolean {
   let current = automaton.start;
   for (const ch of path) {
-    work.left -= 1;
     let next = current.next.get(ch);
     if (!next) {
-      work.left -= current.members.length;
       next = stateSet(automaton, step(automaton.states, current.members, ch));
       if (automaton.kept < MEMBERS_KEPT) current.next.set(ch, next);
     }
     if (next.members.length === 0) return false;
-    if (work.left < 0) return 'unknown';
     current = next;
   }
   return current.accepting;

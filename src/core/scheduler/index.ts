@@ -2,13 +2,7 @@ export { DependencyIndex, type DependencyNode } from './dependency-index.js';
 export { explainRun, explainTask, formatWaitReason } from './explain.js';
 export type { ExplainInput, ExplainTaskInput } from './explain.js';
 export { overlapWaits, selectDispatches } from './select-dispatches.js';
-export {
-  filesOutsideDeclaration,
-  MATCH_WORK,
-  matchWork,
-  overlapPath,
-  taskPaths,
-} from './overlap.js';
+export { filesOutsideDeclaration, overlapPath, taskPaths } from './overlap.js';
 export type { RepoTree, TaskPaths } from './overlap.js';
 export { decideOverlapWaits, overlapMayWait } from './overlap-input.js';
 export type { OverlapWaits, PathClaimant } from './overlap-input.js';

@@ -1,5 +1,5 @@
 import { PATH_HOLDING_TASK_STATES, type TaskState } from '../states.js';
-import { matchWork, taskPaths, type RepoTree, type TaskPaths } from './overlap.js';
+import { taskPaths, type RepoTree, type TaskPaths } from './overlap.js';
 import { selectDispatches } from './select-dispatches.js';
 import { candidateKey, type Candidate, type PathHolder, type WaitReason } from './types.js';
 
@@ -39,8 +39,6 @@ export function decideOverlapWaits(
   claimants: readonly PathClaimant[],
   trees: ReadonlyMap<string, RepoTree | undefined>,
   now: number,
-  // One budget for all of the decision's glob matching (overlap.ts, MATCH_WORK).
-  work = matchWork(),
 ): OverlapWaits {
   const holders: PathHolder[] = [];
   const paths = new Map<string, TaskPaths>();
@@ -50,7 +48,6 @@ export function decideOverlapWaits(
     const claim = taskPaths(
       { base: c.base, files: c.files, changedFiles: c.changedFiles },
       trees.get(c.base),
-      work,
     );
     if (!claim) return;
     const runId = String(c.runId);
@@ -84,7 +81,7 @@ export function decideOverlapWaits(
     globalLimit: Number.POSITIVE_INFINITY,
     heldRuns: new Set(),
     budgetExhaustedRuns: new Set(),
-    overlap: { holders, paths, work },
+    overlap: { holders, paths },
   });
   for (const { candidate, reason } of decision.waiting) {
     if (reason.kind !== 'overlap') continue;

@@ -1,19 +1,4 @@
-import { globMatchesWithin, literalPrefix, prefixesNest, type MatchWork } from '../glob.js';
-
-/**
- * The glob matching one decision may do (core/glob.ts, MatchWork): each path's characters, and
- * the states of the steps worked out anew. A plan whose `files:` cost more than this (only globs
- * written to, such as `**\/*?*?*?…` against a large tree) gets the rest decided by literal
- * prefixes and as overlapping: its tasks wait rather than collide, and no pass holds the process
- * for seconds. An ordinary plan on a 20,000-file tree uses under 1% of it
- * (test/core/scheduler/overlap.test.ts).
- */
-export const MATCH_WORK = 10_000_000;
-
-/** A fresh budget for one decision. */
-export function matchWork(): MatchWork {
-  return { left: MATCH_WORK };
-}
+import { globMatches, literalPrefix, prefixesNest } from '../glob.js';
 
 /**
  * Conflict-aware scheduling (docs/lifecycle.md, step 4): the paths each task claims, and whether
@@ -54,11 +39,7 @@ export interface PathSource {
  * A task's claim, or undefined when it claims nothing: a task that declares no `files:` and has
  * no PR's files yet never waits on an overlap and never makes another wait.
  */
-export function taskPaths(
-  source: PathSource,
-  tree: RepoTree | undefined,
-  work: MatchWork = matchWork(),
-): TaskPaths | undefined {
+export function taskPaths(source: PathSource, tree: RepoTree | undefined): TaskPaths | undefined {
   if (source.changedFiles) {
     return { base: source.base, files: [...source.changedFiles], globs: [], prefixes: [] };
   }
@@ -68,44 +49,17 @@ export function taskPaths(
   const prefixes: string[] = [];
   for (const glob of globs) {
     let matched = false;
-    let spent = false;
     if (tree && !tree.truncated) {
-      for (const path of pathsUnder(tree, literalPrefix(glob))) {
-        const match = globMatchesWithin(glob, path, work);
-        if (match === 'unknown') {
-          spent = true;
-          break;
-        }
-        if (match) {
+      for (const path of tree.paths) {
+        if (globMatches(glob, path)) {
           files.add(path);
           matched = true;
         }
       }
     }
-    // A glob not matched through the whole tree may name any file under its literal prefix.
-    if (!matched || spent) prefixes.push(literalPrefix(glob));
+    if (!matched) prefixes.push(literalPrefix(glob));
   }
   return { base: source.base, files: [...files].sort(), globs, prefixes };
-}
-
-// Each tree's paths in code-unit order, sorted once however many decisions read it.
-const sortedPaths = new WeakMap<RepoTree, readonly string[]>();
-
-/**
- * The tree's paths that start with `prefix`, the only ones a glob with that literal prefix can
- * match: a glob such as `src/login/**` is matched against its directory, not the whole tree.
- */
-function* pathsUnder(tree: RepoTree, prefix: string): Generator<string> {
-  let paths = sortedPaths.get(tree);
-  if (!paths) sortedPaths.set(tree, (paths = [...tree.paths].sort()));
-  let low = 0;
-  let high = paths.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (paths[mid]! < prefix) low = mid + 1;
-    else high = mid;
-  }
-  for (let i = low; i < paths.length && paths[i]!.startsWith(prefix); i++) yield paths[i]!;
 }
 
 /**
@@ -113,11 +67,7 @@ function* pathsUnder(tree: RepoTree, prefix: string): Generator<string> {
  * that a glob of the other matches (a new file, or any file when the tree was truncated), or two
  * literal prefixes of not-yet-existing files of which one contains the other.
  */
-export function overlapPath(
-  a: TaskPaths,
-  b: TaskPaths,
-  work: MatchWork = matchWork(),
-): string | undefined {
+export function overlapPath(a: TaskPaths, b: TaskPaths): string | undefined {
   if (a.base !== b.base) return undefined;
   const [small, large] = a.files.length <= b.files.length ? [a, b] : [b, a];
   const largeFiles = new Set(large.files);
@@ -126,9 +76,7 @@ export function overlapPath(
     [a.globs, b.files],
     [b.globs, a.files],
   ] as const) {
-    // Past the budget a file counts as matched: the tasks wait rather than collide.
-    for (const file of files)
-      if (globs.some((g) => globMatchesWithin(g, file, work) !== false)) return file;
+    for (const file of files) if (globs.some((g) => globMatches(g, file))) return file;
   }
   for (const p of a.prefixes) {
     for (const q of b.prefixes) {
@@ -142,11 +90,7 @@ export function overlapPath(
 export function filesOutsideDeclaration(
   declared: readonly string[] | null | undefined,
   changed: readonly string[],
-  work: MatchWork = matchWork(),
 ): string[] {
   if (!declared) return [];
-  // Past the budget a file counts as declared: the status comment says less, never wrongly.
-  return changed.filter(
-    (file) => !declared.some((glob) => globMatchesWithin(glob, file, work) !== false),
-  );
+  return changed.filter((file) => !declared.some((glob) => globMatches(glob, file)));
 }

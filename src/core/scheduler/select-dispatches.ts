@@ -80,7 +80,7 @@ function overlapReason(
   if (!paths) return undefined;
   for (const holder of claimed) {
     if (holder.runId === candidate.runId && holder.taskId === candidate.stackParent) continue;
-    const path = overlapPath(holder.paths, paths, input.overlap?.work);
+    const path = overlapPath(holder.paths, paths);
     if (path !== undefined)
       return {
         kind: 'overlap',

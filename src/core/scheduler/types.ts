@@ -1,4 +1,3 @@
-import type { MatchWork } from '../glob.js';
 import type { TaskPaths } from './overlap.js';
 
 /** A pending task whose deps are all merged, as the dispatcher sees it. */
@@ -46,8 +45,6 @@ export interface OverlapInput {
   holders: readonly PathHolder[];
   /** Each candidate's claim by `candidateKey`; a candidate absent here claims nothing. */
   paths: ReadonlyMap<string, TaskPaths>;
-  /** What matching globs the decision may still do (core/glob.ts), shared by its comparisons. */
-  work?: MatchWork;
 }
 
 export interface UnmergedDep {

@@ -3,7 +3,6 @@ import {
   explainRun,
   filesOutsideDeclaration,
   formatWaitReason,
-  matchWork,
   selectDispatches,
   type WaitReason,
 } from '../scheduler/index.js';
@@ -169,8 +168,6 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
     runHeld: run.state === 'held',
     budgetExhausted: !run.budgetWaived && s.spentUsd >= run.maxCostUsdPerRun,
   });
-  // One glob-matching budget for the whole comment (core/scheduler/overlap.ts, MATCH_WORK).
-  const work = matchWork();
   const tasks: StatusTaskView[] = s.tasks.map((t) => {
     const reason = why.get(t.taskKey);
     const failure = t.state === 'failed' ? lastFailure.get(t.id)?.reason : undefined;
@@ -189,7 +186,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
       agentConfigChanged: changed && [...changed],
       ...(updateRefused && { updateRefused }),
       ...(t.changedFiles && t.files
-        ? { outsideFiles: filesOutsideDeclaration(t.files, t.changedFiles, work) }
+        ? { outsideFiles: filesOutsideDeclaration(t.files, t.changedFiles) }
         : {}),
       waiting:
         (IN_REVIEW_TASK_STATES.has(t.state) ? rerunning.get(t.id) : undefined) ??

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { MatchWork } from '../../../src/core/glob.js';
 import {
-  decideOverlapWaits,
   filesOutsideDeclaration,
   formatWaitReason,
-  MATCH_WORK,
-  matchWork,
-  type PathClaimant,
   overlapPath,
   overlapWaits,
   selectDispatches,
@@ -287,80 +282,5 @@ describe('filesOutsideDeclaration', () => {
     { declared: null, changed: ['anything.ts'], out: [] },
   ])('$declared with $changed', ({ declared: d, changed: c, out }) => {
     expect(filesOutsideDeclaration(d, c)).toEqual(out);
-  });
-});
-
-/**
- * The plan's `files:` come from the planner, an agent: globs written to cost the most (every `*`
- * may end anywhere, so the automaton's steps are many and none is cached) against a large tree,
- * for every task. A decision's matching has one budget (MATCH_WORK); past it, what is left is
- * decided as overlapping, so tasks wait rather than collide and no pass holds the process.
- */
-describe('glob matching within a budget', () => {
-  const BIG_TREE: RepoTree = {
-    paths: Array.from(
-      { length: 20_000 },
-      (_, i) => `packages/pkg${i % 200}/src/module${i % 37}/component_${i}.tsx`,
-    ),
-    truncated: false,
-  };
-  const costly = Array.from({ length: 100 }, (_, g) =>
-    `**/${'*?'.repeat(40)}${g}{a,b,c,d,e,f,g,h,i,j}`.slice(0, 256),
-  );
-  const claimant = (id: number, files: string[], ready: boolean): PathClaimant => ({
-    id,
-    runId: 1,
-    taskKey: `t${id}`,
-    state: ready ? 'pending' : 'running',
-    prNumber: null,
-    ready,
-    files,
-    changedFiles: null,
-    base: 'main',
-  });
-  const trees = new Map([['main', BIG_TREE]]);
-
-  it('decides a plan of costly globs within the budget, its ready task waiting', () => {
-    const plan = [
-      claimant(1, costly, true),
-      ...[2, 3, 4, 5].map((id) => claimant(id, costly, false)),
-    ];
-    const work = matchWork();
-    const waits = decideOverlapWaits(plan, trees, 0, work);
-    expect(waits.blocked).toEqual([1]);
-    // Each call stops within one step of the budget: it is spent, and by no more than a step.
-    expect(work.left).toBeLessThanOrEqual(0);
-    expect(work.left).toBeGreaterThan(-1_000);
-  });
-
-  it('matches an ordinary plan on the same tree with a small part of it, by directory', () => {
-    const plan = [
-      claimant(1, ['packages/pkg1/src/**'], true),
-      claimant(2, ['packages/pkg2/**', 'packages/pkg3/src/module3/*.tsx'], false),
-    ];
-    const work = matchWork();
-    expect(decideOverlapWaits(plan, trees, 0, work).blocked).toEqual([]);
-    expect(MATCH_WORK - work.left).toBeLessThan(MATCH_WORK / 100);
-  });
-
-  it('falls back to literal prefixes for the globs the budget did not see through', () => {
-    const work: MatchWork = { left: 1 };
-    const claim = taskPaths({ base: 'main', files: ['src/login/**', 'docs/**'] }, TREE, work)!;
-    expect(claim.files).toEqual([]);
-    expect(claim.prefixes).toEqual(['src/login/', 'docs/']);
-    expect(declared(['src/login/**', 'docs/**']).prefixes).toEqual([]);
-  });
-
-  it('counts a comparison past the budget as an overlap, and a file past it as declared', () => {
-    const a = declared(['src/login/**']);
-    const b = changed(['src/api/index.ts']);
-    expect(overlapPath(a, b)).toBeUndefined();
-    expect(overlapPath(a, b, { left: 0 })).toBe('src/api/index.ts');
-    expect(filesOutsideDeclaration(['src/login/**'], ['src/api/index.ts'])).toEqual([
-      'src/api/index.ts',
-    ]);
-    expect(filesOutsideDeclaration(['src/login/**'], ['src/api/index.ts'], { left: 0 })).toEqual(
-      [],
-    );
   });
 });
