@@ -101,11 +101,15 @@ interface StateSets {
   kept: number;
 }
 
-/** A set of states the automaton can be in at once; `next` caches its step on a character. */
+/**
+ * A set of states the automaton can be in at once; `next` caches its step on a character,
+ * `ascii` on an ASCII character by its code (most paths' characters, and a quicker lookup).
+ */
 interface StateSet {
   members: number[];
   accepting: boolean;
   next: Map<string, StateSet>;
+  ascii: (StateSet | undefined)[];
 }
 
 /**
@@ -186,15 +190,24 @@ function buildAtom(atom: Atom, next: number, states: State[]): number {
 
 /**
  * Runs the automaton on every state it can be in at once, one character (code point) at a time;
- * each set's step on a character is worked out once (a lazily built DFA).
+ * each set's step on a character is worked out once (a lazily built DFA), an ASCII character's
+ * looked up by its code.
  */
 function accepts(automaton: Automaton, path: string): boolean {
   let current = automaton.start;
-  for (const ch of path) {
-    let next = current.next.get(ch);
+  for (let i = 0; i < path.length;) {
+    const unit = path.charCodeAt(i);
+    const ascii = unit < 128;
+    const ch = ascii ? '' : String.fromCodePoint(path.codePointAt(i)!);
+    i += ascii ? 1 : ch.length;
+    let next = ascii ? current.ascii[unit] : current.next.get(ch);
     if (!next) {
-      next = stateSet(automaton, step(automaton.states, current.members, ch));
-      if (automaton.kept < MEMBERS_KEPT) current.next.set(ch, next);
+      const taken = ascii ? String.fromCharCode(unit) : ch;
+      next = stateSet(automaton, step(automaton.states, current.members, taken));
+      if (automaton.kept < MEMBERS_KEPT) {
+        if (ascii) current.ascii[unit] = next;
+        else current.next.set(ch, next);
+      }
     }
     if (next.members.length === 0) return false;
     current = next;
@@ -210,6 +223,7 @@ function stateSet(automaton: StateSets, members: number[]): StateSet {
     members,
     accepting: members.some((at) => automaton.states[at]!.kind === 'match'),
     next: new Map<string, StateSet>(),
+    ascii: [],
   };
   if (automaton.kept < MEMBERS_KEPT) {
     automaton.sets.set(key, set);

@@ -30,6 +30,10 @@ describe('globMatches', () => {
     ['src/**', 'src/', true],
     ['*?', 'é', true],
     ['*?', '', false],
+    // A character outside ASCII, one UTF-16 unit or two, is one character (not an ASCII lookup).
+    ['src/?.ts', 'src/😀.ts', true],
+    ['src/??.ts', 'src/😀.ts', false],
+    ['src/?é?.ts', 'src/aéb.ts', true],
     ['a}b,c', 'a}b,c', true],
   ])('%s against %s: %s', (glob, path, expected) => {
     expect(globMatches(glob, path)).toBe(expected);
