@@ -1,4 +1,4 @@
-import { globMatches, literalPrefix, prefixesNest, type StepBudget } from '../glob.js';
+import { globMatchesWithin, literalPrefix, prefixesNest, type StepBudget } from '../glob.js';
 import { pathsMatching, sortedIncludes } from './sorted-paths.js';
 
 /**
@@ -161,11 +161,38 @@ export function overlapPath(
   return undefined;
 }
 
-/** The files of a PR outside its task's declaration (none when it declared nothing). */
+/** The files of a PR outside its task's declaration, as far as they were checked. */
+export interface OutsideFiles {
+  files: string[];
+  /** How many of the PR's files were left unchecked when the steps ran out (none is named). */
+  unchecked: number;
+}
+
+/**
+ * The files of a PR outside its task's declaration (none when it declared nothing), checked in
+ * order within `budget`: each glob tried on a file spends a step, and its automaton's steps when
+ * the file lies under its literal prefix. The agent names the files (up to GitHub's 3000) and
+ * the planner the globs, and the status comment checks them at every render.
+ */
 export function filesOutsideDeclaration(
   declared: readonly string[] | null | undefined,
   changed: readonly string[],
-): string[] {
-  if (!declared) return [];
-  return changed.filter((file) => !declared.some((glob) => globMatches(glob, file)));
+  budget: StepBudget = UNBOUNDED(),
+): OutsideFiles {
+  const files: string[] = [];
+  if (!declared) return { files, unchecked: 0 };
+  const prefixes = declared.map(literalPrefix);
+  for (const [checked, file] of changed.entries()) {
+    let inside: boolean | undefined = false;
+    for (const [i, glob] of declared.entries()) {
+      inside =
+        --budget.left < 0
+          ? undefined
+          : file.startsWith(prefixes[i]!) && globMatchesWithin(glob, file, budget);
+      if (inside !== false) break;
+    }
+    if (inside === undefined) return { files, unchecked: changed.length - checked };
+    if (!inside) files.push(file);
+  }
+  return { files, unchecked: 0 };
 }

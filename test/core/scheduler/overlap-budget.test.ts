@@ -3,6 +3,7 @@ import { globProblem } from '../../../src/core/glob.js';
 import {
   COMPARE_STEPS,
   decideOverlapWaits,
+  filesOutsideDeclaration,
   formatWaitReason,
   MATCH_STEPS,
   overlapPath,
@@ -97,6 +98,30 @@ describe('overlapPath within a budget', () => {
     ['src/', 'waiting: may overlap t1 on src/ (too many paths to match at once)'],
   ])('is shown as such: %j', (path, text) => {
     expect(formatWaitReason({ kind: 'overlap', taskId: 't1', path, approximate: true })).toBe(text);
+  });
+});
+
+describe('filesOutsideDeclaration within a budget', () => {
+  const declared = ['src/login/**', '**/*.md'];
+  const changed = ['src/api/x.ts', 'src/login/a.ts', 'docs/a.md', 'lib/y.ts'];
+
+  it('checks the files in order until the steps run out, and counts those it did not reach', () => {
+    expect(filesOutsideDeclaration(declared, changed)).toEqual({
+      files: ['src/api/x.ts', 'lib/y.ts'],
+      unchecked: 0,
+    });
+    // Steps for the first file and one more: it is outside, the other three are not reached.
+    const first = { left: 1e9 };
+    filesOutsideDeclaration(declared, changed.slice(0, 1), first);
+    const left = 1e9 - first.left + 1;
+    expect(filesOutsideDeclaration(declared, changed, { left })).toEqual({
+      files: ['src/api/x.ts'],
+      unchecked: 3,
+    });
+    expect(filesOutsideDeclaration(declared, changed, { left: 0 })).toEqual({
+      files: [],
+      unchecked: 4,
+    });
   });
 });
 
