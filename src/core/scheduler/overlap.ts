@@ -24,7 +24,7 @@ export class RepoTree {
   readonly paths: readonly string[];
   readonly truncated: boolean;
   private readonly claims = new Map<number, TaskPaths>();
-  private filesKept = 0;
+  private pathsKept = 0;
 
   constructor(listing: TreeListing) {
     this.paths = [...listing.paths].sort();
@@ -35,16 +35,20 @@ export class RepoTree {
     return this.claims.get(taskId);
   }
 
-  /** Keeps a task's claim, unless the kept claims already hold CLAIMED_FILES_KEPT files. */
+  /** Keeps a task's claim, unless the kept claims already hold CLAIMED_PATHS_KEPT paths. */
   keep(taskId: number, claim: TaskPaths): void {
-    if (this.filesKept + claim.files.length > CLAIMED_FILES_KEPT) return;
-    this.filesKept += claim.files.length;
+    const paths = claim.files.length + claim.globs.length + claim.prefixes.length;
+    if (this.pathsKept + paths > CLAIMED_PATHS_KEPT) return;
+    this.pathsKept += paths;
     this.claims.set(taskId, claim);
   }
 }
 
-/** The files the kept claims of one tree hold in all; past it, claims are worked out each time. */
-const CLAIMED_FILES_KEPT = 200_000;
+/**
+ * The files, globs and prefixes the kept claims of one tree hold in all (a few megabytes); past
+ * it, claims are worked out again by each decision, within its steps.
+ */
+const CLAIMED_PATHS_KEPT = 200_000;
 
 /** What a task claims, compared only with tasks on the same base branch. */
 export interface TaskPaths {

@@ -101,6 +101,18 @@ describe('overlapPath within a budget', () => {
   });
 });
 
+describe('RepoTree', () => {
+  it('keeps claims until they hold 200,000 paths, globs and prefixes included', () => {
+    const tree = new RepoTree({ paths: [], truncated: false });
+    const globs = Array.from({ length: 100 }, (_, g) => `**/${g}*`);
+    const claim = { base: 'main', files: [], globs, prefixes: globs.map(() => '') };
+    for (let id = 1; id <= 1_000; id++) tree.keep(id, claim);
+    expect(tree.claimOf(1_000)).toBe(claim);
+    tree.keep(1_001, claim);
+    expect(tree.claimOf(1_001)).toBeUndefined();
+  });
+});
+
 describe('filesOutsideDeclaration within a budget', () => {
   const declared = ['src/login/**', '**/*.md'];
   const changed = ['src/api/x.ts', 'src/login/a.ts', 'docs/a.md', 'lib/y.ts'];
