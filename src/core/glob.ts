@@ -60,17 +60,40 @@ const COMPILED_KEPT = 1_000;
  * automaton over the path once, in time proportional to the path's length times the glob's: a
  * backtracking regular expression takes exponential time on globs a planner may write, such as
  * `**\/**\/**\/…` or `*?*?*?…` against a path that fails near its end (each `*` can end anywhere),
- * and the coordinator matches every task's globs against every file of the tree in its own
- * process (docs/tasks-block.md).
+ * and the coordinator matches the tasks' globs against the files of the tree in its own process
+ * (docs/tasks-block.md), within a bound of steps (`globMatchesWithin`).
  */
 export function globMatches(glob: string, path: string): boolean {
+  return accepts(automatonOf(glob), path, undefined)!;
+}
+
+/**
+ * The steps matching may still take: one per character the automaton takes, and
+ * UNCACHED_STEP_WEIGHT more per state it was in when it meets a character it has not taken from
+ * those states before (that step is worked out then). A caller that matches what a plan says
+ * against what a repository holds sets the bound (docs/lifecycle.md, "Overlapping files").
+ */
+export interface StepBudget {
+  left: number;
+}
+
+/** `globMatches` within `budget`, or undefined when it runs out first (what was taken stays). */
+export function globMatchesWithin(
+  glob: string,
+  path: string,
+  budget: StepBudget,
+): boolean | undefined {
+  return accepts(automatonOf(glob), path, budget);
+}
+
+function automatonOf(glob: string): Automaton {
   let automaton = compiled.get(glob);
   if (!automaton) {
     if (compiled.size >= COMPILED_KEPT) compiled.clear();
     automaton = compile(glob);
     compiled.set(glob, automaton);
   }
-  return accepts(automaton, path);
+  return automaton;
 }
 
 /** One glob character or construct; a `**` segment, `/` included, is `dirs` (or `all` last). */
@@ -101,11 +124,15 @@ interface StateSets {
   kept: number;
 }
 
-/** A set of states the automaton can be in at once; `next` caches its step on a character. */
+/**
+ * A set of states the automaton can be in at once; `next` caches its step on a character,
+ * `ascii` on an ASCII character by its code (most paths' characters, and a quicker lookup).
+ */
 interface StateSet {
   members: number[];
   accepting: boolean;
   next: Map<string, StateSet>;
+  ascii: (StateSet | undefined)[];
 }
 
 /**
@@ -113,6 +140,13 @@ interface StateSet {
  * wildcards gets there), steps are worked out and not kept.
  */
 const MEMBERS_KEPT = 16_384;
+
+/**
+ * A step worked out (each state's move, their closure, the set looked up) costs about as much
+ * per state as this many cached steps; with it a budget's step takes a few nanoseconds whatever
+ * the globs (measured on globs built to keep missing the cache, see `MATCH_STEPS`).
+ */
+const UNCACHED_STEP_WEIGHT = 32;
 
 function compile(glob: string): Automaton {
   // A trailing `/` names a directory: everything under it.
@@ -186,15 +220,30 @@ function buildAtom(atom: Atom, next: number, states: State[]): number {
 
 /**
  * Runs the automaton on every state it can be in at once, one character (code point) at a time;
- * each set's step on a character is worked out once (a lazily built DFA).
+ * each set's step on a character is worked out once (a lazily built DFA), an ASCII character's
+ * looked up by its code. Undefined when `budget` runs out before the path does.
  */
-function accepts(automaton: Automaton, path: string): boolean {
+function accepts(
+  automaton: Automaton,
+  path: string,
+  budget: StepBudget | undefined,
+): boolean | undefined {
   let current = automaton.start;
-  for (const ch of path) {
-    let next = current.next.get(ch);
+  for (let i = 0; i < path.length;) {
+    const unit = path.charCodeAt(i);
+    const ascii = unit < 128;
+    const ch = ascii ? '' : String.fromCodePoint(path.codePointAt(i)!);
+    i += ascii ? 1 : ch.length;
+    let next = ascii ? current.ascii[unit] : current.next.get(ch);
+    const cost = next ? 1 : 1 + UNCACHED_STEP_WEIGHT * current.members.length;
+    if (budget && (budget.left -= cost) < 0) return undefined;
     if (!next) {
-      next = stateSet(automaton, step(automaton.states, current.members, ch));
-      if (automaton.kept < MEMBERS_KEPT) current.next.set(ch, next);
+      const taken = ascii ? String.fromCharCode(unit) : ch;
+      next = stateSet(automaton, step(automaton.states, current.members, taken));
+      if (automaton.kept < MEMBERS_KEPT) {
+        if (ascii) current.ascii[unit] = next;
+        else current.next.set(ch, next);
+      }
     }
     if (next.members.length === 0) return false;
     current = next;
@@ -210,6 +259,7 @@ function stateSet(automaton: StateSets, members: number[]): StateSet {
     members,
     accepting: members.some((at) => automaton.states[at]!.kind === 'match'),
     next: new Map<string, StateSet>(),
+    ascii: [],
   };
   if (automaton.kept < MEMBERS_KEPT) {
     automaton.sets.set(key, set);

@@ -17,8 +17,9 @@ export interface EngineMemory {
   /** People's permission on a repository, `owner/repo:login` (see engine/roles.ts). */
   readonly roles: TtlCache<RoleName>;
   /**
-   * A base head's tree, `repositoryId@sha` (engine/overlap.ts): a sha names its content, so an
-   * entry never goes stale; the bound keeps big trees of old heads from piling up.
+   * A base head's tree, `repositoryId@sha` (engine/overlap.ts), with the tasks' claims worked out
+   * on it: a sha names its content, so an entry never goes stale; the bound keeps big trees of
+   * old heads from piling up.
    */
   readonly trees: TtlCache<Promise<RepoTree>>;
   /**

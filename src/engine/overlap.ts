@@ -2,8 +2,8 @@ import type { GitHubPort, RepoCoords } from '../github/port.js';
 import {
   decideOverlapWaits,
   overlapMayWait,
+  RepoTree,
   type OverlapWaits,
-  type RepoTree,
   type WaitReason,
 } from '../core/scheduler/index.js';
 import type { RepositoryRow } from '../store/repositories.js';
@@ -23,9 +23,10 @@ type Decide = (claimants: PathClaimantRow[]) => OverlapWaits;
  * in flight's (docs/lifecycle.md, "Overlapping files"), or undefined when no ready task of the
  * repository claims paths (then nothing is read from GitHub and the claim is as without files).
  * Before the claim's lock: each base branch's head (one read per pass, shared with the
- * dispatches) and its tree (one `GET /git/trees/{sha}?recursive=1` per head, cached). Under the
- * lock the claim reads the claimants again and core decides on that read
- * (AttemptStore.claimDispatches), so two passes never dispatch two overlapping tasks.
+ * dispatches) and its tree (one `GET /git/trees/{sha}?recursive=1` per head, cached with the
+ * claims worked out on it). Under the lock the claim reads the claimants again and core decides
+ * on that read within a bounded number of steps (AttemptStore.claimDispatches), so two passes
+ * never dispatch two overlapping tasks.
  */
 export async function overlapDecision(
   engine: Engine,
@@ -36,10 +37,10 @@ export async function overlapDecision(
   if (!prepared) return undefined;
   const { decide } = prepared;
   return (claimants) => {
-    const { blocked } = decide(claimants);
+    const { blocked, steps } = decide(claimants);
     if (blocked.length > 0)
       engine.log.info(
-        { repository: repository.id, blocked: blocked.length },
+        { repository: repository.id, blocked: blocked.length, steps },
         'tasks wait on overlapping files',
       );
     return blocked;
@@ -113,7 +114,7 @@ async function treeAtHead(
           { repository: `${repo.owner}/${repo.repo}`, base, sha, entries: t.paths.length },
           'the base tree is truncated: overlaps are decided by the globs’ literal prefixes',
         );
-      return t;
+      return new RepoTree(t);
     });
     engine.memory.trees.set(key, tree);
     // A failed read is not kept: the next pass asks again.

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { globMatches, literalPrefix, prefixesNest } from '../../src/core/glob.js';
+import {
+  globMatches,
+  globMatchesWithin,
+  literalPrefix,
+  prefixesNest,
+} from '../../src/core/glob.js';
 
 describe('globMatches', () => {
   it.each([
@@ -30,9 +35,35 @@ describe('globMatches', () => {
     ['src/**', 'src/', true],
     ['*?', 'é', true],
     ['*?', '', false],
+    // A character outside ASCII, one UTF-16 unit or two, is one character (not an ASCII lookup).
+    ['src/?.ts', 'src/😀.ts', true],
+    ['src/??.ts', 'src/😀.ts', false],
+    ['src/?é?.ts', 'src/aéb.ts', true],
     ['a}b,c', 'a}b,c', true],
   ])('%s against %s: %s', (glob, path, expected) => {
     expect(globMatches(glob, path)).toBe(expected);
+  });
+});
+
+describe('globMatchesWithin', () => {
+  it('spends a step per character on steps already worked out, more on new ones', () => {
+    const first = { left: 1_000 };
+    expect(globMatchesWithin('lib/**/*.ts', 'lib/a/b.ts', first)).toBe(true);
+    // Each of the 10 characters met a set of states for the first time.
+    expect(1_000 - first.left).toBeGreaterThan(10 * 2);
+    const again = { left: 1_000 };
+    expect(globMatchesWithin('lib/**/*.ts', 'lib/a/b.ts', again)).toBe(true);
+    expect(1_000 - again.left).toBe(10);
+    // `m` and `d` after `b.` were never met: two new steps, each costing more than one.
+    const miss = { left: 1_000 };
+    expect(globMatchesWithin('lib/**/*.ts', 'lib/a/b.md', miss)).toBe(false);
+    expect(1_000 - miss.left).toBeGreaterThan(8 + 2 * 2);
+  });
+
+  it('gives up when the budget runs out before the path does', () => {
+    globMatches('lib/**', 'lib/x.ts');
+    expect(globMatchesWithin('lib/**', 'lib/x.ts', { left: 7 })).toBeUndefined();
+    expect(globMatchesWithin('lib/**', 'lib/x.ts', { left: 8 })).toBe(true);
   });
 });
 

@@ -6,9 +6,9 @@ import {
   candidateKey,
   decideOverlapWaits,
   selectDispatches,
+  RepoTree,
   taskPaths,
   type PathHolder,
-  type RepoTree,
   type TaskPaths,
 } from '../../src/core/scheduler/index.js';
 import { isDispatchReady } from '../../src/core/stack/index.js';
@@ -40,7 +40,8 @@ const taskArb = fc.record({
   files: fc.constantFrom(null, null, ['src/a/**'], ['src/a/x.ts'], ['src/b/**'], ['src/new/**']),
   changedFiles: fc.constantFrom(null, null, null, ['src/b/y.ts']),
 });
-const TREE: RepoTree = { paths: ['src/a/x.ts', 'src/a/z.ts', 'src/b/y.ts'], truncated: false };
+const LISTING = { paths: ['src/a/x.ts', 'src/a/z.ts', 'src/b/y.ts'], truncated: false };
+const TREE = new RepoTree(LISTING);
 const caseArb = fc.record({
   runs: fc.array(
     fc.record({
@@ -156,7 +157,9 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
           (claimants) => {
             const { blocked } = decideOverlapWaits(
               claimants.map((c) => ({ ...c, base: c.base ?? 'main' })),
-              new Map([['main', TREE]]),
+              // A tree per decision, as per base head: it keeps claims by task id, and the
+              // engines' databases number their tasks alike.
+              new Map([['main', new RepoTree(LISTING)]]),
               NOW.getTime(),
             );
             if (blocked.length > 0) overlapCases++;

@@ -107,8 +107,13 @@ export function formatWaitReason(reason: TaskExplanation): string {
         reason.scope === 'repository' ? 'in this repository' : 'across all repositories';
       return `waiting: ${formatCount(reason.inflight ?? reason.limit)}/${formatCount(reason.limit)} workers busy ${where}`;
     }
-    case 'overlap':
-      return `waiting: overlaps ${reason.taskId}${reason.elsewhere ? ' (another run)' : ''} on ${reason.path}`;
+    case 'overlap': {
+      const task = `${reason.taskId}${reason.elsewhere ? ' (another run)' : ''}`;
+      if (!reason.approximate) return `waiting: overlaps ${task} on ${reason.path}`;
+      // Matching ran out of steps (docs/lifecycle.md, "Overlapping files"): it may not overlap.
+      const where = reason.path === '' ? 'anywhere' : `on ${reason.path}`;
+      return `waiting: may overlap ${task} ${where} (too many paths to match at once)`;
+    }
     case 'held':
       return 'held';
     case 'budget':

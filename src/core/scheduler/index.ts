@@ -2,9 +2,9 @@ export { DependencyIndex, type DependencyNode } from './dependency-index.js';
 export { explainRun, explainTask, formatWaitReason } from './explain.js';
 export type { ExplainInput, ExplainTaskInput } from './explain.js';
 export { overlapWaits, selectDispatches } from './select-dispatches.js';
-export { filesOutsideDeclaration, overlapPath, taskPaths } from './overlap.js';
-export type { RepoTree, TaskPaths } from './overlap.js';
-export { decideOverlapWaits, overlapMayWait } from './overlap-input.js';
+export { filesOutsideDeclaration, overlapPath, RepoTree, taskPaths } from './overlap.js';
+export type { OutsideFiles, TaskPaths } from './overlap.js';
+export { COMPARE_STEPS, decideOverlapWaits, MATCH_STEPS, overlapMayWait } from './overlap-input.js';
 export type { OverlapWaits, PathClaimant } from './overlap-input.js';
 export { candidateKey, compareCandidates } from './types.js';
 export type {

@@ -80,13 +80,14 @@ function overlapReason(
   if (!paths) return undefined;
   for (const holder of claimed) {
     if (holder.runId === candidate.runId && holder.taskId === candidate.stackParent) continue;
-    const path = overlapPath(holder.paths, paths);
-    if (path !== undefined)
+    const overlap = overlapPath(holder.paths, paths, input.overlap?.budget);
+    if (overlap)
       return {
         kind: 'overlap',
         taskId: holder.taskId,
-        path,
+        path: overlap.path,
         ...(holder.runId !== candidate.runId ? { elsewhere: true } : {}),
+        ...(overlap.approximate ? { approximate: true } : {}),
       };
   }
   claimed.push({ runId: candidate.runId, taskId: candidate.taskId, paths });

@@ -1,3 +1,4 @@
+import type { StepBudget } from '../glob.js';
 import type { TaskPaths } from './overlap.js';
 
 /** A pending task whose deps are all merged, as the dispatcher sees it. */
@@ -32,7 +33,14 @@ export type WaitReason =
    * Its paths overlap those of a task in flight (dispatched until merged or ended), or of a
    * candidate before it in dispatch order; `elsewhere` when that task is another run's.
    */
-  | { kind: 'overlap'; taskId: string; path: string; elsewhere?: boolean };
+  | {
+      kind: 'overlap';
+      taskId: string;
+      path: string;
+      elsewhere?: boolean;
+      /** The files were too many to match in one decision: literal prefixes decided (`Overlap`). */
+      approximate?: true;
+    };
 
 /** A task holding its paths: from its dispatch until it is merged or ends (docs/lifecycle.md). */
 export interface PathHolder {
@@ -45,6 +53,8 @@ export interface OverlapInput {
   holders: readonly PathHolder[];
   /** Each candidate's claim by `candidateKey`; a candidate absent here claims nothing. */
   paths: ReadonlyMap<string, TaskPaths>;
+  /** What comparing the claims may spend (`overlapPath`); unbounded without it. */
+  budget?: StepBudget;
 }
 
 export interface UnmergedDep {

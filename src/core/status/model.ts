@@ -4,8 +4,10 @@ import {
   filesOutsideDeclaration,
   formatWaitReason,
   selectDispatches,
+  type OutsideFiles,
   type WaitReason,
 } from '../scheduler/index.js';
+import type { StepBudget } from '../glob.js';
 import {
   IN_REVIEW_TASK_STATES,
   TERMINAL_TASK_STATES,
@@ -14,6 +16,17 @@ import {
 } from '../states.js';
 import type { StatusTaskView, StatusView } from './types.js';
 import { isDispatchReady, stackedOnText } from '../stack/index.js';
+
+/**
+ * The steps one render may spend checking the run's PRs' files against their tasks' `files:`
+ * (`filesOutsideDeclaration`): a few milliseconds, however many globs and files (docs/lifecycle.md,
+ * "Overlapping files"). Ordinary runs check everything in a small part of it.
+ */
+const OUTSIDE_CHECK_STEPS = 1_000_000;
+
+function outsideView({ files, unchecked }: OutsideFiles): Partial<StatusTaskView> {
+  return { outsideFiles: files, ...(unchecked > 0 ? { outsideUnchecked: unchecked } : {}) };
+}
 
 /** What the status comment is made from: one read of the run (src/engine/status.ts). */
 export interface StatusSnapshot {
@@ -168,6 +181,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
     runHeld: run.state === 'held',
     budgetExhausted: !run.budgetWaived && s.spentUsd >= run.maxCostUsdPerRun,
   });
+  const outsideChecks: StepBudget = { left: OUTSIDE_CHECK_STEPS };
   const tasks: StatusTaskView[] = s.tasks.map((t) => {
     const reason = why.get(t.taskKey);
     const failure = t.state === 'failed' ? lastFailure.get(t.id)?.reason : undefined;
@@ -186,7 +200,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
       agentConfigChanged: changed && [...changed],
       ...(updateRefused && { updateRefused }),
       ...(t.changedFiles && t.files
-        ? { outsideFiles: filesOutsideDeclaration(t.files, t.changedFiles) }
+        ? outsideView(filesOutsideDeclaration(t.files, t.changedFiles, outsideChecks))
         : {}),
       waiting:
         (IN_REVIEW_TASK_STATES.has(t.state) ? rerunning.get(t.id) : undefined) ??

@@ -120,11 +120,19 @@ function agentConfigNotes(view: Pick<StatusView, 'tasks'>): string[] {
 function outsideFilesNotes(view: Pick<StatusView, 'tasks'>): string[] {
   return view.tasks.flatMap((task) => {
     const paths = (task.outsideFiles ?? []).filter((p) => p.trim() !== '');
-    if (paths.length === 0) return [];
+    const unchecked = task.outsideUnchecked ?? 0;
+    if (paths.length === 0 && unchecked === 0) return [];
     const shown = paths.slice(0, MAX_AGENT_CONFIG_SHOWN).map((p) => inertInline(truncate(p, 60)));
     const more = paths.length - shown.length;
+    const id = inertInline(truncate(task.id, 40));
+    // Checking ran out of steps (core/status/model.ts): say how many files it did not reach.
+    const rest = unchecked > 0 ? `; ${unchecked} of its files were too many to check` : '';
+    if (paths.length === 0)
+      return [
+        `${id}: ${unchecked} of its changed files were too many to check against its \`files:\` (its changed files decide its overlaps)`,
+      ];
     return [
-      `${inertInline(truncate(task.id, 40))} changed files outside its \`files:\`: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''} (its changed files decide its overlaps)`,
+      `${id} changed files outside its \`files:\`: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}${rest} (its changed files decide its overlaps)`,
     ];
   });
 }

@@ -25,6 +25,8 @@ export interface StatusTaskView {
    * "Overlapping files"): its real files decide its overlaps from then on; noted under the table.
    */
   outsideFiles?: string[];
+  /** How many of its PR's files were too many to check against its `files:` in one render. */
+  outsideUnchecked?: number;
   /**
    * GitHub would not let the App bring the task's PR up to date with `base` at its head (a 403,
    * `message` as GitHub wrote it: untrusted): a person merges `base` into it; noted under the table.

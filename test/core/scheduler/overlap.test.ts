@@ -5,13 +5,13 @@ import {
   overlapPath,
   overlapWaits,
   selectDispatches,
+  RepoTree,
   taskPaths,
-  type RepoTree,
   type TaskPaths,
 } from '../../../src/core/scheduler/index.js';
 import { candidate, schedulerInput } from './builders.js';
 
-const TREE: RepoTree = {
+const LISTING = {
   paths: [
     'README.md',
     'src/login/session.ts',
@@ -21,6 +21,8 @@ const TREE: RepoTree = {
   ],
   truncated: false,
 };
+const TREE = new RepoTree(LISTING);
+const TRUNCATED = new RepoTree({ ...LISTING, truncated: true });
 
 const declared = (files: string[], tree: RepoTree | undefined = TREE): TaskPaths =>
   taskPaths({ base: 'main', files }, tree)!;
@@ -38,7 +40,7 @@ describe('taskPaths', () => {
   });
 
   it('falls back to every glob’s literal prefix when the tree is truncated or unknown', () => {
-    for (const tree of [{ ...TREE, truncated: true }, undefined]) {
+    for (const tree of [TRUNCATED, undefined]) {
       expect(taskPaths({ base: 'main', files: ['src/login/**', 'docs/*.md'] }, tree)).toMatchObject(
         {
           files: [],
@@ -116,8 +118,8 @@ describe('overlapPath', () => {
     },
     {
       name: 'a truncated tree decides by prefixes',
-      a: declared(['src/login/*.md'], { ...TREE, truncated: true }),
-      b: declared(['src/login/session.ts'], { ...TREE, truncated: true }),
+      a: declared(['src/login/*.md'], TRUNCATED),
+      b: declared(['src/login/session.ts'], TRUNCATED),
       path: 'src/login/session.ts',
     },
     {
@@ -127,7 +129,7 @@ describe('overlapPath', () => {
       path: undefined,
     },
   ])('$name', ({ a, b, path }) => {
-    expect(overlapPath(a, b)).toBe(path);
+    expect(overlapPath(a, b)?.path).toBe(path);
     expect(overlapPath(b, a) !== undefined).toBe(path !== undefined);
   });
 });
@@ -281,6 +283,6 @@ describe('filesOutsideDeclaration', () => {
     { declared: ['src/login/**'], changed: ['src/login/a.ts'], out: [] },
     { declared: null, changed: ['anything.ts'], out: [] },
   ])('$declared with $changed', ({ declared: d, changed: c, out }) => {
-    expect(filesOutsideDeclaration(d, c)).toEqual(out);
+    expect(filesOutsideDeclaration(d, c)).toEqual({ files: out, unchecked: 0 });
   });
 });

@@ -251,6 +251,32 @@ describe('agent configuration notes', () => {
   });
 });
 
+describe('notes on changed files outside a task’s files:', () => {
+  const noteLines = (tasks: StatusTaskView[]) =>
+    renderStatusComment(statusView({ tasks }))
+      .split('\n')
+      .filter((line) => line.includes('its `files:`'));
+
+  it.each<[string, Partial<StatusTaskView>, string[]]>([
+    [
+      'some not checked',
+      { id: 'a', outsideFiles: ['src/api/x.ts'], outsideUnchecked: 2_990 },
+      [
+        '- a changed files outside its `files:`: src/api/x.ts; 2990 of its files were too many to check (its changed files decide its overlaps)',
+      ],
+    ],
+    [
+      'none found, some not checked',
+      { id: 'a', outsideFiles: [], outsideUnchecked: 3_000 },
+      [
+        '- a: 3000 of its changed files were too many to check against its `files:` (its changed files decide its overlaps)',
+      ],
+    ],
+  ])('%s', (_name, task, expected) => {
+    expect(noteLines([taskView(task)])).toEqual(expected);
+  });
+});
+
 describe('notes on updates GitHub refused the App', () => {
   const noteLines = (tasks: StatusTaskView[]) =>
     renderStatusComment(statusView({ tasks }))

@@ -40,6 +40,33 @@ const snapshot = (over: Partial<StatusSnapshot> = {}): StatusSnapshot => ({
 
 /** docs/status-comment.md: what the status comment says, decided from one snapshot. */
 describe('statusViewOf', () => {
+  it('checks the PRs’ files against the tasks’ files: within a bound, and says how many it did not', () => {
+    // An agent's PR with GitHub's 3000 files of long names, against a planner's 100 globs that
+    // each read every name to its end: unbounded, one render took seconds per such task.
+    const globs = Array.from({ length: 100 }, (_, g) => `**/${'*?'.repeat(40)}${g}{a,b}`);
+    const changedFiles = Array.from({ length: 3_000 }, (_, i) => `src/${'x'.repeat(200)}${i}.ts`);
+    const view = statusViewOf(
+      snapshot({
+        tasks: [
+          task({ state: 'in_review', prNumber: 1, files: globs, changedFiles }),
+          task({
+            id: 2,
+            taskKey: 'b',
+            state: 'in_review',
+            prNumber: 2,
+            files: ['src/**'],
+            changedFiles: ['src/a.ts', 'lib/b.ts'],
+          }),
+        ],
+      }),
+    );
+    const [hostile, ordinary] = view.tasks;
+    expect(hostile!.outsideUnchecked).toBeGreaterThan(2_900);
+    expect(hostile!.outsideFiles!.length + hostile!.outsideUnchecked!).toBe(3_000);
+    // The steps ran out on the first task: the next one's files are not checked either.
+    expect(ordinary).toMatchObject({ outsideFiles: [], outsideUnchecked: 2 });
+  });
+
   it('says why a ready task waits: the repository has no free worker', () => {
     const view = statusViewOf(
       snapshot({
