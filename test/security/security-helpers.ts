@@ -11,6 +11,33 @@ export type Comment = {
   reaction_contents: string[];
 };
 
+/** A workflow run as the double lists it, as much as the checks scenarios read. */
+export type RunJson = {
+  id: number;
+  event: string;
+  head_sha: string;
+  head_repository: { full_name: string };
+  actor: { login: string };
+  inputs: Record<string, string>;
+};
+
+/** A CI job's failing attempt whose annotation and log carry `text` (an injection attempt). */
+export function failingJobWith(text: string) {
+  return {
+    conclusion: 'failure' as const,
+    annotations: [
+      {
+        message: text,
+        title: text,
+        annotation_level: 'failure' as const,
+        path: 'README.md',
+        start_line: 1,
+      },
+    ],
+    steps: [{ name: 'npm test', lines: ['FAIL', text], failed: true }],
+  };
+}
+
 export type Pull = {
   number: number;
   state: string;
