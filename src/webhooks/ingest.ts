@@ -101,10 +101,14 @@ export function createWebhookIngest(deps: IngestDeps) {
       deps.log.warn({ delivery: id, event }, 'webhook signature does not match; rejected');
       return reject(401, 'signature does not match');
     }
-    const body = read.body;
+    // Signed by GitHub: whatever happens next, the event header is GitHub's.
+    return { ...(await store(read.body, id, event)), verified: true };
+  }
 
+  /** A verified delivery: parsed, recorded once by its id, acknowledged. */
+  async function store(body: string, id: string, event: string): Promise<Answer> {
     const payload = parseWebhookBody(body);
-    if (!payload) return { ...reject(400, 'payload is not a JSON object'), verified: true };
+    if (!payload) return reject(400, 'payload is not a JSON object');
 
     try {
       const action = typeof payload.action === 'string' ? payload.action : undefined;
@@ -123,19 +127,9 @@ export function createWebhookIngest(deps: IngestDeps) {
         if (handled)
           deps.log.debug({ delivery: id, event }, 'delivery recorded; no handler acts on it');
         else deps.onAccepted(id);
-        return {
-          status: 202,
-          body: JSON.stringify({ ok: true, delivery: id }),
-          outcome,
-          verified: true,
-        };
+        return { status: 202, body: JSON.stringify({ ok: true, delivery: id }), outcome };
       }
-      return {
-        status: 200,
-        body: JSON.stringify({ ok: true, duplicate: true }),
-        outcome,
-        verified: true,
-      };
+      return { status: 200, body: JSON.stringify({ ok: true, duplicate: true }), outcome };
     } catch (error) {
       // Not stored: answer non-2xx so GitHub marks it failed and the sweep can redeliver it.
       deps.log.error({ err: error, delivery: id, event }, 'could not store webhook delivery');
@@ -143,7 +137,6 @@ export function createWebhookIngest(deps: IngestDeps) {
         status: 503,
         body: JSON.stringify({ error: 'storage unavailable' }),
         outcome: 'rejected',
-        verified: true,
       };
     }
   }

@@ -433,9 +433,10 @@ async function changedPaths(ctx: PublishContext, from: string, tree: string): Pr
 
 /**
  * Protected files (workflow files, the coordinator's configuration) the merged side changed
- * since it forked from the first parent that `tree` does not take as the merged side has them. GitHub, like the check above, compares a merge with its
- * first parent only: a merge that keeps the branch's copy pushes, and the PR then undoes the
- * base's change to them under a "Merge main" subject.
+ * since it forked from the first parent that `tree` does not take as the merged side has them.
+ * GitHub, like the check above, compares a merge with its first parent only: a merge that keeps
+ * the branch's copy pushes, and the PR then undoes the base's change to them under a "Merge main"
+ * subject.
  */
 async function protectedLeftOut(
   ctx: PublishContext,
