@@ -52,7 +52,23 @@ export function prefixesNest(a: string, b: string): boolean {
   return long.startsWith(short) && (short === '' || short.endsWith('/'));
 }
 
-const compiled = new Map<string, Automaton>();
+/**
+ * How a glob is matched, the cheapest way its shape allows. Every path it matches starts with its
+ * literal prefix (`literalPrefix`), which is compared at once; then:
+ * - `exact`: a glob with no wildcard names one file;
+ * - `under`: `P/**`, `P/` (or `**`) takes every path under `P/`, whatever follows;
+ * - `lastSegment`: `P/**\/S`, `S` one segment without `**`, is `S` against the path's last
+ *   segment (`**\/` may take any directories, so only the file's own name decides);
+ * - `rest`: any other glob is its automaton over the path after `P/`.
+ * Planners mostly write the first three (`src/login/**`, `**\/*.ts`); on a tree of 100,000
+ * files, matching whole paths took more steps than a task's claim may spend.
+ */
+type Matcher =
+  | { kind: 'exact'; path: string }
+  | { kind: 'under'; prefix: string }
+  | { kind: 'lastSegment' | 'rest'; prefix: string; automaton: Automaton };
+
+const compiled = new Map<string, Matcher>();
 const COMPILED_KEPT = 1_000;
 
 /**
@@ -64,11 +80,12 @@ const COMPILED_KEPT = 1_000;
  * (docs/tasks-block.md), within a bound of steps (`globMatchesWithin`).
  */
 export function globMatches(glob: string, path: string): boolean {
-  return accepts(automatonOf(glob), path, undefined)!;
+  return matches(matcherOf(glob), path, undefined)!;
 }
 
 /**
- * The steps matching may still take: one per character the automaton takes, and
+ * The steps matching may still take: one for the literal prefix (and, for a glob matched on the
+ * last segment, one to find it), one per character the automaton takes, and
  * UNCACHED_STEP_WEIGHT more per state it was in when it meets a character it has not taken from
  * those states before (that step is worked out then). A caller that matches what a plan says
  * against what a repository holds sets the bound (docs/lifecycle.md, "Overlapping files").
@@ -83,17 +100,48 @@ export function globMatchesWithin(
   path: string,
   budget: StepBudget,
 ): boolean | undefined {
-  return accepts(automatonOf(glob), path, budget);
+  return matches(matcherOf(glob), path, budget);
 }
 
-function automatonOf(glob: string): Automaton {
-  let automaton = compiled.get(glob);
-  if (!automaton) {
+function matches(
+  matcher: Matcher,
+  path: string,
+  budget: StepBudget | undefined,
+): boolean | undefined {
+  if (budget && --budget.left < 0) return undefined;
+  if (matcher.kind === 'exact') return path === matcher.path;
+  if (!path.startsWith(matcher.prefix)) return false;
+  if (matcher.kind === 'under') return true;
+  if (matcher.kind === 'rest')
+    return accepts(matcher.automaton, path, matcher.prefix.length, budget);
+  if (budget && --budget.left < 0) return undefined;
+  const segment = Math.max(path.lastIndexOf('/') + 1, matcher.prefix.length);
+  return accepts(matcher.automaton, path, segment, budget);
+}
+
+function matcherOf(glob: string): Matcher {
+  let matcher = compiled.get(glob);
+  if (!matcher) {
     if (compiled.size >= COMPILED_KEPT) compiled.clear();
-    automaton = compile(glob);
-    compiled.set(glob, automaton);
+    matcher = compileMatcher(glob);
+    compiled.set(glob, matcher);
   }
-  return automaton;
+  return matcher;
+}
+
+function compileMatcher(glob: string): Matcher {
+  const prefix = literalPrefix(glob);
+  if (prefix === glob) {
+    return glob.endsWith('/') ? { kind: 'under', prefix } : { kind: 'exact', path: glob };
+  }
+  let rest = glob.slice(prefix.length);
+  const anyDirectories = rest.startsWith('**/');
+  while (rest.startsWith('**/')) rest = rest.slice(3);
+  if (rest === '**' || rest === '') return { kind: 'under', prefix };
+  if (anyDirectories && !rest.includes('/') && !rest.includes('**')) {
+    return { kind: 'lastSegment', prefix, automaton: compile(rest) };
+  }
+  return { kind: 'rest', prefix, automaton: compile(glob.slice(prefix.length)) };
 }
 
 /** One glob character or construct; a `**` segment, `/` included, is `dirs` (or `all` last). */
@@ -221,15 +269,16 @@ function buildAtom(atom: Atom, next: number, states: State[]): number {
 /**
  * Runs the automaton on every state it can be in at once, one character (code point) at a time;
  * each set's step on a character is worked out once (a lazily built DFA), an ASCII character's
- * looked up by its code. Undefined when `budget` runs out before the path does.
+ * looked up by its code. Starts at `from`; undefined when `budget` runs out before the path does.
  */
 function accepts(
   automaton: Automaton,
   path: string,
+  from: number,
   budget: StepBudget | undefined,
 ): boolean | undefined {
   let current = automaton.start;
-  for (let i = 0; i < path.length;) {
+  for (let i = from; i < path.length;) {
     const unit = path.charCodeAt(i);
     const ascii = unit < 128;
     const ch = ascii ? '' : String.fromCodePoint(path.codePointAt(i)!);

@@ -40,6 +40,19 @@ describe('globMatches', () => {
     ['src/??.ts', 'src/😀.ts', false],
     ['src/?é?.ts', 'src/aéb.ts', true],
     ['a}b,c', 'a}b,c', true],
+    // Globs matched on the file's name alone (`**/` then one segment) and under a prefix.
+    ['**/*.ts', 'x.ts', true],
+    ['**/*.ts', 'a/b.ts/c', false],
+    ['src/**/*.ts', 'src.ts', false],
+    ['src/**/*.ts', 'lib/src/a.ts', false],
+    ['src/**/**/*', 'src/a/', true],
+    ['src/**/', 'src/a/b', true],
+    ['src/**/', 'srca/b', false],
+    ['**/**', 'a', true],
+    ['**/{a,b}*.ts', 'x/y/b1.ts', true],
+    ['**/{a,b}*.ts', 'a/c1.ts', false],
+    ['src/dir/', 'src/dirx/y.ts', false],
+    ['src/a.ts', 'src/a.tsx', false],
   ])('%s against %s: %s', (glob, path, expected) => {
     expect(globMatches(glob, path)).toBe(expected);
   });
@@ -47,23 +60,45 @@ describe('globMatches', () => {
 
 describe('globMatchesWithin', () => {
   it('spends a step per character on steps already worked out, more on new ones', () => {
+    const glob = 'lib/*/b.ts';
     const first = { left: 1_000 };
-    expect(globMatchesWithin('lib/**/*.ts', 'lib/a/b.ts', first)).toBe(true);
-    // Each of the 10 characters met a set of states for the first time.
-    expect(1_000 - first.left).toBeGreaterThan(10 * 2);
+    expect(globMatchesWithin(glob, 'lib/a/b.ts', first)).toBe(true);
+    // The prefix `lib/` is one step; each of the 6 characters after it met a set of states for
+    // the first time.
+    expect(1_000 - first.left).toBeGreaterThan(1 + 6 * 2);
     const again = { left: 1_000 };
-    expect(globMatchesWithin('lib/**/*.ts', 'lib/a/b.ts', again)).toBe(true);
-    expect(1_000 - again.left).toBe(10);
+    expect(globMatchesWithin(glob, 'lib/a/b.ts', again)).toBe(true);
+    expect(1_000 - again.left).toBe(1 + 6);
     // `m` and `d` after `b.` were never met: two new steps, each costing more than one.
     const miss = { left: 1_000 };
-    expect(globMatchesWithin('lib/**/*.ts', 'lib/a/b.md', miss)).toBe(false);
-    expect(1_000 - miss.left).toBeGreaterThan(8 + 2 * 2);
+    expect(globMatchesWithin(glob, 'lib/a/b.md', miss)).toBe(false);
+    expect(1_000 - miss.left).toBeGreaterThan(1 + 4 + 2 * 2);
   });
 
   it('gives up when the budget runs out before the path does', () => {
-    globMatches('lib/**', 'lib/x.ts');
-    expect(globMatchesWithin('lib/**', 'lib/x.ts', { left: 7 })).toBeUndefined();
-    expect(globMatchesWithin('lib/**', 'lib/x.ts', { left: 8 })).toBe(true);
+    globMatches('lib/*.ts', 'lib/x.ts');
+    expect(globMatchesWithin('lib/*.ts', 'lib/x.ts', { left: 4 })).toBeUndefined();
+    expect(globMatchesWithin('lib/*.ts', 'lib/x.ts', { left: 5 })).toBe(true);
+  });
+
+  // What each shape costs once its steps are worked out: the prefix is one step, whatever its
+  // length, and a glob that ends in `**/<one segment>` runs its automaton on the file's name only.
+  it.each([
+    ['src/login/session.ts', 'src/login/session.ts', true, 1],
+    ['src/login/session.ts', 'src/login/form.ts', false, 1],
+    ['packages/app/src/**', 'packages/app/src/deep/er/component.tsx', true, 1],
+    ['packages/app/src/', 'packages/app/src/deep/er/component.tsx', true, 1],
+    ['packages/app/src/**', 'packages/api/src/x.ts', false, 1],
+    ['**', 'any/where/at/all.ts', true, 1],
+    ['**/*.ts', 'packages/app/src/deep/er/component.ts', true, 2 + 'component.ts'.length],
+    ['src/**/*.{ts,tsx}', 'src/deep/er/component.tsx', true, 2 + 'component.tsx'.length],
+    ['src/**/**/*.md', 'src/a/b.md', true, 2 + 'b.md'.length],
+    ['src/**/x/**/*.ts', 'src/x/a.ts', true, 1 + 'x/a.ts'.length],
+  ])('%s against %s: %s in %i steps', (glob, path, expected, steps) => {
+    globMatches(glob, path);
+    const budget = { left: 1_000 };
+    expect(globMatchesWithin(glob, path, budget)).toBe(expected);
+    expect(1_000 - budget.left).toBe(steps);
   });
 });
 
