@@ -82,8 +82,8 @@ function forward(
   // Only the agent, which holds the placeholder, may spend the key; and only on the one API.
   if (!sameSecret(req.headers['x-api-key'], placeholder))
     return refuse(401, 'agent-coordinator: unknown API key');
-  if (!req.url?.startsWith('/')) return refuse(400, 'agent-coordinator: not a proxy for that');
-  const target = new URL(upstream.pathname.replace(/\/+$/, '') + req.url, upstream.origin);
+  const target = targetOf(upstream, req.url);
+  if (!target) return refuse(400, 'agent-coordinator: not a proxy for that');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const out = send(target, {
     method: req.method,
@@ -103,6 +103,23 @@ function forward(
     if (!res.writableFinished) out.destroy();
   });
   req.pipe(out);
+}
+
+/**
+ * Where a request goes: its path and query under the upstream's. The agent writes the request
+ * target, so it is never read as a URL of its own: relative to the upstream, `//host/…` (and
+ * `/\\host/…`, which URLs read alike) names another host, which would get the real key. The path
+ * is set on the upstream's URL, which keeps its host, and the origin is checked again.
+ */
+function targetOf(upstream: URL, requestTarget: string | undefined): URL | undefined {
+  if (!requestTarget?.startsWith('/')) return undefined;
+  const query = requestTarget.indexOf('?');
+  const target = new URL(upstream.origin);
+  target.pathname =
+    upstream.pathname.replace(/\/+$/, '') +
+    (query < 0 ? requestTarget : requestTarget.slice(0, query));
+  if (query >= 0) target.search = requestTarget.slice(query);
+  return target.origin === upstream.origin ? target : undefined;
 }
 
 function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {

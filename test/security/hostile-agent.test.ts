@@ -46,6 +46,8 @@ interface AttemptReport {
   wroteRunnerTemp: boolean;
   filesRead: number;
   found: string[];
+  /** What the agent's requests through the key proxy got, and what its own listener heard. */
+  keyProxyProbe: unknown;
 }
 
 const BRANCH = 'agent/1/a';
@@ -62,7 +64,8 @@ describe('a hostile agent', () => {
     report = mkdtempSync(join(tmpdir(), 'hostile-report-'));
     chmodSync(report, 0o777);
     scenario = await startRealWorkerScenario(HOSTILE_AGENT, {
-      env: { HOSTILE_REPORT: report },
+      // An upstream that answers nothing: the agent's requests through the key proxy get 502.
+      env: { HOSTILE_REPORT: report, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' },
       config: 'retries:\n  max: 2\n  backoff: [0s]\n',
       files: { 'CLAUDE.md': 'Base memory.\n' },
     });
@@ -115,6 +118,8 @@ describe('a hostile agent', () => {
       expect(a.environsReadable).toBe(0);
       expect(a.wroteRunnerTemp).toBe(false);
       expect(a.found, `attempt ${a.attempt}`).toEqual([]);
+      // A target naming the agent's own listener (`//host/…`, `/\\host/…`) went to the upstream.
+      expect(a.keyProxyProbe).toEqual({ statuses: [502, 502], heard: [] });
       expect(a.filesRead).toBeGreaterThan(0);
     }
     // Agent configuration committed by attempt 2 does not configure attempt 3's agent.

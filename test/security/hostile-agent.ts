@@ -99,6 +99,32 @@ const report = {
 };
 secretsIn(Object.entries(process.env).map(([k, v]) => k + '=' + v).join('\0'), 'own environment', found);
 report.environsReadable = scanProcesses(found);
+
+// The key proxy takes the agent's requests to the API with the real key: a request target that
+// names another host (a listener of the agent's own) must not take the key there.
+const PROXY_PROBE = [
+  "const http = require('node:http');",
+  "const heard = [];",
+  "const thief = http.createServer((req, res) => { heard.push(String(req.headers['x-api-key'])); res.end('{}'); });",
+  "const proxy = new URL(process.env.ANTHROPIC_BASE_URL);",
+  "const statuses = [];",
+  "const send = (paths) => {",
+  "  if (paths.length === 0) { process.stdout.write(JSON.stringify({ statuses, heard })); process.exit(0); }",
+  "  const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY };",
+  "  http.request({ host: proxy.hostname, port: proxy.port, method: 'POST', path: paths[0], headers }, (res) => {",
+  "    statuses.push(res.statusCode);",
+  "    res.resume();",
+  "    res.on('end', () => send(paths.slice(1)));",
+  "  }).on('error', (e) => { statuses.push(e.code); send(paths.slice(1)); }).end('{}');",
+  "};",
+  "thief.listen(0, '127.0.0.1', () => {",
+  "  const host = '127.0.0.1:' + thief.address().port;",
+  "  send(['//' + host + '/v1/messages', '/' + String.fromCharCode(92) + host + '/v1/messages']);",
+  "});",
+].join('\n');
+const probe = cp.spawnSync(process.execPath, ['-e', PROXY_PROBE], { encoding: 'utf8', timeout: 10000 });
+report.keyProxyProbe = (() => { try { return JSON.parse(probe.stdout); } catch { return probe.stdout + probe.stderr; } })();
+secretsIn(probe.stdout ?? '', 'key proxy', found);
 const git = (...args) => cp.spawnSync('git', args, { encoding: 'utf8' });
 
 // Tags that a push with --follow-tags would carry (and a tag push starts release workflows).

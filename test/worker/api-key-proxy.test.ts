@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiKeyProxy, type ApiKeyProxy } from '../../src/worker/api-key-proxy.js';
@@ -95,6 +95,45 @@ describe("the worker's API key proxy", () => {
     });
     expect(answer.status).toBe(401);
     expect(upstream.seen).toEqual([]);
+  });
+
+  // The request line's target is the agent's to write. Joined to the upstream's address as a
+  // relative URL, `//host/…` (or `/\\host/…`, which URLs read the same way) named another host,
+  // and the proxy sent it the real key: with the default upstream (`https://api.anthropic.com`,
+  // path `/`), any agent could have the key delivered to a server of its choosing.
+  it.each([
+    ['//', (host: string) => `//${host}/steal`],
+    ['/\\', (host: string) => `/\\${host}/steal`],
+  ])('sends a target starting %s to the upstream, never to the host it names', async (_, path) => {
+    const thief = await startUpstream();
+    const host = new URL(thief.url).host;
+    try {
+      const { env } = await start(upstream.url);
+      const { port } = new URL(env.ANTHROPIC_BASE_URL);
+      const status = await new Promise<number>((resolve, reject) => {
+        request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: path(host),
+            method: 'POST',
+            headers: { 'x-api-key': env.ANTHROPIC_API_KEY },
+          },
+          (answer) => {
+            answer.resume();
+            resolve(answer.statusCode!);
+          },
+        )
+          .on('error', reject)
+          .end('{}');
+      });
+      expect(thief.seen).toEqual([]);
+      expect(status).toBe(200);
+      expect(upstream.seen).toHaveLength(1);
+      expect(upstream.seen[0]!.url).toBe(`//${host}/steal`);
+    } finally {
+      thief.server.close();
+    }
   });
 
   it('answers 502 when the upstream cannot be reached', async () => {

@@ -27977,8 +27977,8 @@ function forward(req, res, { upstream, apiKey, placeholder }) {
   };
   if (!sameSecret(req.headers["x-api-key"], placeholder))
     return refuse(401, "agent-coordinator: unknown API key");
-  if (!req.url?.startsWith("/")) return refuse(400, "agent-coordinator: not a proxy for that");
-  const target = new URL(upstream.pathname.replace(/\/+$/, "") + req.url, upstream.origin);
+  const target = targetOf(upstream, req.url);
+  if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
   const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http.request;
   const out = send2(target, {
     method: req.method,
@@ -27997,6 +27997,14 @@ function forward(req, res, { upstream, apiKey, placeholder }) {
     if (!res.writableFinished) out.destroy();
   });
   req.pipe(out);
+}
+function targetOf(upstream, requestTarget) {
+  if (!requestTarget?.startsWith("/")) return void 0;
+  const query = requestTarget.indexOf("?");
+  const target = new URL(upstream.origin);
+  target.pathname = upstream.pathname.replace(/\/+$/, "") + (query < 0 ? requestTarget : requestTarget.slice(0, query));
+  if (query >= 0) target.search = requestTarget.slice(query);
+  return target.origin === upstream.origin ? target : void 0;
 }
 function forwardedHeaders(headers) {
   const out = {};
