@@ -114,12 +114,13 @@ function forward(
 function targetOf(upstream: URL, requestTarget: string | undefined): URL | undefined {
   if (!requestTarget?.startsWith('/')) return undefined;
   const query = requestTarget.indexOf('?');
+  const base = upstream.pathname.replace(/\/+$/, '');
   const target = new URL(upstream.origin);
-  target.pathname =
-    upstream.pathname.replace(/\/+$/, '') +
-    (query < 0 ? requestTarget : requestTarget.slice(0, query));
+  target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));
   if (query >= 0) target.search = requestTarget.slice(query);
-  return target.origin === upstream.origin ? target : undefined;
+  // `..` segments (`%2e%2e` too) are resolved by the URL: they must not climb out of the base.
+  const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
+  return target.origin === upstream.origin && under ? target : undefined;
 }
 
 function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {

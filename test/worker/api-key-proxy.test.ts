@@ -136,6 +136,27 @@ describe("the worker's API key proxy", () => {
     }
   });
 
+  it.each(['/../v1/messages', '/%2e%2e/v1/messages', '/v1/../../admin'])(
+    'refuses %s, which would climb out of the base path, and the upstream hears nothing',
+    async (path) => {
+      const { env } = await start();
+      const { port } = new URL(env.ANTHROPIC_BASE_URL);
+      const status = await new Promise<number>((resolve, reject) => {
+        request(
+          { host: '127.0.0.1', port, path, headers: { 'x-api-key': env.ANTHROPIC_API_KEY } },
+          (answer) => {
+            answer.resume();
+            resolve(answer.statusCode!);
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+      expect(status).toBe(400);
+      expect(upstream.seen).toEqual([]);
+    },
+  );
+
   it('answers 502 when the upstream cannot be reached', async () => {
     upstream.server.close();
     await once(upstream.server, 'close');

@@ -28001,10 +28001,12 @@ function forward(req, res, { upstream, apiKey, placeholder }) {
 function targetOf(upstream, requestTarget) {
   if (!requestTarget?.startsWith("/")) return void 0;
   const query = requestTarget.indexOf("?");
+  const base = upstream.pathname.replace(/\/+$/, "");
   const target = new URL(upstream.origin);
-  target.pathname = upstream.pathname.replace(/\/+$/, "") + (query < 0 ? requestTarget : requestTarget.slice(0, query));
+  target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));
   if (query >= 0) target.search = requestTarget.slice(query);
-  return target.origin === upstream.origin ? target : void 0;
+  const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
+  return target.origin === upstream.origin && under ? target : void 0;
 }
 function forwardedHeaders(headers) {
   const out = {};
