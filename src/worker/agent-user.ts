@@ -41,10 +41,17 @@ interface Exec {
   stderr: string;
 }
 
+/**
+ * Runs a setup command with no environment but PATH. Some run as the agent's user (the kill),
+ * and a process's environment is readable by any process of its user: the worker's holds the
+ * API key and the job's tokens, and a process the agent left behind is still there to read it
+ * until the kill reaches it.
+ */
 function run(argv: string[]): Promise<Exec> {
   const [command, ...args] = argv;
+  const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' };
   return new Promise((resolve) => {
-    execFile(command!, args, { encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(command!, args, { encoding: 'utf8', env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 127) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });

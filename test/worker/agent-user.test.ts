@@ -1,5 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -71,6 +81,43 @@ describe('the agent user', () => {
     expect(ranBare.stderr).toBe('');
     expect(JSON.parse(ranBare.stdout)).toMatchObject({ uid: user.uid });
     expect(existsSync(bare.find((a) => a.endsWith('env.sh'))!)).toBe(false);
+  });
+
+  // The worker's environment holds the API key (and on a runner the job's tokens). A command
+  // the worker runs as the agent's user (the kill that stops its processes) had it as its own
+  // environment, which any process the agent left behind may read (/proc/<pid>/environ) in the
+  // moment before the kill reaches it: the hostile agent's daemon did, about one run in four.
+  it("runs its own commands as the user without the worker's environment", async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'agent-user-bin-'));
+    const seen = mkdtempSync(join(tmpdir(), 'agent-user-seen-'));
+    chmodSync(bin, 0o755);
+    chmodSync(seen, 0o777);
+    // A `kill` that records who ran it and with what environment.
+    writeFileSync(join(bin, 'kill'), `#!/bin/sh\n{ id -u; env; } > ${seen}/kill-$$\n`, {
+      mode: 0o755,
+    });
+    const saved = { key: process.env.ANTHROPIC_API_KEY, path: process.env.PATH };
+    process.env.ANTHROPIC_API_KEY = SECRET;
+    process.env.PATH = `${bin}:${saved.path}`;
+    try {
+      user = (await createAgentUser(workspace))!;
+      const uid = user.uid;
+      await user.signal('SIGTERM');
+      await user.finish();
+      user = undefined;
+      const runs = readdirSync(seen).map((f) => readFileSync(join(seen, f), 'utf8'));
+      expect(runs.length).toBeGreaterThanOrEqual(2);
+      for (const text of runs) {
+        expect(text.split('\n')[0]).toBe(String(uid));
+        expect(text).not.toContain('sk-ant');
+      }
+    } finally {
+      process.env.PATH = saved.path;
+      if (saved.key === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved.key;
+      rmSync(bin, { recursive: true, force: true });
+      rmSync(seen, { recursive: true, force: true });
+    }
   });
 
   it('takes back the traversal right it gave to the workspace parents', async () => {

@@ -27344,8 +27344,9 @@ function escapeCommandData(text3) {
 // src/worker/agent-user.ts
 function run(argv) {
   const [command, ...args] = argv;
+  const env = { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin" };
   return new Promise((resolve) => {
-    (0, import_node_child_process.execFile)(command, args, { encoding: "utf8" }, (error62, stdout, stderr) => {
+    (0, import_node_child_process.execFile)(command, args, { encoding: "utf8", env }, (error62, stdout, stderr) => {
       const code2 = error62 ? typeof error62.code === "number" ? error62.code : 127 : 0;
       resolve({ code: code2, stdout: String(stdout), stderr: String(stderr) });
     });
