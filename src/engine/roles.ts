@@ -19,10 +19,10 @@ export async function roleOf(
 }
 
 /**
- * A person's role as GitHub says it now, for what their write access grants at once: a command
- * and the approval a merge rests on (docs/commands.md, "Who may"). Someone removed a moment ago
- * must not still approve or merge on the minute the cache remembers; these are few, and each
- * read refreshes the cache for the others.
+ * A person's role as GitHub says it now, for what their write access grants at once: a command,
+ * the approval a merge rests on, a request for changes, a close of the issue or of an agent PR
+ * (docs/commands.md). Someone removed a moment ago must not still do these on the minute the
+ * cache remembers; they are few, and each read refreshes the cache for the others.
  */
 export async function freshRoleOf(
   engine: Engine,
