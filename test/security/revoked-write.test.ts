@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  assignmentFor,
   CHAIN_OF_TWO,
   closeScenario,
   MAINTAINER,
@@ -95,6 +96,32 @@ describe('what someone whose write access was just removed does otherwise', () =
     const task = await taskOf(s, issue, 'a');
     expect(task?.state).toBe('in_review');
     expect(JSON.stringify(task?.pendingReview ?? null)).not.toContain(INJECTED);
+  });
+
+  it("her thread comment is left out of a writer's request for changes", async () => {
+    const { pr } = await start();
+    await knownAsWriter(pr);
+    await s.double.setPermission(REPO, CAROL, 'read');
+    await s.double.review(REPO, pr, {
+      event: 'COMMENT',
+      body: 'Drive-by.',
+      by: CAROL,
+      comments: [{ path: 'src/app.ts', line: 3, body: INJECTED }],
+    });
+    await s.double.review(REPO, pr, {
+      event: 'REQUEST_CHANGES',
+      body: 'Please rename it.',
+      by: MAINTAINER,
+      comments: [{ path: 'src/app.ts', line: 2, body: 'Rename this.' }],
+    });
+    await s.settle();
+    const [fix] = fixRuns();
+    const assignment = await assignmentFor(s, fix!);
+    expect(JSON.stringify(assignment)).not.toContain(INJECTED);
+    expect(assignment.review?.omittedComments).toBe(1);
+    expect(assignment.review?.threads.map((t) => t.comments)).toEqual([
+      [{ author: MAINTAINER, body: 'Rename this.' }],
+    ]);
   });
 
   it('her removing the label leaves the run going', async () => {
