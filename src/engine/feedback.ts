@@ -54,8 +54,8 @@ function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): Review
  * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted.
  * Only comments by people with write access are kept (core's vetThreads): the rest, and the
  * threads left with none, are left out and counted in `omittedComments`. The review itself
- * comes from a write+ person already: its sender passed the same check (decideChangesRequested,
- * the commands' check for `/retry`).
+ * comes from a write+ person already: its sender passed the same check, asked of GitHub
+ * (decideChangesRequested, the commands' check for `/retry`).
  */
 export async function reviewFeedbackOf(
   engine: Engine,
@@ -69,7 +69,11 @@ export async function reviewFeedbackOf(
     (t): t is ReviewThreadInfo & { firstCommentId: number } =>
       t.firstCommentId !== null && t.firstCommentId > 0 && t.comments.length > 0,
   );
-  const writers = await writersAmong(engine, scope.port, scope.repo, loginsToVet(answerable));
+  // Each asked of GitHub now, but the reviewer, whose write access was asked just before.
+  const reviewer = review.reviewer.toLowerCase();
+  const others = loginsToVet(answerable).filter((login) => login.toLowerCase() !== reviewer);
+  const writers = await writersAmong(engine, scope.port, scope.repo, others, { fresh: true });
+  writers.add(reviewer);
   const vetted = vetThreads(answerable, writers);
   return boundReview({
     ...review,

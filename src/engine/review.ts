@@ -13,7 +13,7 @@ import { recordApproval } from './approval.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { reviewFeedbackOf } from './feedback.js';
 import { advanceRun, sendBack } from './merge/index.js';
-import { roleOf } from './roles.js';
+import { freshRoleOf } from './roles.js';
 import { recordedAgentPull, type PullEventInfo } from './track.js';
 
 export interface SubmittedReviewEvent extends ReviewEvent {
@@ -96,13 +96,11 @@ async function readReview(
     currentHeadSha: current?.headSha,
   });
   if (!found) return null;
-  // Approvals ask GitHub each time; the send-back's check shares the commands' cached role.
-  const role =
-    reads === 'approval'
-      ? await port.roleOf(repo, review.author)
-      : review.authorIsBot
-        ? undefined
-        : await roleOf(engine, port, repo, review.author);
+  // Asked of GitHub each time, as a command's sender is: an approval grants a merge and a request
+  // for changes sends its body to the agent, and someone removed a moment ago may do neither.
+  const role = review.authorIsBot
+    ? undefined
+    : await freshRoleOf(engine, port, repo, review.author);
   const task = (await engine.store.runs.taskById(found.task.id)) ?? found.task;
   return {
     run: found.run,

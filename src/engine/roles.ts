@@ -4,8 +4,9 @@ import type { Engine } from './context.js';
 
 /**
  * A person's role on the repository, from `GET /repos/{o}/{r}/collaborators/{user}/permission`
- * (the port's `roleOf`), cached for a minute per (repository, person): the vetting of review
- * feedback and the answers to refused actions ask it again and again of the same few people.
+ * (the port's `roleOf`), cached for a minute per (repository, person), for what only says less:
+ * the answers to refused actions, look-alike PRs and check runs' starters ask it again and again
+ * of the same few people.
  */
 export async function roleOf(
   engine: Engine,
@@ -19,10 +20,11 @@ export async function roleOf(
 }
 
 /**
- * A person's role as GitHub says it now, for what their write access grants at once: a command
- * and the approval a merge rests on (docs/commands.md, "Who may"). Someone removed a moment ago
- * must not still approve or merge on the minute the cache remembers; these are few, and each
- * read refreshes the cache for the others.
+ * A person's role as GitHub says it now, for what their write access grants at once: a command,
+ * the approval a merge rests on, a request for changes and the review comments an agent is given,
+ * a close of the issue or of an agent PR (docs/commands.md). Someone removed a moment ago must
+ * not still do these on the minute the cache remembers; they are few, and each read refreshes
+ * the cache for the others.
  */
 export async function freshRoleOf(
   engine: Engine,
@@ -38,15 +40,21 @@ export async function freshRoleOf(
 const roleKey = (repo: RepoCoords, login: string) =>
   `${repo.owner}/${repo.repo}:${login}`.toLowerCase();
 
-/** Of these people, the lower-cased logins of those with write, maintain or admin permission. */
+/**
+ * Of these people, the lower-cased logins of those with write, maintain or admin permission.
+ * `fresh` when what they wrote reaches an agent (review feedback): the cache's minute would let
+ * someone removed a moment ago still instruct it.
+ */
 export async function writersAmong(
   engine: Engine,
   port: GitHubPort,
   repo: RepoCoords,
   logins: readonly string[],
+  { fresh }: { fresh: boolean },
 ): Promise<Set<string>> {
+  const read = fresh ? freshRoleOf : roleOf;
   const writers = new Set<string>();
   for (const login of logins)
-    if (WRITE_ROLES.has(await roleOf(engine, port, repo, login))) writers.add(login.toLowerCase());
+    if (WRITE_ROLES.has(await read(engine, port, repo, login))) writers.add(login.toLowerCase());
   return writers;
 }

@@ -22,7 +22,7 @@ import { requestReviewAgain } from './feedback.js';
 import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
 import { appPullForBranch } from './app-pulls.js';
-import { roleOf } from './roles.js';
+import { freshRoleOf } from './roles.js';
 import { onLookAlikePull, type PullRefusal } from './look-alike.js';
 import {
   closedRecordsMergeFirst,
@@ -626,8 +626,9 @@ async function pullRequestClosed(
   const linked = await linkPullRequest(engine, repositoryId, pull);
   if (!linked) return undefined;
   const { run, task } = linked;
+  // Asked of GitHub, not the minute's cache, as for `/veto`: the rejection is what write grants.
   const closerRole = readsCloserRole(closed)
-    ? await roleOf(engine, port, repo, closedBy.login)
+    ? await freshRoleOf(engine, port, repo, closedBy.login)
     : undefined;
   const event = { ...closed, ...(closerRole ? { closerRole } : {}) };
   let refusal: PullRefusal | undefined;

@@ -7,7 +7,7 @@ import { loadRunScope } from '../engine/context.js';
 import { cancelRun } from '../engine/finish.js';
 import { decideIssueStop, decideLabelStart } from '../core/lifecycle/index.js';
 import { WRITE_ROLES } from '../core/roles.js';
-import { roleOf } from '../engine/roles.js';
+import { freshRoleOf } from '../engine/roles.js';
 import type { AppServices } from './app-services.js';
 import { refuse } from './refuse.js';
 
@@ -95,7 +95,10 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     const repo = context.repo();
     const known = Boolean(repo.owner && repo.repo);
     const now = known ? await port.issue(repo, issue.number) : null;
-    const senderRole = known ? await roleOf(services.engine, port, repo, sender.login) : 'none';
+    // Asked of GitHub, not the minute's cache, as for `/cancel`: the cancel is what write grants.
+    const senderRole = known
+      ? await freshRoleOf(services.engine, port, repo, sender.login)
+      : 'none';
     const verdict = decideIssueStop({ action, senderRole }, now, config.label);
     if (verdict.kind === 'undone') return;
     if (verdict.kind === 'cancel') {
