@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 
@@ -36,13 +37,21 @@ export function createHttpServer(deps: HttpDeps): Server {
     // Node checks the timeouts at this interval (30 s by default): a tenth of the timeout.
     connectionsCheckingInterval: Math.max(10, Math.round(requestTimeout / 10)),
   };
-  return createServer(options, (req, res) => {
+  const server = createServer(options, (req, res) => {
+    // Its request arrived: from here Node's timeouts hold it, and a dashboard's event stream,
+    // quiet between heartbeats, stays open.
+    req.socket.setTimeout(0);
     route(req, res).catch((error: unknown) => {
       deps.log.error({ err: error, url: req.url }, 'request failed');
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
   });
+  // Node times a request from its first byte: a connection that sends none is held for ever, and
+  // enough of them take every file descriptor, GitHub's deliveries then finding no way in. Idle
+  // that long before its first request, Node closes it (nobody listens for 'timeout').
+  server.on('connection', (socket: Socket) => socket.setTimeout(requestTimeout));
+  return server;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];

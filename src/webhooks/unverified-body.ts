@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { BodyChunks } from '../http/body-chunks.js';
 
 /** The unverified bytes all requests hold, against one budget. */
 export class HeldBytes {
@@ -31,8 +32,10 @@ type RequestBody = Pick<IncomingMessage, 'headers'> & AsyncIterable<Buffer>;
  * The request's body, its bytes counted against `held` as they arrive and given back by
  * `release` once the signature is checked. Only bytes that arrived are counted, never a declared
  * length: a sender that declares 25 MB and sends nothing holds nothing, so stalled requests
- * cannot fill the budget for free. A body past `maxBytes`, or one the budget cannot hold, gives
- * back its bytes at once and is drained, not stored, so the client still gets its answer.
+ * cannot fill the budget for free; and chunks are copied together (`BodyChunks`), so a body sent
+ * a byte a chunk holds about the bytes it is counted for. A body past `maxBytes`, or one the
+ * budget cannot hold, gives back its bytes at once and is drained, not stored, so the client still
+ * gets its answer.
  */
 export async function readBody(
   req: RequestBody,
@@ -41,12 +44,12 @@ export async function readBody(
 ): Promise<ReadBody> {
   const declared = Number(req.headers['content-length']);
   let refused: 'too_large' | 'busy' | undefined = declared > maxBytes ? 'too_large' : undefined;
-  const chunks: Buffer[] = [];
+  let chunks = new BodyChunks();
   let taken = 0;
   const giveBack = () => {
     held.give(taken);
     taken = 0;
-    chunks.length = 0;
+    chunks = new BodyChunks();
   };
   let size = 0;
   try {
@@ -60,14 +63,14 @@ export async function readBody(
         continue;
       }
       taken += chunk.length;
-      chunks.push(chunk);
+      chunks.add(chunk);
     }
   } catch (error) {
     giveBack();
     throw error;
   }
   if (refused) return refused;
-  const body = Buffer.concat(chunks).toString('utf8');
+  const body = chunks.bytes().toString('utf8');
   let released = false;
   return {
     body,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyChunks } from '../http/body-chunks.js';
 import type { RouteHandler } from '../http/server.js';
 import { answerAssignment, type AssignmentDeps } from './assignment.js';
 
@@ -39,14 +40,17 @@ function send(
     .end(JSON.stringify(body));
 }
 
-/** The body, or undefined when it is longer than any worker's request. */
+/**
+ * The body, or undefined when it is longer than any worker's request. Its chunks are copied
+ * together (`BodyChunks`): anyone may send one, a byte a chunk.
+ */
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
+  const chunks = new BodyChunks();
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk);
+    chunks.add(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return chunks.bytes().toString('utf8');
 }

@@ -122,4 +122,13 @@ describe('the webhook endpoint before a signature is checked', () => {
     await once(socket, 'close');
     expect(text).toMatch(/^HTTP\/1\.1 408/);
   });
+
+  it('cuts off a connection that sends nothing', async () => {
+    app = await startTestCoordinator({ limits: { requestTimeoutMs: 200 } });
+    const socket = connect(Number(url().port), url().hostname);
+    await once(socket, 'connect');
+    // No request, so Node's request timeouts never start: the close is the event.
+    await once(socket, 'close');
+    expect(socket.bytesRead).toBe(0);
+  });
 });

@@ -1,12 +1,16 @@
 /**
  * Decides which lines of a comment may hold a command (the ones GitHub renders as plain
- * text, i.e. outside fenced and indented code, blockquotes and HTML comments) or one of our markers (an
- * HTML comment on a line of its own, outside fenced code and blockquotes). A line-by-line CommonMark
- * approximation, kept linear in the comment's length so a huge comment cannot stall a webhook.
+ * text, i.e. outside fenced and indented code, blockquotes, `<pre>`-like HTML blocks and HTML
+ * comments) or one of our markers (an HTML comment on a line of its own, outside fenced code and
+ * blockquotes). A line-by-line CommonMark approximation, kept linear in the comment's length so a
+ * huge comment cannot stall a webhook. Where it errs, it errs towards code: a writer's command it
+ * misses gets no answer, while text it wrongly took for a command would act in the writer's name.
  */
 
 type Fence = { kind: 'fence'; marker: '`' | '~'; length: number };
-type State = { kind: 'text' } | Fence | { kind: 'html_block' } | { kind: 'inline_comment' };
+/** Raw HTML up to the line holding `end` (lower-cased). */
+type HtmlBlock = { kind: 'html_block'; end: string };
+type State = { kind: 'text' } | Fence | HtmlBlock | { kind: 'inline_comment' };
 
 const TEXT: State = { kind: 'text' };
 const NON_SPACE = /\S/;
@@ -40,13 +44,17 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
   // Whether the line before continues a paragraph: an indented line then belongs to it
   // (CommonMark: indented code cannot interrupt a paragraph); otherwise it is code.
   let inParagraph = false;
+  // Whether the line before was in a quote that ends in a paragraph (CommonMark's lazy
+  // continuation): a line that starts no block of its own goes on that paragraph, in the quote.
+  // Text pasted after a single `>` renders quoted whole.
+  let inQuote = false;
   lines.forEach((line, i) => {
     switch (state.kind) {
       case 'fence':
         if (closesFence(line, state)) state = TEXT;
         return;
       case 'html_block':
-        if (line.includes('-->')) state = TEXT;
+        if (line.toLowerCase().includes(state.end)) state = TEXT;
         return;
       case 'inline_comment': {
         // The lookahead guaranteed the close is on this line or a later one.
@@ -57,16 +65,27 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
       case 'text': {
         const start = firstNonSpace(line);
         const continuesParagraph = inParagraph;
+        const continuesQuote = inQuote;
         inParagraph = false;
+        inQuote = false;
         if (start < 0) return;
         // Four columns of indentation outside a paragraph: an indented code block, rendered as
         // code, so a command pasted there as an example is no command.
-        if (!continuesParagraph && indentColumns(line) >= CODE_INDENT) return;
+        if (!continuesParagraph && !continuesQuote && indentColumns(line) >= CODE_INDENT) return;
         const rest = line.slice(start);
+        const { quoted, content } = containers(rest);
         // A quote holds whatever it holds (fences, comments) only until it ends, so quoted
         // lines leave the state alone.
-        if (rest.startsWith('>')) return;
-        const fence = openingFence(rest);
+        if (quoted) {
+          inQuote = content !== '' && !openingFence(content) && !ATX_HEADING.test(content);
+          return;
+        }
+        if (continuesQuote && !interruptsQuote(rest, content)) {
+          inQuote = true;
+          return;
+        }
+        // A fence may open a list item (`- ```` or `1. ````): its lines are code too.
+        const fence = openingFence(content);
         if (fence) {
           state = fence;
           return;
@@ -74,7 +93,12 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
         if (rest.startsWith('<!--')) {
           // An HTML block: the whole line is raw HTML, up to and including the line with -->.
           kinds[i] = 'html_comment';
-          state = line.includes('-->', start + 4) ? TEXT : { kind: 'html_block' };
+          state = line.includes('-->', start + 4) ? TEXT : { kind: 'html_block', end: '-->' };
+          return;
+        }
+        const raw = rawHtmlBlock(rest);
+        if (raw) {
+          if (!rest.toLowerCase().includes(raw.end)) state = raw;
           return;
         }
         kinds[i] = 'text';
@@ -90,6 +114,52 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
 
 const CODE_INDENT = 4;
 const ATX_HEADING = /^#{1,6}(?:[ \t]|$)/;
+const LIST_MARKER = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|$)/y;
+const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+// CommonMark's HTML blocks of the first kind: raw up to their closing tag, not a blank line.
+// GitHub shows a <pre>'s lines as code, and drops a <script>'s or a <style>'s.
+const RAW_HTML = /^<(pre|script|style|textarea)(?=[\s>]|$)/i;
+
+/**
+ * Whether `rest` (a line from its first non-space character) is quoted, and what follows the
+ * `>` and list markers it starts with: `- > a` is a quote in a list item, `1. ```` a fence.
+ */
+function containers(rest: string): { quoted: boolean; content: string } {
+  let quoted = false;
+  let at = 0;
+  for (;;) {
+    while (rest[at] === ' ' || rest[at] === '\t') at++;
+    if (rest[at] === '>') {
+      quoted = true;
+      at++;
+      continue;
+    }
+    LIST_MARKER.lastIndex = at;
+    if (!LIST_MARKER.test(rest)) return { quoted, content: rest.slice(at) };
+    at = LIST_MARKER.lastIndex;
+  }
+}
+
+/**
+ * Whether a line after a quote starts a block outside it (cmark-gfm: any list item, even one
+ * that could not interrupt a paragraph of its own). Only blocks that surely do: one taken for
+ * such a block when it is not would let the line after it out of the quote.
+ */
+function interruptsQuote(rest: string, content: string): boolean {
+  return (
+    content !== rest ||
+    openingFence(rest) !== undefined ||
+    rest.startsWith('<!--') ||
+    rawHtmlBlock(rest) !== undefined ||
+    ATX_HEADING.test(rest) ||
+    THEMATIC_BREAK.test(rest)
+  );
+}
+
+function rawHtmlBlock(rest: string): HtmlBlock | undefined {
+  const tag = RAW_HTML.exec(rest)?.[1];
+  return tag ? { kind: 'html_block', end: `</${tag.toLowerCase()}>` } : undefined;
+}
 
 /** The columns of a line's leading spaces and tabs (a tab reaches the next multiple of four). */
 function indentColumns(line: string): number {

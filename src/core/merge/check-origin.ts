@@ -112,6 +112,14 @@ export function countedChecks<C extends HeadCheck>(
       counted.push(check);
       continue;
     }
+    // Not a job: a check run some workflow's token made through the API, whose details_url
+    // GitHub keeps its own, and which GitHub files under the first run on the commit, whoever
+    // started that run and whatever workflow made the check (a `workflow_run` reporter writing a
+    // fork's test results onto the head). Neither its suite nor its run tells who wrote it.
+    if (check.actionsJob === null) {
+      leftOut.push(check);
+      continue;
+    }
     if (check.checkSuiteId === null)
       return { ok: false, why: `the Actions check run ${check.name} names no check suite` };
     const run = runs.find((r) => r.checkSuiteId === check.checkSuiteId);
@@ -120,7 +128,7 @@ export function countedChecks<C extends HeadCheck>(
         ok: false,
         why: `no workflow run on the head has check suite ${check.checkSuiteId} (check run ${check.name})`,
       };
-    if (check.actionsJob !== null && check.actionsJob.runId !== run.id)
+    if (check.actionsJob.runId !== run.id)
       return {
         ok: false,
         why: `the check run ${check.name} names workflow run ${check.actionsJob.runId}, its check suite run ${run.id}`,
@@ -138,7 +146,8 @@ export function countedChecks<C extends HeadCheck>(
 
 /**
  * Whether reading the workflow runs of a head is needed to tell which of its checks count: an
- * Actions job whose suite's run is not `known` already (a suite's origin never changes).
+ * Actions job whose suite's run is not `known` already (a suite's origin never changes). A check
+ * run that names no job is left out whatever its suite.
  */
 export function needsActionsRuns(
   checks: readonly HeadCheck[],
@@ -148,6 +157,7 @@ export function needsActionsRuns(
     (c) =>
       c.source === 'check_run' &&
       c.appSlug === ACTIONS_APP_SLUG &&
+      c.actionsJob !== null &&
       (c.checkSuiteId === null || !known(c.checkSuiteId)),
   );
 }

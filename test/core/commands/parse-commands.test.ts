@@ -235,6 +235,12 @@ const rows: Row[] = [
   ['unclosed fence runs to the end', 'look:\n```diff\n/approve', PR, []],
   ['indented fence', '  ```\n/approve\n  ```\n/hold', PR, [ok(4, { name: 'hold' })]],
   ['one-line inline code is not a fence', '```js```\n/approve', PR, [ok(2, { name: 'approve' })]],
+  [
+    'a fence opening a list item hides commands',
+    '- ```\n  /approve\n  ```\n1. ~~~\n   /cancel\n   ~~~\n/hold',
+    PR,
+    [ok(7, { name: 'hold' })],
+  ],
   // indented code
   [
     'an indented code block hides commands (GitHub renders it as code)',
@@ -260,11 +266,45 @@ const rows: Row[] = [
   // quotes
   [
     'quoted commands are ignored, nested too',
-    '> /approve\n> > /veto no\n>/cancel\n/hold',
+    '> /approve\n> > /veto no\n>/cancel\n\n/hold',
+    PR,
+    [ok(5, { name: 'hold' })],
+  ],
+  ['a fence inside a quote ends with it', '> ```\n/approve', PR, [ok(2, { name: 'approve' })]],
+  [
+    // A writer's `> ` before pasted text: GitHub renders every line of it in the quote.
+    'the lines right after a quoted paragraph go on it, up to a blank line or a block of its own',
+    [
+      '> they wrote:\n/approve\n    /hold\n\n/cancel',
+      '> a\n# h\n/approve',
+      '> b\n```\nx\n```\n/hold',
+      '> c\n2. d\n/unhold',
+      '> e\n***\n/help',
+      '> f\n<!-- g -->\n/status',
+    ].join('\n'),
+    ISSUE,
+    [
+      ok(5, { name: 'cancel' }),
+      ok(8, { name: 'approve' }),
+      ok(13, { name: 'hold' }),
+      ok(16, { name: 'unhold' }),
+      ok(19, { name: 'help' }),
+      ok(22, { name: 'status' }),
+    ],
+  ],
+  [
+    'a line after a quote in a list item is quoted too',
+    '- > a\n/approve\n\n/hold',
     PR,
     [ok(4, { name: 'hold' })],
   ],
-  ['a fence inside a quote ends with it', '> ```\n/approve', PR, [ok(2, { name: 'approve' })]],
+  // HTML blocks GitHub shows as code or drops
+  [
+    '<pre>, <script> and the like hide commands up to their closing tag',
+    '<pre>\n/approve\n</PRE>\n<script>\n/cancel\n</script>\n<pre>/veto</pre>\n/hold',
+    PR,
+    [ok(8, { name: 'hold' })],
+  ],
   // HTML comments
   ['one-line HTML comment', '<!-- /approve -->\n/hold', PR, [ok(2, { name: 'hold' })]],
   ['multi-line HTML comment', '<!--\n/approve\n-->\n/cancel', PR, [ok(4, { name: 'cancel' })]],

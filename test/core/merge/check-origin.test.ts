@@ -78,11 +78,14 @@ describe('countedChecks', () => {
       leftOut: ['test'],
     },
     {
-      name: 'a job whose details name no run is told by its check suite',
-      checks: [job('lint', 1, null), job('test', 2, null)],
+      // A `workflow_run` reporter writing a fork's test results onto the agent's commit with its
+      // GITHUB_TOKEN: GitHub files the check under the first run on the commit, the App's, and
+      // keeps its details_url its own (never a job's).
+      name: "an Actions check run that names no job is left out, even in the App's run's suite",
+      checks: [job('test', 1), job('Test results', 1, null), job('lint', 2, null)],
       runs: [run(1, REPO), run(2, FORK)],
-      counted: ['lint'],
-      leftOut: ['test'],
+      counted: ['test'],
+      leftOut: ['Test results', 'lint'],
     },
     {
       name: "other Apps' check runs and commit statuses count: a fork's workflow cannot write them",
@@ -163,6 +166,7 @@ describe('countedChecks', () => {
 
   it.each<[string, HeadCheck[], boolean]>([
     ['an Actions job', [status('s'), job('test', 1)], true],
+    ['an Actions check run that names no job', [job('Test results', 1, null)], false],
     ["other Apps' check runs and statuses", [otherApp('c'), status('s')], false],
     ['no checks', [], false],
   ])('reading the head’s workflow runs is needed for %s: %s', (_name, checks, needed) => {
