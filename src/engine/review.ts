@@ -82,15 +82,12 @@ async function readReview(
   // A payload that names no repository (a malformed delivery) is nothing to ask GitHub about.
   if (reads === 'nothing' || !repo.owner || !repo.repo || !isAgentPull(pull, repositoryId))
     return null;
-  // An approval is for a head: the PR may be newer than anything handled so far. And the review
-  // may have been dismissed since it was delivered.
-  const [current, reviewState] =
-    reads === 'approval'
-      ? await Promise.all([
-          port.pull(repo, pull.number),
-          port.reviewState(repo, pull.number, review.id),
-        ])
-      : [null, review.state];
+  // An approval is for a head: the PR may be newer than anything handled so far. And either
+  // review may have been dismissed since it was delivered.
+  const [current, reviewState] = await Promise.all([
+    reads === 'approval' ? port.pull(repo, pull.number) : null,
+    port.reviewState(repo, pull.number, review.id),
+  ]);
   const found = await recordedAgentPull(engine, repositoryId, {
     ...pull,
     currentHeadSha: current?.headSha,

@@ -36,8 +36,8 @@ export interface ReviewSnapshot {
   /** The PR's head as GitHub shows it now (or as last recorded, when not read). */
   currentHead: string;
   /**
-   * The review's state as GitHub shows it now, read for an approval (or as delivered, when not
-   * read); null when GitHub has no such review.
+   * The review's state as GitHub shows it now, read for an approval and a request for changes
+   * (or as delivered, when not read); null when GitHub has no such review.
    */
   reviewState: string | null;
   /** This review sent the task back already (a redelivery). */
@@ -63,8 +63,8 @@ export type ReviewEffect =
 /**
  * docs/lifecycle.md steps 8 and "Reviews": an approving review from a write+ person approves
  * the task for the reviewed commit, in whatever phase its attempt is, unless GitHub shows it
- * dismissed by the time it is handled; a "changes requested"
- * review from one sends it back to its worker; other reviews change nothing. `snapshot` is null
+ * dismissed by the time it is handled; a "changes requested" review from one sends it back to
+ * its worker, unless GitHub shows it dismissed by then; other reviews change nothing. `snapshot` is null
  * when nothing was read (`reviewReads`) or the PR is no agent PR of a known task.
  */
 export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent): ReviewEffect[] {
@@ -89,9 +89,12 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
         reviewAlreadySentBack: snapshot.reviewAlreadySentBack,
       },
     );
-    return verdict.kind === 'ignore'
-      ? nothing(verdict.why)
-      : [{ kind: 'sendBack', reviewer: event.author }];
+    if (verdict.kind === 'ignore') return nothing(verdict.why);
+    // Dismissed before this delivery was handled: a person took the request back, and its body
+    // must not reach the agent.
+    if (snapshot.reviewState?.toLowerCase() !== 'changes_requested')
+      return nothing(`GitHub shows the review ${snapshot.reviewState?.toLowerCase() ?? 'gone'}`);
+    return [{ kind: 'sendBack', reviewer: event.author }];
   }
   if (snapshot.runFinished) return nothing('the run is finished');
   if (!snapshot.authorCanWrite) return nothing('the reviewer cannot write to the repository');

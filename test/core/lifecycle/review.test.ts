@@ -127,13 +127,28 @@ describe('decideReview', () => {
     {
       name: 'a writer asks for changes on a PR in review',
       event: changes(),
-      snapshot: snap(),
+      snapshot: snap({ reviewState: 'CHANGES_REQUESTED' }),
       expected: [{ kind: 'sendBack', reviewer: 'maintainer' }],
+    },
+    {
+      name: 'a request for changes GitHub shows dismissed by the time it is handled sends nothing',
+      event: changes(),
+      snapshot: snap({ reviewState: 'DISMISSED' }),
+      expected: none('GitHub shows the review dismissed'),
+    },
+    {
+      name: 'a request for changes GitHub no longer has sends nothing',
+      event: changes(),
+      snapshot: snap({ reviewState: null }),
+      expected: none('GitHub shows the review gone'),
     },
     {
       name: 'on an approved PR new feedback wins',
       event: changes(),
-      snapshot: snap({ task: { state: 'approved', approvedSha: HEAD } }),
+      snapshot: snap({
+        reviewState: 'CHANGES_REQUESTED',
+        task: { state: 'approved', approvedSha: HEAD },
+      }),
       expected: [{ kind: 'sendBack', reviewer: 'maintainer' }],
     },
     {
