@@ -2,24 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { globMatches, globMatchesWithin, globProblem, literalPrefix } from '../../src/core/glob.js';
 import { filesOutsideDeclaration } from '../../src/core/scheduler/overlap.js';
 import { pathsMatching } from '../../src/core/scheduler/sorted-paths.js';
+import { seededRandom as random } from '../github-double/seeded-random.js';
 
 /**
  * `globMatches` picks a cheaper matcher by the glob's shape (a whole-path compare, a prefix, the
  * file's name alone, the automaton after the prefix). These cases hold every shape to the glob
  * grammar itself, written here as a regular expression that knows nothing of shapes or automata.
  */
-
-/** mulberry32: a fixed seed, so a failure names the same case on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The grammar at the top of src/core/glob.ts: a trailing `/` is `/**`; a `**` segment is any
