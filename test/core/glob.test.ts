@@ -53,6 +53,16 @@ describe('globMatches', () => {
     ['**/{a,b}*.ts', 'a/c1.ts', false],
     ['src/dir/', 'src/dirx/y.ts', false],
     ['src/a.ts', 'src/a.tsx', false],
+    // A directory anywhere under a prefix.
+    ['**/test/**', 'src/test/a.ts', true],
+    ['**/test/**', 'test/a.ts', true],
+    ['**/test/**', 'src/testing/a.ts', false],
+    ['**/test/**', 'src/latest/a.ts', false],
+    ['**/test/**', 'src/test', false],
+    ['src/**/test/', 'src/a/test/b', true],
+    ['src/**/test/**', 'lib/test/a', false],
+    ['src/**/test/**', 'src/test/a', true],
+    ['**/**/a}b/**', 'x/a}b/y', true],
   ])('%s against %s: %s', (glob, path, expected) => {
     expect(globMatches(glob, path)).toBe(expected);
   });
@@ -94,6 +104,9 @@ describe('globMatchesWithin', () => {
     ['src/**/*.{ts,tsx}', 'src/deep/er/component.tsx', true, 2 + 'component.tsx'.length],
     ['src/**/**/*.md', 'src/a/b.md', true, 2 + 'b.md'.length],
     ['src/**/x/**/*.ts', 'src/x/a.ts', true, 1 + 'x/a.ts'.length],
+    // A native search for the directory: a step per 8 characters after the prefix.
+    ['**/test/**', 'packages/app/test/unit/component.test.ts', true, 1 + Math.ceil(40 / 8)],
+    ['packages/**/test/**', 'packages/app/src/component.ts', false, 1 + Math.ceil(20 / 8)],
   ])('%s against %s: %s in %i steps', (glob, path, expected, steps) => {
     globMatches(glob, path);
     const budget = { left: 1_000 };

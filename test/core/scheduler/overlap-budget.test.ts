@@ -214,8 +214,11 @@ describe('decideOverlapWaits', () => {
     );
     const tree = new RepoTree({ paths: big, truncated: false });
     const tasks = claimants(
-      3,
-      (t) => [['**/*.ts'], ['packages/package-7/**', 'docs/guide.md'], ['docs/**']][t]!,
+      4,
+      (t) =>
+        [['**/*.ts'], ['packages/package-7/**', 'docs/guide.md'], ['docs/**'], ['**/feature-3/**']][
+          t
+        ]!,
     );
     const decision = decideOverlapWaits(tasks, new Map([['main', tree]]), 0);
     const ts = tree.claimOf(1)!;
@@ -223,6 +226,9 @@ describe('decideOverlapWaits', () => {
     expect(ts.files).toHaveLength(50_000);
     expect(tree.claimOf(2)).toMatchObject({ prefixes: ['docs/guide.md'] });
     expect(tree.claimOf(2)!.cut).toBeUndefined();
+    const feature = tree.claimOf(4)!;
+    expect(feature.cut).toBeUndefined();
+    expect(feature.files).toHaveLength(big.filter((p) => p.includes('/feature-3/')).length);
     expect(decision.reasons.get(1)?.get('t0')).toEqual({
       kind: 'overlap',
       taskId: 't1',
