@@ -94,7 +94,8 @@ export function globMatches(glob: string, path: string): boolean {
 
 /**
  * The steps matching may still take: one for the literal prefix (and, for a glob matched on the
- * last segment, one to find it), one per character the automaton takes, and
+ * last segment, one to find it), one per SEARCHED_PER_STEP characters a directory's search goes
+ * through, one per character the automaton takes, and
  * UNCACHED_STEP_WEIGHT more per state it was in when it meets a character it has not taken from
  * those states before (that step is worked out then). A caller that matches what a plan says
  * against what a repository holds sets the bound (docs/lifecycle.md, "Overlapping files").
