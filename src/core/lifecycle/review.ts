@@ -64,8 +64,8 @@ export type ReviewEffect =
  * docs/lifecycle.md steps 8 and "Reviews": an approving review from a write+ person approves
  * the task for the reviewed commit, in whatever phase its attempt is, unless GitHub shows it
  * dismissed by the time it is handled; a "changes requested" review from one sends it back to
- * its worker, unless GitHub shows it dismissed by then; other reviews change nothing. `snapshot` is null
- * when nothing was read (`reviewReads`) or the PR is no agent PR of a known task.
+ * its worker, unless GitHub shows it dismissed by then; other reviews change nothing. `snapshot`
+ * is null when nothing was read (`reviewReads`) or the PR is no agent PR of a known task.
  */
 export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent): ReviewEffect[] {
   const reads = reviewReads(event);
@@ -92,16 +92,15 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
     if (verdict.kind === 'ignore') return nothing(verdict.why);
     // Dismissed before this delivery was handled: a person took the request back, and its body
     // must not reach the agent.
-    if (snapshot.reviewState?.toLowerCase() !== 'changes_requested')
-      return nothing(`GitHub shows the review ${snapshot.reviewState?.toLowerCase() ?? 'gone'}`);
-    return [{ kind: 'sendBack', reviewer: event.author }];
+    const shown = shownOtherwise(snapshot, 'changes_requested');
+    return shown ? nothing(shown) : [{ kind: 'sendBack', reviewer: event.author }];
   }
   if (snapshot.runFinished) return nothing('the run is finished');
   if (!snapshot.authorCanWrite) return nothing('the reviewer cannot write to the repository');
   // Dismissed before this delivery was handled: its dismissal's delivery, handled first, found
   // nothing to withdraw (decideReviewDismissed), so the review must not approve now.
-  if (snapshot.reviewState?.toLowerCase() !== 'approved')
-    return nothing(`GitHub shows the review ${snapshot.reviewState?.toLowerCase() ?? 'gone'}`);
+  const shown = shownOtherwise(snapshot, 'approved');
+  if (shown) return nothing(shown);
   const approval: Approval = {
     sha: event.commitId,
     currentHead: snapshot.currentHead,
@@ -110,6 +109,12 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
   const verdict = decideApproval(snapshot.task, approval);
   if (verdict.kind === 'refuse') return nothing(`the task is ${snapshot.task.state}: no approval`);
   return [{ kind: 'approve', approval }, { kind: 'advance' }];
+}
+
+/** Why a review GitHub no longer shows in the state it was delivered in does nothing, if so. */
+function shownOtherwise(snapshot: ReviewSnapshot, delivered: string): string | undefined {
+  const state = snapshot.reviewState?.toLowerCase();
+  return state === delivered ? undefined : `GitHub shows the review ${state ?? 'gone'}`;
 }
 
 /** What the worker is told of a review asking for changes, with how many threads are open. */
