@@ -133,8 +133,8 @@ function matches(
   if (matcher.kind === 'rest')
     return accepts(matcher.automaton, path, matcher.prefix.length, budget);
   if (budget && --budget.left < 0) return undefined;
-  const segment = Math.max(path.lastIndexOf('/') + 1, matcher.prefix.length);
-  return accepts(matcher.automaton, path, segment, budget);
+  // The prefix ends in `/` (or is empty), so the last segment never starts inside it.
+  return accepts(matcher.automaton, path, path.lastIndexOf('/') + 1, budget);
 }
 
 function matcherOf(glob: string): Matcher {
