@@ -30,7 +30,7 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     services.triggerLabels.remember(repository.id, triggerLabel);
     if (label.name !== triggerLabel) return;
 
-    const role = await port.roleOf(repo, sender.login);
+    const role = await freshRoleOf(services.engine, port, repo, sender.login);
     if (!WRITE_ROLES.has(role)) {
       log.info({ sender: sender.login, role }, 'label from a user without write access ignored');
       const reason = `only people with write access can start agent-coordinator (your role: ${role})`;
