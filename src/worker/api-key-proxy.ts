@@ -42,6 +42,11 @@ const DROPPED = new Set([
   'x-api-key',
 ]);
 
+/** The API key the worker holds for the agent and must keep from it, if the job gives one. */
+export function heldApiKey(jobEnv: NodeJS.ProcessEnv): string | undefined {
+  return jobEnv.ANTHROPIC_API_KEY || undefined;
+}
+
 /**
  * Starts the proxy when the job's environment holds `ANTHROPIC_API_KEY`; undefined otherwise
  * (an `AGENT_COMMAND` agent with credentials of its own gets them as before).
@@ -49,7 +54,7 @@ const DROPPED = new Set([
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
 ): Promise<ApiKeyProxy | undefined> {
-  const apiKey = jobEnv.ANTHROPIC_API_KEY;
+  const apiKey = heldApiKey(jobEnv);
   if (!apiKey) return undefined;
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')

@@ -1,6 +1,14 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -80,14 +88,39 @@ interface BundleRun {
 }
 
 /** `node dist/index.cjs` as the runner starts a JavaScript action: in the workspace, INPUT_* set. */
-async function runBundle(env: NodeJS.ProcessEnv, cwd: string): Promise<BundleRun> {
-  const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function runBundle(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  as: string[] = [],
+): Promise<BundleRun> {
+  const [command, ...args] = [...as, process.execPath, BUNDLE];
+  const child = spawn(command!, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
   child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
+}
+
+/**
+ * How to run a command as a user with neither root nor password-free sudo: `nobody`, through
+ * setpriv, when these tests run as root or with sudo (GitHub's runners); else this very user.
+ */
+function withoutPrivilege(): { prefix: string[] } {
+  const nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'];
+  if (process.getuid!() === 0) return { prefix: nobody };
+  if (spawnSync('sudo', ['-n', 'true']).status === 0)
+    return { prefix: ['sudo', '-n', '--preserve-env', ...nobody] };
+  return { prefix: [] };
+}
+
+/** Hands `path` to `owner` ("uid:gid"); with no privilege it stays this user's, as it is. */
+function chownAll(path: string, owner: string, prefix: string[]): void {
+  if (prefix.length === 0) return;
+  const sudo = process.getuid!() === 0 ? [] : ['sudo', '-n'];
+  const [command, ...args] = [...sudo, 'chown', '-R', owner, path];
+  expect(spawnSync(command!, args).status).toBe(0);
 }
 
 describe('the action bundle, run as GitHub runs it', () => {
@@ -235,6 +268,69 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(pulls[0]!.body).toContain(
       '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->',
     );
+  });
+
+  it("refuses to run the agent as the worker's own user while the job holds the API key", async () => {
+    fx = createGitFixture('agent/7/task_001');
+    const agent = writeFakeAgent(fx.root);
+    const coordinator = await startCoordinator(() => ({
+      status: 200,
+      body: assignmentFixture('ghs_unused'),
+    }));
+    server = coordinator.server;
+    const temps = [0, 1].map(() => mkdtempSync(join(fx!.root, 'runner-temp-')));
+    const base = actionEnv(coordinator.url, fx.workspace, agent.command);
+    const first = await runBundle({ ...base, RUNNER_TEMP: temps[0] }, fx.workspace);
+    expect(first.code, first.stdout).toBe(0);
+    cpSync(join(temps[0]!, 'agent-coordinator'), join(temps[1]!, 'agent-coordinator'), {
+      recursive: true,
+    });
+    // Each job has a checkout of its own: the refused job's is left as it stopped.
+    const workspaces = [fx.workspace, fx.freshWorkspace('agent/7/task_001')];
+    // A self-hosted runner's user with neither root nor sudo: the worker cannot make the agent
+    // a user of its own, so the agent would share the worker's uid.
+    const runner = withoutPrivilege();
+    const { uid, gid } = statSync(fx.root);
+    chownAll(fx.root, '65534:65534', runner.prefix);
+    try {
+      const record = join(fx.root, 'agent-record.json');
+      const {
+        ACTIONS_ID_TOKEN_REQUEST_URL: _u,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: _t,
+        ...agentEnv
+      } = base;
+      const agentStep = (workspace: string, extra: NodeJS.ProcessEnv) =>
+        runBundle(
+          {
+            ...agentEnv,
+            INPUT_STEP: 'agent',
+            RUNNER_TEMP: temps[1],
+            GITHUB_WORKSPACE: workspace,
+            FAKE_AGENT_RECORD: record,
+            ...extra,
+          },
+          workspace,
+          runner.prefix,
+        );
+
+      const refused = await agentStep(workspaces[0]!, {
+        ANTHROPIC_API_KEY: 'sk-ant-api03-held-by-the-worker',
+      });
+      expect(refused.code, refused.stdout).toBe(1);
+      expect(refused.stdout).toContain(
+        "the agent would run as the worker's own user (no root and no password-free sudo) and could read ANTHROPIC_API_KEY",
+      );
+      expect(refused.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('agent_failed'));
+      expect(existsSync(record), 'the agent never starts').toBe(false);
+
+      // Without a key to keep, the same runner runs the agent (as its own user, as the log says).
+      const ran = await agentStep(workspaces[1]!, {});
+      expect(ran.code, ran.stdout).toBe(0);
+      expect(ran.stdout).toContain("the agent runs as the worker's own user");
+      expect(existsSync(record)).toBe(true);
+    } finally {
+      chownAll(fx.root, `${uid}:${gid}`, runner.prefix);
+    }
   });
 
   it("shows the coordinator's JSON refusal and fails with ::error::", async () => {

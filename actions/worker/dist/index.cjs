@@ -27462,6 +27462,100 @@ async function allowTraversal(sudo, workspace) {
   return opened;
 }
 
+// src/worker/api-key-proxy.ts
+var import_node_crypto2 = require("node:crypto");
+var import_node_events = require("node:events");
+var import_node_http = require("node:http");
+var import_node_https = require("node:https");
+var DEFAULT_UPSTREAM = "https://api.anthropic.com";
+var DROPPED = /* @__PURE__ */ new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "x-api-key"
+]);
+function heldApiKey(jobEnv) {
+  return jobEnv.ANTHROPIC_API_KEY || void 0;
+}
+async function startApiKeyProxy(jobEnv) {
+  const apiKey = heldApiKey(jobEnv);
+  if (!apiKey) return void 0;
+  const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
+  if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
+    throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
+  const placeholder = `sk-ant-agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
+  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, { upstream, apiKey, placeholder }));
+  server.listen(0, "127.0.0.1");
+  await (0, import_node_events.once)(server, "listening");
+  const { port } = server.address();
+  return {
+    env: { ANTHROPIC_API_KEY: placeholder, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await (0, import_node_events.once)(server, "close");
+    }
+  };
+}
+function forward(req, res, { upstream, apiKey, placeholder }) {
+  const refuse = (status, message) => {
+    req.resume();
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify({ type: "error", error: { type: "proxy_error", message } }));
+  };
+  if (!sameSecret(req.headers["x-api-key"], placeholder))
+    return refuse(401, "agent-coordinator: unknown API key");
+  const target = targetOf(upstream, req.url);
+  if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
+  const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http.request;
+  const out = send2(target, {
+    method: req.method,
+    headers: { ...forwardedHeaders(req.headers), "x-api-key": apiKey }
+  });
+  out.on("response", (answer) => {
+    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
+    answer.pipe(res);
+  });
+  out.on("error", (error62) => {
+    if (!res.headersSent)
+      refuse(502, `agent-coordinator: the API did not answer: ${error62.message}`);
+    else res.destroy(error62);
+  });
+  res.on("close", () => {
+    if (!res.writableFinished) out.destroy();
+  });
+  req.pipe(out);
+}
+function targetOf(upstream, requestTarget) {
+  if (!requestTarget?.startsWith("/")) return void 0;
+  const query = requestTarget.indexOf("?");
+  const base = upstream.pathname.replace(/\/+$/, "");
+  const target = new URL(upstream.origin);
+  target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));
+  if (query >= 0) target.search = requestTarget.slice(query);
+  const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
+  return target.origin === upstream.origin && under ? target : void 0;
+}
+function forwardedHeaders(headers) {
+  const out = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== void 0 && !DROPPED.has(name)) out[name] = value;
+  return out;
+}
+function sameSecret(given, expected) {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && (0, import_node_crypto2.timingSafeEqual)(a, b);
+}
+
 // src/protocol/deadline.ts
 var MIN_STOP_GRACE_MS = 2 * 6e4;
 var STOP_GRACE_FRACTION = 0.1;
@@ -27930,97 +28024,6 @@ var import_promises6 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
 var import_node_path5 = require("node:path");
 var import_node_crypto3 = require("node:crypto");
-
-// src/worker/api-key-proxy.ts
-var import_node_crypto2 = require("node:crypto");
-var import_node_events = require("node:events");
-var import_node_http = require("node:http");
-var import_node_https = require("node:https");
-var DEFAULT_UPSTREAM = "https://api.anthropic.com";
-var DROPPED = /* @__PURE__ */ new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "x-api-key"
-]);
-async function startApiKeyProxy(jobEnv) {
-  const apiKey = jobEnv.ANTHROPIC_API_KEY;
-  if (!apiKey) return void 0;
-  const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
-  if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
-    throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
-  const placeholder = `sk-ant-agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
-  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, { upstream, apiKey, placeholder }));
-  server.listen(0, "127.0.0.1");
-  await (0, import_node_events.once)(server, "listening");
-  const { port } = server.address();
-  return {
-    env: { ANTHROPIC_API_KEY: placeholder, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` },
-    async close() {
-      server.closeAllConnections();
-      server.close();
-      await (0, import_node_events.once)(server, "close");
-    }
-  };
-}
-function forward(req, res, { upstream, apiKey, placeholder }) {
-  const refuse = (status, message) => {
-    req.resume();
-    res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify({ type: "error", error: { type: "proxy_error", message } }));
-  };
-  if (!sameSecret(req.headers["x-api-key"], placeholder))
-    return refuse(401, "agent-coordinator: unknown API key");
-  const target = targetOf(upstream, req.url);
-  if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
-  const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http.request;
-  const out = send2(target, {
-    method: req.method,
-    headers: { ...forwardedHeaders(req.headers), "x-api-key": apiKey }
-  });
-  out.on("response", (answer) => {
-    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
-    answer.pipe(res);
-  });
-  out.on("error", (error62) => {
-    if (!res.headersSent)
-      refuse(502, `agent-coordinator: the API did not answer: ${error62.message}`);
-    else res.destroy(error62);
-  });
-  res.on("close", () => {
-    if (!res.writableFinished) out.destroy();
-  });
-  req.pipe(out);
-}
-function targetOf(upstream, requestTarget) {
-  if (!requestTarget?.startsWith("/")) return void 0;
-  const query = requestTarget.indexOf("?");
-  const base = upstream.pathname.replace(/\/+$/, "");
-  const target = new URL(upstream.origin);
-  target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));
-  if (query >= 0) target.search = requestTarget.slice(query);
-  const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
-  return target.origin === upstream.origin && under ? target : void 0;
-}
-function forwardedHeaders(headers) {
-  const out = {};
-  for (const [name, value] of Object.entries(headers))
-    if (value !== void 0 && !DROPPED.has(name)) out[name] = value;
-  return out;
-}
-function sameSecret(given, expected) {
-  if (typeof given !== "string") return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && (0, import_node_crypto2.timingSafeEqual)(a, b);
-}
 
 // src/worker/shell-words.ts
 function splitShellWords(line) {
@@ -28604,6 +28607,11 @@ async function planStep(ctx, base) {
 }
 async function isolated(ctx, fn) {
   const user = await createAgentUser(ctx.cwd);
+  if (!user && heldApiKey(ctx.rawEnv))
+    fail(
+      "agent_failed",
+      "the agent would run as the worker's own user (no root and no password-free sudo) and could read ANTHROPIC_API_KEY from the worker's environment: run the agent job as root (a `container:` job) or give the runner's user password-free sudo, so that the agent runs as a user of its own"
+    );
   if (!user) {
     log(
       ctx,
