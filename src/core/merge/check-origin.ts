@@ -17,6 +17,8 @@
  * builds forks' PRs reports on the agent PR's commit as the admins let it (docs/lifecycle.md).
  */
 
+import { isFailingCheck } from './checks.js';
+
 /** The App whose check runs are the jobs of GitHub Actions workflow runs. */
 export const ACTIONS_APP_SLUG = 'github-actions';
 
@@ -68,18 +70,31 @@ export interface RunStarters {
   writers: ReadonlySet<string>;
 }
 
-/** The starters of this repository's runs whose write access is to be read (not the App's). */
+/**
+ * The starters of this repository's runs whose write access is to be read (not the App's), each
+ * once, lower-cased. `fresh`: those whose run has a failing job among `checks`, whose log and
+ * annotations a send-back gives the worker, so their role is asked of GitHub now; someone
+ * removed within the role cache's minute (src/engine/roles.ts) must not instruct the agent.
+ * `cached`: the others, whose runs only pass or wait.
+ */
 export function runStartersToRead(
   runs: readonly ActionsRunOrigin[],
   repositoryId: number,
   appLogin: string,
-): string[] {
-  const logins = new Set<string>();
+  checks: readonly (HeadCheck & { status: string; conclusion: string | null })[],
+): { fresh: string[]; cached: string[] } {
+  const failingRuns = new Set(
+    checks.flatMap((c) => (c.actionsJob && isFailingCheck(c) ? [c.actionsJob.runId] : [])),
+  );
+  const fresh = new Set<string>();
+  const cached = new Set<string>();
   for (const run of runs) {
     const login = run.actorLogin?.toLowerCase();
-    if (isOwnRun(run, repositoryId) && login && login !== appLogin.toLowerCase()) logins.add(login);
+    if (!isOwnRun(run, repositoryId) || !login || login === appLogin.toLowerCase()) continue;
+    (failingRuns.has(run.id) ? fresh : cached).add(login);
   }
-  return [...logins];
+  for (const login of fresh) cached.delete(login);
+  return { fresh: [...fresh], cached: [...cached] };
 }
 
 function startedByTrusted(run: ActionsRunOrigin, starters: RunStarters): boolean {

@@ -10,14 +10,18 @@ export interface ChecksSummary {
   failing: string[];
 }
 
+/** A completed check that did not pass; a null conclusion on a completed check is not a pass. */
+export function isFailingCheck(check: { status: string; conclusion: string | null }): boolean {
+  return check.status === 'completed' && !PASSING.has(check.conclusion ?? '');
+}
+
 /** A head with no checks is green: both lists empty. */
 export function summarizeChecks(checks: readonly MergeCheck[]): ChecksSummary {
   const pending = new Set<string>();
   const failing = new Set<string>();
   for (const check of checks) {
     if (check.status !== 'completed') pending.add(check.name);
-    // A null conclusion on a completed check is not a pass: fail closed.
-    else if (!PASSING.has(check.conclusion ?? '')) failing.add(check.name);
+    else if (isFailingCheck(check)) failing.add(check.name);
   }
   return { pending: [...pending], failing: [...failing] };
 }

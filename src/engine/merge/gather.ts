@@ -203,8 +203,11 @@ export async function checksOf(
   const runs = [...actionsRuns, ...remembered];
   // Only the App's runs and those of people with write access count (core's RunStarters).
   const appLogin = await engine.appLogin();
-  const toRead = runStartersToRead(runs, scope.repositoryId, appLogin);
-  const writers = await writersAmong(engine, scope.port, scope.repo, toRead, { fresh: false });
+  const toRead = runStartersToRead(runs, scope.repositoryId, appLogin, checks);
+  const writers = new Set([
+    ...(await writersAmong(engine, scope.port, scope.repo, toRead.fresh, { fresh: true })),
+    ...(await writersAmong(engine, scope.port, scope.repo, toRead.cached, { fresh: false })),
+  ]);
   const verdict = countedChecks(checks, runs, scope.repositoryId, { appLogin, writers });
   if (!verdict.ok) throw new Error(`the checks on ${head} cannot be told apart: ${verdict.why}`);
   return verdict.counted.filter((c) => !isOrderCheck(c));

@@ -183,6 +183,17 @@ describe('countedChecks', () => {
 });
 
 describe('runStartersToRead', () => {
+  const done = (name: string, runId: number, conclusion: string | null) => ({
+    ...job(name, runId),
+    status: 'completed',
+    conclusion,
+  });
+  const pending = (name: string, runId: number) => ({
+    ...job(name, runId),
+    status: 'in_progress',
+    conclusion: null,
+  });
+
   it('names the starters of this repository’s runs once each, lower-cased, never the App or a fork’s', () => {
     expect(
       runStartersToRead(
@@ -197,7 +208,52 @@ describe('runStartersToRead', () => {
         ],
         REPO,
         APP,
+        [],
       ),
-    ).toEqual(['carol', 'a-reader']);
+    ).toEqual({ fresh: [], cached: ['carol', 'a-reader'] });
+  });
+
+  // A failing job's log and annotations go to the worker on a send-back: its starter's role is
+  // read now, not from the cache's minute.
+  it.each<{ name: string; checks: ReturnType<typeof done>[]; fresh: string[]; cached: string[] }>([
+    {
+      name: 'passing and pending jobs',
+      checks: [done('t', 2, 'success'), pending('l', 3)],
+      fresh: [],
+      cached: ['carol', 'dave'],
+    },
+    {
+      name: 'a failing job',
+      checks: [done('t', 2, 'failure')],
+      fresh: ['carol'],
+      cached: ['dave'],
+    },
+    {
+      name: 'a completed job with no conclusion',
+      checks: [done('t', 3, null)],
+      fresh: ['dave'],
+      cached: ['carol'],
+    },
+    {
+      name: 'neutral and skipped jobs',
+      checks: [done('t', 2, 'neutral'), done('l', 3, 'skipped')],
+      fresh: [],
+      cached: ['carol', 'dave'],
+    },
+    {
+      name: 'a failing job of one of her two runs',
+      checks: [done('t', 4, 'cancelled')],
+      fresh: ['carol'],
+      cached: ['dave'],
+    },
+    {
+      name: "a failing job of the App's run",
+      checks: [done('t', 1, 'failure')],
+      fresh: [],
+      cached: ['carol', 'dave'],
+    },
+  ])('$name', ({ checks, fresh, cached }) => {
+    const runs = [run(1, REPO), run(2, REPO, 'Carol'), run(3, REPO, 'dave'), run(4, REPO, 'carol')];
+    expect(runStartersToRead(runs, REPO, APP, checks)).toEqual({ fresh, cached });
   });
 });
