@@ -57,8 +57,9 @@ export function prefixesNest(a: string, b: string): boolean {
  * literal prefix (`literalPrefix`), which is compared at once; then:
  * - `exact`: a glob with no wildcard names one file;
  * - `under`: `P/**`, `P/` (or `**`) takes every path under `P/`, whatever follows;
- * - `lastSegment`: `P/**\/S`, `S` one segment without `**`, is `S` against the path's last
- *   segment (`**\/` may take any directories, so only the file's own name decides);
+ * - `lastSegments`: `P/**\/T`, `T` one or more segments without `**` (`*.ts`, `test/*.ts`), is
+ *   `T` against as many last segments of the path (`**\/` may take any directories before them,
+ *   so only those decide);
  * - `directory`: `P/**\/D/**` (or `P/**\/D/`), `D` one plain segment, takes every path with a
  *   directory `D` anywhere under `P/`: a search for `D/` at the start or `/D/` in the rest;
  * - `rest`: any other glob is its automaton over the path after `P/`.
@@ -69,7 +70,8 @@ type Matcher =
   | { kind: 'exact'; path: string }
   | { kind: 'under'; prefix: string }
   | { kind: 'directory'; prefix: string; atStart: string; inside: string }
-  | { kind: 'lastSegment' | 'rest'; prefix: string; automaton: Automaton };
+  | { kind: 'lastSegments'; prefix: string; slashes: number; automaton: Automaton }
+  | { kind: 'rest'; prefix: string; automaton: Automaton };
 
 /**
  * Characters a native string search goes through per step: it runs a few times faster than the
@@ -94,7 +96,7 @@ export function globMatches(glob: string, path: string): boolean {
 
 /**
  * The steps matching may still take: one for the literal prefix (and, for a glob matched on the
- * last segment, one to find it), one per SEARCHED_PER_STEP characters a directory's search goes
+ * last segments, one to find them), one per SEARCHED_PER_STEP characters a directory's search goes
  * through, one per character the automaton takes, and
  * UNCACHED_STEP_WEIGHT more per state it was in when it meets a character it has not taken from
  * those states before (that step is worked out then). A caller that matches what a plan says
@@ -133,8 +135,19 @@ function matches(
   if (matcher.kind === 'rest')
     return accepts(matcher.automaton, path, matcher.prefix.length, budget);
   if (budget && --budget.left < 0) return undefined;
-  // The prefix ends in `/` (or is empty), so the last segment never starts inside it.
-  return accepts(matcher.automaton, path, path.lastIndexOf('/') + 1, budget);
+  // The `/`s between the segments `T` takes must come after the prefix; the prefix ends in `/`
+  // (or is empty), so the first of those segments never starts inside it.
+  let end = path.length;
+  for (let i = 0; i < matcher.slashes; i++) {
+    end = slashBefore(path, end);
+    if (end < matcher.prefix.length) return false;
+  }
+  return accepts(matcher.automaton, path, slashBefore(path, end) + 1, budget);
+}
+
+/** The last `/` before `end`, or -1 (lastIndexOf reads a negative start as 0). */
+function slashBefore(path: string, end: number): number {
+  return end > 0 ? path.lastIndexOf('/', end - 1) : -1;
 }
 
 function matcherOf(glob: string): Matcher {
@@ -159,8 +172,9 @@ function compileMatcher(glob: string): Matcher {
   const anyDirectories = rest.startsWith('**/');
   while (rest.startsWith('**/')) rest = rest.slice(3);
   if (rest === '**' || rest === '') return { kind: 'under', prefix };
-  if (anyDirectories && !rest.includes('/') && !rest.includes('**')) {
-    return { kind: 'lastSegment', prefix, automaton: compile(rest) };
+  if (anyDirectories && !rest.includes('**') && !rest.endsWith('/')) {
+    const slashes = rest.split('/').length - 1;
+    return { kind: 'lastSegments', prefix, slashes, automaton: compile(rest) };
   }
   const directory = anyDirectories ? PLAIN_DIRECTORY.exec(rest)?.[1] : undefined;
   if (directory !== undefined) {

@@ -63,7 +63,8 @@ function pieces(next: () => number, from: readonly string[], most: number): stri
 
 /**
  * A valid glob: a literal prefix of a few directories, then any pieces, or `**\/` and one
- * segment (the shape matched on the file's name), or pieces ending in `/`.
+ * segment (the shape matched on the file's name) or a few (matched on as many last segments),
+ * or pieces ending in `/`.
  */
 function validGlob(next: () => number): string {
   for (;;) {
@@ -75,6 +76,11 @@ function validGlob(next: () => number): string {
     const body = pick(next, [
       () => pieces(next, GLOB_PIECES, 6),
       () => '**/'.repeat(1 + Math.floor(next() * 2)) + pieces(next, SEGMENT_PIECES, 3),
+      () =>
+        '**/' +
+        Array.from({ length: 2 + Math.floor(next() * 2) }, () =>
+          pieces(next, SEGMENT_PIECES, 2),
+        ).join('/'),
       () => `${pieces(next, GLOB_PIECES, 4)}/`,
     ])();
     const glob = prefix + body;

@@ -92,7 +92,7 @@ describe('globMatchesWithin', () => {
   });
 
   // What each shape costs once its steps are worked out: the prefix is one step, whatever its
-  // length, and a glob that ends in `**/<one segment>` runs its automaton on the file's name only.
+  // length, and a glob that ends in `**/<segments>` runs its automaton on that many last segments.
   it.each([
     ['src/login/session.ts', 'src/login/session.ts', true, 1],
     ['src/login/session.ts', 'src/login/form.ts', false, 1],
@@ -103,6 +103,11 @@ describe('globMatchesWithin', () => {
     ['**/*.ts', 'packages/app/src/deep/er/component.ts', true, 2 + 'component.ts'.length],
     ['src/**/*.{ts,tsx}', 'src/deep/er/component.tsx', true, 2 + 'component.tsx'.length],
     ['src/**/**/*.md', 'src/a/b.md', true, 2 + 'b.md'.length],
+    // `**/` then segments without `**`: the automaton on as many last segments of the path.
+    ['**/test/*.ts', 'packages/app/test/unit.ts', true, 2 + 'test/unit.ts'.length],
+    ['src/**/test/*.ts', 'src/test/a.ts', true, 2 + 'test/a.ts'.length],
+    ['src/**/test/*.ts', 'src/a.ts', false, 2],
+    ['**/test/*.ts', 'packages/app/src/unit.ts', false, 2 + 1],
     ['src/**/x/**/*.ts', 'src/x/a.ts', true, 1 + 'x/a.ts'.length],
     // A native search for the directory: a step per 8 characters after the prefix.
     ['**/test/**', 'packages/app/test/unit/component.test.ts', true, 1 + Math.ceil(40 / 8)],

@@ -203,7 +203,8 @@ describe('decideOverlapWaits', () => {
   });
 
   // A monorepo near GitHub's listing limit (100,000 entries), paths of about 50 characters, and
-  // the globs planners write most: a whole directory, and every file of a kind anywhere. Matched
+  // the globs planners write most: a whole directory, every file of a kind anywhere, or in a
+  // directory of that name anywhere. Matched
   // character by character over whole paths, `**/*.ts` took 5M steps here, past a claim's 4M:
   // its task could then only wait on "may overlap anything".
   it('matches the usual globs on a tree of 100,000 files in full', () => {
@@ -214,11 +215,15 @@ describe('decideOverlapWaits', () => {
     );
     const tree = new RepoTree({ paths: big, truncated: false });
     const tasks = claimants(
-      4,
+      5,
       (t) =>
-        [['**/*.ts'], ['packages/package-7/**', 'docs/guide.md'], ['docs/**'], ['**/feature-3/**']][
-          t
-        ]!,
+        [
+          ['**/*.ts'],
+          ['packages/package-7/**', 'docs/guide.md'],
+          ['docs/**'],
+          ['**/feature-3/**'],
+          ['**/feature-4/*.tsx'],
+        ][t]!,
     );
     const decision = decideOverlapWaits(tasks, new Map([['main', tree]]), 0);
     const ts = tree.claimOf(1)!;
@@ -229,6 +234,11 @@ describe('decideOverlapWaits', () => {
     const feature = tree.claimOf(4)!;
     expect(feature.cut).toBeUndefined();
     expect(feature.files).toHaveLength(big.filter((p) => p.includes('/feature-3/')).length);
+    const tsx = tree.claimOf(5)!;
+    expect(tsx.cut).toBeUndefined();
+    expect(tsx.files).toHaveLength(
+      big.filter((p) => p.includes('/feature-4/') && p.endsWith('.tsx')).length,
+    );
     expect(decision.reasons.get(1)?.get('t0')).toEqual({
       kind: 'overlap',
       taskId: 't1',
