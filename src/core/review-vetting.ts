@@ -46,15 +46,20 @@ export function loginsToVet(
 
 /**
  * The threads with only their kept comments, in their order; a thread left with none is
- * dropped whole. `omittedComments` counts the comments left out but the worker's own replies.
+ * dropped whole. `omittedComments` counts the comments left out but the worker's own replies,
+ * and a thread's comments that were not read (`commentsLeftOut`), whoever wrote them.
  */
-export function vetThreads<C extends VettableComment, T extends { comments: readonly C[] }>(
+export function vetThreads<
+  C extends VettableComment,
+  T extends { comments: readonly C[]; commentsLeftOut?: number },
+>(
   threads: readonly T[],
   writers: ReadonlySet<string>,
 ): { threads: Array<T & { comments: C[] }>; omittedComments: number } {
   const kept: Array<T & { comments: C[] }> = [];
   let omittedComments = 0;
   for (const thread of threads) {
+    omittedComments += thread.commentsLeftOut ?? 0;
     const comments: C[] = [];
     for (const comment of thread.comments) {
       const verdict = commentVerdict(comment, writers);

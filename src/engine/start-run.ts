@@ -1,6 +1,7 @@
 import type { RepoConfig } from '../config/schema.js';
 import { awaitsPlan } from '../core/lifecycle/index.js';
 import {
+  boundPlannerPlan,
   extractTasksBlock,
   formatPlanErrors,
   parsePlanMarkdown,
@@ -99,9 +100,13 @@ export async function applyPlan(
     engine.requestStatus(scope.run.id);
     return false;
   }
+  const plan =
+    source === 'planner'
+      ? boundPlannerPlan(result.plan, scope.config.worker.timeoutMinutes)
+      : result.plan;
   const stored = await engine.store.runs.setPlan(
     scope.run.id,
-    result.plan,
+    plan,
     source,
     scope.config.plan.requireApproval,
     options,
@@ -109,7 +114,7 @@ export async function applyPlan(
   engine.requestStatus(scope.run.id);
   if (!stored) return false;
   crashPoint('plan.stored');
-  engine.log.info({ run: scope.run.id, tasks: result.plan.tasks.length, source }, 'plan accepted');
+  engine.log.info({ run: scope.run.id, tasks: plan.tasks.length, source }, 'plan accepted');
   await scheduleRepository(engine, scope.repositoryId, scope.repository);
   return true;
 }

@@ -125,7 +125,10 @@ export interface ReviewThreadInfo {
   url: string;
   /** The first comment's REST id, which a reply names (`in_reply_to`). */
   firstCommentId: number | null;
-  /** Oldest first, at most REVIEW_THREAD_COMMENTS of them. */
+  /**
+   * Oldest first: the first REVIEW_THREAD_COMMENTS, and the rest while the read's budget
+   * (REVIEW_THREAD_COMMENT_PAGES_MAX) lasts.
+   */
   comments: ReviewThreadComment[];
   /** Comments of the thread not in `comments`. */
   commentsLeftOut: number;
@@ -327,6 +330,12 @@ export interface GitHubPort {
  * not crowd out the ones sent.
  */
 export const REVIEW_THREAD_COMMENTS = 30;
+/**
+ * The most further reads of a thread's comments, 100 each, in one read of a PR's threads (newest
+ * thread first). A reply costs its writer a write and is read only when a person with write
+ * access asks for the threads (a review, `/retry`): 2,000 replies before a maintainer's are read.
+ */
+export const REVIEW_THREAD_COMMENT_PAGES_MAX = 20;
 /** The most review threads the port reads of a PR, newest first (ten GraphQL pages of 50). */
 export const REVIEW_THREADS_READ_MAX = 500;
 export const LOG_LINE_CHARS = 500;

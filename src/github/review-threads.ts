@@ -1,8 +1,10 @@
 import type { ProbotOctokit } from 'probot';
 import {
+  REVIEW_THREAD_COMMENT_PAGES_MAX,
   REVIEW_THREAD_COMMENTS,
   REVIEW_THREADS_READ_MAX,
   type RepoCoords,
+  type ReviewThreadComment,
   type ReviewThreadInfo,
   type ReviewThreads,
 } from './port.js';
@@ -14,6 +16,8 @@ type Octokit = InstanceType<typeof ProbotOctokit>;
 const PAGE = 50;
 const MAX_PAGES = REVIEW_THREADS_READ_MAX / PAGE;
 
+const COMMENT_FIELDS = 'fullDatabaseId body url diffHunk createdAt author { __typename login }';
+
 const QUERY = `query($owner: String!, $name: String!, $number: Int!, $last: Int!, $before: String, $comments: Int!) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
@@ -24,13 +28,37 @@ const QUERY = `query($owner: String!, $name: String!, $number: Int!, $last: Int!
           id isResolved isOutdated path line startLine originalLine originalStartLine diffSide
           comments(first: $comments) {
             totalCount
-            nodes { fullDatabaseId body url diffHunk createdAt author { __typename login } }
+            pageInfo { hasNextPage endCursor }
+            nodes { ${COMMENT_FIELDS} }
           }
         }
       }
     }
   }
 }`;
+
+/** Comments a page of a thread's later comments holds (GraphQL's most). */
+const COMMENT_PAGE = 100;
+
+const MORE_COMMENTS = `query($id: ID!, $first: Int!, $after: String) {
+  node(id: $id) {
+    ... on PullRequestReviewThread {
+      comments(first: $first, after: $after) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        nodes { ${COMMENT_FIELDS} }
+      }
+    }
+  }
+}`;
+
+type RawComment = RawThread['comments']['nodes'][number];
+
+interface CommentPage {
+  totalCount: number;
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  nodes: RawComment[];
+}
 
 interface RawThread {
   id: string;
@@ -44,6 +72,7 @@ interface RawThread {
   diffSide: 'LEFT' | 'RIGHT';
   comments: {
     totalCount: number;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
     nodes: Array<{
       /** GraphQL's BigInt, as a string: the comment's REST id. */
       fullDatabaseId: string | null;
@@ -84,15 +113,19 @@ function toThread(raw: RawThread): ReviewThreadInfo {
     diffHunk: first?.diffHunk ?? '',
     url: first?.url ?? '',
     firstCommentId: first?.fullDatabaseId ? Number(first.fullDatabaseId) : null,
-    comments: raw.comments.nodes.map((c) => ({
-      // A deleted account shows as GitHub's "ghost".
-      author: c.author?.login ?? 'ghost',
-      authorIsBot: c.author?.__typename === 'Bot',
-      body: c.body,
-      url: c.url,
-      createdAt: c.createdAt,
-    })),
+    comments: raw.comments.nodes.map(toComment),
     commentsLeftOut: Math.max(raw.comments.totalCount - raw.comments.nodes.length, 0),
+  };
+}
+
+function toComment(c: RawComment): ReviewThreadComment {
+  return {
+    // A deleted account shows as GitHub's "ghost".
+    author: c.author?.login ?? 'ghost',
+    authorIsBot: c.author?.__typename === 'Bot',
+    body: c.body,
+    url: c.url,
+    createdAt: c.createdAt,
   };
 }
 
@@ -105,6 +138,8 @@ export async function readReviewThreads(
 ): Promise<ReviewThreads> {
   const limit = Math.max(Math.floor(options.limit), 0);
   const threads: ReviewThreadInfo[] = [];
+  /** The cursor after a thread's comments read, while it has more. */
+  const more = new Map<ReviewThreadInfo, string>();
   let examined = 0;
   let total = 0;
   let matchingBeyond = 0;
@@ -125,11 +160,48 @@ export async function readReviewThreads(
     for (const raw of [...connection.nodes].reverse()) {
       examined += 1;
       if (raw.isResolved && !options.includeResolved) continue;
-      if (threads.length < limit) threads.push(toThread(raw));
-      else matchingBeyond += 1;
+      if (threads.length >= limit) {
+        matchingBeyond += 1;
+        continue;
+      }
+      const thread = toThread(raw);
+      threads.push(thread);
+      const { hasNextPage, endCursor } = raw.comments.pageInfo;
+      if (hasNextPage && endCursor) more.set(thread, endCursor);
     }
     if (!connection.pageInfo.hasPreviousPage || threads.length >= limit) break;
     before = connection.pageInfo.startCursor;
   }
+  await readLaterComments(octokit, threads, more);
   return { threads, leftOut: matchingBeyond + Math.max(total - examined, 0) };
+}
+
+/**
+ * The comments of each thread past the first page, newest thread first, while the budget of
+ * REVIEW_THREAD_COMMENT_PAGES_MAX reads lasts; what is not read stays counted in
+ * `commentsLeftOut`. Anyone can reply in a thread of a public repository's PR: reading only its
+ * first comments let an outsider's replies push a maintainer's later ones out of a fix's feedback.
+ */
+async function readLaterComments(
+  octokit: Octokit,
+  threads: readonly ReviewThreadInfo[],
+  more: ReadonlyMap<ReviewThreadInfo, string>,
+): Promise<void> {
+  let budget = REVIEW_THREAD_COMMENT_PAGES_MAX;
+  for (const thread of threads) {
+    let after = more.get(thread) ?? null;
+    while (after !== null && budget > 0) {
+      budget -= 1;
+      const answer: { node: { comments?: CommentPage } | null } = await octokit.graphql(
+        MORE_COMMENTS,
+        { id: thread.id, first: COMMENT_PAGE, after },
+      );
+      const page = answer.node?.comments;
+      if (!page || !Array.isArray(page.nodes))
+        throw new Error(`review thread ${thread.id}: GitHub answered without its comments`);
+      thread.comments.push(...page.nodes.map(toComment));
+      thread.commentsLeftOut = Math.max(page.totalCount - thread.comments.length, 0);
+      after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+    }
+  }
 }

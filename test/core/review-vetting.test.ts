@@ -69,6 +69,16 @@ describe('vetting review comments: only what people with write access wrote is s
     expect(vetThreads([], WRITERS)).toEqual({ threads: [], omittedComments: 0 });
   });
 
+  it("counts a thread's comments that were not read, whoever wrote them", () => {
+    const threads = [
+      { id: 'kept', comments: [by('maintainer')], commentsLeftOut: 3 },
+      { id: 'dropped', comments: [by('outsider')], commentsLeftOut: 2 },
+    ];
+    const vetted = vetThreads(threads, WRITERS);
+    expect(vetted.threads.map((t) => t.id)).toEqual(['kept']);
+    expect(vetted.omittedComments).toBe(1 + 3 + 2);
+  });
+
   it('asks about each person once, and about no bot', () => {
     const threads = [
       { comments: [by('alice'), by('Outsider'), bot('github-actions')] },

@@ -4,6 +4,7 @@ import {
   actionsRunOrigin,
   createOctokitPort,
 } from '../../src/github/octokit-port.js';
+import { REVIEW_THREAD_COMMENT_PAGES_MAX } from '../../src/github/port.js';
 import { expectClean, startWorld, stopWorld, type World } from '../github-double-tests/helpers.js';
 
 const repo = { owner: 'acme', repo: 'widgets' };
@@ -129,6 +130,38 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
     expect(few.threads).toHaveLength(5);
     expect(few.leftOut).toBe(50);
     expect(graphqlCalls() - before).toBe(3);
+  });
+
+  it("reads a thread's later comments 100 at a time, within a budget of reads", async () => {
+    await w.double.review(w.repo, pr, {
+      event: 'COMMENT',
+      body: 'Two threads.',
+      by: 'rita',
+      comments: [
+        { path: 'src/app.ts', line: 2, body: 'older' },
+        { path: 'src/app.ts', line: 3, body: 'newer' },
+      ],
+    });
+    const [older, newer] = w.double.reviewThreads(w.repo, pr);
+    const replies = REVIEW_THREAD_COMMENT_PAGES_MAX * 100 + 30;
+    for (let i = 1; i <= replies; i++)
+      await w.double.replyToReviewComment(w.repo, pr, newer!.comments[0]!.id, `r${i}`, 'outsider');
+    for (let i = 1; i <= 30; i++)
+      await w.double.replyToReviewComment(w.repo, pr, older!.comments[0]!.id, `o${i}`, 'rita');
+    const graphqlCalls = () => w.double.requests.filter((r) => r.path === '/graphql').length;
+    const before = graphqlCalls();
+    const read = await port().reviewThreads(repo, pr, { limit: 10 });
+    // The newest thread took the whole budget: its last reply, and the older thread's, are
+    // unread and counted.
+    expect(graphqlCalls() - before).toBe(1 + REVIEW_THREAD_COMMENT_PAGES_MAX);
+    const [first, second] = read.threads;
+    expect(first!.id).toBe(newer!.id);
+    expect(first!.comments).toHaveLength(replies);
+    expect(first!.comments.at(-1)!.body).toBe(`r${replies - 1}`);
+    expect(first!.commentsLeftOut).toBe(1);
+    expect(second!.comments).toHaveLength(30);
+    expect(second!.comments.at(-1)!.body).toBe('o29');
+    expect(second!.commentsLeftOut).toBe(1);
   });
 
   it('requests reviewers, and returns the refusal for the PR author as an answer', async () => {

@@ -5,3 +5,4 @@ export { parsePlanYaml } from './parse.js';
 export { parsePlanMarkdown } from './markdown.js';
 export { formatPlanErrors } from './format.js';
 export { findCycle, topologicalOrder } from './cycle.js';
+export { boundPlannerPlan } from './planner-plan.js';
