@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from '../core/duration.js';
+import { MAX_TIMEOUT_MINUTES } from '../core/plan/types.js';
 
 export const CONFIG_PATH = '.github/agent-coordinator.yml';
 
@@ -30,12 +31,14 @@ export const repoConfigSchema = z
           .string()
           .regex(/^[\w.-]+\.ya?ml$/, 'expected a workflow file name such as agent-worker.yml')
           .default('agent-worker.yml'),
-        // GitHub ends any job at 6 hours; the worker workflow needs some of that for setup.
         timeoutMinutes: z
           .number()
           .int()
           .min(1)
-          .max(340, 'at most 340 minutes: GitHub ends any job at 6 hours, setup included')
+          .max(
+            MAX_TIMEOUT_MINUTES,
+            `at most ${MAX_TIMEOUT_MINUTES} minutes: GitHub ends any job at 6 hours, setup included`,
+          )
           .default(10),
         maxTurns: z.number().int().min(1).max(1000).default(50),
         models: z

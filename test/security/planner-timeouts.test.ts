@@ -14,7 +14,7 @@ const LONG_PLAN = [
   '```tasks',
   '- id: a',
   '  title: A',
-  '  timeoutMinutes: 360',
+  '  timeoutMinutes: 340',
   '- id: b',
   '  title: B',
   '  timeoutMinutes: 5',

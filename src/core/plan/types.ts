@@ -9,7 +9,7 @@ export interface TaskSpec {
   prompt?: string;
   /** 1 (lowest) .. 5 (highest); 3 when omitted. */
   priority: number;
-  /** Positive integer, at most 360; the worker default applies when omitted. */
+  /** Positive integer, at most MAX_TIMEOUT_MINUTES; the worker default applies when omitted. */
   timeoutMinutes?: number;
   /**
    * The paths the task expects to touch (globs, src/core/glob.ts), when the plan declares them:
@@ -86,6 +86,10 @@ export const DEFAULT_TYPE = 'default';
 export const DEFAULT_PRIORITY = 3;
 export const MAX_TITLE_CHARS = 256;
 export const MAX_PROMPT_CHARS = 60_000;
-export const MAX_TIMEOUT_MINUTES = 360;
+/**
+ * A task's longest time, the same as `worker.timeoutMinutes` may be: GitHub ends any job at 6
+ * hours, and the worker workflow's setup needs some of them.
+ */
+export const MAX_TIMEOUT_MINUTES = 340;
 /** A status comment with hundreds of errors helps nobody and risks GitHub's body size limit. */
 export const MAX_ERRORS = 50;
