@@ -20,7 +20,7 @@ export interface WorkerGitHub {
   }): Promise<PullRef & { created: boolean }>;
   updatePullBody(number: number, body: string): Promise<void>;
   createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
-  /** Every review comment of the PR (all threads, replies included). */
+  /** The App's own review comments on the PR (all threads, replies included). */
   listReviewComments(pull: number): Promise<ReviewCommentRef[]>;
   /**
    * A reply in the thread that `commentId` (a thread's first comment) starts, from the worker's
@@ -58,6 +58,10 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
     options.headers.authorization = `token ${token()}`;
   });
   const { owner, repo } = env;
+  // What the App wrote: a bot's, and the App's own login when the coordinator names it.
+  const isApps = (user: { type: string; login: string } | null | undefined) =>
+    user?.type === 'Bot' &&
+    (env.appLogin === undefined || user.login.toLowerCase() === env.appLogin.toLowerCase());
 
   const findOpenPull = async (branch: string): Promise<PullRef | undefined> => {
     const { data } = await octokit.rest.pulls.list({
@@ -75,8 +79,7 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
       (p) =>
         p.head.ref === branch &&
         p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() &&
-        p.user?.type === 'Bot' &&
-        (env.appLogin === undefined || p.user.login.toLowerCase() === env.appLogin.toLowerCase()),
+        isApps(p.user),
     );
     return pr ? { number: pr.number, url: pr.html_url, body: pr.body ?? '' } : undefined;
   };
@@ -124,7 +127,10 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
         pull_number: pull,
         per_page: 100,
       });
-      return comments.map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
+      // Anyone may reply in a thread: a reply carrying the worker's marker counts only as the App's.
+      return comments
+        .filter((c) => isApps(c.user))
+        .map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
     },
     async replyToReviewComment({ pull, commentId, body, commitId, path }) {
       const { data } = await octokit.rest.pulls.createReviewComment({

@@ -157,6 +157,25 @@ describe('answering the review', () => {
     expect(result.log).toContain('answered 2 review thread(s), 1 already answered');
   });
 
+  it("takes a reply with the marker as answered only when it is the App's", async () => {
+    expectPullUpdate();
+    nock(API)
+      .get(`${REPO}/pulls/12/comments`)
+      .query({ per_page: '100' })
+      .reply(200, [
+        ...ORIGINALS,
+        // A reader writes this attempt's marker first, to keep the worker's reply out.
+        reviewComment(601, `Done.\n\n${replyMarker('task_001', 2, 101)}\n`, 101, 'a-reader'),
+        reviewComment(602, `Done.\n\n${replyMarker('task_001', 2, 102)}\n`, 102, 'other[bot]'),
+      ]);
+    const replies = expectReplies([101, 102, 103]);
+
+    const result = await h.run(fixRun, h.fx.freshWorkspace(BRANCH), feedback);
+
+    expect([...replies.keys()].sort()).toEqual([101, 102, 103]);
+    expect(result.log).toContain('answered 3 review thread(s)');
+  });
+
   it('keeps the pushed work when GitHub refuses a reply, and says so in the log', async () => {
     expectPullUpdate();
     nock(API).get(`${REPO}/pulls/12/comments`).query({ per_page: '100' }).reply(200, ORIGINALS);

@@ -27103,6 +27103,37 @@ function parseDuration(text3) {
   return Number(match[1]) * UNIT_MS[match[2]];
 }
 
+// src/protocol/identifiers.ts
+var TASK_KEY_SOURCE = "[a-z0-9][a-z0-9_-]{0,39}";
+var ISSUE_NUMBER_SOURCE = "[1-9]\\d{0,9}";
+var ATTEMPT_SOURCE = "[1-9]\\d{0,3}";
+var TASK_KEY = new RegExp(`^${TASK_KEY_SOURCE}$`);
+var ISSUE_NUMBER = new RegExp(`^${ISSUE_NUMBER_SOURCE}$`);
+var ATTEMPT_NUMBER = new RegExp(`^${ATTEMPT_SOURCE}$`);
+var MAX_ISSUE_NUMBER = 9999999999;
+var MAX_ATTEMPT = 9999;
+
+// src/core/plan/types.ts
+var ID_PATTERN = TASK_KEY;
+var PLAN_TASK_KEY = "plan";
+var TASK_KEYS = [
+  "id",
+  "title",
+  "type",
+  "deps",
+  "prompt",
+  "priority",
+  "timeoutMinutes",
+  "files"
+];
+var PLAN_KEYS = ["base", "tasks"];
+var DEFAULT_TYPE = "default";
+var DEFAULT_PRIORITY = 3;
+var MAX_TITLE_CHARS = 256;
+var MAX_PROMPT_CHARS = 6e4;
+var MAX_TIMEOUT_MINUTES = 340;
+var MAX_ERRORS = 50;
+
 // src/config/schema.ts
 var CONFIG_PATH = ".github/agent-coordinator.yml";
 var duration3 = external_exports.string().refine((v) => parseDuration(v) !== void 0, {
@@ -27118,8 +27149,10 @@ var repoConfigSchema = external_exports.strictObject({
   }).prefault({}),
   worker: external_exports.strictObject({
     workflow: external_exports.string().regex(/^[\w.-]+\.ya?ml$/, "expected a workflow file name such as agent-worker.yml").default("agent-worker.yml"),
-    // GitHub ends any job at 6 hours; the worker workflow needs some of that for setup.
-    timeoutMinutes: external_exports.number().int().min(1).max(340, "at most 340 minutes: GitHub ends any job at 6 hours, setup included").default(10),
+    timeoutMinutes: external_exports.number().int().min(1).max(
+      MAX_TIMEOUT_MINUTES,
+      `at most ${MAX_TIMEOUT_MINUTES} minutes: GitHub ends any job at 6 hours, setup included`
+    ).default(10),
     maxTurns: external_exports.number().int().min(1).max(1e3).default(50),
     models: external_exports.record(external_exports.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "expected a task type"), modelName).default({ default: "claude-sonnet-4-5" }).transform((m) => ({
       default: "claude-sonnet-4-5",
@@ -27565,16 +27598,6 @@ function stopGraceMs(limitMs) {
 function agentStopTime(deadline, timeoutMinutes) {
   return deadline - stopGraceMs(timeoutMinutes * 6e4);
 }
-
-// src/protocol/identifiers.ts
-var TASK_KEY_SOURCE = "[a-z0-9][a-z0-9_-]{0,39}";
-var ISSUE_NUMBER_SOURCE = "[1-9]\\d{0,9}";
-var ATTEMPT_SOURCE = "[1-9]\\d{0,3}";
-var TASK_KEY = new RegExp(`^${TASK_KEY_SOURCE}$`);
-var ISSUE_NUMBER = new RegExp(`^${ISSUE_NUMBER_SOURCE}$`);
-var ATTEMPT_NUMBER = new RegExp(`^${ATTEMPT_SOURCE}$`);
-var MAX_ISSUE_NUMBER = 9999999999;
-var MAX_ATTEMPT = 9999;
 
 // src/core/inert-markdown.ts
 var WORD_JOINER = "⁠";
@@ -33139,6 +33162,7 @@ function createWorkerGitHub(env, token) {
     options.headers.authorization = `token ${token()}`;
   });
   const { owner, repo } = env;
+  const isApps = (user) => user?.type === "Bot" && (env.appLogin === void 0 || user.login.toLowerCase() === env.appLogin.toLowerCase());
   const findOpenPull = async (branch) => {
     const { data } = await octokit.rest.pulls.list({
       owner,
@@ -33148,7 +33172,7 @@ function createWorkerGitHub(env, token) {
       per_page: 100
     });
     const pr = data.find(
-      (p) => p.head.ref === branch && p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() && p.user?.type === "Bot" && (env.appLogin === void 0 || p.user.login.toLowerCase() === env.appLogin.toLowerCase())
+      (p) => p.head.ref === branch && p.head.repo?.full_name.toLowerCase() === `${owner}/${repo}`.toLowerCase() && isApps(p.user)
     );
     return pr ? { number: pr.number, url: pr.html_url, body: pr.body ?? "" } : void 0;
   };
@@ -33194,7 +33218,7 @@ function createWorkerGitHub(env, token) {
         pull_number: pull,
         per_page: 100
       });
-      return comments.map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
+      return comments.filter((c) => isApps(c.user)).map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));
     },
     async replyToReviewComment({ pull, commentId, body, commitId, path: path3 }) {
       const { data } = await octokit.rest.pulls.createReviewComment({
@@ -33350,27 +33374,6 @@ function attemptRecord(env, input2) {
     feedback: feedbackSummary(env, input2.conflicts)
   };
 }
-
-// src/core/plan/types.ts
-var ID_PATTERN = TASK_KEY;
-var PLAN_TASK_KEY = "plan";
-var TASK_KEYS = [
-  "id",
-  "title",
-  "type",
-  "deps",
-  "prompt",
-  "priority",
-  "timeoutMinutes",
-  "files"
-];
-var PLAN_KEYS = ["base", "tasks"];
-var DEFAULT_TYPE = "default";
-var DEFAULT_PRIORITY = 3;
-var MAX_TITLE_CHARS = 256;
-var MAX_PROMPT_CHARS = 6e4;
-var MAX_TIMEOUT_MINUTES = 360;
-var MAX_ERRORS = 50;
 
 // src/core/plan/extract.ts
 var FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
