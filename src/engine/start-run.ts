@@ -90,7 +90,10 @@ export async function applyPlan(
   source: string,
   options: { firstOnly?: boolean } = {},
 ): Promise<boolean> {
-  const result = parsePlanMarkdown(markdown, { maxTasks: scope.config.plan.maxTasks });
+  const result = parsePlanMarkdown(markdown, {
+    maxTasks: scope.config.plan.maxTasks,
+    planner: source === 'planner',
+  });
   if (!result.ok) {
     await engine.store.runs.setPlanInvalid(scope.run.id, formatPlanErrors(result.errors), source);
     engine.log.info(

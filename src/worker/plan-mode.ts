@@ -33,6 +33,8 @@ export async function publishPlan(
   await ctx.credentials.ensureFresh();
 
   const block = extractTasksBlock(report.result);
+  // As the coordinator validates a planner's comment (start-run.ts, applyPlan).
+  const limits = { maxTasks: env.maxTasks, planner: true };
   let errors: PlanError[];
   let tasksBlock: string | undefined;
   if (block.ok) {
@@ -42,7 +44,7 @@ export async function publishPlan(
       tasksBlock,
       planMarker(env.runId),
     ].join('\n\n');
-    const parsed = parsePlanMarkdown(body, { maxTasks: env.maxTasks });
+    const parsed = parsePlanMarkdown(body, limits);
     if (parsed.ok && body.length >= COMMENT_MAX_CHARS) {
       // Valid, but no comment holds it, and a comment is where a plan lives (docs/lifecycle.md).
       errors = [
@@ -61,7 +63,7 @@ export async function publishPlan(
       };
     } else {
       // Report positions within the block, as the person reading the comment sees it.
-      const inBlock = parsePlanYaml(block.yaml, { maxTasks: env.maxTasks });
+      const inBlock = parsePlanYaml(block.yaml, limits);
       errors = inBlock.ok ? parsed.errors : inBlock.errors;
     }
   } else {

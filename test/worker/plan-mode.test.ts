@@ -95,6 +95,17 @@ describe('plan mode', () => {
     expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
   });
 
+  // The planner is steered by the issue's text: the branch the run works against is a person's
+  // to name (src/core/plan/parse.ts, plannerBase), and the coordinator would refuse it too.
+  it('refuses a plan that names a base, in a comment that says why', async () => {
+    const comment = mockIssueAndComment();
+    const answer = ['```tasks', 'base: release', 'tasks:', '  - id: a', '    title: A', '```'];
+    const result = await h.run(planEnv(answer.join('\n')));
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'plan_invalid' });
+    expect(comment.body).toContain("line 1, column 1 `base`: a planner's plan names no `base`");
+    expect(comment.body).toContain('<!-- agent-coordinator:plan run_id=987654321 -->');
+  });
+
   it('reports a missing tasks block, and honours max_tasks', async () => {
     const comment = mockIssueAndComment();
     const result = await h.run({ ...planEnv('I could not make a plan.'), max_tasks: '1' });

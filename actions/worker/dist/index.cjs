@@ -34192,6 +34192,7 @@ function validate2(yamlText, limits, lineCounter, errors) {
         tasksNode = pair.value;
       } else if (key === "base") {
         base = readBase(pair, errors);
+        if (base !== void 0 && limits.planner) base = refusePlannerBase(pair, errors);
       } else {
         unknownKey(key, PLAN_KEYS, "the plan", { path: pathOf(key), node: pair.key }, errors);
       }
@@ -34282,6 +34283,14 @@ function readBase(pair, errors) {
     return void 0;
   }
   return text3.text;
+}
+function refusePlannerBase(pair, errors) {
+  errors.add(
+    "invalid_value",
+    "a planner's plan names no `base`: its tasks work against the repository's default branch (a person names another in the issue's tasks block or with `/plan`)",
+    { path: "base", node: pair.key }
+  );
+  return void 0;
 }
 function checkGraph(tasks, errors) {
   const firstIndex = /* @__PURE__ */ new Map();
@@ -34499,6 +34508,7 @@ async function publishPlan(ctx, result) {
   const runUrl2 = `${env.serverUrl}/${env.owner}/${env.repo}/actions/runs/${env.runId}`;
   await ctx.credentials.ensureFresh();
   const block = extractTasksBlock(report.result);
+  const limits = { maxTasks: env.maxTasks, planner: true };
   let errors;
   let tasksBlock;
   if (block.ok) {
@@ -34508,7 +34518,7 @@ async function publishPlan(ctx, result) {
       tasksBlock,
       planMarker(env.runId)
     ].join("\n\n");
-    const parsed = parsePlanMarkdown(body2, { maxTasks: env.maxTasks });
+    const parsed = parsePlanMarkdown(body2, limits);
     if (parsed.ok && body2.length >= COMMENT_MAX_CHARS) {
       errors = [
         {
@@ -34526,7 +34536,7 @@ async function publishPlan(ctx, result) {
         commentId: comment2.id
       };
     } else {
-      const inBlock = parsePlanYaml(block.yaml, { maxTasks: env.maxTasks });
+      const inBlock = parsePlanYaml(block.yaml, limits);
       errors = inBlock.ok ? parsed.errors : inBlock.errors;
     }
   } else {

@@ -88,6 +88,7 @@ function validate(
         tasksNode = pair.value;
       } else if (key === 'base') {
         base = readBase(pair, errors);
+        if (base !== undefined && limits.planner) base = refusePlannerBase(pair, errors);
       } else {
         unknownKey(key, PLAN_KEYS, 'the plan', { path: pathOf(key), node: pair.key }, errors);
       }
@@ -186,6 +187,22 @@ function readBase(pair: Pair, errors: ErrorList): string | undefined {
     return undefined;
   }
   return text.text;
+}
+
+/**
+ * A planner's `base`: refused whatever branch it names. The planner is an agent the issue's text steers
+ * (anyone may have written it), and its prompt asks for no base: one it names moves every task's
+ * start, the agent configuration they take, and where their PRs merge (on their own when
+ * `merge.requireApproval` is off) onto a branch nobody chose. A person names one in the issue's
+ * tasks block or with `/plan`.
+ */
+function refusePlannerBase(pair: Pair, errors: ErrorList): undefined {
+  errors.add(
+    'invalid_value',
+    "a planner's plan names no `base`: its tasks work against the repository's default branch (a person names another in the issue's tasks block or with `/plan`)",
+    { path: 'base', node: pair.key },
+  );
+  return undefined;
 }
 
 /** Duplicate ids, unknown deps, self deps and one cycle, in time linear in the plan. */

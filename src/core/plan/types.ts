@@ -62,6 +62,11 @@ export type PlanResult = { ok: true; plan: Plan } | { ok: false; errors: PlanErr
 
 export interface PlanLimits {
   maxTasks: number;
+  /**
+   * The plan is the planner agent's (its comment), not a person's tasks block: it may not name a
+   * `base` (src/core/plan/planner-plan.ts).
+   */
+  planner?: boolean;
 }
 
 /** A task id becomes the task's key in its branch, run-name and markers. */

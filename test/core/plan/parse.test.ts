@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePlanMarkdown, parsePlanYaml } from '../../../src/core/plan/index.js';
 import type { PlanError, PlanResult } from '../../../src/core/plan/index.js';
+import type { PlanLimits } from '../../../src/core/plan/types.js';
 import { LIMITS, SPEC_EXAMPLE, tasksYaml } from './fixtures.js';
 
 function errorsOf(result: PlanResult): PlanError[] {
@@ -128,7 +129,7 @@ describe('parsePlanYaml accepts', () => {
 interface ErrorCase {
   name: string;
   yaml: string;
-  limits?: { maxTasks: number };
+  limits?: PlanLimits;
   /** Exact codes, in reported order. */
   codes: string[];
   /** Substrings of the first error's message. */
@@ -471,6 +472,16 @@ const ERROR_CASES: ErrorCase[] = [
     path: 'base',
     line: 1,
     column: 7,
+  },
+  {
+    name: "a planner's base",
+    yaml: 'base: release/1.x\ntasks: [{id: a, title: A}]\n',
+    limits: { ...LIMITS, planner: true },
+    codes: ['invalid_value'],
+    says: ["a planner's plan names no `base`"],
+    path: 'base',
+    line: 1,
+    column: 1,
   },
 ];
 
