@@ -129,7 +129,8 @@ export function historyWith(content: string | undefined, record: AttemptRecord):
 }
 
 /** What GitHub and people call the agent configuration files, for the warnings. */
-export const AGENT_CONFIG_FILES = '`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`';
+export const AGENT_CONFIG_FILES =
+  '`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`, and the `.gitattributes` and `.lfsconfig` that set what git runs for them and what reviewers see';
 
 /**
  * The visible warning of the agent-config section: the PR changes files that configure coding

@@ -19,6 +19,10 @@ import type { Snapshotter } from './snapshot.js';
  * Lower case: paths are compared as macOS and Windows compare them (src/worker/protected-paths.ts).
  */
 const ANYWHERE = [
+  // Not an agent's own, but it sets the filters and merge drivers git runs for the agent and
+  // the worker, and what reviewers are shown (`linguist-generated` folds a file's diff away,
+  // `filter=lfs` turns a file into a pointer that `.lfsconfig` may send anywhere).
+  '.gitattributes',
   '.claude',
   'claude.md',
   'claude.local.md',
@@ -33,6 +37,7 @@ const AT_ROOT = [
   '.claude.json',
   '.mcp.json',
   '.gitmodules',
+  '.lfsconfig',
   '.ripgreprc',
   '.husky',
   '.cursorrules',

@@ -89,6 +89,9 @@ describe('protected paths, as a case-insensitive file system reads them', () => 
       '.MCP.json',
       '.claude.json',
       '.gitmodules',
+      '.gitattributes',
+      'assets/.GitAttributes',
+      '.lfsconfig',
       '.husky/pre-commit',
       '.github/copilot-instructions.md',
       '.GitHub/Copilot-Instructions.md',
@@ -102,6 +105,7 @@ describe('protected paths, as a case-insensitive file system reads them', () => 
       'src/agents.ts',
       'sub/.mcp.json',
       'sub/.gitmodules',
+      'sub/.lfsconfig',
       '.github/workflows/ci.yml',
       '.vscode/settings.json',
     ])

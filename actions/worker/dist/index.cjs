@@ -27227,6 +27227,10 @@ function protectedChange(paths) {
 
 // src/worker/agent-config.ts
 var ANYWHERE = [
+  // Not an agent's own, but it sets the filters and merge drivers git runs for the agent and
+  // the worker, and what reviewers are shown (`linguist-generated` folds a file's diff away,
+  // `filter=lfs` turns a file into a pointer that `.lfsconfig` may send anywhere).
+  ".gitattributes",
   ".claude",
   "claude.md",
   "claude.local.md",
@@ -27239,6 +27243,7 @@ var AT_ROOT = [
   ".claude.json",
   ".mcp.json",
   ".gitmodules",
+  ".lfsconfig",
   ".ripgreprc",
   ".husky",
   ".cursorrules",
@@ -34626,7 +34631,7 @@ function historyWith(content, record2) {
   const ordered = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
   return [HISTORY_HEADING, "", ...HEADER, ...ordered].join("\n");
 }
-var AGENT_CONFIG_FILES = "`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`";
+var AGENT_CONFIG_FILES = "`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`, and the `.gitattributes` and `.lfsconfig` that set what git runs for them and what reviewers see";
 function agentConfigContent(paths) {
   const listed = paths.filter((p) => p.trim() !== "");
   if (listed.length === 0) return "";
