@@ -82,22 +82,26 @@ async function readReview(
   // A payload that names no repository (a malformed delivery) is nothing to ask GitHub about.
   if (reads === 'nothing' || !repo.owner || !repo.repo || !isAgentPull(pull, repositoryId))
     return null;
-  // An approval is for a head: the PR may be newer than anything handled so far. And either
-  // review may have been dismissed since it was delivered.
-  const [current, reviewState] = await Promise.all([
-    reads === 'approval' ? port.pull(repo, pull.number) : null,
-    port.reviewState(repo, pull.number, review.id),
-  ]);
-  const found = await recordedAgentPull(engine, repositoryId, {
-    ...pull,
-    currentHeadSha: current?.headSha,
-  });
-  if (!found) return null;
   // Asked of GitHub each time, as a command's sender is: an approval grants a merge and a request
   // for changes sends its body to the agent, and someone removed a moment ago may do neither.
   const role = review.authorIsBot
     ? undefined
     : await freshRoleOf(engine, port, repo, review.author);
+  const authorCanWrite = role !== undefined && WRITE_ROLES.has(role);
+  // An approval is for a head: the PR may be newer than anything handled so far. And either
+  // review may have been dismissed since it was delivered. A review by someone who cannot write
+  // does nothing whatever GitHub shows (decideReview): nothing more is read for it.
+  const [current, reviewState] = authorCanWrite
+    ? await Promise.all([
+        reads === 'approval' ? port.pull(repo, pull.number) : null,
+        port.reviewState(repo, pull.number, review.id),
+      ])
+    : [null, null];
+  const found = await recordedAgentPull(engine, repositoryId, {
+    ...pull,
+    currentHeadSha: current?.headSha,
+  });
+  if (!found) return null;
   const task = (await engine.store.runs.taskById(found.task.id)) ?? found.task;
   return {
     run: found.run,
@@ -106,7 +110,7 @@ async function readReview(
     snapshot: {
       runFinished: found.run.finishedAt !== null,
       task,
-      authorCanWrite: role !== undefined && WRITE_ROLES.has(role),
+      authorCanWrite,
       currentHead: current?.headSha ?? pull.headSha,
       reviewState,
       reviewAlreadySentBack: found.pull.sentBackForReviews.includes(review.id),

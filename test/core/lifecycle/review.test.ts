@@ -91,6 +91,13 @@ describe('decideReview', () => {
       expected: none('the reviewer cannot write to the repository'),
     },
     {
+      // The engine reads nothing of GitHub for a review by someone who cannot write.
+      name: "a reader's approval, the PR and the review unread, approves nothing",
+      event: approval(),
+      snapshot: snap({ authorCanWrite: false, reviewState: null }),
+      expected: none('the reviewer cannot write to the repository'),
+    },
+    {
       name: 'an approval GitHub shows dismissed by the time it is handled approves nothing',
       event: approval(),
       snapshot: snap({ reviewState: 'DISMISSED' }),
@@ -150,6 +157,12 @@ describe('decideReview', () => {
         task: { state: 'approved', approvedSha: HEAD },
       }),
       expected: [{ kind: 'sendBack', reviewer: 'maintainer' }],
+    },
+    {
+      name: "a reader's request for changes, the review unread, sends nothing",
+      event: changes(),
+      snapshot: snap({ authorCanWrite: false, reviewState: null }),
+      expected: none('the reviewer cannot write to the repository'),
     },
     {
       name: 'a bot asking for changes',
