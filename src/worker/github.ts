@@ -127,7 +127,7 @@ export function createWorkerGitHub(env: GitHubEnv, token: () => string): WorkerG
         pull_number: pull,
         per_page: 100,
       });
-      // Anyone may reply in a thread: a reply carrying the worker's marker counts only as the App's.
+      // Anyone may reply in a thread: a reply with the worker's marker counts only as the App's.
       return comments
         .filter((c) => isApps(c.user))
         .map((c) => ({ id: c.id, inReplyToId: c.in_reply_to_id, body: c.body }));

@@ -190,9 +190,9 @@ function readBase(pair: Pair, errors: ErrorList): string | undefined {
 }
 
 /**
- * A planner's `base`: refused whatever branch it names. The planner is an agent the issue's text steers
- * (anyone may have written it), and its prompt asks for no base: one it names moves every task's
- * start, the agent configuration they take, and where their PRs merge (on their own when
+ * A planner's `base`: refused whatever branch it names. The planner is an agent the issue's text
+ * steers (anyone may have written it), and its prompt asks for no base: one it names moves every
+ * task's start, the agent configuration they take, and where their PRs merge (on their own when
  * `merge.requireApproval` is off) onto a branch nobody chose. A person names one in the issue's
  * tasks block or with `/plan`.
  */

@@ -64,7 +64,7 @@ export interface PlanLimits {
   maxTasks: number;
   /**
    * The plan is the planner agent's (its comment), not a person's tasks block: it may not name a
-   * `base` (src/core/plan/planner-plan.ts).
+   * `base` (`refusePlannerBase` in src/core/plan/parse.ts).
    */
   planner?: boolean;
 }
