@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { keepBranchConfig, restoreFromBase } from './agent-config.js';
 import { readRegularFile, removeSpecialFiles } from './agent-files.js';
 import { createAgentUser } from './agent-user.js';
-import { heldApiKey } from './api-key-proxy.js';
+import { heldCredentials } from './api-key-proxy.js';
 import { stopGraceMs } from '../protocol/deadline.js';
 import type { Usage } from '../protocol/markers.js';
 import type { AgentResult } from './handoff.js';
@@ -294,12 +294,13 @@ async function planStep(ctx: AgentContext, base: string): Promise<AgentOutput> {
 /** Runs the agent as a user of its own when the runner allows it (src/worker/agent-user.ts). */
 async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> {
   const user = await createAgentUser(ctx.cwd);
-  if (!user && heldApiKey(ctx.rawEnv))
+  const held = heldCredentials(ctx.rawEnv);
+  if (!user && held.length > 0)
     // A process may read the environment of any other process of its user
     // (/proc/<pid>/environ): the key proxy keeps nothing from an agent of the worker's own user.
     fail(
       'agent_failed',
-      "the agent would run as the worker's own user (no root and no password-free sudo) and could read ANTHROPIC_API_KEY from the worker's environment: run the agent job as root (a `container:` job) or give the runner's user password-free sudo, so that the agent runs as a user of its own",
+      `the agent would run as the worker's own user (no root and no password-free sudo) and could read ${held.join(', ')} from the worker's environment: run the agent job as root (a \`container:\` job) or give the runner's user password-free sudo, so that the agent runs as a user of its own`,
     );
   if (!user) {
     log(

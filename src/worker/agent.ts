@@ -128,14 +128,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   await chmod(dir, 0o755);
   const promptFile = join(dir, 'prompt.md');
   await writeFile(promptFile, options.prompt, { mode: 0o644 });
-  // The API key stays in this process: the agent gets a proxy's address and a placeholder.
+  // The API credentials stay in this process: the agent gets a proxy's address and placeholders.
   const proxy = await startApiKeyProxy(options.env);
   try {
     const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
     const { user } = options;
     const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
     const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
-    if (proxy) options.io.out('the agent reaches its API through the worker, without the key\n');
+    if (proxy)
+      options.io.out(
+        `the agent reaches its API through the worker, without ${proxy.held.join(', ')}\n`,
+      );
     // Stop workflow-command processing while the agent talks: its output is not ours to trust.
     // Said just before the agent starts, with nothing to wait for in between.
     const stopToken = randomBytes(16).toString('hex');

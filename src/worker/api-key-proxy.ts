@@ -11,23 +11,52 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
- * The agent's API key stays with the worker (docs/worker.md, "Threat model"): the agent gets the
- * address of this proxy, on the loopback interface, and a placeholder key made for the run; the
- * proxy forwards each request to the one upstream it was given with the real key in its place.
- * An agent talked into sending its environment anywhere sends the placeholder, which is worth
- * nothing once the job ends. The same design keeps LLM keys out of the agent's container in
- * GitHub's agentic workflows firewall (gh-aw's api-proxy).
+ * The agent's API credentials stay with the worker (docs/worker.md, "Threat model"): the agent gets
+ * the address of this proxy, on the loopback interface, and a placeholder made for the run in
+ * place of each credential; the proxy forwards each request to the one upstream it was given with
+ * the real credential in its place. An agent talked into sending its environment anywhere sends
+ * placeholders, which are worth nothing once the job ends. The same design keeps LLM keys out of
+ * the agent's container in GitHub's agentic workflows firewall (gh-aw's api-proxy).
  */
 export interface ApiKeyProxy {
-  /** What the agent's environment gets instead of the key. */
-  env: { ANTHROPIC_API_KEY: string; ANTHROPIC_BASE_URL: string };
+  /** The variables whose credentials the proxy keeps from the agent. */
+  held: CredentialName[];
+  /** What the agent's environment gets instead of the credentials. */
+  env: { ANTHROPIC_BASE_URL: string } & Partial<Record<CredentialName, string>>;
   close(): Promise<void>;
+}
+
+/**
+ * The credentials Claude Code sends to `ANTHROPIC_BASE_URL`, and how: an API key in `x-api-key`,
+ * a gateway's token (`ANTHROPIC_AUTH_TOKEN`) and a subscription's OAuth token
+ * (`CLAUDE_CODE_OAUTH_TOKEN`, as `claude setup-token` makes it) as `Authorization: Bearer`. The
+ * OAuth token's placeholder starts as such tokens do (`sk-ant-oat`), which Claude Code reads as
+ * "an OAuth token" (it then asks for the API's `oauth-2025-04-20` beta).
+ */
+const CREDENTIALS = [
+  { name: 'ANTHROPIC_API_KEY', header: 'x-api-key', bearer: false, prefix: 'sk-ant-' },
+  { name: 'ANTHROPIC_AUTH_TOKEN', header: 'authorization', bearer: true, prefix: '' },
+  {
+    name: 'CLAUDE_CODE_OAUTH_TOKEN',
+    header: 'authorization',
+    bearer: true,
+    prefix: 'sk-ant-oat01-',
+  },
+] as const;
+
+type Credential = (typeof CREDENTIALS)[number];
+export type CredentialName = Credential['name'];
+
+interface Held {
+  credential: Credential;
+  value: string;
+  placeholder: string;
 }
 
 /** The Messages API, unless the job names another (`ANTHROPIC_BASE_URL`). */
 const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
 
-// Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the proxy sets itself.
+// Hop-by-hop headers (RFC 9110 §7.6.1), and the credentials' headers, which the proxy sets itself.
 const DROPPED = new Set([
   'connection',
   'keep-alive',
@@ -39,33 +68,41 @@ const DROPPED = new Set([
   'transfer-encoding',
   'upgrade',
   'host',
-  'x-api-key',
+  ...CREDENTIALS.map((c) => c.header),
 ]);
 
-/** The API key the worker holds for the agent and must keep from it, if the job gives one. */
-export function heldApiKey(jobEnv: NodeJS.ProcessEnv): string | undefined {
-  return jobEnv.ANTHROPIC_API_KEY || undefined;
+/** The credentials the worker holds for the agent and must keep from it, by their variables. */
+export function heldCredentials(jobEnv: NodeJS.ProcessEnv): CredentialName[] {
+  return CREDENTIALS.filter((c) => jobEnv[c.name]).map((c) => c.name);
 }
 
 /**
- * Starts the proxy when the job's environment holds `ANTHROPIC_API_KEY`; undefined otherwise
+ * Starts the proxy when the job's environment holds any of the credentials; undefined otherwise
  * (an `AGENT_COMMAND` agent with credentials of its own gets them as before).
  */
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
 ): Promise<ApiKeyProxy | undefined> {
-  const apiKey = heldApiKey(jobEnv);
-  if (!apiKey) return undefined;
+  const held: Held[] = CREDENTIALS.flatMap((credential) => {
+    const value = jobEnv[credential.name];
+    if (!value) return [];
+    const placeholder = `${credential.prefix}agent-coordinator-${randomBytes(24).toString('hex')}`;
+    return [{ credential, value, placeholder }];
+  });
+  if (held.length === 0) return undefined;
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
-  const placeholder = `sk-ant-agent-coordinator-${randomBytes(24).toString('hex')}`;
-  const server = createServer((req, res) => forward(req, res, { upstream, apiKey, placeholder }));
+  const server = createServer((req, res) => forward(req, res, { upstream, held }));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
-    env: { ANTHROPIC_API_KEY: placeholder, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` },
+    held: held.map((h) => h.credential.name),
+    env: {
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ...Object.fromEntries(held.map((h) => [h.credential.name, h.placeholder])),
+    },
     async close() {
       server.closeAllConnections();
       server.close();
@@ -77,22 +114,22 @@ export async function startApiKeyProxy(
 function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  { upstream, apiKey, placeholder }: { upstream: URL; apiKey: string; placeholder: string },
+  { upstream, held }: { upstream: URL; held: Held[] },
 ): void {
   const refuse = (status: number, message: string) => {
     req.resume();
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ type: 'error', error: { type: 'proxy_error', message } }));
   };
-  // Only the agent, which holds the placeholder, may spend the key; and only on the one API.
-  if (!sameSecret(req.headers['x-api-key'], placeholder))
-    return refuse(401, 'agent-coordinator: unknown API key');
+  // Only the agent, which holds the placeholders, may spend the credentials, and only on the API.
+  const credentials = realCredentials(req.headers, held);
+  if (!credentials) return refuse(401, 'agent-coordinator: unknown credential');
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, 'agent-coordinator: not a proxy for that');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const out = send(target, {
     method: req.method,
-    headers: { ...forwardedHeaders(req.headers), 'x-api-key': apiKey },
+    headers: { ...forwardedHeaders(req.headers), ...credentials },
   });
   out.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
@@ -133,6 +170,33 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string |
   for (const [name, value] of Object.entries(headers))
     if (value !== undefined && !DROPPED.has(name)) out[name] = value;
   return out;
+}
+
+/**
+ * The real credentials for the placeholders a request carries, each in its credential's header;
+ * undefined when it carries none. A credential header holding anything but a placeholder of that
+ * header's credential is not forwarded.
+ */
+function realCredentials(
+  headers: IncomingHttpHeaders,
+  held: Held[],
+): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const { credential, value, placeholder } of held) {
+    if (out[credential.header] !== undefined) continue;
+    const given = headers[credential.header];
+    const token = credential.bearer ? bearerToken(given) : given;
+    if (sameSecret(token, placeholder))
+      out[credential.header] = credential.bearer ? `Bearer ${value}` : value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function bearerToken(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  // The scheme's name is case-insensitive (RFC 9110 §11.1).
+  const match = /^bearer +(\S+)$/i.exec(header);
+  return match?.[1];
 }
 
 function sameSecret(given: string | string[] | undefined, expected: string): boolean {

@@ -270,7 +270,7 @@ describe('the action bundle, run as GitHub runs it', () => {
     );
   });
 
-  it("refuses to run the agent as the worker's own user while the job holds the API key", async () => {
+  it("refuses to run the agent as the worker's own user while the job holds the API key or a token", async () => {
     fx = createGitFixture('agent/7/task_001');
     const agent = writeFakeAgent(fx.root);
     const coordinator = await startCoordinator(() => ({
@@ -286,7 +286,11 @@ describe('the action bundle, run as GitHub runs it', () => {
       recursive: true,
     });
     // Each job has a checkout of its own: the refused job's is left as it stopped.
-    const workspaces = [fx.workspace, fx.freshWorkspace('agent/7/task_001')];
+    const workspaces = [
+      fx.workspace,
+      fx.freshWorkspace('agent/7/task_001'),
+      fx.freshWorkspace('agent/7/task_001'),
+    ];
     // A self-hosted runner's user with neither root nor sudo: the worker cannot make the agent
     // a user of its own, so the agent would share the worker's uid.
     const runner = withoutPrivilege();
@@ -323,7 +327,18 @@ describe('the action bundle, run as GitHub runs it', () => {
       expect(refused.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('agent_failed'));
       expect(existsSync(record), 'the agent never starts').toBe(false);
 
-      // Without a key to keep, the same runner runs the agent (as its own user, as the log says).
+      // A subscription's token is kept from the agent as the key is (its own proxy placeholder).
+      const refusedToken = await agentStep(workspaces[2]!, {
+        CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-held-by-the-worker',
+      });
+      expect(refusedToken.code, refusedToken.stdout).toBe(1);
+      expect(refusedToken.stdout).toContain(
+        "the agent would run as the worker's own user (no root and no password-free sudo) and could read CLAUDE_CODE_OAUTH_TOKEN",
+      );
+      expect(existsSync(record), 'the agent never starts').toBe(false);
+
+      // Without a credential to keep, the same runner runs the agent (as its own user, as the log
+      // says).
       const ran = await agentStep(workspaces[1]!, {});
       expect(ran.code, ran.stdout).toBe(0);
       expect(ran.stdout).toContain("the agent runs as the worker's own user");

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/package-root.js';
-import { agentLaunch, defaultAgentArgv } from '../../src/worker/agent.js';
+import { agentEnv, agentLaunch, defaultAgentArgv } from '../../src/worker/agent.js';
 import { parseAgentOutput } from '../../src/worker/agent-output.js';
 import { startApiKeyProxy } from '../../src/worker/api-key-proxy.js';
 
@@ -50,10 +50,13 @@ describe('the pinned agent CLI', () => {
   let baseUrl: string;
   /** The API key of each request the stand-in heard. */
   const keys: (string | undefined)[] = [];
+  /** The Authorization header of each request the stand-in heard. */
+  const authorizations: (string | undefined)[] = [];
   beforeAll(async () => {
     // Every Messages API call refused as a bad request, which the CLI does not retry.
     api = createServer((req, res) => {
       keys.push(req.headers['x-api-key'] as string | undefined);
+      authorizations.push(req.headers.authorization);
       req.resume();
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(
@@ -162,4 +165,35 @@ describe('the pinned agent CLI', () => {
       await proxy.close();
     }
   });
+
+  it.each([
+    ['CLAUDE_CODE_OAUTH_TOKEN', 'sk-ant-oat01-subscription-held-by-the-worker'],
+    ['ANTHROPIC_AUTH_TOKEN', 'gateway-token-held-by-the-worker'],
+  ])(
+    "sends %s through the worker's proxy, which sends the token the agent never holds",
+    async (name, realToken) => {
+      const jobEnv = { [name]: realToken, ANTHROPIC_BASE_URL: baseUrl };
+      const proxy = (await startApiKeyProxy(jobEnv))!;
+      try {
+        keys.length = 0;
+        authorizations.length = 0;
+        // What runAgent gives the agent (src/worker/agent.ts).
+        const env = agentEnv({ ...jobEnv, ...proxy.env }, join(home, 'prompt.md'));
+        expect(JSON.stringify(env)).not.toContain(realToken);
+        const launch = agentLaunch({ model: 'claude-sonnet-4-5', maxTurns: 3 });
+        // Without the stand-in's API key, which Claude Code would send instead of a token.
+        const result = await run(launch.argv.slice(1), {
+          ...launch.env,
+          ...env,
+          ANTHROPIC_API_KEY: undefined,
+        });
+        expect(parseAgentOutput(result.stdout)).toMatchObject({ structured: true, isError: true });
+        expect(authorizations.length).toBeGreaterThan(0);
+        expect(new Set(authorizations)).toEqual(new Set([`Bearer ${realToken}`]));
+        expect(new Set(keys)).toEqual(new Set([undefined]));
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 });

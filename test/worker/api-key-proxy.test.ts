@@ -2,9 +2,15 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startApiKeyProxy, type ApiKeyProxy } from '../../src/worker/api-key-proxy.js';
+import {
+  heldCredentials,
+  startApiKeyProxy,
+  type ApiKeyProxy,
+} from '../../src/worker/api-key-proxy.js';
 
 const REAL_KEY = 'sk-ant-api03-the-real-key';
+const REAL_OAUTH_TOKEN = 'sk-ant-oat01-the-real-subscription-token';
+const REAL_AUTH_TOKEN = 'the-real-gateway-token';
 
 interface Seen {
   method: string;
@@ -53,6 +59,117 @@ describe("the worker's API key proxy", () => {
     expect(env.ANTHROPIC_API_KEY).toMatch(/^sk-ant-agent-coordinator-[0-9a-f]{48}$/);
     expect(env.ANTHROPIC_API_KEY).not.toContain(REAL_KEY);
     expect(env.ANTHROPIC_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('gives the agent a placeholder of each bearer token, never the token', async () => {
+    proxy = await startApiKeyProxy({
+      CLAUDE_CODE_OAUTH_TOKEN: REAL_OAUTH_TOKEN,
+      ANTHROPIC_AUTH_TOKEN: REAL_AUTH_TOKEN,
+      ANTHROPIC_BASE_URL: upstream.url,
+    });
+    const { env, held } = proxy!;
+    expect(held).toEqual(['ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN']);
+    expect(Object.keys(env).sort()).toEqual([...held, 'ANTHROPIC_BASE_URL'].sort());
+    // Claude Code reads a token starting `sk-ant-oat` as a subscription's, as the real one is.
+    expect(env.CLAUDE_CODE_OAUTH_TOKEN).toMatch(/^sk-ant-oat01-agent-coordinator-[0-9a-f]{48}$/);
+    expect(env.ANTHROPIC_AUTH_TOKEN).toMatch(/^agent-coordinator-[0-9a-f]{48}$/);
+    expect(JSON.stringify(env)).not.toMatch(/the-real/);
+  });
+
+  // Claude Code sends both tokens to ANTHROPIC_BASE_URL as `Authorization: Bearer` (the pinned
+  // CLI against a stand-in API: test/worker/agent-cli.test.ts), so an agent given a job's token
+  // could send it anywhere.
+  it.each([
+    ['CLAUDE_CODE_OAUTH_TOKEN', REAL_OAUTH_TOKEN],
+    ['ANTHROPIC_AUTH_TOKEN', REAL_AUTH_TOKEN],
+  ] as const)(
+    'forwards a request with the %s placeholder as its bearer with the real token, no other credential',
+    async (name, real) => {
+      proxy = await startApiKeyProxy({ [name]: real, ANTHROPIC_BASE_URL: upstream.url });
+      const { env } = proxy!;
+      const answer = await fetch(`${env.ANTHROPIC_BASE_URL}/v1/messages`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${env[name]!}`,
+          'anthropic-beta': 'oauth-2025-04-20',
+          // A key of the agent's own is not forwarded with the job's token.
+          'x-api-key': 'sk-ant-api03-of-the-agent',
+        },
+        body: '{}',
+      });
+      expect(answer.status).toBe(200);
+      await answer.text();
+      expect(upstream.seen).toHaveLength(1);
+      const { headers } = upstream.seen[0]!;
+      expect(headers.authorization).toBe(`Bearer ${real}`);
+      expect(headers['anthropic-beta']).toBe('oauth-2025-04-20');
+      expect(headers['x-api-key']).toBeUndefined();
+      expect(JSON.stringify(headers)).not.toContain('agent-coordinator-');
+    },
+  );
+
+  it('replaces each placeholder with its own credential when the job holds several', async () => {
+    proxy = await startApiKeyProxy({
+      ANTHROPIC_API_KEY: REAL_KEY,
+      ANTHROPIC_AUTH_TOKEN: REAL_AUTH_TOKEN,
+      CLAUDE_CODE_OAUTH_TOKEN: REAL_OAUTH_TOKEN,
+      ANTHROPIC_BASE_URL: upstream.url,
+    });
+    const { env } = proxy!;
+    const send = (headers: Record<string, string>) =>
+      fetch(`${env.ANTHROPIC_BASE_URL}/v1/messages`, { method: 'POST', headers, body: '{}' }).then(
+        (answer) => answer.text(),
+      );
+    // As Claude Code sends them: a gateway's token along with the key, or either token alone.
+    await send({
+      'x-api-key': env.ANTHROPIC_API_KEY!,
+      authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN!}`,
+    });
+    await send({ authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN!}` });
+    await send({ authorization: `bearer ${env.CLAUDE_CODE_OAUTH_TOKEN!}` });
+    expect(
+      upstream.seen.map(({ headers }) => [headers['x-api-key'], headers.authorization]),
+    ).toEqual([
+      [REAL_KEY, `Bearer ${REAL_AUTH_TOKEN}`],
+      [undefined, `Bearer ${REAL_AUTH_TOKEN}`],
+      [undefined, `Bearer ${REAL_OAUTH_TOKEN}`],
+    ]);
+  });
+
+  it.each([
+    ['no credential', () => ({})],
+    ['another token', () => ({ authorization: 'Bearer sk-ant-oat01-guess' })],
+    ['the real token itself', () => ({ authorization: `Bearer ${REAL_OAUTH_TOKEN}` })],
+    ['the placeholder without its scheme', (p: string) => ({ authorization: p })],
+    ['the placeholder in another scheme', (p: string) => ({ authorization: `Basic ${p}` })],
+    ['the placeholder as an API key', (p: string) => ({ 'x-api-key': p })],
+  ])(
+    'refuses a request with %s for the OAuth token, and the upstream hears nothing',
+    async (_what, headers) => {
+      proxy = await startApiKeyProxy({
+        CLAUDE_CODE_OAUTH_TOKEN: REAL_OAUTH_TOKEN,
+        ANTHROPIC_BASE_URL: upstream.url,
+      });
+      const { env } = proxy!;
+      const answer = await fetch(`${env.ANTHROPIC_BASE_URL}/v1/messages`, {
+        method: 'POST',
+        headers: headers(env.CLAUDE_CODE_OAUTH_TOKEN!),
+        body: '{}',
+      });
+      expect(answer.status).toBe(401);
+      expect(upstream.seen).toEqual([]);
+    },
+  );
+
+  it('refuses the API key placeholder as a bearer: each placeholder goes in its own header', async () => {
+    const { env } = await start();
+    const answer = await fetch(`${env.ANTHROPIC_BASE_URL}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.ANTHROPIC_API_KEY!}` },
+      body: '{}',
+    });
+    expect(answer.status).toBe(401);
+    expect(upstream.seen).toEqual([]);
   });
 
   it('forwards a request with the placeholder to the upstream with the real key, and streams the answer', async () => {
@@ -170,7 +287,22 @@ describe("the worker's API key proxy", () => {
     expect(await answer.text()).toContain('the API did not answer');
   });
 
-  it('starts nothing when the job holds no API key', async () => {
-    expect(await startApiKeyProxy({ ANTHROPIC_BASE_URL: upstream.url })).toBeUndefined();
+  it('starts nothing when the job holds no credential', async () => {
+    const jobEnv = { ANTHROPIC_BASE_URL: upstream.url, CLAUDE_CODE_OAUTH_TOKEN: '' };
+    expect(heldCredentials(jobEnv)).toEqual([]);
+    expect(await startApiKeyProxy(jobEnv)).toBeUndefined();
+  });
+
+  it('names every credential the worker holds, for the refusal to run the agent as its own user', () => {
+    expect(
+      heldCredentials({
+        ANTHROPIC_API_KEY: REAL_KEY,
+        CLAUDE_CODE_OAUTH_TOKEN: REAL_OAUTH_TOKEN,
+        ANTHROPIC_AUTH_TOKEN: REAL_AUTH_TOKEN,
+      }),
+    ).toEqual(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN']);
+    expect(heldCredentials({ CLAUDE_CODE_OAUTH_TOKEN: REAL_OAUTH_TOKEN })).toEqual([
+      'CLAUDE_CODE_OAUTH_TOKEN',
+    ]);
   });
 });

@@ -27505,6 +27505,16 @@ var import_node_crypto2 = require("node:crypto");
 var import_node_events = require("node:events");
 var import_node_http = require("node:http");
 var import_node_https = require("node:https");
+var CREDENTIALS = [
+  { name: "ANTHROPIC_API_KEY", header: "x-api-key", bearer: false, prefix: "sk-ant-" },
+  { name: "ANTHROPIC_AUTH_TOKEN", header: "authorization", bearer: true, prefix: "" },
+  {
+    name: "CLAUDE_CODE_OAUTH_TOKEN",
+    header: "authorization",
+    bearer: true,
+    prefix: "sk-ant-oat01-"
+  }
+];
 var DEFAULT_UPSTREAM = "https://api.anthropic.com";
 var DROPPED = /* @__PURE__ */ new Set([
   "connection",
@@ -27517,24 +27527,32 @@ var DROPPED = /* @__PURE__ */ new Set([
   "transfer-encoding",
   "upgrade",
   "host",
-  "x-api-key"
+  ...CREDENTIALS.map((c) => c.header)
 ]);
-function heldApiKey(jobEnv) {
-  return jobEnv.ANTHROPIC_API_KEY || void 0;
+function heldCredentials(jobEnv) {
+  return CREDENTIALS.filter((c) => jobEnv[c.name]).map((c) => c.name);
 }
 async function startApiKeyProxy(jobEnv) {
-  const apiKey = heldApiKey(jobEnv);
-  if (!apiKey) return void 0;
+  const held = CREDENTIALS.flatMap((credential) => {
+    const value = jobEnv[credential.name];
+    if (!value) return [];
+    const placeholder = `${credential.prefix}agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
+    return [{ credential, value, placeholder }];
+  });
+  if (held.length === 0) return void 0;
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
-  const placeholder = `sk-ant-agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
-  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, { upstream, apiKey, placeholder }));
+  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, { upstream, held }));
   server.listen(0, "127.0.0.1");
   await (0, import_node_events.once)(server, "listening");
   const { port } = server.address();
   return {
-    env: { ANTHROPIC_API_KEY: placeholder, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` },
+    held: held.map((h) => h.credential.name),
+    env: {
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ...Object.fromEntries(held.map((h) => [h.credential.name, h.placeholder]))
+    },
     async close() {
       server.closeAllConnections();
       server.close();
@@ -27542,20 +27560,20 @@ async function startApiKeyProxy(jobEnv) {
     }
   };
 }
-function forward(req, res, { upstream, apiKey, placeholder }) {
+function forward(req, res, { upstream, held }) {
   const refuse = (status, message) => {
     req.resume();
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ type: "error", error: { type: "proxy_error", message } }));
   };
-  if (!sameSecret(req.headers["x-api-key"], placeholder))
-    return refuse(401, "agent-coordinator: unknown API key");
+  const credentials = realCredentials(req.headers, held);
+  if (!credentials) return refuse(401, "agent-coordinator: unknown credential");
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
   const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http.request;
   const out = send2(target, {
     method: req.method,
-    headers: { ...forwardedHeaders(req.headers), "x-api-key": apiKey }
+    headers: { ...forwardedHeaders(req.headers), ...credentials }
   });
   out.on("response", (answer) => {
     res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
@@ -27586,6 +27604,22 @@ function forwardedHeaders(headers) {
   for (const [name, value] of Object.entries(headers))
     if (value !== void 0 && !DROPPED.has(name)) out[name] = value;
   return out;
+}
+function realCredentials(headers, held) {
+  const out = {};
+  for (const { credential, value, placeholder } of held) {
+    if (out[credential.header] !== void 0) continue;
+    const given = headers[credential.header];
+    const token = credential.bearer ? bearerToken(given) : given;
+    if (sameSecret(token, placeholder))
+      out[credential.header] = credential.bearer ? `Bearer ${value}` : value;
+  }
+  return Object.keys(out).length > 0 ? out : void 0;
+}
+function bearerToken(header) {
+  if (typeof header !== "string") return void 0;
+  const match = /^bearer +(\S+)$/i.exec(header);
+  return match?.[1];
 }
 function sameSecret(given, expected) {
   if (typeof given !== "string") return false;
@@ -28173,7 +28207,11 @@ async function runAgent(options) {
     const { user } = options;
     const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
     const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
-    if (proxy) options.io.out("the agent reaches its API through the worker, without the key\n");
+    if (proxy)
+      options.io.out(
+        `the agent reaches its API through the worker, without ${proxy.held.join(", ")}
+`
+      );
     const stopToken = (0, import_node_crypto3.randomBytes)(16).toString("hex");
     options.io.out(`::stop-commands::${stopToken}
 `);
@@ -28635,10 +28673,11 @@ async function planStep(ctx, base) {
 }
 async function isolated(ctx, fn) {
   const user = await createAgentUser(ctx.cwd);
-  if (!user && heldApiKey(ctx.rawEnv))
+  const held = heldCredentials(ctx.rawEnv);
+  if (!user && held.length > 0)
     fail(
       "agent_failed",
-      "the agent would run as the worker's own user (no root and no password-free sudo) and could read ANTHROPIC_API_KEY from the worker's environment: run the agent job as root (a `container:` job) or give the runner's user password-free sudo, so that the agent runs as a user of its own"
+      `the agent would run as the worker's own user (no root and no password-free sudo) and could read ${held.join(", ")} from the worker's environment: run the agent job as root (a \`container:\` job) or give the runner's user password-free sudo, so that the agent runs as a user of its own`
     );
   if (!user) {
     log(
