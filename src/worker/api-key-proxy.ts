@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import {
+  type ClientRequest,
   createServer,
   request as httpRequest,
   type IncomingHttpHeaders,
@@ -73,7 +74,15 @@ const DROPPED = new Set([
 
 /** The credentials the worker holds for the agent and must keep from it, by their variables. */
 export function heldCredentials(jobEnv: NodeJS.ProcessEnv): CredentialName[] {
-  return CREDENTIALS.filter((c) => jobEnv[c.name]).map((c) => c.name);
+  return CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
+}
+
+/**
+ * A credential as Claude Code sends it: fetch strips a header value's leading and trailing
+ * whitespace (a secret pasted with its newline works), and Node's http.request throws on it.
+ */
+function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): string {
+  return (jobEnv[credential.name] ?? '').replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 }
 
 /**
@@ -84,7 +93,7 @@ export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
 ): Promise<ApiKeyProxy | undefined> {
   const held: Held[] = CREDENTIALS.flatMap((credential) => {
-    const value = jobEnv[credential.name];
+    const value = credentialValue(jobEnv, credential);
     if (!value) return [];
     const placeholder = `${credential.prefix}agent-coordinator-${randomBytes(24).toString('hex')}`;
     return [{ credential, value, placeholder }];
@@ -127,10 +136,17 @@ function forward(
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, 'agent-coordinator: not a proxy for that');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const out = send(target, {
-    method: req.method,
-    headers: { ...forwardedHeaders(req.headers), ...credentials },
-  });
+  let out: ClientRequest;
+  try {
+    out = send(target, {
+      method: req.method,
+      headers: { ...forwardedHeaders(req.headers), ...credentials },
+    });
+  } catch {
+    // A credential no header can hold (a line break inside): uncaught, it ended the worker with
+    // the agent still running, and nothing stopped the agent's user's processes.
+    return refuse(502, 'agent-coordinator: the request could not be sent with the credential');
+  }
   out.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     answer.pipe(res);

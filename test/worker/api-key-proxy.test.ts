@@ -287,6 +287,52 @@ describe("the worker's API key proxy", () => {
     expect(await answer.text()).toContain('the API did not answer');
   });
 
+  // Claude Code's fetch strips a header value's surrounding whitespace, so such a secret worked
+  // before the proxy; Node's http.request threw on it, uncaught, and ended the worker mid-run.
+  it('sends a credential pasted with its newline as Claude Code does, without the whitespace', async () => {
+    proxy = await startApiKeyProxy({
+      ANTHROPIC_API_KEY: `${REAL_KEY}\n`,
+      ANTHROPIC_AUTH_TOKEN: ` ${REAL_AUTH_TOKEN}\r\n`,
+      ANTHROPIC_BASE_URL: upstream.url,
+    });
+    const { env } = proxy!;
+    const answer = await fetch(`${env.ANTHROPIC_BASE_URL}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': env.ANTHROPIC_API_KEY!,
+        authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN!}`,
+      },
+      body: '{}',
+    });
+    expect(answer.status).toBe(200);
+    await answer.text();
+    expect(
+      upstream.seen.map(({ headers }) => [headers['x-api-key'], headers.authorization]),
+    ).toEqual([[REAL_KEY, `Bearer ${REAL_AUTH_TOKEN}`]]);
+  });
+
+  it('answers 502 for a credential no header can hold, without it, and goes on answering', async () => {
+    const broken = 'sk-ant-api03-half\nthe-other-half';
+    proxy = await startApiKeyProxy({ ANTHROPIC_API_KEY: broken, ANTHROPIC_BASE_URL: upstream.url });
+    const { env } = proxy!;
+    for (let i = 0; i < 2; i++) {
+      const answer = await fetch(`${env.ANTHROPIC_BASE_URL}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': env.ANTHROPIC_API_KEY! },
+        body: '{}',
+      });
+      expect(answer.status).toBe(502);
+      expect(await answer.text()).not.toMatch(/half/);
+    }
+    expect(upstream.seen).toEqual([]);
+  });
+
+  it('holds no credential of whitespace alone', () => {
+    expect(heldCredentials({ ANTHROPIC_API_KEY: ' \n', CLAUDE_CODE_OAUTH_TOKEN: '\t' })).toEqual(
+      [],
+    );
+  });
+
   it('starts nothing when the job holds no credential', async () => {
     const jobEnv = { ANTHROPIC_BASE_URL: upstream.url, CLAUDE_CODE_OAUTH_TOKEN: '' };
     expect(heldCredentials(jobEnv)).toEqual([]);

@@ -27530,11 +27530,14 @@ var DROPPED = /* @__PURE__ */ new Set([
   ...CREDENTIALS.map((c) => c.header)
 ]);
 function heldCredentials(jobEnv) {
-  return CREDENTIALS.filter((c) => jobEnv[c.name]).map((c) => c.name);
+  return CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
+}
+function credentialValue(jobEnv, credential) {
+  return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
 async function startApiKeyProxy(jobEnv) {
   const held = CREDENTIALS.flatMap((credential) => {
-    const value = jobEnv[credential.name];
+    const value = credentialValue(jobEnv, credential);
     if (!value) return [];
     const placeholder = `${credential.prefix}agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
     return [{ credential, value, placeholder }];
@@ -27571,10 +27574,15 @@ function forward(req, res, { upstream, held }) {
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
   const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http.request;
-  const out = send2(target, {
-    method: req.method,
-    headers: { ...forwardedHeaders(req.headers), ...credentials }
-  });
+  let out;
+  try {
+    out = send2(target, {
+      method: req.method,
+      headers: { ...forwardedHeaders(req.headers), ...credentials }
+    });
+  } catch {
+    return refuse(502, "agent-coordinator: the request could not be sent with the credential");
+  }
   out.on("response", (answer) => {
     res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     answer.pipe(res);
