@@ -32,6 +32,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
   });
 
   const port = () => createOctokitPort(w.octokit);
+  const graphqlCalls = () => w.double.requests.filter((r) => r.path === '/graphql').length;
 
   it('reads unresolved threads newest first, with flags, lines, hunk, comments and url', async () => {
     await w.double.review(w.repo, pr, {
@@ -118,7 +119,6 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
         body: `note ${i + 1}`,
       })),
     });
-    const graphqlCalls = () => w.double.requests.filter((r) => r.path === '/graphql').length;
     const before = graphqlCalls();
     const read = await port().reviewThreads(repo, pr, { limit: 52 });
     expect(read.threads.map((t) => t.originalLine)).toEqual(
@@ -148,7 +148,6 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       await w.double.replyToReviewComment(w.repo, pr, newer!.comments[0]!.id, `r${i}`, 'outsider');
     for (let i = 1; i <= 30; i++)
       await w.double.replyToReviewComment(w.repo, pr, older!.comments[0]!.id, `o${i}`, 'rita');
-    const graphqlCalls = () => w.double.requests.filter((r) => r.path === '/graphql').length;
     const before = graphqlCalls();
     const read = await port().reviewThreads(repo, pr, { limit: 10 });
     // The newest thread took the whole budget: its last reply, and the older thread's, are

@@ -24,20 +24,35 @@ describe('review threads from an outsider', () => {
   let s: Scenario;
   afterEach(() => closeScenario(s));
 
+  /** An agent PR in review with one thread of the maintainer's on it; its number. */
+  const withMaintainerThread = async (): Promise<number> => {
+    s = await startScenario({ private: false });
+    s.double.setWorker(() => ({ kind: 'pr', files: { 'src/app.ts': APP_FILE } }));
+    await startRun(s);
+    const { number } = (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
+    await s.double.review(REPO, number, {
+      event: 'COMMENT',
+      body: 'First notes.',
+      by: MAINTAINER,
+      comments: [{ path: 'src/app.ts', line: 2, body: 'Rename this.' }],
+    });
+    return number;
+  };
+
+  /** The maintainer's `/retry`: the one fix attempt's assignment. */
+  const retried = async (number: number) => {
+    await s.double.comment(REPO, number, '/retry', MAINTAINER);
+    await s.settle();
+    const fix = s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix');
+    expect(fix).toHaveLength(1);
+    return assignmentFor(s, fix[0]!);
+  };
+
   it(
     "cannot crowd a maintainer's thread out of a /retry's feedback",
     { timeout: 60_000 },
     async () => {
-      s = await startScenario({ private: false });
-      s.double.setWorker(() => ({ kind: 'pr', files: { 'src/app.ts': APP_FILE } }));
-      await startRun(s);
-      const { number } = (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
-      await s.double.review(REPO, number, {
-        event: 'COMMENT',
-        body: 'First notes.',
-        by: MAINTAINER,
-        comments: [{ path: 'src/app.ts', line: 2, body: 'Rename this.' }],
-      });
+      const number = await withMaintainerThread();
       await s.double.review(REPO, number, {
         event: 'COMMENT',
         body: 'Drive-by.',
@@ -48,12 +63,7 @@ describe('review threads from an outsider', () => {
           body: `${INJECTED} ${i}`,
         })),
       });
-      await s.double.comment(REPO, number, '/retry', MAINTAINER);
-      await s.settle();
-
-      const fix = s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix');
-      expect(fix).toHaveLength(1);
-      const assignment = await assignmentFor(s, fix[0]!);
+      const assignment = await retried(number);
       expect(JSON.stringify(assignment)).not.toContain(INJECTED);
       expect(assignment.review).toMatchObject({
         omittedThreads: 0,
@@ -67,28 +77,14 @@ describe('review threads from an outsider', () => {
     "cannot crowd a maintainer's later reply out of their thread, nor hide that it did",
     { timeout: 60_000 },
     async () => {
-      s = await startScenario({ private: false });
-      s.double.setWorker(() => ({ kind: 'pr', files: { 'src/app.ts': APP_FILE } }));
-      await startRun(s);
-      const { number } = (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === BRANCH)!;
-      await s.double.review(REPO, number, {
-        event: 'COMMENT',
-        body: 'First notes.',
-        by: MAINTAINER,
-        comments: [{ path: 'src/app.ts', line: 2, body: 'Rename this.' }],
-      });
+      const number = await withMaintainerThread();
       const [thread] = s.double.reviewThreads(REPO, number);
       const first = thread!.comments[0]!.id;
       // More replies than a thread's first read holds, then the maintainer's own.
       for (let i = 0; i < 40; i++)
         await s.double.replyToReviewComment(REPO, number, first, `${INJECTED} ${i}`, 'outsider');
       await s.double.replyToReviewComment(REPO, number, first, 'And its callers.', MAINTAINER);
-      await s.double.comment(REPO, number, '/retry', MAINTAINER);
-      await s.settle();
-
-      const fix = s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix');
-      expect(fix).toHaveLength(1);
-      const assignment = await assignmentFor(s, fix[0]!);
+      const assignment = await retried(number);
       expect(JSON.stringify(assignment)).not.toContain(INJECTED);
       expect(assignment.review).toMatchObject({
         omittedThreads: 0,

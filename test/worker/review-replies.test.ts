@@ -72,6 +72,14 @@ function expectPullUpdate(): { body?: string } {
   return seen;
 }
 
+/** The PR's review comments as GitHub lists them: the threads' starters, then `replies`. */
+function expectReviewComments(replies: ReturnType<typeof reviewComment>[] = []): void {
+  nock(API)
+    .get(`${REPO}/pulls/12/comments`)
+    .query({ per_page: '100' })
+    .reply(200, [...ORIGINALS, ...replies]);
+}
+
 /**
  * Replies to the given thread starters, as `POST /pulls/{n}/comments` with `in_reply_to`
  * (the route GitHub enables for Apps), answered as GitHub does: 201 and the new comment.
@@ -100,7 +108,7 @@ const feedback = { review: THREE_THREAD_REVIEW, checks: [FAILING_TEST_CHECK] };
 describe('answering the review', () => {
   it('gives the agent the threads and the check, then replies in each thread with the commit or why not', async () => {
     const pull = expectPullUpdate();
-    nock(API).get(`${REPO}/pulls/12/comments`).query({ per_page: '100' }).reply(200, ORIGINALS);
+    expectReviewComments();
     const replies = expectReplies([101, 102, 103]);
 
     const result = await h.run(fixRun, h.fx.freshWorkspace(BRANCH), feedback);
@@ -129,25 +137,21 @@ describe('answering the review', () => {
 
   it('does not answer twice when the job is re-run: threads already answered by this attempt are skipped', async () => {
     expectPullUpdate();
-    nock(API)
-      .get(`${REPO}/pulls/12/comments`)
-      .query({ per_page: '100' })
-      .reply(200, [
-        ...ORIGINALS,
-        reviewComment(
-          601,
-          `Addressed in ${'b'.repeat(40)}.\n\n${replyMarker('task_001', 2, 101)}\n`,
-          101,
-          'agent-coordinator[bot]',
-        ),
-        // An earlier attempt's reply does not count for this one.
-        reviewComment(
-          602,
-          `Addressed in ${'c'.repeat(40)}.\n\n${replyMarker('task_001', 1, 102)}\n`,
-          102,
-          'agent-coordinator[bot]',
-        ),
-      ]);
+    expectReviewComments([
+      reviewComment(
+        601,
+        `Addressed in ${'b'.repeat(40)}.\n\n${replyMarker('task_001', 2, 101)}\n`,
+        101,
+        'agent-coordinator[bot]',
+      ),
+      // An earlier attempt's reply does not count for this one.
+      reviewComment(
+        602,
+        `Addressed in ${'c'.repeat(40)}.\n\n${replyMarker('task_001', 1, 102)}\n`,
+        102,
+        'agent-coordinator[bot]',
+      ),
+    ]);
     const replies = expectReplies([102, 103]);
 
     const result = await h.run(fixRun, h.fx.freshWorkspace(BRANCH), feedback);
@@ -159,15 +163,11 @@ describe('answering the review', () => {
 
   it("takes a reply with the marker as answered only when it is the App's", async () => {
     expectPullUpdate();
-    nock(API)
-      .get(`${REPO}/pulls/12/comments`)
-      .query({ per_page: '100' })
-      .reply(200, [
-        ...ORIGINALS,
-        // A reader writes this attempt's marker first, to keep the worker's reply out.
-        reviewComment(601, `Done.\n\n${replyMarker('task_001', 2, 101)}\n`, 101, 'a-reader'),
-        reviewComment(602, `Done.\n\n${replyMarker('task_001', 2, 102)}\n`, 102, 'other[bot]'),
-      ]);
+    expectReviewComments([
+      // A reader writes this attempt's marker first, to keep the worker's reply out.
+      reviewComment(601, `Done.\n\n${replyMarker('task_001', 2, 101)}\n`, 101, 'a-reader'),
+      reviewComment(602, `Done.\n\n${replyMarker('task_001', 2, 102)}\n`, 102, 'other[bot]'),
+    ]);
     const replies = expectReplies([101, 102, 103]);
 
     const result = await h.run(fixRun, h.fx.freshWorkspace(BRANCH), feedback);
@@ -178,7 +178,7 @@ describe('answering the review', () => {
 
   it('keeps the pushed work when GitHub refuses a reply, and says so in the log', async () => {
     expectPullUpdate();
-    nock(API).get(`${REPO}/pulls/12/comments`).query({ per_page: '100' }).reply(200, ORIGINALS);
+    expectReviewComments();
     expectReplies([101, 102]);
     expectReplies([103], 403);
 
