@@ -127,7 +127,14 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
  */
 async function checkSessions(url: string, directUrl: string | undefined): Promise<void> {
   const session = directUrl ?? url;
-  const probe = await probeSession(session);
+  const probe = await probeSession(session).catch((error: Error) => {
+    throw new Error(
+      `${directUrl ? 'DIRECT_' : ''}DATABASE_URL cannot be reached: ${error.message}`,
+      {
+        cause: error,
+      },
+    );
+  });
   if (probe.kind === 'kept') return;
   const seen = describeLostSession(probe);
   throw new Error(
@@ -291,6 +298,13 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   } finally {
     client.release();
   }
+  // Through a pooler, nothing above touched DATABASE_URL: a wrong password or a certificate the
+  // app refuses (docs/running.md, "Over TLS") would otherwise fail every handler of a running app.
+  if (directUrl)
+    await pool.query('select 1').catch(async (error: Error) => {
+      await Promise.all([pool, sessionPool, inboxPool].map((p) => p.end().catch(() => {})));
+      throw new Error(`DATABASE_URL cannot be reached: ${error.message}`, { cause: error });
+    });
 
   return {
     kind: 'postgres',

@@ -34,10 +34,17 @@ async function freePort(): Promise<number> {
  * transaction mode, with `poolSize` server connections per database and user: fewer than the
  * app's clients, so clients really share sessions. With `ignoreOptions`, it accepts the
  * `options` startup parameter and drops it (`ignore_startup_parameters`), as some hosted
- * poolers do; by default it refuses it. Resolves once it listens.
+ * poolers do; by default it refuses it. With `tls`, clients must connect over TLS
+ * (`client_tls_sslmode = require`) and it presents that certificate, as hosted poolers do.
+ * Resolves once it listens.
  */
 export async function startPgBouncer(
-  options: { upstreamPort?: number; poolSize?: number; ignoreOptions?: boolean } = {},
+  options: {
+    upstreamPort?: number;
+    poolSize?: number;
+    ignoreOptions?: boolean;
+    tls?: { certFile: string; keyFile: string };
+  } = {},
 ): Promise<PgBouncer> {
   if (!existsSync(PGBOUNCER))
     throw new Error(
@@ -66,6 +73,13 @@ export async function startPgBouncer(
       `default_pool_size = ${options.poolSize ?? 2}`,
       'max_client_conn = 200',
       ...(options.ignoreOptions ? ['ignore_startup_parameters = options'] : []),
+      ...(options.tls
+        ? [
+            'client_tls_sslmode = require',
+            `client_tls_cert_file = ${options.tls.certFile}`,
+            `client_tls_key_file = ${options.tls.keyFile}`,
+          ]
+        : []),
       '',
     ].join('\n'),
     { mode: 0o644 },

@@ -9,7 +9,7 @@ import {
   missingTools,
 } from './test-tools.js';
 
-const ALL = 'cmark-gfm git shellcheck pgbouncer';
+const ALL = 'cmark-gfm git shellcheck pgbouncer openssl';
 let dirs: string[] = [];
 
 function scratch(): string {
@@ -73,6 +73,7 @@ describe('the tools the tests run', () => {
         "  git: git and git's http-backend for the GitHub double",
         "  shellcheck: shellcheck of the workflows' run: blocks",
         '  pgbouncer: the app behind PgBouncer',
+        '  openssl: the certificates of the app on Postgres over TLS',
         `Install them: apt-get install -y ${ALL}`,
       ].join('\n'),
     );
@@ -81,7 +82,7 @@ describe('the tools the tests run', () => {
   it('are not installed when not root, or when TEST_TOOLS_INSTALL=0, and apt-get is not run', () => {
     const { bin, log } = aptGetOnly();
     expect(() => ensureTestTools({ env: { PATH: bin }, uid: 1000 })).toThrow(
-      /\(not running as root\)[\s\S]*Install them: apt-get install -y cmark-gfm git shellcheck pgbouncer$/,
+      /\(not running as root\)[\s\S]*Install them: apt-get install -y cmark-gfm git shellcheck pgbouncer openssl$/,
     );
     expect(() => ensureTestTools({ env: { PATH: bin, TEST_TOOLS_INSTALL: '0' }, uid: 0 })).toThrow(
       /\(TEST_TOOLS_INSTALL=0\)/,
@@ -95,7 +96,7 @@ describe('the tools the tests run', () => {
     ensureTestTools({ env: { PATH: bin }, uid: 0 });
     const wait = '-o DPkg::Lock::Timeout=300';
     expect(readFileSync(log, 'utf8')).toBe(
-      `update -qq ${wait}\ninstall -y -qq --no-install-recommends ${wait} cmark-gfm git pgbouncer\n`,
+      `update -qq ${wait}\ninstall -y -qq --no-install-recommends ${wait} cmark-gfm git pgbouncer openssl\n`,
     );
     expect(missingTools(DEBIAN_TEST_TOOLS, { PATH: bin })).toEqual([]);
   });

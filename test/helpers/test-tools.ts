@@ -68,6 +68,11 @@ export const DEBIAN_TEST_TOOLS: readonly TestTool[] = [
     usedBy: 'the app behind PgBouncer',
     isPresent: command('pgbouncer'),
   },
+  {
+    debianPackage: 'openssl',
+    usedBy: 'the certificates of the app on Postgres over TLS',
+    isPresent: command('openssl'),
+  },
 ];
 
 /**
