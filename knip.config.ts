@@ -31,8 +31,9 @@ const config: KnipConfig = {
   // System programs the tests run: Debian's shellcheck (test/workflows/shellcheck.test.ts names
   // the package when it is missing); FIFOs made the way an agent makes them (Node has no mkfifo),
   // and the removal of an agent user a failed finish() left behind; glibc's ldd, which the global
-  // setup's tool check runs on the browser tests' Chromium (test-tools.ts).
-  ignoreBinaries: ['shellcheck', 'mkfifo', 'userdel', 'ldd'],
+  // setup's tool check runs on the browser tests' Chromium (test-tools.ts); Debian's openssl,
+  // which makes the TLS test's certificates (test/helpers/tls-certificates.ts).
+  ignoreBinaries: ['shellcheck', 'mkfifo', 'userdel', 'ldd', 'openssl'],
   ignoreDependencies: [
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.
