@@ -10,6 +10,9 @@ import { WRITE_ROLES } from '../core/roles.js';
 import { freshRoleOf } from '../engine/roles.js';
 import type { AppServices } from './app-services.js';
 import { refuse } from './refuse.js';
+import { labelEventKey } from './refusal-budget.js';
+import type { GitHubPort, RepoCoords } from '../github/port.js';
+import type { RoleName } from '../core/roles.js';
 
 /** Labelling an issue starts a run; only write+ users may, and a bad config stops it with a reason. */
 export function registerIssueHandlers(app: Probot, services: AppServices): void {
@@ -50,7 +53,16 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     }
     if (!checked.ok) {
       log.warn({ errors: checked.errors }, 'invalid repository config; nothing started');
-      await port.createIssueComment(repo, issue.number, configErrorComment(checked.errors));
+      await answerConfigError(services, port, repo, {
+        repositoryId: repository.id,
+        issueNumber: issue.number,
+        label: label.name,
+        updatedAt: issue.updated_at,
+        actor: sender.login,
+        role,
+        deliveryId: context.id,
+        errors: checked.errors,
+      });
       return;
     }
     // The payload is a trigger, not the truth (it may be a replay under a new delivery id): core
@@ -124,6 +136,50 @@ export function registerIssueHandlers(app: Probot, services: AppServices): void 
     });
   });
 }
+
+/**
+ * The config's errors, answered once per label event: its delivery id is not signed, so a captured
+ * delivery sent again under new ids would otherwise have the App write the answer each time. The
+ * event is claimed in the command log, as a comment's commands are (docs/commands.md, "Each
+ * comment once"); a retry of the delivery that claimed it answers what is not answered yet.
+ */
+async function answerConfigError(
+  services: AppServices,
+  port: GitHubPort,
+  repo: RepoCoords,
+  event: {
+    repositoryId: number;
+    issueNumber: number;
+    label: string;
+    updatedAt: string;
+    actor: string;
+    role: RoleName;
+    deliveryId: string;
+    errors: string[];
+  },
+): Promise<void> {
+  const { store } = services;
+  const commentId = labelEventKey(event);
+  const claim = await store.commands.claim({
+    repositoryId: event.repositoryId,
+    issueNumber: event.issueNumber,
+    runId: null,
+    commentId,
+    ordinal: 0,
+    actorLogin: event.actor,
+    permission: event.role,
+    name: 'label',
+    args: { label: event.label },
+    deliveryId: event.deliveryId,
+    createdAt: services.engine.now(),
+  });
+  if (claim.deliveryId !== event.deliveryId || claim.answeredAt !== null) return;
+  await store.commands.finish(claim.id, { accepted: false, outcome: CONFIG_INVALID });
+  await port.createIssueComment(repo, event.issueNumber, configErrorComment(event.errors));
+  await store.commands.answered(commentId, event.deliveryId);
+}
+
+const CONFIG_INVALID = 'the repository config is invalid; nothing started';
 
 function rawLabel(file: { ok: boolean; raw?: unknown }): string | undefined {
   const raw = file.ok ? file.raw : undefined;

@@ -75,9 +75,14 @@ describe('issues.labeled', () => {
     expect(pending).toEqual([]);
   });
 
+  // Each test's label event is another one (a config error is answered once per label event, and
+  // the database is shared): GitHub moves the issue's updated_at with every label.
+  let labelledAt = Date.parse('2024-01-01T00:00:00Z');
   const payload = (labelName: string, login = 'Codertocat') => {
     const p = examplePayload<Record<string, any>>('issues', 'labeled');
     p.label = { ...p.label, name: labelName };
+    labelledAt += 1_000;
+    p.issue = { ...p.issue, updated_at: new Date(labelledAt).toISOString().replace('.000', '') };
     p.sender = { ...p.sender, login, type: 'User' };
     return p;
   };

@@ -8,7 +8,7 @@ import {
   startScenario,
   type Scenario,
 } from '../e2e/harness.js';
-import { latestRun } from './security-helpers.js';
+import { comments, latestRun } from './security-helpers.js';
 
 /**
  * SPEC.md §4: a captured delivery is signed, but its `X-GitHub-Delivery` id is not, so it can be
@@ -95,5 +95,45 @@ describe('a captured issues.labeled sent again under a new delivery id', () => {
     await s.settle();
     await replay(relabelled.payload);
     expect(await latestRun(s, issue)).toMatchObject({ generation: 2, state: 'cancelled' });
+  });
+});
+
+/**
+ * A label that started nothing because the repository's config is invalid is answered with the
+ * config's errors. That answer is the App's write: the same label event sent again under new
+ * delivery ids must not make it write the answer again (docs/commands.md, "Answers").
+ */
+describe('a captured issues.labeled refused for an invalid config, sent again', () => {
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  it('is answered once; a relabel is answered again', async () => {
+    s = await startScenario({ config: 'merge:\n  method: fast-forward\n' });
+    const issue = await s.double.openIssue(REPO, {
+      title: 'A',
+      body: ONE_TASK_PLAN,
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    const answers = () =>
+      comments(s, issue).filter((c) =>
+        c.body.includes('`.github/agent-coordinator.yml` is invalid'),
+      );
+    expect(answers()).toHaveLength(1);
+    const [captured] = s.double.deliveries({ event: 'issues', action: 'labeled' });
+    for (let i = 0; i < 3; i++) {
+      const sent = await s.app.send('issues', captured!.payload, { id: randomUUID() });
+      expect(sent.ok).toBe(true);
+    }
+    await s.settle();
+    expect(answers()).toHaveLength(1);
+    expect(await latestRun(s, issue)).toBeUndefined();
+
+    await s.double.removeLabel(REPO, issue, 'agent', MAINTAINER);
+    s.double.advanceClock(5_000);
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    expect(answers()).toHaveLength(2);
   });
 });
