@@ -70,3 +70,33 @@ export function vetThreads<
   }
   return { threads: kept, omittedComments };
 }
+
+/**
+ * How many further pages of comments (`pageSize` each) each thread's read gets, at most `budget`
+ * in all; threads not in the map get none. Threads a person with write access took part in (a
+ * kept comment among those read) come first, then the others, each newest first, and one page
+ * goes to each in turn, so no thread's replies take every read. Anyone can start threads and
+ * reply in them on a public repository's PR: read newest first, each whole, an outsider's twenty
+ * long threads took every read, and a maintainer's later reply in an older thread was left out.
+ */
+export function laterCommentPages<
+  T extends { comments: readonly VettableComment[]; commentsLeftOut: number },
+>(
+  threads: readonly T[],
+  writers: ReadonlySet<string>,
+  { budget, pageSize }: { budget: number; pageSize: number },
+): Map<T, number> {
+  const pages = new Map<T, number>();
+  const takesPart = (t: T) => t.comments.some((c) => commentVerdict(c, writers) === 'kept');
+  let left = Math.max(Math.floor(budget), 0);
+  for (const group of [threads.filter(takesPart), threads.filter((t) => !takesPart(t))]) {
+    const needs = group.map((t) => Math.ceil(Math.max(t.commentsLeftOut, 0) / pageSize));
+    for (let round = 1; left > 0 && needs.some((n) => n >= round); round++)
+      for (const [i, thread] of group.entries())
+        if (left > 0 && needs[i]! >= round) {
+          pages.set(thread, round);
+          left -= 1;
+        }
+  }
+  return pages;
+}

@@ -1,6 +1,17 @@
 import { z } from 'zod';
-import { loginsToVet, vetThreads } from '../core/review-vetting.js';
-import { REVIEW_THREADS_READ_MAX, type CheckInfo, type ReviewThreadInfo } from '../github/port.js';
+import {
+  laterCommentPages,
+  loginsToVet,
+  vetThreads,
+  type VettableComment,
+} from '../core/review-vetting.js';
+import {
+  REVIEW_THREAD_COMMENT_PAGE,
+  REVIEW_THREAD_COMMENT_PAGES_MAX,
+  REVIEW_THREADS_READ_MAX,
+  type CheckInfo,
+  type ReviewThreadInfo,
+} from '../github/port.js';
 import {
   boundChecks,
   boundReview,
@@ -53,9 +64,10 @@ function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): Review
  * The PR's unresolved review threads, newest first, with the review that asked for changes
  * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted.
  * Only comments by people with write access are kept (core's vetThreads): the rest, and the
- * threads left with none, are left out and counted in `omittedComments`. The review itself
- * comes from a write+ person already: its sender passed the same check, asked of GitHub
- * (decideChangesRequested, the commands' check for `/retry`).
+ * threads left with none, are left out and counted in `omittedComments`; a thread's comments
+ * past its first read are read as far as core's laterCommentPages shares the reads out. The
+ * review itself comes from a write+ person already: its sender passed the same check, asked of
+ * GitHub (decideChangesRequested, the commands' check for `/retry`).
  */
 export async function reviewFeedbackOf(
   engine: Engine,
@@ -69,12 +81,27 @@ export async function reviewFeedbackOf(
     (t): t is ReviewThreadInfo & { firstCommentId: number } =>
       t.firstCommentId !== null && t.firstCommentId > 0 && t.comments.length > 0,
   );
-  // Each asked of GitHub now, but the reviewer, whose write access was asked just before.
-  const reviewer = review.reviewer.toLowerCase();
-  const others = loginsToVet(answerable).filter((login) => login.toLowerCase() !== reviewer);
-  const writers = await writersAmong(engine, scope.port, scope.repo, others, { fresh: true });
-  writers.add(reviewer);
-  const vetted = vetThreads(answerable, writers);
+  const writers = new Set([review.reviewer.toLowerCase()]);
+  const asked = new Set(writers);
+  // Each asked of GitHub now, once, but the reviewer, whose write access was asked just before.
+  const vet = async (threads: ReadonlyArray<{ comments: readonly VettableComment[] }>) => {
+    const logins = loginsToVet(threads).filter((login) => !asked.has(login.toLowerCase()));
+    for (const login of logins) asked.add(login.toLowerCase());
+    const more = await writersAmong(engine, scope.port, scope.repo, logins, { fresh: true });
+    for (const writer of more) writers.add(writer);
+  };
+  await vet(answerable);
+  const pages = laterCommentPages(answerable, writers, {
+    budget: REVIEW_THREAD_COMMENT_PAGES_MAX,
+    pageSize: REVIEW_THREAD_COMMENT_PAGE,
+  });
+  const whole: typeof answerable = [];
+  for (const thread of answerable) {
+    const n = pages.get(thread);
+    whole.push(n ? { ...thread, ...(await scope.port.laterReviewComments(thread, n)) } : thread);
+  }
+  await vet(whole);
+  const vetted = vetThreads(whole, writers);
   return boundReview({
     ...review,
     threads: vetted.threads.map(toThread),

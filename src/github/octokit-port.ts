@@ -14,7 +14,7 @@ import {
   type RepoCoords,
   type WorkflowRunInfo,
 } from './port.js';
-import { readReviewThreads } from './review-threads.js';
+import { readLaterComments, readReviewThreads } from './review-threads.js';
 import { ACTIONS_APP_SLUG, needsActionsRuns, type ActionsRunOrigin } from '../core/merge/index.js';
 import type { RoleName } from '../core/roles.js';
 import { writePriorityOf, type GitHubWrite } from '../core/write-priority.js';
@@ -647,6 +647,9 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
 
     reviewThreads(repo, prNumber, options) {
       return readReviewThreads(octokit, repo, prNumber, options);
+    },
+    laterReviewComments(thread, pages) {
+      return readLaterComments(octokit, thread, pages);
     },
 
     async reviewState(repo, prNumber, reviewId) {

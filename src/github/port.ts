@@ -125,13 +125,12 @@ export interface ReviewThreadInfo {
   url: string;
   /** The first comment's REST id, which a reply names (`in_reply_to`). */
   firstCommentId: number | null;
-  /**
-   * Oldest first: the first REVIEW_THREAD_COMMENTS, and the rest while the read's budget
-   * (REVIEW_THREAD_COMMENT_PAGES_MAX) lasts.
-   */
+  /** Oldest first: the first REVIEW_THREAD_COMMENTS, and those read since (laterReviewComments). */
   comments: ReviewThreadComment[];
   /** Comments of the thread not in `comments`. */
   commentsLeftOut: number;
+  /** Where the comments past `comments` start (GraphQL's opaque cursor); null when none were. */
+  laterComments: string | null;
 }
 
 export interface ReviewThreads {
@@ -289,14 +288,23 @@ export interface GitHubPort {
   ): Promise<{ ok: true } | { ok: false; message: string }>;
   dequeuePullRequest(pullRequestNodeId: string): Promise<void>;
   /**
-   * The PR's review threads, newest first, with their comments (GraphQL `reviewThreads`):
-   * unresolved ones only unless `includeResolved`; at most `limit` threads, read in pages.
+   * The PR's review threads, newest first, with their first REVIEW_THREAD_COMMENTS comments
+   * (GraphQL `reviewThreads`): unresolved ones only unless `includeResolved`; at most `limit`
+   * threads, read in pages.
    */
   reviewThreads(
     repo: RepoCoords,
     prNumber: number,
     options: { limit: number; includeResolved?: boolean },
   ): Promise<ReviewThreads>;
+  /**
+   * The thread's comments with up to `pages` more pages (REVIEW_THREAD_COMMENT_PAGE each) read
+   * from its `laterComments`, one GraphQL read a page; the thread as it was when it has none.
+   */
+  laterReviewComments(
+    thread: ReviewThreadInfo,
+    pages: number,
+  ): Promise<Pick<ReviewThreadInfo, 'comments' | 'commentsLeftOut' | 'laterComments'>>;
   /**
    * A review's state as GitHub shows it now (`GET /pulls/{n}/reviews/{id}`, REST's upper case:
    * `APPROVED`, `CHANGES_REQUESTED`, `COMMENTED`, `DISMISSED`, `PENDING`); null when GitHub has no
@@ -330,10 +338,12 @@ export interface GitHubPort {
  * not crowd out the ones sent.
  */
 export const REVIEW_THREAD_COMMENTS = 30;
+/** Comments a further read of a thread holds (GraphQL's most). */
+export const REVIEW_THREAD_COMMENT_PAGE = 100;
 /**
- * The most further reads of a thread's comments, 100 each, in one read of a PR's threads (newest
- * thread first). A reply costs its writer a write and is read only when a person with write
- * access asks for the threads (a review, `/retry`): 2,000 replies before a maintainer's are read.
+ * The most further reads of threads' comments for one send-back, shared out by core's
+ * laterCommentPages. A reply costs its writer a write and is read only when a person with write
+ * access asks for the threads (a review, `/retry`).
  */
 export const REVIEW_THREAD_COMMENT_PAGES_MAX = 20;
 /** The most review threads the port reads of a PR, newest first (ten GraphQL pages of 50). */

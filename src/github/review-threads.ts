@@ -1,6 +1,6 @@
 import type { ProbotOctokit } from 'probot';
 import {
-  REVIEW_THREAD_COMMENT_PAGES_MAX,
+  REVIEW_THREAD_COMMENT_PAGE,
   REVIEW_THREAD_COMMENTS,
   REVIEW_THREADS_READ_MAX,
   type RepoCoords,
@@ -36,9 +36,6 @@ const QUERY = `query($owner: String!, $name: String!, $number: Int!, $last: Int!
     }
   }
 }`;
-
-/** Comments a page of a thread's later comments holds (GraphQL's most). */
-const COMMENT_PAGE = 100;
 
 const MORE_COMMENTS = `query($id: ID!, $first: Int!, $after: String) {
   node(id: $id) {
@@ -115,7 +112,12 @@ function toThread(raw: RawThread): ReviewThreadInfo {
     firstCommentId: first?.fullDatabaseId ? Number(first.fullDatabaseId) : null,
     comments: raw.comments.nodes.map(toComment),
     commentsLeftOut: Math.max(raw.comments.totalCount - raw.comments.nodes.length, 0),
+    laterComments: laterCursor(raw.comments),
   };
+}
+
+function laterCursor(page: CommentPage): string | null {
+  return page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
 }
 
 function toComment(c: RawComment): ReviewThreadComment {
@@ -138,8 +140,6 @@ export async function readReviewThreads(
 ): Promise<ReviewThreads> {
   const limit = Math.max(Math.floor(options.limit), 0);
   const threads: ReviewThreadInfo[] = [];
-  /** The cursor after a thread's comments read, while it has more. */
-  const more = new Map<ReviewThreadInfo, string>();
   let examined = 0;
   let total = 0;
   let matchingBeyond = 0;
@@ -164,44 +164,33 @@ export async function readReviewThreads(
         matchingBeyond += 1;
         continue;
       }
-      const thread = toThread(raw);
-      threads.push(thread);
-      const { hasNextPage, endCursor } = raw.comments.pageInfo;
-      if (hasNextPage && endCursor) more.set(thread, endCursor);
+      threads.push(toThread(raw));
     }
     if (!connection.pageInfo.hasPreviousPage || threads.length >= limit) break;
     before = connection.pageInfo.startCursor;
   }
-  await readLaterComments(octokit, threads, more);
   return { threads, leftOut: matchingBeyond + Math.max(total - examined, 0) };
 }
 
-/**
- * The comments of each thread past the first page, newest thread first, while the budget of
- * REVIEW_THREAD_COMMENT_PAGES_MAX reads lasts; what is not read stays counted in
- * `commentsLeftOut`. Anyone can reply in a thread of a public repository's PR: reading only its
- * first comments let an outsider's replies push a maintainer's later ones out of a fix's feedback.
- */
-async function readLaterComments(
+/** See GitHubPort.laterReviewComments: pages forwards (`first`/`after`). */
+export async function readLaterComments(
   octokit: Octokit,
-  threads: readonly ReviewThreadInfo[],
-  more: ReadonlyMap<ReviewThreadInfo, string>,
-): Promise<void> {
-  let budget = REVIEW_THREAD_COMMENT_PAGES_MAX;
-  for (const thread of threads) {
-    let after = more.get(thread) ?? null;
-    while (after !== null && budget > 0) {
-      budget -= 1;
-      const answer: { node: { comments?: CommentPage } | null } = await octokit.graphql(
-        MORE_COMMENTS,
-        { id: thread.id, first: COMMENT_PAGE, after },
-      );
-      const page = answer.node?.comments;
-      if (!page || !Array.isArray(page.nodes))
-        throw new Error(`review thread ${thread.id}: GitHub answered without its comments`);
-      thread.comments.push(...page.nodes.map(toComment));
-      thread.commentsLeftOut = Math.max(page.totalCount - thread.comments.length, 0);
-      after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
-    }
+  thread: ReviewThreadInfo,
+  pages: number,
+): Promise<Pick<ReviewThreadInfo, 'comments' | 'commentsLeftOut' | 'laterComments'>> {
+  const comments = [...thread.comments];
+  let { commentsLeftOut, laterComments } = thread;
+  for (let read = 0; laterComments !== null && read < pages; read++) {
+    const answer: { node: { comments?: CommentPage } | null } = await octokit.graphql(
+      MORE_COMMENTS,
+      { id: thread.id, first: REVIEW_THREAD_COMMENT_PAGE, after: laterComments },
+    );
+    const page = answer.node?.comments;
+    if (!page || !Array.isArray(page.nodes))
+      throw new Error(`review thread ${thread.id}: GitHub answered without its comments`);
+    comments.push(...page.nodes.map(toComment));
+    commentsLeftOut = Math.max(page.totalCount - comments.length, 0);
+    laterComments = laterCursor(page);
   }
+  return { comments, commentsLeftOut, laterComments };
 }

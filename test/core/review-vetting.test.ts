@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loginsToVet, vetThreads, type VettableComment } from '../../src/core/review-vetting.js';
+import {
+  laterCommentPages,
+  loginsToVet,
+  vetThreads,
+  type VettableComment,
+} from '../../src/core/review-vetting.js';
 import { replyMarker } from '../../src/protocol/markers.js';
 
 const WRITERS: ReadonlySet<string> = new Set(['maintainer', 'alice']);
@@ -85,5 +90,75 @@ describe('vetting review comments: only what people with write access wrote is s
       { comments: [by('ALICE'), by('outsider'), workerReply] },
     ];
     expect(loginsToVet(threads)).toEqual(['alice', 'Outsider']);
+  });
+});
+
+describe("sharing the reads of threads' later comments: threads a writer is in first", () => {
+  /** A thread, newest first in a row: its first comments' authors, and how many more it has. */
+  type Row = [string, Array<[VettableComment[], number]>, number, number[]];
+  it.each<Row>([
+    [
+      "an outsider's newer long threads wait for a maintainer's older one",
+      [
+        [[by('outsider')], 31],
+        [[by('outsider')], 31],
+        [[by('maintainer'), by('outsider')], 1],
+      ],
+      2,
+      [1, 0, 1],
+    ],
+    [
+      "a writer's reply past the thread's first comment counts",
+      [
+        [[by('outsider')], 1],
+        [[by('outsider'), by('Alice')], 1],
+      ],
+      1,
+      [0, 1],
+    ],
+    [
+      'a bot named like a writer, or the worker replying, is no writer',
+      [
+        [[by('outsider')], 1],
+        [[bot('maintainer'), workerReply], 1],
+      ],
+      1,
+      [1, 0],
+    ],
+    [
+      "one read to each writer's thread in turn: a long one does not take them all",
+      [
+        [[by('maintainer')], 250],
+        [[by('alice')], 50],
+      ],
+      3,
+      [2, 1],
+    ],
+    [
+      'as many reads as the comments left out need, no more',
+      [
+        [[by('maintainer')], 100],
+        [[by('maintainer')], 101],
+        [[by('maintainer')], 0],
+      ],
+      20,
+      [1, 2, 0],
+    ],
+    [
+      'what writers leave goes to the other threads in turn, newest first',
+      [
+        [[by('outsider')], 300],
+        [[by('other')], 300],
+        [[by('alice')], 100],
+      ],
+      4,
+      [2, 1, 1],
+    ],
+    ['no budget, no reads', [[[by('maintainer')], 100]], 0, [0]],
+  ])('%s', (_, rows, budget, expected) => {
+    const threads = rows.map(([comments, commentsLeftOut]) => ({ comments, commentsLeftOut }));
+    const pages = laterCommentPages(threads, WRITERS, { budget, pageSize: 100 });
+    expect(threads.map((t) => pages.get(t) ?? 0)).toEqual(expected);
+    expect([...pages.values()].every((n) => n > 0)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import {
   actionsRunOrigin,
   createOctokitPort,
 } from '../../src/github/octokit-port.js';
-import { REVIEW_THREAD_COMMENT_PAGES_MAX } from '../../src/github/port.js';
+import { REVIEW_THREAD_COMMENT_PAGE, REVIEW_THREAD_COMMENTS } from '../../src/github/port.js';
 import { expectClean, startWorld, stopWorld, type World } from '../github-double-tests/helpers.js';
 
 const repo = { owner: 'acme', repo: 'widgets' };
@@ -88,6 +88,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
         },
       ],
       commentsLeftOut: 0,
+      laterComments: null,
     });
     expect(read.threads[1]).toMatchObject({ isOutdated: true, line: null, originalLine: 2 });
     // GraphQL names a bot by its App's slug, without REST's `[bot]`; its type says it is one.
@@ -132,35 +133,48 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
     expect(graphqlCalls() - before).toBe(3);
   });
 
-  it("reads a thread's later comments 100 at a time, within a budget of reads", async () => {
+  it("reads a thread's later comments 100 at a time, as many reads as asked", async () => {
     await w.double.review(w.repo, pr, {
       event: 'COMMENT',
       body: 'Two threads.',
       by: 'rita',
       comments: [
-        { path: 'src/app.ts', line: 2, body: 'older' },
-        { path: 'src/app.ts', line: 3, body: 'newer' },
+        { path: 'src/app.ts', line: 2, body: 'short' },
+        { path: 'src/app.ts', line: 3, body: 'long' },
       ],
     });
-    const [older, newer] = w.double.reviewThreads(w.repo, pr);
-    const replies = REVIEW_THREAD_COMMENT_PAGES_MAX * 100 + 30;
+    const [, long] = w.double.reviewThreads(w.repo, pr);
+    // Its first read, and two more of 100.
+    const replies = REVIEW_THREAD_COMMENTS - 1 + 2 * REVIEW_THREAD_COMMENT_PAGE;
     for (let i = 1; i <= replies; i++)
-      await w.double.replyToReviewComment(w.repo, pr, newer!.comments[0]!.id, `r${i}`, 'outsider');
-    for (let i = 1; i <= 30; i++)
-      await w.double.replyToReviewComment(w.repo, pr, older!.comments[0]!.id, `o${i}`, 'rita');
+      await w.double.replyToReviewComment(w.repo, pr, long!.comments[0]!.id, `r${i}`, 'outsider');
     const before = graphqlCalls();
-    const read = await port().reviewThreads(repo, pr, { limit: 10 });
-    // The newest thread took the whole budget: its last reply, and the older thread's, are
-    // unread and counted.
-    expect(graphqlCalls() - before).toBe(1 + REVIEW_THREAD_COMMENT_PAGES_MAX);
-    const [first, second] = read.threads;
-    expect(first!.id).toBe(newer!.id);
-    expect(first!.comments).toHaveLength(replies);
-    expect(first!.comments.at(-1)!.body).toBe(`r${replies - 1}`);
-    expect(first!.commentsLeftOut).toBe(1);
-    expect(second!.comments).toHaveLength(30);
-    expect(second!.comments.at(-1)!.body).toBe('o29');
-    expect(second!.commentsLeftOut).toBe(1);
+    const [first, second] = (await port().reviewThreads(repo, pr, { limit: 10 })).threads;
+    expect(graphqlCalls() - before).toBe(1);
+    expect(first).toMatchObject({ id: long!.id, commentsLeftOut: replies + 1 - 30 });
+    expect(first!.comments).toHaveLength(REVIEW_THREAD_COMMENTS);
+    expect(first!.laterComments).toEqual(expect.any(String));
+    expect(second).toMatchObject({ commentsLeftOut: 0, laterComments: null });
+
+    const once = await port().laterReviewComments(first!, 1);
+    expect(graphqlCalls() - before).toBe(2);
+    expect(once.comments).toHaveLength(REVIEW_THREAD_COMMENTS + REVIEW_THREAD_COMMENT_PAGE);
+    expect(once.comments.at(-1)!.body).toBe(`r${REVIEW_THREAD_COMMENTS + 99}`);
+    expect(once.commentsLeftOut).toBe(replies + 1 - once.comments.length);
+    // Read on from where the last read stopped, and no further than the thread's end.
+    const rest = await port().laterReviewComments({ ...first!, ...once }, 5);
+    expect(graphqlCalls() - before).toBe(3);
+    expect(rest.comments.map((c) => c.body)).toEqual([
+      'long',
+      ...Array.from({ length: replies }, (_, i) => `r${i + 1}`),
+    ]);
+    expect(rest).toMatchObject({ commentsLeftOut: 0, laterComments: null });
+    expect(await port().laterReviewComments(second!, 3)).toEqual({
+      comments: second!.comments,
+      commentsLeftOut: 0,
+      laterComments: null,
+    });
+    expect(graphqlCalls() - before).toBe(3);
   });
 
   it('requests reviewers, and returns the refusal for the PR author as an answer', async () => {

@@ -8,6 +8,7 @@ import {
   startScenario,
   type Scenario,
 } from '../e2e/harness.js';
+import { REVIEW_THREAD_COMMENT_PAGES_MAX, REVIEW_THREAD_COMMENTS } from '../../src/github/port.js';
 
 type Pull = { number: number; head: { ref: string } };
 
@@ -89,6 +90,57 @@ describe('review threads from an outsider', () => {
       expect(assignment.review).toMatchObject({
         omittedThreads: 0,
         omittedComments: 40,
+        threads: [
+          {
+            line: 2,
+            comments: [
+              { author: MAINTAINER, body: 'Rename this.' },
+              { author: MAINTAINER, body: 'And its callers.' },
+            ],
+          },
+        ],
+      });
+    },
+  );
+
+  it(
+    "cannot spend the reads of later comments on its own threads before a maintainer's",
+    { timeout: 120_000 },
+    async () => {
+      const number = await withMaintainerThread();
+      const [thread] = s.double.reviewThreads(REPO, number);
+      const first = thread!.comments[0]!.id;
+      for (let i = 0; i < 30; i++)
+        await s.double.replyToReviewComment(REPO, number, first, `${INJECTED} ${i}`, 'outsider');
+      await s.double.replyToReviewComment(REPO, number, first, 'And its callers.', MAINTAINER);
+      // Newer threads, one more than the reads of later comments, each longer than a first read.
+      const crowd = REVIEW_THREAD_COMMENT_PAGES_MAX + 1;
+      await s.double.review(REPO, number, {
+        event: 'COMMENT',
+        body: 'Drive-by.',
+        by: 'outsider',
+        comments: Array.from({ length: crowd }, (_, i) => ({
+          path: 'src/app.ts',
+          line: 1 + (i % 12),
+          body: `${INJECTED} thread ${i}`,
+        })),
+      });
+      const theirs = s.double.reviewThreads(REPO, number).slice(1);
+      expect(theirs).toHaveLength(crowd);
+      for (const t of theirs)
+        for (let i = 0; i < REVIEW_THREAD_COMMENTS; i++)
+          await s.double.replyToReviewComment(
+            REPO,
+            number,
+            t.comments[0]!.id,
+            INJECTED,
+            'outsider',
+          );
+      const assignment = await retried(number);
+      expect(JSON.stringify(assignment)).not.toContain(INJECTED);
+      expect(assignment.review).toMatchObject({
+        omittedThreads: 0,
+        omittedComments: 30 + crowd * (1 + REVIEW_THREAD_COMMENTS),
         threads: [
           {
             line: 2,
