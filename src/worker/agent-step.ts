@@ -293,8 +293,14 @@ async function planStep(ctx: AgentContext, base: string): Promise<AgentOutput> {
 
 /** Runs the agent as a user of its own when the runner allows it (src/worker/agent-user.ts). */
 async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> {
+  let held: string[];
+  try {
+    held = heldCredentials(ctx.rawEnv);
+  } catch (error) {
+    // Custom headers Claude Code would refuse: said before a user is made for the agent.
+    fail('bad_input', (error as Error).message);
+  }
   const user = await createAgentUser(ctx.cwd);
-  const held = heldCredentials(ctx.rawEnv);
   if (!user && held.length > 0)
     // A process may read the environment of any other process of its user
     // (/proc/<pid>/environ): the key proxy keeps nothing from an agent of the worker's own user.

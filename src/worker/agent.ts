@@ -135,10 +135,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
     const { user } = options;
     const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
     const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
-    if (proxy)
+    if (proxy) {
       options.io.out(
         `the agent reaches its API through the worker, without ${proxy.held.join(', ')}\n`,
       );
+      for (const note of proxy.notes) options.io.out(`${note}\n`);
+    }
     // Stop workflow-command processing while the agent talks: its output is not ours to trust.
     // Said just before the agent starts, with nothing to wait for in between.
     const stopToken = randomBytes(16).toString('hex');

@@ -10,6 +10,7 @@ import {
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 
 /**
  * The agent's API credentials stay with the worker (docs/worker.md, "Threat model"): the agent gets
@@ -21,9 +22,11 @@ import type { AddressInfo } from 'node:net';
  */
 export interface ApiKeyProxy {
   /** The variables whose credentials the proxy keeps from the agent. */
-  held: CredentialName[];
+  held: HeldName[];
   /** What the agent's environment gets instead of the credentials. */
-  env: { ANTHROPIC_BASE_URL: string } & Partial<Record<CredentialName, string>>;
+  env: { ANTHROPIC_BASE_URL: string } & Partial<Record<HeldName, string>>;
+  /** For the worker's log: what of the job's variables the proxy left out. */
+  notes: string[];
   close(): Promise<void>;
 }
 
@@ -46,12 +49,30 @@ const CREDENTIALS = [
 ] as const;
 
 type Credential = (typeof CREDENTIALS)[number];
-export type CredentialName = Credential['name'];
+type CredentialName = Credential['name'];
+
+/**
+ * Headers Claude Code adds to each request to `ANTHROPIC_BASE_URL`, where an LLM gateway's users
+ * put its credential (Cloudflare AI Gateway's `cf-aig-authorization`, Portkey's
+ * `x-portkey-api-key`): the agent gets each name with a placeholder as its value.
+ */
+const CUSTOM_HEADERS = 'ANTHROPIC_CUSTOM_HEADERS';
+export type HeldName = CredentialName | typeof CUSTOM_HEADERS;
+
+/** The job's custom headers, and the one placeholder that stands for each of their values. */
+interface HeldHeaders {
+  headers: Map<string, string>;
+  placeholder: string;
+}
 
 interface Held {
   credential: Credential;
   value: string;
   placeholder: string;
+}
+
+function placeholder(prefix: string): string {
+  return `${prefix}agent-coordinator-${randomBytes(24).toString('hex')}`;
 }
 
 /** The Messages API, unless the job names another (`ANTHROPIC_BASE_URL`). */
@@ -72,9 +93,20 @@ const DROPPED = new Set([
   ...CREDENTIALS.map((c) => c.header),
 ]);
 
-/** The credentials the worker holds for the agent and must keep from it, by their variables. */
-export function heldCredentials(jobEnv: NodeJS.ProcessEnv): CredentialName[] {
-  return CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
+/**
+ * The credentials the worker holds for the agent and must keep from it, by their variables.
+ * Custom headers count whatever they hold: only the job knows which of them is a secret (and a
+ * line Claude Code skips may be one pasted without its name). Throws on custom headers Claude
+ * Code would refuse.
+ */
+export function heldCredentials(jobEnv: NodeJS.ProcessEnv): HeldName[] {
+  const held: HeldName[] = CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
+  return customHeaders(jobEnv) ? [...held, CUSTOM_HEADERS] : held;
+}
+
+function customHeaders(jobEnv: NodeJS.ProcessEnv): CustomHeaders | undefined {
+  const text = jobEnv[CUSTOM_HEADERS] ?? '';
+  return text.trim() ? parseCustomHeaders(text) : undefined;
 }
 
 /**
@@ -87,7 +119,8 @@ function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): str
 
 /**
  * Starts the proxy when the job's environment holds any of the credentials; undefined otherwise
- * (an `AGENT_COMMAND` agent with credentials of its own gets them as before).
+ * (an `AGENT_COMMAND` agent with credentials of its own gets them as before). Throws, as
+ * heldCredentials does, on custom headers Claude Code would refuse.
  */
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
@@ -95,23 +128,37 @@ export async function startApiKeyProxy(
   const held: Held[] = CREDENTIALS.flatMap((credential) => {
     const value = credentialValue(jobEnv, credential);
     if (!value) return [];
-    const placeholder = `${credential.prefix}agent-coordinator-${randomBytes(24).toString('hex')}`;
-    return [{ credential, value, placeholder }];
+    return [{ credential, value, placeholder: placeholder(credential.prefix) }];
   });
-  if (held.length === 0) return undefined;
+  const custom = customHeaders(jobEnv);
+  if (held.length === 0 && !custom) return undefined;
+  const heldHeaders = custom && { headers: custom.headers, placeholder: placeholder('') };
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
-  const server = createServer((req, res) => forward(req, res, { upstream, held }));
+  const server = createServer((req, res) => forward(req, res, { upstream, held, heldHeaders }));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
-    held: held.map((h) => h.credential.name),
+    held: [
+      ...held.map((h) => h.credential.name),
+      ...(heldHeaders ? [CUSTOM_HEADERS as HeldName] : []),
+    ],
     env: {
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
       ...Object.fromEntries(held.map((h) => [h.credential.name, h.placeholder])),
+      ...(heldHeaders && {
+        [CUSTOM_HEADERS]: [...heldHeaders.headers.keys()]
+          .map((name) => `${name}: ${heldHeaders.placeholder}`)
+          .join('\n'),
+      }),
     },
+    notes: custom?.skipped.length
+      ? [
+          `${CUSTOM_HEADERS}: lines ${custom.skipped.join(', ')} have no colon: skipped, as Claude Code skips them`,
+        ]
+      : [],
     async close() {
       server.closeAllConnections();
       server.close();
@@ -123,7 +170,7 @@ export async function startApiKeyProxy(
 function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  { upstream, held }: { upstream: URL; held: Held[] },
+  { upstream, held, heldHeaders }: { upstream: URL; held: Held[]; heldHeaders?: HeldHeaders },
 ): void {
   const refuse = (status: number, message: string) => {
     req.resume();
@@ -132,7 +179,8 @@ function forward(
   };
   // Only the agent, which holds the placeholders, may spend the credentials, and only on the API.
   const credentials = realCredentials(req.headers, held);
-  if (!credentials) return refuse(401, 'agent-coordinator: unknown credential');
+  const custom = realCustomHeaders(req.headers, heldHeaders);
+  if (!credentials && !custom.carried) return refuse(401, 'agent-coordinator: unknown credential');
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, 'agent-coordinator: not a proxy for that');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -140,11 +188,13 @@ function forward(
   try {
     out = send(target, {
       method: req.method,
-      headers: { ...forwardedHeaders(req.headers), ...credentials },
+      // As Claude Code sends them, custom headers override the credentials' headers.
+      headers: { ...forwardedHeaders(req.headers), ...credentials, ...custom.headers },
     });
   } catch {
-    // A credential no header can hold (a line break inside): uncaught, it ended the worker with
-    // the agent still running, and nothing stopped the agent's user's processes.
+    // A credential no header can hold (a line break inside; custom headers are checked at
+    // start): uncaught, it ended the worker with the agent still running, and nothing stopped
+    // the agent's user's processes.
     return refuse(502, 'agent-coordinator: the request could not be sent with the credential');
   }
   out.on('response', (answer) => {
@@ -206,6 +256,28 @@ function realCredentials(
       out[credential.header] = credential.bearer ? `Bearer ${value}` : value;
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The job's custom headers for a request: each where the request carries its placeholder, lacks
+ * the header, or has one the proxy does not forward (a credential's: a custom `Authorization`
+ * goes over the token's, as Claude Code sends it). Any other value the agent sent is sent:
+ * Claude Code puts the betas it needs in `anthropic-beta` over a custom one, and the proxy
+ * changes nothing of that. `carried`: the request carries the placeholder in one of them.
+ */
+function realCustomHeaders(
+  headers: IncomingHttpHeaders,
+  held: HeldHeaders | undefined,
+): { headers: Record<string, string>; carried: boolean } {
+  const out: Record<string, string> = {};
+  let carried = false;
+  for (const [name, value] of held?.headers ?? []) {
+    const given = headers[name];
+    const placeholder = sameSecret(given, held!.placeholder);
+    carried ||= placeholder;
+    if (given === undefined || placeholder || DROPPED.has(name)) out[name] = value;
+  }
+  return { headers: out, carried };
 }
 
 function bearerToken(header: string | string[] | undefined): string | undefined {

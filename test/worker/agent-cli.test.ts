@@ -52,11 +52,14 @@ describe('the pinned agent CLI', () => {
   const keys: (string | undefined)[] = [];
   /** The Authorization header of each request the stand-in heard. */
   const authorizations: (string | undefined)[] = [];
+  /** The gateway header (`cf-aig-authorization`) of each request the stand-in heard. */
+  const gateways: (string | undefined)[] = [];
   beforeAll(async () => {
     // Every Messages API call refused as a bad request, which the CLI does not retry.
     api = createServer((req, res) => {
       keys.push(req.headers['x-api-key'] as string | undefined);
       authorizations.push(req.headers.authorization);
+      gateways.push(req.headers['cf-aig-authorization'] as string | undefined);
       req.resume();
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(
@@ -196,4 +199,26 @@ describe('the pinned agent CLI', () => {
       }
     },
   );
+
+  it("sends a gateway's custom header through the worker's proxy, which the agent never holds", async () => {
+    const gateway = 'Bearer gateway-secret-held-by-the-worker';
+    const jobEnv = {
+      ANTHROPIC_API_KEY: 'sk-ant-api03-held-by-the-worker',
+      ANTHROPIC_CUSTOM_HEADERS: `cf-aig-authorization: ${gateway}\n`,
+      ANTHROPIC_BASE_URL: baseUrl,
+    };
+    const proxy = (await startApiKeyProxy(jobEnv))!;
+    try {
+      gateways.length = 0;
+      const env = agentEnv({ ...jobEnv, ...proxy.env }, join(home, 'prompt.md'));
+      expect(JSON.stringify(env)).not.toContain('gateway-secret');
+      const launch = agentLaunch({ model: 'claude-sonnet-4-5', maxTurns: 3 });
+      const result = await run(launch.argv.slice(1), { ...launch.env, ...env });
+      expect(parseAgentOutput(result.stdout)).toMatchObject({ structured: true, isError: true });
+      expect(gateways.length).toBeGreaterThan(0);
+      expect(new Set(gateways)).toEqual(new Set([gateway]));
+    } finally {
+      await proxy.close();
+    }
+  });
 });

@@ -327,10 +327,141 @@ describe("the worker's API key proxy", () => {
     expect(upstream.seen).toEqual([]);
   });
 
+  // An LLM gateway's credential rides in ANTHROPIC_CUSTOM_HEADERS (Cloudflare AI Gateway's
+  // `cf-aig-authorization`), which reached the agent as it was before the proxy held it.
+  describe('with custom headers', () => {
+    const GATEWAY = 'Bearer the-real-gateway-secret';
+    const customHeaders = `cf-aig-authorization: ${GATEWAY}\r\nX-Team:  platform \n\nx-team: infra`;
+    const send = (env: ApiKeyProxy['env'], headers: Record<string, string>) =>
+      fetch(`${env.ANTHROPIC_BASE_URL}/v1/messages`, { method: 'POST', headers, body: '{}' });
+    /** The headers as Claude Code sends them from the agent's ANTHROPIC_CUSTOM_HEADERS. */
+    const asClaudeCode = (env: ApiKeyProxy['env']) =>
+      Object.fromEntries(
+        env
+          .ANTHROPIC_CUSTOM_HEADERS!.split('\n')
+          .map((line) => line.split(': ') as [string, string]),
+      );
+
+    it('gives the agent each name with a placeholder, never a value', async () => {
+      proxy = await startApiKeyProxy({
+        ANTHROPIC_API_KEY: REAL_KEY,
+        ANTHROPIC_CUSTOM_HEADERS: customHeaders,
+        ANTHROPIC_BASE_URL: upstream.url,
+      });
+      const { env, held, notes } = proxy!;
+      expect(held).toEqual(['ANTHROPIC_API_KEY', 'ANTHROPIC_CUSTOM_HEADERS']);
+      expect(env.ANTHROPIC_CUSTOM_HEADERS).toMatch(
+        /^cf-aig-authorization: (agent-coordinator-[0-9a-f]{48})\nx-team: \1$/,
+      );
+      expect(JSON.stringify(env)).not.toMatch(/the-real|platform|infra/);
+      expect(notes).toEqual([]);
+    });
+
+    it('sends the real headers, trimmed, the last of a name winning, in place of the placeholders', async () => {
+      proxy = await startApiKeyProxy({
+        ANTHROPIC_API_KEY: REAL_KEY,
+        ANTHROPIC_CUSTOM_HEADERS: customHeaders,
+        ANTHROPIC_BASE_URL: upstream.url,
+      });
+      const { env } = proxy!;
+      const answer = await send(env, {
+        'x-api-key': env.ANTHROPIC_API_KEY!,
+        ...asClaudeCode(env),
+        // Claude Code's own betas go over a custom `anthropic-beta`; the proxy keeps them.
+        'anthropic-beta': 'claude-code-20250219',
+      });
+      expect(answer.status).toBe(200);
+      await answer.text();
+      expect(upstream.seen).toHaveLength(1);
+      const { headers } = upstream.seen[0]!;
+      expect(headers).toMatchObject({
+        'x-api-key': REAL_KEY,
+        'cf-aig-authorization': GATEWAY,
+        'x-team': 'infra',
+        'anthropic-beta': 'claude-code-20250219',
+      });
+      expect(JSON.stringify(headers)).not.toContain('agent-coordinator-');
+    });
+
+    it('adds them to a request that lacks them, and overrides an x-api-key or Authorization as Claude Code does', async () => {
+      proxy = await startApiKeyProxy({
+        ANTHROPIC_AUTH_TOKEN: REAL_AUTH_TOKEN,
+        ANTHROPIC_CUSTOM_HEADERS: `x-portkey-api-key: pk-real\nAuthorization: Bearer gw-real`,
+        ANTHROPIC_BASE_URL: upstream.url,
+      });
+      const { env } = proxy!;
+      // An agent that reads no ANTHROPIC_CUSTOM_HEADERS sends only its token's placeholder.
+      await (await send(env, { authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN!}` })).text();
+      // Claude Code sends a custom Authorization over its token's.
+      await (await send(env, asClaudeCode(env))).text();
+      expect(
+        upstream.seen.map(({ headers }) => [headers['x-portkey-api-key'], headers.authorization]),
+      ).toEqual([
+        ['pk-real', 'Bearer gw-real'],
+        ['pk-real', 'Bearer gw-real'],
+      ]);
+    });
+
+    it('holds custom headers alone as a credential, and takes their placeholder as one', async () => {
+      const jobEnv = {
+        ANTHROPIC_CUSTOM_HEADERS: `cf-aig-authorization: ${GATEWAY}`,
+        ANTHROPIC_BASE_URL: upstream.url,
+      };
+      // The refusal to run an agent of the worker's own user counts them (agent-step.ts).
+      expect(heldCredentials(jobEnv)).toEqual(['ANTHROPIC_CUSTOM_HEADERS']);
+      proxy = await startApiKeyProxy(jobEnv);
+      const { env } = proxy!;
+      expect(Object.keys(env).sort()).toEqual(['ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS']);
+      expect((await send(env, { 'cf-aig-authorization': 'Bearer a-guess' })).status).toBe(401);
+      expect((await send(env, {})).status).toBe(401);
+      expect(upstream.seen).toEqual([]);
+      const answer = await send(env, asClaudeCode(env));
+      expect(answer.status).toBe(200);
+      await answer.text();
+      expect(upstream.seen.map(({ headers }) => headers['cf-aig-authorization'])).toEqual([
+        GATEWAY,
+      ]);
+    });
+
+    // Claude Code skips such a line; it may be a secret pasted without its name.
+    it('holds a line without a colon from the agent, and says in its notes that it skipped it', async () => {
+      proxy = await startApiKeyProxy({
+        ANTHROPIC_CUSTOM_HEADERS: 'x-team: infra\nthe-real-secret-without-a-name\n  \n',
+        ANTHROPIC_BASE_URL: upstream.url,
+      });
+      const { env, notes } = proxy!;
+      expect(env.ANTHROPIC_CUSTOM_HEADERS).toMatch(/^x-team: agent-coordinator-[0-9a-f]{48}$/);
+      expect(notes).toEqual([
+        'ANTHROPIC_CUSTOM_HEADERS: lines 2 have no colon: skipped, as Claude Code skips them',
+      ]);
+      expect(notes.join()).not.toContain('the-real');
+      expect(heldCredentials({ ANTHROPIC_CUSTOM_HEADERS: 'the-real-secret' })).toEqual([
+        'ANTHROPIC_CUSTOM_HEADERS',
+      ]);
+    });
+
+    // Such a header made http.request throw in the proxy, uncaught, which ended the worker.
+    it.each([
+      [': the-real-secret', /line 1: no header name before the colon/],
+      ['x-team: infra\nthe real secret: v', /line 2: the name is not one an HTTP header may have/],
+      ['cf-aig-authorization: the-real\rsecret', /line 1 \(cf-aig-authorization\): the value/],
+      ['x-team: the-real-\u0000secret', /line 1 \(x-team\): the value/],
+    ])('refuses %j at start, saying which line and why, without the secret', async (text, why) => {
+      const jobEnv = { ANTHROPIC_CUSTOM_HEADERS: text, ANTHROPIC_BASE_URL: upstream.url };
+      expect(() => heldCredentials(jobEnv)).toThrow(why);
+      await expect(startApiKeyProxy(jobEnv)).rejects.toThrow(why);
+      expect(() => heldCredentials(jobEnv)).not.toThrow(/the-real|secret/);
+    });
+  });
+
   it('holds no credential of whitespace alone', () => {
-    expect(heldCredentials({ ANTHROPIC_API_KEY: ' \n', CLAUDE_CODE_OAUTH_TOKEN: '\t' })).toEqual(
-      [],
-    );
+    expect(
+      heldCredentials({
+        ANTHROPIC_API_KEY: ' \n',
+        CLAUDE_CODE_OAUTH_TOKEN: '\t',
+        ANTHROPIC_CUSTOM_HEADERS: '\n ',
+      }),
+    ).toEqual([]);
   });
 
   it('starts nothing when the job holds no credential', async () => {

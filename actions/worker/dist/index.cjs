@@ -27503,8 +27503,41 @@ async function allowTraversal(sudo, workspace) {
 // src/worker/api-key-proxy.ts
 var import_node_crypto2 = require("node:crypto");
 var import_node_events = require("node:events");
-var import_node_http = require("node:http");
+var import_node_http2 = require("node:http");
 var import_node_https = require("node:https");
+
+// src/worker/custom-headers.ts
+var import_node_http = require("node:http");
+function parseCustomHeaders(text3) {
+  const headers = /* @__PURE__ */ new Map();
+  const skipped = [];
+  text3.split(/\r?\n/).forEach((line, index) => {
+    const number4 = index + 1;
+    const colon = line.indexOf(":");
+    if (colon < 0) {
+      if (line.trim()) skipped.push(number4);
+      return;
+    }
+    const name = line.slice(0, colon).trim();
+    const value = line.slice(colon + 1).trim();
+    const where = `ANTHROPIC_CUSTOM_HEADERS, line ${number4}`;
+    if (!name) throw new Error(`${where}: no header name before the colon`);
+    try {
+      (0, import_node_http.validateHeaderName)(name);
+    } catch {
+      throw new Error(`${where}: the name is not one an HTTP header may have`);
+    }
+    try {
+      (0, import_node_http.validateHeaderValue)(name, value);
+    } catch {
+      throw new Error(`${where} (${name}): the value holds a character no HTTP header may`);
+    }
+    headers.set(name.toLowerCase(), value);
+  });
+  return { headers, skipped };
+}
+
+// src/worker/api-key-proxy.ts
 var CREDENTIALS = [
   { name: "ANTHROPIC_API_KEY", header: "x-api-key", bearer: false, prefix: "sk-ant-" },
   { name: "ANTHROPIC_AUTH_TOKEN", header: "authorization", bearer: true, prefix: "" },
@@ -27515,6 +27548,10 @@ var CREDENTIALS = [
     prefix: "sk-ant-oat01-"
   }
 ];
+var CUSTOM_HEADERS = "ANTHROPIC_CUSTOM_HEADERS";
+function placeholder(prefix) {
+  return `${prefix}agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
+}
 var DEFAULT_UPSTREAM = "https://api.anthropic.com";
 var DROPPED = /* @__PURE__ */ new Set([
   "connection",
@@ -27530,7 +27567,12 @@ var DROPPED = /* @__PURE__ */ new Set([
   ...CREDENTIALS.map((c) => c.header)
 ]);
 function heldCredentials(jobEnv) {
-  return CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
+  const held = CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
+  return customHeaders(jobEnv) ? [...held, CUSTOM_HEADERS] : held;
+}
+function customHeaders(jobEnv) {
+  const text3 = jobEnv[CUSTOM_HEADERS] ?? "";
+  return text3.trim() ? parseCustomHeaders(text3) : void 0;
 }
 function credentialValue(jobEnv, credential) {
   return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
@@ -27539,23 +27581,33 @@ async function startApiKeyProxy(jobEnv) {
   const held = CREDENTIALS.flatMap((credential) => {
     const value = credentialValue(jobEnv, credential);
     if (!value) return [];
-    const placeholder = `${credential.prefix}agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
-    return [{ credential, value, placeholder }];
+    return [{ credential, value, placeholder: placeholder(credential.prefix) }];
   });
-  if (held.length === 0) return void 0;
+  const custom2 = customHeaders(jobEnv);
+  if (held.length === 0 && !custom2) return void 0;
+  const heldHeaders = custom2 && { headers: custom2.headers, placeholder: placeholder("") };
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
-  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, { upstream, held }));
+  const server = (0, import_node_http2.createServer)((req, res) => forward(req, res, { upstream, held, heldHeaders }));
   server.listen(0, "127.0.0.1");
   await (0, import_node_events.once)(server, "listening");
   const { port } = server.address();
   return {
-    held: held.map((h) => h.credential.name),
+    held: [
+      ...held.map((h) => h.credential.name),
+      ...heldHeaders ? [CUSTOM_HEADERS] : []
+    ],
     env: {
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ...Object.fromEntries(held.map((h) => [h.credential.name, h.placeholder]))
+      ...Object.fromEntries(held.map((h) => [h.credential.name, h.placeholder])),
+      ...heldHeaders && {
+        [CUSTOM_HEADERS]: [...heldHeaders.headers.keys()].map((name) => `${name}: ${heldHeaders.placeholder}`).join("\n")
+      }
     },
+    notes: custom2?.skipped.length ? [
+      `${CUSTOM_HEADERS}: lines ${custom2.skipped.join(", ")} have no colon: skipped, as Claude Code skips them`
+    ] : [],
     async close() {
       server.closeAllConnections();
       server.close();
@@ -27563,22 +27615,24 @@ async function startApiKeyProxy(jobEnv) {
     }
   };
 }
-function forward(req, res, { upstream, held }) {
+function forward(req, res, { upstream, held, heldHeaders }) {
   const refuse = (status, message) => {
     req.resume();
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ type: "error", error: { type: "proxy_error", message } }));
   };
   const credentials = realCredentials(req.headers, held);
-  if (!credentials) return refuse(401, "agent-coordinator: unknown credential");
+  const custom2 = realCustomHeaders(req.headers, heldHeaders);
+  if (!credentials && !custom2.carried) return refuse(401, "agent-coordinator: unknown credential");
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
-  const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http.request;
+  const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http2.request;
   let out;
   try {
     out = send2(target, {
       method: req.method,
-      headers: { ...forwardedHeaders(req.headers), ...credentials }
+      // As Claude Code sends them, custom headers override the credentials' headers.
+      headers: { ...forwardedHeaders(req.headers), ...credentials, ...custom2.headers }
     });
   } catch {
     return refuse(502, "agent-coordinator: the request could not be sent with the credential");
@@ -27615,14 +27669,25 @@ function forwardedHeaders(headers) {
 }
 function realCredentials(headers, held) {
   const out = {};
-  for (const { credential, value, placeholder } of held) {
+  for (const { credential, value, placeholder: placeholder2 } of held) {
     if (out[credential.header] !== void 0) continue;
     const given = headers[credential.header];
     const token = credential.bearer ? bearerToken(given) : given;
-    if (sameSecret(token, placeholder))
+    if (sameSecret(token, placeholder2))
       out[credential.header] = credential.bearer ? `Bearer ${value}` : value;
   }
   return Object.keys(out).length > 0 ? out : void 0;
+}
+function realCustomHeaders(headers, held) {
+  const out = {};
+  let carried = false;
+  for (const [name, value] of held?.headers ?? []) {
+    const given = headers[name];
+    const placeholder2 = sameSecret(given, held.placeholder);
+    carried ||= placeholder2;
+    if (given === void 0 || placeholder2 || DROPPED.has(name)) out[name] = value;
+  }
+  return { headers: out, carried };
 }
 function bearerToken(header) {
   if (typeof header !== "string") return void 0;
@@ -28215,11 +28280,14 @@ async function runAgent(options) {
     const { user } = options;
     const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
     const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
-    if (proxy)
+    if (proxy) {
       options.io.out(
         `the agent reaches its API through the worker, without ${proxy.held.join(", ")}
 `
       );
+      for (const note of proxy.notes) options.io.out(`${note}
+`);
+    }
     const stopToken = (0, import_node_crypto3.randomBytes)(16).toString("hex");
     options.io.out(`::stop-commands::${stopToken}
 `);
@@ -28680,8 +28748,13 @@ async function planStep(ctx, base) {
   };
 }
 async function isolated(ctx, fn) {
+  let held;
+  try {
+    held = heldCredentials(ctx.rawEnv);
+  } catch (error62) {
+    fail("bad_input", error62.message);
+  }
   const user = await createAgentUser(ctx.cwd);
-  const held = heldCredentials(ctx.rawEnv);
   if (!user && held.length > 0)
     fail(
       "agent_failed",
