@@ -8,6 +8,7 @@ import { heldCredentials } from './api-key-proxy.js';
 import { stopGraceMs } from '../protocol/deadline.js';
 import type { Usage } from '../protocol/markers.js';
 import type { AgentResult } from './handoff.js';
+import { withoutTreeAttributes } from './merge-attributes.js';
 import { fail } from './outcome.js';
 import { fixPrompt, planPrompt, workPrompt } from './prompts.js';
 import { openSnapshotter, type Snapshotter } from './snapshot.js';
@@ -237,11 +238,10 @@ async function prepareFix(ctx: AgentContext, base: string): Promise<Prepared> {
   let conflicts: string[] = [];
   if (!upToDate) {
     const subject = `Merge ${base} into ${env.branch}`;
-    const merge = await git.run(
-      ['merge', '--no-edit', '-m', subject, '-m', taskTrailer(env), baseSha],
-      {
+    const merge = await withoutTreeAttributes(git, () =>
+      git.run(['merge', '--no-edit', '-m', subject, '-m', taskTrailer(env), baseSha], {
         allowFail: true,
-      },
+      }),
     );
     conflicts = merge.code === 0 ? [] : await git.unmergedFiles();
     if (merge.code !== 0 && conflicts.length === 0) {

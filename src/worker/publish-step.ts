@@ -1,7 +1,8 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inertPlainText } from '../core/inert-markdown.js';
 import { isAgentConfig } from './agent-config.js';
+import { withoutTreeAttributes } from './merge-attributes.js';
 import { isGitComponent, isProtectedFile, protectedChange } from './protected-paths.js';
 import { attemptRecord } from './attempt-record.js';
 import type { AgentResult } from './handoff.js';
@@ -298,17 +299,17 @@ async function startFrom(
  * GitHub compares the merge with its first parent, the agent's commit), a required merge fails
  * the attempt (`push_failed`, `workflow_files_changed`: the next attempt starts from the new
  * head); otherwise the commit is pushed as it is, and the coordinator's update of the PR brings
- * the parent in. Git writes objects only (`merge-tree --write-tree`, git 2.38 or later).
+ * the parent in. Git writes objects only (`merge-tree --write-tree`, git 2.38 or later), with no
+ * `.gitattributes` of the checkout picking its merge driver (src/worker/merge-attributes.ts).
  */
 async function catchUpWith(
   ctx: PublishContext,
   commit: string,
   { parent, required }: CatchUp,
 ): Promise<string> {
-  const merged = await withoutWorkingTree(ctx, (away, env) =>
+  const merged = await withoutTreeAttributes(ctx.git, () =>
     ctx.git.run(
       [
-        ...away,
         ...PROTECT_PATHS,
         'merge-tree',
         '--write-tree',
@@ -317,7 +318,7 @@ async function catchUpWith(
         commit,
         parent.sha,
       ],
-      { allowFail: true, env },
+      { allowFail: true },
     ),
   );
   const moved = `${parent.name} moved to ${parent.sha} while the agent worked`;
@@ -343,29 +344,6 @@ async function catchUpWith(
     [commit, parent.sha],
     [`Merge ${parent.name} into ${ctx.env.branch}`, taskTrailer(ctx.env)],
   );
-}
-
-/**
- * Runs `run` with git's options and environment to work in an empty folder, with no index, the
- * repository's objects and refs as they are. Git reads `.gitattributes` from the working tree (and
- * may from the index), and `merge=union` there turns a merge's conflict into both sides' lines: the
- * checkout is the task branch as the agent's earlier attempt, or the stack parent's, pushed it.
- */
-async function withoutWorkingTree<T>(
-  ctx: PublishContext,
-  run: (options: string[], env: NodeJS.ProcessEnv) => Promise<T>,
-): Promise<T> {
-  const gitDir = await ctx.git.out(['rev-parse', '--absolute-git-dir']);
-  const empty = join(gitDir, 'agent-coordinator-empty');
-  await rm(empty, { recursive: true, force: true });
-  await mkdir(empty);
-  try {
-    return await run(['-C', empty, `--git-dir=${gitDir}`, `--work-tree=${empty}`], {
-      GIT_INDEX_FILE: join(empty, 'index'),
-    });
-  } finally {
-    await rm(empty, { recursive: true, force: true });
-  }
 }
 
 const STACK_PARENT_REF = 'refs/agent-coordinator/stack-parent';

@@ -7365,13 +7365,13 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises11 = require("node:fs/promises");
-var import_node_path9 = require("node:path");
+var import_promises12 = require("node:fs/promises");
+var import_node_path10 = require("node:path");
 
 // src/worker/agent-step.ts
 var import_node_fs2 = require("node:fs");
-var import_promises7 = require("node:fs/promises");
-var import_node_path6 = require("node:path");
+var import_promises8 = require("node:fs/promises");
+var import_node_path7 = require("node:path");
 
 // src/worker/agent-config.ts
 var import_promises = require("node:fs/promises");
@@ -27711,6 +27711,51 @@ function agentStopTime(deadline, timeoutMinutes) {
   return deadline - stopGraceMs(timeoutMinutes * 6e4);
 }
 
+// src/worker/merge-attributes.ts
+var import_promises5 = require("node:fs/promises");
+var import_node_path4 = require("node:path");
+var MERGE_ATTRIBUTES = [
+  "merge",
+  "conflict-marker-size",
+  "text",
+  "eol",
+  "crlf",
+  "ident",
+  "filter",
+  "working-tree-encoding"
+];
+var NO_TREE_ATTRIBUTES = `* ${MERGE_ATTRIBUTES.map((name) => `!${name}`).join(" ")}
+`;
+async function withoutTreeAttributes(git, merge3) {
+  const file2 = await git.out([
+    "rev-parse",
+    "--path-format=absolute",
+    "--git-path",
+    "info/attributes"
+  ]);
+  const before = await readIfPresent(file2);
+  await (0, import_promises5.mkdir)((0, import_node_path4.dirname)(file2), { recursive: true });
+  await (0, import_promises5.writeFile)(
+    file2,
+    before === void 0 ? NO_TREE_ATTRIBUTES : `${before}
+${NO_TREE_ATTRIBUTES}`
+  );
+  try {
+    return await merge3();
+  } finally {
+    if (before === void 0) await (0, import_promises5.rm)(file2, { force: true });
+    else await (0, import_promises5.writeFile)(file2, before);
+  }
+}
+async function readIfPresent(file2) {
+  try {
+    return await (0, import_promises5.readFile)(file2, "utf8");
+  } catch (error62) {
+    if (error62.code === "ENOENT") return void 0;
+    throw error62;
+  }
+}
+
 // src/core/inert-markdown.ts
 var WORD_JOINER = "⁠";
 var LINE_BREAKS = /\r\n?|[\n\u2028\u2029]/g;
@@ -27973,9 +28018,9 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_promises5 = require("node:fs/promises");
+var import_promises6 = require("node:fs/promises");
 var import_node_os2 = require("node:os");
-var import_node_path4 = require("node:path");
+var import_node_path5 = require("node:path");
 
 // src/worker/git.ts
 var import_node_child_process2 = require("node:child_process");
@@ -28118,10 +28163,10 @@ var SAFE_CONFIG = [
   "core.symlinks=true"
 ];
 async function openSnapshotter(workTree, objectStores, options = {}) {
-  const gitDir = await (0, import_promises5.mkdtemp)((0, import_node_path4.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
+  const gitDir = await (0, import_promises6.mkdtemp)((0, import_node_path5.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
-  const alternates = (0, import_node_path4.join)(gitDir, "objects", "info", "alternates");
-  await (0, import_promises5.writeFile)(alternates, `${objectStores.join("\n")}
+  const alternates = (0, import_node_path5.join)(gitDir, "objects", "info", "alternates");
+  await (0, import_promises6.writeFile)(alternates, `${objectStores.join("\n")}
 `);
   const inTree = new Git({
     timeoutMs: options.timeoutMs,
@@ -28130,13 +28175,13 @@ async function openSnapshotter(workTree, objectStores, options = {}) {
       ...SAFE_ENV,
       GIT_DIR: gitDir,
       GIT_WORK_TREE: workTree,
-      GIT_INDEX_FILE: (0, import_node_path4.join)(gitDir, "snapshot-index")
+      GIT_INDEX_FILE: (0, import_node_path5.join)(gitDir, "snapshot-index")
     }
   });
   const git = (args, opts) => inTree.run([...SAFE_CONFIG, ...args], opts);
   return {
     git,
-    objects: (0, import_node_path4.join)(gitDir, "objects"),
+    objects: (0, import_node_path5.join)(gitDir, "objects"),
     async tree(seed) {
       await git(["read-tree", seed]);
       await git(["add", "--all", "--", "."]);
@@ -28144,20 +28189,20 @@ async function openSnapshotter(workTree, objectStores, options = {}) {
     },
     async adopt(ids) {
       const objects = await git(["rev-list", "--objects", "--no-walk", ...ids]);
-      await git(["pack-objects", "--quiet", (0, import_node_path4.join)(gitDir, "objects", "pack", "pack")], {
+      await git(["pack-objects", "--quiet", (0, import_node_path5.join)(gitDir, "objects", "pack", "pack")], {
         input: objects.raw
       });
-      await (0, import_promises5.rm)(alternates);
+      await (0, import_promises6.rm)(alternates);
     },
-    close: () => (0, import_promises5.rm)(gitDir, { recursive: true, force: true })
+    close: () => (0, import_promises6.rm)(gitDir, { recursive: true, force: true })
   };
 }
 
 // src/worker/agent.ts
 var import_node_child_process3 = require("node:child_process");
-var import_promises6 = require("node:fs/promises");
+var import_promises7 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
-var import_node_path5 = require("node:path");
+var import_node_path6 = require("node:path");
 var import_node_crypto3 = require("node:crypto");
 
 // src/worker/shell-words.ts
@@ -28270,10 +28315,10 @@ function agentEnv(env, promptFile) {
 }
 var MAX_STDOUT = 32 * 1024 * 1024;
 async function runAgent(options) {
-  const dir = await (0, import_promises6.mkdtemp)((0, import_node_path5.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
-  await (0, import_promises6.chmod)(dir, 493);
-  const promptFile = (0, import_node_path5.join)(dir, "prompt.md");
-  await (0, import_promises6.writeFile)(promptFile, options.prompt, { mode: 420 });
+  const dir = await (0, import_promises7.mkdtemp)((0, import_node_path6.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
+  await (0, import_promises7.chmod)(dir, 493);
+  const promptFile = (0, import_node_path6.join)(dir, "prompt.md");
+  await (0, import_promises7.writeFile)(promptFile, options.prompt, { mode: 420 });
   const proxy = await startApiKeyProxy(options.env);
   try {
     const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
@@ -28304,7 +28349,7 @@ async function runAgent(options) {
     }
   } finally {
     await proxy?.close();
-    await (0, import_promises6.rm)(dir, { recursive: true, force: true });
+    await (0, import_promises7.rm)(dir, { recursive: true, force: true });
   }
 }
 function spawnAgent(options, env, signalUser) {
@@ -28572,7 +28617,7 @@ async function runAgentStep(ctx) {
     const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
     return ctx.env.mode === "plan" ? await planStep(ctx, base) : await changeStep(ctx, base);
   } finally {
-    await (0, import_promises7.rm)((0, import_node_path6.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+    await (0, import_promises8.rm)((0, import_node_path7.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function changeStep(ctx, startBase) {
@@ -28590,7 +28635,7 @@ async function changeStep(ctx, startBase) {
   const configSha = await configSource(ctx, base, baseSha);
   const prepared = env.mode === "work" ? await prepareWork(ctx, base) : await prepareFix(ctx, base);
   const headSha = await ctx.git.head();
-  const before = await openSnapshotter(ctx.cwd, [(0, import_node_path6.join)(ctx.cwd, ".git", "objects")]);
+  const before = await openSnapshotter(ctx.cwd, [(0, import_node_path7.join)(ctx.cwd, ".git", "objects")]);
   let trees;
   try {
     const treeBefore = await before.tree(headSha);
@@ -28660,7 +28705,7 @@ async function describe3(ctx, before, trees, prepared, run2) {
   }
 }
 async function checkResolved(ctx, snap, tree, prepared, stopped) {
-  const merging = await readRegularFile((0, import_node_path6.join)(ctx.cwd, ".git", "MERGE_HEAD")) ?? "";
+  const merging = await readRegularFile((0, import_node_path7.join)(ctx.cwd, ".git", "MERGE_HEAD")) ?? "";
   if (merging.trim() !== prepared.parents[1]) {
     if (stopped) failStoppedEmpty(ctx, "the merge it was resolving is gone");
     fail("agent_failed", "the agent abandoned the merge");
@@ -28703,11 +28748,11 @@ async function prepareFix(ctx, base) {
   let conflicts = [];
   if (!upToDate) {
     const subject = `Merge ${base} into ${env.branch}`;
-    const merge3 = await git.run(
-      ["merge", "--no-edit", "-m", subject, "-m", taskTrailer(env), baseSha],
-      {
+    const merge3 = await withoutTreeAttributes(
+      git,
+      () => git.run(["merge", "--no-edit", "-m", subject, "-m", taskTrailer(env), baseSha], {
         allowFail: true
-      }
+      })
     );
     conflicts = merge3.code === 0 ? [] : await git.unmergedFiles();
     if (merge3.code !== 0 && conflicts.length === 0) {
@@ -28807,7 +28852,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises8 = require("node:timers/promises");
+var import_promises9 = require("node:timers/promises");
 
 // src/protocol/review-feedback.ts
 var FEEDBACK_LIMITS = {
@@ -29046,7 +29091,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises8.setTimeout)(wait);
+    await (0, import_promises9.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -33370,8 +33415,8 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises9 = require("node:fs/promises");
-var import_node_path7 = require("node:path");
+var import_promises10 = require("node:fs/promises");
+var import_node_path8 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
 var PATCH_FILE = "change.patch";
@@ -33381,12 +33426,12 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises9.mkdir)(dir, { recursive: true });
-  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises10.mkdir)(dir, { recursive: true });
+  await (0, import_promises10.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
-  const value = await readJson((0, import_node_path7.join)(dir, ASSIGNMENT_FILE), "the assignment job");
+  const value = await readJson((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), "the assignment job");
   const parsed = assignmentFieldsSchema.safeParse(value);
   if (!parsed.success) fail("bad_input", `${ASSIGNMENT_FILE} is not an assignment`);
   return parsed.data;
@@ -33423,27 +33468,27 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises9.rm)(dir, { recursive: true, force: true });
-  await (0, import_promises9.mkdir)(dir, { recursive: true });
-  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises10.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises10.mkdir)(dir, { recursive: true });
+  await (0, import_promises10.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises9.writeFile)((0, import_node_path7.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises10.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
-  const value = await readJson((0, import_node_path7.join)(dir, RESULT_FILE), "the agent job");
+  const value = await readJson((0, import_node_path8.join)(dir, RESULT_FILE), "the agent job");
   const parsed = agentResultSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises9.readFile)((0, import_node_path7.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises10.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises9.readFile)(file2, "utf8");
+    raw = await (0, import_promises10.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -33461,8 +33506,8 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises10 = require("node:fs/promises");
-var import_node_path8 = require("node:path");
+var import_promises11 = require("node:fs/promises");
+var import_node_path9 = require("node:path");
 
 // src/worker/attempt-record.ts
 function runUrl(env) {
@@ -35060,11 +35105,10 @@ async function startFrom(ctx, starts, sha, head) {
   return void 0;
 }
 async function catchUpWith(ctx, commit, { parent, required: required2 }) {
-  const merged = await withoutWorkingTree(
-    ctx,
-    (away, env) => ctx.git.run(
+  const merged = await withoutTreeAttributes(
+    ctx.git,
+    () => ctx.git.run(
       [
-        ...away,
         ...PROTECT_PATHS,
         "merge-tree",
         "--write-tree",
@@ -35073,7 +35117,7 @@ async function catchUpWith(ctx, commit, { parent, required: required2 }) {
         commit,
         parent.sha
       ],
-      { allowFail: true, env }
+      { allowFail: true }
     )
   );
   const moved = `${parent.name} moved to ${parent.sha} while the agent worked`;
@@ -35100,19 +35144,6 @@ async function catchUpWith(ctx, commit, { parent, required: required2 }) {
     [`Merge ${parent.name} into ${ctx.env.branch}`, taskTrailer(ctx.env)]
   );
 }
-async function withoutWorkingTree(ctx, run2) {
-  const gitDir = await ctx.git.out(["rev-parse", "--absolute-git-dir"]);
-  const empty = (0, import_node_path8.join)(gitDir, "agent-coordinator-empty");
-  await (0, import_promises10.rm)(empty, { recursive: true, force: true });
-  await (0, import_promises10.mkdir)(empty);
-  try {
-    return await run2(["-C", empty, `--git-dir=${gitDir}`, `--work-tree=${empty}`], {
-      GIT_INDEX_FILE: (0, import_node_path8.join)(empty, "index")
-    });
-  } finally {
-    await (0, import_promises10.rm)(empty, { recursive: true, force: true });
-  }
-}
 var STACK_PARENT_REF = "refs/agent-coordinator/stack-parent";
 async function fetchStackParentPull(ctx) {
   const pr = ctx.env.stackParentPr;
@@ -35127,7 +35158,7 @@ async function fetchStackParentPull(ctx) {
 }
 var PROTECT_PATHS = ["-c", "core.protectHFS=true", "-c", "core.protectNTFS=true"];
 async function applyPatch(ctx, parent, patch) {
-  const index = (0, import_node_path8.join)(ctx.cwd, ".git", "agent-coordinator-index");
+  const index = (0, import_node_path9.join)(ctx.cwd, ".git", "agent-coordinator-index");
   const env = { GIT_INDEX_FILE: index };
   try {
     await ctx.git.run(["read-tree", parent], { env });
@@ -35141,7 +35172,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises10.rm)(index, { force: true });
+    await (0, import_promises11.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -35191,8 +35222,8 @@ async function agentConfigChanges(ctx, base, commit) {
 
 // src/worker/run-worker.ts
 function handoffDirs(env) {
-  const root = (0, import_node_path9.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
-  return { assignment: (0, import_node_path9.join)(root, "assignment"), result: (0, import_node_path9.join)(root, "result") };
+  const root = (0, import_node_path10.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
+  return { assignment: (0, import_node_path10.join)(root, "assignment"), result: (0, import_node_path10.join)(root, "result") };
 }
 async function runWorker(options) {
   const io = options.io ?? processIo;
@@ -35307,7 +35338,7 @@ ${outcome.summary}
 
 ${fenced("text", outcome.detail)}
 `;
-  await (0, import_promises11.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises12.appendFile)(file2, text3).catch(() => {
   });
 }
 
