@@ -66,11 +66,13 @@ describe('a hostile agent', () => {
     chmodSync(report, 0o777);
     scenario = await startRealWorkerScenario(HOSTILE_AGENT, {
       // An upstream that answers nothing: the agent's requests through the key proxy get 502.
-      // The runner's environment holds a subscription's token as well as the secret's key.
+      // The runner's environment holds a subscription's token and an LLM gateway's credential
+      // as well as the secret's key.
       env: {
         HOSTILE_REPORT: report,
         ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
         CLAUDE_CODE_OAUTH_TOKEN: SUBSCRIPTION_TOKEN,
+        ANTHROPIC_CUSTOM_HEADERS: 'cf-aig-authorization: Bearer gateway-secret-of-the-repository',
       },
       config: 'retries:\n  max: 2\n  backoff: [0s]\n',
       files: { 'CLAUDE.md': 'Base memory.\n' },

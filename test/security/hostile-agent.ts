@@ -19,8 +19,9 @@ const path = require('node:path');
 const cp = require('node:child_process');
 
 const REPORT = process.env.HOSTILE_REPORT;
-// The worker's placeholder for a subscription's token starts as the token does.
-const TOKEN = /gh[pousr]_[A-Za-z0-9_]{16,}|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*|sk-ant-api\d\d-[\w-]{8,}|sk-ant-oat\d\d-(?!agent-coordinator-)[\w-]{8,}/g;
+// The worker's placeholder for a subscription's token starts as the token does. An LLM
+// gateway's credential (ANTHROPIC_CUSTOM_HEADERS) is one the runner holds in these tests.
+const TOKEN = /gh[pousr]_[A-Za-z0-9_]{16,}|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*|sk-ant-api\d\d-[\w-]{8,}|sk-ant-oat\d\d-(?!agent-coordinator-)[\w-]{8,}|gateway-secret-[\w-]{8,}/g;
 const NAMES = /^(ACTIONS_ID_TOKEN_REQUEST_TOKEN|ACTIONS_ID_TOKEN_REQUEST_URL|ACTIONS_RUNTIME_TOKEN|GITHUB_TOKEN|GH_TOKEN|GIT_CONFIG_VALUE_\d+|INPUT_TOKEN)=/;
 const marker = (name) => 'id -u >> ' + JSON.stringify(path.join(REPORT, 'ran-' + name));
 

@@ -288,8 +288,7 @@ describe('the action bundle, run as GitHub runs it', () => {
     // Each job has a checkout of its own: the refused job's is left as it stopped.
     const workspaces = [
       fx.workspace,
-      fx.freshWorkspace('agent/7/task_001'),
-      fx.freshWorkspace('agent/7/task_001'),
+      ...[1, 2, 3, 4].map(() => fx!.freshWorkspace('agent/7/task_001')),
     ];
     // A self-hosted runner's user with neither root nor sudo: the worker cannot make the agent
     // a user of its own, so the agent would share the worker's uid.
@@ -335,6 +334,29 @@ describe('the action bundle, run as GitHub runs it', () => {
       expect(refusedToken.stdout).toContain(
         "the agent would run as the worker's own user (no root and no password-free sudo) and could read CLAUDE_CODE_OAUTH_TOKEN",
       );
+      expect(existsSync(record), 'the agent never starts').toBe(false);
+
+      // So is an LLM gateway's credential, which Claude Code sends from its custom headers.
+      const refusedGateway = await agentStep(workspaces[3]!, {
+        ANTHROPIC_CUSTOM_HEADERS: 'cf-aig-authorization: Bearer held-by-the-worker',
+      });
+      expect(refusedGateway.code, refusedGateway.stdout).toBe(1);
+      expect(refusedGateway.stdout).toContain(
+        "the agent would run as the worker's own user (no root and no password-free sudo) and could read ANTHROPIC_CUSTOM_HEADERS",
+      );
+      expect(existsSync(record), 'the agent never starts').toBe(false);
+
+      // Custom headers Claude Code would refuse fail the attempt as bad input at once, naming
+      // the line but never quoting it: it may be a secret pasted without its name.
+      const badHeaders = await agentStep(workspaces[4]!, {
+        ANTHROPIC_CUSTOM_HEADERS: 'x-team: docs\n: pasted-secret-without-a-name',
+      });
+      expect(badHeaders.code, badHeaders.stdout).toBe(2);
+      expect(badHeaders.stdout).toContain(
+        'ANTHROPIC_CUSTOM_HEADERS, line 2: no header name before the colon',
+      );
+      expect(badHeaders.stdout).not.toContain('pasted-secret');
+      expect(badHeaders.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('bad_input'));
       expect(existsSync(record), 'the agent never starts').toBe(false);
 
       // Without a credential to keep, the same runner runs the agent (as its own user, as the log
