@@ -15,6 +15,18 @@ import { comments, latestRun } from './security-helpers.js';
  * sent again under a new one. A replayed `issues.labeled` of the trigger label starts nothing
  * unless GitHub's issue still asks for a run (docs/lifecycle.md step 1).
  */
+/** A maintainer's issue holding one task, labelled, and everything that follows handled. */
+async function openLabelled(s: Scenario): Promise<number> {
+  const issue = await s.double.openIssue(REPO, {
+    title: 'A',
+    body: ONE_TASK_PLAN,
+    user: MAINTAINER,
+  });
+  await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+  await s.settle();
+  return issue;
+}
+
 describe('a captured issues.labeled sent again under a new delivery id', () => {
   let s: Scenario;
   afterEach(() => closeScenario(s));
@@ -22,13 +34,7 @@ describe('a captured issues.labeled sent again under a new delivery id', () => {
   const start = async () => {
     s = await startScenario();
     s.double.setWorker(null); // the task's worker stays out: the run is in flight
-    const issue = await s.double.openIssue(REPO, {
-      title: 'A',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    const issue = await openLabelled(s);
     expect(await latestRun(s, issue)).toMatchObject({ generation: 1, state: 'running' });
     const [captured] = s.double.deliveries({ event: 'issues', action: 'labeled' });
     return { issue, captured: captured! };
@@ -109,13 +115,7 @@ describe('a captured issues.labeled refused for an invalid config, sent again', 
 
   it('is answered once; a relabel is answered again', async () => {
     s = await startScenario({ config: 'merge:\n  method: fast-forward\n' });
-    const issue = await s.double.openIssue(REPO, {
-      title: 'A',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    const issue = await openLabelled(s);
     const answers = () =>
       comments(s, issue).filter((c) =>
         c.body.includes('`.github/agent-coordinator.yml` is invalid'),

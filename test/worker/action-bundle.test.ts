@@ -316,39 +316,26 @@ describe('the action bundle, run as GitHub runs it', () => {
           runner.prefix,
         );
 
-      const refused = await agentStep(workspaces[0]!, {
-        ANTHROPIC_API_KEY: 'sk-ant-api03-held-by-the-worker',
-      });
-      expect(refused.code, refused.stdout).toBe(1);
-      expect(refused.stdout).toContain(
-        "the agent would run as the worker's own user (no root and no password-free sudo) and could read ANTHROPIC_API_KEY",
-      );
-      expect(refused.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('agent_failed'));
-      expect(existsSync(record), 'the agent never starts').toBe(false);
-
-      // A subscription's token is kept from the agent as the key is (its own proxy placeholder).
-      const refusedToken = await agentStep(workspaces[2]!, {
-        CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-held-by-the-worker',
-      });
-      expect(refusedToken.code, refusedToken.stdout).toBe(1);
-      expect(refusedToken.stdout).toContain(
-        "the agent would run as the worker's own user (no root and no password-free sudo) and could read CLAUDE_CODE_OAUTH_TOKEN",
-      );
-      expect(existsSync(record), 'the agent never starts').toBe(false);
-
-      // So is an LLM gateway's credential, which Claude Code sends from its custom headers.
-      const refusedGateway = await agentStep(workspaces[3]!, {
-        ANTHROPIC_CUSTOM_HEADERS: 'cf-aig-authorization: Bearer held-by-the-worker',
-      });
-      expect(refusedGateway.code, refusedGateway.stdout).toBe(1);
-      expect(refusedGateway.stdout).toContain(
-        "the agent would run as the worker's own user (no root and no password-free sudo) and could read ANTHROPIC_CUSTOM_HEADERS",
-      );
-      expect(existsSync(record), 'the agent never starts').toBe(false);
+      // The key, a subscription's token and an LLM gateway's credential (which Claude Code sends
+      // from its custom headers) are each kept from the agent by the proxy.
+      const held: Array<[string, string]> = [
+        ['ANTHROPIC_API_KEY', 'sk-ant-api03-held-by-the-worker'],
+        ['CLAUDE_CODE_OAUTH_TOKEN', 'sk-ant-oat01-held-by-the-worker'],
+        ['ANTHROPIC_CUSTOM_HEADERS', 'cf-aig-authorization: Bearer held-by-the-worker'],
+      ];
+      for (const [index, [name, value]] of held.entries()) {
+        const refused = await agentStep(workspaces[index]!, { [name]: value });
+        expect(refused.code, refused.stdout).toBe(1);
+        expect(refused.stdout).toContain(
+          `the agent would run as the worker's own user (no root and no password-free sudo) and could read ${name}`,
+        );
+        expect(refused.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('agent_failed'));
+        expect(existsSync(record), 'the agent never starts').toBe(false);
+      }
 
       // Custom headers Claude Code would refuse fail the attempt as bad input at once, naming
       // the line but never quoting it: it may be a secret pasted without its name.
-      const badHeaders = await agentStep(workspaces[4]!, {
+      const badHeaders = await agentStep(workspaces[3]!, {
         ANTHROPIC_CUSTOM_HEADERS: 'x-team: docs\n: pasted-secret-without-a-name',
       });
       expect(badHeaders.code, badHeaders.stdout).toBe(2);
@@ -361,7 +348,7 @@ describe('the action bundle, run as GitHub runs it', () => {
 
       // Without a credential to keep, the same runner runs the agent (as its own user, as the log
       // says).
-      const ran = await agentStep(workspaces[1]!, {});
+      const ran = await agentStep(workspaces[4]!, {});
       expect(ran.code, ran.stdout).toBe(0);
       expect(ran.stdout).toContain("the agent runs as the worker's own user");
       expect(existsSync(record)).toBe(true);
