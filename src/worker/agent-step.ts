@@ -297,7 +297,7 @@ async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> 
   try {
     held = heldCredentials(ctx.rawEnv);
   } catch (error) {
-    // Custom headers Claude Code would refuse: said before a user is made for the agent.
+    // Custom headers the proxy refuses: said before a user is made for the agent.
     fail('bad_input', (error as Error).message);
   }
   const user = await createAgentUser(ctx.cwd);

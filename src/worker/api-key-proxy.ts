@@ -78,17 +78,29 @@ function placeholder(prefix: string): string {
 /** The Messages API, unless the job names another (`ANTHROPIC_BASE_URL`). */
 const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
 
-// Hop-by-hop headers (RFC 9110 §7.6.1), and the credentials' headers, which the proxy sets itself.
-const DROPPED = new Set([
+/**
+ * What frames a request, or governs the connection it goes over: Node's client sends the one it
+ * is given. A job's `content-length` under a body the agent sends chunked had the upstream read
+ * the rest of the body as a request of the agent's own, to any path, on a connection the proxy
+ * keeps open for the next request, whose head (credentials and all) the agent's request could
+ * then take in as its body. The job's custom headers may not set these.
+ */
+const FRAMING = [
   'connection',
+  'content-length',
   'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
   'proxy-connection',
   'te',
   'trailer',
   'transfer-encoding',
   'upgrade',
+];
+
+// Hop-by-hop headers (RFC 9110 §7.6.1), and the credentials' headers, which the proxy sets itself.
+const DROPPED = new Set([
+  ...FRAMING.filter((name) => name !== 'content-length'),
+  'proxy-authenticate',
+  'proxy-authorization',
   'host',
   ...CREDENTIALS.map((c) => c.header),
 ]);
@@ -97,7 +109,7 @@ const DROPPED = new Set([
  * The credentials the worker holds for the agent and must keep from it, by their variables.
  * Custom headers count whatever they hold: only the job knows which of them is a secret (and a
  * line Claude Code skips may be one pasted without its name). Throws on custom headers Claude
- * Code would refuse.
+ * Code would refuse, or that would frame the proxy's requests.
  */
 export function heldCredentials(jobEnv: NodeJS.ProcessEnv): HeldName[] {
   const held: HeldName[] = CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
@@ -106,7 +118,14 @@ export function heldCredentials(jobEnv: NodeJS.ProcessEnv): HeldName[] {
 
 function customHeaders(jobEnv: NodeJS.ProcessEnv): CustomHeaders | undefined {
   const text = jobEnv[CUSTOM_HEADERS] ?? '';
-  return text.trim() ? parseCustomHeaders(text) : undefined;
+  if (!text.trim()) return undefined;
+  const custom = parseCustomHeaders(text);
+  const framing = FRAMING.filter((name) => custom.headers.has(name));
+  if (framing.length > 0)
+    throw new Error(
+      `${CUSTOM_HEADERS} sets ${framing.join(', ')}: the proxy frames each request itself`,
+    );
+  return custom;
 }
 
 /**
@@ -120,7 +139,7 @@ function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): str
 /**
  * Starts the proxy when the job's environment holds any of the credentials; undefined otherwise
  * (an `AGENT_COMMAND` agent with credentials of its own gets them as before). Throws, as
- * heldCredentials does, on custom headers Claude Code would refuse.
+ * heldCredentials does, on custom headers it refuses.
  */
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,

@@ -452,6 +452,20 @@ describe("the worker's API key proxy", () => {
       await expect(startApiKeyProxy(jobEnv)).rejects.toThrow(why);
       expect(() => heldCredentials(jobEnv)).not.toThrow(/the-real|secret/);
     });
+
+    // Node's client sends a job's `content-length` as it is given: under a body the agent sent
+    // chunked, the upstream read the body's rest as a request of the agent's own (to any path,
+    // over a connection kept for the proxy's next request, whose head it could take as its body).
+    it.each([
+      'x-team: infra\r\nContent-Length: 2',
+      'transfer-encoding: chunked',
+      'Connection: close',
+    ])('refuses %j at start: the proxy frames each request itself', async (text) => {
+      const jobEnv = { ANTHROPIC_CUSTOM_HEADERS: text, ANTHROPIC_BASE_URL: upstream.url };
+      const why = /^ANTHROPIC_CUSTOM_HEADERS sets [a-z-]+: the proxy frames each request itself$/;
+      expect(() => heldCredentials(jobEnv)).toThrow(why);
+      await expect(startApiKeyProxy(jobEnv)).rejects.toThrow(why);
+    });
   });
 
   it('holds no credential of whitespace alone', () => {

@@ -27553,16 +27553,20 @@ function placeholder(prefix) {
   return `${prefix}agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
 }
 var DEFAULT_UPSTREAM = "https://api.anthropic.com";
-var DROPPED = /* @__PURE__ */ new Set([
+var FRAMING = [
   "connection",
+  "content-length",
   "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
   "proxy-connection",
   "te",
   "trailer",
   "transfer-encoding",
-  "upgrade",
+  "upgrade"
+];
+var DROPPED = /* @__PURE__ */ new Set([
+  ...FRAMING.filter((name) => name !== "content-length"),
+  "proxy-authenticate",
+  "proxy-authorization",
   "host",
   ...CREDENTIALS.map((c) => c.header)
 ]);
@@ -27572,7 +27576,14 @@ function heldCredentials(jobEnv) {
 }
 function customHeaders(jobEnv) {
   const text3 = jobEnv[CUSTOM_HEADERS] ?? "";
-  return text3.trim() ? parseCustomHeaders(text3) : void 0;
+  if (!text3.trim()) return void 0;
+  const custom2 = parseCustomHeaders(text3);
+  const framing = FRAMING.filter((name) => custom2.headers.has(name));
+  if (framing.length > 0)
+    throw new Error(
+      `${CUSTOM_HEADERS} sets ${framing.join(", ")}: the proxy frames each request itself`
+    );
+  return custom2;
 }
 function credentialValue(jobEnv, credential) {
   return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
