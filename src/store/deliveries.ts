@@ -34,8 +34,7 @@ export interface ClaimedDelivery {
 
 // Deliveries stored before db/migrations/0019 have a Brotli-compressed body; newer ones keep it
 // as text, which Postgres compresses (lz4 where it can) in its own process: cheaper there than
-// Brotli on the coordinator's one thread (bench/README.md, section "2026-12-02,
-// 03:57–06:50 UTC").
+// Brotli on the coordinator's one thread (the ingest benchmark, bench/README.md).
 const decompressBody = (stored: Uint8Array) => zlib.brotliDecompressSync(stored).toString('utf8');
 
 /** Rows per insert: a batch stays well under Postgres' 65,535 parameters. */
