@@ -272,7 +272,7 @@ export class WriteBudget {
     );
   }
 
-  /** All installations together: the gauge names none (docs/running.md, "Metrics"). */
+  /** All installations together: the gauge names none (README.md, "Monitoring"). */
   private reportQueued(): void {
     this.options.metrics?.githubWritesQueued.set(this.queued);
   }

@@ -87,8 +87,8 @@ export const assignmentResponseSchema = z.object({
   stack_parent_pr: text.optional(),
   /**
    * The login of the App's own PRs (`<slug>[bot]`): the only author whose open PR from the task
-   * branch the worker takes for the task's (docs/worker.md, "PR markers"). Optional: without it,
-   * any bot's PR from the branch.
+   * branch the worker takes for the task's (docs/worker.md, "Pull request markers"). Optional:
+   * without it, any bot's PR from the branch.
    */
   app_login: text.optional(),
   model: text,

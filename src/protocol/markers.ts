@@ -3,9 +3,9 @@ import { ATTEMPT_SOURCE, ISSUE_NUMBER_SOURCE, TASK_KEY_SOURCE } from './identifi
 
 /**
  * The hidden markers the worker writes and the coordinator reads: the task, usage and
- * agent-config markers of a PR body (docs/worker.md, "Pull request markers") and the planner's plan marker
- * (docs/lifecycle.md, "Plan"). Writer and reader live here together, so the two sides cannot
- * drift apart.
+ * agent-config markers of a PR body (docs/worker.md, "Pull request markers") and the planner's
+ * plan marker (docs/lifecycle.md, step 2). Writer and reader live here together, so the two
+ * sides cannot drift apart.
  */
 
 /** What an agent spent, as the usage marker records it (input tokens include cache reads and writes). */

@@ -7,7 +7,7 @@ import { graphTask } from './runs.js';
 // What the Prometheus gauges show, read from the database at scrape time: every replica reports
 // the same numbers, and nothing in memory has to be kept in step with the writes. One grouped
 // query per family, each cheap at 30,000 tasks. Nothing here names a repository: /metrics is
-// unauthenticated, and its figures are aggregates (docs/running.md, "Metrics").
+// unauthenticated, and its figures are aggregates (README.md, "Monitoring").
 
 export interface MetricsSnapshot {
   /**

@@ -15,7 +15,7 @@ export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
  * The bytes of bodies not yet verified that the ingest holds at once, across requests: anyone can
  * send a body with some signature header, and each is kept whole until its HMAC is checked. Two
  * of GitHub's largest payloads fit; a request beyond it is answered 503 (a delivery GitHub marks
- * failed, which the sweep redelivers: docs/running.md, "Webhooks").
+ * failed, which the sweep redelivers: docs/running.md, "The sweep").
  */
 export const MAX_UNVERIFIED_BYTES = 2 * MAX_WEBHOOK_BYTES;
 

@@ -151,7 +151,7 @@ export async function openOrUpdatePull(
   env: PullEnv,
   input: PullBodyInput & { base: string; fallbackBase?: string },
 ): Promise<PullResult> {
-  // A first attempt's branch was just created from the base (docs/lifecycle.md step 4), so it
+  // A first attempt's branch was just created from the base (docs/lifecycle.md step 5), so it
   // has no PR to look up: opening one is a single call, and GitHub's 422 says when a re-run of
   // this job (or a person) opened it already. A retry's branch usually has its PR.
   const existing = env.attempt > 1 ? await github.findOpenPull(env.branch) : undefined;

@@ -15,7 +15,7 @@ import { launchChromium } from './browser.js';
 
 const TOKEN = 'browser-test-dashboard-token-0123456789';
 // The README's picture is refreshed on purpose (`DASHBOARD_SCREENSHOT=docs/dashboard.png`,
-// README.md "Run the tests"); a plain test run leaves the checkout as it was.
+// README.md "Quick start"); a plain test run leaves the checkout as it was.
 const SCREENSHOT = process.env.DASHBOARD_SCREENSHOT
   ? resolve(process.env.DASHBOARD_SCREENSHOT)
   : join(mkdtempSync(join(tmpdir(), 'dashboard-')), 'dashboard.png');

@@ -60,7 +60,7 @@ export function isOwnRun(run: ActionsRunOrigin, repositoryId: number): boolean {
  * Who may start the runs whose jobs count: the App itself (it opens the agent PRs, its workers
  * push to them, it updates their branches) and people with write access (a maintainer's push or
  * re-run). Anyone who can read a private repository can open a PR from an agent's branch onto
- * another base (docs/worker.md, "PR markers"), and GitHub runs that PR's `pull_request`
+ * another base (docs/worker.md, "Pull request markers"), and GitHub runs that PR's `pull_request`
  * workflows on the agent's commit, started by its author: their jobs neither pass nor fail the
  * agent PR, and nothing they say reaches the worker.
  */

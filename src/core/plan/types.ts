@@ -13,7 +13,8 @@ export interface TaskSpec {
   timeoutMinutes?: number;
   /**
    * The paths the task expects to touch (globs, src/core/glob.ts), when the plan declares them:
-   * tasks whose paths overlap are never in flight together (docs/lifecycle.md, step 4).
+   * tasks whose paths overlap are never in flight together (docs/lifecycle.md, "Overlapping
+   * files").
    */
   files?: string[];
 }

@@ -2,9 +2,10 @@ import { globMatchesWithin, literalPrefix, prefixesNest, type StepBudget } from 
 import { pathsMatching, sortedIncludes } from './sorted-paths.js';
 
 /**
- * Conflict-aware scheduling (docs/lifecycle.md, step 4): the paths each task claims, and whether
- * two tasks' claims overlap. Pure; the engine reads the repository's tree at the base head once
- * per run and base head (src/engine/overlap.ts) and the tasks' `files:` and changed files.
+ * Conflict-aware scheduling (docs/lifecycle.md, "Overlapping files"): the paths each task
+ * claims, and whether two tasks' claims overlap. Pure; the engine reads the repository's tree at
+ * the base head once per run and base head (src/engine/overlap.ts) and the tasks' `files:` and
+ * changed files.
  */
 
 /** The files of the base branch's head as GitHub lists them (`GET /git/trees/{sha}?recursive=1`). */
