@@ -56,7 +56,6 @@ const envSchema = z.object({
   PORT: integerIn(0, 65535).default(3000),
   HOST: z.string().min(1).default('localhost'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   WEBHOOK_PROXY_URL: optionalUrl,
   GHE_HOST: optionalText.pipe(
     z
@@ -92,7 +91,6 @@ export interface AppEnv {
   port: number;
   host: string;
   logLevel: (typeof LOG_LEVELS)[number];
-  logFormat?: 'json' | 'pretty';
   /** A webhook proxy channel (smee.io) GitHub delivers to during local development. */
   webhookProxyUrl?: string;
   /** GitHub REST base URL; undefined means api.github.com. */
@@ -195,7 +193,6 @@ export function parseEnv(
     port: env.PORT,
     host: env.HOST,
     logLevel: env.LOG_LEVEL,
-    logFormat: env.LOG_FORMAT,
     webhookProxyUrl: env.WEBHOOK_PROXY_URL,
     githubBaseUrl: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}/api/v3` : undefined,
     maxParallel: env.COORDINATOR_MAX_PARALLEL ?? Number.POSITIVE_INFINITY,
