@@ -1,5 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
-import { isAttemptOpen, isOpenPull, isTaskMerged } from '../core/lifecycle/index.js';
+import { isAttemptOpen, isOpenPull, isTaskMerged, NO_APPROVAL } from '../core/lifecycle/index.js';
 import {
   checksLetStack,
   decideStacks,
@@ -331,7 +331,7 @@ async function updateChild(
 
 /**
  * The parent will not merge: cancel the child's worker run, point its PR at the base, forget
- * the stack, and block it until the parent is retried (then it is dispatched again, from the
+ * the stack, take back its approval (core says when), and block it until the parent is retried (then it is dispatched again, from the
  * base once the parent merged, its next attempt a `work` that starts over).
  */
 async function cancelStacked(
@@ -357,7 +357,12 @@ async function cancelStacked(
   }
   // A crash here leaves the record: the cancel is decided again, and what is done is not redone.
   crashPoint('stack.cancelled');
-  const values = { ...UNSTACKED, nextMode: 'work', nextAttemptAt: null };
+  const values = {
+    ...UNSTACKED,
+    ...(decision.withdrawApproval && NO_APPROVAL),
+    nextMode: 'work',
+    nextAttemptAt: null,
+  };
   const moved = await engine.store.runs.transitionTask(task.id, 'stack cancelled', values);
   // Already blocked (its parent blocked it while it waited): the stack is forgotten all the same.
   if (!moved) await engine.store.runs.updateTaskFields(task.id, values, { expected: task.state });

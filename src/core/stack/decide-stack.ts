@@ -154,6 +154,10 @@ function follow(
       parent: record.parent,
       ...(own && { pr: own.number }),
       ...(own?.baseRef === parentBranch && { retargetTo: snapshot.base }),
+      // Given to its diff against the parent's branch: on the base its PR also shows the
+      // parent's commits, which will not merge as they are, and the order check would pass on
+      // it once the parent merges other work (its `/retry`) before the child starts over.
+      ...(task.approved === true && { withdrawApproval: true }),
     };
   }
   if (parent.state === 'merged') {

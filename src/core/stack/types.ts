@@ -142,6 +142,13 @@ export type StackDecision =
   /**
    * The parent will not merge (vetoed, rejected, failed, cancelled, blocked): the child's worker
    * run is cancelled, its PR pointed at the base, the stack forgotten; it waits, blocked, to be
-   * dispatched again from the base.
+   * dispatched again from the base. `withdrawApproval`: the child's approval is taken back.
    */
-  | { kind: 'cancel'; task: string; parent: string; pr?: number; retargetTo?: string };
+  | {
+      kind: 'cancel';
+      task: string;
+      parent: string;
+      pr?: number;
+      retargetTo?: string;
+      withdrawApproval?: true;
+    };

@@ -470,6 +470,29 @@ describe('decideStacks: a started child follows its parent', () => {
     },
   );
 
+  it('takes back the approval of a child it cancels: it covered the diff against the parent', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [
+            task('task_001', { state: 'vetoed' }),
+            child({ state: 'approved', approved: true }),
+          ],
+          pulls: [childPr],
+        }),
+      ),
+    ).toEqual([
+      {
+        kind: 'cancel',
+        task: 'task_002',
+        parent: 'task_001',
+        pr: 13,
+        retargetTo: 'main',
+        withdrawApproval: true,
+      },
+    ]);
+  });
+
   it('cancels on a /veto not yet reflected in the state, and a child with no PR', () => {
     expect(
       decideStacks(
