@@ -10,6 +10,7 @@ import {
 import { approvalOf, shortSha } from './approval.js';
 import { unmergedDeps } from './dependency-order.js';
 import { stackedOnText } from '../stack/index.js';
+import { AWAITING_MERGE_TASK_STATES } from '../states.js';
 import type { MergePull, MergeTask } from './types.js';
 
 export const ORDER_CHECK_NAME = 'agent-coordinator/order';
@@ -43,7 +44,8 @@ const MAX_CELL = 200;
 /**
  * The `agent-coordinator/order` check run on the head `headSha` of a task's PR
  * (docs/lifecycle.md): in progress while a dep is unmerged or, with merge.requireApproval, while
- * that head is not the approved one; success once both hold; failure while the task is vetoed.
+ * that head is not the approved one, and while the task does not await its merge; success once
+ * all hold; failure while the task is vetoed.
  * Branch protection can require it (from this App), so GitHub itself then refuses to merge an
  * agent PR out of order or unapproved: whoever asks, a person or the agent's own code holding a
  * workflow token.
@@ -94,6 +96,14 @@ export function orderCheck(task: MergeTask, headSha: string, run: OrderCheckInpu
         table,
       ]);
     }
+  }
+  // What the coordinator would not merge, the check does not pass: a task being reworked, or a
+  // stacked child cancelled with its parent, whose head on the base now shows the parent's work.
+  if (!AWAITING_MERGE_TASK_STATES.has(task.state)) {
+    return result('in_progress', undefined, `waiting: ${task.taskId} is ${task.state}`, [
+      `\`${task.taskId}\` is ${task.state}: the coordinator merges a task only while it awaits its merge (docs/lifecycle.md).`,
+      table,
+    ]);
   }
   if (deps.length === 0) {
     return result('completed', 'success', approved(run, 'no dependencies'), [

@@ -100,6 +100,24 @@ describe('orderCheck', () => {
     });
   });
 
+  it.each(['pending', 'dispatched', 'running', 'failed', 'blocked', 'cancelled'] as const)(
+    'holds an approved head with its deps merged while the task is %s',
+    (state) => {
+      const run = specRun({ task_001: 'merged' });
+      const check = orderCheck({ ...taskOf(run, 'task_002'), state }, HEAD, run);
+      expect(check).toMatchObject({
+        status: 'in_progress',
+        title: `waiting: task_002 is ${state}`,
+      });
+      expect(check).not.toHaveProperty('conclusion');
+      // Awaiting its merge, the same head passes.
+      for (const awaiting of ['in_review', 'approved', 'merging'] as const)
+        expect(
+          orderCheck({ ...taskOf(run, 'task_002'), state: awaiting }, HEAD, run),
+        ).toMatchObject({ status: 'completed', conclusion: 'success' });
+    },
+  );
+
   it('says "stacked on" while the one unmerged dep is the stack parent, and still holds it', () => {
     const run = specRun({});
     const stacked = { ...taskOf(run, 'task_002'), stackedOn: { parent: 'task_001', pr: 11 } };
