@@ -35,6 +35,12 @@ export interface OrderCheck {
   title: string;
   /** Markdown, at most 65535 bytes. */
   summary: string;
+  /**
+   * Nothing a head without an order check needs written: branch protection holds a head whose
+   * required check is missing as it holds one in progress, and the task is not awaiting its merge
+   * (its worker still reporting as its PR opens). A check already on the head is rewritten.
+   */
+  notIfAbsent?: true;
 }
 
 // Enough to read; the rest of a long veto stays in the comment it came from.
@@ -99,11 +105,15 @@ export function orderCheck(task: MergeTask, headSha: string, run: OrderCheckInpu
   }
   // What the coordinator would not merge, the check does not pass: a task being reworked, or a
   // stacked child cancelled with its parent, whose head on the base now shows the parent's work.
-  if (!AWAITING_MERGE_TASK_STATES.has(task.state)) {
-    return result('in_progress', undefined, `waiting: ${task.taskId} is ${task.state}`, [
-      `\`${task.taskId}\` is ${task.state}: the coordinator merges a task only while it awaits its merge (docs/lifecycle.md).`,
-      table,
-    ]);
+  // A merged task's check stays as it passed.
+  if (!AWAITING_MERGE_TASK_STATES.has(task.state) && task.state !== 'merged') {
+    return {
+      ...result('in_progress', undefined, `waiting: ${task.taskId} is ${task.state}`, [
+        `\`${task.taskId}\` is ${task.state}: the coordinator merges a task only while it awaits its merge (docs/lifecycle.md).`,
+        table,
+      ]),
+      notIfAbsent: true,
+    };
   }
   if (deps.length === 0) {
     return result('completed', 'success', approved(run, 'no dependencies'), [

@@ -37,6 +37,7 @@ export async function ensureOrderCheck(
   });
   const signature = `${check.status}:${check.conclusion ?? ''}:${check.title}`;
   if (row.orderCheckSha === row.headSha && row.orderCheckConclusion === signature) return undefined;
+  if (check.notIfAbsent && row.orderCheckSha !== row.headSha) return undefined;
   const output = {
     status: check.status,
     conclusion: check.conclusion,

@@ -110,11 +110,20 @@ describe('orderCheck', () => {
         title: `waiting: task_002 is ${state}`,
       });
       expect(check).not.toHaveProperty('conclusion');
-      // Awaiting its merge, the same head passes.
-      for (const awaiting of ['in_review', 'approved', 'merging'] as const)
-        expect(
-          orderCheck({ ...taskOf(run, 'task_002'), state: awaiting }, HEAD, run),
-        ).toMatchObject({ status: 'completed', conclusion: 'success' });
+      // A head with no check yet needs none written for this (a missing required check holds a
+      // merge too); one already there is rewritten.
+      expect(check.notIfAbsent).toBe(true);
+      // Awaiting its merge, or merged, the same head passes.
+      for (const awaiting of ['in_review', 'approved', 'merging', 'merged'] as const) {
+        const passing = orderCheck({ ...taskOf(run, 'task_002'), state: awaiting }, HEAD, run);
+        expect(passing).toMatchObject({ status: 'completed', conclusion: 'success' });
+        expect(passing).not.toHaveProperty('notIfAbsent');
+      }
+      // Waiting for a dependency or an approval is said on the PR, written or not.
+      const early = specRun({});
+      expect(orderCheck({ ...taskOf(early, 'task_002'), state }, HEAD, early)).not.toHaveProperty(
+        'notIfAbsent',
+      );
     },
   );
 
