@@ -331,8 +331,9 @@ async function updateChild(
 
 /**
  * The parent will not merge: cancel the child's worker run, point its PR at the base, forget
- * the stack, take back its approval (core says when), and block it until the parent is retried (then it is dispatched again, from the
- * base once the parent merged, its next attempt a `work` that starts over).
+ * the stack, take back its approval (core says when), and block it until the parent is retried
+ * (then it is dispatched again, from the base once the parent merged, its next attempt a `work`
+ * that starts over).
  */
 async function cancelStacked(
   engine: Engine,
