@@ -112,8 +112,21 @@ const DROPPED = new Set([
  * Code would refuse, or that would frame the proxy's requests.
  */
 export function heldCredentials(jobEnv: NodeJS.ProcessEnv): HeldName[] {
-  const held: HeldName[] = CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
-  return customHeaders(jobEnv) ? [...held, CUSTOM_HEADERS] : held;
+  return jobCredentials(jobEnv).names;
+}
+
+/** What of the job's environment the proxy holds: each credential's value, the custom headers. */
+function jobCredentials(jobEnv: NodeJS.ProcessEnv) {
+  const values = CREDENTIALS.map((credential) => ({
+    credential,
+    value: credentialValue(jobEnv, credential),
+  })).filter((held) => held.value !== '');
+  const custom = customHeaders(jobEnv);
+  const names: HeldName[] = [
+    ...values.map((v) => v.credential.name),
+    ...(custom ? [CUSTOM_HEADERS as HeldName] : []),
+  ];
+  return { values, custom, names };
 }
 
 function customHeaders(jobEnv: NodeJS.ProcessEnv): CustomHeaders | undefined {
@@ -144,13 +157,9 @@ function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): str
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
 ): Promise<ApiKeyProxy | undefined> {
-  const held: Held[] = CREDENTIALS.flatMap((credential) => {
-    const value = credentialValue(jobEnv, credential);
-    if (!value) return [];
-    return [{ credential, value, placeholder: placeholder(credential.prefix) }];
-  });
-  const custom = customHeaders(jobEnv);
-  if (held.length === 0 && !custom) return undefined;
+  const { values, custom, names } = jobCredentials(jobEnv);
+  if (names.length === 0) return undefined;
+  const held: Held[] = values.map((v) => ({ ...v, placeholder: placeholder(v.credential.prefix) }));
   const heldHeaders = custom && { headers: custom.headers, placeholder: placeholder('') };
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')
@@ -160,10 +169,7 @@ export async function startApiKeyProxy(
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
-    held: [
-      ...held.map((h) => h.credential.name),
-      ...(heldHeaders ? [CUSTOM_HEADERS as HeldName] : []),
-    ],
+    held: names,
     env: {
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
       ...Object.fromEntries(held.map((h) => [h.credential.name, h.placeholder])),

@@ -27571,8 +27571,19 @@ var DROPPED = /* @__PURE__ */ new Set([
   ...CREDENTIALS.map((c) => c.header)
 ]);
 function heldCredentials(jobEnv) {
-  const held = CREDENTIALS.filter((c) => credentialValue(jobEnv, c)).map((c) => c.name);
-  return customHeaders(jobEnv) ? [...held, CUSTOM_HEADERS] : held;
+  return jobCredentials(jobEnv).names;
+}
+function jobCredentials(jobEnv) {
+  const values = CREDENTIALS.map((credential) => ({
+    credential,
+    value: credentialValue(jobEnv, credential)
+  })).filter((held) => held.value !== "");
+  const custom2 = customHeaders(jobEnv);
+  const names = [
+    ...values.map((v) => v.credential.name),
+    ...custom2 ? [CUSTOM_HEADERS] : []
+  ];
+  return { values, custom: custom2, names };
 }
 function customHeaders(jobEnv) {
   const text3 = jobEnv[CUSTOM_HEADERS] ?? "";
@@ -27589,13 +27600,9 @@ function credentialValue(jobEnv, credential) {
   return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
 async function startApiKeyProxy(jobEnv) {
-  const held = CREDENTIALS.flatMap((credential) => {
-    const value = credentialValue(jobEnv, credential);
-    if (!value) return [];
-    return [{ credential, value, placeholder: placeholder(credential.prefix) }];
-  });
-  const custom2 = customHeaders(jobEnv);
-  if (held.length === 0 && !custom2) return void 0;
+  const { values, custom: custom2, names } = jobCredentials(jobEnv);
+  if (names.length === 0) return void 0;
+  const held = values.map((v) => ({ ...v, placeholder: placeholder(v.credential.prefix) }));
   const heldHeaders = custom2 && { headers: custom2.headers, placeholder: placeholder("") };
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
@@ -27605,10 +27612,7 @@ async function startApiKeyProxy(jobEnv) {
   await (0, import_node_events.once)(server, "listening");
   const { port } = server.address();
   return {
-    held: [
-      ...held.map((h) => h.credential.name),
-      ...heldHeaders ? [CUSTOM_HEADERS] : []
-    ],
+    held: names,
     env: {
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
       ...Object.fromEntries(held.map((h) => [h.credential.name, h.placeholder])),
