@@ -125,15 +125,15 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
  * DIRECT_DATABASE_URL, DATABASE_URL must be a session of its own; DIRECT_DATABASE_URL must be one.
  * A pooler that drops the inbox's settings would otherwise run it silently without them.
  */
+/** A URL the app cannot start on, named by its variable: pg's messages never say which. */
+function unreachable(variable: string, error: Error): Error {
+  return new Error(`${variable} cannot be reached: ${error.message}`, { cause: error });
+}
+
 async function checkSessions(url: string, directUrl: string | undefined): Promise<void> {
   const session = directUrl ?? url;
   const probe = await probeSession(session).catch((error: Error) => {
-    throw new Error(
-      `${directUrl ? 'DIRECT_' : ''}DATABASE_URL cannot be reached: ${error.message}`,
-      {
-        cause: error,
-      },
-    );
+    throw unreachable(directUrl ? 'DIRECT_DATABASE_URL' : 'DATABASE_URL', error);
   });
   if (probe.kind === 'kept') return;
   const seen = describeLostSession(probe);
@@ -302,7 +302,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   if (directUrl)
     await pool.query('select 1').catch(async (error: Error) => {
       await Promise.all([pool, sessionPool, inboxPool].map((p) => p.end().catch(() => {})));
-      throw new Error(`DATABASE_URL cannot be reached: ${error.message}`, { cause: error });
+      throw unreachable('DATABASE_URL', error);
     });
 
   return {
