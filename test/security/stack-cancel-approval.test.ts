@@ -9,22 +9,9 @@ import {
   taskOf,
   type Scenario,
 } from '../e2e/harness.js';
+import { orderCheckOf } from './security-helpers.js';
 
 type Pull = { number: number; head: { ref: string; sha: string } };
-type CheckRun = {
-  name: string;
-  status: string;
-  conclusion: string | null;
-  output: { title: string };
-};
-
-/** The order check on `sha`, as last written. */
-function orderOf(double: Scenario['double'], sha: string): CheckRun | undefined {
-  return (double.checkRuns(REPO, sha) as CheckRun[])
-    .filter((c) => c.name === 'agent-coordinator/order')
-    .at(-1);
-}
-
 /**
  * docs/stacking.md, `cancel`: the parent will not merge, and the child's PR is pointed at the
  * base. An approval of the child covered its diff against the parent's branch; on the base its
@@ -67,8 +54,8 @@ describe('a stacked child cancelled because its parent was vetoed', () => {
         // later event of the run).
         await s.app.sweep();
         await s.double.waitFor(
-          (d) => {
-            const check = orderOf(d, b.head.sha);
+          () => {
+            const check = orderCheckOf(s, b.head.sha);
             return check?.conclusion === 'success' || check?.output.title.includes('/approve');
           },
           { description: "a merged, and b's first head's order check decided again" },
@@ -85,7 +72,7 @@ describe('a stacked child cancelled because its parent was vetoed', () => {
     // On main, b's first head shows a's vetoed attempt as its own change, which nobody approved:
     // its order check waits for an approval of it.
     expect(waiting).toEqual({ 'src/a.txt': 'a attempt 1\n', 'src/b.txt': 'b attempt 1\n' });
-    expect(orderOf(s.double, b.head.sha)).toMatchObject({
+    expect(orderCheckOf(s, b.head.sha)).toMatchObject({
       status: 'in_progress',
       conclusion: null,
       output: { title: `waiting for /approve of ${b.head.sha.slice(0, 7)}` },
