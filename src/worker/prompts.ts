@@ -1,3 +1,4 @@
+import { flattenLine } from '../core/inert-markdown.js';
 import { TASK_KEY } from '../protocol/identifiers.js';
 import type { WorkerEnv } from './env.js';
 import { checksSection, reviewSection, untrustedNote } from './feedback-prompt.js';
@@ -14,6 +15,22 @@ function taskSection(env: PromptEnv): string[] {
   const lines = [`## Task ${env.taskId}: ${env.title}`];
   if (env.prompt.trim()) lines.push('', env.prompt);
   return lines;
+}
+
+/**
+ * A path on one line of the prompt. The earlier attempt's agent chose the names in its branch, and
+ * git allows any byte but NUL in one: a conflicted file named with line breaks would otherwise add
+ * lines of its author's to the prompt, a heading among them (docs/security.md, "A prompt-injected
+ * task agent"). Such a name is shown as a JSON string, its line breaks and invisible characters
+ * escaped, so it still names the file.
+ */
+function pathLine(path: string): string {
+  if (flattenLine(path) === path) return path;
+  return [...JSON.stringify(path)]
+    .map((c) =>
+      flattenLine(c) === c ? c : `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+    )
+    .join('');
 }
 
 function feedbackSection(feedback: string, heading: string): string[] {
@@ -53,7 +70,7 @@ export function fixPrompt(
       '## Merge conflicts',
       '',
       `Merging ${env.base} into this branch stopped with conflicts in these files:`,
-      ...env.conflicts.map((f) => `- ${f}`),
+      ...env.conflicts.map((f) => `- ${pathLine(f)}`),
       '',
       'Resolve every conflict so that both the task and the changes on the base branch keep working, and remove all conflict markers.',
       'Do not run git merge --abort: the worker concludes the merge.',

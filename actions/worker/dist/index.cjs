@@ -27939,6 +27939,12 @@ function taskSection(env) {
   if (env.prompt.trim()) lines.push("", env.prompt);
   return lines;
 }
+function pathLine(path3) {
+  if (flattenLine(path3) === path3) return path3;
+  return [...JSON.stringify(path3)].map(
+    (c) => flattenLine(c) === c ? c : `\\u${c.codePointAt(0).toString(16).padStart(4, "0")}`
+  ).join("");
+}
 function feedbackSection(feedback, heading) {
   return feedback.trim() ? ["", `## ${heading}`, "", feedback] : [];
 }
@@ -27966,7 +27972,7 @@ function fixPrompt(env) {
       "## Merge conflicts",
       "",
       `Merging ${env.base} into this branch stopped with conflicts in these files:`,
-      ...env.conflicts.map((f) => `- ${f}`),
+      ...env.conflicts.map((f) => `- ${pathLine(f)}`),
       "",
       "Resolve every conflict so that both the task and the changes on the base branch keep working, and remove all conflict markers.",
       "Do not run git merge --abort: the worker concludes the merge."
