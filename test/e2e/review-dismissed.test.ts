@@ -72,8 +72,10 @@ describe('an approving review dismissed before the merge', () => {
     await s.settle();
     expect(pullOf().state).toBe('open');
     expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
-    // The approval gate GitHub enforces (docs/worker.md) is closed again on that head.
+    // The approval gate GitHub enforces (docs/worker.md) is closed again on that head: the
+    // passing check stays as it was, and a newer one, which merging goes by, waits.
     expect(orderCheckOf(pr.head.sha)).toEqual([
+      'completed: approved, no dependencies',
       `in_progress: waiting for /approve of ${pr.head.sha.slice(0, 7)}`,
     ]);
     expect(dismissalsLogged()).toEqual([

@@ -21,6 +21,8 @@ export {
   isOrderCheck,
   ORDER_CHECK_NAME,
   orderCheck,
+  orderCheckSignature,
+  orderCheckWrite,
   viewPredatesPassingOrderCheck,
   type OrderCheck,
 } from './order-check.js';

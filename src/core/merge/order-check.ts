@@ -141,6 +141,43 @@ export function viewPredatesPassingOrderCheck(
   return written.conclusion === 'success' && mergeableState === 'blocked';
 }
 
+/** The order check as a PR row records it last written: on which head, saying what, which run. */
+export interface OrderCheckWritten {
+  sha: string | null;
+  /** `orderCheckSignature` of what it said. */
+  signature: string | null;
+  checkRunId: number | null;
+}
+
+export type OrderCheckWrite =
+  { kind: 'none' } | { kind: 'update'; checkRunId: number } | { kind: 'create' };
+
+/** What an order check says, as recorded: a check is rewritten only when this changes. */
+export function orderCheckSignature(check: Pick<OrderCheck, 'status' | 'conclusion' | 'title'>) {
+  return `${check.status}:${check.conclusion ?? ''}:${check.title}`;
+}
+
+/**
+ * How `check` reaches `headSha` (docs/lifecycle.md, step 7): not at all when the head's check says
+ * it already, or when the head has none and `notIfAbsent`; in place when the head has one; else a
+ * new check run. A completed check run is not rewritten to in progress: GitHub keeps it completed
+ * (Mergifyio/mergify#444, lyft/atlantis#265) and merging goes by a name's newest check run on the
+ * head, so a passing check is withdrawn by a new one (docs/security.md, "A withdrawn approval").
+ */
+export function orderCheckWrite(
+  written: OrderCheckWritten,
+  headSha: string,
+  check: OrderCheck,
+): OrderCheckWrite {
+  const onHead = written.sha === headSha;
+  if (onHead && written.signature === orderCheckSignature(check)) return { kind: 'none' };
+  if (check.notIfAbsent && !onHead) return { kind: 'none' };
+  const reopens = written.signature?.startsWith('completed:') && check.status !== 'completed';
+  if (onHead && written.checkRunId !== null && !reopens)
+    return { kind: 'update', checkRunId: written.checkRunId };
+  return { kind: 'create' };
+}
+
 /** The success title: "approved, dependencies merged" where an approval is required. */
 function approved(run: OrderCheckInput, title: string): string {
   return run.requireApproval ? `approved, ${title}` : title;

@@ -1,6 +1,8 @@
 import {
   ORDER_CHECK_NAME,
   orderCheck,
+  orderCheckSignature,
+  orderCheckWrite,
   type MergePull,
   type OrderCheck,
   type MergeTask,
@@ -35,9 +37,17 @@ export async function ensureOrderCheck(
     pulls,
     requireApproval: scope.config.merge.requireApproval,
   });
-  const signature = `${check.status}:${check.conclusion ?? ''}:${check.title}`;
-  if (row.orderCheckSha === row.headSha && row.orderCheckConclusion === signature) return undefined;
-  if (check.notIfAbsent && row.orderCheckSha !== row.headSha) return undefined;
+  const signature = orderCheckSignature(check);
+  const write = orderCheckWrite(
+    {
+      sha: row.orderCheckSha,
+      signature: row.orderCheckConclusion,
+      checkRunId: row.orderCheckRunId,
+    },
+    row.headSha,
+    check,
+  );
+  if (write.kind === 'none') return undefined;
   const output = {
     status: check.status,
     conclusion: check.conclusion,
@@ -46,9 +56,9 @@ export async function ensureOrderCheck(
   };
   // Merge decisions of a repository take turns (advanceRun), so `row` is as current as the
   // database knows it: no second writer can create the head's check meanwhile.
-  if (row.orderCheckSha === row.headSha && row.orderCheckRunId !== null) {
-    await scope.port.updateCheckRun(scope.repo, row.orderCheckRunId, output);
-    return { record: record(row, row.orderCheckRunId, signature), check };
+  if (write.kind === 'update') {
+    await scope.port.updateCheckRun(scope.repo, write.checkRunId, output);
+    return { record: record(row, write.checkRunId, signature), check };
   }
   const created = await scope.port.createCheckRun(
     scope.repo,

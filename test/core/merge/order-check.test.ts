@@ -5,6 +5,8 @@ import {
   isOrderCheck,
   ORDER_CHECK_NAME,
   orderCheck,
+  orderCheckSignature,
+  orderCheckWrite,
   viewPredatesPassingOrderCheck,
   type MergeTask,
 } from '../../../src/core/merge/index.js';
@@ -241,4 +243,75 @@ describe('viewPredatesPassingOrderCheck', () => {
       expect(viewPredatesPassingOrderCheck({ conclusion }, state)).toBe(stale);
     },
   );
+});
+
+describe('orderCheckWrite', () => {
+  const waiting = {
+    status: 'in_progress',
+    title: 'waiting for /approve of abc1234',
+    summary: '',
+  } as const;
+  const passing = {
+    status: 'completed',
+    conclusion: 'success',
+    title: 'approved, no dependencies',
+    summary: '',
+  } as const;
+  const failing = { ...passing, conclusion: 'failure', title: 'vetoed' } as const;
+  const onHead = (check: Parameters<typeof orderCheckSignature>[0], checkRunId = 7) => ({
+    sha: HEAD,
+    signature: orderCheckSignature(check),
+    checkRunId,
+  });
+  const none = { sha: null, signature: null, checkRunId: null };
+
+  it.each([
+    { name: 'a head without one gets one', written: none, check: waiting, kind: 'create' },
+    {
+      name: 'what the head shows already is not written again',
+      written: onHead(passing),
+      check: passing,
+      kind: 'none',
+    },
+    {
+      name: 'a head without one gets none while its task awaits no merge',
+      written: none,
+      check: { ...waiting, notIfAbsent: true },
+      kind: 'none',
+    },
+    {
+      name: "an older head's check is not the new head's",
+      written: { ...onHead(passing), sha: 'older' },
+      check: waiting,
+      kind: 'create',
+    },
+    {
+      name: 'an in-progress check is rewritten in place',
+      written: onHead(waiting),
+      check: passing,
+      kind: 'update',
+    },
+    {
+      name: 'a completed check is rewritten in place to another conclusion',
+      written: onHead(passing),
+      check: failing,
+      kind: 'update',
+    },
+    {
+      name: 'a passing check is withdrawn by a new check run: GitHub keeps a completed one completed',
+      written: onHead(passing),
+      check: waiting,
+      kind: 'create',
+    },
+    {
+      name: 'so is a failing one, when the veto is lifted',
+      written: onHead(failing),
+      check: { ...waiting, notIfAbsent: true },
+      kind: 'create',
+    },
+  ] as const)('$name', ({ written, check, kind }) => {
+    const write = orderCheckWrite(written, HEAD, check);
+    expect(write.kind).toBe(kind);
+    if (write.kind === 'update') expect(write.checkRunId).toBe(7);
+  });
 });

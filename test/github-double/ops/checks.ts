@@ -211,7 +211,11 @@ export function updateCheckRun(core: Core, repo: Repo, run: CheckRun, input: Che
   }
   const wasCompleted = run.status === 'completed';
   const before = run.conclusion;
-  applyInput(core, run, input);
+  // A completed check run does not go back: GitHub keeps its status and conclusion when an update
+  // asks for `in_progress` or `queued` (Mergifyio/mergify#444 and #1989, lyft/atlantis#265: each
+  // creates a new check run instead). Its output is still rewritten.
+  const reopens = wasCompleted && !input.conclusion && input.status !== undefined;
+  applyInput(core, run, reopens ? { ...input, status: 'completed' } : input);
   core.changed('check-run', {
     repo: repo.fullName,
     sha: run.headSha,
