@@ -61,7 +61,7 @@ export async function onReviewSubmitted(
         if (!(await recordApproval(engine, read.task, effect.approval))) return;
         break;
       case 'sendBack':
-        await sendBackForReview(engine, await scopeOf(read.run), read, review);
+        if (!(await sendBackForReview(engine, await scopeOf(read.run), read, review))) return;
         break;
       case 'advance':
         await advanceRun(engine, await scopeOf(read.run));
@@ -118,20 +118,23 @@ async function readReview(
   };
 }
 
-/** The review and every unresolved thread on the PR go back to the worker, once per review. */
+/**
+ * The review and every unresolved thread on the PR go back to the worker, once per review; false
+ * when this review was claimed before (a redelivery).
+ */
 async function sendBackForReview(
   engine: Engine,
   scope: RunScope,
   read: ReadReview,
   review: SubmittedReviewEvent,
-): Promise<void> {
+): Promise<boolean> {
   const feedback = await reviewFeedbackOf(engine, scope, read.pull.number, {
     reviewer: review.author,
     body: review.body,
     url: review.url,
   });
   // Claimed last, right before the send-back: a redelivery finds it claimed.
-  if (!(await engine.store.pulls.claimReview(read.pull.id, review.id))) return;
+  if (!(await engine.store.pulls.claimReview(read.pull.id, review.id))) return false;
   await sendBack(
     engine,
     scope,
@@ -139,4 +142,5 @@ async function sendBackForReview(
     changesRequestedFeedback(review.author, feedback.threads.length + feedback.omittedThreads),
     { review: feedback, requestReviewFrom: review.author },
   );
+  return true;
 }

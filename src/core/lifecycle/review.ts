@@ -93,7 +93,10 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
     // Dismissed before this delivery was handled: a person took the request back, and its body
     // must not reach the agent.
     const shown = shownOtherwise(snapshot, 'changes_requested');
-    return shown ? nothing(shown) : [{ kind: 'sendBack', reviewer: event.author }];
+    if (shown) return nothing(shown);
+    // The head sent back is no longer awaiting its merge: its order check, passing if it was
+    // approved, must stop passing at once (docs/security.md, "A withdrawn approval").
+    return [{ kind: 'sendBack', reviewer: event.author }, { kind: 'advance' }];
   }
   if (snapshot.runFinished) return nothing('the run is finished');
   if (!snapshot.authorCanWrite) return nothing('the reviewer cannot write to the repository');

@@ -135,7 +135,7 @@ describe('decideReview', () => {
       name: 'a writer asks for changes on a PR in review',
       event: changes(),
       snapshot: snap({ reviewState: 'CHANGES_REQUESTED' }),
-      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }],
+      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }, { kind: 'advance' }],
     },
     {
       name: 'a request for changes GitHub shows dismissed by the time it is handled sends nothing',
@@ -156,7 +156,7 @@ describe('decideReview', () => {
         reviewState: 'CHANGES_REQUESTED',
         task: { state: 'approved', approvedSha: HEAD },
       }),
-      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }],
+      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }, { kind: 'advance' }],
     },
     {
       name: "a reader's request for changes, the review unread, sends nothing",
