@@ -13,7 +13,7 @@ import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository, schedulingOnce } from './dispatch.js';
-import { cancelRun } from './finish.js';
+import { cancelRun } from './cancel.js';
 import { recordApproval } from './approval.js';
 import { advanceRun } from './merge/index.js';
 import { applyPlan } from './start-run.js';

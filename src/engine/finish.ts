@@ -1,7 +1,6 @@
-import { decideSettle, isRunDone, tasksToCancel } from '../core/lifecycle/index.js';
+import { decideSettle, isRunDone } from '../core/lifecycle/index.js';
 import type { Engine, RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
-import { completePlannerAttempt, isPlannerTask } from './planner.js';
 
 export const DONE_LABEL = 'agent:done';
 
@@ -31,31 +30,4 @@ export async function settleRun(engine: Engine, scope: RunScope): Promise<void> 
   if (scope.config.closeIssueWhenDone)
     await scope.port.closeIssue(scope.repo, scope.run.issueNumber);
   await engine.store.runs.finishRun(run.id, 'closed out');
-}
-
-/** Cancel a run: nothing new is dispatched, running workflow runs are cancelled, PRs stay open. */
-export async function cancelRun(engine: Engine, scope: RunScope, why: string): Promise<boolean> {
-  // Every task merged, closing out (see settleRun): nothing left to cancel.
-  const current = await engine.store.runs.getRun(scope.run.id);
-  if (current && isRunDone(current.state)) return false;
-  const finished = await engine.store.runs.finishRun(scope.run.id, 'cancelled');
-  if (!finished) return false;
-  const tasks = await engine.store.runs.tasksOf(scope.run.id);
-  for (const task of tasksToCancel(tasks))
-    await engine.store.runs.transitionTask(task.id, 'cancelled');
-  // The planner's run too, if it is still out: its task is no part of the graph above.
-  const open = await engine.store.attempts.open();
-  const ofRun = open.filter((o) => o.run.id === scope.run.id && o.attempt.workflowRunId !== null);
-  for (const { attempt, task } of ofRun) {
-    await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId!);
-    if (isPlannerTask(task)) await completePlannerAttempt(engine, task, attempt, 'cancelled');
-    else
-      await engine.store.attempts.complete(attempt.id, {
-        conclusion: 'cancelled',
-        failureReason: why,
-      });
-  }
-  engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, why }, 'run cancelled');
-  engine.requestStatus(scope.run.id);
-  return true;
 }

@@ -4,7 +4,7 @@ import { labelFactsOf, labelStartsNothing } from '../config/trigger-labels.js';
 import { codeSpan } from '../core/commands/index.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { loadRunScope } from '../engine/context.js';
-import { cancelRun } from '../engine/finish.js';
+import { cancelRun } from '../engine/cancel.js';
 import { decideIssueStop, decideLabelStart } from '../core/lifecycle/index.js';
 import { WRITE_ROLES } from '../core/roles.js';
 import { freshRoleOf } from '../engine/roles.js';

@@ -76,6 +76,8 @@ export function decideCommand(
         ...block(snapshot, own.taskKey),
         { kind: 'requestStatus' },
         { kind: 'schedule' },
+        // Its PR stays open: an order check that passed on its approved head must stop passing.
+        { kind: 'advance' },
       );
 
     case 'hold':

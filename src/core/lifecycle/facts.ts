@@ -1,5 +1,5 @@
 import type { TaskMove } from '../transitions.js';
-import type { TaskState } from '../states.js';
+import { TERMINAL_TASK_STATES, type TaskState } from '../states.js';
 
 /**
  * The small rules the engine asks about a row as it goes: one home each, named for what they
@@ -30,9 +30,13 @@ export function isMergeClaimed(state: TaskState): boolean {
   return state === 'merging';
 }
 
-/** The PR of a task in `merging` whose merge was handed to GitHub's merge queue. */
+/**
+ * The PR of a task whose merge was handed to GitHub's merge queue: in `merging`, or ended
+ * unmerged since (cancelled, vetoed, failed), when it stays in the queue until taken out.
+ */
 export function inMergeQueue(state: TaskState, enqueuedAt: Date | null): boolean {
-  return isMergeClaimed(state) && enqueuedAt !== null;
+  const endedUnmerged = TERMINAL_TASK_STATES.has(state) && !isTaskMerged(state);
+  return enqueuedAt !== null && (isMergeClaimed(state) || endedUnmerged);
 }
 
 /**

@@ -159,6 +159,7 @@ describe('decideCommand', () => {
         block('c'),
         { kind: 'requestStatus' },
         { kind: 'schedule' },
+        { kind: 'advance' },
       ),
     },
     {
@@ -177,6 +178,7 @@ describe('decideCommand', () => {
         block('c'),
         { kind: 'requestStatus' },
         { kind: 'schedule' },
+        { kind: 'advance' },
       ),
     },
 

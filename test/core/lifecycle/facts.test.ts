@@ -32,11 +32,18 @@ describe('lifecycle facts', () => {
     });
   });
 
-  it('counts a PR in the merge queue only under a merge claim', () => {
+  it('counts a PR in the merge queue under a merge claim, or once its task ended unmerged', () => {
     const at = new Date();
     expect(inMergeQueue('merging', at)).toBe(true);
     expect(inMergeQueue('merging', null)).toBe(false);
     expect(inMergeQueue('approved', at)).toBe(false);
+    expect(inMergeQueue('pending', at)).toBe(false);
+    // Cancelled, vetoed or failed while queued: GitHub's queue holds it until it is taken out.
+    expect(inMergeQueue('cancelled', at)).toBe(true);
+    expect(inMergeQueue('vetoed', at)).toBe(true);
+    expect(inMergeQueue('failed', at)).toBe(true);
+    expect(inMergeQueue('cancelled', null)).toBe(false);
+    expect(inMergeQueue('merged', at)).toBe(false);
   });
 
   it('an attempt succeeds only on success without a failure of its own', () => {

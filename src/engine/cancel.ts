@@ -1,0 +1,34 @@
+import { isRunDone, tasksToCancel } from '../core/lifecycle/index.js';
+import type { Engine, RunScope } from './context.js';
+import { advanceRun } from './merge/index.js';
+import { completePlannerAttempt, isPlannerTask } from './planner.js';
+
+/** Cancel a run: nothing new is dispatched, running workflow runs are cancelled, PRs stay open. */
+export async function cancelRun(engine: Engine, scope: RunScope, why: string): Promise<boolean> {
+  // Every task merged, closing out (see settleRun): nothing left to cancel.
+  const current = await engine.store.runs.getRun(scope.run.id);
+  if (current && isRunDone(current.state)) return false;
+  const finished = await engine.store.runs.finishRun(scope.run.id, 'cancelled');
+  if (!finished) return false;
+  const tasks = await engine.store.runs.tasksOf(scope.run.id);
+  for (const task of tasksToCancel(tasks))
+    await engine.store.runs.transitionTask(task.id, 'cancelled');
+  // The planner's run too, if it is still out: its task is no part of the graph above.
+  const open = await engine.store.attempts.open();
+  const ofRun = open.filter((o) => o.run.id === scope.run.id && o.attempt.workflowRunId !== null);
+  for (const { attempt, task } of ofRun) {
+    await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId!);
+    if (isPlannerTask(task)) await completePlannerAttempt(engine, task, attempt, 'cancelled');
+    else
+      await engine.store.attempts.complete(attempt.id, {
+        conclusion: 'cancelled',
+        failureReason: why,
+      });
+  }
+  engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, why }, 'run cancelled');
+  engine.requestStatus(scope.run.id);
+  // Its PRs stay open, and a cancelled task awaits no merge: an order check that passed on an
+  // approved head must stop passing, or anyone who may merge lands it (docs/security.md).
+  await advanceRun(engine, scope);
+  return true;
+}
