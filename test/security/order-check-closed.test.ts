@@ -1,0 +1,159 @@
+import { Octokit } from '@octokit/rest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TEST_APP_ID } from '../helpers/app.js';
+import {
+  closeScenario,
+  MAINTAINER,
+  OWNER,
+  REPO,
+  REPO_NAME,
+  startRun,
+  startScenario,
+  taskOf,
+  type Scenario,
+} from '../e2e/harness.js';
+import { orderCheckOf, type Pull } from './security-helpers.js';
+
+const ORDER = 'agent-coordinator/order';
+const CAROL = 'carol';
+
+/**
+ * The order check passes once a head is approved and the task awaits its merge, and is the gate
+ * GitHub enforces for anyone who may merge, the repository's CI running the agent's code among
+ * them (docs/worker.md). GitHub keeps a completed check run completed when an update asks for
+ * `in_progress`, and merging goes by a name's newest check run: an approval taken back, or a task
+ * that will not merge, must close the gate at once with a new check run, or the passing one stays
+ * and GitHub lets that head merge (docs/security.md).
+ */
+describe('the order check closes on an approved head', () => {
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  const pullOf = () => (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === 'agent/1/a')!;
+  /** GitHub refuses the merge the agent's code attempts, and the PR stays unmerged. */
+  const refused = async (mergeByWorkflow: () => Promise<unknown>) => {
+    await expect(mergeByWorkflow()).rejects.toMatchObject({
+      status: 405,
+      message: expect.stringContaining(`Required status check "${ORDER}"`),
+    });
+    expect(pullOf().merged).toBe(false);
+  };
+
+  /** The agent's PR, approved by carol's review while its CI job (which may merge) runs. */
+  const approvedWhileCiRuns = async () => {
+    s = await startScenario();
+    await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    const ci = await s.double.runCi(REPO, pr.head.sha, {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'success', hold: true }] }],
+    });
+    const review = await s.double.approvePr(REPO, pr.number, CAROL);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'approved', approvedBy: CAROL });
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ conclusion: 'success' });
+    // The job's GITHUB_TOKEN under "Read and write permissions", as the agent's code finds it.
+    const workflow = new Octokit({
+      baseUrl: s.double.apiUrl,
+      auth: s.double.jobToken(ci, { contents: 'write', pull_requests: 'write' }),
+      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+    const mergeByWorkflow = () =>
+      workflow.rest.pulls.merge({
+        owner: OWNER,
+        repo: REPO_NAME,
+        pull_number: pr.number,
+        sha: pr.head.sha,
+      });
+    return { issue, pr, review, mergeByWorkflow };
+  };
+
+  it('when a maintainer dismisses its approving review', async () => {
+    const { issue, pr, review, mergeByWorkflow } = await approvedWhileCiRuns();
+    await s.double.dismissReview(REPO, pr.number, review, MAINTAINER);
+    await s.settle();
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({
+      status: 'in_progress',
+      output: { title: `waiting for /approve of ${pr.head.sha.slice(0, 7)}` },
+    });
+    await refused(mergeByWorkflow);
+  });
+
+  it('when a writer asks for changes after its approval', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    // The fix stays queued: the approved head is being reworked.
+    s.double.setWorker(null);
+    await s.double.review(REPO, pr.number, {
+      event: 'REQUEST_CHANGES',
+      body: 'The session must expire.',
+      by: MAINTAINER,
+    });
+    await s.settle();
+    expect(s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix')).toHaveLength(1);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'running' });
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  it('when the run is cancelled', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    await s.double.comment(REPO, issue, '/cancel', MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'cancelled' });
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  it('when its task is cancelled on its PR', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    await s.double.comment(REPO, pr.number, '/cancel', MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'cancelled' });
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  it("when the run is cancelled while the PR is in GitHub's merge queue", async () => {
+    s = await startScenario();
+    await s.double.enableMergeQueue(REPO, 'main');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    await s.double.comment(REPO, pr.number, '/approve', MAINTAINER);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+
+    await s.double.comment(REPO, issue, '/cancel', MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'cancelled' });
+    // Out of the queue: a merge group checked before the cancel would land it.
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([]);
+    expect((await s.double.processMergeQueue(REPO, 'main')).merged).toEqual([]);
+    expect(pullOf().merged).toBe(false);
+  });
+
+  it("when its task is vetoed while the PR is in GitHub's merge queue", async () => {
+    s = await startScenario();
+    await s.double.enableMergeQueue(REPO, 'main');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    await s.double.comment(REPO, pr.number, '/approve', MAINTAINER);
+    await s.settle();
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
+
+    await s.double.comment(REPO, pr.number, '/veto not this way', MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'vetoed' });
+    expect(s.double.mergeQueue(REPO, 'main')).toEqual([]);
+    expect((await s.double.processMergeQueue(REPO, 'main')).merged).toEqual([]);
+    expect(pullOf().merged).toBe(false);
+  });
+});
