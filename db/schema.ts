@@ -62,10 +62,10 @@ export const repositories = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('repositories_full_name_idx').on(t.owner, t.name),
-    index('repositories_installation_idx').on(t.installationId),
-  ],
+  // No unique name: a name is the repository's only until it is renamed or transferred, and a row
+  // keeps an old one until a delivery names the repository again, while a new repository may
+  // already have it (docs/security.md, "Another installation"). Nothing is looked up by name.
+  (t) => [index('repositories_installation_idx').on(t.installationId)],
 );
 
 /** One run per issue and attempt of the whole (a run cancelled and re-labelled starts generation 2). */

@@ -30,17 +30,22 @@ export class RepositoryStore {
     await this.db.insert(installations).values({ id }).onConflictDoNothing();
   }
 
-  private readonly known = new Set<number>();
+  /** What this process last recorded of each repository, by id. */
+  private readonly known = new Map<number, string>();
 
   /**
-   * Record the installation and repository an event names. Cached per process: this runs on
-   * every delivery, and the rows change only on installation events.
+   * Record the installation and repository an event names, as the event names them: a
+   * repository renamed, transferred, moved to another installation or given another default
+   * branch is acted on under what it is now, never under what it was (docs/security.md, "Another
+   * installation"). Written only when that differs from what this process last recorded: this
+   * runs on every delivery.
    */
   async ensureRepository(installationId: number, repo: RepositoryRef): Promise<void> {
-    if (this.known.has(repo.id)) return;
+    const seen = JSON.stringify([installationId, repo.owner, repo.name, repo.defaultBranch ?? '']);
+    if (this.known.get(repo.id) === seen) return;
     await this.ensureInstallation(installationId);
     await this.upsertRepository(installationId, repo);
-    this.known.add(repo.id);
+    this.known.set(repo.id, seen);
   }
 
   async upsertRepository(installationId: number, repo: RepositoryRef): Promise<void> {

@@ -63,6 +63,38 @@ describe('checks and statuses', () => {
     });
   });
 
+  it("names a fork's PR from the branch, numbered in the fork, and delivers nothing of the fork", async () => {
+    const { double, octokit, repo, receiver } = w;
+    const own = await double.openPr(repo, { head: 'agent/1/a', title: 'T', by: 'someone' });
+    const fork = double.fork(repo, 'outsider');
+    await double.waitForDeliveries();
+    const heard = receiver.names().length;
+    const forked = await double.openPr(fork, {
+      head: 'agent/1/a',
+      headRepo: repo,
+      title: 'Sync',
+      by: 'outsider',
+    });
+    await double.waitForDeliveries();
+    // The fork numbers from 1, and the App, not installed there, hears nothing of it.
+    expect([own, forked]).toEqual([1, 1]);
+    expect(receiver.names().length).toBe(heard);
+    const sha = double.branch(repo, 'agent/1/a')!.sha;
+    const { data: created } = await octokit.rest.checks.create({
+      owner,
+      repo: repoName,
+      name: 'ci',
+      head_sha: sha,
+      status: 'completed',
+      conclusion: 'success',
+    });
+    const ids = [repo, fork].map((r) => (double.repository(r) as { id: number }).id);
+    expect(created.pull_requests.map((p) => [p.number, p.head.repo.id, p.base.repo.id])).toEqual([
+      [own, ids[0], ids[0]],
+      [forked, ids[0], ids[1]],
+    ]);
+  });
+
   it('keeps only the latest run per name by default, and filters by name', async () => {
     const { double, octokit, repo } = w;
     const sha = double.branch(repo, 'main')!.sha;

@@ -63,6 +63,7 @@ import {
   addWorkflow,
   createRepo,
   ensureFork,
+  networkRoot,
   type CreateRepoOptions,
   roleOf,
   type WorkflowSpec,
@@ -84,6 +85,11 @@ export class GitHubDouble extends DoubleQueries {
 
   async createRepo(options: CreateRepoOptions): Promise<string> {
     return createRepo(this.core, options).fullName;
+  }
+
+  /** `owner`'s fork of `repo` (made once; GitHub names it `owner/<name>`). */
+  fork(repo: string, owner: string): string {
+    return ensureFork(this.core, this.repoOf(repo), owner).fullName;
   }
 
   async addWorkflow(repo: string, spec: WorkflowSpec): Promise<number> {
@@ -246,7 +252,9 @@ export class GitHubDouble extends DoubleQueries {
     await settle(editComment(this.core, r, comment, body, this.core.account(by)));
   }
 
-  // Creates the head branch (with one commit) when it does not exist yet.
+  // Creates the head branch (with one commit) when it does not exist yet. The head is in `repo`,
+  // in `by`'s fork (`fromFork`), or in `headRepo`, another repository of `repo`'s network (a PR in
+  // a fork from its parent's branch).
   async openPr(
     repo: string,
     input: {
@@ -256,13 +264,20 @@ export class GitHubDouble extends DoubleQueries {
       body?: string;
       by: string;
       fromFork?: boolean;
+      headRepo?: string;
       draft?: boolean;
       files?: Record<string, string>;
     },
   ): Promise<number> {
     const base = this.repoOf(repo);
     const by = this.core.account(input.by);
-    const headRepo = input.fromFork ? ensureFork(this.core, base, input.by) : base;
+    const headRepo = input.fromFork
+      ? ensureFork(this.core, base, input.by)
+      : input.headRepo
+        ? this.repoOf(input.headRepo)
+        : base;
+    if (networkRoot(headRepo) !== networkRoot(base))
+      throw new Error(`github double: ${headRepo.fullName} is not of ${repo}'s network`);
     const sent: Sent = [];
     if (!branchSha(headRepo, input.head)) {
       const files = input.files ?? {

@@ -57,8 +57,9 @@ export type ChecksCompletedEffect =
  * with an agent PR of that head decides its merges again, once (docs/lifecycle.md step 9). An
  * open agent PR the payload names at another head than recorded moved without its
  * `pull_request.synchronize` (docs/lifecycle.md, "Overlapping files"): it is read as a push would
- * have it, which decides its run's merges too. A fork's PR is named nowhere (`pull_requests` is
- * empty for it) and is no agent PR. The jobs of a workflow run whose head is in another
+ * have it, which decides its run's merges too. A fork's PR is no agent PR: one in this repository
+ * is named nowhere (`pull_requests` is empty for it), and one in the fork, numbered there, names
+ * no PR of this repository (`ownAgentPulls`). The jobs of a workflow run whose head is in another
  * repository (a fork's PR with the same commit) do not count (check-origin.ts): their results
  * move nothing.
  */
@@ -83,13 +84,24 @@ export function decideChecksCompleted(
 }
 
 /**
- * The PRs the payload names that may be agent PRs of this repository (core's `isAgentPull`: a
- * task branch of this same repository), once each: the only ones whose rows are read.
+ * The PRs the payload names that may be agent PRs of this repository, once each: the only ones
+ * whose rows are read (`ownAgentPulls`).
  */
 export function namedAgentPulls(event: ChecksCompletedEvent): number[] {
-  return [
-    ...new Set(event.pulls.filter((p) => isAgentPull(p, event.repositoryId)).map((p) => p.number)),
-  ];
+  return [...new Set(ownAgentPulls(event).map((p) => p.number))];
+}
+
+/**
+ * A named PR may be an agent PR of this repository when it is a PR of this repository (a PR
+ * number means something only in its base repository) from a task branch of this same
+ * repository (core's `isAgentPull`). GitHub names PRs of other repositories too: a fork's PR,
+ * numbered in the fork, whose head is this repository's checked branch (docs/security.md,
+ * "Another installation").
+ */
+function ownAgentPulls(event: ChecksCompletedEvent): CheckedPull[] {
+  return event.pulls.filter(
+    (p) => p.baseRepoId === event.repositoryId && isAgentPull(p, event.repositoryId),
+  );
 }
 
 /** The open agent PRs of active runs the payload names at another head than recorded. */
@@ -97,9 +109,10 @@ function movedAgentPulls(
   named: readonly NamedAgentPull[],
   event: ChecksCompletedEvent,
 ): { kind: 'headMoved'; pr: number; runId: number }[] {
+  const own = ownAgentPulls(event);
   return namedAgentPulls(event).flatMap((number) => {
     const row = named.find((n) => n.number === number);
-    const head = event.pulls.find((p) => p.number === number)!.headSha;
+    const head = own.find((p) => p.number === number)!.headSha;
     if (!row || row.runFinished || !isOpenPull(row) || row.recordedHead === head) return [];
     return [{ kind: 'headMoved' as const, pr: number, runId: row.runId }];
   });
@@ -121,7 +134,8 @@ export interface CheckResultFacts {
   headSha?: string;
   /**
    * The open PRs whose head is this commit, as the payload names them (`pull_requests`, when it
-   * names any): a fork's PRs are never named.
+   * names any): a PR in this repository from a fork's branch is never named; a PR in a fork from
+   * this repository's branch may be.
    */
   pulls?: CheckedPull[];
 }
@@ -133,6 +147,8 @@ export interface CheckedPull {
   headRef: string;
   /** The repository of its head branch; null when the payload names none. */
   headRepoId: number | null;
+  /** The repository the PR is in, whose numbers its number counts among; null when unnamed. */
+  baseRepoId: number | null;
 }
 
 export function checkResultFactsOf(
@@ -157,6 +173,7 @@ function checkedPull(value: unknown): CheckedPull[] {
   const pull = record(value);
   const head = record(pull.head);
   const repo = record(head.repo);
+  const baseRepo = record(record(pull.base).repo);
   if (typeof pull.number !== 'number' || typeof head.sha !== 'string' || !head.sha) return [];
   if (typeof head.ref !== 'string') return [];
   return [
@@ -165,6 +182,7 @@ function checkedPull(value: unknown): CheckedPull[] {
       headSha: head.sha,
       headRef: head.ref,
       headRepoId: typeof repo.id === 'number' ? repo.id : null,
+      baseRepoId: typeof baseRepo.id === 'number' ? baseRepo.id : null,
     },
   ];
 }

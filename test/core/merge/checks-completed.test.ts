@@ -68,6 +68,7 @@ describe('decideChecksCompleted: a head whose push was not delivered', () => {
     headSha: NEW,
     headRef: 'agent/3/a',
     headRepoId: REPO,
+    baseRepoId: REPO,
     ...over,
   });
   const row = (over: Partial<NamedAgentPull> = {}): NamedAgentPull => ({
@@ -112,6 +113,31 @@ describe('decideChecksCompleted: a head whose push was not delivered', () => {
       rows: [row()],
       pulls: [named({ headRepoId: 99 })],
       expected: noneRecorded,
+    },
+    {
+      name: "a fork's PR from this repository's task branch, numbered in the fork, names no PR here",
+      rows: [row()],
+      pulls: [named({ baseRepoId: 99 })],
+      expected: noneRecorded,
+    },
+    {
+      name: 'a PR whose repository the payload does not name is not taken for one of this',
+      rows: [row()],
+      pulls: [named({ baseRepoId: null })],
+      expected: noneRecorded,
+    },
+    {
+      name: "the PR's own head is compared, not a fork's PR's with the same number named first",
+      rows: [row()],
+      pulls: [named({ baseRepoId: 99, headSha: RECORDED }), named()],
+      expected: [{ kind: 'headMoved', pr: 7, runId: 1 }],
+    },
+    {
+      name: "a fork's PR with the same number at another head moves nothing of this repository",
+      runs: [{ runId: 1, finished: false }],
+      rows: [row()],
+      pulls: [named({ baseRepoId: 99 }), named({ headSha: RECORDED })],
+      expected: [{ kind: 'advance', runId: 1 }],
     },
     {
       name: 'a PR whose head branch is no task branch is no agent PR',
@@ -209,6 +235,7 @@ describe('decideChecksCompleted: a head whose push was not delivered', () => {
       named({ number: 8, headRepoId: 99 }),
       named({ number: 9, headRef: 'feature/login' }),
       named({ number: 10, headRef: 'agent/3/b' }),
+      named({ number: 11, baseRepoId: 99 }),
     ];
     expect(namedAgentPulls({ repositoryId: REPO, pulls })).toEqual([7, 10]);
   });
@@ -274,14 +301,18 @@ describe('decideCheckResult', () => {
       facts: {
         appId: 15368,
         headSha: HEAD,
-        pulls: [{ number: 2, headSha: HEAD, headRef: 'agent/1/a', headRepoId: REPO }],
+        pulls: [
+          { number: 2, headSha: HEAD, headRef: 'agent/1/a', headRepoId: REPO, baseRepoId: REPO },
+        ],
       },
       appId: APP,
       expected: [
         {
           kind: 'decideHead',
           sha: HEAD,
-          pulls: [{ number: 2, headSha: HEAD, headRef: 'agent/1/a', headRepoId: REPO }],
+          pulls: [
+            { number: 2, headSha: HEAD, headRef: 'agent/1/a', headRepoId: REPO, baseRepoId: REPO },
+          ],
           actionsCheckSuite: null,
         },
       ],
@@ -319,7 +350,13 @@ describe('decideCheckResult', () => {
       const example = examplePayload(event, 'completed');
       const check = example[event] as { head_sha: string };
       expect(checkResultFactsOf(event, example).pulls).toEqual([
-        { number: 2, headSha: check.head_sha, headRef: 'changes', headRepoId: REPO },
+        {
+          number: 2,
+          headSha: check.head_sha,
+          headRef: 'changes',
+          headRepoId: REPO,
+          baseRepoId: REPO,
+        },
       ]);
     },
   );

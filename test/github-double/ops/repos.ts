@@ -199,7 +199,8 @@ export function createRepo(core: Core, options: CreateRepoOptions): Repo {
   return repo;
 }
 
-// A fork shares the parent's commit objects, like a GitHub fork network.
+// A fork shares the parent's commit objects, like a GitHub fork network; its issues and PRs are
+// numbered from 1, as any repository's.
 export function ensureFork(core: Core, parent: Repo, owner: string): Repo {
   const fullName = `${owner}/${parent.name}`;
   const known = core.findRepo(fullName);
@@ -217,6 +218,7 @@ export function ensureFork(core: Core, parent: Repo, owner: string): Repo {
     refs: new Map(parent.refs),
     issues: new Map(),
     pulls: new Map(),
+    nextNumber: 1,
     labels: new Map(),
     comments: new Map(),
     roles: new Map([[account.login.toLowerCase(), 'admin']]),
@@ -233,6 +235,13 @@ export function ensureFork(core: Core, parent: Repo, owner: string): Repo {
   };
   core.repos.set(fullName.toLowerCase(), fork);
   return fork;
+}
+
+/** The repository a fork network grew from: a PR's head and base must share one. */
+export function networkRoot(repo: Repo): Repo {
+  let root = repo;
+  while (root.parent) root = root.parent;
+  return root;
 }
 
 export function roleOf(repo: Repo, login: string): RoleName {

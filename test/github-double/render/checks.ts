@@ -7,31 +7,38 @@ import {
   type JobAnnotation,
   type Repo,
 } from '../model.js';
+import { openPullsWithHead } from '../ops/pull-events.js';
 import { appJson, userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, simpleCommitJson } from './repos.js';
 
-// `pull-request-minimal`: the open PRs in this repository whose head is the suite's commit. A
-// suite whose head branch is a fork's (`head_branch` null) names none, as GitHub documents for
-// `check_suite.pull_requests`.
+// `pull-request-minimal`: the open PRs whose head is the suite's commit on a branch of this
+// repository: this repository's own, then those of other repositories of its network (a fork's
+// PR from this repository's branch, numbered in the fork), as GitHub names them in the checks of
+// the head's repository (octo-sts/app#1590). A suite whose head branch is a fork's (`head_branch`
+// null) names none, as GitHub documents for `check_suite.pull_requests`.
 export function pullsOfSuite(core: Core, repo: Repo, suite: CheckSuite): Record<string, unknown>[] {
   if (suite.headBranch === null) return [];
-  return [...repo.pulls.values()]
-    .filter((p) => p.issue.state === 'open' && p.headSha === suite.headSha && p.headRepo === repo)
-    .map((p) => ({
-      id: p.id,
-      number: p.number,
-      url: `${repoApiUrl(core, repo)}/pulls/${p.number}`,
-      head: {
-        ref: p.headRef,
-        sha: p.headSha,
-        repo: { id: repo.id, url: repoApiUrl(core, repo), name: repo.name },
-      },
-      base: {
-        ref: p.baseRef,
-        sha: repo.refs.get(`heads/${p.baseRef}`) ?? '',
-        repo: { id: repo.id, url: repoApiUrl(core, repo), name: repo.name },
-      },
-    }));
+  const own = [...repo.pulls.values()].filter(
+    (p) => p.issue.state === 'open' && p.headSha === suite.headSha && p.headRepo === repo,
+  );
+  const foreign = openPullsWithHead(core, repo, suite.headBranch).filter(
+    (o) => o.repo !== repo && o.pull.headSha === suite.headSha,
+  );
+  return [...own.map((pull) => ({ repo, pull })), ...foreign].map(({ repo: base, pull: p }) => ({
+    id: p.id,
+    number: p.number,
+    url: `${repoApiUrl(core, base)}/pulls/${p.number}`,
+    head: {
+      ref: p.headRef,
+      sha: p.headSha,
+      repo: { id: repo.id, url: repoApiUrl(core, repo), name: repo.name },
+    },
+    base: {
+      ref: p.baseRef,
+      sha: base.refs.get(`heads/${p.baseRef}`) ?? '',
+      repo: { id: base.id, url: repoApiUrl(core, base), name: base.name },
+    },
+  }));
 }
 
 export function checkRunJson(core: Core, repo: Repo, r: CheckRun): Record<string, unknown> {

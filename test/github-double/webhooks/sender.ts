@@ -69,10 +69,13 @@ export class WebhookSender {
   send(input: WebhookInput): Promise<Delivery | null> {
     const { core } = this;
     if (!core.delivers(input.event)) return Promise.resolve(null);
+    const inst = input.repo ? core.installationFor(input.repo) : undefined;
+    // An App hears only of the repositories it is installed on: nothing of a fork's own issues,
+    // PRs or pushes, unless the fork's owner installed it too.
+    if (input.repo && !inst) return Promise.resolve(null);
     const payload: Record<string, unknown> = {};
     if (input.action) payload['action'] = input.action;
     Object.assign(payload, input.body);
-    const inst = input.repo ? core.installationFor(input.repo) : undefined;
     if (input.repo) {
       payload['repository'] = repoJson(core, input.repo);
       if (input.repo.owner.type === 'Organization')
