@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { Usage } from '../protocol/markers.js';
 import type { AgentUser } from './agent-user.js';
 import type { WorkerEnv } from './env.js';
 import { startApiKeyProxy } from './api-key-proxy.js';
@@ -93,10 +94,20 @@ export function agentEnv(env: NodeJS.ProcessEnv, promptFile: string): NodeJS.Pro
   return out;
 }
 
+/**
+ * How the agent ended. `measured`: the usage the worker's API-key proxy read from the API's
+ * responses (src/worker/api-usage.ts), when there was a proxy and a response showed usage.
+ */
 export type AgentExit =
-  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null; stdout: string }
+  | {
+      kind: 'exited';
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      stdout: string;
+      measured?: Usage;
+    }
   /** Stopped at its deadline (the stop time the worker chose, docs/worker.md "The time limit"). */
-  | { kind: 'timeout'; stdout: string }
+  | { kind: 'timeout'; stdout: string; measured?: Usage }
   | { kind: 'spawn_failed'; message: string };
 
 export interface RunAgentOptions {
@@ -130,6 +141,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   await writeFile(promptFile, options.prompt, { mode: 0o644 });
   // The API credentials stay in this process: the agent gets a proxy's address and placeholders.
   const proxy = await startApiKeyProxy(options.env);
+  let exit: AgentExit;
   try {
     const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
     const { user } = options;
@@ -146,7 +158,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
     const stopToken = randomBytes(16).toString('hex');
     options.io.out(`::stop-commands::${stopToken}\n`);
     try {
-      return await spawnAgent(
+      exit = await spawnAgent(
         { ...options, argv },
         env,
         user && ((signal) => void user.signal(signal)),
@@ -159,6 +171,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
     await proxy?.close();
     await rm(dir, { recursive: true, force: true });
   }
+  if (exit.kind === 'spawn_failed') return exit;
+  return { ...exit, measured: await proxy?.measured() };
 }
 
 function spawnAgent(

@@ -10,6 +10,8 @@ import {
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Usage } from '../protocol/markers.js';
+import { createUsageMeter, readableEncodings, type UsageMeter } from './api-usage.js';
 import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 
 /**
@@ -28,6 +30,11 @@ export interface ApiKeyProxy {
   /** For the worker's log: what of the job's variables the proxy left out. */
   notes: string[];
   close(): Promise<void>;
+  /**
+   * After close: the usage the API's responses showed (src/worker/api-usage.ts), or undefined
+   * when none did.
+   */
+  measured(): Promise<Usage | undefined>;
 }
 
 /**
@@ -164,7 +171,10 @@ export async function startApiKeyProxy(
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
-  const server = createServer((req, res) => forward(req, res, { upstream, held, heldHeaders }));
+  const meter = createUsageMeter();
+  const server = createServer((req, res) =>
+    forward(req, res, { upstream, held, heldHeaders, meter }),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -189,13 +199,19 @@ export async function startApiKeyProxy(
       server.close();
       await once(server, 'close');
     },
+    measured: () => meter.measured(),
   };
 }
 
 function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  { upstream, held, heldHeaders }: { upstream: URL; held: Held[]; heldHeaders?: HeldHeaders },
+  {
+    upstream,
+    held,
+    heldHeaders,
+    meter,
+  }: { upstream: URL; held: Held[]; heldHeaders?: HeldHeaders; meter: UsageMeter },
 ): void {
   const refuse = (status: number, message: string) => {
     req.resume();
@@ -214,7 +230,13 @@ function forward(
     out = send(target, {
       method: req.method,
       // As Claude Code sends them, custom headers override the credentials' headers.
-      headers: { ...forwardedHeaders(req.headers), ...credentials, ...custom.headers },
+      headers: {
+        ...forwardedHeaders(req.headers),
+        ...credentials,
+        ...custom.headers,
+        // Only codings the meter reads: the usage in a response it could not read would be lost.
+        'accept-encoding': readableEncodings(req.headers['accept-encoding']),
+      },
     });
   } catch {
     // A credential no header can hold (a line break inside; custom headers are checked at
@@ -224,6 +246,8 @@ function forward(
   }
   out.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
+    // Read beside the agent's copy, first, so the meter has seen what the agent has.
+    meter.observe(answer, answer.headers);
     answer.pipe(res);
   });
   out.on('error', (error) => {

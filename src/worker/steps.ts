@@ -1,6 +1,8 @@
 import { inertPlainText } from '../core/inert-markdown.js';
 import { agentLaunch, runAgent, type AgentLaunch } from './agent.js';
 import { parseAgentOutput, type AgentReport } from './agent-output.js';
+import { attemptUsage } from './api-usage.js';
+import type { Usage } from '../protocol/markers.js';
 import type { WorkerEnv } from './env.js';
 import { GitError, type Git } from './git.js';
 import type { WorkerGitHub } from './github.js';
@@ -106,14 +108,7 @@ export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<Ag
   });
   if (exit.kind === 'spawn_failed')
     fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);
-  const report = parseAgentOutput(exit.stdout);
-  if (report.usage) {
-    const u = report.usage;
-    log(
-      ctx,
-      `agent usage: cost_usd=${u.costUsd} input_tokens=${u.inputTokens} output_tokens=${u.outputTokens}`,
-    );
-  }
+  const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
   if (exit.kind === 'timeout') {
     log(ctx, 'stopped the agent at its deadline: keeping what it left in the working tree');
     return { report, stopped: true };
@@ -133,6 +128,37 @@ export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<Ag
     );
   return { report, stopped: false };
 }
+
+/**
+ * The attempt's usage: what the agent reported, raised to what the worker's API-key proxy
+ * measured (docs/worker.md, "What the agent spent"). The log says which figures are measured.
+ */
+function withMeasuredUsage(
+  ctx: Pick<StepContext, 'io'>,
+  report: AgentReport,
+  measured: Usage | undefined,
+): AgentReport {
+  const { usage, measured: taken } = attemptUsage(report.usage, measured);
+  if (usage) {
+    const figures = `cost_usd=${usage.costUsd} input_tokens=${usage.inputTokens} output_tokens=${usage.outputTokens}`;
+    const names = taken.map((k) => USAGE_NAMES[k]);
+    const how = !measured
+      ? 'as the agent reported it'
+      : names.length === 3
+        ? "measured by the worker's API proxy"
+        : names.length > 0
+          ? `${names.join(', ')} measured by the worker's API proxy, the rest as the agent reported it`
+          : "as the agent reported it, above what the worker's API proxy measured";
+    log(ctx, `agent usage: ${figures} (${how})`);
+  }
+  return { ...report, usage };
+}
+
+const USAGE_NAMES: Record<keyof Usage, string> = {
+  costUsd: 'cost_usd',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+};
 
 /** The agent was stopped and left nothing worth keeping. */
 export function failStoppedEmpty(ctx: Pick<StepContext, 'env'>, why: string): never {

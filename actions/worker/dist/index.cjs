@@ -602,8 +602,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -711,13 +711,13 @@ var require_Alias = __commonJS({
         const anchor2 = anchors2 && source && anchors2.get(source);
         return anchor2 ? anchor2.count * anchor2.aliasCount : 0;
       } else if (identity2.isCollection(node2)) {
-        let count = 0;
+        let count2 = 0;
         for (const item of node2.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count;
+        return count2;
       } else if (identity2.isPair(node2)) {
         const kc = getAliasCount(doc, node2.key, anchors2);
         const vc = getAliasCount(doc, node2.value, anchors2);
@@ -3670,8 +3670,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3748,12 +3748,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count2 = 1;
         const end = error62.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error62.message += `:
 
 ${lineStr}
@@ -8604,14 +8604,14 @@ function codePointLength(str) {
   const units = str.length;
   if (!highSurrogate.test(str))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++) {
     if ((str.charCodeAt(i) & 64512) === 55296 && (str.charCodeAt(i + 1) & 64512) === 56320) {
-      count--;
+      count2--;
       i++;
     }
   }
-  return count;
+  return count2;
 }
 function getLengthableOrigin(input2) {
   if (Array.isArray(input2))
@@ -10939,7 +10939,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     }
     return propValues;
   });
-  const isObject3 = isObject;
+  const isObject4 = isObject;
   const catchall = def.catchall;
   let value;
   const memo2 = globalConfig.memoizer;
@@ -10947,7 +10947,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -11083,7 +11083,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     return doc.compile();
   };
   let fastpass;
-  const isObject3 = isObject;
+  const isObject4 = isObject;
   const jit = !globalConfig.jitless;
   const allowsEval2 = allowsEval;
   const fastEnabled = jit && allowsEval2.value;
@@ -11092,7 +11092,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -12994,8 +12994,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count, one2, few, many) {
-  const absCount = Math.abs(count);
+function getBelarusianPlural(count2, one2, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -15642,8 +15642,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count, one2, many) {
-  return Math.abs(count) === 1 ? one2 : many;
+function getArmenianPlural(count2, one2, many) {
+  return Math.abs(count2) === 1 ? one2 : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -18381,8 +18381,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count, one2, few, many) {
-  const absCount = Math.abs(count);
+function getRussianPlural(count2, one2, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -27506,6 +27506,296 @@ var import_node_events = require("node:events");
 var import_node_http2 = require("node:http");
 var import_node_https = require("node:https");
 
+// src/worker/api-usage.ts
+var import_node_zlib = require("node:zlib");
+
+// src/worker/model-prices.ts
+var rates = (input2, cacheWrite5m, cacheWrite1h, cacheRead, output2) => ({ input: input2, cacheWrite5m, cacheWrite1h, cacheRead, output: output2 });
+var FABLE_5_1 = { rates: rates(10, 12.5, 20, 0.25, 50) };
+var FABLE_5 = { rates: rates(10, 12.5, 20, 1, 50) };
+var OPUS_5 = { rates: rates(5, 6.25, 10, 0.5, 25) };
+var OPUS_4 = { rates: rates(15, 18.75, 30, 1.5, 75) };
+var SONNET_5 = { rates: rates(2, 2.5, 4, 0.2, 10) };
+var SONNET_4_6 = { rates: rates(3, 3.75, 6, 0.3, 15) };
+var SONNET_4 = {
+  rates: SONNET_4_6.rates,
+  longPrompt: { tokens: 2e5, rates: rates(6, 7.5, 12, 0.6, 22.5) }
+};
+var PRICES = {
+  "claude-fable-5-1": FABLE_5_1,
+  "claude-mythos-5-1": FABLE_5_1,
+  "claude-fable-5": FABLE_5,
+  "claude-mythos-5": FABLE_5,
+  "claude-opus-5-5": { rates: rates(4, 5, 8, 0.2, 20) },
+  "claude-opus-5": OPUS_5,
+  "claude-opus-4-8": OPUS_5,
+  "claude-opus-4-7": OPUS_5,
+  "claude-opus-4-6": OPUS_5,
+  "claude-opus-4-5": OPUS_5,
+  "claude-opus-4-1": OPUS_4,
+  "claude-opus-4": OPUS_4,
+  "claude-opus-4-0": OPUS_4,
+  "claude-sonnet-5-5": SONNET_5,
+  "claude-sonnet-5": SONNET_5,
+  "claude-sonnet-4-6": SONNET_4_6,
+  "claude-sonnet-4-5": SONNET_4,
+  "claude-sonnet-4": SONNET_4,
+  "claude-sonnet-4-0": SONNET_4,
+  "claude-haiku-5-5": {
+    rates: rates(0.1, 0.125, 0.2, 0.01, 0.5),
+    longPrompt: { tokens: 1e5, rates: rates(0.5, 0.625, 1, 0.05, 2.5) }
+  },
+  "claude-haiku-4-5": { rates: rates(1, 1.25, 2, 0.1, 5) }
+};
+var RATE_NAMES = ["input", "cacheWrite5m", "cacheWrite1h", "cacheRead", "output"];
+var UNKNOWN_MODEL_RATES = Object.fromEntries(
+  RATE_NAMES.map((name) => [
+    name,
+    Math.max(
+      ...Object.values(PRICES).flatMap((p) => [p.rates[name], p.longPrompt?.rates[name] ?? 0])
+    )
+  ])
+);
+var FAST_MODE_MULTIPLIER = 6;
+var WEB_SEARCH_USD = 0.01;
+function priceOf(model) {
+  if (model === void 0) return void 0;
+  const id = model.replace(/\[[^\]]*\]$/, "").replace(/-\d{8}$/, "");
+  return Object.hasOwn(PRICES, id) ? PRICES[id] : void 0;
+}
+function ratesFor(model, promptTokens) {
+  const price = priceOf(model);
+  if (!price) return UNKNOWN_MODEL_RATES;
+  return price.longPrompt && promptTokens > price.longPrompt.tokens ? price.longPrompt.rates : price.rates;
+}
+function costUsd(model, tokens, fast) {
+  const prompt = tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead;
+  const r = ratesFor(model, prompt);
+  const perMillion = tokens.input * r.input + tokens.cacheWrite5m * r.cacheWrite5m + tokens.cacheWrite1h * r.cacheWrite1h + tokens.cacheRead * r.cacheRead + tokens.output * r.output;
+  return perMillion / 1e6 * (fast ? FAST_MODE_MULTIPLIER : 1) + tokens.webSearches * WEB_SEARCH_USD;
+}
+
+// src/worker/api-usage.ts
+var DECODERS = {
+  gzip: import_node_zlib.createGunzip,
+  "x-gzip": import_node_zlib.createGunzip,
+  deflate: import_node_zlib.createInflate,
+  br: import_node_zlib.createBrotliDecompress,
+  zstd: import_node_zlib.createZstdDecompress
+};
+var MAX_JSON_CHARS = 16 * 1024 * 1024;
+var MAX_EVENT_CHARS = 1024 * 1024;
+var unseen = () => ({
+  counted: false,
+  fast: false,
+  input: 0,
+  cacheWrite: 0,
+  cacheWrite5m: 0,
+  cacheWrite1h: 0,
+  cacheRead: 0,
+  output: 0,
+  webSearches: 0,
+  apart: []
+});
+var APART = /* @__PURE__ */ new Set(["compaction", "advisor_message"]);
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var count = (v) => Number.isSafeInteger(v) && v > 0 ? v : 0;
+function tryJson(text3) {
+  try {
+    return JSON.parse(text3);
+  } catch {
+    return void 0;
+  }
+}
+function readUsage(seen, usage, model) {
+  if (!isObject2(usage)) return;
+  seen.counted = true;
+  if (typeof model === "string") seen.model = model;
+  const max = (key, v) => seen[key] = Math.max(seen[key], count(v));
+  max("input", usage.input_tokens);
+  max("cacheWrite", usage.cache_creation_input_tokens);
+  max("cacheRead", usage.cache_read_input_tokens);
+  max("output", usage.output_tokens);
+  if (isObject2(usage.cache_creation)) {
+    max("cacheWrite5m", usage.cache_creation.ephemeral_5m_input_tokens);
+    max("cacheWrite1h", usage.cache_creation.ephemeral_1h_input_tokens);
+  }
+  if (isObject2(usage.server_tool_use))
+    max("webSearches", usage.server_tool_use.web_search_requests);
+  if (usage.speed === "fast") seen.fast = true;
+  if (Array.isArray(usage.iterations))
+    seen.apart = usage.iterations.filter((it) => isObject2(it) && APART.has(it.type)).map((it) => {
+      const part = unseen();
+      readUsage(part, it, it.model);
+      return part;
+    });
+}
+function tokensOf(seen) {
+  const written = Math.max(seen.cacheWrite, seen.cacheWrite5m + seen.cacheWrite1h);
+  const cacheWrite5m = Math.min(seen.cacheWrite5m, written);
+  return {
+    input: seen.input,
+    cacheWrite5m,
+    cacheWrite1h: written - cacheWrite5m,
+    cacheRead: seen.cacheRead,
+    output: seen.output,
+    webSearches: seen.webSearches
+  };
+}
+function jsonReader(seen) {
+  let text3 = "";
+  let over = false;
+  return {
+    push(chunk) {
+      if (over) return;
+      text3 += chunk;
+      if (text3.length > MAX_JSON_CHARS) [over, text3] = [true, ""];
+    },
+    end() {
+      const message = tryJson(text3);
+      if (isObject2(message)) readUsage(seen, message.usage, message.model);
+    }
+  };
+}
+function streamReader(seen) {
+  let buffer = "";
+  let data = [];
+  let size = 0;
+  const dispatch = () => {
+    const event = size <= MAX_EVENT_CHARS && data.length > 0 ? tryJson(data.join("\n")) : void 0;
+    [data, size] = [[], 0];
+    if (!isObject2(event)) return;
+    if (event.type === "message_start" && isObject2(event.message))
+      readUsage(seen, event.message.usage, event.message.model);
+    else if (event.type === "message_delta") readUsage(seen, event.usage, void 0);
+  };
+  const line = (text3) => {
+    if (text3 === "") return dispatch();
+    if (!text3.startsWith("data:")) return;
+    const value = text3.slice(text3.startsWith("data: ") ? 6 : 5);
+    size += value.length + 1;
+    if (size <= MAX_EVENT_CHARS) data.push(value);
+  };
+  return {
+    push(chunk) {
+      buffer += chunk;
+      const ends = /\r\n|\n|\r(?=[\s\S])/g;
+      let start = 0;
+      for (let m = ends.exec(buffer); m; m = ends.exec(buffer)) {
+        line(buffer.slice(start, m.index));
+        start = m.index + m[0].length;
+      }
+      buffer = buffer.slice(start);
+      if (buffer.length > MAX_EVENT_CHARS) [buffer, size] = ["", MAX_EVENT_CHARS + 1];
+    },
+    end() {
+      line(buffer.replace(/\r$/, ""));
+      dispatch();
+    }
+  };
+}
+function decodersFor(header) {
+  const codings = (header ?? "").split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity");
+  if (codings.some((c) => !Object.hasOwn(DECODERS, c))) return void 0;
+  return codings.reverse().map((c) => DECODERS[c]());
+}
+function readableEncodings(header) {
+  const codings = (Array.isArray(header) ? header.join(",") : header ?? "").split(",").map((c) => c.trim()).filter((c) => {
+    const name = c.split(";")[0].trim().toLowerCase();
+    return Object.hasOwn(DECODERS, name) || name === "identity";
+  });
+  return codings.length > 0 ? codings.join(", ") : "identity";
+}
+function observeOne(response, headers, seen) {
+  const contentType = String(headers["content-type"] ?? "").toLowerCase();
+  const reader = contentType.startsWith("text/event-stream") ? streamReader(seen) : jsonReader(seen);
+  const decoders = decodersFor(headers["content-encoding"]);
+  if (!decoders) return Promise.resolve();
+  const text3 = new TextDecoder();
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      reader.push(text3.decode());
+      reader.end();
+      resolve();
+    };
+    const onBytes = (bytes) => {
+      if (!done) reader.push(text3.decode(bytes, { stream: true }));
+    };
+    const [first] = decoders;
+    if (!first) {
+      response.on("data", onBytes);
+      response.once("end", finish);
+      response.once("close", finish);
+      return;
+    }
+    for (const [i, decoder] of decoders.entries()) {
+      decoder.on("error", finish);
+      const next = decoders[i + 1];
+      if (next) decoder.pipe(next);
+    }
+    const last = decoders.at(-1);
+    last.on("data", onBytes);
+    last.once("end", finish);
+    response.on("data", (bytes) => {
+      if (!first.destroyed) first.write(bytes);
+    });
+    const close = () => {
+      if (!first.destroyed && !first.writableEnded) first.end();
+    };
+    response.once("end", close);
+    response.once("close", close);
+  });
+}
+function createUsageMeter() {
+  const responses = [];
+  const pending = [];
+  return {
+    observe(response, headers) {
+      const seen = unseen();
+      responses.push(seen);
+      pending.push(observeOne(response, headers, seen));
+    },
+    async measured() {
+      await Promise.all(pending);
+      const counted = responses.filter((seen) => seen.counted);
+      if (counted.length === 0) return void 0;
+      let total = { costUsd: 0, inputTokens: 0, outputTokens: 0 };
+      for (const seen of counted) {
+        const parts = [
+          seen,
+          ...seen.apart.map((part) => ({ ...part, model: part.model ?? seen.model, fast: false }))
+        ];
+        for (const part of parts) {
+          const tokens = tokensOf(part);
+          total = {
+            costUsd: total.costUsd + costUsd(part.model, tokens, part.fast),
+            inputTokens: total.inputTokens + tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
+            outputTokens: total.outputTokens + tokens.output
+          };
+        }
+      }
+      return total;
+    }
+  };
+}
+function attemptUsage(reported, measured) {
+  if (!measured) return { usage: reported, measured: [] };
+  const keys = ["costUsd", "inputTokens", "outputTokens"];
+  const taken = keys.filter((k) => reported === void 0 || measured[k] >= reported[k]);
+  const pick2 = (k) => taken.includes(k) ? measured[k] : reported[k];
+  return {
+    usage: {
+      costUsd: pick2("costUsd"),
+      inputTokens: pick2("inputTokens"),
+      outputTokens: pick2("outputTokens")
+    },
+    measured: [...taken]
+  };
+}
+
 // src/worker/custom-headers.ts
 var import_node_http = require("node:http");
 function parseCustomHeaders(text3) {
@@ -27607,7 +27897,10 @@ async function startApiKeyProxy(jobEnv) {
   const upstream = new URL(jobEnv.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAM);
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
-  const server = (0, import_node_http2.createServer)((req, res) => forward(req, res, { upstream, held, heldHeaders }));
+  const meter = createUsageMeter();
+  const server = (0, import_node_http2.createServer)(
+    (req, res) => forward(req, res, { upstream, held, heldHeaders, meter })
+  );
   server.listen(0, "127.0.0.1");
   await (0, import_node_events.once)(server, "listening");
   const { port } = server.address();
@@ -27627,10 +27920,16 @@ async function startApiKeyProxy(jobEnv) {
       server.closeAllConnections();
       server.close();
       await (0, import_node_events.once)(server, "close");
-    }
+    },
+    measured: () => meter.measured()
   };
 }
-function forward(req, res, { upstream, held, heldHeaders }) {
+function forward(req, res, {
+  upstream,
+  held,
+  heldHeaders,
+  meter
+}) {
   const refuse = (status, message) => {
     req.resume();
     res.writeHead(status, { "content-type": "application/json" });
@@ -27647,13 +27946,20 @@ function forward(req, res, { upstream, held, heldHeaders }) {
     out = send2(target, {
       method: req.method,
       // As Claude Code sends them, custom headers override the credentials' headers.
-      headers: { ...forwardedHeaders(req.headers), ...credentials, ...custom2.headers }
+      headers: {
+        ...forwardedHeaders(req.headers),
+        ...credentials,
+        ...custom2.headers,
+        // Only codings the meter reads: the usage in a response it could not read would be lost.
+        "accept-encoding": readableEncodings(req.headers["accept-encoding"])
+      }
     });
   } catch {
     return refuse(502, "agent-coordinator: the request could not be sent with the credential");
   }
   out.on("response", (answer) => {
     res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
+    meter.observe(answer, answer.headers);
     answer.pipe(res);
   });
   out.on("error", (error62) => {
@@ -28341,6 +28647,7 @@ async function runAgent(options) {
   const promptFile = (0, import_node_path6.join)(dir, "prompt.md");
   await (0, import_promises7.writeFile)(promptFile, options.prompt, { mode: 420 });
   const proxy = await startApiKeyProxy(options.env);
+  let exit;
   try {
     const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
     const { user } = options;
@@ -28358,7 +28665,7 @@ async function runAgent(options) {
     options.io.out(`::stop-commands::${stopToken}
 `);
     try {
-      return await spawnAgent(
+      exit = await spawnAgent(
         { ...options, argv },
         env,
         user && ((signal) => void user.signal(signal))
@@ -28372,6 +28679,8 @@ async function runAgent(options) {
     await proxy?.close();
     await (0, import_promises7.rm)(dir, { recursive: true, force: true });
   }
+  if (exit.kind === "spawn_failed") return exit;
+  return { ...exit, measured: await proxy?.measured() };
 }
 function spawnAgent(options, env, signalUser) {
   const [command, ...args] = options.argv;
@@ -28440,9 +28749,9 @@ function spawnAgent(options, env, signalUser) {
 }
 
 // src/worker/agent-output.ts
-var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isObject3 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
-function tryJson(text3) {
+function tryJson2(text3) {
   try {
     return JSON.parse(text3);
   } catch {
@@ -28451,22 +28760,22 @@ function tryJson(text3) {
 }
 function findResultObject(stdout) {
   const trimmed = stdout.trim();
-  const candidates = [tryJson(trimmed)];
+  const candidates = [tryJson2(trimmed)];
   const lines = trimmed.split("\n").filter((l) => l.trim().startsWith("{"));
-  for (let i = lines.length - 1; i >= 0; i--) candidates.push(tryJson(lines[i]));
+  for (let i = lines.length - 1; i >= 0; i--) candidates.push(tryJson2(lines[i]));
   for (const c of candidates) {
     if (Array.isArray(c)) {
-      const last = [...c].reverse().find((m) => isObject2(m) && m.type === "result");
-      if (isObject2(last)) return last;
-    } else if (isObject2(c) && (c.type === "result" || "result" in c || "total_cost_usd" in c)) {
+      const last = [...c].reverse().find((m) => isObject3(m) && m.type === "result");
+      if (isObject3(last)) return last;
+    } else if (isObject3(c) && (c.type === "result" || "result" in c || "total_cost_usd" in c)) {
       return c;
     }
   }
   return void 0;
 }
 var sum = (values) => values.some((v) => v !== void 0) ? values.reduce((a, v) => a + (v ?? 0), 0) : void 0;
-function tokensOf(obj) {
-  const models = isObject2(obj.modelUsage) ? Object.values(obj.modelUsage).filter(isObject2) : [];
+function tokensOf2(obj) {
+  const models = isObject3(obj.modelUsage) ? Object.values(obj.modelUsage).filter(isObject3) : [];
   if (models.length > 0) {
     return {
       input: sum(
@@ -28479,7 +28788,7 @@ function tokensOf(obj) {
       output: sum(models.map((m) => num(m.outputTokens)))
     };
   }
-  const u = isObject2(obj.usage) ? obj.usage : {};
+  const u = isObject3(obj.usage) ? obj.usage : {};
   return {
     input: sum([
       num(u.input_tokens),
@@ -28499,7 +28808,7 @@ function parseAgentOutput(stdout) {
   const obj = findResultObject(stdout);
   if (!obj) return { result: stdout, isError: false, failure: "", structured: false };
   const cost = num(obj.total_cost_usd) ?? num(obj.cost_usd);
-  const { input: input2, output: output2 } = tokensOf(obj);
+  const { input: input2, output: output2 } = tokensOf2(obj);
   const usage = cost !== void 0 || input2 !== void 0 || output2 !== void 0 ? { costUsd: cost ?? 0, inputTokens: input2 ?? 0, outputTokens: output2 ?? 0 } : void 0;
   const structured = typeof obj.result === "string" || obj.type === "result";
   return {
@@ -28561,14 +28870,7 @@ async function invokeAgent(ctx, prompt) {
   });
   if (exit.kind === "spawn_failed")
     fail("agent_failed", `could not start ${argv[0]}: ${exit.message}`);
-  const report = parseAgentOutput(exit.stdout);
-  if (report.usage) {
-    const u = report.usage;
-    log(
-      ctx,
-      `agent usage: cost_usd=${u.costUsd} input_tokens=${u.inputTokens} output_tokens=${u.outputTokens}`
-    );
-  }
+  const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
   if (exit.kind === "timeout") {
     log(ctx, "stopped the agent at its deadline: keeping what it left in the working tree");
     return { report, stopped: true };
@@ -28585,6 +28887,21 @@ async function invokeAgent(ctx, prompt) {
     );
   return { report, stopped: false };
 }
+function withMeasuredUsage(ctx, report, measured) {
+  const { usage, measured: taken } = attemptUsage(report.usage, measured);
+  if (usage) {
+    const figures = `cost_usd=${usage.costUsd} input_tokens=${usage.inputTokens} output_tokens=${usage.outputTokens}`;
+    const names = taken.map((k) => USAGE_NAMES[k]);
+    const how = !measured ? "as the agent reported it" : names.length === 3 ? "measured by the worker's API proxy" : names.length > 0 ? `${names.join(", ")} measured by the worker's API proxy, the rest as the agent reported it` : "as the agent reported it, above what the worker's API proxy measured";
+    log(ctx, `agent usage: ${figures} (${how})`);
+  }
+  return { ...report, usage };
+}
+var USAGE_NAMES = {
+  costUsd: "cost_usd",
+  inputTokens: "input_tokens",
+  outputTokens: "output_tokens"
+};
 function failStoppedEmpty(ctx, why) {
   fail(
     "timeout",
@@ -29924,8 +30241,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject3 = val !== null && typeof val === "object";
-    const hasToJSON = isObject3 && typeof val.toJSON === "function";
+    const isObject4 = val !== null && typeof val === "object";
+    const hasToJSON = isObject4 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -33863,16 +34180,16 @@ function code(text3, max = 80) {
   return "`" + sanitizeForCode(text3, max) + "`";
 }
 function countCodePoints(text3) {
-  let count = 0;
+  let count2 = 0;
   for (let i = 0; i < text3.length; i++) {
     const c = text3.charCodeAt(i);
     if (c >= 55296 && c <= 56319 && i + 1 < text3.length) {
       const next = text3.charCodeAt(i + 1);
       if (next >= 56320 && next <= 57343) i++;
     }
-    count++;
+    count2++;
   }
-  return count;
+  return count2;
 }
 
 // src/core/plan/suggest.ts
