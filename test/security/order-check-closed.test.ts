@@ -120,7 +120,8 @@ describe('the order check closes on an approved head', () => {
     await refused(mergeByWorkflow);
   });
 
-  it("when the run is cancelled while the PR is in GitHub's merge queue", async () => {
+  /** The agent's PR approved and in GitHub's merge queue; `stop` ends its task or run there. */
+  const stoppedInMergeQueue = async (stop: (issue: number, pr: number) => Promise<unknown>) => {
     s = await startScenario();
     await s.double.enableMergeQueue(REPO, 'main');
     s.double.setWorker(() => ({ kind: 'pr' }));
@@ -130,30 +131,26 @@ describe('the order check closes on an approved head', () => {
     await s.settle();
     expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
 
-    await s.double.comment(REPO, issue, '/cancel', MAINTAINER);
+    await stop(issue, pr.number);
     await s.settle();
-    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'cancelled' });
-    // Out of the queue: a merge group checked before the cancel would land it.
+    // Out of the queue: a merge group checked before would land it.
     expect(s.double.mergeQueue(REPO, 'main')).toEqual([]);
     expect((await s.double.processMergeQueue(REPO, 'main')).merged).toEqual([]);
     expect(pullOf().merged).toBe(false);
+    return (await taskOf(s, issue, 'a'))?.state;
+  };
+
+  it("when the run is cancelled while the PR is in GitHub's merge queue", async () => {
+    const state = await stoppedInMergeQueue((issue) =>
+      s.double.comment(REPO, issue, '/cancel', MAINTAINER),
+    );
+    expect(state).toBe('cancelled');
   });
 
   it("when its task is vetoed while the PR is in GitHub's merge queue", async () => {
-    s = await startScenario();
-    await s.double.enableMergeQueue(REPO, 'main');
-    s.double.setWorker(() => ({ kind: 'pr' }));
-    const issue = await startRun(s);
-    const pr = pullOf();
-    await s.double.comment(REPO, pr.number, '/approve', MAINTAINER);
-    await s.settle();
-    expect(s.double.mergeQueue(REPO, 'main')).toEqual([pr.number]);
-
-    await s.double.comment(REPO, pr.number, '/veto not this way', MAINTAINER);
-    await s.settle();
-    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'vetoed' });
-    expect(s.double.mergeQueue(REPO, 'main')).toEqual([]);
-    expect((await s.double.processMergeQueue(REPO, 'main')).merged).toEqual([]);
-    expect(pullOf().merged).toBe(false);
+    const state = await stoppedInMergeQueue((_, pr) =>
+      s.double.comment(REPO, pr, '/veto not this way', MAINTAINER),
+    );
+    expect(state).toBe('vetoed');
   });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiKeyProxy, type ApiKeyProxy } from '../../src/worker/api-key-proxy.js';
+import { SONNET_ANSWER, SONNET_ANSWER_COST } from './helpers/sonnet-answer.js';
 
 /**
  * The worker's API-key proxy measures what the agent spends from the API's answers it forwards
@@ -16,30 +17,6 @@ interface Answer {
   /** Written one by one, a pause apart: a stream as the API sends it. */
   pieces: Buffer[];
 }
-
-const sse = (...events: unknown[]) =>
-  events
-    .map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`)
-    .join('');
-
-// Sonnet 5: $2 input, $0.20 cache reads, $10 output per million tokens.
-const STREAM = sse(
-  {
-    type: 'message_start',
-    message: {
-      id: 'msg_1',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-5',
-      content: [],
-      usage: { input_tokens: 2000, cache_read_input_tokens: 50_000, output_tokens: 1 },
-    },
-  },
-  { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi ✓' } },
-  { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 800 } },
-  { type: 'message_stop' },
-);
-const STREAM_COST = (2000 * 2 + 50_000 * 0.2 + 800 * 10) / 1e6;
 
 const MESSAGE = JSON.stringify({
   id: 'msg_2',
@@ -120,7 +97,7 @@ describe("the worker's API key proxy measuring usage", () => {
 
   it('adds up the usage of streamed and whole answers, compressed as Claude Code asks, and passes each on unchanged', async () => {
     await start();
-    const streamed = brotliCompressSync(Buffer.from(STREAM));
+    const streamed = brotliCompressSync(Buffer.from(SONNET_ANSWER));
     const whole = gzipSync(Buffer.from(MESSAGE));
     answers.push(
       {
@@ -145,7 +122,7 @@ describe("the worker's API key proxy measuring usage", () => {
     ]);
     await proxy!.close();
     const measured = await proxy!.measured();
-    expect(measured!.costUsd).toBeCloseTo(STREAM_COST + MESSAGE_COST, 12);
+    expect(measured!.costUsd).toBeCloseTo(SONNET_ANSWER_COST + MESSAGE_COST, 12);
     expect(measured).toMatchObject({ inputTokens: 53_000, outputTokens: 900 });
   });
 

@@ -7,6 +7,7 @@ import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, pullFixture, REPO, strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
+import { SONNET_ANSWER } from './helpers/sonnet-answer.js';
 
 /**
  * `budget.maxCostUsdPerRun` adds up the usage markers of the task's PRs (docs/worker.md, "What
@@ -19,25 +20,6 @@ const BRANCH = 'agent/7/task_001';
 const REAL_KEY = 'sk-ant-api03-held-by-the-worker';
 
 strictGitHub();
-
-/** A streamed answer on Sonnet 5: 2,000 input tokens, 50,000 read from the cache, 800 out. */
-const ANSWER = [
-  {
-    type: 'message_start',
-    message: {
-      id: 'msg_1',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-5',
-      content: [],
-      usage: { input_tokens: 2000, cache_read_input_tokens: 50_000, output_tokens: 1 },
-    },
-  },
-  { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 800 } },
-  { type: 'message_stop' },
-]
-  .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
-  .join('');
 
 /** An agent that calls the API through the proxy `CALLS` times, then says it spent nothing. */
 const AGENT = String.raw`
@@ -70,7 +52,7 @@ beforeEach(async () => {
     calls++;
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(ANSWER);
+    res.end(SONNET_ANSWER);
   }).listen(0, '127.0.0.1');
   await once(api, 'listening');
   apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
