@@ -103,6 +103,8 @@ export function formatWaitReason(reason: TaskExplanation): string {
       if (reason.unmerged.length === 0) return 'waiting for dependencies';
       return `waiting for ${reason.unmerged.map(formatDep).join(', ')}`;
     case 'concurrency': {
+      if (reason.scope === 'installation')
+        return `waiting: the coordinator's capacity is shared with other installations (${formatCount(reason.inflight ?? reason.limit)}/${formatCount(reason.limit)} workers busy for this one)`;
       const where =
         reason.scope === 'repository' ? 'in this repository' : 'across all repositories';
       return `waiting: ${formatCount(reason.inflight ?? reason.limit)}/${formatCount(reason.limit)} workers busy ${where}`;

@@ -17,17 +17,22 @@ function headroom(limit: number, inflight: number): number {
 /**
  * One repository's dispatch decision. Held and over-budget runs, then tasks in backoff, then
  * tasks whose paths overlap a holder's or an earlier candidate's (`input.overlap`), wait without
- * taking a slot; the rest fill the tighter of the repository and global headroom in
- * (priority desc, order asc) order. Every candidate ends up in exactly one list. Which candidates
- * wait on an overlap does not depend on the slots (an earlier candidate that finds no slot still
- * claims its paths), so the claim can take that set as given (`overlapWaits`).
+ * taking a slot; the rest fill the tightest of the repository's, the global and the installation's
+ * headroom (its fair share of the global cap, fair-share.ts) in (priority desc, order asc)
+ * order. Every candidate ends up in exactly one list. Which candidates wait on an overlap does not
+ * depend on the slots (an earlier candidate that finds no slot still claims its paths), so the
+ * claim can take that set as given (`overlapWaits`).
  */
 export function selectDispatches(input: SchedulerInput): SchedulerDecision {
   const repoRoom = headroom(input.repoLimit, input.repoInflight);
   const globalRoom = headroom(input.globalLimit, input.globalInflight);
-  // Repository wins ties: it is the limit a repository's maintainers can change.
-  const repoBinds = repoRoom <= globalRoom;
-  const slots = Math.min(repoRoom, globalRoom);
+  const share = input.installation;
+  const installationRoom = share?.room ?? Infinity;
+  // Repository wins ties: it is the limit a repository's maintainers can change. The
+  // installation's share binds only below the global room: a full cap is the cap's wait.
+  const repoBinds = repoRoom <= globalRoom && repoRoom <= installationRoom;
+  const installationBinds = !repoBinds && installationRoom < globalRoom;
+  const slots = Math.min(repoRoom, globalRoom, installationRoom);
 
   const dispatch: Candidate[] = [];
   const waiting: SchedulerDecision['waiting'] = [];
@@ -49,12 +54,19 @@ export function selectDispatches(input: SchedulerInput): SchedulerDecision {
           limit: input.repoLimit,
           inflight: input.repoInflight + dispatch.length,
         }
-      : {
-          kind: 'concurrency',
-          scope: 'global',
-          limit: input.globalLimit,
-          inflight: input.globalInflight + dispatch.length,
-        };
+      : installationBinds && share
+        ? {
+            kind: 'concurrency',
+            scope: 'installation',
+            limit: share.ceiling,
+            inflight: share.running + dispatch.length,
+          }
+        : {
+            kind: 'concurrency',
+            scope: 'global',
+            limit: input.globalLimit,
+            inflight: input.globalInflight + dispatch.length,
+          };
     for (const candidate of overflow) waiting.push({ candidate, reason });
   }
 

@@ -21,7 +21,8 @@ export interface Candidate {
 export type WaitReason =
   | {
       kind: 'concurrency';
-      scope: 'repository' | 'global';
+      /** `installation`: its fair share of the global cap (fair-share.ts) while others wait. */
+      scope: 'repository' | 'global' | 'installation';
       limit: number;
       /** Workers in flight for that scope once this decision's dispatches start. */
       inflight?: number;
@@ -74,6 +75,8 @@ export interface SchedulerInput {
   globalInflight: number;
   /** COORDINATOR_MAX_PARALLEL across the process; Infinity when unset. */
   globalLimit: number;
+  /** The repository's installation's share of the global cap, when others share it. */
+  installation?: { room: number; running: number; ceiling: number };
   heldRuns: ReadonlySet<string>;
   budgetExhaustedRuns: ReadonlySet<string>;
   /** The tasks' declared or changed files; without it nothing waits on an overlap. */

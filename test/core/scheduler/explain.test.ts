@@ -143,6 +143,10 @@ describe('formatWaitReason', () => {
       reason: { kind: 'concurrency', scope: 'global', limit: 20, inflight: 21 },
       text: 'waiting: 21/20 workers busy across all repositories',
     },
+    {
+      reason: { kind: 'concurrency', scope: 'installation', limit: 3, inflight: 3 },
+      text: "waiting: the coordinator's capacity is shared with other installations (3/3 workers busy for this one)",
+    },
     { reason: { kind: 'held' }, text: 'held' },
     { reason: { kind: 'budget' }, text: 'budget reached' },
     {

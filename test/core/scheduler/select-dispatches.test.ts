@@ -52,6 +52,7 @@ describe('selectDispatches', () => {
     repoLimit: number;
     globalInflight: number;
     globalLimit: number;
+    installation?: { room: number; running: number; ceiling: number };
     dispatched: number;
     reason?: WaitReason;
   }>([
@@ -90,6 +91,36 @@ describe('selectDispatches', () => {
       globalLimit: Infinity,
       dispatched: 0,
       reason: { kind: 'concurrency', scope: 'repository', limit: 10, inflight: 12 },
+    },
+    {
+      name: 'the installation’s share binds while other installations wait (fair-share.ts)',
+      repoInflight: 0,
+      repoLimit: 10,
+      globalInflight: 16,
+      globalLimit: 20,
+      installation: { room: 1, running: 5, ceiling: 6 },
+      dispatched: 1,
+      reason: { kind: 'concurrency', scope: 'installation', limit: 6, inflight: 6 },
+    },
+    {
+      name: 'a full cap is the cap’s wait, whatever the installation’s share',
+      repoInflight: 0,
+      repoLimit: 10,
+      globalInflight: 20,
+      globalLimit: 20,
+      installation: { room: 0, running: 5, ceiling: 5 },
+      dispatched: 0,
+      reason: { kind: 'concurrency', scope: 'global', limit: 20, inflight: 20 },
+    },
+    {
+      name: 'the repository’s limit still binds below the installation’s share',
+      repoInflight: 8,
+      repoLimit: 10,
+      globalInflight: 8,
+      globalLimit: 20,
+      installation: { room: 4, running: 8, ceiling: 12 },
+      dispatched: 2,
+      reason: { kind: 'concurrency', scope: 'repository', limit: 10, inflight: 10 },
     },
     {
       name: 'enough room for all',
