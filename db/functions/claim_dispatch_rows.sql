@@ -1,4 +1,4 @@
--- The current definition of claim_dispatch_rows, as db/migrations/0022_files_overlap.sql left it.
+-- The current definition of claim_dispatch_rows, as db/migrations/0034_installation_share.sql left it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "claim_dispatch_rows"(
   "p_repository" bigint,
@@ -9,13 +9,14 @@ CREATE OR REPLACE FUNCTION "claim_dispatch_rows"(
   "p_now" timestamp with time zone,
   "p_from" text[],
   "p_to" text,
-  "p_blocked" bigint[]
+  "p_blocked" bigint[],
+  "p_installation_limit" integer
 ) RETURNS TABLE ("attempt" json, "task" json, "run" json) LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   claimed bigint[];
 BEGIN
   claimed := ARRAY(SELECT claim_dispatches(p_repository, p_repository_lock, p_repository_limit,
-    p_global_lock, p_global_limit, p_now, p_from, p_to, p_blocked));
+    p_global_lock, p_global_limit, p_now, p_from, p_to, p_blocked, p_installation_limit));
   IF cardinality(claimed) = 0 THEN RETURN; END IF;
   RETURN QUERY
   SELECT row_to_json(a), row_to_json(t), row_to_json(r)

@@ -1,4 +1,4 @@
--- The current definition of claim_dispatches, as db/migrations/0023_stacked_dispatch.sql left it.
+-- The current definition of claim_dispatches, as db/migrations/0034_installation_share.sql left it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "claim_dispatches"(
   "p_repository" bigint,
@@ -9,7 +9,8 @@ CREATE OR REPLACE FUNCTION "claim_dispatches"(
   "p_now" timestamp with time zone,
   "p_from" text[],
   "p_to" text,
-  "p_blocked" bigint[]
+  "p_blocked" bigint[],
+  "p_installation_limit" integer
 ) RETURNS SETOF bigint LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   room integer;
@@ -54,6 +55,14 @@ BEGIN
     PERFORM pg_advisory_xact_lock(p_global_lock);
     SELECT least(room, p_global_limit - coalesce(sum("in_flight"), 0)) INTO room
       FROM "repository_inflight";
+    -- The installation's share of the cap, as core decided it (src/core/scheduler/fair-share.ts):
+    -- its repositories' tasks in flight together, read under the lock every capped claim takes.
+    IF p_installation_limit IS NOT NULL THEN
+      SELECT least(room, p_installation_limit - coalesce(sum(i."in_flight"), 0)) INTO room
+        FROM "repository_inflight" i JOIN "repositories" rp ON rp."id" = i."repository_id"
+        WHERE rp."installation_id" =
+          (SELECT o."installation_id" FROM "repositories" o WHERE o."id" = p_repository);
+    END IF;
     IF room <= 0 THEN RETURN; END IF;
   END IF;
   RETURN QUERY

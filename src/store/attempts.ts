@@ -12,6 +12,8 @@ import { graphTask, type RunRow, type TaskRow } from './runs.js';
 import type { AttemptRow } from './attempt-row.js';
 import type { Db } from './transaction.js';
 import { pathClaimants, type PathClaimantRow } from './task-paths.js';
+import { repositoryLoads } from './repository-loads.js';
+import type { RepositoryLoad } from '../core/scheduler/index.js';
 
 export interface DispatchIntent {
   attempt: AttemptRow;
@@ -25,6 +27,11 @@ export interface ClaimLimits {
   now: Date;
   /** Task ids core makes wait on an overlap (src/core/scheduler/overlap.ts): never claimed. */
   blocked?: readonly number[];
+  /**
+   * The most tasks the repository's installation may have in flight once this claim is made: its
+   * share of the global cap (src/core/scheduler/fair-share.ts); none when nothing is shared.
+   */
+  installationLimit?: number;
 }
 
 const DISPATCH = taskTransition('dispatched');
@@ -42,8 +49,9 @@ export class AttemptStore {
    * explains), and record an intent (a new attempt row) for each. The counts, the pick and the
    * writes are one call of `claim_dispatches` (db/migrations/0013) under the repository's
    * advisory lock, so two deliveries or two processes can never claim the same (task, attempt)
-   * nor exceed a limit; the read of what was claimed comes back from the same call
-   * (`claim_dispatch_rows`, db/migrations/0016): one statement, whatever it claims.
+   * nor exceed a limit (the installation's share too, db/migrations/0034); the read of what was
+   * claimed comes back from the same call (`claim_dispatch_rows`, db/migrations/0016): one
+   * statement, whatever it claims.
    */
   async claimDispatches(
     repositoryId: number,
@@ -89,7 +97,8 @@ export class AttemptStore {
           ${limits.now.toISOString()}::timestamptz,
           ${`{${DISPATCH.from.join(',')}}`}::text[],
           ${DISPATCH.to}::text,
-          ${`{${(limits.blocked ?? []).join(',')}}`}::bigint[])`),
+          ${`{${(limits.blocked ?? []).join(',')}}`}::bigint[],
+          ${limits.installationLimit ?? null}::integer)`),
     );
     return rows.map((row) => ({
       attempt: rowFromJson(attempts, row.attempt),
@@ -157,6 +166,11 @@ export class AttemptStore {
         asc(tasks.planIndex),
       )
       .limit(limit);
+  }
+
+  /** See `repositoryLoads`: what the installations' shares of the global cap are decided from. */
+  loads(now: Date): Promise<RepositoryLoad[]> {
+    return repositoryLoads(this.db, now);
   }
 
   /**

@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import type { RepositoryLoad } from '../core/scheduler/index.js';
+import { PLAN_TASK_KEY } from '../core/plan/index.js';
+import { rowsOf } from './database.js';
+import type { Db } from './transaction.js';
+
+/**
+ * Every repository with tasks in flight or ready, with its installation, its in-flight count (the
+ * trigger's, db/migrations/0015) and its ready tasks: what core shares the global cap by
+ * (src/core/scheduler/fair-share.ts). Ready is the claim's predicate (db/functions/
+ * claim_dispatches.sql, `AttemptStore.readyTasks`), counted along tasks_ready_idx. One statement,
+ * read only when COORDINATOR_MAX_PARALLEL is set; it reads no lock, so it is a snapshot the
+ * claim's guard (`p_installation_limit`) keeps honest.
+ */
+export async function repositoryLoads(db: Db, now: Date): Promise<RepositoryLoad[]> {
+  const rows = rowsOf<{
+    repository_id: string | number;
+    installation_id: string | number;
+    inflight: number;
+    ready: number;
+    max_parallel: number | null;
+  }>(
+    await db.execute(sql`
+      with ready as (
+        select t.repository_id, count(*)::int as ready from tasks t
+         where t.state = 'pending'
+           and (t.unmet_deps = 0 or (t.unmet_deps = 1 and t.stack_parent is not null))
+           and t.task_key <> ${PLAN_TASK_KEY}
+           and (t.next_attempt_at is null or t.next_attempt_at <= ${now.toISOString()}::timestamptz)
+           and (select r.state = 'running' and r.finished_at is null
+                  from runs r where r.id = t.run_id)
+         group by t.repository_id
+      ), loaded as (
+        select repository_id from ready
+        union
+        select repository_id from repository_inflight where in_flight > 0
+      )
+      select rp.id as repository_id, rp.installation_id, rp.max_parallel,
+             coalesce(i.in_flight, 0)::int as inflight, coalesce(ready.ready, 0)::int as ready
+        from loaded l
+        join repositories rp on rp.id = l.repository_id
+        left join repository_inflight i on i.repository_id = l.repository_id
+        left join ready on ready.repository_id = l.repository_id`),
+  );
+  return rows.map((r) => ({
+    repositoryId: Number(r.repository_id),
+    installationId: Number(r.installation_id),
+    inflight: Number(r.inflight),
+    ready: Number(r.ready),
+    repoLimit: r.max_parallel === null ? null : Number(r.max_parallel),
+  }));
+}
