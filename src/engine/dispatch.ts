@@ -13,6 +13,7 @@ import { crashPoint } from '../crash-points.js';
 import { stackedBase, stackedPull } from '../core/stack/index.js';
 import { decideDispatchFailure } from '../core/lifecycle/index.js';
 import { overlapDecision, type BaseHeads } from './overlap.js';
+import { shareDecision } from './fair-share.js';
 
 /**
  * Dispatch what is ready in one repository. Intents are recorded first (under the repository
@@ -29,7 +30,37 @@ export function scheduleRepository(
 ): Promise<number> {
   // Inside one delivery's handling every pass it asks for is one pass, at the end.
   if (deferSchedule(repositoryId, known)) return Promise.resolve(0);
-  return timeDecision(engine, 'schedule', () => schedule(engine, repositoryId, known, baseHeads));
+  return scheduleAndHandOff(engine, repositoryId, known, baseHeads);
+}
+
+/**
+ * A pass and the passes it hands off: the repositories of other installations that may start a
+ * task now (`shareDecision`), once this one's installation has what its share lets it take. A
+ * slot freed in an installation over its share goes to the one that waits at once, not at the
+ * next sweep; the passes handed off hand nothing further, and one that fails is the other
+ * repository's to retry (the sweep schedules it), not this delivery's.
+ */
+async function scheduleAndHandOff(
+  engine: Engine,
+  repositoryId: number,
+  known: RepositoryRow | undefined,
+  baseHeads?: BaseHeads,
+): Promise<number> {
+  const handOff: number[] = [];
+  let scheduled = await timeDecision(engine, 'schedule', () =>
+    schedule(engine, repositoryId, known, baseHeads, handOff),
+  );
+  for (const other of handOff) {
+    try {
+      scheduled += await timeDecision(engine, 'schedule', () => schedule(engine, other, undefined));
+    } catch (error) {
+      engine.log.error(
+        { err: error, repository: other },
+        'a pass handed a share could not schedule',
+      );
+    }
+  }
+  return scheduled;
 }
 
 /**
@@ -42,8 +73,7 @@ export async function schedulingOnce<T>(engine: Engine, fn: () => Promise<T>): P
   if (deferred.getStore()) return fn();
   const wanted = new Map<number, RepositoryRow | undefined>();
   const value = await deferred.run(wanted, fn);
-  for (const [repositoryId, known] of wanted)
-    await timeDecision(engine, 'schedule', () => schedule(engine, repositoryId, known));
+  for (const [repositoryId, known] of wanted) await scheduleAndHandOff(engine, repositoryId, known);
   return value;
 }
 
@@ -61,6 +91,8 @@ async function schedule(
   repositoryId: number,
   known: RepositoryRow | undefined,
   baseHeads: BaseHeads = new Map(),
+  /** Filled with the repositories core hands the rest of the cap to; left alone: none. */
+  handOff?: number[],
 ): Promise<number> {
   // The repository's limit as its newest run saw the config (written at each run's start).
   const repository = known ?? (await engine.store.repositories.getRepository(repositoryId));
@@ -70,9 +102,16 @@ async function schedule(
   if (!(await engine.coordinatorUrl())) return 0;
   // One scope per run and one read of each base branch per pass, however many tasks go out.
   const pass: DispatchPass = { baseHeads };
+  const share = await shareDecision(engine, repositoryId);
+  handOff?.push(...share.handOff);
   const intents = await engine.store.attempts.claimDispatches(
     repositoryId,
-    { repoLimit: repository.maxParallel, globalLimit: engine.maxParallel, now: engine.now() },
+    {
+      repoLimit: repository.maxParallel,
+      globalLimit: engine.maxParallel,
+      installationLimit: share.installation?.ceiling,
+      now: engine.now(),
+    },
     await overlapDecision(engine, repository, pass.baseHeads),
   );
   for (const intent of intents) engine.requestStatus(intent.run.id);

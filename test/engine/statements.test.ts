@@ -84,12 +84,17 @@ describe('statements of one delivery', () => {
     // The scheduling pass asks which tasks claim paths (files:, docs/lifecycle.md): one
     // read of an empty partial index when the plans declare none.
     expect(done!.texts.filter((t) => /t\.files is not null/.test(t))).toHaveLength(1);
+    // With COORDINATOR_MAX_PARALLEL set, the pass reads every loaded repository's counts for the
+    // installations' shares of it (src/engine/fair-share.ts): one statement.
+    expect(
+      done!.texts.filter((t) => /from repository_inflight where in_flight > 0/.test(t)),
+    ).toHaveLength(1);
     // The PR's order check and its merge, each through the installation's write budget: its
     // transaction (begin, lock, the window's count, the sweep of old rows, the insert, commit)
     // and the stamp once GitHub answered, 7 statements a write.
     expect(done!.writes).toEqual(['createCheckRun', 'mergePull']);
     expect(budgetStatements(done!.texts)).toBe(4 * 2);
-    expect(done!.statements).toBe(8 + 7 * 2);
+    expect(done!.statements).toBe(9 + 7 * 2);
     const [merged] = rowsOf<{ n: number }>(
       await handle.db.execute(sql`select count(*)::int as n from tasks where state = 'merged'`),
     );
@@ -142,12 +147,16 @@ describe('statements of one delivery', () => {
     expect(counted.texts.filter((t) => /claim_dispatch/.test(t))).toHaveLength(1);
     // With the read of the tasks that claim paths (files:), none here, before the claim.
     expect(counted.texts.filter((t) => /t\.files is not null/.test(t))).toHaveLength(1);
+    // And the read of the loads the installations' shares are decided from.
+    expect(
+      counted.texts.filter((t) => /from repository_inflight where in_flight > 0/.test(t)),
+    ).toHaveLength(1);
     const writes = app.github.writes.slice(writesBefore);
     // The head's order check brought to success by the approval, then the merge, the freed
     // task's branch and its dispatch: 7 statements each.
     expect(writes).toEqual(['updateCheckRun', 'mergePull', 'ensureBranch', 'dispatchWorkflow']);
     expect(budgetStatements(counted.texts)).toBe(4 * writes.length);
-    expect(counted.statements).toBe(12 + 7 * writes.length);
+    expect(counted.statements).toBe(13 + 7 * writes.length);
   });
 
   it('a sweep reads each repository once and the active runs once, however many attempts are open', async () => {
