@@ -1,4 +1,4 @@
-import { installationRoom, repositoriesToHandOff } from '../core/scheduler/index.js';
+import { capacityView, repositoriesToHandOff, type CapacityView } from '../core/scheduler/index.js';
 import type { Engine } from './context.js';
 
 /** What a scheduling pass takes from the installations' shares of the global cap. */
@@ -17,11 +17,20 @@ export interface ShareDecision {
 export async function shareDecision(engine: Engine, repositoryId: number): Promise<ShareDecision> {
   if (!Number.isFinite(engine.maxParallel)) return { handOff: [] };
   const loads = await engine.store.attempts.loads(engine.now());
-  const room = installationRoom(loads, repositoryId, engine.maxParallel);
+  const { installation } = capacityView(loads, repositoryId, engine.maxParallel);
   return {
-    ...(room
-      ? { installation: { room: room.room, running: room.running, ceiling: room.ceiling } }
-      : {}),
+    ...(installation ? { installation } : {}),
     handOff: repositoriesToHandOff(loads, repositoryId, engine.maxParallel),
   };
+}
+
+/**
+ * The capacity as the status comment shows it: with a cap, the loads the shares are decided from
+ * hold the counts in flight too, so a render reads one statement for both, as without one.
+ */
+export async function statusCapacity(engine: Engine, repositoryId: number): Promise<CapacityView> {
+  if (!Number.isFinite(engine.maxParallel))
+    return { inflight: await engine.store.attempts.inflightCounts(repositoryId) };
+  const loads = await engine.store.attempts.loads(engine.now());
+  return capacityView(loads, repositoryId, engine.maxParallel);
 }

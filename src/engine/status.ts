@@ -7,6 +7,7 @@ import type { RepositoryRow } from '../store/repositories.js';
 import { overlapReasonsOf, type BaseHeads } from './overlap.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
 import { crashPoint } from '../crash-points.js';
+import { statusCapacity } from './fair-share.js';
 
 /**
  * Render the run's status comment from one read of the database (core decides what it says).
@@ -26,12 +27,12 @@ export async function renderRunStatus(
     repository?: RepositoryRow;
   } = {},
 ): Promise<string> {
-  const [{ tasks, depsOf, pullOf }, attempts, spentUsd, inflight, overlapWaits] = await Promise.all(
+  const [{ tasks, depsOf, pullOf }, attempts, spentUsd, capacity, overlapWaits] = await Promise.all(
     [
       graph ?? engine.store.runs.graphOf(run.id),
       engine.store.attempts.ofRun(run.id),
       engine.store.attempts.spentByRun(run.id),
-      engine.store.attempts.inflightCounts(run.repositoryId),
+      statusCapacity(engine, run.repositoryId),
       repository && overlapReasonsOf(engine, repository, run.id, baseHeads),
     ],
   );
@@ -57,8 +58,9 @@ export async function renderRunStatus(
     // Each task's PR, as the graph reads it with its task: an earlier PR of the task says nothing.
     pulls: [...pullOf.values()],
     spentUsd,
-    inflight,
+    inflight: capacity.inflight,
     globalLimit: engine.maxParallel,
+    ...(capacity.installation ? { installation: capacity.installation } : {}),
     now: engine.now().getTime(),
     nextWriteInSeconds,
     ...(overlapWaits ? { overlapWaits } : {}),

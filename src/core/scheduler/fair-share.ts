@@ -6,7 +6,7 @@
  * its share keeps what it runs and gets no new slot while another one waits below it.
  */
 
-/** One installation's load: its tasks in flight and the ready tasks its repositories could start. */
+/** An installation's load: its tasks in flight and the ready tasks its repositories could start. */
 export interface InstallationLoad {
   installationId: number;
   running: number;
@@ -84,7 +84,7 @@ export function fairStarts(loads: readonly InstallationLoad[], cap: number): Map
   return starts;
 }
 
-/** An installation's room in one claim: how many it may start now, and the ceiling the claim guards. */
+/** An installation's room in one claim: what it may start now, and the ceiling the claim guards. */
 export interface InstallationRoom {
   installationId: number;
   /** Tasks it may start now (`fairStarts`). */
@@ -140,4 +140,31 @@ export function repositoriesToHandOff(
     )
     .map((r) => r.repositoryId)
     .sort((a, b) => a - b);
+}
+
+/** What the status comment shows of the capacity: the counts in flight, the installation's share. */
+export interface CapacityView {
+  inflight: { repository: number; global: number };
+  installation?: { room: number; running: number; ceiling: number };
+}
+
+/**
+ * The status comment's view of the capacity, from the loads alone: every repository with a task in
+ * flight is among them, so the counts are the claim's (docs/status-comment.md).
+ */
+export function capacityView(
+  repositories: readonly RepositoryLoad[],
+  repositoryId: number,
+  cap: number,
+): CapacityView {
+  const inflight = {
+    repository: repositories.find((r) => r.repositoryId === repositoryId)?.inflight ?? 0,
+    global: repositories.reduce((sum, r) => sum + r.inflight, 0),
+  };
+  const room = installationRoom(repositories, repositoryId, cap);
+  if (!room) return { inflight };
+  return {
+    inflight,
+    installation: { room: room.room, running: room.running, ceiling: room.ceiling },
+  };
 }

@@ -3,12 +3,13 @@ export { explainRun, explainTask, formatWaitReason } from './explain.js';
 export type { ExplainInput, ExplainTaskInput } from './explain.js';
 export { overlapWaits, selectDispatches } from './select-dispatches.js';
 export {
+  capacityView,
   fairStarts,
   installationLoads,
   installationRoom,
   repositoriesToHandOff,
 } from './fair-share.js';
-export type { InstallationLoad, RepositoryLoad } from './fair-share.js';
+export type { CapacityView, InstallationLoad, RepositoryLoad } from './fair-share.js';
 export { filesOutsideDeclaration, overlapPath, RepoTree, taskPaths } from './overlap.js';
 export type { OutsideFiles, TaskPaths } from './overlap.js';
 export { COMPARE_STEPS, decideOverlapWaits, MATCH_STEPS, overlapMayWait } from './overlap-input.js';

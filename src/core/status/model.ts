@@ -5,6 +5,7 @@ import {
   formatWaitReason,
   selectDispatches,
   type OutsideFiles,
+  type SchedulerInput,
   type WaitReason,
 } from '../scheduler/index.js';
 import type { StepBudget } from '../glob.js';
@@ -82,6 +83,8 @@ export interface StatusSnapshot {
   inflight: { repository: number; global: number };
   /** COORDINATOR_MAX_PARALLEL (Infinity without it). */
   globalLimit: number;
+  /** The installation's share of it while others have work (src/core/scheduler/fair-share.ts). */
+  installation?: SchedulerInput['installation'];
   now: number;
   /**
    * The run's ready tasks that wait on an overlap of their files (engine/overlap.ts, the claim's
@@ -149,6 +152,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
           repoLimit: run.maxParallel,
           globalInflight: s.inflight.global,
           globalLimit: s.globalLimit,
+          ...(s.installation ? { installation: s.installation } : {}),
           heldRuns: new Set(),
           budgetExhaustedRuns: new Set(),
         })

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  capacityView,
   fairStarts,
   installationLoads,
   installationRoom,
@@ -221,5 +222,17 @@ describe('repositoriesToHandOff', () => {
     },
   ])('$name', ({ repositories, cap, handOff }) => {
     expect(repositoriesToHandOff(repositories, 1, cap)).toEqual(handOff);
+  });
+});
+
+describe('capacityView', () => {
+  it('counts what is in flight in the repository and everywhere, with the installation’s share', () => {
+    expect(capacityView([repo(1, 7, 3, 5), repo(3, 7, 0, 2), repo(2, 8, 1, 1)], 1, 5)).toEqual({
+      inflight: { repository: 3, global: 4 },
+      installation: { room: 0, running: 3, ceiling: 3 },
+    });
+    expect(capacityView([repo(2, 8, 1, 1)], 1, 5)).toEqual({
+      inflight: { repository: 0, global: 1 },
+    });
   });
 });

@@ -80,6 +80,23 @@ describe('statusViewOf', () => {
     ]);
   });
 
+  it('says why a ready task waits: its installation has its share of the coordinator’s capacity', () => {
+    const view = statusViewOf(
+      snapshot({
+        run: { ...snapshot().run, maxParallel: 10 },
+        tasks: [task({}), task({ id: 2, taskKey: 'b', planIndex: 1 })],
+        inflight: { repository: 2, global: 3 },
+        globalLimit: 4,
+        // Another installation waits for the one slot left (src/core/scheduler/fair-share.ts).
+        installation: { room: 0, running: 2, ceiling: 2 },
+      }),
+    );
+    expect(view.tasks.map((t) => t.waiting)).toEqual([
+      "waiting: the coordinator's capacity is shared with other installations (2/2 workers busy for this one)",
+      "waiting: the coordinator's capacity is shared with other installations (2/2 workers busy for this one)",
+    ]);
+  });
+
   it('says "stacked on" for a task stacked on its one unmerged dependency, in review or pending', () => {
     const view = statusViewOf(
       snapshot({
