@@ -142,7 +142,7 @@ export function repositoriesToHandOff(
     .sort((a, b) => a - b);
 }
 
-/** What the status comment shows of the capacity: the counts in flight, the installation's share. */
+/** The capacity as the status comment shows it: the counts in flight, the installation's share. */
 export interface CapacityView {
   inflight: { repository: number; global: number };
   installation?: { room: number; running: number; ceiling: number };
