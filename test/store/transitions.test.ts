@@ -228,7 +228,7 @@ describe.each(ENGINES)('state writes on $name', (engine) => {
       // picks it and the guarded write refuses it, as it refuses a task moved since the read.
       const claimed = await handle.db.execute(sql`
         select claim_dispatches(${REPOSITORY}::bigint, 1::bigint, 1000000, 2::bigint, null,
-          now(), '{running}'::text[], 'dispatched', '{}'::bigint[]) as id`);
+          now(), '{running}'::text[], 'dispatched', '{}'::bigint[], null) as id`);
       expect(rowsOf(claimed)).toEqual([]);
       expect((await store.taskById(t.id))!).toMatchObject({ state: 'pending', attemptCount: 0 });
       // With the table's own sources it is claimed: the refusal above was the guard's.
