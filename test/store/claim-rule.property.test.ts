@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs, tasks } from '../../db/schema.js';
 import {
   candidateKey,
+  type Candidate,
   decideOverlapWaits,
   selectDispatches,
   RepoTree,
@@ -51,13 +52,19 @@ const caseArb = fc.record({
     { minLength: 1, maxLength: 3 },
   ),
   repoLimit: fc.integer({ min: 0, max: 6 }),
+  // The installation's share of the global cap (src/core/scheduler/fair-share.ts): what it may
+  // start now, when others share the cap.
+  installationRoom: fc.option(fc.integer({ min: 0, max: 4 })),
 });
+
+/** A cap that never binds here, so that the claim takes the global lock the share is read under. */
+const CAP = 1_000_000;
 
 /**
  * The dispatch claim (`claim_dispatches`, docs/database.md) repeats core's choice of what to
- * dispatch — the ready set and its order within the repository's room — because it must take it
- * under its lock. Over generated repositories it must claim exactly what core's
- * `selectDispatches` would dispatch, in the same order.
+ * dispatch — the ready set and its order within the repository's room and the installation's
+ * share — because it must take it under its lock. Over generated repositories it must claim
+ * exactly what core's `selectDispatches` would dispatch, in the same order.
  */
 describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engine) => {
   let handle: DatabaseHandle;
@@ -71,17 +78,19 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
   });
   afterAll(() => dispose());
 
-  it('claims what selectDispatches dispatches, in its order, overlaps included', async () => {
+  it('claims what selectDispatches dispatches, in its order, overlaps and the installation’s share included', async () => {
     let overlapCases = 0;
+    let shareCases = 0;
     await fc.assert(
       fc.asyncProperty(caseArb, async (generated) => {
         const repositoryId = nextRepository++;
-        await store.repositories.ensureRepository(9, {
+        // An installation of its own: what it has in flight is this repository's.
+        await store.repositories.ensureRepository(repositoryId, {
           id: repositoryId,
           owner: 'acme',
           name: `r${repositoryId}`,
         });
-        const candidates = [];
+        const candidates: Candidate[] = [];
         const holders: PathHolder[] = [];
         const claims = new Map<string, TaskPaths>();
         let inflight = 0;
@@ -139,21 +148,38 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
               });
           }
         }
-        const expected = selectDispatches({
-          now: NOW.getTime(),
-          candidates,
-          repoInflight: inflight,
-          repoLimit: generated.repoLimit,
-          globalInflight: 0,
-          globalLimit: Number.POSITIVE_INFINITY,
-          heldRuns: new Set(),
-          budgetExhaustedRuns: new Set(),
-          overlap: { holders, paths: claims },
-        }).dispatch.map((c) => `${c.runId}/${c.taskId}`);
+        const share =
+          generated.installationRoom === null
+            ? undefined
+            : {
+                room: generated.installationRoom,
+                running: inflight,
+                ceiling: inflight + generated.installationRoom,
+              };
+        const decide = (installation: typeof share) =>
+          selectDispatches({
+            now: NOW.getTime(),
+            candidates,
+            repoInflight: inflight,
+            repoLimit: generated.repoLimit,
+            globalInflight: 0,
+            globalLimit: Number.POSITIVE_INFINITY,
+            ...(installation === undefined ? {} : { installation }),
+            heldRuns: new Set(),
+            budgetExhaustedRuns: new Set(),
+            overlap: { holders, paths: claims },
+          }).dispatch.map((c) => `${c.runId}/${c.taskId}`);
+        const expected = decide(share);
+        if (expected.length < decide(undefined).length) shareCases++;
         // The claim decides the overlap under its lock on its own read (engine/overlap.ts).
         const claimed = await store.attempts.claimDispatches(
           repositoryId,
-          { repoLimit: generated.repoLimit, globalLimit: Number.POSITIVE_INFINITY, now: NOW },
+          {
+            repoLimit: generated.repoLimit,
+            globalLimit: CAP,
+            installationLimit: share?.ceiling,
+            now: NOW,
+          },
           (claimants) => {
             const { blocked } = decideOverlapWaits(
               claimants.map((c) => ({ ...c, base: c.base ?? 'main' })),
@@ -172,5 +198,7 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
     );
     // The generated repositories did make tasks wait on overlaps.
     expect(overlapCases).toBeGreaterThan(0);
+    // ...and the installation's share held some back.
+    expect(shareCases).toBeGreaterThan(0);
   });
 });
