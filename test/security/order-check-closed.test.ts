@@ -120,6 +120,18 @@ describe('the order check closes on an approved head', () => {
     await refused(mergeByWorkflow);
   });
 
+  it('when its task is retried on its PR', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    // The new attempt stays queued: the approved head is being redone.
+    s.double.setWorker(null);
+    await s.double.comment(REPO, pr.number, '/retry start over', MAINTAINER);
+    await s.settle();
+    expect(['dispatched', 'running']).toContain((await taskOf(s, issue, 'a'))?.state);
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
   /** The agent's PR approved and in GitHub's merge queue; `stop` ends its task or run there. */
   const stoppedInMergeQueue = async (stop: (issue: number, pr: number) => Promise<unknown>) => {
     s = await startScenario();
