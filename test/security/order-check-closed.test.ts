@@ -132,6 +132,19 @@ describe('the order check closes on an approved head', () => {
     await refused(mergeByWorkflow);
   });
 
+  it("when a maintainer closes its PR and the agent's code opens it again", async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    await s.double.closePr(REPO, pr.number, MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'rejected' });
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await s.double.reopenPr(REPO, pr.number, 'github-actions[bot]');
+    await s.settle();
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
   /** The agent's PR approved and in GitHub's merge queue; `stop` ends its task or run there. */
   const stoppedInMergeQueue = async (stop: (issue: number, pr: number) => Promise<unknown>) => {
     s = await startScenario();
