@@ -110,6 +110,19 @@ describe('the order check closes on an approved head', () => {
     await refused(mergeByWorkflow);
   });
 
+  it('when the run is cancelled while GitHub fails the check run the first time', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    s.double.faults.add({ method: 'POST', path: /\/check-runs$/, status: 502 });
+    await s.double.comment(REPO, issue, '/cancel', MAINTAINER);
+    await s.settle();
+    expect(s.double.faults.pending).toBe(0);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'cancelled' });
+
+    // The run is finished, so the sweep no longer decides its merges: the retried delivery must.
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
   it('when its task is cancelled on its PR', async () => {
     const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
     await s.double.comment(REPO, pr.number, '/cancel', MAINTAINER);
