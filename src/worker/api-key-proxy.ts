@@ -224,6 +224,8 @@ function forward(
   if (!credentials && !custom.carried) return refuse(401, 'agent-coordinator: unknown credential');
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, 'agent-coordinator: not a proxy for that');
+  if (isMessageBatches(upstream, target))
+    return refuse(403, 'agent-coordinator: message batches are not measured, so not forwarded');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   let out: ClientRequest;
   try {
@@ -278,6 +280,23 @@ function targetOf(upstream: URL, requestTarget: string | undefined): URL | undef
   // `..` segments (`%2e%2e` too) are resolved by the URL: they must not climb out of the base.
   const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
   return target.origin === upstream.origin && under ? target : undefined;
+}
+
+/**
+ * A request to the Message Batches API (`/v1/messages/batches` under the upstream's path): a
+ * batch runs, and bills, after the job, and no answer the proxy reads shows what it spent, so the
+ * budget would never see it (docs/worker.md, "What the agent spent"); Claude Code sends none. The
+ * path is read as a server may read it: escapes decoded, in any case, slashes repeated or
+ * backwards, a segment's parameters or extension after it.
+ */
+function isMessageBatches(upstream: URL, target: URL): boolean {
+  let path = target.pathname.slice(upstream.pathname.replace(/\/+$/, '').length);
+  for (let i = 0; i < 3; i++)
+    path = path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+      String.fromCharCode(parseInt(hex, 16)),
+    );
+  path = path.replace(/[\\/]+/g, '/').toLowerCase();
+  return /^\/v1\/messages\/batches(?![a-z0-9_-])/.test(path);
 }
 
 function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {

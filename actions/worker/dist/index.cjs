@@ -27940,6 +27940,8 @@ function forward(req, res, {
   if (!credentials && !custom2.carried) return refuse(401, "agent-coordinator: unknown credential");
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
+  if (isMessageBatches(upstream, target))
+    return refuse(403, "agent-coordinator: message batches are not measured, so not forwarded");
   const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http2.request;
   let out;
   try {
@@ -27981,6 +27983,16 @@ function targetOf(upstream, requestTarget) {
   if (query >= 0) target.search = requestTarget.slice(query);
   const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
   return target.origin === upstream.origin && under ? target : void 0;
+}
+function isMessageBatches(upstream, target) {
+  let path3 = target.pathname.slice(upstream.pathname.replace(/\/+$/, "").length);
+  for (let i = 0; i < 3; i++)
+    path3 = path3.replace(
+      /%([0-9a-f]{2})/gi,
+      (_, hex3) => String.fromCharCode(parseInt(hex3, 16))
+    );
+  path3 = path3.replace(/[\\/]+/g, "/").toLowerCase();
+  return /^\/v1\/messages\/batches(?![a-z0-9_-])/.test(path3);
 }
 function forwardedHeaders(headers) {
   const out = {};
