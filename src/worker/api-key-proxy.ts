@@ -163,6 +163,7 @@ function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): str
  */
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
+  { drainMs = DRAIN_MS }: { drainMs?: number } = {},
 ): Promise<ApiKeyProxy | undefined> {
   const { values, custom, names } = jobCredentials(jobEnv);
   if (names.length === 0) return undefined;
@@ -172,8 +173,9 @@ export async function startApiKeyProxy(
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
   const meter = createUsageMeter();
+  const calls = new Set<ClientRequest>();
   const server = createServer((req, res) =>
-    forward(req, res, { upstream, held, heldHeaders, meter }),
+    forward(req, res, { upstream, held, heldHeaders, meter, calls }),
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -198,9 +200,30 @@ export async function startApiKeyProxy(
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
+      // The agent is gone, not what it asked for: the API goes on, and bills, until each answer
+      // ends, so the meter reads on for a while (forward) before the rest is cut.
+      await drained(calls, drainMs);
+      for (const call of calls) call.destroy();
     },
     measured: () => meter.measured(),
   };
+}
+
+/**
+ * How long the proxy reads on, once the agent has ended, the answers it had not heard to their
+ * end: a stream's output counts only in its last events, and an agent that hung up before them,
+ * or ended, had the API's work measured as nothing. Well inside the margin the worker stops the
+ * agent before its deadline (docs/worker.md, "The time limit").
+ */
+const DRAIN_MS = 20_000;
+
+/** Resolves once every call has ended, or after `ms`. */
+async function drained(calls: Set<ClientRequest>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  const ended = Promise.all([...calls].map((call) => once(call, 'close').catch(() => {})));
+  await Promise.race([ended, late]);
+  clearTimeout(timer);
 }
 
 function forward(
@@ -211,7 +234,15 @@ function forward(
     held,
     heldHeaders,
     meter,
-  }: { upstream: URL; held: Held[]; heldHeaders?: HeldHeaders; meter: UsageMeter },
+    calls,
+  }: {
+    upstream: URL;
+    held: Held[];
+    heldHeaders?: HeldHeaders;
+    meter: UsageMeter;
+    /** The calls to the API not yet ended. */
+    calls: Set<ClientRequest>;
+  },
 ): void {
   const refuse = (status: number, message: string) => {
     req.resume();
@@ -246,20 +277,31 @@ function forward(
     // the agent's user's processes.
     return refuse(502, 'agent-coordinator: the request could not be sent with the credential');
   }
+  calls.add(out);
+  out.once('close', () => calls.delete(out));
   out.on('response', (answer) => {
-    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     // Read beside the agent's copy, first, so the meter has seen what the agent has.
     meter.observe(answer, answer.headers);
+    if (res.destroyed) return void answer.resume();
+    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     answer.pipe(res);
+    // The agent gave up on the answer (or was stopped): the API goes on, and bills, until its
+    // end, which alone may say what it spent (a stream's output). The meter reads on; the
+    // proxy's close cuts what is left after a while (DRAIN_MS).
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      answer.unpipe(res);
+      answer.resume();
+    });
   });
   out.on('error', (error) => {
-    if (!res.headersSent)
+    if (!res.headersSent && !res.destroyed)
       refuse(502, `agent-coordinator: the API did not answer: ${error.message}`);
     else res.destroy(error);
   });
-  // The agent gave up on the answer (or was stopped): so does the proxy.
-  res.on('close', () => {
-    if (!res.writableFinished) out.destroy();
+  // A request the agent left unsent is nothing the API works on: it goes no further.
+  req.once('close', () => {
+    if (!req.complete) out.destroy();
   });
   req.pipe(out);
 }

@@ -27889,7 +27889,7 @@ function customHeaders(jobEnv) {
 function credentialValue(jobEnv, credential) {
   return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
-async function startApiKeyProxy(jobEnv) {
+async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS } = {}) {
   const { values, custom: custom2, names } = jobCredentials(jobEnv);
   if (names.length === 0) return void 0;
   const held = values.map((v) => ({ ...v, placeholder: placeholder(v.credential.prefix) }));
@@ -27898,8 +27898,9 @@ async function startApiKeyProxy(jobEnv) {
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
   const meter = createUsageMeter();
+  const calls = /* @__PURE__ */ new Set();
   const server = (0, import_node_http2.createServer)(
-    (req, res) => forward(req, res, { upstream, held, heldHeaders, meter })
+    (req, res) => forward(req, res, { upstream, held, heldHeaders, meter, calls })
   );
   server.listen(0, "127.0.0.1");
   await (0, import_node_events.once)(server, "listening");
@@ -27920,15 +27921,27 @@ async function startApiKeyProxy(jobEnv) {
       server.closeAllConnections();
       server.close();
       await (0, import_node_events.once)(server, "close");
+      await drained(calls, drainMs);
+      for (const call of calls) call.destroy();
     },
     measured: () => meter.measured()
   };
+}
+var DRAIN_MS = 2e4;
+async function drained(calls, ms) {
+  let timer;
+  const late = new Promise((resolve) => timer = setTimeout(resolve, ms));
+  const ended = Promise.all([...calls].map((call) => (0, import_node_events.once)(call, "close").catch(() => {
+  })));
+  await Promise.race([ended, late]);
+  clearTimeout(timer);
 }
 function forward(req, res, {
   upstream,
   held,
   heldHeaders,
-  meter
+  meter,
+  calls
 }) {
   const refuse = (status, message) => {
     req.resume();
@@ -27959,18 +27972,26 @@ function forward(req, res, {
   } catch {
     return refuse(502, "agent-coordinator: the request could not be sent with the credential");
   }
+  calls.add(out);
+  out.once("close", () => calls.delete(out));
   out.on("response", (answer) => {
-    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     meter.observe(answer, answer.headers);
+    if (res.destroyed) return void answer.resume();
+    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     answer.pipe(res);
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      answer.unpipe(res);
+      answer.resume();
+    });
   });
   out.on("error", (error62) => {
-    if (!res.headersSent)
+    if (!res.headersSent && !res.destroyed)
       refuse(502, `agent-coordinator: the API did not answer: ${error62.message}`);
     else res.destroy(error62);
   });
-  res.on("close", () => {
-    if (!res.writableFinished) out.destroy();
+  req.once("close", () => {
+    if (!req.complete) out.destroy();
   });
   req.pipe(out);
 }
