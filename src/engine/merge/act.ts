@@ -15,8 +15,8 @@ import { updatePullBranch } from '../update-branch.js';
 import { withdrawLostApproval } from '../approval.js';
 
 /**
- * Carry out one merge decision. Returns true when GitHub's answer means the snapshot is stale
- * and the run should be decided again at once.
+ * Carry out one merge decision. Returns true when GitHub's answer, or an approval it withdrew,
+ * means the snapshot is stale and the run should be decided again at once.
  */
 export async function act(
   engine: Engine,
@@ -107,7 +107,9 @@ export async function act(
 
     case 'withdraw_approval':
       await withdrawLostApproval(engine, scope, target, decision);
-      return false;
+      // Decided again: the order check written this turn passed on the approval just withdrawn,
+      // and must stop passing now, not at the next event (docs/security.md).
+      return true;
   }
 }
 
