@@ -158,14 +158,18 @@ describe('the order check closes on an approved head', () => {
     await refused(mergeByWorkflow);
   });
 
-  it('when its approver lost write access before the merge', async () => {
+  /**
+   * The agent's PR approved by carol while another CI's check on it runs; the agent's code runs
+   * in a CI run of the base branch, which may merge. `then` changes what GitHub shows, and one
+   * merge turn follows (the sweep's; no event brings another).
+   */
+  const approvedThenOneTurn = async (then: (pr: Pull) => Promise<unknown>) => {
     s = await startScenario();
     await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
     await s.double.setPermission(REPO, CAROL, 'write');
     s.double.setWorker(() => ({ kind: 'pr' }));
     const issue = await startRun(s);
     const pr = pullOf();
-    // The agent's code in a CI run of the base branch (the PR's own checks go green below).
     const ci = await s.double.runCi(REPO, 'main', {
       jobs: [{ name: 'test', attempts: [{ conclusion: 'success', hold: true }] }],
     });
@@ -173,26 +177,44 @@ describe('the order check closes on an approved head', () => {
     await s.double.comment(REPO, pr.number, '/approve', CAROL);
     await s.settle();
     expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ conclusion: 'success' });
-
-    await s.double.setPermission(REPO, CAROL, 'read');
-    // The PR would merge now: one merge turn (the sweep's; no event brings another) asks GitHub
-    // for carol's permission, and withdraws her approval.
     s.double.webhooksDown = true;
-    await s.double.setCheck(REPO, pr.head.sha, 'ci', 'completed', 'success');
+    await then(pr);
     await s.app.sweep();
     await s.settle();
     s.double.webhooksDown = false;
-    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'in_review', approvedBy: null });
-
-    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
     const workflow = new Octokit({
       baseUrl: s.double.apiUrl,
       auth: s.double.jobToken(ci, { contents: 'write', pull_requests: 'write' }),
       log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     });
-    await refused(() =>
-      workflow.rest.pulls.merge({ owner: OWNER, repo: REPO_NAME, pull_number: pr.number }),
-    );
+    const mergeByWorkflow = () =>
+      workflow.rest.pulls.merge({ owner: OWNER, repo: REPO_NAME, pull_number: pr.number });
+    return { issue, pr, mergeByWorkflow };
+  };
+
+  it('when its approver lost write access before the merge', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedThenOneTurn(async (pr) => {
+      await s.double.setPermission(REPO, CAROL, 'read');
+      // The PR would merge now: the turn asks GitHub for carol's permission and withdraws her
+      // approval.
+      await s.double.setCheck(REPO, pr.head.sha, 'ci', 'completed', 'success');
+    });
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'in_review', approvedBy: null });
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  it('when its checks fail after its approval and it goes back to its worker', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedThenOneTurn(async (pr) => {
+      // The fix stays queued: the approved head is being reworked.
+      s.double.setWorker(null);
+      await s.double.setCheck(REPO, pr.head.sha, 'ci', 'completed', 'failure');
+    });
+    expect(['pending', 'dispatched']).toContain((await taskOf(s, issue, 'a'))?.state);
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
   });
 
   /** The agent's PR approved and in GitHub's merge queue; `stop` ends its task or run there. */
