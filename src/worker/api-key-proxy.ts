@@ -200,8 +200,8 @@ export async function startApiKeyProxy(
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
-      // The agent is gone, not what it asked for: the API goes on, and bills, until each answer
-      // ends, so the meter reads on for a while (forward) before the rest is cut.
+      // Answers the agent did not read to their end are read on for a while (forward), so the
+      // meter sees the last events that say what they cost; then the rest is cut.
       await drained(calls, drainMs);
       for (const call of calls) call.destroy();
     },
@@ -285,9 +285,10 @@ function forward(
     if (res.destroyed) return void answer.resume();
     res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     answer.pipe(res);
-    // The agent gave up on the answer (or was stopped): the API goes on, and bills, until its
-    // end, which alone may say what it spent (a stream's output). The meter reads on; the
-    // proxy's close cuts what is left after a while (DRAIN_MS).
+    // The agent gave up on the answer (or was stopped). Cut here, the API would bill what it had
+    // generated, and a stream's output shows only in its last events: the proxy reads on to the
+    // answer's end instead (the API then generates, and bills, all of it), and its close cuts
+    // what is left after a while (DRAIN_MS).
     res.once('close', () => {
       if (res.writableFinished) return;
       answer.unpipe(res);
