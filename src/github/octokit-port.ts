@@ -649,7 +649,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         // GitHub refuses the dequeue of a PR that has left the queue already ("Failed to remove
         // PR", UNPROCESSABLE), and has been seen to refuse one it carried out: what is asked is
         // done when the PR is out of the queue. Taken for a failure, every later merge turn of
-        // its run failed on it (docs/lifecycle.md, step 9).
+        // its run failed on it (docs/lifecycle.md, step 11).
         const read = await octokit.graphql<{ node: { isInMergeQueue?: boolean } | null }>(
           `query($id: ID!) { node(id: $id) { ... on PullRequest { isInMergeQueue } } }`,
           { id: pullRequestNodeId },
