@@ -9,7 +9,10 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   const current = await engine.store.runs.getRun(scope.run.id);
   if (current && isRunDone(current.state)) return false;
   const finished = await engine.store.runs.finishRun(scope.run.id, 'cancelled');
-  if (!finished) return false;
+  // Cancelled before: this may be the delivery again after GitHub failed a call below (the
+  // order check's withdrawal among them), and no one else carries out the rest: the sweep
+  // decides the merges of active runs only. Each step below finds done what is done.
+  if (!finished && current?.state !== 'cancelled') return false;
   const tasks = await engine.store.runs.tasksOf(scope.run.id);
   for (const task of tasksToCancel(tasks))
     await engine.store.runs.transitionTask(task.id, 'cancelled');
@@ -30,5 +33,5 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   // Its PRs stay open, and a cancelled task awaits no merge: an order check that passed on an
   // approved head must stop passing, or anyone who may merge lands it (docs/security.md).
   await advanceRun(engine, scope);
-  return true;
+  return finished;
 }

@@ -639,10 +639,23 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
     },
 
     async dequeuePullRequest(pullRequestNodeId) {
-      await octokit.graphql(
-        `mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { id } } }`,
-        { id: pullRequestNodeId, request: urgency('dequeue') },
-      );
+      try {
+        await octokit.graphql(
+          `mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { id } } }`,
+          { id: pullRequestNodeId, request: urgency('dequeue') },
+        );
+      } catch (error) {
+        if (!(error instanceof GraphqlResponseError && error.errors?.length)) throw error;
+        // GitHub refuses the dequeue of a PR that has left the queue already ("Failed to remove
+        // PR", UNPROCESSABLE), and has been seen to refuse one it carried out: what is asked is
+        // done when the PR is out of the queue. Taken for a failure, every later merge turn of
+        // its run failed on it (docs/lifecycle.md, step 11).
+        const read = await octokit.graphql<{ node: { isInMergeQueue?: boolean } | null }>(
+          `query($id: ID!) { node(id: $id) { ... on PullRequest { isInMergeQueue } } }`,
+          { id: pullRequestNodeId },
+        );
+        if (read.node?.isInMergeQueue !== false) throw error;
+      }
     },
 
     reviewThreads(repo, prNumber, options) {

@@ -163,6 +163,7 @@ function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): str
  */
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
+  { drainMs = DRAIN_MS }: { drainMs?: number } = {},
 ): Promise<ApiKeyProxy | undefined> {
   const { values, custom, names } = jobCredentials(jobEnv);
   if (names.length === 0) return undefined;
@@ -172,8 +173,9 @@ export async function startApiKeyProxy(
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
   const meter = createUsageMeter();
+  const calls = new Set<ClientRequest>();
   const server = createServer((req, res) =>
-    forward(req, res, { upstream, held, heldHeaders, meter }),
+    forward(req, res, { upstream, held, heldHeaders, meter, calls }),
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -198,9 +200,30 @@ export async function startApiKeyProxy(
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
+      // Answers the agent did not read to their end are read on for a while (forward), so the
+      // meter sees the last events that say what they cost; then the rest is cut.
+      await drained(calls, drainMs);
+      for (const call of calls) call.destroy();
     },
     measured: () => meter.measured(),
   };
+}
+
+/**
+ * How long the proxy reads on, once the agent has ended, the answers it had not heard to their
+ * end: a stream's output counts only in its last events, and an agent that hung up before them,
+ * or ended, had the API's work measured as nothing. Well inside the margin the worker stops the
+ * agent before its deadline (docs/worker.md, "The time limit").
+ */
+const DRAIN_MS = 20_000;
+
+/** Resolves once every call has ended, or after `ms`. */
+async function drained(calls: Set<ClientRequest>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  const ended = Promise.all([...calls].map((call) => once(call, 'close').catch(() => {})));
+  await Promise.race([ended, late]);
+  clearTimeout(timer);
 }
 
 function forward(
@@ -211,7 +234,15 @@ function forward(
     held,
     heldHeaders,
     meter,
-  }: { upstream: URL; held: Held[]; heldHeaders?: HeldHeaders; meter: UsageMeter },
+    calls,
+  }: {
+    upstream: URL;
+    held: Held[];
+    heldHeaders?: HeldHeaders;
+    meter: UsageMeter;
+    /** The calls to the API not yet ended. */
+    calls: Set<ClientRequest>;
+  },
 ): void {
   const refuse = (status: number, message: string) => {
     req.resume();
@@ -224,6 +255,8 @@ function forward(
   if (!credentials && !custom.carried) return refuse(401, 'agent-coordinator: unknown credential');
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, 'agent-coordinator: not a proxy for that');
+  if (isMessageBatches(upstream, target))
+    return refuse(403, 'agent-coordinator: message batches are not measured, so not forwarded');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   let out: ClientRequest;
   try {
@@ -244,20 +277,32 @@ function forward(
     // the agent's user's processes.
     return refuse(502, 'agent-coordinator: the request could not be sent with the credential');
   }
+  calls.add(out);
+  out.once('close', () => calls.delete(out));
   out.on('response', (answer) => {
-    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     // Read beside the agent's copy, first, so the meter has seen what the agent has.
     meter.observe(answer, answer.headers);
+    if (res.destroyed) return void answer.resume();
+    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     answer.pipe(res);
+    // The agent gave up on the answer (or was stopped). Cut here, the API would bill what it had
+    // generated, and a stream's output shows only in its last events: the proxy reads on to the
+    // answer's end instead (the API then generates, and bills, all of it), and its close cuts
+    // what is left after a while (DRAIN_MS).
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      answer.unpipe(res);
+      answer.resume();
+    });
   });
   out.on('error', (error) => {
-    if (!res.headersSent)
+    if (!res.headersSent && !res.destroyed)
       refuse(502, `agent-coordinator: the API did not answer: ${error.message}`);
     else res.destroy(error);
   });
-  // The agent gave up on the answer (or was stopped): so does the proxy.
-  res.on('close', () => {
-    if (!res.writableFinished) out.destroy();
+  // A request the agent left unsent is nothing the API works on: it goes no further.
+  req.once('close', () => {
+    if (!req.complete) out.destroy();
   });
   req.pipe(out);
 }
@@ -278,6 +323,23 @@ function targetOf(upstream: URL, requestTarget: string | undefined): URL | undef
   // `..` segments (`%2e%2e` too) are resolved by the URL: they must not climb out of the base.
   const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
   return target.origin === upstream.origin && under ? target : undefined;
+}
+
+/**
+ * A request to the Message Batches API (`/v1/messages/batches` under the upstream's path): a
+ * batch runs, and bills, after the job, and no answer the proxy reads shows what it spent, so the
+ * budget would never see it (docs/worker.md, "What the agent spent"); Claude Code sends none. The
+ * path is read as a server may read it: escapes decoded, in any case, slashes repeated or
+ * backwards, a segment's parameters or extension after it.
+ */
+function isMessageBatches(upstream: URL, target: URL): boolean {
+  let path = target.pathname.slice(upstream.pathname.replace(/\/+$/, '').length);
+  for (let i = 0; i < 3; i++)
+    path = path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+      String.fromCharCode(parseInt(hex, 16)),
+    );
+  path = path.replace(/[\\/]+/g, '/').toLowerCase();
+  return /^\/v1\/messages\/batches(?![a-z0-9_-])/.test(path);
 }
 
 function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {

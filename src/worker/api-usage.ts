@@ -7,6 +7,7 @@ import {
   createZstdDecompress,
 } from 'node:zlib';
 import type { Usage } from '../protocol/markers.js';
+import { jsonFields } from './json-fields.js';
 import { costUsd, type ResponseTokens } from './model-prices.js';
 
 /**
@@ -34,9 +35,10 @@ const DECODERS: Record<string, () => Transform> = {
   zstd: createZstdDecompress,
 };
 
-/** A response's JSON, or one stream event's, is small; beyond these it is not the API's. */
-const MAX_JSON_CHARS = 16 * 1024 * 1024;
+/** One stream event is small; beyond this it is not the API's. */
 const MAX_EVENT_CHARS = 1024 * 1024;
+/** A whole message's `usage` and `model` are small; only they are held of it (jsonFields). */
+const MAX_FIELD_CHARS = 64 * 1024;
 
 /** The largest figure of each kind one response showed: a stream's counts are cumulative. */
 interface Seen {
@@ -139,19 +141,17 @@ interface Reader {
   end(): void;
 }
 
-/** A whole response: the message (`usage`, `model`), an error, or anything else. */
+/**
+ * A whole response: the message (`usage`, `model`), an error, or anything else, of any size
+ * (a file's content): only the two fields are held as it passes, never the rest.
+ */
 function jsonReader(seen: Seen): Reader {
-  let text = '';
-  let over = false;
+  const fields = jsonFields(['usage', 'model'], MAX_FIELD_CHARS);
   return {
-    push(chunk) {
-      if (over) return;
-      text += chunk;
-      if (text.length > MAX_JSON_CHARS) [over, text] = [true, ''];
-    },
+    push: (chunk) => fields.push(chunk),
     end() {
-      const message = tryJson(text);
-      if (isObject(message)) readUsage(seen, message.usage, message.model);
+      const message = fields.end();
+      if (message) readUsage(seen, message.usage, message.model);
     },
   };
 }

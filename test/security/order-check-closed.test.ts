@@ -110,11 +110,108 @@ describe('the order check closes on an approved head', () => {
     await refused(mergeByWorkflow);
   });
 
+  it('when the run is cancelled while GitHub fails the check run the first time', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    s.double.faults.add({ method: 'POST', path: /\/check-runs$/, status: 502 });
+    await s.double.comment(REPO, issue, '/cancel', MAINTAINER);
+    await s.settle();
+    expect(s.double.faults.pending).toBe(0);
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'cancelled' });
+
+    // The run is finished, so the sweep no longer decides its merges: the retried delivery must.
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
   it('when its task is cancelled on its PR', async () => {
     const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
     await s.double.comment(REPO, pr.number, '/cancel', MAINTAINER);
     await s.settle();
     expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'cancelled' });
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  it('when its task is retried on its PR', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    // The new attempt stays queued: the approved head is being redone.
+    s.double.setWorker(null);
+    await s.double.comment(REPO, pr.number, '/retry start over', MAINTAINER);
+    await s.settle();
+    expect(['dispatched', 'running']).toContain((await taskOf(s, issue, 'a'))?.state);
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  it("when a maintainer closes its PR and the agent's code opens it again", async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    await s.double.closePr(REPO, pr.number, MAINTAINER);
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'rejected' });
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await s.double.reopenPr(REPO, pr.number, 'github-actions[bot]');
+    await s.settle();
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  /**
+   * The agent's PR approved by carol while another CI's check on it runs; the agent's code runs
+   * in a CI run of the base branch, which may merge. `then` changes what GitHub shows, and one
+   * merge turn follows (the sweep's; no event brings another).
+   */
+  const approvedThenOneTurn = async (then: (pr: Pull) => Promise<unknown>) => {
+    s = await startScenario();
+    await s.double.setRequiredChecks(REPO, 'main', [ORDER], { apps: { [ORDER]: TEST_APP_ID } });
+    await s.double.setPermission(REPO, CAROL, 'write');
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const issue = await startRun(s);
+    const pr = pullOf();
+    const ci = await s.double.runCi(REPO, 'main', {
+      jobs: [{ name: 'test', attempts: [{ conclusion: 'success', hold: true }] }],
+    });
+    await s.double.setCheck(REPO, pr.head.sha, 'ci', 'in_progress');
+    await s.double.comment(REPO, pr.number, '/approve', CAROL);
+    await s.settle();
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ conclusion: 'success' });
+    s.double.webhooksDown = true;
+    await then(pr);
+    await s.app.sweep();
+    await s.settle();
+    s.double.webhooksDown = false;
+    const workflow = new Octokit({
+      baseUrl: s.double.apiUrl,
+      auth: s.double.jobToken(ci, { contents: 'write', pull_requests: 'write' }),
+      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+    const mergeByWorkflow = () =>
+      workflow.rest.pulls.merge({ owner: OWNER, repo: REPO_NAME, pull_number: pr.number });
+    return { issue, pr, mergeByWorkflow };
+  };
+
+  it('when its approver lost write access before the merge', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedThenOneTurn(async (pr) => {
+      await s.double.setPermission(REPO, CAROL, 'read');
+      // The PR would merge now: the turn asks GitHub for carol's permission and withdraws her
+      // approval.
+      await s.double.setCheck(REPO, pr.head.sha, 'ci', 'completed', 'success');
+    });
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'in_review', approvedBy: null });
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
+    await refused(mergeByWorkflow);
+  });
+
+  it('when its checks fail after its approval and it goes back to its worker', async () => {
+    const { issue, pr, mergeByWorkflow } = await approvedThenOneTurn(async (pr) => {
+      // The fix stays queued: the approved head is being reworked.
+      s.double.setWorker(null);
+      await s.double.setCheck(REPO, pr.head.sha, 'ci', 'completed', 'failure');
+    });
+    expect(['pending', 'dispatched']).toContain((await taskOf(s, issue, 'a'))?.state);
 
     expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ status: 'in_progress' });
     await refused(mergeByWorkflow);

@@ -1,5 +1,11 @@
 import { once } from 'node:events';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +22,8 @@ interface Answer {
   headers: Record<string, string>;
   /** Written one by one, a pause apart: a stream as the API sends it. */
   pieces: Buffer[];
+  /** The upstream writes nothing from piece `at` on (0: not even the head) until `until`. */
+  hold?: { at: number; until: Promise<void> };
 }
 
 const MESSAGE = JSON.stringify({
@@ -45,15 +53,18 @@ describe("the worker's API key proxy measuring usage", () => {
     upstream = createServer((req, res) => {
       heard.push(req.headers);
       req.resume();
-      req.on('end', () => {
+      req.on('end', async () => {
         const answer = answers.shift()!;
+        const { hold } = answer;
+        if (hold?.at === 0) await hold.until;
         res.writeHead(answer.status, answer.headers);
-        const write = (pieces: Buffer[]) => {
-          if (pieces.length === 0) return void res.end();
-          res.write(pieces[0]);
-          setTimeout(() => write(pieces.slice(1)), 5);
+        const write = async (i: number) => {
+          if (i === answer.pieces.length) return void res.end();
+          if (i > 0 && hold?.at === i) await hold.until;
+          res.write(answer.pieces[i]);
+          setTimeout(() => void write(i + 1), 5);
         };
-        write(answer.pieces);
+        await write(0);
       });
     }).listen(0, '127.0.0.1');
     await once(upstream, 'listening');
@@ -141,5 +152,94 @@ describe("the worker's API key proxy measuring usage", () => {
     expect(heard.map((h) => h['accept-encoding'])).toEqual(['gzip;q=0.1', 'identity']);
     await proxy!.close();
     expect(await proxy!.measured()).toBeUndefined();
+  });
+
+  /**
+   * The agent asks, then hangs up before the API's last word: a stream's `message_delta`, which
+   * alone counts its output, or a whole answer, which counts everything. The API bills what it
+   * generated all the same: cut there, the proxy measured none of it.
+   */
+  const hangUp = async (at: number, pieces: Buffer[], contentType: string) => {
+    let release!: () => void;
+    const until = new Promise<void>((resolve) => (release = resolve));
+    answers.push({
+      status: 200,
+      headers: { 'content-type': contentType },
+      pieces,
+      hold: { at, until },
+    });
+    const { port } = new URL(proxy!.env.ANTHROPIC_BASE_URL);
+    const agent = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { 'x-api-key': proxy!.env.ANTHROPIC_API_KEY },
+    });
+    agent.on('error', () => {});
+    const heardBefore = heard.length;
+    if (at === 0) {
+      agent.end('{}');
+      while (heard.length === heardBefore) await new Promise((r) => setTimeout(r, 5));
+      agent.destroy();
+    } else {
+      agent.on('response', (res) => res.once('data', () => agent.destroy()));
+      agent.end('{"stream":true}');
+      await once(agent, 'close');
+    }
+    release();
+  };
+
+  it('measures a stream the agent hung up on before its last event', async () => {
+    await start();
+    const events = SONNET_ANSWER.split('\n\n');
+    const delta = events.findIndex((e) => e.includes('message_delta'));
+    await hangUp(
+      1,
+      [events.slice(0, delta).join('\n\n') + '\n\n', events.slice(delta).join('\n\n')].map((t) =>
+        Buffer.from(t),
+      ),
+      'text/event-stream',
+    );
+    await proxy!.close();
+    const measured = await proxy!.measured();
+    expect(measured).toMatchObject({ inputTokens: 52_000, outputTokens: 800 });
+    expect(measured!.costUsd).toBeCloseTo(SONNET_ANSWER_COST, 12);
+  });
+
+  it('measures a whole answer the agent hung up before', async () => {
+    await start();
+    await hangUp(0, [Buffer.from(MESSAGE)], 'application/json');
+    await proxy!.close();
+    expect(await proxy!.measured()).toMatchObject({ inputTokens: 1000, outputTokens: 100 });
+  });
+
+  it('stops reading an answer that does not end a while after it closes, counting what it showed', async () => {
+    const started = (await startApiKeyProxy(
+      { ANTHROPIC_API_KEY: 'sk-ant-api03-real', ANTHROPIC_BASE_URL: upstreamUrl },
+      { drainMs: 50 },
+    ))!;
+    proxy = started;
+    const [messageStart] = SONNET_ANSWER.split('\n\n');
+    answers.push({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      pieces: [Buffer.from(`${messageStart}\n\n`), Buffer.from('')],
+      hold: { at: 1, until: new Promise<void>(() => {}) },
+    });
+    const { port } = new URL(started.env.ANTHROPIC_BASE_URL);
+    const agent = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { 'x-api-key': started.env.ANTHROPIC_API_KEY },
+    });
+    agent.on('error', () => {});
+    agent.end('{"stream":true}');
+    const [res] = (await once(agent, 'response')) as [IncomingMessage];
+    await once(res, 'data');
+    await started.close();
+    expect(await started.measured()).toMatchObject({ inputTokens: 52_000, outputTokens: 1 });
   });
 });

@@ -274,6 +274,48 @@ describe("the worker's API key proxy", () => {
     },
   );
 
+  // A message batch runs, and bills, after the job: no answer the proxy reads shows its usage,
+  // so an agent could spend any sum beyond budget.maxCostUsdPerRun (docs/worker.md).
+  it.each([
+    ['POST', '/v1/messages/batches'],
+    ['POST', '/v1/messages/batches?beta=true'],
+    ['POST', '/V1/Messages/%62atches'],
+    ['POST', '//v1//messages/batches/'],
+    ['POST', '/v1/messages/%2562atches'],
+    ['POST', '/v1/messages/batches;v=1'],
+    ['GET', '/v1/messages/batches/msgbatch_1/results'],
+  ])('refuses %s %s, a message batch, and the upstream hears nothing', async (method, path) => {
+    const { env } = await start();
+    const { port } = new URL(env.ANTHROPIC_BASE_URL);
+    const status = await new Promise<number>((resolve, reject) => {
+      request(
+        { host: '127.0.0.1', port, path, method, headers: { 'x-api-key': env.ANTHROPIC_API_KEY } },
+        (answer) => {
+          answer.resume();
+          resolve(answer.statusCode!);
+        },
+      )
+        .on('error', reject)
+        .end(method === 'POST' ? '{"requests":[]}' : undefined);
+    });
+    expect(status).toBe(403);
+    expect(upstream.seen).toEqual([]);
+  });
+
+  it.each(['/v1/messages', '/v1/messages/count_tokens', '/v1/messages/batchesque'])(
+    'forwards %s, which is no message batch',
+    async (path) => {
+      const { env } = await start();
+      const answer = await fetch(`${env.ANTHROPIC_BASE_URL}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': env.ANTHROPIC_API_KEY },
+        body: '{}',
+      });
+      expect(answer.status).toBe(200);
+      expect(upstream.seen.map((r) => r.url)).toEqual([`/anthropic${path}`]);
+    },
+  );
+
   it('answers 502 when the upstream cannot be reached', async () => {
     upstream.server.close();
     await once(upstream.server, 'close');

@@ -141,6 +141,24 @@ describe("the worker's usage meter", () => {
     expect(usage!.outputTokens).toBe(350);
   });
 
+  // An answer's body may be any size and the agent's to shape (a file its code made the API
+  // write): held whole, up to 16 MB each, many at once ran the worker out of memory, and an
+  // attempt whose worker died reported nothing it spent. Only `usage` and `model` are held now.
+  it('reads a whole message of any size, holding only its usage and model', async () => {
+    const body = JSON.stringify({
+      type: 'message',
+      model: 'claude-sonnet-5',
+      content: [{ type: 'text', text: 'é'.repeat(20 * 1024 * 1024) }],
+      usage: { input_tokens: 1000, output_tokens: 100 },
+    });
+    const bytes = Buffer.from(body);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) =>
+      bytes.subarray(i * 65536, (i + 1) * 65536),
+    );
+    const usage = await measure({ headers: JSON_TYPE, chunks });
+    expect(usage).toMatchObject({ inputTokens: 1000, outputTokens: 100 });
+  });
+
   it('adds up the responses it saw', async () => {
     const usage = await measure(
       { headers: SSE_TYPE, chunks: whole(stream()) },

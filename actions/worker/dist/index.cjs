@@ -27509,6 +27509,89 @@ var import_node_https = require("node:https");
 // src/worker/api-usage.ts
 var import_node_zlib = require("node:zlib");
 
+// src/worker/json-fields.ts
+var WHITESPACE = /* @__PURE__ */ new Set([" ", "	", "\n", "\r"]);
+var MAX_KEY_CHARS = 64;
+function jsonFields(names, maxValueChars) {
+  let depth = 0;
+  let started = false;
+  let closed = false;
+  let broken = false;
+  let inString = false;
+  let escaped = false;
+  let expectKey = false;
+  let readingKey = false;
+  let key = "";
+  let capturing;
+  let inValue = false;
+  let value = "";
+  const values = /* @__PURE__ */ new Map();
+  const endValue = () => {
+    if (capturing !== void 0 && value.length <= maxValueChars) values.set(capturing, value);
+    [capturing, inValue, value] = [void 0, false, ""];
+  };
+  const keyRead = () => {
+    readingKey = false;
+    const name = parsed(`"${key}"`);
+    capturing = typeof name === "string" && names.includes(name) ? name : void 0;
+  };
+  const step2 = (c) => {
+    if (closed) {
+      if (!WHITESPACE.has(c)) broken = true;
+      return;
+    }
+    if (!started) {
+      if (WHITESPACE.has(c)) return;
+      if (c !== "{") broken = true;
+      [started, depth, expectKey] = [true, 1, true];
+      return;
+    }
+    const ends = !inString && depth === 1 && (c === "," || c === "}");
+    if (inValue && !ends && value.length <= maxValueChars) value += c;
+    if (capturing !== void 0 && !inValue && !inString && c === ":") inValue = true;
+    if (inString) {
+      if (readingKey && key.length <= MAX_KEY_CHARS && (escaped || c !== '"')) key += c;
+      if (escaped) escaped = false;
+      else if (c === "\\") escaped = true;
+      else if (c === '"') {
+        inString = false;
+        if (readingKey) keyRead();
+      }
+      return;
+    }
+    if (c === '"') {
+      inString = true;
+      if (depth === 1 && expectKey) [readingKey, expectKey, key] = [true, false, ""];
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      depth--;
+      if (depth === 0) {
+        endValue();
+        closed = true;
+      }
+    } else if (ends) {
+      endValue();
+      expectKey = true;
+    }
+  };
+  return {
+    push(text3) {
+      for (let i = 0; i < text3.length && !broken; i++) step2(text3[i]);
+    },
+    end() {
+      if (!closed || broken) return void 0;
+      return Object.fromEntries([...values].map(([name, text3]) => [name, parsed(text3)]));
+    }
+  };
+}
+function parsed(text3) {
+  try {
+    return JSON.parse(text3);
+  } catch {
+    return void 0;
+  }
+}
+
 // src/worker/model-prices.ts
 var rates = (input2, cacheWrite5m, cacheWrite1h, cacheRead, output2) => ({ input: input2, cacheWrite5m, cacheWrite1h, cacheRead, output: output2 });
 var FABLE_5_1 = { rates: rates(10, 12.5, 20, 0.25, 50) };
@@ -27583,8 +27666,8 @@ var DECODERS = {
   br: import_node_zlib.createBrotliDecompress,
   zstd: import_node_zlib.createZstdDecompress
 };
-var MAX_JSON_CHARS = 16 * 1024 * 1024;
 var MAX_EVENT_CHARS = 1024 * 1024;
+var MAX_FIELD_CHARS = 64 * 1024;
 var unseen = () => ({
   counted: false,
   fast: false,
@@ -27643,17 +27726,12 @@ function tokensOf(seen) {
   };
 }
 function jsonReader(seen) {
-  let text3 = "";
-  let over = false;
+  const fields = jsonFields(["usage", "model"], MAX_FIELD_CHARS);
   return {
-    push(chunk) {
-      if (over) return;
-      text3 += chunk;
-      if (text3.length > MAX_JSON_CHARS) [over, text3] = [true, ""];
-    },
+    push: (chunk) => fields.push(chunk),
     end() {
-      const message = tryJson(text3);
-      if (isObject2(message)) readUsage(seen, message.usage, message.model);
+      const message = fields.end();
+      if (message) readUsage(seen, message.usage, message.model);
     }
   };
 }
@@ -27889,7 +27967,7 @@ function customHeaders(jobEnv) {
 function credentialValue(jobEnv, credential) {
   return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
-async function startApiKeyProxy(jobEnv) {
+async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS } = {}) {
   const { values, custom: custom2, names } = jobCredentials(jobEnv);
   if (names.length === 0) return void 0;
   const held = values.map((v) => ({ ...v, placeholder: placeholder(v.credential.prefix) }));
@@ -27898,8 +27976,9 @@ async function startApiKeyProxy(jobEnv) {
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:")
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
   const meter = createUsageMeter();
+  const calls = /* @__PURE__ */ new Set();
   const server = (0, import_node_http2.createServer)(
-    (req, res) => forward(req, res, { upstream, held, heldHeaders, meter })
+    (req, res) => forward(req, res, { upstream, held, heldHeaders, meter, calls })
   );
   server.listen(0, "127.0.0.1");
   await (0, import_node_events.once)(server, "listening");
@@ -27920,15 +27999,27 @@ async function startApiKeyProxy(jobEnv) {
       server.closeAllConnections();
       server.close();
       await (0, import_node_events.once)(server, "close");
+      await drained(calls, drainMs);
+      for (const call of calls) call.destroy();
     },
     measured: () => meter.measured()
   };
+}
+var DRAIN_MS = 2e4;
+async function drained(calls, ms) {
+  let timer;
+  const late = new Promise((resolve) => timer = setTimeout(resolve, ms));
+  const ended = Promise.all([...calls].map((call) => (0, import_node_events.once)(call, "close").catch(() => {
+  })));
+  await Promise.race([ended, late]);
+  clearTimeout(timer);
 }
 function forward(req, res, {
   upstream,
   held,
   heldHeaders,
-  meter
+  meter,
+  calls
 }) {
   const refuse = (status, message) => {
     req.resume();
@@ -27940,6 +28031,8 @@ function forward(req, res, {
   if (!credentials && !custom2.carried) return refuse(401, "agent-coordinator: unknown credential");
   const target = targetOf(upstream, req.url);
   if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
+  if (isMessageBatches(upstream, target))
+    return refuse(403, "agent-coordinator: message batches are not measured, so not forwarded");
   const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http2.request;
   let out;
   try {
@@ -27957,18 +28050,26 @@ function forward(req, res, {
   } catch {
     return refuse(502, "agent-coordinator: the request could not be sent with the credential");
   }
+  calls.add(out);
+  out.once("close", () => calls.delete(out));
   out.on("response", (answer) => {
-    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     meter.observe(answer, answer.headers);
+    if (res.destroyed) return void answer.resume();
+    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
     answer.pipe(res);
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      answer.unpipe(res);
+      answer.resume();
+    });
   });
   out.on("error", (error62) => {
-    if (!res.headersSent)
+    if (!res.headersSent && !res.destroyed)
       refuse(502, `agent-coordinator: the API did not answer: ${error62.message}`);
     else res.destroy(error62);
   });
-  res.on("close", () => {
-    if (!res.writableFinished) out.destroy();
+  req.once("close", () => {
+    if (!req.complete) out.destroy();
   });
   req.pipe(out);
 }
@@ -27981,6 +28082,16 @@ function targetOf(upstream, requestTarget) {
   if (query >= 0) target.search = requestTarget.slice(query);
   const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
   return target.origin === upstream.origin && under ? target : void 0;
+}
+function isMessageBatches(upstream, target) {
+  let path3 = target.pathname.slice(upstream.pathname.replace(/\/+$/, "").length);
+  for (let i = 0; i < 3; i++)
+    path3 = path3.replace(
+      /%([0-9a-f]{2})/gi,
+      (_, hex3) => String.fromCharCode(parseInt(hex3, 16))
+    );
+  path3 = path3.replace(/[\\/]+/g, "/").toLowerCase();
+  return /^\/v1\/messages\/batches(?![a-z0-9_-])/.test(path3);
 }
 function forwardedHeaders(headers) {
   const out = {};
@@ -29410,14 +29521,14 @@ async function postAssignment(options, idToken, retryDelaysMs) {
       `the coordinator refused the assignment (${response.status} from ${url3}): ${shown}`
     );
   }
-  const parsed = assignmentResponseSchema.safeParse(body);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
+  const parsed2 = assignmentResponseSchema.safeParse(body);
+  if (!parsed2.success) {
+    const problems = parsed2.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
     throw new AssignmentError(
       `the coordinator's answer from ${url3} is not an assignment: ${problems.join("; ")}`
     );
   }
-  return parsed.data;
+  return parsed2.data;
 }
 async function send(url3, init, retryDelaysMs, unreachable) {
   for (let attempt = 0; ; attempt++) {
@@ -29523,9 +29634,9 @@ function problemsOf(error62) {
   return error62.issues.map((issue2) => `${issue2.path.join(".") || "input"}: ${issue2.message}`);
 }
 function readActionContext(env) {
-  const parsed = actionSchema.safeParse(env);
-  if (!parsed.success) throw new WorkerEnvError(problemsOf(parsed.error));
-  const e = parsed.data;
+  const parsed2 = actionSchema.safeParse(env);
+  if (!parsed2.success) throw new WorkerEnvError(problemsOf(parsed2.error));
+  const e = parsed2.data;
   const [owner, repo] = e.GITHUB_REPOSITORY.split("/");
   const taskId = e.INPUT_TASK_ID;
   const issue2 = e.INPUT_ISSUE;
@@ -29580,11 +29691,11 @@ function workerEnvFrom(action, assignment) {
     problems.push(
       `mode: the coordinator assigned ${assignment.mode}, the run's input says ${action.mode}`
     );
-  const parsed = assignmentSchema.safeParse(assignment);
-  if (!parsed.success) problems.push(...problemsOf(parsed.error));
-  if (!parsed.success || problems.length > 0)
+  const parsed2 = assignmentSchema.safeParse(assignment);
+  if (!parsed2.success) problems.push(...problemsOf(parsed2.error));
+  if (!parsed2.success || problems.length > 0)
     throw new WorkerEnvError(problems, "invalid assignment from the coordinator");
-  const a = parsed.data;
+  const a = parsed2.data;
   const { step: _step, coordinatorUrl: _url2, request: _request, ...job } = action;
   return {
     ...job,
@@ -30480,8 +30591,8 @@ var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
 var MAX_DIGITS = MAX_INT.length;
 var stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
 var noiseValueWithQuotes = /^"-?\d+n+"$/;
-var applyReviverIteratively = (parsed, userReviver) => {
-  const rootHolder = { "": parsed };
+var applyReviverIteratively = (parsed2, userReviver) => {
+  const rootHolder = { "": parsed2 };
   const stack = [{ parent: rootHolder, key: "", visited: false }];
   while (stack.length > 0) {
     const node2 = stack[stack.length - 1];
@@ -30549,8 +30660,8 @@ var JSONParse = (text3, reviver) => {
   } catch (error62) {
     if (error62 instanceof RangeError) {
       const serializedData = serializeBigInts(text3);
-      const parsed = originalParse(serializedData);
-      return applyReviverIteratively(parsed, reviver);
+      const parsed2 = originalParse(serializedData);
+      return applyReviverIteratively(parsed2, reviver);
     }
     throw error62;
   }
@@ -33770,9 +33881,9 @@ async function writeAssignment(dir, fields) {
 }
 async function readAssignment(dir) {
   const value = await readJson((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), "the assignment job");
-  const parsed = assignmentFieldsSchema.safeParse(value);
-  if (!parsed.success) fail("bad_input", `${ASSIGNMENT_FILE} is not an assignment`);
-  return parsed.data;
+  const parsed2 = assignmentFieldsSchema.safeParse(value);
+  if (!parsed2.success) fail("bad_input", `${ASSIGNMENT_FILE} is not an assignment`);
+  return parsed2.data;
 }
 var SHA = /^[0-9a-f]{40}$/;
 var path2 = external_exports.string().min(1).max(4096).refine((p) => !p.includes("\0"));
@@ -33814,14 +33925,14 @@ async function writeResult(dir, result, patch) {
 }
 async function readResult(dir) {
   const value = await readJson((0, import_node_path8.join)(dir, RESULT_FILE), "the agent job");
-  const parsed = agentResultSchema.safeParse(value);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
+  const parsed2 = agentResultSchema.safeParse(value);
+  if (!parsed2.success) {
+    const problems = parsed2.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
   const patch = await (0, import_promises10.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
-  return { result: parsed.data, patch };
+  return { result: parsed2.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
@@ -35026,26 +35137,26 @@ async function publishPlan(ctx, result) {
       tasksBlock,
       planMarker(env.runId)
     ].join("\n\n");
-    const parsed = parsePlanMarkdown(body2, limits);
-    if (parsed.ok && body2.length >= COMMENT_MAX_CHARS) {
+    const parsed2 = parsePlanMarkdown(body2, limits);
+    if (parsed2.ok && body2.length >= COMMENT_MAX_CHARS) {
       errors = [
         {
           code: "too_long",
           message: `the plan is ${body2.length} characters long, and a GitHub comment holds at most ${COMMENT_MAX_CHARS}: shorten its prompts`
         }
       ];
-    } else if (parsed.ok) {
+    } else if (parsed2.ok) {
       const comment2 = await github.createIssueComment(env.issue, `${body2}
 `);
-      log(ctx, `posted the plan (${parsed.plan.tasks.length} tasks): ${comment2.url}`);
+      log(ctx, `posted the plan (${parsed2.plan.tasks.length} tasks): ${comment2.url}`);
       return {
         ok: true,
-        summary: `plan with ${parsed.plan.tasks.length} tasks posted on #${env.issue}`,
+        summary: `plan with ${parsed2.plan.tasks.length} tasks posted on #${env.issue}`,
         commentId: comment2.id
       };
     } else {
       const inBlock = parsePlanYaml(block.yaml, limits);
-      errors = inBlock.ok ? parsed.errors : inBlock.errors;
+      errors = inBlock.ok ? parsed2.errors : inBlock.errors;
     }
   } else {
     errors = [block.error];

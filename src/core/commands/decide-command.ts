@@ -236,6 +236,9 @@ function decideRetry(
       task: key,
       move: 'unblocked',
     })),
+    // Its PR stays open while the task is redone: an order check that passed on its approved
+    // head must stop passing, or anyone who may merge lands it (docs/security.md).
+    ...(task.prNumber === null ? [] : [{ kind: 'advance' } as const]),
     { kind: 'schedule' },
   );
 }

@@ -78,6 +78,9 @@ export function decidePullClosed(
   return [
     { kind: 'reject' },
     { kind: 'blockDependents' },
+    // Its head's order check, passing if it was approved, must stop passing: reopened, the PR
+    // would merge by it (core's closedPullKeepsOrderCheck).
+    { kind: 'advance' },
     { kind: 'requestStatus' },
     { kind: 'settle' },
   ];

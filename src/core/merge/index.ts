@@ -18,6 +18,7 @@ export {
   type MergeGroupTask,
 } from './merge-group.js';
 export {
+  closedPullKeepsOrderCheck,
   isOrderCheck,
   ORDER_CHECK_NAME,
   orderCheck,

@@ -141,6 +141,22 @@ export function viewPredatesPassingOrderCheck(
   return written.conclusion === 'success' && mergeableState === 'blocked';
 }
 
+/**
+ * A PR closed unmerged whose head carries an order check. Whoever may reopen it (a workflow
+ * token with `pull_requests: write` too) may merge it at once by its head's newest check run,
+ * before the coordinator hears of the reopening: so its check is kept as current as an open
+ * PR's, and one that passed is withdrawn once its task will not merge (docs/security.md, "A
+ * withdrawn approval").
+ */
+export function closedPullKeepsOrderCheck(pull: {
+  state: string;
+  merged: boolean;
+  headSha: string;
+  orderCheckSha: string | null;
+}): boolean {
+  return pull.state !== 'open' && !pull.merged && pull.orderCheckSha === pull.headSha;
+}
+
 /** The order check as a PR row records it last written: on which head, saying what, which run. */
 export interface OrderCheckWritten {
   sha: string | null;

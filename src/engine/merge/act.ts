@@ -15,8 +15,8 @@ import { updatePullBranch } from '../update-branch.js';
 import { withdrawLostApproval } from '../approval.js';
 
 /**
- * Carry out one merge decision. Returns true when GitHub's answer means the snapshot is stale
- * and the run should be decided again at once.
+ * Carry out one merge decision. Returns true when GitHub's answer, an approval withdrawn or a
+ * send-back means the snapshot is stale and the run should be decided again at once.
  */
 export async function act(
   engine: Engine,
@@ -100,14 +100,18 @@ export async function act(
           decision.feedback,
           decision.failingChecks,
         );
-        return false;
+        return true;
       }
       await sendBack(engine, scope, target, decision.feedback);
-      return false;
+      // Decided again, as for every send-back: the order check written this turn may pass on the
+      // approved head that no longer awaits its merge, and must stop passing now (docs/security.md).
+      return true;
 
     case 'withdraw_approval':
       await withdrawLostApproval(engine, scope, target, decision);
-      return false;
+      // Decided again: the order check written this turn passed on the approval just withdrawn,
+      // and must stop passing now, not at the next event (docs/security.md).
+      return true;
   }
 }
 
@@ -143,7 +147,7 @@ async function updateBranch(
         target,
         `The branch has conflicts with ${pull.baseRef}; merge ${pull.baseRef} into it and resolve them.`,
       );
-      return false;
+      return true;
     case 'held':
     case 'stale_head':
     case 'up_to_date':
@@ -177,7 +181,7 @@ async function handleRefusal(
       return updateBranch(engine, scope, target, target.pull.headSha);
     case 'send_back':
       await sendBack(engine, scope, target, `GitHub cannot merge the PR: ${verdict.reason}`);
-      return false;
+      return true;
     case 'already_merged': {
       const state = await scope.port.pull(scope.repo, target.row.number);
       if (state?.merged) await markTaskMerged(engine, scope, target.task.id, target.task.taskKey);

@@ -1,4 +1,5 @@
 import {
+  closedPullKeepsOrderCheck,
   decideMerges,
   viewPredatesPassingOrderCheck,
   type MergeDecision,
@@ -61,6 +62,14 @@ async function advanceOnce(
     if (!written) continue;
     orderChecks.set(row.number, written.record);
     stale ||= viewPredatesPassingOrderCheck(written.check, pull.mergeableState);
+  }
+  // A closed PR is no target, but reopened it merges by its head's check: kept current all
+  // the same, recorded at once (it is never merged from here).
+  for (const task of view.graph.tasks) {
+    const row = view.graph.pullOf.get(task.id);
+    if (!row || !closedPullKeepsOrderCheck(row)) continue;
+    const written = await ensureOrderCheck(scope, row, task, view.tasks, pulls);
+    if (written) await engine.store.runs.recordOrderCheck(written.record);
   }
   // An order check passed just now (an approval, the last dependency merged) on a PR GitHub
   // showed `blocked` before: decide on GitHub's view again. Once per head state: a check that

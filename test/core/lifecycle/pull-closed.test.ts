@@ -12,6 +12,7 @@ import type { TaskState } from '../../../src/core/states.js';
 const rejects: PullClosedEffect[] = [
   { kind: 'reject' },
   { kind: 'blockDependents' },
+  { kind: 'advance' },
   { kind: 'requestStatus' },
   { kind: 'settle' },
 ];

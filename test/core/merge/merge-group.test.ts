@@ -98,6 +98,25 @@ describe('checkMergeGroup', () => {
     });
   });
 
+  // Approved at the head the group took in, but no longer awaiting its merge: a group GitHub
+  // formed before the coordinator took the PR out of the queue would land it. A task merged
+  // meanwhile (its earlier group landed) is none of these.
+  it.each(['cancelled', 'failed', 'rejected', 'blocked', 'pending', 'running'] as const)(
+    'fails a task that is %s, as its order check does',
+    (state) => {
+      expect(checkMergeGroup([agent(12, 'task_002')], specRuns({ task_002: state }))).toEqual({
+        ok: false,
+        reason: `#12 (task_002) is ${state}`,
+      });
+    },
+  );
+
+  it('passes a task merged meanwhile', () => {
+    expect(checkMergeGroup([agent(12, 'task_002')], specRuns({ task_002: 'merged' }))).toEqual({
+      ok: true,
+    });
+  });
+
   it('fails an agent PR whose approval is not for the head the group took in', () => {
     const older = 'abc1234'.padEnd(40, '0');
     expect(checkMergeGroup([agent(12, 'task_002', 'r1', older)], specRuns())).toEqual({

@@ -7,6 +7,7 @@ import {
   orderCheck,
   orderCheckSignature,
   orderCheckWrite,
+  closedPullKeepsOrderCheck,
   viewPredatesPassingOrderCheck,
   type MergeTask,
 } from '../../../src/core/merge/index.js';
@@ -313,5 +314,18 @@ describe('orderCheckWrite', () => {
     const write = orderCheckWrite(written, HEAD, check);
     expect(write.kind).toBe(kind);
     if (write.kind === 'update') expect(write.checkRunId).toBe(7);
+  });
+});
+
+describe('closedPullKeepsOrderCheck', () => {
+  const pull = { state: 'closed', merged: false, headSha: HEAD, orderCheckSha: HEAD };
+  it.each([
+    { name: 'a PR closed unmerged with a check on its head', pull, kept: true },
+    { name: 'an open PR (a merge target)', pull: { ...pull, state: 'open' }, kept: false },
+    { name: 'a merged PR', pull: { ...pull, merged: true }, kept: false },
+    { name: 'a head without a check', pull: { ...pull, orderCheckSha: null }, kept: false },
+    { name: "an older head's check", pull: { ...pull, orderCheckSha: 'older' }, kept: false },
+  ])('$name: $kept', ({ pull, kept }) => {
+    expect(closedPullKeepsOrderCheck(pull)).toBe(kept);
   });
 });
