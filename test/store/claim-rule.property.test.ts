@@ -54,7 +54,7 @@ const caseArb = fc.record({
   repoLimit: fc.integer({ min: 0, max: 6 }),
   // The installation's share of the global cap (src/core/scheduler/fair-share.ts): what it may
   // start now, when others share the cap.
-  installationRoom: fc.option(fc.integer({ min: 0, max: 4 })),
+  installationRoom: fc.option(fc.integer({ min: 0, max: 2 })),
 });
 
 /** A cap that never binds here, so that the claim takes the global lock the share is read under. */
@@ -194,7 +194,9 @@ describe.each(ENGINES)("the dispatch claim makes core's choice on $name", (engin
         );
         expect(claimed.map((c) => `${c.run.id}/${c.task.taskKey}`)).toEqual(expected);
       }),
-      { numRuns: 40 },
+      // A share that binds takes ready tasks beyond it: about one case in twenty, so enough runs
+      // that some always come.
+      { numRuns: 150 },
     );
     // The generated repositories did make tasks wait on overlaps.
     expect(overlapCases).toBeGreaterThan(0);
