@@ -133,6 +133,26 @@ describe('the order check closes on an approved head', () => {
     await refused(mergeByWorkflow);
   });
 
+  it.each([
+    { where: 'its PR', on: (issue: number, pr: number) => pr },
+    { where: 'its issue (the run)', on: (issue: number) => issue },
+  ])('when it is held on $where, until /unhold', async ({ on }) => {
+    const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
+    await s.double.comment(REPO, on(issue, pr.number), '/hold', MAINTAINER);
+    await s.settle();
+
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({
+      status: 'in_progress',
+      output: { title: expect.stringMatching(/^held: \/unhold on the (PR|issue) lets it merge$/) },
+    });
+    await refused(mergeByWorkflow);
+
+    await s.double.comment(REPO, on(issue, pr.number), '/unhold', MAINTAINER);
+    await s.settle();
+    expect(orderCheckOf(s, pr.head.sha)).toMatchObject({ conclusion: 'success' });
+    expect((await taskOf(s, issue, 'a'))?.state).toBe('approved');
+  });
+
   it('when its task is retried on its PR', async () => {
     const { issue, pr, mergeByWorkflow } = await approvedWhileCiRuns();
     // The new attempt stays queued: the approved head is being redone.

@@ -84,9 +84,10 @@ export function decideCommand(
     case 'unhold': {
       const hold = command.name === 'hold';
       if (own)
+        // Held or not, its head's order check says so at once (docs/lifecycle.md, step 7).
         return accept(
           { kind: 'updateTask', task: own.taskKey, whileIn: own.state, values: { held: hold } },
-          ...(hold ? [] : [{ kind: 'advance' } as const]),
+          { kind: 'advance' },
         );
       return decideRunHold(snapshot, hold, target.actor);
     }
@@ -159,12 +160,15 @@ function decideRunHold(snapshot: CommandSnapshot, hold: boolean, actor: string):
   if (run.finishedAt) return refuse('the run has finished');
   if (hold) {
     if (run.state !== 'running' && run.state !== 'held') return refuse(`the run is ${run.state}`);
-    return accept({
-      kind: 'moveRun',
-      move: 'held',
-      values: { held: true, holdReason: `/hold by @${actor}` },
-      otherwise: `the run is no longer ${run.state}`,
-    });
+    return accept(
+      {
+        kind: 'moveRun',
+        move: 'held',
+        values: { held: true, holdReason: `/hold by @${actor}` },
+        otherwise: `the run is no longer ${run.state}`,
+      },
+      { kind: 'advance' },
+    );
   }
   if (run.state !== 'held') return refuse('the run is not held');
   return accept(

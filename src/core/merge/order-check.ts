@@ -26,6 +26,8 @@ export interface OrderCheckInput {
   pulls?: readonly Pick<MergePull, 'taskId' | 'number'>[];
   /** merge.requireApproval: the check then also waits for the head's approval. */
   requireApproval: boolean;
+  /** The run is held (`/hold` on the issue, a budget): nothing of it merges. */
+  runHeld?: boolean;
 }
 
 export interface OrderCheck {
@@ -110,6 +112,19 @@ export function orderCheck(task: MergeTask, headSha: string, run: OrderCheckInpu
     return {
       ...result('in_progress', undefined, `waiting: ${task.taskId} is ${task.state}`, [
         `\`${task.taskId}\` is ${task.state}: the coordinator merges a task only while it awaits its merge (docs/lifecycle.md).`,
+        table,
+      ]),
+      notIfAbsent: true,
+    };
+  }
+  // Held, the task awaits no merge for now: `/unhold` lets it (docs/commands.md).
+  if (task.held || run.runHeld) {
+    const where = task.held ? 'on the PR' : 'on the issue';
+    return {
+      ...result('in_progress', undefined, `held: /unhold ${where} lets it merge`, [
+        task.held
+          ? `\`${task.taskId}\` is held: the coordinator merges nothing of it until \`/unhold\`.`
+          : `The run is held: the coordinator merges nothing of it until \`/unhold\` on the issue.`,
         table,
       ]),
       notIfAbsent: true,

@@ -36,6 +36,7 @@ export async function ensureOrderCheck(
     tasks,
     pulls,
     requireApproval: scope.config.merge.requireApproval,
+    runHeld: scope.run.held,
   });
   const signature = orderCheckSignature(check);
   const write = orderCheckWrite(

@@ -187,12 +187,10 @@ describe('decideCommand', () => {
       name: '/hold on a PR holds its task',
       command: { name: 'hold' },
       target: onPr('a'),
-      expected: accepted({
-        kind: 'updateTask',
-        task: 'a',
-        whileIn: 'in_review',
-        values: { held: true },
-      }),
+      expected: accepted(
+        { kind: 'updateTask', task: 'a', whileIn: 'in_review', values: { held: true } },
+        { kind: 'advance' },
+      ),
     },
     {
       name: '/unhold on a PR resumes merging it',
@@ -206,23 +204,29 @@ describe('decideCommand', () => {
     {
       name: '/hold on the issue holds the run',
       command: { name: 'hold' },
-      expected: accepted({
-        kind: 'moveRun',
-        move: 'held',
-        values: { held: true, holdReason: '/hold by @octocat' },
-        otherwise: 'the run is no longer running',
-      }),
+      expected: accepted(
+        {
+          kind: 'moveRun',
+          move: 'held',
+          values: { held: true, holdReason: '/hold by @octocat' },
+          otherwise: 'the run is no longer running',
+        },
+        { kind: 'advance' },
+      ),
     },
     {
       name: '/hold on a held run says who holds it now',
       command: { name: 'hold' },
       snap: snapshot({ run: { state: 'held', held: true, holdReason: 'budget' } }),
-      expected: accepted({
-        kind: 'moveRun',
-        move: 'held',
-        values: { held: true, holdReason: '/hold by @octocat' },
-        otherwise: 'the run is no longer held',
-      }),
+      expected: accepted(
+        {
+          kind: 'moveRun',
+          move: 'held',
+          values: { held: true, holdReason: '/hold by @octocat' },
+          otherwise: 'the run is no longer held',
+        },
+        { kind: 'advance' },
+      ),
     },
     {
       name: '/hold while the plan waits for approval',

@@ -103,6 +103,32 @@ describe('orderCheck', () => {
     });
   });
 
+  it.each([
+    {
+      name: 'the task is held',
+      held: true,
+      runHeld: false,
+      title: 'held: /unhold on the PR lets it merge',
+    },
+    {
+      name: 'the run is held',
+      held: false,
+      runHeld: true,
+      title: 'held: /unhold on the issue lets it merge',
+    },
+  ])('holds an approved head with its deps merged while $name', ({ held, runHeld, title }) => {
+    const run = specRun({ task_001: 'merged' });
+    const task = { ...taskOf(run, 'task_002'), state: 'approved' as const, held };
+    const check = orderCheck(task, HEAD, { ...run, runHeld });
+    expect(check).toMatchObject({ status: 'in_progress', title, notIfAbsent: true });
+    expect(check).not.toHaveProperty('conclusion');
+    // Unheld, the same head passes.
+    expect(orderCheck({ ...task, held: false }, HEAD, run)).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+    });
+  });
+
   it.each(['pending', 'dispatched', 'running', 'failed', 'blocked', 'cancelled'] as const)(
     'holds an approved head with its deps merged while the task is %s',
     (state) => {
