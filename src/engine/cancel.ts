@@ -1,4 +1,4 @@
-import { isRunDone, tasksToCancel } from '../core/lifecycle/index.js';
+import { isRunCancelled, isRunDone, tasksToCancel } from '../core/lifecycle/index.js';
 import type { Engine, RunScope } from './context.js';
 import { advanceRun } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
@@ -12,7 +12,7 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   // Cancelled before: this may be the delivery again after GitHub failed a call below (the
   // order check's withdrawal among them), and no one else carries out the rest: the sweep
   // decides the merges of active runs only. Each step below finds done what is done.
-  if (!finished && current?.state !== 'cancelled') return false;
+  if (!finished && !(current && isRunCancelled(current.state))) return false;
   const tasks = await engine.store.runs.tasksOf(scope.run.id);
   for (const task of tasksToCancel(tasks))
     await engine.store.runs.transitionTask(task.id, 'cancelled');

@@ -1,5 +1,5 @@
 import type { TaskMove } from '../transitions.js';
-import { TERMINAL_TASK_STATES, type TaskState } from '../states.js';
+import { AWAITING_MERGE_TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../states.js';
 
 /**
  * The small rules the engine asks about a row as it goes: one home each, named for what they
@@ -16,6 +16,11 @@ export function isRunDone(state: string): boolean {
   return state === 'done';
 }
 
+/** Cancelled (`/cancel`, the label removed, the issue closed): what the cancel does may be left. */
+export function isRunCancelled(state: string): boolean {
+  return state === 'cancelled';
+}
+
 /** The run still waits for a plan: a planner is wanted, and a plan may be stored. */
 export function awaitsPlan(state: string): boolean {
   return state === 'planning';
@@ -23,6 +28,15 @@ export function awaitsPlan(state: string): boolean {
 
 export function isTaskMerged(state: TaskState): boolean {
   return state === 'merged';
+}
+
+/**
+ * Neither awaiting its merge nor merged: being reworked, or ended unmerged (vetoed, cancelled,
+ * failed, blocked). The coordinator would not merge it now, so neither its order check nor a
+ * merge group holding its PR passes.
+ */
+export function awaitsNoMerge(state: TaskState): boolean {
+  return !AWAITING_MERGE_TASK_STATES.has(state) && !isTaskMerged(state);
 }
 
 /** A merge the coordinator claimed (a direct merge in flight, or its PR in the merge queue). */

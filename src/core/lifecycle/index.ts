@@ -53,6 +53,8 @@ export {
   isCheckPending,
   isOpenPull,
   isRunDone,
+  isRunCancelled,
+  awaitsNoMerge,
   isTaskMerged,
   mergeReleased,
   phaseWithRun,

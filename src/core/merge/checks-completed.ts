@@ -109,11 +109,13 @@ function movedAgentPulls(
   named: readonly NamedAgentPull[],
   event: ChecksCompletedEvent,
 ): { kind: 'headMoved'; pr: number; runId: number }[] {
-  const own = ownAgentPulls(event);
-  return namedAgentPulls(event).flatMap((number) => {
+  // A PR named twice goes by its first naming, as `namedAgentPulls` counts it once.
+  const seen = new Set<number>();
+  return ownAgentPulls(event).flatMap(({ number, headSha }) => {
+    if (seen.has(number)) return [];
+    seen.add(number);
     const row = named.find((n) => n.number === number);
-    const head = own.find((p) => p.number === number)!.headSha;
-    if (!row || row.runFinished || !isOpenPull(row) || row.recordedHead === head) return [];
+    if (!row || row.runFinished || !isOpenPull(row) || row.recordedHead === headSha) return [];
     return [{ kind: 'headMoved' as const, pr: number, runId: row.runId }];
   });
 }

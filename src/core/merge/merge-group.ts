@@ -1,4 +1,5 @@
-import { AWAITING_MERGE_TASK_STATES, type TaskState } from '../states.js';
+import { awaitsNoMerge } from '../lifecycle/facts.js';
+import type { TaskState } from '../states.js';
 import { approvalOf, approverCheck, shortSha } from './approval.js';
 import type { ApproverStanding } from './types.js';
 
@@ -79,8 +80,7 @@ export function checkMergeGroup(
     // (order-check.ts): a vetoed task, or one that no longer awaits its merge (cancelled, failed,
     // sent back) in a group GitHub formed before the coordinator took its PR out of the queue.
     // A task merged meanwhile (an earlier group landed) is no problem.
-    const ended = !AWAITING_MERGE_TASK_STATES.has(task.state) && task.state !== 'merged';
-    if (task.state === 'vetoed' || ended) problems.push(`${who} is ${task.state}`);
+    if (awaitsNoMerge(task.state)) problems.push(`${who} is ${task.state}`);
     const requireApproval = runs.get(pull.runKey)?.requireApproval === true;
     const unapproved = requireApproval && notApprovedAt(task, pull);
     if (unapproved) problems.push(`${who} ${unapproved}`);

@@ -10,7 +10,7 @@ import {
 import { approvalOf, shortSha } from './approval.js';
 import { unmergedDeps } from './dependency-order.js';
 import { stackedOnText } from '../stack/index.js';
-import { AWAITING_MERGE_TASK_STATES } from '../states.js';
+import { awaitsNoMerge } from '../lifecycle/facts.js';
 import type { MergePull, MergeTask } from './types.js';
 
 export const ORDER_CHECK_NAME = 'agent-coordinator/order';
@@ -108,7 +108,7 @@ export function orderCheck(task: MergeTask, headSha: string, run: OrderCheckInpu
   // What the coordinator would not merge, the check does not pass: a task being reworked, or a
   // stacked child cancelled with its parent, whose head on the base now shows the parent's work.
   // A merged task's check stays as it passed.
-  if (!AWAITING_MERGE_TASK_STATES.has(task.state) && task.state !== 'merged') {
+  if (awaitsNoMerge(task.state)) {
     return {
       ...result('in_progress', undefined, `waiting: ${task.taskId} is ${task.state}`, [
         `\`${task.taskId}\` is ${task.state}: the coordinator merges a task only while it awaits its merge (docs/lifecycle.md).`,

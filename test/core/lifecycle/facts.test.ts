@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   attemptSucceeded,
+  awaitsNoMerge,
   inMergeQueue,
+  isRunCancelled,
   isOpenPull,
   mergeReleased,
   phaseWithRun,
@@ -44,6 +46,19 @@ describe('lifecycle facts', () => {
     expect(inMergeQueue('failed', at)).toBe(true);
     expect(inMergeQueue('cancelled', null)).toBe(false);
     expect(inMergeQueue('merged', at)).toBe(false);
+  });
+
+  it('a task awaits no merge while reworked or once ended unmerged; merged or in review it does', () => {
+    for (const state of ['pending', 'running', 'vetoed', 'cancelled', 'failed', 'blocked'] as const)
+      expect(awaitsNoMerge(state)).toBe(true);
+    for (const state of ['in_review', 'approved', 'merging', 'merged'] as const)
+      expect(awaitsNoMerge(state)).toBe(false);
+  });
+
+  it('a run is cancelled only in its cancelled state', () => {
+    expect(isRunCancelled('cancelled')).toBe(true);
+    expect(isRunCancelled('failed')).toBe(false);
+    expect(isRunCancelled('done')).toBe(false);
   });
 
   it('an attempt succeeds only on success without a failure of its own', () => {
