@@ -1,4 +1,9 @@
-import { capacityView, repositoriesToHandOff, type CapacityView } from '../core/scheduler/index.js';
+import {
+  capacityView,
+  installationRoom,
+  repositoriesToHandOff,
+  type CapacityView,
+} from '../core/scheduler/index.js';
 import type { Engine } from './context.js';
 
 /** What a scheduling pass takes from the installations' shares of the global cap. */
@@ -17,7 +22,7 @@ export interface ShareDecision {
 export async function shareDecision(engine: Engine, repositoryId: number): Promise<ShareDecision> {
   if (!Number.isFinite(engine.maxParallel)) return { handOff: [] };
   const loads = await engine.store.attempts.loads(engine.now());
-  const { installation } = capacityView(loads, repositoryId, engine.maxParallel);
+  const installation = installationRoom(loads, repositoryId, engine.maxParallel);
   return {
     ...(installation ? { installation } : {}),
     handOff: repositoriesToHandOff(loads, repositoryId, engine.maxParallel),

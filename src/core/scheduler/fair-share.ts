@@ -25,9 +25,14 @@ export interface RepositoryLoad {
   repoLimit: number | null;
 }
 
+/** A repository's ready tasks as far as its own `concurrency.maxParallel` lets them start. */
+function startable(r: RepositoryLoad): number {
+  return r.repoLimit === null ? 0 : Math.min(r.ready, Math.max(0, r.repoLimit - r.inflight));
+}
+
 /**
- * The installations' loads: a repository's ready tasks count only as far as its own
- * `concurrency.maxParallel` lets them start, so an installation is not given slots it cannot use.
+ * The installations' loads: a repository's ready tasks count only as far as it can start them
+ * (`startable`), so an installation is not given slots it cannot use.
  */
 export function installationLoads(repositories: readonly RepositoryLoad[]): InstallationLoad[] {
   const byId = new Map<number, InstallationLoad>();
@@ -37,9 +42,8 @@ export function installationLoads(repositories: readonly RepositoryLoad[]): Inst
       running: 0,
       ready: 0,
     };
-    const room = r.repoLimit === null ? 0 : Math.max(0, r.repoLimit - r.inflight);
     load.running += r.inflight;
-    load.ready += Math.min(r.ready, room);
+    load.ready += startable(r);
     byId.set(r.installationId, load);
   }
   return [...byId.values()];
@@ -133,10 +137,7 @@ export function repositoriesToHandOff(
   return repositories
     .filter(
       (r) =>
-        r.installationId !== own &&
-        (starts.get(r.installationId) ?? 0) > 0 &&
-        r.repoLimit !== null &&
-        Math.min(r.ready, r.repoLimit - r.inflight) > 0,
+        r.installationId !== own && (starts.get(r.installationId) ?? 0) > 0 && startable(r) > 0,
     )
     .map((r) => r.repositoryId)
     .sort((a, b) => a - b);
