@@ -59,7 +59,7 @@ export function parseUsageMarker(body: string | null | undefined): Usage | undef
   return last && Number.isFinite(last.costUsd) ? last : undefined;
 }
 
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
   if (!a) return b;
   if (!b) return a;
   return {

@@ -1,3 +1,4 @@
+import { isObject, tryJson } from './json.js';
 import type { Usage } from '../protocol/markers.js';
 
 export interface AgentReport {
@@ -15,8 +16,6 @@ export interface AgentReport {
   /** True when `result` came from a JSON report, not raw output (then it is fit for a PR body). */
   structured: boolean;
 }
-
-type Json = Record<string, unknown>;
 
 /**
  * The fields of Claude Code's result message (`SDKResultMessage` of
@@ -64,18 +63,8 @@ type ResultObject = Untrusted<ClaudeSuccessFields & ClaudeErrorFields> & { cost_
 type UsageObject = Untrusted<ClaudeResultFields['usage']>;
 type ModelUsageObject = Untrusted<ClaudeResultFields['modelUsage'][string]>;
 
-const isObject = (v: unknown): v is Json =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
-
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Find Claude Code's result object. `--output-format json` prints one object; with

@@ -6,8 +6,9 @@ import {
   createInflate,
   createZstdDecompress,
 } from 'node:zlib';
-import type { Usage } from '../protocol/markers.js';
+import { addUsage, type Usage } from '../protocol/markers.js';
 import { jsonFields } from './json-fields.js';
+import { isObject, tryJson, type Json } from './json.js';
 import { costUsd, type ResponseTokens } from './model-prices.js';
 
 /**
@@ -76,19 +77,8 @@ const unseen = (): Seen => ({
  */
 const APART = new Set(['compaction', 'advisor_message']);
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const count = (v: unknown): number =>
   Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : 0;
-
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A Messages API `usage` object: `input_tokens` leaves out cache reads and writes; a write's
@@ -287,7 +277,7 @@ export function createUsageMeter(): UsageMeter {
       await Promise.all(pending);
       const counted = responses.filter((seen) => seen.counted);
       if (counted.length === 0) return undefined;
-      let total: Usage = { costUsd: 0, inputTokens: 0, outputTokens: 0 };
+      let total: Usage | undefined;
       for (const seen of counted) {
         const parts = [
           seen,
@@ -295,16 +285,12 @@ export function createUsageMeter(): UsageMeter {
         ];
         for (const part of parts) {
           const tokens = tokensOf(part);
-          total = {
-            costUsd: total.costUsd + costUsd(part.model, tokens, part.fast),
+          total = addUsage(total, {
+            costUsd: costUsd(part.model, tokens, part.fast),
             inputTokens:
-              total.inputTokens +
-              tokens.input +
-              tokens.cacheWrite5m +
-              tokens.cacheWrite1h +
-              tokens.cacheRead,
-            outputTokens: total.outputTokens + tokens.output,
-          };
+              tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
+            outputTokens: tokens.output,
+          });
         }
       }
       return total;

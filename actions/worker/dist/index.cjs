@@ -10939,7 +10939,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     }
     return propValues;
   });
-  const isObject4 = isObject;
+  const isObject3 = isObject;
   const catchall = def.catchall;
   let value;
   const memo2 = globalConfig.memoizer;
@@ -10947,7 +10947,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject4(input2)) {
+    if (!isObject3(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -11083,7 +11083,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     return doc.compile();
   };
   let fastpass;
-  const isObject4 = isObject;
+  const isObject3 = isObject;
   const jit = !globalConfig.jitless;
   const allowsEval2 = allowsEval;
   const fastEnabled = jit && allowsEval2.value;
@@ -11092,7 +11092,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject4(input2)) {
+    if (!isObject3(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -27509,6 +27509,108 @@ var import_node_https = require("node:https");
 // src/worker/api-usage.ts
 var import_node_zlib = require("node:zlib");
 
+// src/protocol/markers.ts
+function taskMarker(issue2, taskId, attempt) {
+  return `<!-- agent-coordinator:task issue=${issue2} task=${taskId} attempt=${attempt} -->`;
+}
+var TASK = new RegExp(
+  `<!-- agent-coordinator:task issue=(${ISSUE_NUMBER_SOURCE}) task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) -->`
+);
+var money = (n) => String(Math.round(n * 1e6) / 1e6);
+function usageMarker(u) {
+  return `<!-- agent-coordinator:usage cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)} -->`;
+}
+var USAGE = /<!-- agent-coordinator:usage cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+) -->/g;
+function parseUsageMarker(body) {
+  if (!body) return void 0;
+  let last;
+  for (const match of body.matchAll(USAGE)) {
+    last = {
+      costUsd: Number(match[1]),
+      inputTokens: Number(match[2]),
+      outputTokens: Number(match[3])
+    };
+  }
+  return last && Number.isFinite(last.costUsd) ? last : void 0;
+}
+function addUsage(a, b) {
+  if (!a) return b;
+  if (!b) return a;
+  return {
+    costUsd: a.costUsd + b.costUsd,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens
+  };
+}
+var MAX_AGENT_CONFIG_PATHS = 50;
+var MAX_AGENT_CONFIG_CHARS = 4e3;
+function agentConfigPathShown(path3) {
+  const points = Array.from(path3);
+  return points.length <= 200 ? path3 : `${points.slice(0, 200).join("")}…`;
+}
+function withinAgentConfigChars(items) {
+  const kept = [];
+  let length = 0;
+  for (const item of items) {
+    if (kept.length > 0 && length + item.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
+    kept.push(item);
+    length += item.length + 1;
+  }
+  return kept;
+}
+function agentConfigMarker(paths) {
+  const encoded = withinAgentConfigChars(
+    paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "").map((p) => encodeURIComponent(agentConfigPathShown(p)))
+  );
+  if (encoded.length === 0) return void 0;
+  return `<!-- agent-coordinator:agent-config paths=${encoded.join(",")} -->`;
+}
+var AGENT_CONFIG = /<!-- agent-coordinator:agent-config paths=([\w.!~*'()%-]+(?:,[\w.!~*'()%-]+)*) -->/g;
+function parseAgentConfigMarker(body) {
+  let last;
+  for (const match of body?.matchAll(AGENT_CONFIG) ?? []) last = match[1];
+  if (last === void 0) return [];
+  const paths = [];
+  for (const encoded of last.split(",").slice(0, MAX_AGENT_CONFIG_PATHS)) {
+    try {
+      paths.push(decodeURIComponent(encoded));
+    } catch {
+    }
+  }
+  return paths;
+}
+function markerBlock(issue2, taskId, attempt, usage, agentConfig = []) {
+  const lines = [taskMarker(issue2, taskId, attempt)];
+  if (usage) lines.push(usageMarker(usage));
+  const config2 = agentConfigMarker(agentConfig);
+  if (config2) lines.push(config2);
+  return lines.join("\n");
+}
+var ANY_TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
+var ANY_USAGE_MARKER = /<!--\s*agent-coordinator:usage\b[^>]*-->/g;
+var ANY_AGENT_CONFIG_MARKER = /<!--\s*agent-coordinator:agent-config\b[^>]*-->/g;
+function updateBodyMarkers(body, state) {
+  const total = addUsage(parseUsageMarker(body), state.usage);
+  const agentConfig = state.agentConfig ?? parseAgentConfigMarker(body);
+  const rest = body.replace(ANY_TASK_MARKER, "").replace(ANY_USAGE_MARKER, "").replace(ANY_AGENT_CONFIG_MARKER, "").trimEnd();
+  return `${rest}
+
+${markerBlock(state.issue, state.taskId, state.attempt, total, agentConfig)}
+`;
+}
+function neutralizeMarkers(text3) {
+  return text3.replace(/<!--/g, "&lt;!--");
+}
+function planMarker(runId) {
+  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
+}
+function replyMarker(taskId, attempt, commentId) {
+  return `<!-- agent-coordinator:reply task=${taskId} attempt=${attempt} comment=${commentId} -->`;
+}
+var REPLY = new RegExp(
+  `<!-- agent-coordinator:reply task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) comment=(\\d{1,19}) -->`
+);
+
 // src/worker/json-fields.ts
 var WHITESPACE = /* @__PURE__ */ new Set([" ", "	", "\n", "\r"]);
 var MAX_KEY_CHARS = 64;
@@ -27585,6 +27687,16 @@ function jsonFields(names, maxValueChars) {
   };
 }
 function parsed(text3) {
+  try {
+    return JSON.parse(text3);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/worker/json.ts
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function tryJson(text3) {
   try {
     return JSON.parse(text3);
   } catch {
@@ -27681,15 +27793,7 @@ var unseen = () => ({
   apart: []
 });
 var APART = /* @__PURE__ */ new Set(["compaction", "advisor_message"]);
-var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var count = (v) => Number.isSafeInteger(v) && v > 0 ? v : 0;
-function tryJson(text3) {
-  try {
-    return JSON.parse(text3);
-  } catch {
-    return void 0;
-  }
-}
 function readUsage(seen, usage, model) {
   if (!isObject2(usage)) return;
   seen.counted = true;
@@ -27840,7 +27944,7 @@ function createUsageMeter() {
       await Promise.all(pending);
       const counted = responses.filter((seen) => seen.counted);
       if (counted.length === 0) return void 0;
-      let total = { costUsd: 0, inputTokens: 0, outputTokens: 0 };
+      let total;
       for (const seen of counted) {
         const parts = [
           seen,
@@ -27848,11 +27952,11 @@ function createUsageMeter() {
         ];
         for (const part of parts) {
           const tokens = tokensOf(part);
-          total = {
-            costUsd: total.costUsd + costUsd(part.model, tokens, part.fast),
-            inputTokens: total.inputTokens + tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
-            outputTokens: total.outputTokens + tokens.output
-          };
+          total = addUsage(total, {
+            costUsd: costUsd(part.model, tokens, part.fast),
+            inputTokens: tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
+            outputTokens: tokens.output
+          });
         }
       }
       return total;
@@ -28860,25 +28964,17 @@ function spawnAgent(options, env, signalUser) {
 }
 
 // src/worker/agent-output.ts
-var isObject3 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
-function tryJson2(text3) {
-  try {
-    return JSON.parse(text3);
-  } catch {
-    return void 0;
-  }
-}
 function findResultObject(stdout) {
   const trimmed = stdout.trim();
-  const candidates = [tryJson2(trimmed)];
+  const candidates = [tryJson(trimmed)];
   const lines = trimmed.split("\n").filter((l) => l.trim().startsWith("{"));
-  for (let i = lines.length - 1; i >= 0; i--) candidates.push(tryJson2(lines[i]));
+  for (let i = lines.length - 1; i >= 0; i--) candidates.push(tryJson(lines[i]));
   for (const c of candidates) {
     if (Array.isArray(c)) {
-      const last = [...c].reverse().find((m) => isObject3(m) && m.type === "result");
-      if (isObject3(last)) return last;
-    } else if (isObject3(c) && (c.type === "result" || "result" in c || "total_cost_usd" in c)) {
+      const last = [...c].reverse().find((m) => isObject2(m) && m.type === "result");
+      if (isObject2(last)) return last;
+    } else if (isObject2(c) && (c.type === "result" || "result" in c || "total_cost_usd" in c)) {
       return c;
     }
   }
@@ -28886,7 +28982,7 @@ function findResultObject(stdout) {
 }
 var sum = (values) => values.some((v) => v !== void 0) ? values.reduce((a, v) => a + (v ?? 0), 0) : void 0;
 function tokensOf2(obj) {
-  const models = isObject3(obj.modelUsage) ? Object.values(obj.modelUsage).filter(isObject3) : [];
+  const models = isObject2(obj.modelUsage) ? Object.values(obj.modelUsage).filter(isObject2) : [];
   if (models.length > 0) {
     return {
       input: sum(
@@ -28899,7 +28995,7 @@ function tokensOf2(obj) {
       output: sum(models.map((m) => num(m.outputTokens)))
     };
   }
-  const u = isObject3(obj.usage) ? obj.usage : {};
+  const u = isObject2(obj.usage) ? obj.usage : {};
   return {
     input: sum([
       num(u.input_tokens),
@@ -30352,8 +30448,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject4 = val !== null && typeof val === "object";
-    const hasToJSON = isObject4 && typeof val.toJSON === "function";
+    const isObject3 = val !== null && typeof val === "object";
+    const hasToJSON = isObject3 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -35015,108 +35111,6 @@ function renderMessage(message) {
     return part === "" ? "\\`\\`" : "`" + neutraliseHtmlComments(part) + "`";
   }).join("");
 }
-
-// src/protocol/markers.ts
-function taskMarker(issue2, taskId, attempt) {
-  return `<!-- agent-coordinator:task issue=${issue2} task=${taskId} attempt=${attempt} -->`;
-}
-var TASK = new RegExp(
-  `<!-- agent-coordinator:task issue=(${ISSUE_NUMBER_SOURCE}) task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) -->`
-);
-var money = (n) => String(Math.round(n * 1e6) / 1e6);
-function usageMarker(u) {
-  return `<!-- agent-coordinator:usage cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)} -->`;
-}
-var USAGE = /<!-- agent-coordinator:usage cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+) -->/g;
-function parseUsageMarker(body) {
-  if (!body) return void 0;
-  let last;
-  for (const match of body.matchAll(USAGE)) {
-    last = {
-      costUsd: Number(match[1]),
-      inputTokens: Number(match[2]),
-      outputTokens: Number(match[3])
-    };
-  }
-  return last && Number.isFinite(last.costUsd) ? last : void 0;
-}
-function addUsage(a, b) {
-  if (!a) return b;
-  if (!b) return a;
-  return {
-    costUsd: a.costUsd + b.costUsd,
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens
-  };
-}
-var MAX_AGENT_CONFIG_PATHS = 50;
-var MAX_AGENT_CONFIG_CHARS = 4e3;
-function agentConfigPathShown(path3) {
-  const points = Array.from(path3);
-  return points.length <= 200 ? path3 : `${points.slice(0, 200).join("")}…`;
-}
-function withinAgentConfigChars(items) {
-  const kept = [];
-  let length = 0;
-  for (const item of items) {
-    if (kept.length > 0 && length + item.length + 1 > MAX_AGENT_CONFIG_CHARS) continue;
-    kept.push(item);
-    length += item.length + 1;
-  }
-  return kept;
-}
-function agentConfigMarker(paths) {
-  const encoded = withinAgentConfigChars(
-    paths.slice(0, MAX_AGENT_CONFIG_PATHS).filter((p) => p !== "").map((p) => encodeURIComponent(agentConfigPathShown(p)))
-  );
-  if (encoded.length === 0) return void 0;
-  return `<!-- agent-coordinator:agent-config paths=${encoded.join(",")} -->`;
-}
-var AGENT_CONFIG = /<!-- agent-coordinator:agent-config paths=([\w.!~*'()%-]+(?:,[\w.!~*'()%-]+)*) -->/g;
-function parseAgentConfigMarker(body) {
-  let last;
-  for (const match of body?.matchAll(AGENT_CONFIG) ?? []) last = match[1];
-  if (last === void 0) return [];
-  const paths = [];
-  for (const encoded of last.split(",").slice(0, MAX_AGENT_CONFIG_PATHS)) {
-    try {
-      paths.push(decodeURIComponent(encoded));
-    } catch {
-    }
-  }
-  return paths;
-}
-function markerBlock(issue2, taskId, attempt, usage, agentConfig = []) {
-  const lines = [taskMarker(issue2, taskId, attempt)];
-  if (usage) lines.push(usageMarker(usage));
-  const config2 = agentConfigMarker(agentConfig);
-  if (config2) lines.push(config2);
-  return lines.join("\n");
-}
-var ANY_TASK_MARKER = /<!--\s*agent-coordinator:task\b[^>]*-->/g;
-var ANY_USAGE_MARKER = /<!--\s*agent-coordinator:usage\b[^>]*-->/g;
-var ANY_AGENT_CONFIG_MARKER = /<!--\s*agent-coordinator:agent-config\b[^>]*-->/g;
-function updateBodyMarkers(body, state) {
-  const total = addUsage(parseUsageMarker(body), state.usage);
-  const agentConfig = state.agentConfig ?? parseAgentConfigMarker(body);
-  const rest = body.replace(ANY_TASK_MARKER, "").replace(ANY_USAGE_MARKER, "").replace(ANY_AGENT_CONFIG_MARKER, "").trimEnd();
-  return `${rest}
-
-${markerBlock(state.issue, state.taskId, state.attempt, total, agentConfig)}
-`;
-}
-function neutralizeMarkers(text3) {
-  return text3.replace(/<!--/g, "&lt;!--");
-}
-function planMarker(runId) {
-  return `<!-- agent-coordinator:plan run_id=${runId} -->`;
-}
-function replyMarker(taskId, attempt, commentId) {
-  return `<!-- agent-coordinator:reply task=${taskId} attempt=${attempt} comment=${commentId} -->`;
-}
-var REPLY = new RegExp(
-  `<!-- agent-coordinator:reply task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) comment=(\\d{1,19}) -->`
-);
 
 // src/worker/plan-mode.ts
 var MAX_ANSWER_ECHO = 2e4;
