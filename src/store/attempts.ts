@@ -8,11 +8,12 @@ import { PreparedStatements } from './prepared.js';
 import { succeededUpdate } from './attempt-completion.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import type { Usage } from '../protocol/markers.js';
-import { graphTask, type RunRow, type TaskRow } from './runs.js';
+import type { RunRow, TaskRow } from './runs.js';
 import type { AttemptRow } from './attempt-row.js';
 import type { Db } from './transaction.js';
 import { pathClaimants, type PathClaimantRow } from './task-paths.js';
 import { repositoryLoads } from './repository-loads.js';
+import { readyTask } from './ready-task.js';
 import type { RepositoryLoad } from '../core/scheduler/index.js';
 
 export interface DispatchIntent {
@@ -146,19 +147,7 @@ export class AttemptStore {
     return db
       .select({ task: tasks, runCreatedAt: tasks.runCreatedAt })
       .from(tasks)
-      .where(
-        and(
-          eq(tasks.repositoryId, repositoryId),
-          eq(tasks.state, 'pending'),
-          // Core's isDispatchReady, as the claim (and tasks_ready_idx) apply it.
-          sql`(${tasks.unmetDeps} = 0 or (${tasks.unmetDeps} = 1 and ${tasks.stackParent} is not null))`,
-          graphTask,
-          sql`(${tasks.nextAttemptAt} is null or ${tasks.nextAttemptAt} <= ${now})`,
-          // The run by its key, per task reached, as the claim does (db/migrations/0017).
-          sql`(select r.state = 'running' and r.finished_at is null
-                 from ${runs} r where r.id = ${tasks.runId})`,
-        ),
-      )
+      .where(and(eq(tasks.repositoryId, repositoryId), readyTask(now)))
       .orderBy(
         sql`${tasks.priority} desc nulls last`,
         asc(tasks.runCreatedAt),

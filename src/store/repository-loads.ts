@@ -1,14 +1,15 @@
 import { sql } from 'drizzle-orm';
 import type { RepositoryLoad } from '../core/scheduler/index.js';
-import { PLAN_TASK_KEY } from '../core/plan/index.js';
+import { tasks } from '../../db/schema.js';
 import { rowsOf } from './database.js';
+import { readyTask } from './ready-task.js';
 import type { Db } from './transaction.js';
 
 /**
  * Every repository with tasks in flight or ready, with its installation, its in-flight count (the
  * trigger's, db/migrations/0015) and its ready tasks: what core shares the global cap by
- * (src/core/scheduler/fair-share.ts). Ready is the claim's predicate (db/functions/
- * claim_dispatches.sql, `AttemptStore.readyTasks`), counted along tasks_ready_idx. One statement,
+ * (src/core/scheduler/fair-share.ts). Ready is the claim's predicate (`readyTask`), counted along
+ * tasks_ready_idx. One statement,
  * read only when COORDINATOR_MAX_PARALLEL is set; it reads no lock, so it is a snapshot the
  * claim's guard (`p_installation_limit`) keeps honest.
  */
@@ -22,14 +23,9 @@ export async function repositoryLoads(db: Db, now: Date): Promise<RepositoryLoad
   }>(
     await db.execute(sql`
       with ready as (
-        select t.repository_id, count(*)::int as ready from tasks t
-         where t.state = 'pending'
-           and (t.unmet_deps = 0 or (t.unmet_deps = 1 and t.stack_parent is not null))
-           and t.task_key <> ${PLAN_TASK_KEY}
-           and (t.next_attempt_at is null or t.next_attempt_at <= ${now.toISOString()}::timestamptz)
-           and (select r.state = 'running' and r.finished_at is null
-                  from runs r where r.id = t.run_id)
-         group by t.repository_id
+        select ${tasks.repositoryId} as repository_id, count(*)::int as ready from ${tasks}
+         where ${readyTask(now)}
+         group by ${tasks.repositoryId}
       ), loaded as (
         select repository_id from ready
         union
