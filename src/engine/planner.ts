@@ -1,6 +1,7 @@
 import { inertInline } from '../core/inert-markdown.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import { failureOf, plannerMoveAfter } from '../core/lifecycle/index.js';
+import type { Usage } from '../protocol/markers.js';
 import type { AttemptRow } from '../store/attempt-row.js';
 import type { TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
@@ -26,10 +27,13 @@ export async function completePlannerAttempt(
   task: TaskRow,
   attempt: AttemptRow,
   conclusion: string,
+  /** What the planner's jobs said it spent (its plan comment records none). */
+  usage?: Usage,
 ): Promise<boolean> {
   const done = await engine.store.attempts.complete(attempt.id, {
     conclusion,
     failureReason: failureOf(conclusion),
+    ...usage,
   });
   if (!done) return false;
   await engine.store.runs.transitionTask(task.id, plannerMoveAfter(conclusion));

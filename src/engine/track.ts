@@ -17,7 +17,7 @@ import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
-import { workerFailureReason } from './worker-failure.js';
+import { workerReport } from './worker-report.js';
 import { requestReviewAgain } from './feedback.js';
 import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
@@ -130,10 +130,16 @@ async function trackWorkflowRun(
       crashPoint('track.running');
       engine.requestStatus(run.id);
       return;
-    case 'complete_planner':
-      // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment).
-      await completePlannerAttempt(engine, task, attempt, decision.conclusion);
+    case 'complete_planner': {
+      // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment), which
+      // has no usage marker, so what the planner spent is read from its jobs' annotations.
+      const s = await scopeOf();
+      const { usage } = await workerReport(engine, s, wr);
+      if (!(await completePlannerAttempt(engine, task, attempt, decision.conclusion, usage)))
+        return;
+      if (usage) await enforceBudget(engine, s);
       return;
+    }
     case 'complete_succeeded': {
       const s = await scopeOf();
       await attemptCompleted(engine, s, task, attempt, { kind: 'succeeded' });
@@ -142,11 +148,12 @@ async function trackWorkflowRun(
     }
     case 'complete_failed': {
       const s = await scopeOf();
-      const workerReason = await workerFailureReason(engine, s, wr);
+      const { reason, usage } = await workerReport(engine, s, wr);
       await attemptCompleted(engine, s, task, attempt, {
         kind: 'failed',
         conclusion: decision.conclusion,
-        ...(workerReason === undefined ? {} : { workerReason }),
+        ...(reason === undefined ? {} : { workerReason: reason }),
+        ...(usage === undefined ? {} : { usage }),
       });
       await scheduleRepository(engine, s.repositoryId, s.repository);
       return;
@@ -239,6 +246,7 @@ async function attemptCompleted(
         const done = await engine.store.attempts.complete(attempt.id, {
           conclusion: effect.conclusion,
           failureReason: effect.failureReason,
+          ...effect.usage,
         });
         if (!done) return;
         completed = done;

@@ -12,6 +12,7 @@ import {
   type GitHubPort,
   type PullInfo,
   type RepoCoords,
+  type RunAnnotation,
   type WorkflowRunInfo,
 } from './port.js';
 import { readLaterComments, readReviewThreads } from './review-threads.js';
@@ -311,14 +312,14 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async runFailureAnnotations(repo, runId) {
+    async runAnnotations(repo, runId) {
       const { data } = await octokit.rest.actions.listJobsForWorkflowRun({
         ...repo,
         run_id: runId,
         filter: 'latest',
         per_page: 100,
       });
-      const messages: string[] = [];
+      const found: RunAnnotation[] = [];
       for (const job of data.jobs) {
         const checkRunId = Number(/\/check-runs\/(\d+)$/.exec(job.check_run_url ?? '')?.[1]);
         if (!Number.isSafeInteger(checkRunId)) continue;
@@ -328,9 +329,10 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           per_page: 100,
         });
         for (const a of annotations)
-          if (a.annotation_level === 'failure' && a.message) messages.push(a.message);
+          if (a.annotation_level && a.message)
+            found.push({ level: a.annotation_level, message: a.message });
       }
-      return messages;
+      return found;
     },
 
     async cancelWorkflowRun(repo, runId) {

@@ -9,6 +9,12 @@ export interface RepoCoords {
 
 export type ConfigFile = { ok: true; raw: unknown } | { ok: false; error: string };
 
+/** A check run annotation's level (`notice`, `warning` or `failure`) and message. */
+export interface RunAnnotation {
+  level: string;
+  message: string;
+}
+
 export interface WorkflowRunInfo {
   id: number;
   status: string;
@@ -207,10 +213,10 @@ export interface GitHubPort {
   ): Promise<WorkflowRunInfo[]>;
   workflowRun(repo: RepoCoords, runId: number): Promise<WorkflowRunInfo | null>;
   /**
-   * The messages of the `failure` annotations on the run's job check runs: a job's `::error::`
-   * workflow commands become annotations of the check run its `check_run_url` names.
+   * The annotations on the run's job check runs: a job's `::error::` and `::notice::` workflow
+   * commands become `failure` and `notice` annotations of the check run its `check_run_url` names.
    */
-  runFailureAnnotations(repo: RepoCoords, runId: number): Promise<string[]>;
+  runAnnotations(repo: RepoCoords, runId: number): Promise<RunAnnotation[]>;
   /** Cancels a run; a run that already finished is not an error. */
   cancelWorkflowRun(repo: RepoCoords, runId: number): Promise<void>;
   /**

@@ -35,12 +35,28 @@ export function parseTaskMarker(
 // Six decimals: sub-cent precision, and no 0.30000000000000004 in a PR body.
 const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
 
-export function usageMarker(u: Usage): string {
-  return `<!-- agent-coordinator:usage cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)} -->`;
+/** Usage as the marker, the log and the usage annotation spell it. */
+export function usageFigures(u: Usage): string {
+  return `cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)}`;
 }
 
-const USAGE =
-  /<!-- agent-coordinator:usage cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+) -->/g;
+/** `usageFigures` as a pattern: its three groups are read by `usageFromFigures`. */
+export const USAGE_FIGURES_SOURCE = String.raw`cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+)`;
+
+export function usageFromFigures(match: RegExpMatchArray): Usage | undefined {
+  const usage = {
+    costUsd: Number(match[1]),
+    inputTokens: Number(match[2]),
+    outputTokens: Number(match[3]),
+  };
+  return Object.values(usage).every(Number.isFinite) ? usage : undefined;
+}
+
+export function usageMarker(u: Usage): string {
+  return `<!-- agent-coordinator:usage ${usageFigures(u)} -->`;
+}
+
+const USAGE = new RegExp(`<!-- agent-coordinator:usage ${USAGE_FIGURES_SOURCE} -->`, 'g');
 
 /**
  * The last usage marker of a PR body: the worker keeps the task's running total there, adding
@@ -48,15 +64,9 @@ const USAGE =
  */
 export function parseUsageMarker(body: string | null | undefined): Usage | undefined {
   if (!body) return undefined;
-  let last: Usage | undefined;
-  for (const match of body.matchAll(USAGE)) {
-    last = {
-      costUsd: Number(match[1]),
-      inputTokens: Number(match[2]),
-      outputTokens: Number(match[3]),
-    };
-  }
-  return last && Number.isFinite(last.costUsd) ? last : undefined;
+  let last: RegExpMatchArray | undefined;
+  for (const match of body.matchAll(USAGE)) last = match;
+  return last && usageFromFigures(last);
 }
 
 export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {

@@ -23,7 +23,11 @@ export function succeededUpdate(db: Db, withUsage: boolean, withReason: boolean)
         ),
       })
       .from(attempts)
-      .where(eq(attempts.taskId, sql.placeholder('taskId'))),
+      // Only succeeded attempts' usage is in the marker's total: a failed one's, charged from the
+      // worker's annotation (src/protocol/usage-annotation.ts), never reached a PR's marker.
+      .where(
+        and(eq(attempts.taskId, sql.placeholder('taskId')), eq(attempts.conclusion, 'success')),
+      ),
   );
   const share = (name: string, before: SQL.Aliased<number>) =>
     sql`greatest(0, ${sql.placeholder(name)}::float8 - ${before})`;

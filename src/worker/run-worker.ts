@@ -25,9 +25,11 @@ import {
   writeResult,
 } from './handoff.js';
 import { processIo, type WorkerIo } from './io.js';
-import { outcomeLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
+import { escapeCommandData, outcomeLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
 import { systemClock, type WorkerClock } from './clock.js';
 import { runPublishStep } from './publish-step.js';
+import { usageAnnotation } from '../protocol/usage-annotation.js';
+import type { StepContext } from './steps.js';
 
 export interface RunWorkerOptions {
   /** The action's environment: INPUT_*, GITHUB_*, RUNNER_TEMP, ACTIONS_ID_TOKEN_REQUEST_*. */
@@ -63,14 +65,23 @@ export function handoffDirs(env: NodeJS.ProcessEnv): { assignment: string; resul
 /** One step of the worker action (its `step` input), start to finish. Never throws. */
 export async function runWorker(options: RunWorkerOptions): Promise<WorkerResult> {
   const io = options.io ?? processIo;
-  const outcome = await runStep(options, io);
+  const unrecorded: StepContext['unrecorded'] = { usage: undefined };
+  const outcome = await runStep(options, io, unrecorded);
+  // Before the outcome, whose error line stays the log's last (docs/worker.md, "What the agent
+  // spent"): the coordinator charges it to the attempt from the job's annotations.
+  if (unrecorded.usage)
+    io.out(`::notice::${escapeCommandData(usageAnnotation(unrecorded.usage))}\n`);
   for (const line of outcomeLines(outcome)) io.out(`${line}\n`);
   await writeStepSummary(options.env, outcome);
   const exitCode = outcome.ok ? 0 : outcome.reason === 'bad_input' ? 2 : 1;
   return { exitCode, outcome };
 }
 
-async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerOutcome> {
+async function runStep(
+  options: RunWorkerOptions,
+  io: WorkerIo,
+  unrecorded: StepContext['unrecorded'],
+): Promise<WorkerOutcome> {
   const startedAt = (options.clock ?? systemClock).now();
   try {
     const action = readActionContext(options.env);
@@ -107,8 +118,11 @@ async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
           graceMs: options.graceMs,
           clock: options.clock ?? systemClock,
           startedAt,
+          unrecorded,
         });
         await writeResult(dirs.result, result, patch);
+        // The result carries it to the publish job, which records it.
+        unrecorded.usage = undefined;
         return {
           ok: true,
           summary: `the agent ${result.stopped ? 'was stopped at its deadline' : 'finished'}; its result goes to the publish job`,
@@ -130,6 +144,7 @@ async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
             git: new Git({ cwd: options.cwd, env: options.env, token, serverUrl: env.serverUrl }),
             github: options.github ?? createWorkerGitHub(env, token),
             credentials,
+            unrecorded,
           },
           result,
           patch,

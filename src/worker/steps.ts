@@ -2,7 +2,7 @@ import { inertPlainText } from '../core/inert-markdown.js';
 import { agentLaunch, runAgent, type AgentLaunch } from './agent.js';
 import { parseAgentOutput, type AgentReport } from './agent-output.js';
 import { attemptUsage } from './api-usage.js';
-import type { Usage } from '../protocol/markers.js';
+import { usageFigures, type Usage } from '../protocol/markers.js';
 import type { WorkerEnv } from './env.js';
 import { GitError, type Git } from './git.js';
 import type { WorkerGitHub } from './github.js';
@@ -19,6 +19,12 @@ export interface StepContext {
   io: WorkerIo;
   /** git in the job's checkout; in the agent job, used only before the agent starts. */
   git: Git;
+  /**
+   * What the attempt spent that no PR's usage marker records yet: the job prints it as it ends
+   * (src/protocol/usage-annotation.ts), so an attempt that fails before its publish, or a plan,
+   * is charged too. The step that writes the marker, or hands the usage on, clears it.
+   */
+  unrecorded: { usage: Usage | undefined };
 }
 
 /** The agent job: no GitHub credential at all. */
@@ -109,6 +115,8 @@ export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<Ag
   if (exit.kind === 'spawn_failed')
     fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);
   const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
+  // Spent now, whatever comes of it: a failure from here on is charged what the agent spent.
+  ctx.unrecorded.usage = report.usage;
   if (exit.kind === 'timeout') {
     log(ctx, 'stopped the agent at its deadline: keeping what it left in the working tree');
     return { report, stopped: true };
@@ -140,7 +148,7 @@ function withMeasuredUsage(
 ): AgentReport {
   const { usage, measured: taken } = attemptUsage(report.usage, measured);
   if (usage) {
-    const figures = `cost_usd=${usage.costUsd} input_tokens=${usage.inputTokens} output_tokens=${usage.outputTokens}`;
+    const figures = usageFigures(usage);
     const names = taken.map((k) => USAGE_NAMES[k]);
     const how = !measured
       ? 'as the agent reported it'

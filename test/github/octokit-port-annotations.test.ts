@@ -28,7 +28,7 @@ const annotation = (level: string, message: string) => ({
   raw_details: '',
 });
 
-/** The port's one read of a failed run's reason: its jobs, then each job's check-run annotations. */
+/** The port's one read of what a worker run said: its jobs, then each job's check-run annotations. */
 describe("the GitHub port's job annotations", () => {
   beforeAll(() => nock.disableNetConnect());
   afterAll(() => nock.enableNetConnect());
@@ -45,7 +45,7 @@ describe("the GitHub port's job annotations", () => {
       }),
     );
 
-  it("lists the run's latest jobs and returns the failure annotations of their check runs", async () => {
+  it("lists the run's latest jobs and returns the annotations of their check runs", async () => {
     nock(API)
       .get('/repos/acme/widgets/actions/runs/77/jobs')
       .query({ filter: 'latest', per_page: '100' })
@@ -56,10 +56,19 @@ describe("the GitHub port's job annotations", () => {
         annotation('warning', 'Node.js 16 actions are deprecated.'),
         annotation('failure', 'agent-coordinator: no_changes (the agent left nothing)'),
         annotation('failure', 'Process completed with exit code 1.'),
+        annotation(
+          'notice',
+          'agent-coordinator-usage: cost_usd=0.5 input_tokens=1 output_tokens=2',
+        ),
       ]);
-    expect(await port().runFailureAnnotations(repo, 77)).toEqual([
-      'agent-coordinator: no_changes (the agent left nothing)',
-      'Process completed with exit code 1.',
+    expect(await port().runAnnotations(repo, 77)).toEqual([
+      { level: 'warning', message: 'Node.js 16 actions are deprecated.' },
+      { level: 'failure', message: 'agent-coordinator: no_changes (the agent left nothing)' },
+      { level: 'failure', message: 'Process completed with exit code 1.' },
+      {
+        level: 'notice',
+        message: 'agent-coordinator-usage: cost_usd=0.5 input_tokens=1 output_tokens=2',
+      },
     ]);
   });
 
@@ -71,6 +80,6 @@ describe("the GitHub port's job annotations", () => {
       .get('/repos/acme/widgets/check-runs/9001/annotations')
       .query(true)
       .reply(403, { message: 'Resource not accessible by integration' });
-    await expect(port().runFailureAnnotations(repo, 77)).rejects.toMatchObject({ status: 403 });
+    await expect(port().runAnnotations(repo, 77)).rejects.toMatchObject({ status: 403 });
   });
 });

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tasks } from '../../db/schema.js';
+import { attempts, tasks } from '../../db/schema.js';
 import { NO_APPROVAL } from '../../src/core/lifecycle/index.js';
 import type { TaskSpec } from '../../src/core/plan/index.js';
 import type { TaskState } from '../../src/core/states.js';
@@ -162,6 +162,30 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     expect((await store.attempts.completeSucceeded(x!.attempt.id, x!.task, {}))!.runSpentUsd).toBe(
       0,
     );
+  });
+
+  it("charges a failed attempt's spend beside the PR marker's total, which never held it", async () => {
+    const run = await runWith(16, [spec('a')]);
+    const [a] = await claimReady();
+    // Attempt 1 spent and published nothing: the worker's annotation said what it spent.
+    await store.attempts.complete(a!.attempt.id, {
+      conclusion: 'failure',
+      failureReason: 'no_changes',
+      costUsd: 0.4,
+      inputTokens: 40,
+      outputTokens: 4,
+    });
+    // Attempt 2 publishes: its PR's marker holds its own spend, the task's first marker.
+    const [second] = await handle.db
+      .insert(attempts)
+      .values({ taskId: a!.task.id, attempt: 2, mode: 'work' })
+      .returning();
+    const done = await store.attempts.completeSucceeded(second!.id, a!.task, {
+      usageTotal: { costUsd: 0.3, inputTokens: 30, outputTokens: 3 },
+    });
+    expect(done).toMatchObject({ costUsd: 0.3, inputTokens: 30, outputTokens: 3 });
+    expect(done!.runSpentUsd).toBeCloseTo(0.7, 9);
+    expect(await store.attempts.spentByRun(run.id)).toBeCloseTo(0.7, 9);
   });
 
   it('completes an attempt, records its PR and moves the task into review in one statement, once', async () => {

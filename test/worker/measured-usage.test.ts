@@ -34,7 +34,7 @@ const call = () => new Promise((resolve, reject) => {
   }).on('error', reject).end(JSON.stringify({ model: 'claude-sonnet-5', stream: true }));
 });
 for (let i = 0; i < Number(process.env.CALLS); i++) await call();
-writeFileSync('feature.txt', 'done\n');
+if (process.env.CHANGE !== 'none') writeFileSync('feature.txt', 'done\n');
 console.log(JSON.stringify({
   type: 'result', subtype: 'success', is_error: false, result: 'Done.',
   total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 },
@@ -105,5 +105,37 @@ describe('the usage of an agent that understates its spend', () => {
     expect(log).toContain(
       'agent usage: cost_usd=0 input_tokens=0 output_tokens=0 (as the agent reported it)',
     );
+  });
+});
+
+/** The notice the worker's last job prints of what no PR marker records (usage-annotation.ts). */
+const usageNotice = (log: string) => log.match(/^::notice::agent-coordinator-usage: .*$/gm) ?? [];
+
+describe('the usage of an attempt that publishes nothing', () => {
+  it('is printed as the job ends, before the error line the coordinator reads the failure from', async () => {
+    const agent = join(h.shared, 'understating-agent.mjs');
+    writeFileSync(agent, AGENT);
+    const result = await h.run({
+      AGENT_COMMAND: `"${process.execPath}" "${agent}"`,
+      ANTHROPIC_API_KEY: REAL_KEY,
+      ANTHROPIC_BASE_URL: apiUrl,
+      CALLS: '1',
+      CHANGE: 'none',
+    });
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'no_changes' });
+    const cost = (2000 * 2 + 50_000 * 0.2 + 800 * 10) / 1e6;
+    expect(usageNotice(result.log)).toEqual([
+      `::notice::agent-coordinator-usage: cost_usd=${cost} input_tokens=52000 output_tokens=800`,
+    ]);
+    // The failure stays the log's last line.
+    expect(result.log.trimEnd().split('\n').at(-1)).toMatch(
+      /^::error::agent-coordinator: no_changes/,
+    );
+  });
+
+  it("is not printed when the PR's usage marker records it", async () => {
+    const { log, marker } = await runAgentCalling(1);
+    expect(marker).toContain('cost_usd=');
+    expect(usageNotice(log)).toEqual([]);
   });
 });

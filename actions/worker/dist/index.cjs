@@ -27517,21 +27517,27 @@ var TASK = new RegExp(
   `<!-- agent-coordinator:task issue=(${ISSUE_NUMBER_SOURCE}) task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) -->`
 );
 var money = (n) => String(Math.round(n * 1e6) / 1e6);
-function usageMarker(u) {
-  return `<!-- agent-coordinator:usage cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)} -->`;
+function usageFigures(u) {
+  return `cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)}`;
 }
-var USAGE = /<!-- agent-coordinator:usage cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+) -->/g;
+var USAGE_FIGURES_SOURCE = String.raw`cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+)`;
+function usageFromFigures(match) {
+  const usage = {
+    costUsd: Number(match[1]),
+    inputTokens: Number(match[2]),
+    outputTokens: Number(match[3])
+  };
+  return Object.values(usage).every(Number.isFinite) ? usage : void 0;
+}
+function usageMarker(u) {
+  return `<!-- agent-coordinator:usage ${usageFigures(u)} -->`;
+}
+var USAGE = new RegExp(`<!-- agent-coordinator:usage ${USAGE_FIGURES_SOURCE} -->`, "g");
 function parseUsageMarker(body) {
   if (!body) return void 0;
   let last;
-  for (const match of body.matchAll(USAGE)) {
-    last = {
-      costUsd: Number(match[1]),
-      inputTokens: Number(match[2]),
-      outputTokens: Number(match[3])
-    };
-  }
-  return last && Number.isFinite(last.costUsd) ? last : void 0;
+  for (const match of body.matchAll(USAGE)) last = match;
+  return last && usageFromFigures(last);
 }
 function addUsage(a, b) {
   if (!a) return b;
@@ -29078,6 +29084,7 @@ async function invokeAgent(ctx, prompt) {
   if (exit.kind === "spawn_failed")
     fail("agent_failed", `could not start ${argv[0]}: ${exit.message}`);
   const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
+  ctx.unrecorded.usage = report.usage;
   if (exit.kind === "timeout") {
     log(ctx, "stopped the agent at its deadline: keeping what it left in the working tree");
     return { report, stopped: true };
@@ -29097,7 +29104,7 @@ async function invokeAgent(ctx, prompt) {
 function withMeasuredUsage(ctx, report, measured) {
   const { usage, measured: taken } = attemptUsage(report.usage, measured);
   if (usage) {
-    const figures = `cost_usd=${usage.costUsd} input_tokens=${usage.inputTokens} output_tokens=${usage.outputTokens}`;
+    const figures = usageFigures(usage);
     const names = taken.map((k) => USAGE_NAMES[k]);
     const how = !measured ? "as the agent reported it" : names.length === 3 ? "measured by the worker's API proxy" : names.length > 0 ? `${names.join(", ")} measured by the worker's API proxy, the rest as the agent reported it` : "as the agent reported it, above what the worker's API proxy measured";
     log(ctx, `agent usage: ${figures} (${how})`);
@@ -35414,6 +35421,7 @@ async function runPublishStep(ctx, result, patch) {
     if (result[field] !== expected)
       fail("bad_result", `the result is for ${field} ${result[field]}, this run's is ${expected}`);
   }
+  ctx.unrecorded.usage = result.usage ?? void 0;
   if (env.mode === "plan") return publishPlan(ctx, result);
   await ensureOnTaskBranch(ctx);
   const base = await publishBase(ctx);
@@ -35456,6 +35464,7 @@ async function runPublishStep(ctx, result, patch) {
     }),
     agentConfigChanged
   });
+  ctx.unrecorded.usage = void 0;
   if (result.stopped || !env.review) return pushedOutcome(ctx, commit, pr, result.stopped);
   const changedSet = new Set(changed);
   const touched = new Set(result.touched.filter((p) => changedSet.has(p)));
@@ -35663,6 +35672,12 @@ async function agentConfigChanges(ctx, base, commit) {
   return paths.filter(isAgentConfig);
 }
 
+// src/protocol/usage-annotation.ts
+function usageAnnotation(u) {
+  return `agent-coordinator-usage: ${usageFigures(u)}`;
+}
+var USAGE2 = new RegExp(`^agent-coordinator-usage: ${USAGE_FIGURES_SOURCE}$`);
+
 // src/worker/run-worker.ts
 function handoffDirs(env) {
   const root = (0, import_node_path10.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
@@ -35670,14 +35685,18 @@ function handoffDirs(env) {
 }
 async function runWorker(options) {
   const io = options.io ?? processIo;
-  const outcome = await runStep(options, io);
+  const unrecorded = { usage: void 0 };
+  const outcome = await runStep(options, io, unrecorded);
+  if (unrecorded.usage)
+    io.out(`::notice::${escapeCommandData(usageAnnotation(unrecorded.usage))}
+`);
   for (const line of outcomeLines(outcome)) io.out(`${line}
 `);
   await writeStepSummary(options.env, outcome);
   const exitCode = outcome.ok ? 0 : outcome.reason === "bad_input" ? 2 : 1;
   return { exitCode, outcome };
 }
-async function runStep(options, io) {
+async function runStep(options, io, unrecorded) {
   const startedAt = (options.clock ?? systemClock).now();
   try {
     const action = readActionContext(options.env);
@@ -35711,9 +35730,11 @@ async function runStep(options, io) {
           git: new Git({ cwd: options.cwd, env: options.env }),
           graceMs: options.graceMs,
           clock: options.clock ?? systemClock,
-          startedAt
+          startedAt,
+          unrecorded
         });
         await writeResult(dirs.result, result, patch);
+        unrecorded.usage = void 0;
         return {
           ok: true,
           summary: `the agent ${result.stopped ? "was stopped at its deadline" : "finished"}; its result goes to the publish job`
@@ -35734,7 +35755,8 @@ async function runStep(options, io) {
             io,
             git: new Git({ cwd: options.cwd, env: options.env, token, serverUrl: env.serverUrl }),
             github: options.github ?? createWorkerGitHub(env, token),
-            credentials
+            credentials,
+            unrecorded
           },
           result,
           patch

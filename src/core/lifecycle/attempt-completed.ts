@@ -61,8 +61,17 @@ export function describeAttemptFailure(attempt: {
  */
 export type AttemptCompletedEvent =
   | { kind: 'succeeded' }
-  | { kind: 'failed'; conclusion: string; workerReason?: string }
-  | { kind: 'resumed'; attempt: { conclusion: string | null; failureReason: string | null } };
+  | {
+      kind: 'failed';
+      conclusion: string;
+      workerReason?: string;
+      /** What the worker says the attempt spent that no PR's usage marker records. */
+      usage?: Usage;
+    }
+  | {
+      kind: 'resumed';
+      attempt: { conclusion: string | null; failureReason: string | null; costUsd: number | null };
+    };
 
 export interface AttemptCompletedSnapshot {
   /**
@@ -86,7 +95,8 @@ export type AttemptCompletedEffect =
    * PR is recorded and the task goes into review: one write, which takes when the task moved.
    */
   | { kind: 'completeIntoReview'; usageTotal: Usage | undefined; agentConfigChanged: string[] }
-  | { kind: 'completeFailed'; conclusion: string; failureReason: string }
+  /** With what the attempt spent that no PR's usage marker records, when the worker said. */
+  | { kind: 'completeFailed'; conclusion: string; failureReason: string; usage?: Usage }
   /** The PR is recorded and the task goes into review, from an attempt completed before. */
   | { kind: 'enterReview'; agentConfigChanged: string[] }
   /** The failed attempt is retried after its backoff, or the task fails for good. */
@@ -121,7 +131,8 @@ const IN_REVIEW: AttemptCompletedEffect[] = [
 /**
  * docs/lifecycle.md steps 6–7 and "Failures": a succeeded attempt's PR goes into review (the
  * reviewer asked again, the budget checked, merges decided); a success without a PR is
- * `no_changes`, which fails the attempt; a failed attempt is retried or fails its task. A task
+ * `no_changes`, which fails the attempt; a failed attempt is retried or fails its task, after
+ * the budget is checked when it spent something. A task
  * the sweep finds behind its completed attempt moves on the same way; its PR gone since (closed
  * by a person) is left to the closed PR's own event.
  */
@@ -152,16 +163,32 @@ export function decideAttemptCompleted(
       ];
     }
     case 'failed': {
-      const { conclusion } = event;
+      const { conclusion, usage } = event;
       const failureReason = event.workerReason ?? conclusion;
+      const retry = describeAttemptFailure({ failureReason, conclusion });
+      if (!usage)
+        return [
+          { kind: 'completeFailed', conclusion, failureReason },
+          { kind: 'retryOrFail', reason: retry },
+        ];
+      // Its spend counts before the retry: a run it took past the budget is held, and the
+      // retry waits for an `/unhold` like every other dispatch.
       return [
-        { kind: 'completeFailed', conclusion, failureReason },
-        { kind: 'retryOrFail', reason: describeAttemptFailure({ failureReason, conclusion }) },
+        { kind: 'completeFailed', conclusion, failureReason, usage },
+        { kind: 'enforceBudget' },
+        { kind: 'retryOrFail', reason: retry },
       ];
     }
     case 'resumed': {
-      if (!attemptSucceeded(event.attempt))
-        return [{ kind: 'retryOrFail', reason: describeAttemptFailure(event.attempt) }];
+      const { attempt } = event;
+      if (!attemptSucceeded(attempt)) {
+        const retry: AttemptCompletedEffect = {
+          kind: 'retryOrFail',
+          reason: describeAttemptFailure(attempt),
+        };
+        // The process may have died between a failure's spend and the budget's check of it.
+        return attempt.costUsd === null ? [retry] : [{ kind: 'enforceBudget' }, retry];
+      }
       if (!pull) return nothing('the PR is gone since (closed): its closed event decides');
       return [
         { kind: 'enterReview', agentConfigChanged: parseAgentConfigMarker(pull.body) },

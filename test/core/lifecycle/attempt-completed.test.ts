@@ -23,7 +23,7 @@ const inReview: AttemptCompletedEffect[] = [
   { kind: 'requestStatus' },
   { kind: 'advance' },
 ];
-const succeeded = { conclusion: 'success', failureReason: null };
+const succeeded = { conclusion: 'success', failureReason: null, costUsd: 1.5 };
 
 /** docs/lifecycle.md steps 6–7 and "Failures": an attempt's work ended. */
 describe('decideAttemptCompleted', () => {
@@ -96,6 +96,30 @@ describe('decideAttemptCompleted', () => {
       ],
     },
     {
+      name: 'a failed run that spent: charged, and the budget checked before the retry',
+      snapshot: noPull,
+      event: {
+        kind: 'failed',
+        conclusion: 'failure',
+        workerReason: 'no_changes: the agent left no changes to commit',
+        usage: { costUsd: 0.04, inputTokens: 100, outputTokens: 20 },
+      },
+      reads: false,
+      expected: [
+        {
+          kind: 'completeFailed',
+          conclusion: 'failure',
+          failureReason: 'no_changes: the agent left no changes to commit',
+          usage: { costUsd: 0.04, inputTokens: 100, outputTokens: 20 },
+        },
+        { kind: 'enforceBudget' },
+        {
+          kind: 'retryOrFail',
+          reason: 'the worker failed: no_changes: the agent left no changes to commit',
+        },
+      ],
+    },
+    {
       name: 'a failed run that had opened a PR: the PR is not read, the attempt fails',
       snapshot: withPull,
       event: { kind: 'failed', conclusion: 'cancelled' },
@@ -124,7 +148,10 @@ describe('decideAttemptCompleted', () => {
     {
       name: 'resumed after no_changes: retried or failed',
       snapshot: noPull,
-      event: { kind: 'resumed', attempt: { conclusion: 'success', failureReason: 'no_changes' } },
+      event: {
+        kind: 'resumed',
+        attempt: { conclusion: 'success', failureReason: 'no_changes', costUsd: null },
+      },
       reads: false,
       expected: [
         { kind: 'retryOrFail', reason: 'the worker finished without a pull request (no_changes)' },
@@ -133,9 +160,25 @@ describe('decideAttemptCompleted', () => {
     {
       name: 'resumed after a failure',
       snapshot: noPull,
-      event: { kind: 'resumed', attempt: { conclusion: 'cancelled', failureReason: 'cancelled' } },
+      event: {
+        kind: 'resumed',
+        attempt: { conclusion: 'cancelled', failureReason: 'cancelled', costUsd: null },
+      },
       reads: false,
       expected: [{ kind: 'retryOrFail', reason: 'the worker run ended with cancelled' }],
+    },
+    {
+      name: 'resumed after a failure that spent: the budget is checked before the retry',
+      snapshot: noPull,
+      event: {
+        kind: 'resumed',
+        attempt: { conclusion: 'failure', failureReason: 'no_changes: nothing', costUsd: 0.5 },
+      },
+      reads: false,
+      expected: [
+        { kind: 'enforceBudget' },
+        { kind: 'retryOrFail', reason: 'the worker failed: no_changes: nothing' },
+      ],
     },
   ])('$name', ({ snapshot, event, reads, expected }) => {
     expect(readsAgentPull(event)).toBe(reads);

@@ -1,0 +1,56 @@
+import { flattenLine } from '../core/inert-markdown.js';
+import { runNeverStarted } from '../core/lifecycle/index.js';
+import { failureFromAnnotation } from '../protocol/failure-reasons.js';
+import type { Usage } from '../protocol/markers.js';
+import { usageFromAnnotations } from '../protocol/usage-annotation.js';
+import type { WorkflowRunInfo } from '../github/port.js';
+import type { Engine, RunScope } from './context.js';
+
+/** An attempt's stored reason stays a line of a comment, not a whole log. */
+const MAX_REASON = 1000;
+
+/** What the worker's jobs say of an attempt that ended without a PR's usage marker. */
+export interface WorkerReport {
+  /** Why it failed, as `<reason>: <detail>`. */
+  reason?: string;
+  /** What it spent that no usage marker records (src/protocol/usage-annotation.ts). */
+  usage?: Usage;
+}
+
+/**
+ * What the worker says of its run, from its jobs' annotations. Why it failed, as `<reason>:
+ * <detail>` (e.g. `workflow_files_changed: … .github/workflows/ci.yml`): its last log line,
+ * `::error::agent-coordinator: <reason> (<detail>)`, is an annotation of the job's check run.
+ * The text is the agent's and the repository's, so it is untrusted: callers render it inert.
+ * What it spent, from the `::notice::` line before it. Either is undefined when there is none (a
+ * startup failure has no job; a cancelled job may never print) or GitHub would not say: the
+ * run's conclusion then stands, and failure handling never waits on this read.
+ */
+export async function workerReport(
+  engine: Engine,
+  scope: RunScope,
+  wr: WorkflowRunInfo,
+): Promise<WorkerReport> {
+  if (runNeverStarted(wr.conclusion)) return {};
+  let annotations;
+  try {
+    annotations = await scope.port.runAnnotations(scope.repo, wr.id);
+  } catch (error) {
+    engine.log.warn(
+      { run: scope.run.id, workflowRun: wr.id, err: error },
+      "could not read the worker job's annotations; recording the run's conclusion",
+    );
+    return {};
+  }
+  const usage = usageFromAnnotations(
+    annotations.filter((a) => a.level === 'notice').map((a) => a.message),
+  );
+  const report: WorkerReport = usage ? { usage } : {};
+  for (const { level, message } of annotations) {
+    const found = level === 'failure' ? failureFromAnnotation(message) : undefined;
+    if (!found) continue;
+    const text = found.detail ? `${found.reason}: ${found.detail}` : found.reason;
+    return { ...report, reason: flattenLine(text).slice(0, MAX_REASON) };
+  }
+  return report;
+}
