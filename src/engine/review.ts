@@ -61,7 +61,12 @@ export async function onReviewSubmitted(
         if (!(await recordApproval(engine, read.task, effect.approval))) return;
         break;
       case 'sendBack':
-        if (!(await sendBackForReview(engine, await scopeOf(read.run), read, review))) return;
+        if (
+          !(await sendBackForReview(engine, await scopeOf(read.run), read, review, {
+            inMergeQueue: effect.inMergeQueue,
+          }))
+        )
+          return;
         break;
       case 'advance':
         await advanceRun(engine, await scopeOf(read.run));
@@ -114,6 +119,7 @@ async function readReview(
       currentHead: current?.headSha ?? pull.headSha,
       reviewState,
       reviewAlreadySentBack: found.pull.sentBackForReviews.includes(review.id),
+      enqueued: found.pull.enqueuedAt !== null,
     },
   };
 }
@@ -127,6 +133,7 @@ async function sendBackForReview(
   scope: RunScope,
   read: ReadReview,
   review: SubmittedReviewEvent,
+  queue: { inMergeQueue: boolean },
 ): Promise<boolean> {
   const feedback = await reviewFeedbackOf(engine, scope, read.pull.number, {
     reviewer: review.author,
@@ -141,6 +148,7 @@ async function sendBackForReview(
     { row: read.pull, task: read.task, pull: { headSha: read.pull.headSha } },
     changesRequestedFeedback(review.author, feedback.threads.length + feedback.omittedThreads),
     { review: feedback, requestReviewFrom: review.author },
+    queue,
   );
   return true;
 }

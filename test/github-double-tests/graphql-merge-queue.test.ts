@@ -199,6 +199,60 @@ describe('GraphQL and the merge queue', () => {
     ).toEqual([[number, 'MANUAL']]);
   });
 
+  // GitHub's `merge_group.destroyed`: "This happens when a pull request is removed from the
+  // queue: any group containing that pull request is also destroyed." No review takes a PR out of
+  // the queue: GitHub lists none among its removal reasons.
+  it('destroys a group awaiting checks when one of its PRs leaves the queue; a review leaves it in', async () => {
+    const { double, octokit, repo, receiver } = w;
+    await double.setRequiredChecks(repo, 'main', ['ci/test']);
+    await double.enableMergeQueue(repo, 'main');
+    await double.setPermission(repo, 'carol', 'write');
+    const first = await readyPr('agent/1/task_004');
+    const second = await readyPr('agent/1/task_005');
+    for (const { data } of [first, second])
+      await octokit.graphql(ENQUEUE, {
+        id: data.repository.pullRequest.id,
+        oid: data.repository.pullRequest.headRefOid,
+      });
+    const mainBefore = double.branch(repo, 'main')!.sha;
+    const processing = double.processMergeQueue(repo, 'main', { batch: 2 });
+    const requested = await double.waitFor(
+      () => receiver.of('merge_group', 'checks_requested')[0],
+      { description: 'checks_requested' },
+    );
+    const groupSha = (requested.payload['merge_group'] as { head_sha: string }).head_sha;
+
+    await double.review(repo, first.number, { event: 'REQUEST_CHANGES', body: 'No.', by: 'carol' });
+    expect(double.mergeQueue(repo, 'main')).toEqual([first.number, second.number]);
+    await octokit.graphql(
+      `mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { id } } }`,
+      { id: first.data.repository.pullRequest.id },
+    );
+    expect(await processing).toEqual({ merged: [], failed: [], headSha: groupSha });
+    await double.setCheck(repo, groupSha, 'ci/test', 'completed', 'success');
+    expect(double.branch(repo, 'main')!.sha).toBe(mainBefore);
+    expect(double.pull(repo, first.number)).toMatchObject({ state: 'open', merged: false });
+    expect(double.mergeQueue(repo, 'main')).toEqual([second.number]);
+    await double.waitForDeliveries();
+    expect(receiver.of('merge_group', 'destroyed').map((h) => h.payload['reason'])).toEqual([
+      'dequeued',
+    ]);
+    expect(
+      receiver
+        .of('pull_request', 'dequeued')
+        .map((h) => [h.payload['number'], h.payload['reason']]),
+    ).toEqual([[first.number, 'MANUAL']]);
+
+    // The next group holds the PR that stayed.
+    const next = double.processMergeQueue(repo, 'main');
+    const again = await double.waitFor(() => receiver.of('merge_group', 'checks_requested')[1], {
+      description: 'the second checks_requested',
+    });
+    const nextSha = (again.payload['merge_group'] as { head_sha: string }).head_sha;
+    await double.setCheck(repo, nextSha, 'ci/test', 'completed', 'success');
+    expect((await next).merged).toEqual([second.number]);
+  });
+
   it('records invalid documents and unmodelled fields as violations', async () => {
     const { double, octokit } = w;
     await expect(

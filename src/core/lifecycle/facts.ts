@@ -1,5 +1,5 @@
 import type { TaskMove } from '../transitions.js';
-import { AWAITING_MERGE_TASK_STATES, TERMINAL_TASK_STATES, type TaskState } from '../states.js';
+import { AWAITING_MERGE_TASK_STATES, type TaskState } from '../states.js';
 
 /**
  * The small rules the engine asks about a row as it goes: one home each, named for what they
@@ -45,12 +45,13 @@ export function isMergeClaimed(state: TaskState): boolean {
 }
 
 /**
- * The PR of a task whose merge was handed to GitHub's merge queue: in `merging`, or ended
- * unmerged since (cancelled, vetoed, failed), when it stays in the queue until taken out.
+ * The PR of a task whose merge was handed to GitHub's merge queue: in `merging`, or no longer
+ * awaiting its merge since (cancelled, vetoed, failed, or sent back to its worker by a review
+ * asking for changes), when it stays in the queue until taken out: GitHub's queue lands it on its
+ * merge group's checks alone, whatever became of the task (docs/lifecycle.md, "Reviews").
  */
 export function inMergeQueue(state: TaskState, enqueuedAt: Date | null): boolean {
-  const endedUnmerged = TERMINAL_TASK_STATES.has(state) && !isTaskMerged(state);
-  return enqueuedAt !== null && (isMergeClaimed(state) || endedUnmerged);
+  return enqueuedAt !== null && (isMergeClaimed(state) || awaitsNoMerge(state));
 }
 
 /**

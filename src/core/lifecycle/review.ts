@@ -42,6 +42,8 @@ export interface ReviewSnapshot {
   reviewState: string | null;
   /** This review sent the task back already (a redelivery). */
   reviewAlreadySentBack: boolean;
+  /** The PR was handed to GitHub's merge queue and not seen leaving it (`enqueued_at` set). */
+  enqueued: boolean;
 }
 
 /**
@@ -54,9 +56,10 @@ export type ReviewEffect =
   | { kind: 'approve'; approval: Approval }
   /**
    * Back to the worker in mode=fix with the review and the PR's unresolved threads, once per
-   * review (claimed right before), within retries.max.
+   * review (claimed right before), within retries.max. `inMergeQueue`: the PR is in GitHub's merge
+   * queue and stays recorded there, for the merge turn that follows to take it out.
    */
-  | { kind: 'sendBack'; reviewer: string }
+  | { kind: 'sendBack'; reviewer: string; inMergeQueue: boolean }
   /** Decide the run's merges again. */
   | { kind: 'advance' };
 
@@ -87,6 +90,7 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
         state: snapshot.task.state,
         runFinished: snapshot.runFinished,
         reviewAlreadySentBack: snapshot.reviewAlreadySentBack,
+        enqueued: snapshot.enqueued,
       },
     );
     if (verdict.kind === 'ignore') return nothing(verdict.why);
@@ -95,8 +99,13 @@ export function decideReview(snapshot: ReviewSnapshot | null, event: ReviewEvent
     const shown = shownOtherwise(snapshot, 'changes_requested');
     if (shown) return nothing(shown);
     // The head sent back is no longer awaiting its merge: its order check, passing if it was
-    // approved, must stop passing at once (docs/security.md, "A withdrawn approval").
-    return [{ kind: 'sendBack', reviewer: event.author }, { kind: 'advance' }];
+    // approved, must stop passing at once (docs/security.md, "A withdrawn approval"), and a PR in
+    // GitHub's merge queue must leave it, which destroys a merge group formed with it (the
+    // merge turn's dequeue, evaluate-pull.ts).
+    return [
+      { kind: 'sendBack', reviewer: event.author, inMergeQueue: verdict.inMergeQueue },
+      { kind: 'advance' },
+    ];
   }
   if (snapshot.runFinished) return nothing('the run is finished');
   if (!snapshot.authorCanWrite) return nothing('the reviewer cannot write to the repository');

@@ -12,7 +12,10 @@ import type { StoredFeedback } from '../feedback.js';
 /**
  * Conflicts, failing checks or a "changes requested" review go back to the worker in mode=fix,
  * once per head (or review), within retries.max; `structured` is the review and checks behind
- * the text (tasks.pending_review), which the next attempt's assignment carries.
+ * the text (tasks.pending_review), which the next attempt's assignment carries. The PR is out of
+ * GitHub's merge queue unless core says it is still in (`inMergeQueue`, a review asking for
+ * changes there): then it stays recorded as queued, and the merge turn that follows takes it out
+ * (core's inMergeQueue and evaluatePull), as for a task cancelled or vetoed there.
  */
 export async function sendBack(
   engine: Engine,
@@ -20,11 +23,12 @@ export async function sendBack(
   target: { row: PullRow; task: TaskRow; pull: Pick<MergePull, 'headSha'> },
   feedback: string,
   structured?: StoredFeedback,
+  queue: { inMergeQueue: boolean } = { inMergeQueue: false },
 ): Promise<void> {
   const { task, row } = target;
   await engine.store.pulls.update(row.id, {
     sentBackForSha: target.pull.headSha,
-    enqueuedAt: null,
+    ...(!queue.inMergeQueue && { enqueuedAt: null }),
   });
   const verdict = afterSendBack(task.attemptCount, scope.config.retries, feedback);
   if (verdict.kind === 'fail') {

@@ -11,6 +11,7 @@ const IN_REVIEW = {
   state: 'in_review' as TaskState,
   runFinished: false,
   reviewAlreadySentBack: false,
+  enqueued: false,
 };
 
 describe('decideChangesRequested', () => {
@@ -18,7 +19,7 @@ describe('decideChangesRequested', () => {
     name: string;
     review?: Partial<SubmittedReview>;
     task?: Partial<typeof IN_REVIEW>;
-    expected: 'send_back' | RegExp;
+    expected: 'send_back' | 'send_back_from_queue' | RegExp;
   }>([
     { name: 'changes requested by a writer on a PR in review', expected: 'send_back' },
     {
@@ -53,12 +54,37 @@ describe('decideChangesRequested', () => {
     { name: 'a worker is on it', task: { state: 'running' }, expected: /running/ },
     { name: 'dispatched', task: { state: 'dispatched' }, expected: /dispatched/ },
     { name: 'waiting for its next attempt', task: { state: 'pending' }, expected: /pending/ },
-    { name: 'a merge in flight', task: { state: 'merging' }, expected: /merging/ },
+    { name: 'a direct merge in flight', task: { state: 'merging' }, expected: /merging/ },
+    {
+      // GitHub's queue lands it on its group's checks alone unless taken out.
+      name: "in GitHub's merge queue",
+      task: { state: 'merging', enqueued: true },
+      expected: 'send_back_from_queue',
+    },
+    {
+      name: 'in the merge queue, from a reader',
+      review: { authorCanWrite: false },
+      task: { state: 'merging', enqueued: true },
+      expected: /cannot write/,
+    },
+    {
+      name: 'already sent back, its PR still recorded in the queue',
+      task: { state: 'pending', enqueued: true },
+      expected: /pending/,
+    },
+    {
+      name: 'cancelled, its PR still recorded in the queue',
+      task: { state: 'cancelled', enqueued: true },
+      expected: /cancelled/,
+    },
     { name: 'merged', task: { state: 'merged' }, expected: /merged/ },
     { name: 'vetoed (/retry revives it)', task: { state: 'vetoed' }, expected: /vetoed/ },
   ])('$name', ({ review, task, expected }) => {
     const verdict = decideChangesRequested({ ...REQUEST, ...review }, { ...IN_REVIEW, ...task });
-    if (expected === 'send_back') expect(verdict).toEqual({ kind: 'send_back' });
+    if (expected === 'send_back')
+      expect(verdict).toEqual({ kind: 'send_back', inMergeQueue: false });
+    else if (expected === 'send_back_from_queue')
+      expect(verdict).toEqual({ kind: 'send_back', inMergeQueue: true });
     else {
       expect(verdict.kind).toBe('ignore');
       expect(verdict.kind === 'ignore' && verdict.why).toMatch(expected);

@@ -34,12 +34,17 @@ describe('lifecycle facts', () => {
     });
   });
 
-  it('counts a PR in the merge queue under a merge claim, or once its task ended unmerged', () => {
+  it('counts a PR in the merge queue under a merge claim, or once its task awaits no merge', () => {
     const at = new Date();
     expect(inMergeQueue('merging', at)).toBe(true);
     expect(inMergeQueue('merging', null)).toBe(false);
+    // Let go by the queue: the claim given back clears the record.
     expect(inMergeQueue('approved', at)).toBe(false);
-    expect(inMergeQueue('pending', at)).toBe(false);
+    expect(inMergeQueue('in_review', at)).toBe(false);
+    // Sent back to its worker while queued (a review asking for changes): still to be taken out.
+    expect(inMergeQueue('pending', at)).toBe(true);
+    expect(inMergeQueue('running', at)).toBe(true);
+    expect(inMergeQueue('pending', null)).toBe(false);
     // Cancelled, vetoed or failed while queued: GitHub's queue holds it until it is taken out.
     expect(inMergeQueue('cancelled', at)).toBe(true);
     expect(inMergeQueue('vetoed', at)).toBe(true);

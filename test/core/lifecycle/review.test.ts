@@ -29,6 +29,7 @@ const snap = (
   currentHead: HEAD,
   reviewState: 'APPROVED',
   reviewAlreadySentBack: false,
+  enqueued: false,
   ...over,
   task: { state: 'in_review', approvedSha: null, ...over.task },
 });
@@ -38,6 +39,10 @@ const approves = (sha = HEAD): ReviewEffect[] => [
   { kind: 'advance' },
 ];
 const none = (reason: string): ReviewEffect[] => [{ kind: 'none', reason }];
+const sendsBack = (inMergeQueue = false): ReviewEffect[] => [
+  { kind: 'sendBack', reviewer: 'maintainer', inMergeQueue },
+  { kind: 'advance' },
+];
 
 /** docs/lifecycle.md step 8 and "Reviews": what a submitted review does. */
 describe('decideReview', () => {
@@ -135,7 +140,7 @@ describe('decideReview', () => {
       name: 'a writer asks for changes on a PR in review',
       event: changes(),
       snapshot: snap({ reviewState: 'CHANGES_REQUESTED' }),
-      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }, { kind: 'advance' }],
+      expected: sendsBack(),
     },
     {
       name: 'a request for changes GitHub shows dismissed by the time it is handled sends nothing',
@@ -156,7 +161,7 @@ describe('decideReview', () => {
         reviewState: 'CHANGES_REQUESTED',
         task: { state: 'approved', approvedSha: HEAD },
       }),
-      expected: [{ kind: 'sendBack', reviewer: 'maintainer' }, { kind: 'advance' }],
+      expected: sendsBack(),
     },
     {
       name: "a reader's request for changes, the review unread, sends nothing",
@@ -175,6 +180,34 @@ describe('decideReview', () => {
       event: changes(),
       snapshot: snap({ reviewAlreadySentBack: true }),
       expected: none('this review was already sent back to the worker'),
+    },
+    {
+      // GitHub's queue would land it on its group's checks: it is taken out (docs/lifecycle.md).
+      name: "a request for changes on a PR in GitHub's merge queue takes it out",
+      event: changes(),
+      snapshot: snap({
+        reviewState: 'CHANGES_REQUESTED',
+        enqueued: true,
+        task: { state: 'merging', approvedSha: HEAD },
+      }),
+      expected: sendsBack(true),
+    },
+    {
+      name: 'a request for changes while a direct merge is in flight',
+      event: changes(),
+      snapshot: snap({ reviewState: 'CHANGES_REQUESTED', task: { state: 'merging' } }),
+      expected: none('the task is merging, not waiting for review'),
+    },
+    {
+      name: "a reader's request for changes on a PR in the merge queue sends nothing",
+      event: changes(),
+      snapshot: snap({
+        authorCanWrite: false,
+        reviewState: null,
+        enqueued: true,
+        task: { state: 'merging', approvedSha: HEAD },
+      }),
+      expected: none('the reviewer cannot write to the repository'),
     },
     {
       name: 'a request for changes while a worker is on it',

@@ -390,6 +390,12 @@ describe('decideMerges: one PR', () => {
     { name: 'run held', snap: { runHeld: true }, expected: { reason: 'run_held' } },
     { name: 'cancelled', task: { state: 'cancelled' }, expected: { reason: 'task_state' } },
     {
+      // A writer asked for changes there: the task went back to its worker (docs/lifecycle.md).
+      name: 'sent back to its worker',
+      task: { state: 'pending' },
+      expected: { reason: 'task_state', detail: 'task_001 is pending' },
+    },
+    {
       // A dismissed review empties the approval of a task the queue holds (docs/lifecycle.md).
       name: 'its approval was withdrawn',
       task: { state: 'merging', approvedSha: undefined },

@@ -89,7 +89,10 @@ export interface QueueRunResult {
 }
 
 // Builds one merge group from the first `batch` entries, asks for checks, waits for the
-// base branch's required checks on the group commit, then lands or dequeues the group.
+// base branch's required checks on the group commit, then lands or dequeues the group. A PR that
+// leaves the queue meanwhile (removed, pushed to, closed) destroys the group, as GitHub documents
+// for `merge_group.destroyed`: "any group containing that pull request is also destroyed"; the
+// group's other PRs stay queued for the next group.
 export async function processMergeQueue(
   core: Core,
   repo: Repo,
@@ -147,12 +150,14 @@ export async function processMergeQueue(
     }),
   );
   const required = requiredChecks(repo, branch);
-  let verdict: 'success' | 'failure' | 'timeout';
+  const left = () => group.some(({ entry }) => !queue.entries.includes(entry));
+  let verdict: 'success' | 'failure' | 'timeout' | 'left';
   try {
     verdict = await waitUntil(
       core.events,
       () => {
         if (core.closed) return 'failure';
+        if (left()) return 'left';
         const v = checkVerdicts(repo, groupHead, requiredCheckApps(repo, branch));
         if (required.some((n) => v.get(n) === 'failure')) return 'failure';
         return required.every((n) => v.get(n) === 'success') ? 'success' : undefined;
@@ -166,6 +171,22 @@ export async function processMergeQueue(
     verdict = 'timeout';
   }
   const groupPulls = group.map((g) => g.entry.pull);
+  if (verdict === 'left') {
+    // The PR that left had its `dequeued` when it left; nothing of the group lands.
+    for (const { entry } of group) entry.state = 'QUEUED';
+    sent.push(
+      core.webhooks.sendWebhook({
+        event: 'merge_group',
+        action: 'destroyed',
+        repo,
+        sender: bot,
+        body: { reason: 'dequeued', merge_group: mergeGroup },
+      }),
+    );
+    deleteBranch(core, repo, queueBranch, bot);
+    core.changed('merge-queue', { repo: repo.fullName, branch, processed: result });
+    return { result, sent };
+  }
   queue.entries = queue.entries.filter((e) => !groupPulls.includes(e.pull));
   if (verdict === 'success' && branchSha(repo, branch) === baseSha) {
     const now = core.now();
