@@ -40,16 +40,34 @@ export function fail(reason: FailureReason, detail: string): never {
 
 /** Workflow commands end at a newline; anything after one could start a command of its own. */
 export function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').slice(0, 2000);
+  return inertToRunner(text.replace(/[\r\n]+/g, ' ')).slice(0, 2000);
+}
+
+/**
+ * Text for a line of the worker's log that may quote what the agent wrote (a file name, git's
+ * words about it, the agent's error). The runner takes a line that starts with `::` as a workflow
+ * command, and one holding `##[name]` anywhere as the command's legacy form (actions/runner:
+ * `ActionCommandManager.TryProcessCommand` tries `ActionCommand.TryParseV2`, then `TryParse`,
+ * which finds `##[` at any index). A FIFO named `##[add-mask]agent-coordinator-usage` would hide
+ * the usage annotation the coordinator charges (docs/worker.md, "What the agent spent"): a word
+ * joiner inside each `##[` leaves none. The caller starts the line with its own prefix.
+ */
+function inertToRunner(text: string): string {
+  return text.replaceAll('##[', '#\u2060#[');
+}
+
+/** Text of any number of lines as lines of the log, each behind the worker's prefix. */
+export function prefixedLines(text: string): string[] {
+  return text
+    .split(/\r\n|\n|\r/)
+    .filter((line) => line.trim() !== '')
+    .map((line) => `agent-coordinator: ${inertToRunner(line).slice(0, 2000)}`);
 }
 
 export function outcomeLines(outcome: WorkerOutcome): string[] {
   if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
   // Every detail line starts with our prefix, so none of them can be a workflow command.
-  const detail = outcome.detail
-    .split(/\r?\n|\r/)
-    .filter((line) => line.trim() !== '')
-    .map((line) => `agent-coordinator: ${line.slice(0, 2000)}`);
+  const detail = prefixedLines(outcome.detail);
   // The error line becomes the job's annotation, which the coordinator reads; its detail is
   // cut short there (a whole log's worth belongs in the lines above).
   const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1000));

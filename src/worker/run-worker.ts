@@ -25,7 +25,13 @@ import {
   writeResult,
 } from './handoff.js';
 import { processIo, type WorkerIo } from './io.js';
-import { escapeCommandData, outcomeLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
+import {
+  escapeCommandData,
+  outcomeLines,
+  prefixedLines,
+  WorkerFailure,
+  type WorkerOutcome,
+} from './outcome.js';
 import { systemClock, type WorkerClock } from './clock.js';
 import { runPublishStep } from './publish-step.js';
 import { usageAnnotation } from '../protocol/usage-annotation.js';
@@ -179,7 +185,8 @@ function classify(error: unknown, io: WorkerIo): WorkerOutcome {
       detail: `GitHub answered ${status}: ${(error as Error).message}`,
     };
   }
-  io.err(`${(error as Error)?.stack ?? String(error)}\n`);
+  // A bug's message may quote what the agent wrote: its lines are the worker's, inert.
+  for (const line of prefixedLines((error as Error)?.stack ?? String(error))) io.err(`${line}\n`);
   return { ok: false, reason: 'worker_error', detail: (error as Error)?.message ?? String(error) };
 }
 

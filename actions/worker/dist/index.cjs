@@ -27367,11 +27367,17 @@ function fail(reason, detail) {
   throw new WorkerFailure(reason, detail);
 }
 function oneLine(text3) {
-  return text3.replace(/[\r\n]+/g, " ").slice(0, 2e3);
+  return inertToRunner(text3.replace(/[\r\n]+/g, " ")).slice(0, 2e3);
+}
+function inertToRunner(text3) {
+  return text3.replaceAll("##[", "#⁠#[");
+}
+function prefixedLines(text3) {
+  return text3.split(/\r\n|\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${inertToRunner(line).slice(0, 2e3)}`);
 }
 function outcomeLines(outcome) {
   if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
-  const detail = outcome.detail.split(/\r?\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${line.slice(0, 2e3)}`);
+  const detail = prefixedLines(outcome.detail);
   const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
   return [...detail, `::error::${escapeCommandData(annotation)}`];
 }
@@ -35789,7 +35795,7 @@ function classify(error62, io) {
       detail: `GitHub answered ${status}: ${error62.message}`
     };
   }
-  io.err(`${error62?.stack ?? String(error62)}
+  for (const line of prefixedLines(error62?.stack ?? String(error62))) io.err(`${line}
 `);
   return { ok: false, reason: "worker_error", detail: error62?.message ?? String(error62) };
 }

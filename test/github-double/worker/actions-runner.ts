@@ -96,7 +96,8 @@ export interface JobRun {
  * store (a name is uploaded once per run, as v4 and later allow), and the worker action's
  * committed bundle started with `node` in the workspace, then actions/checkout's post step
  * (git in the checkout, as it cleans up). Its workflow commands (`::error::`,
- * `::add-mask::`, `::stop-commands::`) are honoured as the runner does. A shell step that would
+ * `::add-mask::`, `::stop-commands::`, and the legacy `##[…]` form anywhere in a line) are
+ * honoured as the runner does, with its limits on annotations. A shell step that would
  * run fails the job: the double has no registry to install from.
  */
 export async function runWorkflow(
@@ -174,6 +175,7 @@ async function runJob(
         continue;
       }
       result.steps.push({ step: label, outcome: 'ran' });
+      commands.startStep();
       const from = result.log.length;
       let ok = false;
       try {

@@ -2,46 +2,66 @@ import type { JobAnnotation } from '../model.js';
 
 // What the Actions runner does with the lines a step prints ("Workflow commands for GitHub
 // Actions"): `::error::`, `::warning::` and `::notice::` become annotations of the job's check
-// run, `::add-mask::` hides a value in the log from then on, and between `::stop-commands::T`
-// and `::T::` nothing is a command. Data is unescaped as @actions/core escapes it.
+// run, `::add-mask::` hides a value in the log and in later annotations from then on, and
+// between `::stop-commands::T` and `::T::` nothing is a command. Data is unescaped as
+// @actions/core escapes it.
+//
+// The runner also reads a command in its legacy form, `##[name props]data`, anywhere in a line
+// (actions/runner `ActionCommandManager.TryProcessCommand` tries `ActionCommand.TryParseV2`, the
+// `::` form at the line's start, then `TryParse`, which finds `##[` at any index), and keeps at
+// most 10 annotations of each kind a step and 50 a job (actions/toolkit
+// docs/problem-matchers.md, "Limitations"): the rest are dropped.
 
 const LEVELS = { error: 'failure', warning: 'warning', notice: 'notice' } as const;
+const PER_STEP = 10;
+const PER_JOB = 50;
 
 const unescapeData = (s: string) =>
   s.replace(/%0D/gi, '\r').replace(/%0A/gi, '\n').replace(/%25/g, '%');
+
+interface Command {
+  name: string;
+  data: string;
+}
 
 export class WorkflowCommands {
   readonly annotations: JobAnnotation[] = [];
   private readonly masks: string[] = [];
   private stopToken: string | undefined;
   private partial = '';
+  private stepCounts = new Map<string, number>();
+
+  /** A new step: the per-step limits count afresh. */
+  startStep(): void {
+    this.stepCounts = new Map();
+  }
 
   /** A chunk of a step's output; answers what the log shows of its complete lines. */
   feed(text: string): string {
-    const lines = (this.partial + text).split('\n');
+    // The runner reads lines as .NET's TextReader.ReadLine does: CR, LF or CRLF ends one.
+    const lines = (this.partial + text).split(/\r\n|\n|\r(?=[\s\S])/);
     this.partial = lines.pop() ?? '';
     return lines.map((line) => this.line(line)).join('');
   }
 
   /** The step ended: its last line, even without a newline, is a line. */
   flush(): string {
-    const rest = this.partial;
+    const rest = this.partial.replace(/\r$/, '');
     this.partial = '';
     return rest === '' ? '' : this.line(rest);
   }
 
   private line(raw: string): string {
-    const line = raw.replace(/\r$/, '').trimStart();
-    const command = /^::([a-z-]+)( [^:]*)?::(.*)$/s.exec(line);
+    const command = parseCommand(raw);
     if (this.stopToken !== undefined) {
-      if (line === `::${this.stopToken}::`) {
+      if (command?.name === this.stopToken) {
         this.stopToken = undefined;
         return '';
       }
       return this.mask(raw);
     }
     if (command) {
-      const [, name, , data = ''] = command;
+      const { name, data } = command;
       if (name === 'add-mask') {
         if (data.trim()) this.masks.push(unescapeData(data.trim()));
         return '';
@@ -50,14 +70,19 @@ export class WorkflowCommands {
         this.stopToken = data;
         return '';
       }
-      if (name && name in LEVELS) {
-        this.annotations.push({
-          message: this.hide(unescapeData(data)),
-          annotation_level: LEVELS[name as keyof typeof LEVELS],
-        });
-      }
+      if (name in LEVELS) this.annotate(name as keyof typeof LEVELS, data);
     }
     return this.mask(raw);
+  }
+
+  private annotate(level: keyof typeof LEVELS, data: string): void {
+    const inStep = this.stepCounts.get(level) ?? 0;
+    this.stepCounts.set(level, inStep + 1);
+    if (inStep >= PER_STEP || this.annotations.length >= PER_JOB) return;
+    this.annotations.push({
+      message: this.hide(unescapeData(data)),
+      annotation_level: LEVELS[level],
+    });
   }
 
   private hide(text: string): string {
@@ -69,4 +94,13 @@ export class WorkflowCommands {
   private mask(line: string): string {
     return `${this.hide(line)}\n`;
   }
+}
+
+/** A command in the `::name props::data` form at the line's start, or `##[name props]data` anywhere. */
+function parseCommand(line: string): Command | undefined {
+  const modern = /^::([^\s:]+)( [^:]*)?::(.*)$/s.exec(line.trimStart());
+  if (modern) return { name: modern[1]!, data: modern[3] ?? '' };
+  const legacy = /##\[([^\s\]]+)(?: [^\]]*)?\](.*)$/s.exec(line);
+  if (legacy) return { name: legacy[1]!, data: legacy[2] ?? '' };
+  return undefined;
 }
