@@ -32,24 +32,47 @@ export function parseTaskMarker(
     : undefined;
 }
 
+/**
+ * The most one attempt's usage may record: a cost far past any budget that the store's
+ * `numeric(12,4)` still holds, and the integers a double holds exactly. The agent reports its own
+ * usage and a report above what the worker measured counts, so it can name any figure: from
+ * 1e21 on, JavaScript prints a number as `1e+21`, which no reader of the figures would take, and
+ * the attempt would be charged nothing (docs/worker.md, "What the agent spent"). A figure past
+ * its ceiling counts as the ceiling, which holds any run.
+ */
+export const USAGE_CEILING = { costUsd: 1_000_000, tokens: Number.MAX_SAFE_INTEGER } as const;
+
+const bounded = (n: number, ceiling: number) => (n > 0 ? Math.min(n, ceiling) : 0);
+
+/** `u` within USAGE_CEILING, tokens whole: what the figures can spell and the store hold. */
+export function boundedUsage(u: Usage): Usage {
+  return {
+    costUsd: bounded(u.costUsd, USAGE_CEILING.costUsd),
+    inputTokens: Math.round(bounded(u.inputTokens, USAGE_CEILING.tokens)),
+    outputTokens: Math.round(bounded(u.outputTokens, USAGE_CEILING.tokens)),
+  };
+}
+
 // Six decimals: sub-cent precision, and no 0.30000000000000004 in a PR body.
 const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
 
-/** Usage as the marker, the log and the usage annotation spell it. */
+/** Usage as the marker, the log and the usage annotation spell it: digits, never an exponent. */
 export function usageFigures(u: Usage): string {
-  return `cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)}`;
+  const { costUsd, inputTokens, outputTokens } = boundedUsage(u);
+  return `cost_usd=${money(costUsd)} input_tokens=${inputTokens} output_tokens=${outputTokens}`;
 }
 
 /** `usageFigures` as a pattern: its three groups are read by `usageFromFigures`. */
 export const USAGE_FIGURES_SOURCE = String.raw`cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+)`;
 
+/** The figures `match` read, within USAGE_CEILING (a person may write any into a PR body). */
 export function usageFromFigures(match: RegExpMatchArray): Usage | undefined {
   const usage = {
     costUsd: Number(match[1]),
     inputTokens: Number(match[2]),
     outputTokens: Number(match[3]),
   };
-  return Object.values(usage).every(Number.isFinite) ? usage : undefined;
+  return Object.values(usage).every(Number.isFinite) ? boundedUsage(usage) : undefined;
 }
 
 export function usageMarker(u: Usage): string {

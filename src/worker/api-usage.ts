@@ -6,7 +6,7 @@ import {
   createInflate,
   createZstdDecompress,
 } from 'node:zlib';
-import { addUsage, type Usage } from '../protocol/markers.js';
+import { addUsage, boundedUsage, type Usage } from '../protocol/markers.js';
 import { jsonFields } from './json-fields.js';
 import { isObject, tryJson, type Json } from './json.js';
 import { costUsd, type ResponseTokens } from './model-prices.js';
@@ -308,22 +308,25 @@ export interface AttemptUsage {
  * The larger of what the proxy measured and what the agent reported, figure by figure: the
  * agent may have spent on APIs the proxy never saw, but it cannot report less than the proxy
  * did. With nothing measured (an agent that never called the API through the proxy), the
- * agent's figures stand.
+ * agent's figures stand. Either is bounded (USAGE_CEILING), so the figures spell it in digits and
+ * the publish job takes the result.
  */
 export function attemptUsage(
-  reported: Usage | undefined,
+  reportedAsIs: Usage | undefined,
   measured: Usage | undefined,
 ): AttemptUsage {
+  // What the agent says is bounded where the figures can spell it (USAGE_CEILING).
+  const reported = reportedAsIs && boundedUsage(reportedAsIs);
   if (!measured) return { usage: reported, measured: [] };
   const keys = ['costUsd', 'inputTokens', 'outputTokens'] as const;
   const taken = keys.filter((k) => reported === undefined || measured[k] >= reported[k]);
   const pick = (k: (typeof keys)[number]) => (taken.includes(k) ? measured[k] : reported![k]);
   return {
-    usage: {
+    usage: boundedUsage({
       costUsd: pick('costUsd'),
       inputTokens: pick('inputTokens'),
       outputTokens: pick('outputTokens'),
-    },
+    }),
     measured: [...taken],
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  boundedUsage,
   markerBlock,
   parsePlanMarker,
   parseTaskMarker,
@@ -7,6 +8,8 @@ import {
   planMarker,
   taskMarker,
   updateBodyMarkers,
+  USAGE_CEILING,
+  usageFigures,
   usageMarker,
 } from '../../src/protocol/markers.js';
 
@@ -39,6 +42,32 @@ describe('markers round-trip', () => {
     expect(
       parseUsageMarker(usageMarker({ costUsd: 0.1 + 0.2, inputTokens: 3.4, outputTokens: 4.6 })),
     ).toEqual({ costUsd: 0.3, inputTokens: 3, outputTokens: 5 });
+  });
+
+  it.each([
+    { costUsd: 1e21, inputTokens: 0, outputTokens: 0 },
+    { costUsd: 0.5, inputTokens: 1e21, outputTokens: 0 },
+    { costUsd: 0.5, inputTokens: 0, outputTokens: Number.MAX_VALUE },
+    { costUsd: 2e6, inputTokens: 2 ** 60, outputTokens: 1.5e300 },
+  ])('writes a figure past its ceiling in digits, and reads the ceiling back: %j', (usage) => {
+    const figures = usageFigures(usage);
+    expect(figures).not.toMatch(/e[+-]?\d/);
+    expect(parseUsageMarker(usageMarker(usage))).toEqual(boundedUsage(usage));
+    expect(boundedUsage(usage).costUsd).toBeLessThanOrEqual(USAGE_CEILING.costUsd);
+    expect(boundedUsage(usage).inputTokens).toBeLessThanOrEqual(USAGE_CEILING.tokens);
+    expect(boundedUsage(usage).outputTokens).toBeLessThanOrEqual(USAGE_CEILING.tokens);
+  });
+
+  it('reads a figure a person wrote past its ceiling as the ceiling', () => {
+    expect(
+      parseUsageMarker(
+        '<!-- agent-coordinator:usage cost_usd=123456789012.5 input_tokens=99999999999999999999 output_tokens=1 -->',
+      ),
+    ).toEqual({
+      costUsd: USAGE_CEILING.costUsd,
+      inputTokens: USAGE_CEILING.tokens,
+      outputTokens: 1,
+    });
   });
 
   it('reads the total the worker keeps over attempts', () => {

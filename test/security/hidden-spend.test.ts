@@ -39,6 +39,10 @@ const call = () => new Promise((resolve, reject) => {
       // The worker logs the FIFOs it removes; the runner reads '##[…]' anywhere in a line.
       execFileSync('mkfifo', ['##[add-mask]agent-coordinator-usage']);
       break;
+    case 'report-huge':
+      // More than it spent, which counts over the measure: but past 1e21 a number prints as 1e+21.
+      result.usage.input_tokens = 1e21;
+      break;
   }
   console.log(JSON.stringify(result));
 })();
@@ -84,5 +88,9 @@ describe('an agent that hides what it spent', () => {
 
   it('is charged, though a file name it chose asks the runner to mask the usage annotation', async () => {
     expect(await spentWith('mask-by-file-name')).toBeCloseTo(SONNET_ANSWER_COST, 6);
+  }, 180_000);
+
+  it('is charged, though it reports a figure too large to print as digits', async () => {
+    expect(await spentWith('report-huge')).toBeCloseTo(SONNET_ANSWER_COST, 6);
   }, 180_000);
 });

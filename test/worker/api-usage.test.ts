@@ -350,4 +350,11 @@ describe("the attempt's usage", () => {
     expect(attemptUsage(reported, undefined)).toEqual({ usage: reported, measured: [] });
     expect(attemptUsage(undefined, undefined)).toEqual({ usage: undefined, measured: [] });
   });
+
+  it('bounds a report past what the figures spell in digits, measured or not', () => {
+    const huge = { costUsd: 1e21, inputTokens: 1e21, outputTokens: 2.5 };
+    const bounded = { costUsd: 1_000_000, inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 3 };
+    expect(attemptUsage(huge, undefined)).toEqual({ usage: bounded, measured: [] });
+    expect(attemptUsage(huge, measured).usage).toEqual({ ...bounded, outputTokens: 300 });
+  });
 });

@@ -27522,9 +27522,19 @@ function taskMarker(issue2, taskId, attempt) {
 var TASK = new RegExp(
   `<!-- agent-coordinator:task issue=(${ISSUE_NUMBER_SOURCE}) task=(${TASK_KEY_SOURCE}) attempt=(${ATTEMPT_SOURCE}) -->`
 );
+var USAGE_CEILING = { costUsd: 1e6, tokens: Number.MAX_SAFE_INTEGER };
+var bounded = (n, ceiling) => n > 0 ? Math.min(n, ceiling) : 0;
+function boundedUsage(u) {
+  return {
+    costUsd: bounded(u.costUsd, USAGE_CEILING.costUsd),
+    inputTokens: Math.round(bounded(u.inputTokens, USAGE_CEILING.tokens)),
+    outputTokens: Math.round(bounded(u.outputTokens, USAGE_CEILING.tokens))
+  };
+}
 var money = (n) => String(Math.round(n * 1e6) / 1e6);
 function usageFigures(u) {
-  return `cost_usd=${money(u.costUsd)} input_tokens=${Math.round(u.inputTokens)} output_tokens=${Math.round(u.outputTokens)}`;
+  const { costUsd: costUsd2, inputTokens, outputTokens } = boundedUsage(u);
+  return `cost_usd=${money(costUsd2)} input_tokens=${inputTokens} output_tokens=${outputTokens}`;
 }
 var USAGE_FIGURES_SOURCE = String.raw`cost_usd=(\d+(?:\.\d+)?) input_tokens=(\d+) output_tokens=(\d+)`;
 function usageFromFigures(match) {
@@ -27533,7 +27543,7 @@ function usageFromFigures(match) {
     inputTokens: Number(match[2]),
     outputTokens: Number(match[3])
   };
-  return Object.values(usage).every(Number.isFinite) ? usage : void 0;
+  return Object.values(usage).every(Number.isFinite) ? boundedUsage(usage) : void 0;
 }
 function usageMarker(u) {
   return `<!-- agent-coordinator:usage ${usageFigures(u)} -->`;
@@ -27975,17 +27985,18 @@ function createUsageMeter() {
     }
   };
 }
-function attemptUsage(reported, measured) {
+function attemptUsage(reportedAsIs, measured) {
+  const reported = reportedAsIs && boundedUsage(reportedAsIs);
   if (!measured) return { usage: reported, measured: [] };
   const keys = ["costUsd", "inputTokens", "outputTokens"];
   const taken = keys.filter((k) => reported === void 0 || measured[k] >= reported[k]);
   const pick2 = (k) => taken.includes(k) ? measured[k] : reported[k];
   return {
-    usage: {
+    usage: boundedUsage({
       costUsd: pick2("costUsd"),
       inputTokens: pick2("inputTokens"),
       outputTokens: pick2("outputTokens")
-    },
+    }),
     measured: [...taken]
   };
 }
