@@ -234,7 +234,11 @@ function spawnAgent(
       if (stdout.length < MAX_STDOUT) stdout += text;
       options.io.out(text);
     });
-    child.stderr.on('data', (text: string) => options.io.err(text));
+    // Into the worker's stdout too, never its stderr: the runner reads the two pipes apart and
+    // may handle a stderr line after stdout lines written after it (actions/runner
+    // ProcessInvoker), so the agent's last stderr line could come after the resume below, a
+    // workflow command again (`::add-mask::agent-coordinator-usage`). One pipe keeps the order.
+    child.stderr.on('data', (text: string) => options.io.out(text));
     // An agent that ignores stdin closes the pipe early: not an error of ours.
     child.stdin.on('error', () => {});
     child.stdin.end(options.prompt);

@@ -45,6 +45,9 @@ const call = () => new Promise((resolve, reject) => {
       break;
   }
   console.log(JSON.stringify(result));
+  // Its last words, on the stream the runner may read after the worker's next line.
+  if (process.env.TRICK === 'mask-on-stderr')
+    process.stderr.write('::add-mask::agent-coordinator-usage\n');
 })();
 `;
 
@@ -88,6 +91,10 @@ describe('an agent that hides what it spent', () => {
 
   it('is charged, though a file name it chose asks the runner to mask the usage annotation', async () => {
     expect(await spentWith('mask-by-file-name')).toBeCloseTo(SONNET_ANSWER_COST, 6);
+  }, 180_000);
+
+  it('is charged, though its last line on stderr asks the runner to mask the usage annotation', async () => {
+    expect(await spentWith('mask-on-stderr')).toBeCloseTo(SONNET_ANSWER_COST, 6);
   }, 180_000);
 
   it('is charged, though it reports a figure too large to print as digits', async () => {

@@ -28967,7 +28967,7 @@ function spawnAgent(options, env, signalUser) {
       if (stdout.length < MAX_STDOUT) stdout += text3;
       options.io.out(text3);
     });
-    child.stderr.on("data", (text3) => options.io.err(text3));
+    child.stderr.on("data", (text3) => options.io.out(text3));
     child.stdin.on("error", () => {
     });
     child.stdin.end(options.prompt);

@@ -386,12 +386,21 @@ async function runAction(
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const print = (t: string) => (result.log += commands.feed(t));
-    child.stdout.setEncoding('utf8').on('data', print);
-    child.stderr.setEncoding('utf8').on('data', print);
+    // The runner reads a step's stdout and stderr on two threads and handles what each has read
+    // in turns (actions/runner ProcessInvoker: `_outputData`, `_errorData`), so a line written to
+    // stderr may be handled after stdout lines written after it. The double takes the latest
+    // order: what stderr wrote waits for the next chunk of stdout, and comes after it.
+    let lagging = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      result.log += commands.feed(text, 'stdout');
+      result.log += commands.feed(lagging, 'stderr');
+      lagging = '';
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (lagging += text));
     child.on('error', reject);
     child.on('close', (code) => {
-      result.log += commands.flush();
+      result.log += commands.flush('stdout');
+      result.log += commands.feed(lagging, 'stderr') + commands.flush('stderr');
       resolve(code ?? 1);
     });
   });

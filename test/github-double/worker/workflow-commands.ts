@@ -19,6 +19,9 @@ const PER_JOB = 50;
 const unescapeData = (s: string) =>
   s.replace(/%0D/gi, '\r').replace(/%0A/gi, '\n').replace(/%25/g, '%');
 
+/** A step's standard output or error: two pipes, which the runner reads apart. */
+export type Stream = 'stdout' | 'stderr';
+
 interface Command {
   name: string;
   data: string;
@@ -28,7 +31,7 @@ export class WorkflowCommands {
   readonly annotations: JobAnnotation[] = [];
   private readonly masks: string[] = [];
   private stopToken: string | undefined;
-  private partial = '';
+  private readonly partial = { stdout: '', stderr: '' };
   private stepCounts = new Map<string, number>();
 
   /** A new step: the per-step limits count afresh. */
@@ -36,18 +39,21 @@ export class WorkflowCommands {
     this.stepCounts = new Map();
   }
 
-  /** A chunk of a step's output; answers what the log shows of its complete lines. */
-  feed(text: string): string {
+  /**
+   * A chunk of one of a step's two output streams; answers what the log shows of its complete
+   * lines. The runner reads each stream into lines of its own.
+   */
+  feed(text: string, stream: Stream = 'stdout'): string {
     // The runner reads lines as .NET's TextReader.ReadLine does: CR, LF or CRLF ends one.
-    const lines = (this.partial + text).split(/\r\n|\n|\r(?=[\s\S])/);
-    this.partial = lines.pop() ?? '';
+    const lines = (this.partial[stream] + text).split(/\r\n|\n|\r(?=[\s\S])/);
+    this.partial[stream] = lines.pop() ?? '';
     return lines.map((line) => this.line(line)).join('');
   }
 
-  /** The step ended: its last line, even without a newline, is a line. */
-  flush(): string {
-    const rest = this.partial.replace(/\r$/, '');
-    this.partial = '';
+  /** The stream ended: its last line, even without a newline, is a line. */
+  flush(stream: Stream = 'stdout'): string {
+    const rest = this.partial[stream].replace(/\r$/, '');
+    this.partial[stream] = '';
     return rest === '' ? '' : this.line(rest);
   }
 
