@@ -112,6 +112,8 @@ export class InstantGitHub {
     repositoryTree: () => ({ paths: [], truncated: false }),
     // The port's contract: null for a run GitHub does not have (the sweep reads it).
     workflowRun: () => null,
+    // The worker's jobs said nothing: what an attempt spent is its PR marker's, and there is none.
+    runAnnotations: () => [],
     defaultBranch: () => 'main',
     ensureBranch: () => 'created',
     dispatchWorkflow: () => {

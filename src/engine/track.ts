@@ -142,7 +142,12 @@ async function trackWorkflowRun(
     }
     case 'complete_succeeded': {
       const s = await scopeOf();
-      await attemptCompleted(engine, s, task, attempt, { kind: 'succeeded' });
+      // What the agent job says the attempt spent: the PR's marker is only the fallback.
+      const { usage } = await workerReport(engine, s, wr);
+      await attemptCompleted(engine, s, task, attempt, {
+        kind: 'succeeded',
+        ...(usage === undefined ? {} : { usage }),
+      });
       await scheduleRepository(engine, s.repositoryId, s.repository);
       return;
     }
@@ -213,6 +218,7 @@ async function attemptCompleted(
         crashPoint('track.before-complete');
         const done = await engine.store.attempts.completeSucceeded(attempt.id, task, {
           failureReason: effect.failureReason,
+          ...(effect.spend && { spend: effect.spend }),
         });
         if (!done) return;
         completed = done;
@@ -222,12 +228,11 @@ async function attemptCompleted(
       case 'completeIntoReview': {
         const pull = pullNow();
         crashPoint('track.before-complete');
-        // The completion, the PR's row and the move into review are one write. The marker holds
-        // the task's running total; the store works out this attempt's share.
+        // The completion, the PR's row and the move into review are one write.
         const done = await engine.store.runs.completeIntoReview({
           attemptId: attempt.id,
           task,
-          usageTotal: effect.usageTotal,
+          spend: effect.spend,
           pull: {
             ...pullValues(scope.repositoryId, pull),
             agentConfigChanged: effect.agentConfigChanged,

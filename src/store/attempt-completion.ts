@@ -1,6 +1,25 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { attempts, tasks } from '../../db/schema.js';
+import type { AttemptSpend } from '../core/lifecycle/index.js';
+import type { Usage } from '../protocol/markers.js';
 import type { Db } from './transaction.js';
+
+/**
+ * How a successful completion records what the attempt is charged (core's AttemptSpend, which
+ * decides it): nothing, the figures given (`own`), or their share of the PR marker's running
+ * total (`markerTotal`).
+ */
+export type SpendShape = 'none' | AttemptSpend['kind'];
+
+export function spendShape(spend: AttemptSpend | undefined): SpendShape {
+  return spend?.kind ?? 'none';
+}
+
+/** The figures a completion's `costUsd`, `inputTokens` and `outputTokens` placeholders take. */
+export function spendFigures(spend: AttemptSpend | undefined): Partial<Usage> {
+  if (!spend) return {};
+  return spend.kind === 'own' ? spend.usage : spend.total;
+}
 
 /**
  * A successful completion's update: the `earlier` CTE (what the task's other attempts spent),
@@ -8,9 +27,9 @@ import type { Db } from './transaction.js';
  * for a statement of its own (AttemptStore.completeSucceeded), `db` for a CTE of a statement
  * that declares `earlier` with its other writes (RunStore.completeIntoReview).
  * Placeholders: `id` (the attempt), `taskId`, `runId`, `completedAt`, `failureReason` (with a
- * reason) and `costUsd`, `inputTokens`, `outputTokens` (with usage).
+ * reason) and `costUsd`, `inputTokens`, `outputTokens` (with a spend).
  */
-export function succeededUpdate(db: Db, withUsage: boolean, withReason: boolean) {
+export function succeededUpdate(db: Db, spend: SpendShape, withReason: boolean) {
   const earlier = db.$with('earlier').as(
     db
       .select({
@@ -23,14 +42,17 @@ export function succeededUpdate(db: Db, withUsage: boolean, withReason: boolean)
         ),
       })
       .from(attempts)
-      // Only succeeded attempts' usage is in the marker's total: a failed one's, charged from the
-      // worker's annotation (src/protocol/usage-annotation.ts), never reached a PR's marker.
+      // A share of the marker's total leaves out what failed attempts were charged: their worker
+      // said it (src/protocol/usage-annotation.ts), and a worker that writes no notice on success
+      // wrote none on a failure that pushed (a timed-out attempt's) either.
       .where(
         and(eq(attempts.taskId, sql.placeholder('taskId')), eq(attempts.conclusion, 'success')),
       ),
   );
-  const share = (name: string, before: SQL.Aliased<number>) =>
-    sql`greatest(0, ${sql.placeholder(name)}::float8 - ${before})`;
+  const charged = (name: string, before: SQL.Aliased<number>) =>
+    spend === 'own'
+      ? sql`${sql.placeholder(name)}::float8`
+      : sql`greatest(0, ${sql.placeholder(name)}::float8 - ${before})`;
   const returning = {
     ...getTableColumns(attempts),
     // The run's other attempts as they were, and this one as it is now.
@@ -49,11 +71,11 @@ export function succeededUpdate(db: Db, withUsage: boolean, withReason: boolean)
           completedAt: sql.placeholder('completedAt') as never,
           conclusion: 'success',
           ...(withReason ? { failureReason: sql.placeholder('failureReason') as never } : {}),
-          ...(withUsage
+          ...(spend !== 'none'
             ? {
-                costUsd: share('costUsd', earlier.costUsd),
-                inputTokens: share('inputTokens', earlier.inputTokens),
-                outputTokens: share('outputTokens', earlier.outputTokens),
+                costUsd: charged('costUsd', earlier.costUsd),
+                inputTokens: charged('inputTokens', earlier.inputTokens),
+                outputTokens: charged('outputTokens', earlier.outputTokens),
               }
             : { costUsd: null }),
         })

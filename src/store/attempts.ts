@@ -5,9 +5,14 @@ import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
 import { PreparedStatements } from './prepared.js';
-import { succeededUpdate } from './attempt-completion.js';
+import {
+  spendFigures,
+  spendShape,
+  succeededUpdate,
+  type SpendShape,
+} from './attempt-completion.js';
+import type { AttemptSpend } from '../core/lifecycle/index.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
-import type { Usage } from '../protocol/markers.js';
 import type { RunRow, TaskRow } from './runs.js';
 import type { AttemptRow } from './attempt-row.js';
 import type { Db } from './transaction.js';
@@ -202,31 +207,27 @@ export class AttemptStore {
   }
 
   /**
-   * A successful attempt completes. `usageTotal` is the task's running total from its PR's usage
-   * marker: the attempt's share is what it adds to what the task's earlier attempts spent.
-   * Returns the row with what the run has spent so far, this attempt included (`runSpentUsd`,
-   * for the budget): one statement.
+   * A successful attempt completes, charged what `spend` says (core's AttemptSpend). Returns the
+   * row with what the run has spent so far, this attempt included (`runSpentUsd`, for the
+   * budget): one statement.
    */
   async completeSucceeded(
     id: number,
     task: { id: number; runId: number },
-    values: { failureReason?: string; usageTotal?: Usage },
+    values: { failureReason?: string; spend?: AttemptSpend },
   ): Promise<(AttemptRow & { runSpentUsd: number }) | undefined> {
-    const total = values.usageTotal;
-    const withUsage = total !== undefined;
+    const spend = spendShape(values.spend);
     const withReason = Boolean(values.failureReason);
-    const shape = `${withUsage ? 'usage' : 'no_usage'}_${withReason ? 'reason' : 'no_reason'}`;
+    const shape = `${spend}_${withReason ? 'reason' : 'no_reason'}`;
     const [row] = await this.prepared
-      .get(`attempt_succeeded_${shape}`, (db) => succeededQuery(db, withUsage, withReason))
+      .get(`attempt_succeeded_${shape}`, (db) => succeededQuery(db, spend, withReason))
       .execute({
         id,
         taskId: task.id,
         runId: task.runId,
         completedAt: new Date(),
         failureReason: values.failureReason || undefined,
-        costUsd: total?.costUsd,
-        inputTokens: total?.inputTokens,
-        outputTokens: total?.outputTokens,
+        ...spendFigures(values.spend),
       });
     return row && { ...row, runSpentUsd: Number(row.runSpentUsd) };
   }
@@ -317,11 +318,8 @@ export class AttemptStore {
   }
 }
 
-/**
- * A successful completion (AttemptStore.completeSucceeded): with usage, the attempt's share is
- * the task's running total less what its earlier attempts took; the run's spend comes back.
- */
-function succeededQuery(db: AppDatabase, withUsage: boolean, withReason: boolean) {
-  const { earlier, update } = succeededUpdate(db, withUsage, withReason);
+/** A successful completion (AttemptStore.completeSucceeded); the run's spend comes back. */
+function succeededQuery(db: AppDatabase, spend: SpendShape, withReason: boolean) {
+  const { earlier, update } = succeededUpdate(db, spend, withReason);
   return update(db.with(earlier));
 }

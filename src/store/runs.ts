@@ -29,11 +29,11 @@ import {
 import { rowsOf, type AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
 import { pullUpsert, type PullRow } from './pulls.js';
-import { succeededUpdate } from './attempt-completion.js';
+import { spendFigures, spendShape, succeededUpdate } from './attempt-completion.js';
 import type { AttemptRow } from './attempt-row.js';
 import { rowFromJson } from './json-rows.js';
 import type { Db } from './transaction.js';
-import type { Usage } from '../protocol/markers.js';
+import type { AttemptSpend } from '../core/lifecycle/index.js';
 import type { RepositoryRow } from './repositories.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -610,19 +610,18 @@ export class RunStore {
   async completeIntoReview(input: {
     attemptId: number;
     task: { id: number; runId: number };
-    /** The task's running total from its PR's usage marker, when it has one. */
-    usageTotal: Usage | undefined;
+    /** What the attempt is charged (core's AttemptSpend). */
+    spend: AttemptSpend | undefined;
     pull: Omit<typeof pullRequests.$inferInsert, 'taskId' | 'updatedAt'>;
   }): Promise<
     { attempt: AttemptRow & { runSpentUsd: number }; task: TaskRow | undefined } | undefined
   > {
     const now = new Date();
-    const total = input.usageTotal;
     const pull = placeholdersFor({ ...input.pull, taskId: input.task.id, updatedAt: now });
-    const withUsage = total !== undefined;
+    const spend = spendShape(input.spend);
     const [row] = await this.prepared
-      .get(`complete_into_review_${withUsage ? 'usage' : 'no_usage'}_${pull.shape}`, (db) => {
-        const { earlier, update } = succeededUpdate(db, withUsage, false);
+      .get(`complete_into_review_${spend}_${pull.shape}`, (db) => {
+        const { earlier, update } = succeededUpdate(db, spend, false);
         const completed = db.$with('completed').as(update(db));
         const recorded = db
           .$with('recorded')
@@ -648,9 +647,7 @@ export class RunStore {
         completedAt: now,
         updatedAt: now,
         prNumber: input.pull.number,
-        costUsd: total?.costUsd,
-        inputTokens: total?.inputTokens,
-        outputTokens: total?.outputTokens,
+        ...spendFigures(input.spend),
       });
     if (!row) return undefined;
     return {

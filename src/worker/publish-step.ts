@@ -46,9 +46,6 @@ export async function runPublishStep(
     if (result[field] !== expected)
       fail('bad_result', `the result is for ${field} ${result[field]}, this run's is ${expected}`);
   }
-  // This attempt's: charged as the job ends unless the PR's usage marker records it. A plan's
-  // comment records none.
-  ctx.unrecorded.usage = result.usage ?? undefined;
   if (env.mode === 'plan') return publishPlan(ctx, result);
 
   await ensureOnTaskBranch(ctx);
@@ -99,7 +96,6 @@ export async function runPublishStep(
     }),
     agentConfigChanged,
   });
-  ctx.unrecorded.usage = undefined;
   // Partial work answers no thread: the next attempt, which finishes it, does.
   if (result.stopped || !env.review) return pushedOutcome(ctx, commit, pr, result.stopped);
   // A set: both lists may be long (a forged result's), and a scan of one per entry of the other

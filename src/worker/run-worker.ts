@@ -25,17 +25,10 @@ import {
   writeResult,
 } from './handoff.js';
 import { processIo, type WorkerIo } from './io.js';
-import {
-  escapeCommandData,
-  outcomeLines,
-  prefixedLines,
-  WorkerFailure,
-  type WorkerOutcome,
-} from './outcome.js';
+import { outcomeLines, prefixedLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
 import { systemClock, type WorkerClock } from './clock.js';
 import { runPublishStep } from './publish-step.js';
-import { usageAnnotation } from '../protocol/usage-annotation.js';
-import type { StepContext } from './steps.js';
+import { sayUsage, type AgentContext } from './steps.js';
 
 export interface RunWorkerOptions {
   /** The action's environment: INPUT_*, GITHUB_*, RUNNER_TEMP, ACTIONS_ID_TOKEN_REQUEST_*. */
@@ -71,23 +64,14 @@ export function handoffDirs(env: NodeJS.ProcessEnv): { assignment: string; resul
 /** One step of the worker action (its `step` input), start to finish. Never throws. */
 export async function runWorker(options: RunWorkerOptions): Promise<WorkerResult> {
   const io = options.io ?? processIo;
-  const unrecorded: StepContext['unrecorded'] = { usage: undefined };
-  const outcome = await runStep(options, io, unrecorded);
-  // Before the outcome, whose error line stays the log's last (docs/worker.md, "What the agent
-  // spent"): the coordinator charges it to the attempt from the job's annotations.
-  if (unrecorded.usage)
-    io.out(`::notice::${escapeCommandData(usageAnnotation(unrecorded.usage))}\n`);
+  const outcome = await runStep(options, io);
   for (const line of outcomeLines(outcome)) io.out(`${line}\n`);
   await writeStepSummary(options.env, outcome);
   const exitCode = outcome.ok ? 0 : outcome.reason === 'bad_input' ? 2 : 1;
   return { exitCode, outcome };
 }
 
-async function runStep(
-  options: RunWorkerOptions,
-  io: WorkerIo,
-  unrecorded: StepContext['unrecorded'],
-): Promise<WorkerOutcome> {
+async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerOutcome> {
   const startedAt = (options.clock ?? systemClock).now();
   try {
     const action = readActionContext(options.env);
@@ -115,7 +99,7 @@ async function runStep(
       case 'agent': {
         const env = workerEnvFrom(action, await readAssignment(dirs.assignment));
         announce(io, action, env);
-        const { result, patch } = await runAgentStep({
+        const ctx: AgentContext = {
           env,
           rawEnv: options.env,
           cwd: options.cwd,
@@ -124,11 +108,12 @@ async function runStep(
           graceMs: options.graceMs,
           clock: options.clock ?? systemClock,
           startedAt,
-          unrecorded,
-        });
+          saidUsage: false,
+        };
+        const { result, patch } = await runAgentStep(ctx);
+        // No agent ran (a fix whose merge needed none): it spent nothing, and the job says so.
+        if (!ctx.saidUsage) sayUsage(ctx, undefined);
         await writeResult(dirs.result, result, patch);
-        // The result carries it to the publish job, which records it.
-        unrecorded.usage = undefined;
         return {
           ok: true,
           summary: `the agent ${result.stopped ? 'was stopped at its deadline' : 'finished'}; its result goes to the publish job`,
@@ -150,7 +135,6 @@ async function runStep(
             git: new Git({ cwd: options.cwd, env: options.env, token, serverUrl: env.serverUrl }),
             github: options.github ?? createWorkerGitHub(env, token),
             credentials,
-            unrecorded,
           },
           result,
           patch,

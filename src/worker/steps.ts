@@ -7,7 +7,8 @@ import type { WorkerEnv } from './env.js';
 import { GitError, type Git } from './git.js';
 import type { WorkerGitHub } from './github.js';
 import type { WorkerIo } from './io.js';
-import { fail, oneLine, type WorkerOutcome } from './outcome.js';
+import { escapeCommandData, fail, oneLine, type WorkerOutcome } from './outcome.js';
+import { usageAnnotation } from '../protocol/usage-annotation.js';
 import type { WorkerClock } from './clock.js';
 import type { AgentUser } from './agent-user.js';
 import { agentStopTime, stopGraceMs } from '../protocol/deadline.js';
@@ -19,12 +20,6 @@ export interface StepContext {
   io: WorkerIo;
   /** git in the job's checkout; in the agent job, used only before the agent starts. */
   git: Git;
-  /**
-   * What the attempt spent that no PR's usage marker records yet: the job prints it as it ends
-   * (src/protocol/usage-annotation.ts), so an attempt that fails before its publish, or a plan,
-   * is charged too. The step that writes the marker, or hands the usage on, clears it.
-   */
-  unrecorded: { usage: Usage | undefined };
 }
 
 /** The agent job: no GitHub credential at all. */
@@ -38,6 +33,8 @@ export interface AgentContext extends StepContext {
   startedAt: number;
   /** The user the agent runs as, when the runner allows one (src/worker/agent-user.ts). */
   user?: AgentUser;
+  /** Whether the job has said what the agent spent (sayUsage). */
+  saidUsage: boolean;
 }
 
 /** The publish job: the assignment's GitHub token, asked for again when it is about to run out. */
@@ -115,8 +112,8 @@ export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<Ag
   if (exit.kind === 'spawn_failed')
     fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);
   const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
-  // Spent now, whatever comes of it: a failure from here on is charged what the agent spent.
-  ctx.unrecorded.usage = report.usage;
+  // Spent now, whatever comes of it: said before anything the agent left is read.
+  sayUsage(ctx, report.usage);
   if (exit.kind === 'timeout') {
     log(ctx, 'stopped the agent at its deadline: keeping what it left in the working tree');
     return { report, stopped: true };
@@ -160,6 +157,20 @@ function withMeasuredUsage(
     log(ctx, `agent usage: ${figures} (${how})`);
   }
   return { ...report, usage };
+}
+
+/**
+ * Says what the agent spent, as a `::notice::` GitHub makes an annotation of the agent job's
+ * check run (src/protocol/usage-annotation.ts): the coordinator charges every attempt, and each
+ * planner, what that annotation says (docs/worker.md, "What the agent spent"). Said as soon as
+ * the agent has ended, before the worker reads what it left (FIFOs, a tree too large for a
+ * string, a result the publish job refuses): a job that fails, or dies, after this line has
+ * still said it. `undefined`: nothing, for a job whose agent did not run.
+ */
+export function sayUsage(ctx: Pick<AgentContext, 'io' | 'saidUsage'>, usage: Usage | undefined) {
+  const spent = usage ?? { costUsd: 0, inputTokens: 0, outputTokens: 0 };
+  ctx.io.out(`::notice::${escapeCommandData(usageAnnotation(spent))}\n`);
+  ctx.saidUsage = true;
 }
 
 const USAGE_NAMES: Record<keyof Usage, string> = {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAINTAINER, REPO, repositoryIdOf } from '../e2e/harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-worker.js';
+import { usageMarker } from '../../src/protocol/markers.js';
 import { SONNET_ANSWER, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answer.js';
 
 /**
@@ -30,6 +31,7 @@ const call = () => new Promise((resolve, reject) => {
     res.on('end', resolve);
   }).on('error', reject).end(JSON.stringify({ model: 'claude-sonnet-5', stream: true }));
 });
+const attempt = Number(/attempt (\d+)/.exec(require('node:fs').readFileSync(0, 'utf8'))?.[1]);
 (async () => {
   await call();
   const result = { type: 'result', subtype: 'success', is_error: false, result: 'Done.',
@@ -38,6 +40,22 @@ const call = () => new Promise((resolve, reject) => {
     case 'mask-by-file-name':
       // The worker logs the FIFOs it removes; the runner reads '##[…]' anywhere in a line.
       execFileSync('mkfifo', ['##[add-mask]agent-coordinator-usage']);
+      break;
+    case 'refused-result':
+      // A change, and a final message longer than the result the publish job takes.
+      writeFileSync('feature.txt', 'done\n');
+      result.result = 'x'.repeat(1_000_001);
+      break;
+    case 'time-out-first':
+      // Spends, leaves work, and runs into its deadline: the publish job pushes it as partial.
+      if (attempt > 1) {
+        writeFileSync('rest.txt', 'rest\n');
+        break;
+      }
+      writeFileSync('half.txt', 'half\n');
+      return setInterval(() => {}, 1000);
+    case 'publish':
+      writeFileSync('work-' + attempt + '.txt', 'done\n');
       break;
     case 'report-huge':
       // More than it spent, which counts over the measure: but past 1e21 a number prints as 1e+21.
@@ -71,13 +89,15 @@ describe('an agent that hides what it spent', () => {
     api.close();
   });
 
-  /** One task, one attempt (no retry): what the run was charged for it. */
-  async function spentWith(trick: string): Promise<number> {
+  /** A run of one task, `a`, labelled and played until nothing moves; its id and issue. */
+  async function runOneTask(trick: string, config: string, { realTime = false } = {}) {
     scenario = await startRealWorkerScenario(HIDING_AGENT, {
       env: { ANTHROPIC_BASE_URL: apiUrl, TRICK: trick },
-      config: 'retries:\n  max: 0\n',
+      config,
     });
     const { s } = scenario;
+    // Deadlines count from each dispatch, and the agent runs in real time: so does the app then.
+    if (realTime) Object.defineProperty(s.clock, 'now', { get: () => new Date() });
     const issue = await s.double.openIssue(REPO, {
       title: 'Spend',
       body: ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
@@ -86,7 +106,13 @@ describe('an agent that hides what it spent', () => {
     await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
-    return s.app.store.attempts.spentByRun(run!.id);
+    return { s, runs: scenario.runs, issue, runId: run!.id };
+  }
+
+  /** One task, one attempt (no retry): what the run was charged for it. */
+  async function spentWith(trick: string): Promise<number> {
+    const { s, runId } = await runOneTask(trick, 'retries:\n  max: 0\n');
+    return s.app.store.attempts.spentByRun(runId);
   }
 
   it('is charged, though a file name it chose asks the runner to mask the usage annotation', async () => {
@@ -97,7 +123,58 @@ describe('an agent that hides what it spent', () => {
     expect(await spentWith('mask-on-stderr')).toBeCloseTo(SONNET_ANSWER_COST, 6);
   }, 180_000);
 
+  it('is charged, though the publish job refuses the result it left', async () => {
+    expect(await spentWith('refused-result')).toBeCloseTo(SONNET_ANSWER_COST, 6);
+  }, 180_000);
+
   it('is charged, though it reports a figure too large to print as digits', async () => {
     expect(await spentWith('report-huge')).toBeCloseTo(SONNET_ANSWER_COST, 6);
+  }, 180_000);
+
+  it('is charged when its attempt runs into its deadline, and the budget holds the run before a retry', async () => {
+    const { s, runs, runId, issue } = await runOneTask(
+      'time-out-first',
+      `worker:\n  timeoutMinutes: 1\nbudget:\n  maxCostUsdPerRun: ${SONNET_ANSWER_COST / 2}\nretries:\n  backoff: [0s]\n`,
+      { realTime: true },
+    );
+    // Its partial work was pushed, and the PR marker counts it: the attempt failed all the same.
+    expect(runs.map((r) => r.jobs.map((j) => `${j.job}:${j.conclusion}`))).toEqual([
+      ['assignment:success', 'agent:success', 'publish:failure'],
+    ]);
+    const [attempt] = await s.app.store.attempts.ofRun(runId);
+    expect(attempt!.failureReason).toMatch(/^timed_out: /);
+    expect(attempt!.costUsd).toBeCloseTo(SONNET_ANSWER_COST, 4);
+    expect((await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue))?.state).toBe('held');
+    // Lifted, the next attempt finishes the work: charged its own spend, not the PR marker's
+    // total, which holds the first attempt's too.
+    await s.double.comment(REPO, issue, '/unhold', MAINTAINER);
+    await s.settle();
+    const attempts = await s.app.store.attempts.ofRun(runId);
+    expect(attempts.map((a) => a.conclusion)).toEqual(['failure', 'success']);
+    expect(attempts[1]!.costUsd).toBeCloseTo(SONNET_ANSWER_COST, 4);
+    expect(await s.app.store.attempts.spentByRun(runId)).toBeCloseTo(2 * SONNET_ANSWER_COST, 4);
+  }, 180_000);
+
+  it("is charged what each attempt's job said, though the PR's usage marker was edited between them", async () => {
+    const { s, runId } = await runOneTask('publish', 'retries:\n  max: 0\n');
+    const task = await s.app.store.runs.task(runId, 'a');
+    const pr = task!.prNumber!;
+    // A workflow whose token may write pull requests (or a person) sets the running total to 0.
+    const body = (s.double.pull(REPO, pr) as { body: string }).body;
+    const zero = usageMarker({ costUsd: 0, inputTokens: 0, outputTokens: 0 });
+    await s.double.editPullBody(
+      REPO,
+      pr,
+      body.replace(/<!-- agent-coordinator:usage [^>]*-->/, zero),
+      'github-actions[bot]',
+    );
+    await s.double.comment(REPO, pr, '/retry Add the second part.', MAINTAINER);
+    await s.settle();
+    const attempts = await s.app.store.attempts.ofRun(runId);
+    expect(attempts.map((a) => [a.conclusion, a.failureReason, a.costUsd])).toEqual([
+      ['success', null, SONNET_ANSWER_COST],
+      ['success', null, SONNET_ANSWER_COST],
+    ]);
+    expect(await s.app.store.attempts.spentByRun(runId)).toBeCloseTo(2 * SONNET_ANSWER_COST, 6);
   }, 180_000);
 });

@@ -145,7 +145,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     const run = await runWith(12, [spec('a'), spec('b')]);
     const [a, b] = await claimReady();
     const usage = (costUsd: number) => ({
-      usageTotal: { costUsd, inputTokens: 10, outputTokens: 5 },
+      spend: { kind: 'own' as const, usage: { costUsd, inputTokens: 10, outputTokens: 5 } },
     });
     const first = await store.attempts.completeSucceeded(a!.attempt.id, a!.task, usage(1.25));
     expect(first).toMatchObject({ phase: 'completed', costUsd: 1.25, runSpentUsd: 1.25 });
@@ -164,7 +164,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     );
   });
 
-  it("charges a failed attempt's spend beside the PR marker's total, which never held it", async () => {
+  it("charges a failed attempt's spend beside a share of the PR marker's total, which never held it", async () => {
     const run = await runWith(16, [spec('a')]);
     const [a] = await claimReady();
     // Attempt 1 spent and published nothing: the worker's annotation said what it spent.
@@ -181,11 +181,30 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
       .values({ taskId: a!.task.id, attempt: 2, mode: 'work' })
       .returning();
     const done = await store.attempts.completeSucceeded(second!.id, a!.task, {
-      usageTotal: { costUsd: 0.3, inputTokens: 30, outputTokens: 3 },
+      spend: { kind: 'markerTotal', total: { costUsd: 0.3, inputTokens: 30, outputTokens: 3 } },
     });
     expect(done).toMatchObject({ costUsd: 0.3, inputTokens: 30, outputTokens: 3 });
     expect(done!.runSpentUsd).toBeCloseTo(0.7, 9);
     expect(await store.attempts.spentByRun(run.id)).toBeCloseTo(0.7, 9);
+  });
+
+  it("charges a succeeded attempt what its agent job said, whatever the task's earlier attempts took", async () => {
+    const run = await runWith(17, [spec('a')]);
+    const [a] = await claimReady();
+    const said = (costUsd: number) => ({
+      spend: { kind: 'own' as const, usage: { costUsd, inputTokens: 10, outputTokens: 1 } },
+    });
+    expect(await store.attempts.completeSucceeded(a!.attempt.id, a!.task, said(2))).toMatchObject({
+      costUsd: 2,
+    });
+    // A later attempt spent less than the first: its share of a marker would be nothing.
+    const [second] = await handle.db
+      .insert(attempts)
+      .values({ taskId: a!.task.id, attempt: 2, mode: 'fix' })
+      .returning();
+    const done = await store.attempts.completeSucceeded(second!.id, a!.task, said(0.5));
+    expect(done).toMatchObject({ costUsd: 0.5, inputTokens: 10, outputTokens: 1 });
+    expect(await store.attempts.spentByRun(run.id)).toBeCloseTo(2.5, 9);
   });
 
   it('completes an attempt, records its PR and moves the task into review in one statement, once', async () => {
@@ -206,7 +225,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
       store.runs.completeIntoReview({
         attemptId: a!.attempt.id,
         task: a!.task,
-        usageTotal: { costUsd: 0.75, inputTokens: 100, outputTokens: 20 },
+        spend: { kind: 'own', usage: { costUsd: 0.75, inputTokens: 100, outputTokens: 20 } },
         pull: pull(41, head),
       }),
     );
@@ -231,7 +250,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
       await store.runs.completeIntoReview({
         attemptId: a!.attempt.id,
         task: a!.task,
-        usageTotal: { costUsd: 5, inputTokens: 1, outputTokens: 1 },
+        spend: { kind: 'own', usage: { costUsd: 5, inputTokens: 1, outputTokens: 1 } },
         pull: pull(41, 'd'.repeat(40)),
       }),
     ).toBeUndefined();
@@ -244,7 +263,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     const approved = await store.runs.completeIntoReview({
       attemptId: b!.attempt.id,
       task: b!.task,
-      usageTotal: undefined,
+      spend: undefined,
       pull: pull(42, head),
     });
     expect(approved!.task).toMatchObject({ state: 'approved', prNumber: 42 });
@@ -258,7 +277,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     const done = await store.runs.completeIntoReview({
       attemptId: a!.attempt.id,
       task: a!.task,
-      usageTotal: undefined,
+      spend: undefined,
       pull: {
         repositoryId: 601,
         number: 51,
@@ -293,7 +312,7 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     await store.runs.completeIntoReview({
       attemptId: a!.attempt.id,
       task: a!.task,
-      usageTotal: undefined,
+      spend: undefined,
       pull,
     });
     const row = (await store.pulls.withTask(601, 61))!.pull;

@@ -25,6 +25,7 @@ strictGitHub();
 const AGENT = String.raw`
 import http from 'node:http';
 import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 const base = new URL(process.env.ANTHROPIC_BASE_URL);
 const call = () => new Promise((resolve, reject) => {
   const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'content-type': 'application/json' };
@@ -35,6 +36,7 @@ const call = () => new Promise((resolve, reject) => {
 });
 for (let i = 0; i < Number(process.env.CALLS); i++) await call();
 if (process.env.CHANGE !== 'none') writeFileSync('feature.txt', 'done\n');
+if (process.env.FIFO) execFileSync('mkfifo', ['left-behind']);
 console.log(JSON.stringify({
   type: 'result', subtype: 'success', is_error: false, result: 'Done.',
   total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 },
@@ -108,11 +110,11 @@ describe('the usage of an agent that understates its spend', () => {
   });
 });
 
-/** The notice the worker's last job prints of what no PR marker records (usage-annotation.ts). */
+/** The notice the agent job prints of what the agent spent (usage-annotation.ts). */
 const usageNotice = (log: string) => log.match(/^::notice::agent-coordinator-usage: .*$/gm) ?? [];
 
-describe('the usage of an attempt that publishes nothing', () => {
-  it('is printed as the job ends, before the error line the coordinator reads the failure from', async () => {
+describe('the usage the agent job says', () => {
+  it('is said once the agent has ended, before the worker reads what it left', async () => {
     const agent = join(h.shared, 'understating-agent.mjs');
     writeFileSync(agent, AGENT);
     const result = await h.run({
@@ -121,21 +123,30 @@ describe('the usage of an attempt that publishes nothing', () => {
       ANTHROPIC_BASE_URL: apiUrl,
       CALLS: '1',
       CHANGE: 'none',
+      FIFO: '1',
     });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'no_changes' });
     const cost = (2000 * 2 + 50_000 * 0.2 + 800 * 10) / 1e6;
-    expect(usageNotice(result.log)).toEqual([
-      `::notice::agent-coordinator-usage: cost_usd=${cost} input_tokens=52000 output_tokens=800`,
-    ]);
+    const said = `::notice::agent-coordinator-usage: cost_usd=${cost} input_tokens=52000 output_tokens=800`;
+    expect(usageNotice(result.log)).toEqual([said]);
+    // A job that dies reading the tree (a FIFO, a change too large for a string) has said it.
+    const read = result.log.indexOf('removed what git cannot record (FIFOs, sockets): left-behind');
+    expect(read).toBeGreaterThan(0);
+    expect(result.log.indexOf(said)).toBeLessThan(read);
     // The failure stays the log's last line.
     expect(result.log.trimEnd().split('\n').at(-1)).toMatch(
       /^::error::agent-coordinator: no_changes/,
     );
   });
 
-  it("is not printed when the PR's usage marker records it", async () => {
+  it('is said by an attempt that publishes too, once, as the PR marker records it', async () => {
     const { log, marker } = await runAgentCalling(1);
-    expect(marker).toContain('cost_usd=');
-    expect(usageNotice(log)).toEqual([]);
+    const cost = (2000 * 2 + 50_000 * 0.2 + 800 * 10) / 1e6;
+    expect(marker).toBe(
+      `<!-- agent-coordinator:usage cost_usd=${cost} input_tokens=52000 output_tokens=800 -->`,
+    );
+    expect(usageNotice(log)).toEqual([
+      `::notice::agent-coordinator-usage: cost_usd=${cost} input_tokens=52000 output_tokens=800`,
+    ]);
   });
 });

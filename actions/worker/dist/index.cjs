@@ -29050,6 +29050,12 @@ function parseAgentOutput(stdout) {
   };
 }
 
+// src/protocol/usage-annotation.ts
+function usageAnnotation(u) {
+  return `agent-coordinator-usage: ${usageFigures(u)}`;
+}
+var USAGE2 = new RegExp(`^agent-coordinator-usage: ${USAGE_FIGURES_SOURCE}$`);
+
 // src/worker/steps.ts
 function log(ctx, line) {
   ctx.io.out(`agent-coordinator: ${oneLine(line)}
@@ -29101,7 +29107,7 @@ async function invokeAgent(ctx, prompt) {
   if (exit.kind === "spawn_failed")
     fail("agent_failed", `could not start ${argv[0]}: ${exit.message}`);
   const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
-  ctx.unrecorded.usage = report.usage;
+  sayUsage(ctx, report.usage);
   if (exit.kind === "timeout") {
     log(ctx, "stopped the agent at its deadline: keeping what it left in the working tree");
     return { report, stopped: true };
@@ -29127,6 +29133,12 @@ function withMeasuredUsage(ctx, report, measured) {
     log(ctx, `agent usage: ${figures} (${how})`);
   }
   return { ...report, usage };
+}
+function sayUsage(ctx, usage) {
+  const spent = usage ?? { costUsd: 0, inputTokens: 0, outputTokens: 0 };
+  ctx.io.out(`::notice::${escapeCommandData(usageAnnotation(spent))}
+`);
+  ctx.saidUsage = true;
 }
 var USAGE_NAMES = {
   costUsd: "cost_usd",
@@ -35438,7 +35450,6 @@ async function runPublishStep(ctx, result, patch) {
     if (result[field] !== expected)
       fail("bad_result", `the result is for ${field} ${result[field]}, this run's is ${expected}`);
   }
-  ctx.unrecorded.usage = result.usage ?? void 0;
   if (env.mode === "plan") return publishPlan(ctx, result);
   await ensureOnTaskBranch(ctx);
   const base = await publishBase(ctx);
@@ -35481,7 +35492,6 @@ async function runPublishStep(ctx, result, patch) {
     }),
     agentConfigChanged
   });
-  ctx.unrecorded.usage = void 0;
   if (result.stopped || !env.review) return pushedOutcome(ctx, commit, pr, result.stopped);
   const changedSet = new Set(changed);
   const touched = new Set(result.touched.filter((p) => changedSet.has(p)));
@@ -35689,12 +35699,6 @@ async function agentConfigChanges(ctx, base, commit) {
   return paths.filter(isAgentConfig);
 }
 
-// src/protocol/usage-annotation.ts
-function usageAnnotation(u) {
-  return `agent-coordinator-usage: ${usageFigures(u)}`;
-}
-var USAGE2 = new RegExp(`^agent-coordinator-usage: ${USAGE_FIGURES_SOURCE}$`);
-
 // src/worker/run-worker.ts
 function handoffDirs(env) {
   const root = (0, import_node_path10.join)(env.RUNNER_TEMP || "/tmp", "agent-coordinator");
@@ -35702,18 +35706,14 @@ function handoffDirs(env) {
 }
 async function runWorker(options) {
   const io = options.io ?? processIo;
-  const unrecorded = { usage: void 0 };
-  const outcome = await runStep(options, io, unrecorded);
-  if (unrecorded.usage)
-    io.out(`::notice::${escapeCommandData(usageAnnotation(unrecorded.usage))}
-`);
+  const outcome = await runStep(options, io);
   for (const line of outcomeLines(outcome)) io.out(`${line}
 `);
   await writeStepSummary(options.env, outcome);
   const exitCode = outcome.ok ? 0 : outcome.reason === "bad_input" ? 2 : 1;
   return { exitCode, outcome };
 }
-async function runStep(options, io, unrecorded) {
+async function runStep(options, io) {
   const startedAt = (options.clock ?? systemClock).now();
   try {
     const action = readActionContext(options.env);
@@ -35739,7 +35739,7 @@ async function runStep(options, io, unrecorded) {
       case "agent": {
         const env = workerEnvFrom(action, await readAssignment(dirs.assignment));
         announce(io, action, env);
-        const { result, patch } = await runAgentStep({
+        const ctx = {
           env,
           rawEnv: options.env,
           cwd: options.cwd,
@@ -35748,10 +35748,11 @@ async function runStep(options, io, unrecorded) {
           graceMs: options.graceMs,
           clock: options.clock ?? systemClock,
           startedAt,
-          unrecorded
-        });
+          saidUsage: false
+        };
+        const { result, patch } = await runAgentStep(ctx);
+        if (!ctx.saidUsage) sayUsage(ctx, void 0);
         await writeResult(dirs.result, result, patch);
-        unrecorded.usage = void 0;
         return {
           ok: true,
           summary: `the agent ${result.stopped ? "was stopped at its deadline" : "finished"}; its result goes to the publish job`
@@ -35772,8 +35773,7 @@ async function runStep(options, io, unrecorded) {
             io,
             git: new Git({ cwd: options.cwd, env: options.env, token, serverUrl: env.serverUrl }),
             github: options.github ?? createWorkerGitHub(env, token),
-            credentials,
-            unrecorded
+            credentials
           },
           result,
           patch

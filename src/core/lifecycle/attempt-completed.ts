@@ -60,12 +60,16 @@ export function describeAttemptFailure(attempt: {
  * the task still behind an attempt completed before the process died (`resumed`).
  */
 export type AttemptCompletedEvent =
-  | { kind: 'succeeded' }
+  | {
+      kind: 'succeeded';
+      /** What the worker's agent job says the attempt spent (src/protocol/usage-annotation.ts). */
+      usage?: Usage;
+    }
   | {
       kind: 'failed';
       conclusion: string;
       workerReason?: string;
-      /** What the worker says the attempt spent that no PR's usage marker records. */
+      /** What the worker's agent job says the attempt spent. */
       usage?: Usage;
     }
   | {
@@ -82,6 +86,26 @@ export interface AttemptCompletedSnapshot {
 }
 
 /**
+ * What a succeeded attempt is charged (docs/worker.md, "What the agent spent"): what its agent
+ * job said it spent (`own`), or, where the job said nothing (a worker from before the agent job
+ * said its usage on every attempt, or its annotations could not be read), its share of the task's
+ * running total in the PR's usage marker (`markerTotal`: the total less what the task's earlier
+ * succeeded attempts were charged). The marker is the PR body's, which anyone with write access,
+ * and a workflow token that may write pull requests, can edit, and a new PR for the task starts
+ * again from nothing: it is the fallback, never preferred.
+ */
+export type AttemptSpend = { kind: 'own'; usage: Usage } | { kind: 'markerTotal'; total: Usage };
+
+function succeededSpend(
+  said: Usage | undefined,
+  pull: { body: string } | null,
+): AttemptSpend | undefined {
+  if (said) return { kind: 'own', usage: said };
+  const total = pull ? parseUsageMarker(pull.body) : undefined;
+  return total && { kind: 'markerTotal', total };
+}
+
+/**
  * Carried out in order. The completions and `enterReview` are guarded writes: when one does not
  * take (a redelivery found the attempt completed, or the task moved on meanwhile), the effects
  * after it are not carried out.
@@ -89,12 +113,12 @@ export interface AttemptCompletedSnapshot {
 export type AttemptCompletedEffect =
   | NoEffect
   /** The worker succeeded without opening a PR: its attempt completes as `no_changes`. */
-  | { kind: 'completeWithoutPull'; failureReason: 'no_changes' }
+  | { kind: 'completeWithoutPull'; failureReason: 'no_changes'; spend: AttemptSpend | undefined }
   /**
-   * The attempt completes with its usage (the task's running total from the PR's marker), the
-   * PR is recorded and the task goes into review: one write, which takes when the task moved.
+   * The attempt completes with what it is charged, the PR is recorded and the task goes into
+   * review: one write, which takes when the task moved.
    */
-  | { kind: 'completeIntoReview'; usageTotal: Usage | undefined; agentConfigChanged: string[] }
+  | { kind: 'completeIntoReview'; spend: AttemptSpend | undefined; agentConfigChanged: string[] }
   /** With what the attempt spent that no PR's usage marker records, when the worker said. */
   | { kind: 'completeFailed'; conclusion: string; failureReason: string; usage?: Usage }
   /** The PR is recorded and the task goes into review, from an attempt completed before. */
@@ -143,10 +167,11 @@ export function decideAttemptCompleted(
   const { pull } = snapshot;
   switch (event.kind) {
     case 'succeeded': {
+      const spend = succeededSpend(event.usage, pull);
       if (!pull) {
         const failureReason = 'no_changes';
         return [
-          { kind: 'completeWithoutPull', failureReason },
+          { kind: 'completeWithoutPull', failureReason, spend },
           {
             kind: 'retryOrFail',
             reason: describeAttemptFailure({ failureReason, conclusion: 'success' }),
@@ -156,7 +181,7 @@ export function decideAttemptCompleted(
       return [
         {
           kind: 'completeIntoReview',
-          usageTotal: parseUsageMarker(pull.body),
+          spend,
           agentConfigChanged: parseAgentConfigMarker(pull.body),
         },
         ...IN_REVIEW,

@@ -113,6 +113,7 @@ export {
   namedWorkerRun,
   readsAgentPull,
   type AttemptCompletedEffect,
+  type AttemptSpend,
   type AttemptCompletedEvent,
   type AttemptCompletedSnapshot,
 } from './attempt-completed.js';

@@ -14,6 +14,8 @@ import { agentConfigMarker, usageMarker } from '../../../src/protocol/markers.js
 import { runName } from '../../../src/protocol/run-name.js';
 
 const USAGE = { costUsd: 1.5, inputTokens: 1000, outputTokens: 200 };
+/** What the agent job said the attempt spent: the PR's marker holds the task's total. */
+const SAID = { costUsd: 0.5, inputTokens: 300, outputTokens: 20 };
 const BODY = `Work.\n\n${usageMarker(USAGE)}\n${agentConfigMarker(['CLAUDE.md'])}`;
 const withPull: AttemptCompletedSnapshot = { pull: { body: BODY } };
 const noPull: AttemptCompletedSnapshot = { pull: null };
@@ -35,32 +37,54 @@ describe('decideAttemptCompleted', () => {
     expected: AttemptCompletedEffect[];
   }>([
     {
-      name: 'success with a PR: completed into review with its usage, then review, budget, merges',
+      name: 'success with a PR: charged what its agent job said, never the marker, then review, budget, merges',
+      snapshot: withPull,
+      event: { kind: 'succeeded', usage: SAID },
+      reads: true,
+      expected: [
+        {
+          kind: 'completeIntoReview',
+          spend: { kind: 'own', usage: SAID },
+          agentConfigChanged: ['CLAUDE.md'],
+        },
+        ...inReview,
+      ],
+    },
+    {
+      name: 'success with a PR whose job said nothing (an older worker): its share of the marker',
       snapshot: withPull,
       event: { kind: 'succeeded' },
       reads: true,
       expected: [
-        { kind: 'completeIntoReview', usageTotal: USAGE, agentConfigChanged: ['CLAUDE.md'] },
+        {
+          kind: 'completeIntoReview',
+          spend: { kind: 'markerTotal', total: USAGE },
+          agentConfigChanged: ['CLAUDE.md'],
+        },
         ...inReview,
       ],
     },
     {
-      name: 'success with a PR without markers',
+      name: 'success with a PR without markers, whose job said nothing',
       snapshot: { pull: { body: '' } },
       event: { kind: 'succeeded' },
       reads: true,
       expected: [
-        { kind: 'completeIntoReview', usageTotal: undefined, agentConfigChanged: [] },
+        { kind: 'completeIntoReview', spend: undefined, agentConfigChanged: [] },
         ...inReview,
       ],
     },
     {
-      name: 'success without a PR: no_changes, retried or failed',
+      name: 'success without a PR: no_changes, charged what its job said, retried or failed',
       snapshot: noPull,
-      event: { kind: 'succeeded' },
+      event: { kind: 'succeeded', usage: SAID },
       reads: true,
       expected: [
-        { kind: 'completeWithoutPull', failureReason: 'no_changes' },
+        {
+          kind: 'completeWithoutPull',
+          failureReason: 'no_changes',
+          spend: { kind: 'own', usage: SAID },
+        },
         { kind: 'retryOrFail', reason: 'the worker finished without a pull request (no_changes)' },
       ],
     },
