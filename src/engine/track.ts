@@ -27,6 +27,7 @@ import { onLookAlikePull, type PullRefusal } from './look-alike.js';
 import {
   closedRecordsMergeFirst,
   closeRefusalReason,
+  awaitsSpendOfItsRun,
   decideAttemptCompleted,
   decideRunAdoption,
   decidePullChanged,
@@ -117,7 +118,11 @@ async function trackWorkflowRun(
   if (!tracked) return;
   const { run, task, attempt } = tracked;
   const decision = decideWorkerRun(
-    { phase: attempt.phase, planner: isPlannerTask(task) },
+    {
+      phase: attempt.phase,
+      planner: isPlannerTask(task),
+      awaitsSpend: awaitsSpendOfItsRun(attempt),
+    },
     { status: wr.status, conclusion: wr.conclusion },
   );
   const scopeOf = async () =>
@@ -149,6 +154,16 @@ async function trackWorkflowRun(
         ...(usage === undefined ? {} : { usage }),
       });
       await scheduleRepository(engine, s.repositoryId, s.repository);
+      return;
+    }
+    case 'charge_timed_out': {
+      // The attempt was retried, or its task failed, when it timed out: its spend counts now,
+      // and a run it took past the budget holds the retry that waits for its backoff.
+      const s = await scopeOf();
+      const { usage } = await workerReport(engine, s, wr);
+      if (!usage || !(await engine.store.attempts.chargeTimedOut(attempt.id, usage))) return;
+      await enforceBudget(engine, s);
+      engine.requestStatus(run.id);
       return;
     }
     case 'complete_failed': {

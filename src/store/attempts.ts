@@ -1,6 +1,6 @@
 import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
@@ -13,6 +13,7 @@ import {
 } from './attempt-completion.js';
 import type { AttemptSpend } from '../core/lifecycle/index.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
+import type { Usage } from '../protocol/markers.js';
 import type { RunRow, TaskRow } from './runs.js';
 import type { AttemptRow } from './attempt-row.js';
 import type { Db } from './transaction.js';
@@ -204,6 +205,31 @@ export class AttemptStore {
       .where(and(eq(attempts.id, id), sql`${attempts.phase} <> 'completed'`))
       .returning();
     return row;
+  }
+
+  /**
+   * An attempt completed at its timeout is charged what its run said it spent, once: the update
+   * takes only while the attempt has been charged nothing (core's awaitsSpendOfItsRun). False when
+   * it did not take (a redelivery of the run's end).
+   */
+  async chargeTimedOut(id: number, usage: Usage): Promise<boolean> {
+    const rows = await this.db
+      .update(attempts)
+      .set({
+        costUsd: usage.costUsd,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+      })
+      .where(
+        and(
+          eq(attempts.id, id),
+          eq(attempts.phase, 'completed'),
+          eq(attempts.conclusion, 'timed_out'),
+          isNull(attempts.costUsd),
+        ),
+      )
+      .returning({ id: attempts.id });
+    return rows.length > 0;
   }
 
   /**

@@ -113,6 +113,33 @@ describe('attempts that go wrong (GitHub double)', () => {
     expect(attempts[0]?.conclusion).toBe('timed_out');
   });
 
+  it("charges a run it cancelled at its timeout what the run's agent job said, and holds the run before the retry", async () => {
+    // The worker stops the agent a grace margin before the timeout and says what it spent; what
+    // the agent left then holds the job (a FIFO git reads) until the coordinator cancels it.
+    s = await startScenario({
+      config:
+        'worker:\n  timeoutMinutes: 5\nbudget:\n  maxCostUsdPerRun: 1\nretries:\n  backoff: [1m]\n',
+    });
+    s.double.setWorker(() => ({
+      kind: 'hang',
+      usage: { costUsd: 2.5, inputTokens: 9000, outputTokens: 700 },
+    }));
+    const issue = await start(PLAN);
+    s.clock.advance(6 * 60_000);
+    expect((await s.app.sweep())?.timedOut).toBe(1);
+    await s.settle();
+    expect(runsOn('agent/1/build').map((r) => r.conclusion)).toEqual(['cancelled']);
+    const run = (await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue))!;
+    const [attempt] = await s.app.store.attempts.ofRun(run.id);
+    expect(attempt).toMatchObject({ conclusion: 'timed_out', costUsd: 2.5, inputTokens: 9000 });
+    expect((await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue))?.state).toBe('held');
+    // The retry's backoff passes: the held run dispatches nothing.
+    s.clock.advance(2 * 60_000);
+    await s.app.sweep();
+    await s.settle();
+    expect(runsOn('agent/1/build')).toHaveLength(1);
+  });
+
   it('shows an invalid plan in the status comment and dispatches nothing', async () => {
     s = await startScenario();
     const cyclic = [

@@ -85,6 +85,22 @@ export function attemptSucceeded(attempt: {
   return attempt.conclusion === 'success' && attempt.failureReason === null;
 }
 
+/**
+ * An attempt the coordinator completed at its timeout (the sweep cancels its run and records
+ * `timed_out`) and charged nothing: its run, which ends after, may say what its agent spent. The
+ * worker stops the agent a grace margin before the timeout and says it then (docs/worker.md,
+ * "What the agent spent"), and what the agent left can hold the job past the timeout.
+ */
+export function awaitsSpendOfItsRun(attempt: {
+  phase: string;
+  conclusion: string | null;
+  costUsd: number | null;
+}): boolean {
+  return (
+    attempt.phase === 'completed' && attempt.conclusion === 'timed_out' && attempt.costUsd === null
+  );
+}
+
 /** What an attempt ending with this conclusion records as its failure, if any. */
 export function failureOf(conclusion: string): string | null {
   return conclusion === 'success' ? null : conclusion;

@@ -47,6 +47,7 @@ export {
 export {
   attemptSucceeded,
   awaitsPlan,
+  awaitsSpendOfItsRun,
   failureOf,
   inMergeQueue,
   isAttemptOpen,

@@ -21,6 +21,8 @@ export interface WorkerRunSnapshot {
   phase: string;
   /** The planner's attempt: it has no PR and is never retried. */
   planner: boolean;
+  /** Completed at its timeout and charged nothing (facts.ts, awaitsSpendOfItsRun). */
+  awaitsSpend?: boolean;
 }
 
 /** A `workflow_run` delivery (or the sweep's read of the run), as GitHub reports it. */
@@ -36,14 +38,19 @@ export type WorkerRunDecision =
   | { kind: 'complete_planner'; conclusion: string; move: TaskMove }
   /** The worker succeeded: its PR (looked up on GitHub) decides between review and `no_changes`. */
   | { kind: 'complete_succeeded' }
-  | { kind: 'complete_failed'; conclusion: string };
+  | { kind: 'complete_failed'; conclusion: string }
+  /** The run of an attempt completed at its timeout ended: what its agent job said is charged. */
+  | { kind: 'charge_timed_out' };
 
 /** docs/lifecycle.md steps 5–6: what a worker run's progress does to its attempt. */
 export function decideWorkerRun(
   attempt: WorkerRunSnapshot,
   run: WorkerRunEvent,
 ): WorkerRunDecision {
-  if (attempt.phase === 'completed') return { kind: 'ignore', reason: 'attempt already completed' };
+  if (attempt.phase === 'completed') {
+    if (attempt.awaitsSpend && run.status === 'completed') return { kind: 'charge_timed_out' };
+    return { kind: 'ignore', reason: 'attempt already completed' };
+  }
   if (run.status !== 'completed') {
     return attempt.phase === 'running'
       ? { kind: 'ignore', reason: 'attempt already running' }

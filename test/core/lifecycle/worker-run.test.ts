@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideWorkerRun } from '../../../src/core/lifecycle/index.js';
+import { awaitsSpendOfItsRun, decideWorkerRun } from '../../../src/core/lifecycle/index.js';
 
 /** docs/lifecycle.md steps 5–6 and "Failures": a worker run's progress and its attempt. */
 describe('decideWorkerRun', () => {
@@ -12,6 +12,18 @@ describe('decideWorkerRun', () => {
       name: 'a completed attempt hears nothing more',
       attempt: worker('completed'),
       run: done('success'),
+      kind: 'ignore',
+    },
+    {
+      name: "an attempt completed at its timeout, charged nothing: its run's end charges it",
+      attempt: { ...worker('completed'), awaitsSpend: true },
+      run: done('cancelled'),
+      kind: 'charge_timed_out',
+    },
+    {
+      name: 'an attempt completed at its timeout hears its run still going: nothing yet',
+      attempt: { ...worker('completed'), awaitsSpend: true },
+      run: { status: 'in_progress', conclusion: null },
       kind: 'ignore',
     },
     {
@@ -99,5 +111,18 @@ describe('decideWorkerRun', () => {
       kind: 'complete_failed',
       conclusion: 'timed_out',
     });
+  });
+});
+
+/** Which completed attempt waits for its run's end to say what it spent. */
+describe('awaitsSpendOfItsRun', () => {
+  it.each([
+    { phase: 'completed', conclusion: 'timed_out', costUsd: null, awaits: true },
+    { phase: 'completed', conclusion: 'timed_out', costUsd: 0.4, awaits: false },
+    { phase: 'completed', conclusion: 'failure', costUsd: null, awaits: false },
+    { phase: 'completed', conclusion: 'success', costUsd: null, awaits: false },
+    { phase: 'running', conclusion: null, costUsd: null, awaits: false },
+  ])('$phase $conclusion charged $costUsd: $awaits', ({ awaits, ...attempt }) => {
+    expect(awaitsSpendOfItsRun(attempt)).toBe(awaits);
   });
 });

@@ -28,7 +28,9 @@ export type WorkerOutcome =
       detail?: string;
     }
   | { kind: 'no_changes' }
-  | { kind: 'hang' }
+  // Starts and never ends. `usage`: what its agent job says the agent spent before the job is
+  // held (the real worker says it as soon as the agent ends: docs/worker.md).
+  | { kind: 'hang'; usage?: { costUsd: number; inputTokens: number; outputTokens: number } }
   | { kind: 'plan'; tasksBlock: string }
   | { kind: 'manual' }
   // A real job: the runner starts it, `run` plays its steps, and its answer is the conclusion.

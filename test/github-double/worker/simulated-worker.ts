@@ -14,6 +14,7 @@ import {
   usageMarker,
 } from '../../../src/protocol/markers.js';
 import { agentConfigContent, renderSection } from '../../../src/protocol/pull-sections.js';
+import { usageAnnotation } from '../../../src/protocol/usage-annotation.js';
 import { autoWorker, type WorkerOutcome, type WorkerPolicy, type WorkerRun } from './outcomes.js';
 
 // Plays the worker workflow: reacts to each dispatch of the worker workflow with the steps a
@@ -69,6 +70,10 @@ export class SimulatedWorker {
           return;
         case 'hang':
           await this.step(startRun(core, run));
+          if (outcome.usage)
+            annotateJob(run, [
+              { message: usageAnnotation(outcome.usage), annotation_level: 'notice' },
+            ]);
           return;
         case 'fail':
           if (outcome.conclusion !== 'startup_failure') await this.step(startRun(core, run));
