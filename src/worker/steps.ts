@@ -93,6 +93,14 @@ export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<Ag
   const { argv } = launch;
   if (launch.note) log(ctx, launch.note);
   const stopAt = agentStopAt(ctx);
+  // Past it, the attempt has ended: a person's re-run of its jobs runs this job again with the old
+  // assignment (GitHub re-runs a failed job and those that need it), and what an agent spent
+  // then is no attempt's to be charged.
+  if (stopAt <= ctx.clock.now())
+    fail(
+      'timeout',
+      `the moment to stop the agent (${new Date(stopAt).toISOString()}) has passed: the agent is not started`,
+    );
   const graceMinutes = stopGraceMs(ctx.env.timeoutMinutes * 60_000) / 60_000;
   log(
     ctx,

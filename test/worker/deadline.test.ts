@@ -90,6 +90,24 @@ describe('the time limit', () => {
     );
   });
 
+  it('starts no agent once the moment to stop it has passed: a re-run of an ended attempt spends nothing', async () => {
+    // A person re-runs the failed jobs of an attempt that ended: GitHub re-runs the agent job
+    // with the old assignment, whose deadline is long past; the publish job's is refused.
+    const { clock } = deadlineClock();
+    const result = await h.run(
+      {
+        FAKE_AGENT: 'write',
+        timeout_minutes: '10',
+        deadline_at: new Date(T0 - 60 * 60_000).toISOString(),
+      },
+      undefined,
+      { clock },
+    );
+    expect(h.record()).toBeUndefined();
+    expect(result.outcome).toMatchObject({ ok: false, reason: 'timeout' });
+    expect(result.log).toContain('the agent is not started');
+  });
+
   it('counts from its own start when the coordinator gives no deadline', async () => {
     const { clock, onOutput, state } = deadlineClock();
     const result = await h.run({ FAKE_AGENT: 'hang', timeout_minutes: '30' }, undefined, {

@@ -29088,6 +29088,11 @@ async function invokeAgent(ctx, prompt) {
   const { argv } = launch;
   if (launch.note) log(ctx, launch.note);
   const stopAt = agentStopAt(ctx);
+  if (stopAt <= ctx.clock.now())
+    fail(
+      "timeout",
+      `the moment to stop the agent (${new Date(stopAt).toISOString()}) has passed: the agent is not started`
+    );
   const graceMinutes = stopGraceMs(ctx.env.timeoutMinutes * 6e4) / 6e4;
   log(
     ctx,
