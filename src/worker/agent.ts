@@ -10,6 +10,7 @@ import { startApiKeyProxy } from './api-key-proxy.js';
 import { splitShellWords } from './shell-words.js';
 import type { WorkerIo } from './io.js';
 import { systemClock, type WorkerClock } from './clock.js';
+import { inertToRunner } from './outcome.js';
 
 /**
  * Claude Code, headless. The runner is a throwaway VM and the agent gets no GitHub
@@ -175,6 +176,40 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   return { ...exit, measured: await proxy?.measured() };
 }
 
+/** What starts each line of the agent's output in the job's log. */
+const AGENT_LINE = '│ ';
+/** A line of the agent's longer than this is shown as several. */
+const MAX_AGENT_LINE = 64 * 1024;
+
+/**
+ * The agent's output as lines of the job's log, each behind AGENT_LINE and inert to the runner
+ * (inertToRunner): none starts with `::` or holds `##[`, so none is a workflow command, though
+ * the agent learnt the stop token — the runner echoes the `::stop-commands::` line into the
+ * log, which a public repository shows as the job runs, to whoever steered the agent — and
+ * printed `::<token>::` to resume commands and `::add-mask::…` to hide the usage annotation.
+ * Lines end as the runner's reader ends them (CR, LF or CRLF).
+ */
+function agentLines(io: WorkerIo): { write(text: string): void; end(): void } {
+  let partial = '';
+  const show = (line: string) => io.out(`${AGENT_LINE}${inertToRunner(line)}\n`);
+  return {
+    write(text) {
+      const lines = (partial + text).split(/\r\n|\n|\r(?=[\s\S])/);
+      partial = lines.pop() ?? '';
+      for (const line of lines) show(line);
+      while (partial.length > MAX_AGENT_LINE) {
+        show(partial.slice(0, MAX_AGENT_LINE));
+        partial = partial.slice(MAX_AGENT_LINE);
+      }
+    },
+    end() {
+      const rest = partial.replace(/\r$/, '');
+      partial = '';
+      if (rest !== '') show(rest);
+    },
+  };
+}
+
 function spawnAgent(
   options: RunAgentOptions,
   env: NodeJS.ProcessEnv,
@@ -220,6 +255,8 @@ function spawnAgent(
     const finish = (result: AgentExit) => {
       if (settled) return;
       settled = true;
+      shownOut.end();
+      shownErr.end();
       cancelStop();
       clearTimeout(killTimer);
       process.removeListener('SIGTERM', onSignal);
@@ -230,15 +267,17 @@ function spawnAgent(
     // Decoded by the stream, so a character split across chunks stays whole.
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (text: string) => {
-      if (stdout.length < MAX_STDOUT) stdout += text;
-      options.io.out(text);
-    });
+    const shownOut = agentLines(options.io);
     // Into the worker's stdout too, never its stderr: the runner reads the two pipes apart and
     // may handle a stderr line after stdout lines written after it (actions/runner
-    // ProcessInvoker), so the agent's last stderr line could come after the resume below, a
-    // workflow command again (`::add-mask::agent-coordinator-usage`). One pipe keeps the order.
-    child.stderr.on('data', (text: string) => options.io.out(text));
+    // ProcessInvoker), so the agent's last stderr line could come after the resume, where
+    // commands are on again. One pipe keeps the order.
+    const shownErr = agentLines(options.io);
+    child.stdout.on('data', (text: string) => {
+      if (stdout.length < MAX_STDOUT) stdout += text;
+      shownOut.write(text);
+    });
+    child.stderr.on('data', (text: string) => shownErr.write(text));
     // An agent that ignores stdin closes the pipe early: not an error of ours.
     child.stdin.on('error', () => {});
     child.stdin.end(options.prompt);

@@ -52,7 +52,7 @@ export function oneLine(text: string): string {
  * the usage annotation the coordinator charges (docs/worker.md, "What the agent spent"): a word
  * joiner inside each `##[` leaves none. The caller starts the line with its own prefix.
  */
-function inertToRunner(text: string): string {
+export function inertToRunner(text: string): string {
   return text.replaceAll('##[', '#\u2060#[');
 }
 

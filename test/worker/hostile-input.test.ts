@@ -6,6 +6,8 @@ import { git } from './helpers/git-fixture.js';
 import { API, REPO, pullFixture, strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
 import { errorLine } from './error-line.js';
+import { usageFromAnnotations } from '../../src/protocol/usage-annotation.js';
+import { WorkflowCommands } from '../github-double/worker/workflow-commands.js';
 
 const BRANCH = 'agent/7/task_001';
 
@@ -106,5 +108,46 @@ describe('hostile task text', () => {
     expect(start).toBeLessThan(forged);
     expect(forged).toBeLessThan(resume);
     expect(result.log.trimEnd().split('\n').at(-1)).toMatch(errorLine('no_changes'));
+  });
+
+  it('keeps every line the agent prints from being a command, though it learnt the stop token', async () => {
+    // The runner echoes the `::stop-commands::` line into the log, which a public repository
+    // shows to anyone as the job runs; whoever steered the agent can hand the token back to it.
+    const tokenFile = join(h.shared, 'stop-token');
+    const agent = join(h.shared, 'token-agent.mjs');
+    writeFileSync(
+      agent,
+      String.raw`
+import { existsSync, readFileSync } from 'node:fs';
+const file = process.env.TOKEN_FILE;
+while (!existsSync(file)) await new Promise((r) => setTimeout(r, 20));
+const token = readFileSync(file, 'utf8');
+process.stdout.write('::' + token + '::\n::add-mask::agent-coordinator-usage\n');
+process.stdout.write('##[' + token + ']\n##[add-mask]cost_usd\n');
+console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'x',
+  total_cost_usd: 0.5, usage: { input_tokens: 7, output_tokens: 3 } }));
+`,
+    );
+    const result = await h.run(
+      { AGENT_COMMAND: `"${process.execPath}" "${agent}"`, TOKEN_FILE: tokenFile },
+      undefined,
+      {
+        onOutput: (text) => {
+          const stop = /^::stop-commands::(\w+)$/m.exec(text);
+          if (stop) writeFileSync(tokenFile, stop[1]!, { mode: 0o644 });
+        },
+      },
+    );
+    expect(result.outcome, result.log).toMatchObject({ ok: false, reason: 'no_changes' });
+    // The job's log as the runner reads it: the usage annotation is whole.
+    const runner = new WorkflowCommands();
+    runner.feed(result.log);
+    runner.flush();
+    const notices = runner.annotations.filter((a) => a.annotation_level === 'notice');
+    expect(usageFromAnnotations(notices.map((a) => a.message))).toEqual({
+      costUsd: 0.5,
+      inputTokens: 7,
+      outputTokens: 3,
+    });
   });
 });

@@ -28920,6 +28920,29 @@ async function runAgent(options) {
   if (exit.kind === "spawn_failed") return exit;
   return { ...exit, measured: await proxy?.measured() };
 }
+var AGENT_LINE = "│ ";
+var MAX_AGENT_LINE = 64 * 1024;
+function agentLines(io) {
+  let partial2 = "";
+  const show = (line) => io.out(`${AGENT_LINE}${inertToRunner(line)}
+`);
+  return {
+    write(text3) {
+      const lines = (partial2 + text3).split(/\r\n|\n|\r(?=[\s\S])/);
+      partial2 = lines.pop() ?? "";
+      for (const line of lines) show(line);
+      while (partial2.length > MAX_AGENT_LINE) {
+        show(partial2.slice(0, MAX_AGENT_LINE));
+        partial2 = partial2.slice(MAX_AGENT_LINE);
+      }
+    },
+    end() {
+      const rest = partial2.replace(/\r$/, "");
+      partial2 = "";
+      if (rest !== "") show(rest);
+    }
+  };
+}
 function spawnAgent(options, env, signalUser) {
   const [command, ...args] = options.argv;
   if (!command) return Promise.resolve({ kind: "spawn_failed", message: "empty agent command" });
@@ -28955,6 +28978,8 @@ function spawnAgent(options, env, signalUser) {
     const finish = (result) => {
       if (settled) return;
       settled = true;
+      shownOut.end();
+      shownErr.end();
       cancelStop();
       clearTimeout(killTimer);
       process.removeListener("SIGTERM", onSignal);
@@ -28963,11 +28988,13 @@ function spawnAgent(options, env, signalUser) {
     };
     child.stdout.setEncoding("utf8");
     child.stderr.setEncoding("utf8");
+    const shownOut = agentLines(options.io);
+    const shownErr = agentLines(options.io);
     child.stdout.on("data", (text3) => {
       if (stdout.length < MAX_STDOUT) stdout += text3;
-      options.io.out(text3);
+      shownOut.write(text3);
     });
-    child.stderr.on("data", (text3) => options.io.out(text3));
+    child.stderr.on("data", (text3) => shownErr.write(text3));
     child.stdin.on("error", () => {
     });
     child.stdin.end(options.prompt);
