@@ -109,4 +109,28 @@ describe('spend that no pull request records', () => {
       6,
     );
   }, 180_000);
+
+  it("holds the run at the planner's spend before its plan dispatches anything", async () => {
+    scenario = await startRealWorkerScenario(SPENDING_AGENT, {
+      env: { ANTHROPIC_BASE_URL: apiUrl, CALLS: '1' },
+      config: `budget:\n  maxCostUsdPerRun: ${SONNET_ANSWER_COST / 2}\n`,
+    });
+    const { s, runs } = scenario;
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Plan this',
+      body: 'Split the work.',
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+
+    // The planner's run alone: its plan was stored, and the run held before a task went out.
+    expect(runs.map((r) => r.jobs.map((j) => `${j.job}:${j.conclusion}`))).toEqual([
+      ['assignment:success', 'agent:success', 'publish:success'],
+    ]);
+    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
+    expect(run?.state).toBe('held');
+    expect(await s.app.store.attempts.spentByRun(run!.id)).toBeCloseTo(SONNET_ANSWER_COST, 6);
+    expect(await taskState(s, issue, 'a')).toBe('pending');
+  }, 180_000);
 });
