@@ -29,10 +29,7 @@ export async function acceptPlanComment(engine: Engine, comment: PlanComment): P
     return attempt?.taskId === planner.id ? attempt : undefined;
   };
   let attempt = await plannerAttempt();
-  if (
-    !attempt &&
-    (await store.attempts.ofTask(planner.id)).some((a) => a.workflowRunId === null)
-  ) {
+  if (!attempt && (await store.attempts.ofTask(planner.id)).some((a) => a.workflowRunId === null)) {
     // A dispatch that reached GitHub but not our records (the process died in between):
     // adopted when GitHub's run carries that attempt's run-name on the plan branch.
     const wr = await comment.port.workflowRun(comment.repo, comment.workflowRunId);
