@@ -1,6 +1,6 @@
 import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
@@ -291,8 +291,11 @@ export class AttemptStore {
     return rows.map((r) => r.attempt);
   }
 
-  /** Attempts not completed, with what the sweep needs to check them against GitHub. */
-  async open(olderThan?: Date) {
+  /**
+   * Attempts not completed, of every repository or of one, with what the sweep needs to check
+   * them against GitHub.
+   */
+  async open(repositoryId?: number) {
     return this.db
       .select({ attempt: attempts, task: tasks, run: runs, repository: repositories })
       .from(attempts)
@@ -302,7 +305,7 @@ export class AttemptStore {
       .where(
         and(
           sql`${attempts.phase} <> 'completed'`,
-          olderThan ? lte(attempts.intentAt, olderThan) : undefined,
+          repositoryId === undefined ? undefined : eq(tasks.repositoryId, repositoryId),
         ),
       );
   }

@@ -382,6 +382,11 @@ export interface Installation {
   nodeId: string;
   account: Account;
   createdAt: string;
+  /** The account's repositories the installation no longer holds (`removeFromInstallation`). */
+  removed: Set<number>;
+  /** Since when the installation is suspended (`suspendInstallation`); null: it is not. */
+  suspendedAt: string | null;
+  suspendedBy: Account | null;
 }
 
 export interface Repo {
