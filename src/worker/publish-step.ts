@@ -47,7 +47,7 @@ export async function runPublishStep(
       fail('bad_result', `the result is for ${field} ${result[field]}, this run's is ${expected}`);
   }
   // This attempt's: charged as the job ends unless the PR's usage marker records it. A plan's
-  // comment records none.
+  // comment records it too, but a plan may never be accepted: the notice stays.
   ctx.unrecorded.usage = result.usage ?? undefined;
   if (env.mode === 'plan') return publishPlan(ctx, result);
 
