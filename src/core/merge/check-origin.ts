@@ -15,6 +15,10 @@
  * repository ("About status checks": "Anyone with write permissions to a repository can set the
  * state for any status check"). Their origin cannot be told, so an integration that itself
  * builds forks' PRs reports on the agent PR's commit as the admins let it (docs/lifecycle.md).
+ * But a commit status written with a workflow's `GITHUB_TOKEN` (its creator `github-actions[bot]`)
+ * is left out, as a check run that names no job is: a `workflow_run` or `pull_request_target`
+ * workflow writes it with a token that may, on a commit and with words a fork's PR chose, and
+ * nothing of it tells which run, started by whom, wrote it.
  */
 
 import { isFailingCheck } from './checks.js';
@@ -26,7 +30,10 @@ export const ACTIONS_APP_SLUG = 'github-actions';
 export interface HeadCheck {
   name: string;
   source: 'check_run' | 'status';
-  /** The App that owns a check run; null for a commit status. */
+  /**
+   * The App that owns a check run, or whose token wrote a commit status (its creator's bot);
+   * null for a status a person wrote.
+   */
   appSlug: string | null;
   /** A check run's `check_suite.id`; null for a commit status, or when GitHub names none. */
   checkSuiteId: number | null;
@@ -123,8 +130,13 @@ export function countedChecks<C extends HeadCheck>(
   const counted: C[] = [];
   const leftOut: C[] = [];
   for (const check of checks) {
-    if (check.source !== 'check_run' || check.appSlug !== ACTIONS_APP_SLUG) {
+    if (check.appSlug !== ACTIONS_APP_SLUG) {
       counted.push(check);
+      continue;
+    }
+    // A workflow's token wrote this status: no run, starter or repository of origin to tell.
+    if (check.source === 'status') {
+      leftOut.push(check);
       continue;
     }
     // Not a job: a check run some workflow's token made through the API, whose details_url

@@ -25,10 +25,11 @@ const otherApp = (name: string): HeadCheck => ({
   checkSuiteId: 500,
   actionsJob: null,
 });
-const status = (name: string): HeadCheck => ({
+/** A commit status a person wrote, or one an App's token wrote (`appSlug`, its creator's bot). */
+const status = (name: string, appSlug: string | null = null): HeadCheck => ({
   name,
   source: 'status',
-  appSlug: null,
+  appSlug,
   checkSuiteId: null,
   actionsJob: null,
 });
@@ -93,6 +94,15 @@ describe('countedChecks', () => {
       runs: [],
       counted: ['circleci', 'legacy-ci'],
       leftOut: [],
+    },
+    {
+      // A `workflow_run` or `pull_request_target` workflow writing a status onto the agent's
+      // commit with its GITHUB_TOKEN, in words a fork's PR chose: no run or starter to tell.
+      name: "a commit status a workflow's token wrote is left out; another App's counts",
+      checks: [status('coverage', 'github-actions'), status('deploy', 'other-ci')],
+      runs: [run(1, REPO)],
+      counted: ['deploy'],
+      leftOut: ['coverage'],
     },
     {
       name: 'a job of a run a person with write access started counts, whatever the case',
