@@ -149,6 +149,7 @@ interface RawRunOrigin {
   check_suite_id?: number | null;
   head_repository?: { id?: number } | null;
   actor?: { login?: string } | null;
+  path?: string | null;
 }
 
 /**
@@ -167,6 +168,7 @@ export function actionsRunOrigin(run: RawRunOrigin): ActionsRunOrigin {
     checkSuiteId: run.check_suite_id,
     headRepositoryId: head?.id ?? null,
     actorLogin: typeof run.actor?.login === 'string' ? run.actor.login : null,
+    workflowPath: typeof run.path === 'string' ? run.path : null,
   };
 }
 

@@ -56,6 +56,26 @@ export interface ActionsRunOrigin {
    * PR's author when it opened, the pusher of its head). Null when GitHub names none.
    */
   actorLogin: string | null;
+  /**
+   * Its workflow file, as GitHub's `path` names it (`.github/workflows/ci.yml`, maybe with the
+   * repository before it and `@<ref>` after); null when GitHub names none.
+   */
+  workflowPath: string | null;
+}
+
+/**
+ * Whether the run is one of the worker workflow's (`worker.workflow`, a file name): the
+ * coordinator's own `workflow_dispatch` runs of an attempt. GitHub lists the jobs of every run on
+ * the commit it ran on, and a task stacked on its dependency's open PR starts on that PR's head
+ * (docs/stacking.md), so its worker's jobs are check runs there: they are no check of that PR's,
+ * whose merge they would hold while the child works and fail when its agent fails, sending the
+ * dependency's worker what the child's agent printed.
+ */
+export function isWorkerRun(run: ActionsRunOrigin, workerWorkflow: string): boolean {
+  const file = /^(?:[^/]+\/[^/]+\/)?\.github\/workflows\/([^@]+)(?:@.*)?$/.exec(
+    run.workflowPath ?? '',
+  );
+  return file?.[1] === workerWorkflow;
 }
 
 /** Whether a workflow run's head is in this repository (not a fork's PR on the same commit). */
@@ -110,13 +130,17 @@ function startedByTrusted(run: ActionsRunOrigin, starters: RunStarters): boolean
 }
 
 export type CountedChecks<C> =
-  /** `leftOut`: jobs of runs whose head is in another repository, or that no trusted starter started. */
+  /**
+   * `leftOut`: jobs of runs whose head is in another repository, that no trusted starter started,
+   * or of the worker workflow.
+   */
   | { ok: true; counted: C[]; leftOut: C[] }
   /** What GitHub answered does not tell where an Actions job came from: decide nothing. */
   | { ok: false; why: string };
 
 /**
- * The checks of a head that count, given the workflow runs on it. An Actions job whose run is
+ * The checks of a head that count, given the workflow runs on it and the worker workflow's file
+ * (`worker.workflow`), whose runs' jobs count for no head. An Actions job whose run is
  * missing from `runs`, that names no check suite, or whose details name another run than its
  * suite's is an error, never a pass: both ways of guessing are wrong, one merges on a red
  * check, the other lets a fork's text through.
@@ -126,6 +150,7 @@ export function countedChecks<C extends HeadCheck>(
   runs: readonly ActionsRunOrigin[],
   repositoryId: number,
   starters: RunStarters,
+  workerWorkflow: string,
 ): CountedChecks<C> {
   const counted: C[] = [];
   const leftOut: C[] = [];
@@ -160,7 +185,7 @@ export function countedChecks<C extends HeadCheck>(
         ok: false,
         why: `the check run ${check.name} names workflow run ${check.actionsJob.runId}, its check suite run ${run.id}`,
       };
-    if (!isOwnRun(run, repositoryId)) {
+    if (!isOwnRun(run, repositoryId) || isWorkerRun(run, workerWorkflow)) {
       leftOut.push(check);
       continue;
     }
