@@ -256,7 +256,7 @@ export interface Job {
   // Annotations of the job's check run, from its `::error::`-style commands.
   annotations: JobAnnotation[];
   log: JobLogStep[];
-  // A CI job's check run on the run's commit; the worker's job is not listed on commits.
+  // A CI job's check run on the run's commit; the worker's job's only with `workerJobsOnCommits`.
   checkRun: CheckRun | null;
 }
 

@@ -103,8 +103,8 @@ export function findJob(repo: Repo, jobId: number): { run: Run; job: Job } | und
 }
 
 // A CI job is a check run of GitHub Actions on the run's commit, with the job's id, in the run's
-// own check suite (`check_suite_id`); the worker's job gets an id of its own and is not listed
-// on commits.
+// own check suite (`check_suite_id`); so is the worker's job with `workerJobsOnCommits`, else it
+// gets an id of its own and is not listed on commits.
 function newJob(core: Core, run: Run, name: string): { job: Job; sent: Sent } {
   const now = core.now();
   const job: Job = {
@@ -121,7 +121,7 @@ function newJob(core: Core, run: Run, name: string): { job: Job; sent: Sent } {
     log: [],
     checkRun: null,
   };
-  if (!run.ciPlan) {
+  if (!run.ciPlan && !core.workerJobsOnCommits) {
     job.id = core.ids.next('job');
     run.jobs.push(job);
     return { job, sent: [] };
