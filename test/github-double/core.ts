@@ -70,8 +70,6 @@ export class Core {
   closed = false;
   webhooksDown = false;
   dispatchReturnsNoContent = false;
-  // A worker run's jobs as check runs on its commit, as GitHub lists every workflow run's jobs.
-  workerJobsOnCommits = false;
   mergeabilityLag = 0;
   // GitHub's cap on a recursive tree listing (entries); past it the answer is `truncated`.
   treeEntryLimit = 100_000;

@@ -128,17 +128,6 @@ export class DoubleBase {
     this.core.dispatchReturnsNoContent = on;
   }
 
-  // A worker (`workflow_dispatch`) run's jobs are check runs on the commit it ran on, listed with
-  // the commit's checks as every workflow run's jobs are on GitHub. Default off: the scenarios
-  // written before it was modelled see only CI jobs there.
-  get workerJobsOnCommits(): boolean {
-    return this.core.workerJobsOnCommits;
-  }
-
-  set workerJobsOnCommits(on: boolean) {
-    this.core.workerJobsOnCommits = on;
-  }
-
   // update-branch answers 202 and holds its merge until `releaseBranchUpdates()`, as GitHub's
   // asynchronous update leaves a moment in which another push can land first. Default off.
   get deferBranchUpdates(): boolean {

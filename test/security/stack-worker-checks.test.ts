@@ -30,7 +30,6 @@ describe("a stacked task's worker jobs on its dependency's head", () => {
       config:
         'dispatch:\n  stack: true\nchecks:\n  rerunFailed: 0\nretries:\n  max: 1\n  backoff: [0s]\n',
     });
-    s.double.workerJobsOnCommits = true;
     s.double.setWorker(async (run) => {
       if (run.inputs['task_id'] === 'b')
         return { kind: 'fail', reason: 'agent_failed', detail: INJECTION };
