@@ -59,6 +59,14 @@ export const repositories = pgTable(
      * dispatch limit, read with the repository instead of from a run.
      */
     maxParallel: integer('max_parallel'),
+    /**
+     * GitHub no longer lets the App reach the repository (docs/running.md, "Removing the App"):
+     * removed from its installation, or the installation deleted (`removedAt`), or the
+     * installation suspended (`suspendedAt`, copied from the installation's). Nothing is claimed
+     * or read of it until an installation event gives it back.
+     */
+    removedAt: timestamp('removed_at', { withTimezone: true }),
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -103,6 +111,8 @@ export const runs = pgTable(
      * event of the issue is dated after it (src/core/lifecycle/label-start.ts).
      */
     triggerUpdatedAt: timestamp('trigger_updated_at', { withTimezone: true }),
+    /** Why the run ended, when core names a reason of its own (src/core/lifecycle/reachability.ts). */
+    endReason: text('end_reason'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),

@@ -62,7 +62,7 @@ export function createApp(
       });
     });
     handledEvents?.recordFrom(app);
-    registerInstallationHandlers(app, services.store);
+    registerInstallationHandlers(app, services);
     registerIssueHandlers(app, services);
     registerWorkflowHandlers(app, services);
     registerPullRequestHandlers(app, services);

@@ -1,4 +1,5 @@
--- The current definition of claim_dispatches, as db/migrations/0034_installation_share.sql left it.
+-- The current definition of claim_dispatches, as db/migrations/0035_repository_reachable.sql left
+-- it.
 -- A migration that changes it changes this file too (test/store/sql-functions.test.ts).
 CREATE OR REPLACE FUNCTION "claim_dispatches"(
   "p_repository" bigint,
@@ -24,6 +25,14 @@ BEGIN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock(p_repository_lock);
+  -- GitHub no longer lets the App reach the repository (core's unreachableBecause in
+  -- src/core/lifecycle/reachability.ts, which the scheduling pass asks first): nothing is claimed.
+  -- Read under the lock the removal's write takes (RepositoryStore.recordUnreachable), so a claim
+  -- either commits before it, and the run's end finds its tasks, or sees it.
+  IF (SELECT rp."removed_at" IS NOT NULL OR rp."suspended_at" IS NOT NULL
+        FROM "repositories" rp WHERE rp."id" = p_repository) THEN
+    RETURN;
+  END IF;
   -- The planner runs outside the limits (docs/lifecycle.md).
   -- The trigger's count (db/migrations/0015), kept in the same transactions as the tasks.
   SELECT p_repository_limit - coalesce(

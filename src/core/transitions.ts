@@ -68,7 +68,7 @@ export const TASK_TRANSITIONS = {
   rejected: { from: LIVE, to: ['rejected'] },
   /** `/veto`. */
   vetoed: { from: LIVE, to: ['vetoed'] },
-  /** `/cancel` of the task, or its run cancelled. */
+  /** `/cancel` of the task, or its run cancelled or ended with its repository unreachable. */
   cancelled: { from: LIVE, to: ['cancelled'] },
   /** `/retry`: a new attempt, with the PR's commits (`fix`) when there is a PR. */
   retried: {
@@ -112,6 +112,11 @@ export const RUN_TRANSITIONS = {
   failed: { from: PLANNED, to: ['failed'], finishes: true },
   /** `/cancel`, the label removed or the issue closed. */
   cancelled: { from: ACTIVE, to: ['cancelled'], finishes: true },
+  /**
+   * GitHub no longer lets the App reach the repository: removed from the installation, the App
+   * uninstalled, or the installation suspended (src/core/lifecycle/reachability.ts).
+   */
+  'repository unreachable': { from: ACTIVE, to: ['cancelled'], finishes: true },
   /** `/retry` of a task of a finished run. */
   reopened: { from: ['failed', 'cancelled'], to: ['running'], reopens: true },
 } as const satisfies Record<string, Row<RunState>>;

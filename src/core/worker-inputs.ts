@@ -1,4 +1,5 @@
 import type { AssignmentResponse } from '../protocol/assignment.js';
+import { visibleMarkdown, withoutInvisibleCharacters } from './visible-text.js';
 
 /**
  * The assignment's words (docs/worker.md, "Assignment"): the dispatch carries identifiers only
@@ -37,19 +38,26 @@ export type AssignmentText = Pick<
   | 'timeout_minutes'
 >;
 
-/** The assignment's words: the whole prompt and feedback, verbatim. */
+/**
+ * The assignment's words: the whole prompt and feedback, verbatim, but for what a person reading
+ * them on GitHub could not see (src/core/visible-text.ts): the issue, a writer chose by reading
+ * it, is given as GitHub showed it, and no title or prompt carries a character that renders as
+ * nothing.
+ */
 export function composeAssignment(source: AssignmentSource): AssignmentText {
+  const title = withoutInvisibleCharacters(source.title);
   const prompt =
-    source.prompt ??
-    [
-      source.title,
-      '',
-      `From issue #${source.issueNumber}: ${source.issueTitle}`,
-      '',
-      source.issueBody,
-    ].join('\n');
+    source.prompt != null
+      ? withoutInvisibleCharacters(source.prompt)
+      : [
+          title,
+          '',
+          `From issue #${source.issueNumber}: ${withoutInvisibleCharacters(source.issueTitle)}`,
+          '',
+          visibleMarkdown(source.issueBody),
+        ].join('\n');
   return {
-    title: source.title,
+    title,
     prompt,
     feedback: source.feedback ? source.feedback : null,
     base: source.base,
@@ -59,4 +67,15 @@ export function composeAssignment(source: AssignmentSource): AssignmentText {
     max_turns: String(source.maxTurns),
     timeout_minutes: String(source.timeoutMinutes),
   };
+}
+
+/** The planner's assignment: its words are the issue's own, as GitHub showed them. */
+export function composePlannerAssignment(
+  source: Omit<AssignmentSource, 'title' | 'prompt' | 'feedback'>,
+): AssignmentText {
+  return composeAssignment({
+    ...source,
+    title: source.issueTitle,
+    prompt: visibleMarkdown(source.issueBody),
+  });
 }

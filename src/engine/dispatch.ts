@@ -11,7 +11,7 @@ import { failTaskForGood } from './failures.js';
 import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { stackedBase, stackedPull } from '../core/stack/index.js';
-import { decideDispatchFailure } from '../core/lifecycle/index.js';
+import { decideDispatchFailure, unreachableBecause } from '../core/lifecycle/index.js';
 import { overlapDecision, type BaseHeads } from './overlap.js';
 import { shareDecision } from './fair-share.js';
 
@@ -97,6 +97,12 @@ async function schedule(
   // The repository's limit as its newest run saw the config (written at each run's start).
   const repository = known ?? (await engine.store.repositories.getRepository(repositoryId));
   if (!repository || repository.maxParallel === null) return 0;
+  if (unreachableBecause(repository)) {
+    // Nothing of it is claimed or read of GitHub (docs/running.md, "Removing the App"), and the
+    // claim refuses it too; the slots its ended runs freed go to the repositories waiting.
+    handOff?.push(...(await shareDecision(engine, repositoryId)).handOff);
+    return 0;
+  }
   // A worker that cannot reach the coordinator cannot get its assignment: claim nothing yet
   // (the public URL's own log line says why), and the sweep schedules again.
   if (!(await engine.coordinatorUrl())) return 0;

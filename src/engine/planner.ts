@@ -27,7 +27,7 @@ export async function completePlannerAttempt(
   task: TaskRow,
   attempt: AttemptRow,
   conclusion: string,
-  /** What the planner's jobs said it spent (its plan comment records none). */
+  /** What the planner's jobs said it spent (docs/worker.md, "What the agent spent"). */
   usage?: Usage,
 ): Promise<boolean> {
   const done = await engine.store.attempts.complete(attempt.id, {

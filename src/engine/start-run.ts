@@ -10,6 +10,7 @@ import {
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { RunRow } from '../store/runs.js';
 import { loadRunScope, type Engine, type RunScope } from './context.js';
+import { enforceBudget } from './budget.js';
 import { performDispatch, scheduleRepository } from './dispatch.js';
 import { refreshStatus } from './status.js';
 import { crashPoint } from '../crash-points.js';
@@ -88,7 +89,11 @@ export async function applyPlan(
   scope: RunScope,
   markdown: string,
   source: string,
-  options: { firstOnly?: boolean } = {},
+  options: {
+    firstOnly?: boolean;
+    /** The planner's spend was just charged: the budget may hold the run before dispatch. */
+    checkBudget?: boolean;
+  } = {},
 ): Promise<boolean> {
   const result = parsePlanMarkdown(markdown, {
     maxTasks: scope.config.plan.maxTasks,
@@ -112,12 +117,18 @@ export async function applyPlan(
     plan,
     source,
     scope.config.plan.requireApproval,
-    options,
+    { firstOnly: options.firstOnly },
   );
   engine.requestStatus(scope.run.id);
   if (!stored) return false;
   crashPoint('plan.stored');
   engine.log.info({ run: scope.run.id, tasks: plan.tasks.length, source }, 'plan accepted');
+  if (options.checkBudget) {
+    // The run as the plan left it (running, awaiting approval or held): a held run dispatches
+    // nothing.
+    const run = await engine.store.runs.getRun(scope.run.id);
+    if (run) await enforceBudget(engine, { ...scope, run });
+  }
   await scheduleRepository(engine, scope.repositoryId, scope.repository);
   return true;
 }

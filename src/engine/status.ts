@@ -48,6 +48,7 @@ export async function renderRunStatus(
       issueNumber: run.issueNumber,
       planError: run.planError,
       holdReason: run.holdReason,
+      endReason: run.endReason,
       budgetWaived: run.budgetWaived,
       maxParallel: config.concurrency.maxParallel,
       maxCostUsdPerRun: config.budget.maxCostUsdPerRun,

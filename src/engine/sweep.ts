@@ -8,7 +8,9 @@ import {
   readsPullRow,
   sweepAttemptRead,
   sweepRunAction,
+  unreachableBecause,
   type StalledRunTask,
+  type Unreachable,
   type SweepAttemptRead,
   type SweepAttemptSnapshot,
 } from '../core/lifecycle/index.js';
@@ -26,6 +28,7 @@ import { recordChangedFiles } from './changed-files.js';
 import { refreshStatus } from './status.js';
 import type { BaseHeads } from './overlap.js';
 import { moveOnFromAttempt, onWorkflowRun } from './track.js';
+import { endUnreachableRun, type OpenAttempt } from './unreachable.js';
 import { crashPoint } from '../crash-points.js';
 
 export interface SweepOptions {
@@ -40,6 +43,8 @@ export interface SweepReport {
   reconciled: number;
   scheduled: number;
   statusWrites: number;
+  /** Runs of repositories the App can no longer reach, ended here (docs/running.md). */
+  ended: number;
 }
 
 /**
@@ -56,6 +61,7 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     reconciled: 0,
     scheduled: 0,
     statusWrites: 0,
+    ended: 0,
   };
   const repositories = new Set<number>();
   // One read of each repository and one port per installation, however many of its runs and
@@ -77,7 +83,26 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     return loadRunScope(engine, run, port, repository);
   };
 
+  // Repositories the App can no longer reach (docs/running.md, "Removing the App"): GitHub would
+  // refuse every call for them, so none is made; their runs end, as the installation event that
+  // recorded it ended them, in case its handling was cut short.
+  const unreachable = new Map<number, Unreachable>();
+  for (const row of await engine.store.repositories.unreachable()) {
+    const why = unreachableBecause(row);
+    if (why) unreachable.set(row.id, why);
+  }
+  const toEnd = new Map<number, { run: RunRow; open: OpenAttempt[] }>();
+  const endLater = (run: RunRow) => {
+    let entry = toEnd.get(run.id);
+    if (!entry) toEnd.set(run.id, (entry = { run, open: [] }));
+    return entry;
+  };
+
   for (const open of await engine.store.attempts.open()) {
+    if (unreachable.has(open.run.repositoryId)) {
+      endLater(open.run).open.push(open);
+      continue;
+    }
     repositories.add(open.run.repositoryId);
     try {
       await sweepAttempt(engine, open, { now, graceMs, report, scopeOf });
@@ -97,6 +122,10 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
 
   // Merges whose events were missed (checks, reviews, statuses, which have no event here).
   for (const run of await engine.store.runs.activeRuns()) {
+    if (unreachable.has(run.repositoryId)) {
+      endLater(run);
+      continue;
+    }
     repositories.add(run.repositoryId);
     const action = sweepRunAction(run.state);
     if (action === 'settle') {
@@ -132,6 +161,15 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
   }
 
+  for (const { run, open } of toEnd.values()) {
+    try {
+      if (await endUnreachableRun(engine, run, open, unreachable.get(run.repositoryId)!))
+        report.ended++;
+    } catch (error) {
+      engine.log.error({ err: error, run: run.id }, 'sweep could not end a run it cannot reach');
+    }
+  }
+
   for (const repositoryId of repositories) {
     try {
       // A scope that could not be built (no token) leaves the pass to read the repository.
@@ -147,7 +185,9 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
   }
 
-  for (const runId of await engine.store.runs.runsNeedingStatus()) {
+  for (const { id: runId, repositoryId } of await engine.store.runs.runsNeedingStatus()) {
+    // Its comment shows the run's end once the App can reach the repository again.
+    if (unreachable.has(repositoryId)) continue;
     try {
       if (await refreshStatus(engine, runId, { scopeOf, baseHeadsOf })) report.statusWrites++;
     } catch (error) {
@@ -155,12 +195,6 @@ export async function sweep(engine: Engine, options: SweepOptions = {}): Promise
     }
   }
   return report;
-}
-
-interface OpenAttempt {
-  attempt: AttemptRow;
-  task: TaskRow;
-  run: RunRow;
 }
 
 interface AttemptSweep {

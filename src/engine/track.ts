@@ -136,8 +136,9 @@ async function trackWorkflowRun(
       engine.requestStatus(run.id);
       return;
     case 'complete_planner': {
-      // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment), which
-      // has no usage marker, so what the planner spent is read from its jobs' annotations.
+      // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment, which
+      // charges the usage marker under its plan marker). The jobs' annotation says the same,
+      // and charges a planner that failed or whose plan was never accepted.
       const s = await scopeOf();
       const { usage } = await workerReport(engine, s, wr);
       if (!(await completePlannerAttempt(engine, task, attempt, decision.conclusion, usage)))

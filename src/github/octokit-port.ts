@@ -104,6 +104,24 @@ export function actionsJobOf(run: {
   return { runId: Number(m[1]), jobId: Number(m[2]) };
 }
 
+/**
+ * The statuses of a commit as its combined status shows them: the newest of each context
+ * (GitHub lists them newest first, "List commit statuses for a reference").
+ */
+function newestPerContext<S extends { context: string }>(statuses: readonly S[]): S[] {
+  const seen = new Set<string>();
+  return statuses.filter((s) => !seen.has(s.context) && (seen.add(s.context), true));
+}
+
+/**
+ * The App whose token wrote a commit status: its creator when that is an App's bot
+ * (`github-actions[bot]` for a workflow's `GITHUB_TOKEN`), as its slug; null for a person.
+ */
+function statusApp(creator: { login: string; type: string } | null | undefined): string | null {
+  if (creator?.type !== 'Bot') return null;
+  return creator.login.replace(/\[bot\]$/, '');
+}
+
 /** GitHub's own `message` of a refused request, without the documentation link Octokit appends. */
 function githubMessage(error: unknown): string {
   const data = (error as { response?: { data?: unknown } } | null)?.response?.data;
@@ -132,6 +150,7 @@ interface RawRunOrigin {
   check_suite_id?: number | null;
   head_repository?: { id?: number } | null;
   actor?: { login?: string } | null;
+  path?: string | null;
 }
 
 /**
@@ -150,6 +169,7 @@ export function actionsRunOrigin(run: RawRunOrigin): ActionsRunOrigin {
     checkSuiteId: run.check_suite_id,
     headRepositoryId: head?.id ?? null,
     actorLogin: typeof run.actor?.login === 'string' ? run.actor.login : null,
+    workflowPath: typeof run.path === 'string' ? run.path : null,
   };
 }
 
@@ -464,7 +484,12 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           per_page: 100,
           filter: 'latest',
         }),
-        octokit.rest.repos.getCombinedStatusForRef({ ...repo, ref: sha, per_page: 100 }),
+        // The list, not the combined status: only the list names each status's `creator`.
+        octokit.paginate(octokit.rest.repos.listCommitStatusesForRef, {
+          ...repo,
+          ref: sha,
+          per_page: 100,
+        }),
       ]);
       const checks: CheckInfo[] = runs.map((run) => ({
         name: run.name,
@@ -479,7 +504,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         summary: run.output.summary ?? null,
         actionsJob: actionsJobOf(run),
       }));
-      for (const status of statuses.data.statuses) {
+      for (const status of newestPerContext(statuses)) {
         checks.push({
           name: status.context,
           status: status.state === 'pending' ? 'pending' : 'completed',
@@ -487,7 +512,7 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
           source: 'status',
           checkRunId: null,
           checkSuiteId: null,
-          appSlug: null,
+          appSlug: statusApp(status.creator),
           detailsUrl: status.target_url ?? null,
           title: null,
           summary: status.description ?? null,

@@ -68,7 +68,11 @@ export interface CheckInfo {
   checkRunId: number | null;
   /** The check run's check suite (`check_suite.id`); null for a commit status. */
   checkSuiteId: number | null;
-  /** The app that owns the check run (`github-actions` for an Actions job); null for a status. */
+  /**
+   * The app that owns the check run (`github-actions` for an Actions job), or whose token wrote
+   * the status (its creator's bot; `github-actions` for a workflow's `GITHUB_TOKEN`); null for a
+   * status a person wrote.
+   */
   appSlug: string | null;
   /** A check run's details_url, a status's target_url. */
   detailsUrl: string | null;

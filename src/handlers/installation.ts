@@ -1,31 +1,68 @@
 import type { Probot } from 'probot';
-import type { Store } from '../store/index.js';
+import { endUnreachableRepositories } from '../engine/unreachable.js';
+import type { AppServices } from './app-services.js';
 
-/** Keep installations and their repositories known, so the sweep can find them after a restart. */
-export function registerInstallationHandlers(app: Probot, store: Store): void {
-  app.on(
-    ['installation.created', 'installation.new_permissions_accepted', 'installation.unsuspend'],
-    async (context) => {
-      const { installation, repositories } = context.payload;
-      await store.repositories.upsertInstallation(installation.id);
-      for (const repo of repositories ?? []) {
-        const [owner = '', name = ''] = repo.full_name.split('/');
-        await store.repositories.upsertRepository(installation.id, { id: repo.id, owner, name });
-      }
-    },
-  );
+/**
+ * Keep installations and their repositories known, so the sweep can find them after a restart,
+ * and record when GitHub takes a repository from the App (docs/running.md, "Removing the App"):
+ * removed from the installation, the App uninstalled, or the installation suspended. Its runs end
+ * then, and the slots they held go to the repositories waiting; a repository given back
+ * (`installation_repositories.added`, `installation.created`, `installation.unsuspend`) is
+ * reachable again, its ended runs staying ended.
+ */
+export function registerInstallationHandlers(app: Probot, services: AppServices): void {
+  const { store, engine } = services;
+
+  app.on(['installation.created', 'installation.new_permissions_accepted'], async (context) => {
+    const { installation, repositories } = context.payload;
+    await store.repositories.ensureInstallation(installation.id);
+    for (const repo of repositories ?? []) {
+      const [owner = '', name = ''] = repo.full_name.split('/');
+      await store.repositories.upsertRepository(
+        installation.id,
+        { id: repo.id, owner, name },
+        { reachable: true },
+      );
+    }
+  });
+
+  app.on('installation.unsuspend', async (context) => {
+    await store.repositories.recordSuspended(context.payload.installation.id, false);
+  });
 
   app.on('installation.suspend', async (context) => {
-    const { installation } = context.payload;
-    await store.repositories.upsertInstallation(installation.id, true);
+    const suspended = await store.repositories.recordSuspended(
+      context.payload.installation.id,
+      true,
+    );
+    await endUnreachableRepositories(engine, suspended);
+  });
+
+  // The payload may list the repositories; every one recorded under the installation goes.
+  app.on('installation.deleted', async (context) => {
+    const removed = await store.repositories.recordRemoved(context.payload.installation.id);
+    await endUnreachableRepositories(engine, removed);
   });
 
   app.on('installation_repositories.added', async (context) => {
     const { installation, repositories_added } = context.payload;
-    await store.repositories.upsertInstallation(installation.id);
+    await store.repositories.ensureInstallation(installation.id);
     for (const repo of repositories_added) {
       const [owner = '', name = ''] = repo.full_name.split('/');
-      await store.repositories.upsertRepository(installation.id, { id: repo.id, owner, name });
+      await store.repositories.upsertRepository(
+        installation.id,
+        { id: repo.id, owner, name },
+        { reachable: true },
+      );
     }
+  });
+
+  app.on('installation_repositories.removed', async (context) => {
+    const { installation, repositories_removed } = context.payload;
+    const removed = await store.repositories.recordRemoved(
+      installation.id,
+      repositories_removed.map((r) => r.id),
+    );
+    await endUnreachableRepositories(engine, removed);
   });
 }

@@ -252,6 +252,32 @@ export function parsePlanMarker(body: string | null | undefined): number | undef
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
+// The usage marker on a line of its own, as the plan marker is.
+const USAGE_LINE = new RegExp(
+  String.raw`^ {0,3}<!-- agent-coordinator:usage ${USAGE_FIGURES_SOURCE} -->[ \t]*$`,
+);
+
+/**
+ * What the planner spent, from the usage marker the publish job writes under the plan marker
+ * (docs/worker.md, "What the agent spent"): on a line of its own outside code blocks, quotes and
+ * HTML comments, as the plan marker is read, so one the planner wrote into its tasks block is
+ * none. Two different ones are no answer at all.
+ */
+export function parsePlanUsage(body: string | null | undefined): Usage | undefined {
+  if (!body) return undefined;
+  const lines = splitLines(body);
+  const kinds = classifyLines(lines);
+  const found = new Set<string>();
+  let usage: Usage | undefined;
+  lines.forEach((line, i) => {
+    const match = kinds[i] === 'html_comment' ? USAGE_LINE.exec(line) : null;
+    if (!match) return;
+    found.add(match.slice(1).join(' '));
+    usage = usageFromFigures(match);
+  });
+  return found.size === 1 ? usage : undefined;
+}
+
 /**
  * The hidden marker of the worker's reply in a review thread (docs/worker.md, "Answering the
  * review"): one per thread and attempt, so a re-run job finds its reply and does not post it

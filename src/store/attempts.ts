@@ -318,8 +318,11 @@ export class AttemptStore {
     return rows.map((r) => r.attempt);
   }
 
-  /** Attempts not completed, with what the sweep needs to check them against GitHub. */
-  async open(olderThan?: Date) {
+  /**
+   * Attempts not completed, of every repository or of one, with what the sweep needs to check
+   * them against GitHub.
+   */
+  async open(repositoryId?: number) {
     return this.db
       .select({ attempt: attempts, task: tasks, run: runs, repository: repositories })
       .from(attempts)
@@ -329,7 +332,7 @@ export class AttemptStore {
       .where(
         and(
           sql`${attempts.phase} <> 'completed'`,
-          olderThan ? lte(attempts.intentAt, olderThan) : undefined,
+          repositoryId === undefined ? undefined : eq(tasks.repositoryId, repositoryId),
         ),
       );
   }

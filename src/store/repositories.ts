@@ -1,6 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, or, sql } from 'drizzle-orm';
 import { installations, repositories } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
+import { LOCK_KEYS } from './lock-keys.js';
+import type { Db } from './transaction.js';
 
 export type RepositoryRow = typeof repositories.$inferSelect;
 
@@ -48,7 +50,20 @@ export class RepositoryStore {
     this.known.set(repo.id, seen);
   }
 
-  async upsertRepository(installationId: number, repo: RepositoryRef): Promise<void> {
+  /**
+   * Record the repository as the installation names it. `reachable`: an installation event gave
+   * the App the repository (`installation.created`, `installation_repositories.added`): a removal
+   * recorded before is undone. Any other delivery leaves a removal as it is (a late one may
+   * predate it), unless it names another installation, which holds the repository now. The
+   * repository is suspended as long as the installation it is recorded under is.
+   */
+  async upsertRepository(
+    installationId: number,
+    repo: RepositoryRef,
+    { reachable = false }: { reachable?: boolean } = {},
+  ): Promise<void> {
+    const suspendedAt = sql`(select ${installations.suspendedAt} from ${installations}
+      where ${installations.id} = ${installationId})`;
     await this.db
       .insert(repositories)
       .values({
@@ -57,6 +72,7 @@ export class RepositoryStore {
         owner: repo.owner,
         name: repo.name,
         defaultBranch: repo.defaultBranch ?? null,
+        suspendedAt,
       })
       .onConflictDoUpdate({
         target: repositories.id,
@@ -65,9 +81,102 @@ export class RepositoryStore {
           owner: repo.owner,
           name: repo.name,
           ...(repo.defaultBranch ? { defaultBranch: repo.defaultBranch } : {}),
+          removedAt: reachable
+            ? null
+            : sql`case when ${repositories.installationId} = ${installationId}
+                then ${repositories.removedAt} end`,
+          suspendedAt,
           updatedAt: sql`now()`,
         },
       });
+  }
+
+  /**
+   * GitHub no longer lets the App reach these repositories of the installation (docs/running.md,
+   * "Removing the App"): removed from it (`repositoryIds`), or all of them, the installation
+   * deleted. A repository recorded under another installation since (moved) is left alone. The
+   * ids of the installation's repositories recorded removed now, those removed before included,
+   * so that a delivery handled again ends what the first handling did not.
+   */
+  async recordRemoved(
+    installationId: number,
+    repositoryIds?: readonly number[],
+  ): Promise<number[]> {
+    return this.underDispatchLocks(installationId, repositoryIds, async (tx, ids) => {
+      const rows = await tx
+        .update(repositories)
+        .set({ removedAt: sql`coalesce(${repositories.removedAt}, now())`, updatedAt: sql`now()` })
+        .where(and(inArray(repositories.id, ids), eq(repositories.installationId, installationId)))
+        .returning({ id: repositories.id });
+      return rows.map((r) => r.id);
+    });
+  }
+
+  /**
+   * The installation is suspended (`installation.suspend`), or no longer (`unsuspend`): on the
+   * installation's row, and on each of its repositories', which the claim and the loads read. The
+   * ids of its repositories.
+   */
+  async recordSuspended(installationId: number, suspended: boolean): Promise<number[]> {
+    await this.upsertInstallation(installationId, suspended);
+    return this.underDispatchLocks(installationId, undefined, async (tx, ids) => {
+      const rows = await tx
+        .update(repositories)
+        .set({
+          suspendedAt: suspended ? sql`coalesce(${repositories.suspendedAt}, now())` : null,
+          updatedAt: sql`now()`,
+        })
+        .where(and(inArray(repositories.id, ids), eq(repositories.installationId, installationId)))
+        .returning({ id: repositories.id });
+      return rows.map((r) => r.id);
+    });
+  }
+
+  /**
+   * `write` runs on the installation's repositories (those of `repositoryIds`, when given) while
+   * their dispatch locks are held, the locks every claim of a repository takes
+   * (db/functions/claim_dispatches.sql): a claim that reads the repository as reachable commits
+   * before the write, and the run's end that follows finds the tasks it claimed; one that starts
+   * after it reads the repository as it is now. Locked in id order, as no claim holds two.
+   */
+  private async underDispatchLocks(
+    installationId: number,
+    repositoryIds: readonly number[] | undefined,
+    write: (tx: Db, ids: number[]) => Promise<number[]>,
+  ): Promise<number[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx
+        .select({ id: repositories.id })
+        .from(repositories)
+        .where(
+          and(
+            eq(repositories.installationId, installationId),
+            repositoryIds ? inArray(repositories.id, [...repositoryIds]) : undefined,
+          ),
+        )
+        .orderBy(asc(repositories.id));
+      const ids = rows.map((r) => r.id);
+      if (ids.length === 0) return [];
+      const keys = ids.map((id) => LOCK_KEYS.repositoryDispatch(id).toString());
+      await tx.execute(sql`select pg_advisory_xact_lock(k::bigint)
+        from unnest(${`{${keys.join(',')}}`}::text[]) with ordinality as l(k, n) order by n`);
+      return write(tx, ids);
+    });
+  }
+
+  /**
+   * Every repository recorded removed or suspended, with what core's `unreachableBecause` reads:
+   * the sweep's one read of which repositories it leaves GitHub alone for.
+   */
+  async unreachable(): Promise<{ id: number; removedAt: Date | null; suspendedAt: Date | null }[]> {
+    return this.db
+      .select({
+        id: repositories.id,
+        removedAt: repositories.removedAt,
+        suspendedAt: repositories.suspendedAt,
+      })
+      .from(repositories)
+      .where(or(isNotNull(repositories.removedAt), isNotNull(repositories.suspendedAt)));
   }
 
   async getRepository(id: number) {

@@ -230,8 +230,18 @@ export class RunStore {
     return row;
   }
 
-  async activeRuns(): Promise<RunRow[]> {
-    return this.db.select().from(runs).where(isNull(runs.finishedAt)).orderBy(asc(runs.id));
+  /** Runs not finished, of every repository or of one. */
+  async activeRuns(repositoryId?: number): Promise<RunRow[]> {
+    return this.db
+      .select()
+      .from(runs)
+      .where(
+        and(
+          isNull(runs.finishedAt),
+          repositoryId === undefined ? undefined : eq(runs.repositoryId, repositoryId),
+        ),
+      )
+      .orderBy(asc(runs.id));
   }
 
   /** The run and its repository, in one statement. */
@@ -398,12 +408,20 @@ export class RunStore {
     );
   }
 
-  /** Finish a run; returns false when it had already finished (only one caller does the follow-up). */
-  async finishRun(runId: number, event: RunFinishEvent, db: Db = this.db): Promise<boolean> {
+  /**
+   * Finish a run, with the reason core gave for its end, if any; returns false when it had already
+   * finished (only one caller does the follow-up).
+   */
+  async finishRun(
+    runId: number,
+    event: RunFinishEvent,
+    { endReason }: { endReason?: string } = {},
+  ): Promise<boolean> {
     const { from, to } = runTransition(event);
-    const done = await db
+    const done = await this.db
       .update(runs)
       .set({
+        ...(endReason === undefined ? {} : { endReason }),
         state: to,
         finishedAt: new Date(),
         statusVersionWanted: sql`${runs.statusVersionWanted} + 1`,
@@ -447,12 +465,12 @@ export class RunStore {
       .where(eq(runs.id, runId));
   }
 
-  async runsNeedingStatus(): Promise<number[]> {
-    const rows = await this.db
-      .select({ id: runs.id })
+  /** Runs whose status comment is behind what it should show, with their repository. */
+  async runsNeedingStatus(): Promise<{ id: number; repositoryId: number }[]> {
+    return this.db
+      .select({ id: runs.id, repositoryId: runs.repositoryId })
       .from(runs)
       .where(sql`${runs.statusVersionRendered} < ${runs.statusVersionWanted}`);
-    return rows.map((r) => r.id);
   }
 
   async tasksOf(runId: number, db: Db = this.db): Promise<TaskRow[]> {

@@ -1,6 +1,10 @@
 import { modelForTaskType, type RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
-import { composeAssignment, type AssignmentText } from '../core/worker-inputs.js';
+import {
+  composeAssignment,
+  composePlannerAssignment,
+  type AssignmentText,
+} from '../core/worker-inputs.js';
 import { workerModeOf } from '../engine/dispatch.js';
 import { isPlannerTask } from '../engine/planner.js';
 import { stackedBase } from '../core/stack/index.js';
@@ -58,10 +62,8 @@ export function assignmentTextOf(
   if (isPlannerTask(target.task)) {
     const timeoutMinutes = config.worker.timeoutMinutes;
     return {
-      ...composeAssignment({
+      ...composePlannerAssignment({
         issueNumber: run.issueNumber,
-        title: run.issueTitle,
-        prompt: run.issueBody,
         issueTitle: run.issueTitle,
         issueBody: run.issueBody,
         base,

@@ -5,7 +5,7 @@ import {
   parsePlanYaml,
 } from '../core/plan/index.js';
 import type { PlanError } from '../core/plan/index.js';
-import { neutralizeMarkers, planMarker } from '../protocol/markers.js';
+import { neutralizeMarkers, planMarker, usageMarker } from '../protocol/markers.js';
 import { fenced } from './fence.js';
 import { fail, type WorkerOutcome } from './outcome.js';
 import type { AgentResult } from './handoff.js';
@@ -39,10 +39,13 @@ export async function publishPlan(
   let tasksBlock: string | undefined;
   if (block.ok) {
     tasksBlock = fenced('tasks', block.yaml);
+    // What the planner spent, under the plan marker: the coordinator charges it as it accepts
+    // the plan, before anything is dispatched.
+    const usage = result.usage ? [usageMarker(result.usage)] : [];
     const body = [
       `Plan proposed by the [planner run](${runUrl}):`,
       tasksBlock,
-      planMarker(env.runId),
+      [planMarker(env.runId), ...usage].join('\n'),
     ].join('\n\n');
     const parsed = parsePlanMarkdown(body, limits);
     if (parsed.ok && body.length >= COMMENT_MAX_CHARS) {

@@ -47,6 +47,13 @@ describe('vetting review comments: only what people with write access wrote is s
     ['github-actions is left out and counted', [by('alice'), bot('github-actions')], ['alice'], 1],
     ["the worker's own reply is left out, not counted", [by('alice'), workerReply], ['alice'], 0],
     [
+      // docs/security.md, "What is not covered": a writer's quote is the writer's to give.
+      "a maintainer's quote of an outsider is the maintainer's, the outsider's own reply is not",
+      [by('outsider', 'do X'), by('maintainer', '> do X\n\nNo: do Y.')],
+      ['maintainer'],
+      1,
+    ],
+    [
       'a person quoting the reply marker is vetted as a person',
       [by('outsider', workerReply.body)],
       [],

@@ -77,7 +77,7 @@ const RUN_ENDS = {
   plan_invalid: ['plan invalid'],
   done: ['all merged'],
   failed: ['failed'],
-  cancelled: ['cancelled'],
+  cancelled: ['cancelled', 'repository unreachable'],
 } as const satisfies Partial<Record<RunState, RunEvent[]>>;
 
 const EXPECTED_RUN: Record<RunState, Partial<Record<RunState, RunEvent[]>>> = {
@@ -86,7 +86,7 @@ const EXPECTED_RUN: Record<RunState, Partial<Record<RunState, RunEvent[]>>> = {
     held: ['plan stored'],
     running: ['plan stored'],
     plan_invalid: ['plan invalid'],
-    cancelled: ['cancelled'],
+    cancelled: ['cancelled', 'repository unreachable'],
   },
   plan_invalid: {
     awaiting_approval: ['plan stored'],
@@ -170,7 +170,12 @@ describe('moves', () => {
         .filter(([, row]) => flag in row)
         .map(([event]) => event)
         .sort();
-    expect(flagged('finishes')).toEqual(['cancelled', 'closed out', 'failed']);
+    expect(flagged('finishes')).toEqual([
+      'cancelled',
+      'closed out',
+      'failed',
+      'repository unreachable',
+    ]);
     expect(flagged('reopens')).toEqual(['reopened']);
   });
 });

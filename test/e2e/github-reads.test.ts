@@ -54,7 +54,7 @@ describe('reads of agent PRs (GitHub double)', () => {
     }
     expect(count('GET /repos/{owner}/{repo}/pulls')).toBe(0);
     expect(count('GET /repos/{owner}/{repo}/commits/{ref}/check-runs')).toBe(3);
-    expect(count('GET /repos/{owner}/{repo}/commits/{ref}/status')).toBe(3);
+    expect(count('GET /repos/{owner}/{repo}/commits/{ref}/statuses')).toBe(3);
   });
 
   // docs/lifecycle.md, "Which checks count": a suite's workflow run never changes its origin.

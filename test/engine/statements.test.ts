@@ -165,7 +165,9 @@ describe('statements of one delivery', () => {
     const counted = await countStatements(() => sweep(app.engine), { texts: true });
     const reads = (pattern: RegExp) =>
       counted.texts.filter((t) => /^\s*select\b/i.test(t) && pattern.test(t)).length;
-    expect(reads(/from "repositories"/)).toBe(1);
+    // Which repositories the App can no longer reach: one read, whatever their number.
+    expect(reads(/from "repositories" where \("repositories"."removed_at" is not null/)).toBe(1);
+    expect(reads(/from "repositories"/)).toBe(2);
     expect(reads(/from "runs" where "runs"."finished_at" is null/)).toBe(1);
   });
 });

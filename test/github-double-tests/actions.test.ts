@@ -90,6 +90,7 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
       },
     );
     expect(res.status).toBe(200);
+    const dispatchedAt = double.branch(repo, 'agent/1/task_001')!.sha;
     const runId = (res.data as { workflow_run_id: number }).workflow_run_id;
     expect(runId).toBeGreaterThan(2 ** 31);
     await double.waitForWorkers();
@@ -130,11 +131,14 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
       'issues.opened',
       'push',
       'workflow_run.requested',
+      'check_run.created',
       'workflow_job.queued',
       'workflow_run.in_progress',
       'workflow_job.in_progress',
       'push',
       'pull_request.opened',
+      'check_run.completed',
+      'check_suite.completed',
       'workflow_job.completed',
       'workflow_run.completed',
     ]);
@@ -154,6 +158,33 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
     const completed = receiver.of('workflow_run', 'completed')[0]!.payload;
     expect(completed['installation']).toMatchObject({ id: w.installationId });
     expect(completed['workflow_run']).toMatchObject({ id: runId, conclusion: 'success' });
+    // GitHub runs a dispatched workflow on the branch's head at dispatch and lists its jobs
+    // there, as GitHub Actions' check runs in the run's own suite; the PR the worker opened on
+    // a new commit is not at that head, so none is named.
+    const suiteId = Number(double.run(runId)!['check_suite_id']);
+    const { data: onCommit } = await octokit.rest.checks.listForRef({
+      owner,
+      repo: repoName,
+      ref: dispatchedAt,
+    });
+    expect(onCommit.check_runs).toEqual([
+      expect.objectContaining({
+        id: jobs.jobs[0]!.id,
+        name: 'work',
+        status: 'completed',
+        conclusion: 'success',
+        app: expect.objectContaining({ slug: 'github-actions' }),
+        check_suite: { id: suiteId },
+        pull_requests: [],
+      }),
+    ]);
+    expect(receiver.of('check_suite', 'completed')[0]!.payload['check_suite']).toMatchObject({
+      id: suiteId,
+      head_branch: 'agent/1/task_001',
+      head_sha: dispatchedAt,
+      app: { slug: 'github-actions' },
+      pull_requests: [],
+    });
 
     // A second attempt in fix mode updates the same PR: edited body, then synchronize.
     await octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
@@ -163,14 +194,23 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
       ref: 'agent/1/task_001',
       inputs: inputs({ attempt: '2', mode: 'fix' }),
     });
+    const fixedAt = String((pr['head'] as { sha: string }).sha);
     await double.waitForWorkers();
     await double.waitForDeliveries();
     expect(double.pulls(repo)).toHaveLength(1);
     expect(String(double.pull(repo, Number(pr['number']))['body'])).toContain('attempt=2');
+    // The fix ran on the PR's head: its job's check run is there, and while the PR's head and
+    // branch are the suite's, the suite names the PR.
+    const [fixJob] = receiver.of('check_run', 'created').slice(-1);
+    expect(fixJob!.payload['check_run']).toMatchObject({
+      head_sha: fixedAt,
+      check_suite: { head_branch: 'agent/1/task_001' },
+      pull_requests: [expect.objectContaining({ number: pr['number'] })],
+    });
     expect(
       receiver
         .names()
-        .filter((n) => !n.startsWith('workflow_job.'))
+        .filter((n) => !n.startsWith('workflow_job.') && !n.startsWith('check_'))
         .slice(-6),
     ).toEqual([
       'workflow_run.requested',
@@ -306,5 +346,62 @@ describe('actions: workflow_dispatch and the simulated worker', () => {
       'completed',
     ]);
     expect(double.run(runId)).toMatchObject({ conclusion: 'failure' });
+  });
+
+  it("lists a run's jobs on another branch's PR head, naming no PR of another branch", async () => {
+    const { octokit, double, receiver, repo } = w;
+    double.setWorker(null);
+    const pr = await double.openPr(repo, { head: 'agent/1/a', title: 'A', by: 'alice' });
+    const head = double.branch(repo, 'agent/1/a')!.sha;
+    // A stacked task's branch starts at its dependency's PR head (docs/stacking.md).
+    await octokit.rest.git.createRef({
+      owner,
+      repo: repoName,
+      ref: 'refs/heads/agent/1/b',
+      sha: head,
+    });
+    const res = await octokit.request(
+      'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
+      {
+        owner,
+        repo: repoName,
+        workflow_id: 'agent-worker.yml',
+        ref: 'agent/1/b',
+        inputs: inputs({ task_id: 'b' }),
+        return_run_details: true,
+      },
+    );
+    const runId = (res.data as { workflow_run_id: number }).workflow_run_id;
+    await double.startWorkflowRun(runId);
+    // The runner reads the workflow's jobs: they replace the one the run was made with.
+    await double.startJobs(runId, ['assignment', 'agent']);
+    await double.finishJob(runId, 'assignment', 'success');
+    await double.finishJob(runId, 'agent', 'failure');
+    await double.completeWorkflowRun(runId, 'failure');
+    await double.waitForDeliveries();
+
+    const { data } = await octokit.rest.checks.listForRef({ owner, repo: repoName, ref: head });
+    expect(data.check_runs.map((c) => [c.name, c.conclusion, c.app?.slug])).toEqual([
+      ['agent', 'failure', 'github-actions'],
+      ['assignment', 'success', 'github-actions'],
+    ]);
+    expect(data.check_runs.map((c) => c.pull_requests)).toEqual([[], []]);
+    const suites = receiver.of('check_suite', 'completed').map((h) => h.payload['check_suite']);
+    expect(suites).toEqual([
+      expect.objectContaining({
+        head_sha: head,
+        head_branch: 'agent/1/b',
+        conclusion: 'failure',
+        pull_requests: [],
+      }),
+    ]);
+    // The same commit's own branch still names its PR.
+    const { data: own } = await octokit.rest.checks.create({
+      owner,
+      repo: repoName,
+      name: 'order',
+      head_sha: head,
+    });
+    expect(own.pull_requests.map((p) => p.number)).toEqual([pr]);
   });
 });

@@ -128,6 +128,9 @@ export class Core {
    */
   delivers(event: string): boolean {
     if (this.closed) return false;
+    // "All GitHub Apps receive this event by default. You cannot manually subscribe to this
+    // event." (GitHub's "Webhook events and payloads", installation and installation_repositories)
+    if (event === 'installation' || event === 'installation_repositories') return true;
     const subscribed = this.options.subscribedEvents;
     return !subscribed || subscribed.includes(event);
   }
@@ -164,8 +167,10 @@ export class Core {
     return repo;
   }
 
+  /** The installation that holds the repository: none once it was removed from it, or deleted. */
   installationFor(repo: Repo): Installation | undefined {
-    return this.installations.get(repo.owner.login.toLowerCase());
+    const inst = this.installations.get(repo.owner.login.toLowerCase());
+    return inst && !inst.removed.has(repo.id) ? inst : undefined;
   }
 
   /**

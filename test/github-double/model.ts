@@ -256,8 +256,8 @@ export interface Job {
   // Annotations of the job's check run, from its `::error::`-style commands.
   annotations: JobAnnotation[];
   log: JobLogStep[];
-  // A CI job's check run on the run's commit; the worker's job is not listed on commits.
-  checkRun: CheckRun | null;
+  // The job's check run on the run's commit, in the run's check suite.
+  checkRun: CheckRun;
 }
 
 /** What one attempt of a CI job does. */
@@ -382,6 +382,11 @@ export interface Installation {
   nodeId: string;
   account: Account;
   createdAt: string;
+  /** The account's repositories the installation no longer holds (`removeFromInstallation`). */
+  removed: Set<number>;
+  /** Since when the installation is suspended (`suspendInstallation`); null: it is not. */
+  suspendedAt: string | null;
+  suspendedBy: Account | null;
 }
 
 export interface Repo {
@@ -510,6 +515,19 @@ export function addCheckRun(repo: Repo, run: CheckRun): void {
   repo.checkRuns.set(run.id, run);
   pushTo(repo.checkRunsBySha, run.headSha, run);
   pushTo(repo.checkRunsBySuite, run.suite.id, run);
+}
+
+function dropFrom<K, V>(index: Map<K, V[]>, key: K, value: V): void {
+  const list = (index.get(key) ?? []).filter((v) => v !== value);
+  if (list.length > 0) index.set(key, list);
+  else index.delete(key);
+}
+
+/** A check run gone from its commit, its suite and the repository, as if never made. */
+export function removeCheckRun(repo: Repo, run: CheckRun): void {
+  repo.checkRuns.delete(run.id);
+  dropFrom(repo.checkRunsBySha, run.headSha, run);
+  dropFrom(repo.checkRunsBySuite, run.suite.id, run);
 }
 
 export function addStatus(repo: Repo, status: CommitStatus): void {

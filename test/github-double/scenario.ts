@@ -29,6 +29,13 @@ import {
   finishNamedJob,
 } from './ops/actions.js';
 import { registerFromManifest } from './ops/app-manifest.js';
+import {
+  addToInstallation,
+  install,
+  removeFromInstallation,
+  setSuspended,
+  uninstall,
+} from './ops/installations.js';
 import { createCheckRun, createStatus, updateCheckRun } from './ops/checks.js';
 import {
   addLabels,
@@ -90,6 +97,36 @@ export class GitHubDouble extends DoubleQueries {
   /** `owner`'s fork of `repo` (made once; GitHub names it `owner/<name>`). */
   fork(repo: string, owner: string): string {
     return ensureFork(this.core, this.repoOf(repo), owner).fullName;
+  }
+
+  /**
+   * The owner (`by`) takes the repository out of the App's installation:
+   * `installation_repositories.removed` (ops/installations.ts).
+   */
+  async removeFromInstallation(repo: string, by: string): Promise<void> {
+    await settle(removeFromInstallation(this.core, this.repoOf(repo), this.core.account(by)));
+  }
+
+  /** The owner gives it back: `installation_repositories.added`. */
+  async addToInstallation(repo: string, by: string): Promise<void> {
+    await settle(addToInstallation(this.core, this.repoOf(repo), this.core.account(by)));
+  }
+
+  /** The owner uninstalls the App from the account: `installation.deleted`. */
+  async uninstall(owner: string, by: string): Promise<void> {
+    await settle(uninstall(this.core, this.core.account(owner), this.core.account(by)));
+  }
+
+  /** The App installed on the account again, a new installation: `installation.created`. */
+  async install(owner: string, by: string): Promise<void> {
+    await settle(install(this.core, this.core.account(owner), this.core.account(by)));
+  }
+
+  /** The owner suspends the installation (`installation.suspend`), or lifts it (`unsuspend`). */
+  async setInstallationSuspended(owner: string, suspended: boolean, by: string): Promise<void> {
+    await settle(
+      setSuspended(this.core, this.core.account(owner), suspended, this.core.account(by)),
+    );
   }
 
   async addWorkflow(repo: string, spec: WorkflowSpec): Promise<number> {

@@ -226,6 +226,8 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
         { message: 'x is unused', annotation_level: 'warning', path: 'src/app.ts', start_line: 3 },
       ],
     });
+    // GitHub lists a commit's statuses newest first; a context counts by its newest.
+    await w.double.setStatus(w.repo, sha, 'legacy-ci', 'pending');
     await w.double.setStatus(w.repo, sha, 'legacy-ci', 'failure');
     const { checks, actionsRuns } = await port().checksFor(repo, sha);
     const test = checks.find((c) => c.name === 'test')!;
@@ -242,6 +244,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
         checkSuiteId: suite,
         headRepositoryId: w.double.repository(w.repo)['id'],
         actorLogin: (w.double.run(runId)!['actor'] as { login: string }).login,
+        workflowPath: w.double.run(runId)!['path'],
       },
     ]);
     expect(checks.find((c) => c.name === 'lint')).toMatchObject({
@@ -250,12 +253,16 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       title: '2 problems',
       summary: 'no-unused-vars in src/app.ts',
     });
-    expect(checks.find((c) => c.name === 'legacy-ci')).toMatchObject({
-      source: 'status',
-      checkRunId: null,
-      checkSuiteId: null,
-      actionsJob: null,
-    });
+    expect(checks.filter((c) => c.name === 'legacy-ci')).toMatchObject([
+      {
+        source: 'status',
+        conclusion: 'failure',
+        checkRunId: null,
+        checkSuiteId: null,
+        appSlug: null,
+        actionsJob: null,
+      },
+    ]);
 
     expect(await port().checkRunAnnotations(repo, test.checkRunId!)).toEqual([
       {
@@ -314,6 +321,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
       checkSuiteId: forkRun['check_suite_id'],
       headRepositoryId: fork,
       actorLogin: 'outsider',
+      workflowPath: forkRun['path'],
     };
     const { checks, actionsRuns } = await port().checksFor(repo, sha);
     expect(checks.find((c) => c.name === 'test')).toMatchObject({
@@ -387,18 +395,30 @@ describe('actionsJobOf', () => {
 describe('actionsRunOrigin', () => {
   it.each([
     [
-      { id: 3, check_suite_id: 9, head_repository: { id: 5 }, actor: { login: 'carol' } },
-      { id: 3, checkSuiteId: 9, headRepositoryId: 5, actorLogin: 'carol' },
+      {
+        id: 3,
+        check_suite_id: 9,
+        head_repository: { id: 5 },
+        actor: { login: 'carol' },
+        path: '.github/workflows/ci.yml@main',
+      },
+      {
+        id: 3,
+        checkSuiteId: 9,
+        headRepositoryId: 5,
+        actorLogin: 'carol',
+        workflowPath: '.github/workflows/ci.yml@main',
+      },
     ],
     // A fork deleted since: GitHub answers null (github/rest-api-description#1586).
     [
       { id: 3, check_suite_id: 9, head_repository: null, actor: { login: 'carol' } },
-      { id: 3, checkSuiteId: 9, headRepositoryId: null, actorLogin: 'carol' },
+      { id: 3, checkSuiteId: 9, headRepositoryId: null, actorLogin: 'carol', workflowPath: null },
     ],
     // `actor` is not among the schema's required fields: core decides nothing on such a run.
     [
       { id: 3, check_suite_id: 9, head_repository: { id: 5 } },
-      { id: 3, checkSuiteId: 9, headRepositoryId: 5, actorLogin: null },
+      { id: 3, checkSuiteId: 9, headRepositoryId: 5, actorLogin: null, workflowPath: null },
     ],
   ])('%j → %j', (run, expected) => {
     expect(actionsRunOrigin(run)).toEqual(expected);

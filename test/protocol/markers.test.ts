@@ -3,6 +3,7 @@ import {
   boundedUsage,
   markerBlock,
   parsePlanMarker,
+  parsePlanUsage,
   parseTaskMarker,
   parseUsageMarker,
   planMarker,
@@ -180,5 +181,38 @@ describe('markers', () => {
     ['nowhere', FENCE, undefined],
   ])('reads the plan marker on %s', (_where, body, id) => {
     expect(parsePlanMarker(body)).toBe(id);
+  });
+});
+
+describe('parsePlanUsage', () => {
+  const usage = { costUsd: 0.25, inputTokens: 10, outputTokens: 5 };
+  const marker = usageMarker(usage);
+  const plan = (block: string) =>
+    ['Plan:', '', '```tasks', block, '```', '', planMarker(7), marker].join('\n');
+
+  it.each([
+    { name: 'under the plan marker', body: plan('- id: a'), expected: usage },
+    {
+      name: 'only in the tasks block, as a planner could write it',
+      body: ['```tasks', `- id: a\n  title: ${usageMarker({ ...usage, costUsd: 0 })}`, '```'].join(
+        '\n',
+      ),
+      expected: undefined,
+    },
+    {
+      name: 'under the marker, with another in the tasks block',
+      body: plan(`- id: a\n  prompt: ${usageMarker({ ...usage, costUsd: 0 })}`),
+      expected: usage,
+    },
+    { name: 'quoted', body: `> ${marker}`, expected: undefined },
+    { name: 'inline in a sentence', body: `It spent ${marker} so far.`, expected: undefined },
+    {
+      name: 'two different ones',
+      body: `${marker}\n${usageMarker({ ...usage, costUsd: 0 })}`,
+      expected: undefined,
+    },
+    { name: 'the same one twice', body: `${marker}\n\n${marker}`, expected: usage },
+  ])('$name', ({ body, expected }) => {
+    expect(parsePlanUsage(body)).toEqual(expected);
   });
 });

@@ -40,7 +40,7 @@ const P = {
   dispatch: new RegExp(`${R}/actions/workflows/[^/]+/dispatches$`),
   getPull: new RegExp(`${R}/pulls/\\d+$`),
   checkRunsForRef: new RegExp(`${R}/commits/[^/]+/check-runs$`),
-  combinedStatus: new RegExp(`${R}/commits/[^/]+/status$`),
+  commitStatuses: new RegExp(`${R}/commits/[^/]+/statuses$`),
   createCheckRun: new RegExp(`${R}/check-runs$`),
   merge: new RegExp(`${R}/pulls/\\d+/merge$`),
   graphql: /^\/graphql$/,
@@ -72,7 +72,7 @@ const FAULTS: FaultRule[] = [
   { method: 'GET', path: P.getPull, delayMs: 1_500 },
   { method: 'GET', path: P.getPull, ...SERVER_ERROR(500) },
   { method: 'GET', path: P.checkRunsForRef, drop: true },
-  { method: 'GET', path: P.combinedStatus, ...SERVER_ERROR(502) },
+  { method: 'GET', path: P.commitStatuses, ...SERVER_ERROR(502) },
   { method: 'POST', path: P.createCheckRun, ...secondaryLimit(403, 1) },
   { method: 'POST', path: P.createCheckRun, ...SERVER_ERROR(500) },
   // Merges are not retried by Octokit either (405/409 are answers): the decision is retried.

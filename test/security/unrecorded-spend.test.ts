@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAINTAINER, REPO, repositoryIdOf } from '../e2e/harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-worker.js';
-import { SONNET_ANSWER, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answer.js';
+import {
+  apiCallingAgent,
+  SONNET_ANSWER,
+  SONNET_ANSWER_COST,
+} from '../worker/helpers/sonnet-answer.js';
 import { taskState } from './security-helpers.js';
 
 /**
@@ -16,19 +20,8 @@ import { taskState } from './security-helpers.js';
  */
 
 /** Calls the API `CALLS` times through the proxy, says it spent nothing, and changes nothing. */
-const SPENDING_AGENT = String.raw`
-const http = require('node:http');
-const prompt = require('node:fs').readFileSync(0, 'utf8');
-const base = new URL(process.env.ANTHROPIC_BASE_URL);
-const call = () => new Promise((resolve, reject) => {
-  const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'content-type': 'application/json' };
-  http.request({ host: base.hostname, port: base.port, method: 'POST', path: '/v1/messages', headers }, (res) => {
-    res.resume();
-    res.on('end', resolve);
-  }).on('error', reject).end(JSON.stringify({ model: 'claude-sonnet-5', stream: true }));
-});
-(async () => {
-  for (let i = 0; i < Number(process.env.CALLS); i++) await call();
+const SPENDING_AGENT = apiCallingAgent(String.raw`
+  const prompt = require('node:fs').readFileSync(0, 'utf8');
   const fence = '\x60\x60\x60';
   const planning = prompt.startsWith('You are planning');
   const result = planning ? ['Plan:', '', fence + 'tasks', '- id: a', '  title: A', fence].join('\n') : 'Nothing to do.';
@@ -36,8 +29,7 @@ const call = () => new Promise((resolve, reject) => {
     type: 'result', subtype: 'success', is_error: false, result,
     total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 },
   }));
-})();
-`;
+`);
 
 let api: Server;
 let apiUrl: string;
@@ -116,5 +108,29 @@ describe('spend that no pull request records', () => {
       runs.length * SONNET_ANSWER_COST,
       6,
     );
+  }, 180_000);
+
+  it("holds the run at the planner's spend before its plan dispatches anything", async () => {
+    scenario = await startRealWorkerScenario(SPENDING_AGENT, {
+      env: { ANTHROPIC_BASE_URL: apiUrl, CALLS: '1' },
+      config: `budget:\n  maxCostUsdPerRun: ${SONNET_ANSWER_COST / 2}\n`,
+    });
+    const { s, runs } = scenario;
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Plan this',
+      body: 'Split the work.',
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+
+    // The planner's run alone: its plan was stored, and the run held before a task went out.
+    expect(runs.map((r) => r.jobs.map((j) => `${j.job}:${j.conclusion}`))).toEqual([
+      ['assignment:success', 'agent:success', 'publish:success'],
+    ]);
+    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
+    expect(run?.state).toBe('held');
+    expect(await s.app.store.attempts.spentByRun(run!.id)).toBeCloseTo(SONNET_ANSWER_COST, 6);
+    expect(await taskState(s, issue, 'a')).toBe('pending');
   }, 180_000);
 });

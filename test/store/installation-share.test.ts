@@ -45,9 +45,24 @@ describe.each(ENGINES)('installation shares on $name', (engine) => {
     await store.attempts.claimDispatches(A1, { repoLimit: 1, globalLimit: 100, now });
 
     const loads = await store.attempts.loads(now);
+    const reachable = { removedAt: null, suspendedAt: null };
     expect(loads.sort((a, b) => a.repositoryId - b.repositoryId)).toEqual([
-      { repositoryId: A1, installationId: 71, inflight: 1, ready: 3, repoLimit: 10 },
-      { repositoryId: A2, installationId: 71, inflight: 0, ready: 1, repoLimit: 10 },
+      {
+        repositoryId: A1,
+        installationId: 71,
+        inflight: 1,
+        ready: 3,
+        repoLimit: 10,
+        access: reachable,
+      },
+      {
+        repositoryId: A2,
+        installationId: 71,
+        inflight: 0,
+        ready: 1,
+        repoLimit: 10,
+        access: reachable,
+      },
     ]);
   });
 

@@ -46,6 +46,8 @@ describe.each(ENGINES)('RepositoryStore.ensureRepository on $name', (engine) => 
       ...first,
       ...later,
       installationId: installation ?? INSTALLATION,
+      removedAt: null,
+      suspendedAt: null,
       createdAt: undefined,
       updatedAt: undefined,
       maxParallel: undefined,

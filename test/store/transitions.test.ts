@@ -268,7 +268,7 @@ describe.each(ENGINES)('state writes on $name', (engine) => {
       },
     );
 
-    it.each(['closed out', 'failed', 'cancelled'] as RunFinishEvent[])(
+    it.each(['closed out', 'failed', 'cancelled', 'repository unreachable'] as RunFinishEvent[])(
       'finishRun(%s) finishes from exactly the states the table allows, once',
       async (event) => {
         const { run } = await freshRun();

@@ -7,7 +7,7 @@ import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, pullFixture, REPO, strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
-import { SONNET_ANSWER } from './helpers/sonnet-answer.js';
+import { apiCallingAgent, SONNET_ANSWER } from './helpers/sonnet-answer.js';
 
 /**
  * `budget.maxCostUsdPerRun` adds up the usage markers of the task's PRs (docs/worker.md, "What
@@ -22,26 +22,15 @@ const REAL_KEY = 'sk-ant-api03-held-by-the-worker';
 strictGitHub();
 
 /** An agent that calls the API through the proxy `CALLS` times, then says it spent nothing. */
-const AGENT = String.raw`
-import http from 'node:http';
-import { writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-const base = new URL(process.env.ANTHROPIC_BASE_URL);
-const call = () => new Promise((resolve, reject) => {
-  const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'content-type': 'application/json' };
-  http.request({ host: base.hostname, port: base.port, method: 'POST', path: '/v1/messages', headers }, (res) => {
-    res.resume();
-    res.on('end', resolve);
-  }).on('error', reject).end(JSON.stringify({ model: 'claude-sonnet-5', stream: true }));
-});
-for (let i = 0; i < Number(process.env.CALLS); i++) await call();
-if (process.env.CHANGE !== 'none') writeFileSync('feature.txt', 'done\n');
-if (process.env.FIFO) execFileSync('mkfifo', ['left-behind']);
-console.log(JSON.stringify({
-  type: 'result', subtype: 'success', is_error: false, result: 'Done.',
-  total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 },
-}));
-`;
+const AGENT = apiCallingAgent(String.raw`
+  const { writeFileSync } = require('node:fs');
+  if (process.env.CHANGE !== 'none') writeFileSync('feature.txt', 'done\n');
+  if (process.env.FIFO) require('node:child_process').execFileSync('mkfifo', ['left-behind']);
+  console.log(JSON.stringify({
+    type: 'result', subtype: 'success', is_error: false, result: 'Done.',
+    total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 },
+  }));
+`);
 
 let h: Harness;
 let api: Server;
@@ -65,7 +54,7 @@ afterEach(() => {
 });
 
 async function runAgentCalling(n: number) {
-  const agent = join(h.shared, 'understating-agent.mjs');
+  const agent = join(h.shared, 'understating-agent.cjs');
   writeFileSync(agent, AGENT);
   let body = '';
   nock(API)
@@ -115,7 +104,7 @@ const usageNotice = (log: string) => log.match(/^::notice::agent-coordinator-usa
 
 describe('the usage the agent job says', () => {
   it('is said once the agent has ended, before the worker reads what it left', async () => {
-    const agent = join(h.shared, 'understating-agent.mjs');
+    const agent = join(h.shared, 'understating-agent.cjs');
     writeFileSync(agent, AGENT);
     const result = await h.run({
       AGENT_COMMAND: `"${process.execPath}" "${agent}"`,

@@ -27626,6 +27626,9 @@ function neutralizeMarkers(text3) {
 function planMarker(runId) {
   return `<!-- agent-coordinator:plan run_id=${runId} -->`;
 }
+var USAGE_LINE = new RegExp(
+  String.raw`^ {0,3}<!-- agent-coordinator:usage ${USAGE_FIGURES_SOURCE} -->[ \t]*$`
+);
 function replyMarker(taskId, attempt, commentId) {
   return `<!-- agent-coordinator:reply task=${taskId} attempt=${attempt} comment=${commentId} -->`;
 }
@@ -35194,10 +35197,11 @@ async function publishPlan(ctx, result) {
   let tasksBlock;
   if (block.ok) {
     tasksBlock = fenced("tasks", block.yaml);
+    const usage = result.usage ? [usageMarker(result.usage)] : [];
     const body2 = [
       `Plan proposed by the [planner run](${runUrl2}):`,
       tasksBlock,
-      planMarker(env.runId)
+      [planMarker(env.runId), ...usage].join("\n")
     ].join("\n\n");
     const parsed2 = parsePlanMarkdown(body2, limits);
     if (parsed2.ok && body2.length >= COMMENT_MAX_CHARS) {

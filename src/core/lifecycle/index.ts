@@ -27,6 +27,13 @@ export { budgetApplies, decideBudget } from './budget.js';
 export { decideDispatchFailure } from './dispatch-refusal.js';
 export { decideSettle, tasksToCancel } from './settle.js';
 export {
+  decideUnreachableRun,
+  unreachableBecause,
+  type Unreachable,
+  type UnreachableRunEffect,
+  type UnreachableRunSnapshot,
+} from './reachability.js';
+export {
   decideStalledRun,
   decideStalledTask,
   hasOpenPull,

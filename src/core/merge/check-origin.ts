@@ -15,6 +15,10 @@
  * repository ("About status checks": "Anyone with write permissions to a repository can set the
  * state for any status check"). Their origin cannot be told, so an integration that itself
  * builds forks' PRs reports on the agent PR's commit as the admins let it (docs/lifecycle.md).
+ * But a commit status written with a workflow's `GITHUB_TOKEN` (its creator `github-actions[bot]`)
+ * is left out, as a check run that names no job is: a `workflow_run` or `pull_request_target`
+ * workflow writes it with a token that may, on a commit and with words a fork's PR chose, and
+ * nothing of it tells which run, started by whom, wrote it.
  */
 
 import { isFailingCheck } from './checks.js';
@@ -26,7 +30,10 @@ export const ACTIONS_APP_SLUG = 'github-actions';
 export interface HeadCheck {
   name: string;
   source: 'check_run' | 'status';
-  /** The App that owns a check run; null for a commit status. */
+  /**
+   * The App that owns a check run, or whose token wrote a commit status (its creator's bot);
+   * null for a status a person wrote.
+   */
   appSlug: string | null;
   /** A check run's `check_suite.id`; null for a commit status, or when GitHub names none. */
   checkSuiteId: number | null;
@@ -49,6 +56,26 @@ export interface ActionsRunOrigin {
    * PR's author when it opened, the pusher of its head). Null when GitHub names none.
    */
   actorLogin: string | null;
+  /**
+   * Its workflow file, as GitHub's `path` names it (`.github/workflows/ci.yml`, maybe with the
+   * repository before it and `@<ref>` after); null when GitHub names none.
+   */
+  workflowPath: string | null;
+}
+
+/**
+ * Whether the run is one of the worker workflow's (`worker.workflow`, a file name): the
+ * coordinator's own `workflow_dispatch` runs of an attempt. GitHub lists the jobs of every run on
+ * the commit it ran on, and a task stacked on its dependency's open PR starts on that PR's head
+ * (docs/stacking.md), so its worker's jobs are check runs there: they are no check of that PR's,
+ * whose merge they would hold while the child works and fail when its agent fails, sending the
+ * dependency's worker what the child's agent printed.
+ */
+export function isWorkerRun(run: ActionsRunOrigin, workerWorkflow: string): boolean {
+  const file = /^(?:[^/]+\/[^/]+\/)?\.github\/workflows\/([^@]+)(?:@.*)?$/.exec(
+    run.workflowPath ?? '',
+  );
+  return file?.[1] === workerWorkflow;
 }
 
 /** Whether a workflow run's head is in this repository (not a fork's PR on the same commit). */
@@ -103,13 +130,17 @@ function startedByTrusted(run: ActionsRunOrigin, starters: RunStarters): boolean
 }
 
 export type CountedChecks<C> =
-  /** `leftOut`: jobs of runs whose head is in another repository, or that no trusted starter started. */
+  /**
+   * `leftOut`: jobs of runs whose head is in another repository, that no trusted starter started,
+   * or of the worker workflow.
+   */
   | { ok: true; counted: C[]; leftOut: C[] }
   /** What GitHub answered does not tell where an Actions job came from: decide nothing. */
   | { ok: false; why: string };
 
 /**
- * The checks of a head that count, given the workflow runs on it. An Actions job whose run is
+ * The checks of a head that count, given the workflow runs on it and the worker workflow's file
+ * (`worker.workflow`), whose runs' jobs count for no head. An Actions job whose run is
  * missing from `runs`, that names no check suite, or whose details name another run than its
  * suite's is an error, never a pass: both ways of guessing are wrong, one merges on a red
  * check, the other lets a fork's text through.
@@ -119,12 +150,18 @@ export function countedChecks<C extends HeadCheck>(
   runs: readonly ActionsRunOrigin[],
   repositoryId: number,
   starters: RunStarters,
+  workerWorkflow: string,
 ): CountedChecks<C> {
   const counted: C[] = [];
   const leftOut: C[] = [];
   for (const check of checks) {
-    if (check.source !== 'check_run' || check.appSlug !== ACTIONS_APP_SLUG) {
+    if (check.appSlug !== ACTIONS_APP_SLUG) {
       counted.push(check);
+      continue;
+    }
+    // A workflow's token wrote this status: no run, starter or repository of origin to tell.
+    if (check.source === 'status') {
+      leftOut.push(check);
       continue;
     }
     // Not a job: a check run some workflow's token made through the API, whose details_url
@@ -148,7 +185,7 @@ export function countedChecks<C extends HeadCheck>(
         ok: false,
         why: `the check run ${check.name} names workflow run ${check.actionsJob.runId}, its check suite run ${run.id}`,
       };
-    if (!isOwnRun(run, repositoryId)) {
+    if (!isOwnRun(run, repositoryId) || isWorkerRun(run, workerWorkflow)) {
       leftOut.push(check);
       continue;
     }

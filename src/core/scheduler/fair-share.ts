@@ -5,6 +5,7 @@
  * another installation's ready task waits for. Nothing running is stopped: an installation over
  * its share keeps what it runs and gets no new slot while another one waits below it.
  */
+import { unreachableBecause, type RepositoryAccess } from '../lifecycle/reachability.js';
 
 /** An installation's load: its tasks in flight and the ready tasks its repositories could start. */
 export interface InstallationLoad {
@@ -23,6 +24,16 @@ export interface RepositoryLoad {
   ready: number;
   /** concurrency.maxParallel as its newest run saw it; null: no run has read it yet. */
   repoLimit: number | null;
+  /**
+   * What its row records of the installation events; absent: reachable. A repository the App can
+   * no longer reach has its runs ended (src/core/lifecycle/reachability.ts): until they are, what
+   * it runs or has ready takes no share and starts nothing.
+   */
+  access?: RepositoryAccess;
+}
+
+function reachable(r: RepositoryLoad): boolean {
+  return r.access === undefined || unreachableBecause(r.access) === null;
 }
 
 /** A repository's ready tasks as far as its own `concurrency.maxParallel` lets them start. */
@@ -36,7 +47,7 @@ function startable(r: RepositoryLoad): number {
  */
 export function installationLoads(repositories: readonly RepositoryLoad[]): InstallationLoad[] {
   const byId = new Map<number, InstallationLoad>();
-  for (const r of repositories) {
+  for (const r of repositories.filter(reachable)) {
     const load = byId.get(r.installationId) ?? {
       installationId: r.installationId,
       running: 0,
@@ -132,12 +143,17 @@ export function repositoriesToHandOff(
   cap: number,
 ): number[] {
   if (!Number.isFinite(cap)) return [];
-  const own = repositories.find((r) => r.repositoryId === repositoryId)?.installationId;
+  // A pass for a repository the App can no longer reach starts nothing there: what its ended
+  // runs freed goes to every installation's repositories, its own installation's included.
+  const own = repositories.find((r) => r.repositoryId === repositoryId && reachable(r));
   const starts = fairStarts(installationLoads(repositories), cap);
   return repositories
     .filter(
       (r) =>
-        r.installationId !== own && (starts.get(r.installationId) ?? 0) > 0 && startable(r) > 0,
+        reachable(r) &&
+        r.installationId !== own?.installationId &&
+        (starts.get(r.installationId) ?? 0) > 0 &&
+        startable(r) > 0,
     )
     .map((r) => r.repositoryId)
     .sort((a, b) => a - b);

@@ -37,6 +37,8 @@ export interface StatusSnapshot {
     issueNumber: number;
     planError: string | null;
     holdReason: string | null;
+    /** Why the run ended, when core named a reason (src/core/lifecycle/reachability.ts). */
+    endReason?: string | null;
     budgetWaived: boolean;
     maxParallel: number;
     maxCostUsdPerRun: number;
@@ -216,6 +218,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
   if (run.state === 'planning') notes.push('Planning: waiting for the planner job to post a plan.');
   if (run.state === 'awaiting_approval')
     notes.push('Waiting for `/approve` on this issue to start.');
+  if (run.endReason) notes.push(`Ended: ${run.endReason}.`);
   if (s.nextWriteInSeconds !== undefined)
     notes.push(`GitHub write budget: next write in ${s.nextWriteInSeconds} s`);
   return {

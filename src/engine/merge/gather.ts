@@ -208,7 +208,13 @@ export async function checksOf(
     ...(await writersAmong(engine, scope.port, scope.repo, toRead.fresh, { fresh: true })),
     ...(await writersAmong(engine, scope.port, scope.repo, toRead.cached, { fresh: false })),
   ]);
-  const verdict = countedChecks(checks, runs, scope.repositoryId, { appLogin, writers });
+  const verdict = countedChecks(
+    checks,
+    runs,
+    scope.repositoryId,
+    { appLogin, writers },
+    scope.config.worker.workflow,
+  );
   if (!verdict.ok) throw new Error(`the checks on ${head} cannot be told apart: ${verdict.why}`);
   return verdict.counted.filter((c) => !isOrderCheck(c));
 }

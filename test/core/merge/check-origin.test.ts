@@ -25,20 +25,23 @@ const otherApp = (name: string): HeadCheck => ({
   checkSuiteId: 500,
   actionsJob: null,
 });
-const status = (name: string): HeadCheck => ({
+/** A commit status a person wrote, or one an App's token wrote (`appSlug`, its creator's bot). */
+const status = (name: string, appSlug: string | null = null): HeadCheck => ({
   name,
   source: 'status',
-  appSlug: null,
+  appSlug,
   checkSuiteId: null,
   actionsJob: null,
 });
 const APP = 'agent-coordinator[bot]';
-// Run n has check suite n; the App started it unless another starter is named.
+const WORKER = 'agent-worker.yml';
+// Run n has check suite n, of the repository's CI; the App started it unless another is named.
 const run = (
   id: number,
   headRepositoryId: number | null,
   actorLogin: string | null = APP,
-): ActionsRunOrigin => ({ id, checkSuiteId: id, headRepositoryId, actorLogin });
+  workflowPath: string | null = '.github/workflows/ci.yml@refs/heads/main',
+): ActionsRunOrigin => ({ id, checkSuiteId: id, headRepositoryId, actorLogin, workflowPath });
 /** The App, and carol, who has write access. */
 const STARTERS: RunStarters = { appLogin: APP, writers: new Set(['carol']) };
 const names = (checks: readonly HeadCheck[]) => checks.map((c) => c.name);
@@ -95,6 +98,15 @@ describe('countedChecks', () => {
       leftOut: [],
     },
     {
+      // A `workflow_run` or `pull_request_target` workflow writing a status onto the agent's
+      // commit with its GITHUB_TOKEN, in words a fork's PR chose: no run or starter to tell.
+      name: "a commit status a workflow's token wrote is left out; another App's counts",
+      checks: [status('coverage', 'github-actions'), status('deploy', 'other-ci')],
+      runs: [run(1, REPO)],
+      counted: ['deploy'],
+      leftOut: ['coverage'],
+    },
+    {
       name: 'a job of a run a person with write access started counts, whatever the case',
       checks: [job('test', 1)],
       runs: [run(1, REPO, 'Carol')],
@@ -109,6 +121,20 @@ describe('countedChecks', () => {
       leftOut: ['test'],
     },
     {
+      // docs/stacking.md: a stacked task's worker runs on its dependency's head, started by the
+      // App; GitHub's `path` may name the repository and the ref, or neither.
+      name: "the worker workflow's jobs are left out, however GitHub spells its path",
+      checks: [job('work', 1), job('agent', 2), job('publish', 3), job('test', 4)],
+      runs: [
+        run(1, REPO, APP, `.github/workflows/${WORKER}`),
+        run(2, REPO, APP, `.github/workflows/${WORKER}@refs/heads/agent/1/b`),
+        run(3, REPO, APP, `acme/widgets/.github/workflows/${WORKER}@main`),
+        run(4, REPO, APP, `.github/workflows/not-${WORKER}`),
+      ],
+      counted: ['test'],
+      leftOut: ['work', 'agent', 'publish'],
+    },
+    {
       name: 'no checks: nothing counts, nothing is left out',
       checks: [],
       runs: [run(1, FORK)],
@@ -116,7 +142,7 @@ describe('countedChecks', () => {
       leftOut: [],
     },
   ])('$name', ({ checks, runs, counted, leftOut }) => {
-    const verdict = countedChecks(checks, runs, REPO, STARTERS);
+    const verdict = countedChecks(checks, runs, REPO, STARTERS, WORKER);
     expect(verdict.ok).toBe(true);
     if (!verdict.ok) return;
     expect(names(verdict.counted)).toEqual(counted);
@@ -131,6 +157,7 @@ describe('countedChecks', () => {
       [run(1, REPO), run(2, FORK)],
       REPO,
       STARTERS,
+      WORKER,
     );
     expect(verdict).toEqual({ ok: true, counted: [own, lint], leftOut: [job('test', 2)] });
   });
@@ -161,7 +188,7 @@ describe('countedChecks', () => {
       why: 'the check run test names workflow run 2, its check suite run 1',
     },
   ])('$name is an error, not a pass', ({ checks, runs, why }) => {
-    expect(countedChecks(checks, runs, REPO, STARTERS)).toEqual({ ok: false, why });
+    expect(countedChecks(checks, runs, REPO, STARTERS, WORKER)).toEqual({ ok: false, why });
   });
 
   it.each<[string, HeadCheck[], boolean]>([

@@ -194,6 +194,7 @@ describe('decideChecksCompleted: a head whose push was not delivered', () => {
     checkSuiteId: 6,
     headRepositoryId,
     actorLogin: 'agent-coordinator[bot]',
+    workflowPath: '.github/workflows/ci.yml',
   });
   const forkRun = [
     {

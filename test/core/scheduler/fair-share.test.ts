@@ -130,6 +130,16 @@ const repo = (
   repoLimit: number | null = 10,
 ): RepositoryLoad => ({ repositoryId, installationId, inflight, ready, repoLimit });
 
+/** A repository the App can no longer reach (src/core/lifecycle/reachability.ts). */
+const removed = (load: RepositoryLoad, at = new Date(0)): RepositoryLoad => ({
+  ...load,
+  access: { removedAt: at, suspendedAt: null },
+});
+const suspended = (load: RepositoryLoad): RepositoryLoad => ({
+  ...load,
+  access: { removedAt: null, suspendedAt: new Date(0) },
+});
+
 describe('installationLoads', () => {
   it('sums an installation’s repositories, counting ready tasks only as far as their own limit lets them start', () => {
     expect(
@@ -142,6 +152,20 @@ describe('installationLoads', () => {
     ).toEqual([
       { installationId: 7, running: 1, ready: 4 },
       { installationId: 8, running: 2, ready: 0 },
+    ]);
+  });
+
+  it('leaves out a repository the App can no longer reach: its runs end, it holds no share', () => {
+    expect(
+      installationLoads([
+        removed(repo(1, 7, 2, 3)),
+        suspended(repo(2, 8, 1, 4)),
+        repo(3, 7, 0, 1),
+        { ...repo(4, 9, 1, 1), access: { removedAt: null, suspendedAt: null } },
+      ]),
+    ).toEqual([
+      { installationId: 7, running: 0, ready: 1 },
+      { installationId: 9, running: 1, ready: 1 },
     ]);
   });
 });
@@ -219,6 +243,17 @@ describe('repositoriesToHandOff', () => {
       repositories: [repo(1, 7, 1, 5), repo(2, 8, 0, 5)],
       cap: Infinity,
       handOff: [],
+    },
+    {
+      name: 'the pass’s repository unreachable: its own installation’s too, none unreachable',
+      repositories: [
+        removed(repo(1, 7, 2, 5)),
+        repo(3, 7, 0, 5),
+        repo(2, 8, 0, 1),
+        suspended(repo(4, 9, 0, 5)),
+      ],
+      cap: 2,
+      handOff: [2, 3],
     },
   ])('$name', ({ repositories, cap, handOff }) => {
     expect(repositoriesToHandOff(repositories, 1, cap)).toEqual(handOff);

@@ -67,6 +67,17 @@ describe('statusViewOf', () => {
     expect(ordinary).toMatchObject({ outsideFiles: [], outsideUnchecked: 2 });
   });
 
+  it('says why a run ended when core named a reason (the App removed from the repository)', () => {
+    const ended = (endReason: string | null) =>
+      statusViewOf(
+        snapshot({ run: { ...snapshot().run, state: 'cancelled', endReason }, tasks: [] }),
+      ).notes;
+    expect(ended('the App was removed from this repository')).toEqual([
+      'Ended: the App was removed from this repository.',
+    ]);
+    expect(ended(null)).toEqual([]);
+  });
+
   it('says why a ready task waits: the repository has no free worker', () => {
     const view = statusViewOf(
       snapshot({

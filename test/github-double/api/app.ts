@@ -100,6 +100,8 @@ export const appRoutes: [string, Handler][] = [
     'POST /app/installations/{installation_id}/access_tokens',
     (req) => {
       const inst = findInstallation(req);
+      // GitHub's answer to a suspended installation's token request (ossf/allstar#314).
+      if (inst.suspendedAt) throw new HttpError(403, 'This installation has been suspended');
       let scope: ReturnType<typeof scopeFor>;
       try {
         scope = scopeFor(req.core, inst, bodyObject(req));

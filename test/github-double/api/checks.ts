@@ -10,7 +10,6 @@ import {
   type Run,
   type StatusState,
 } from '../model.js';
-import { findJob } from '../ops/actions.js';
 import {
   createCheckRun,
   createStatus,
@@ -131,11 +130,6 @@ export const checkRoutes: [string, Handler][] = [
     'GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations',
     (req) => {
       const repo = repoOf(req);
-      const found = findJob(repo, intParam(req, 'check_run_id'));
-      if (found)
-        return listResponse(req, found.job.annotations, (a) =>
-          annotationJson(req.core, repo, found.run.headSha, a),
-        );
       const run = checkRunOf(req);
       return listResponse(req, run.annotations, (a) =>
         annotationJson(req.core, repo, run.headSha, a),

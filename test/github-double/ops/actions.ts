@@ -1,16 +1,17 @@
 import type { Core } from '../core.js';
 import { nodeId } from '../ids.js';
-import type {
-  Account,
-  CiJobAttempt,
-  CiJobPlan,
-  Job,
-  JobAnnotation,
-  JobLogStep,
-  Repo,
-  Run,
-  RunConclusion,
-  Workflow,
+import {
+  removeCheckRun,
+  type Account,
+  type CiJobAttempt,
+  type CiJobPlan,
+  type Job,
+  type JobAnnotation,
+  type JobLogStep,
+  type Repo,
+  type Run,
+  type RunConclusion,
+  type Workflow,
 } from '../model.js';
 import { jobHtmlUrl, jobJson, runJson, workflowJson } from '../render/actions.js';
 import { HttpError, notFound, validationFailed } from '../server/http.js';
@@ -102,30 +103,13 @@ export function findJob(repo: Repo, jobId: number): { run: Run; job: Job } | und
   return undefined;
 }
 
-// A CI job is a check run of GitHub Actions on the run's commit, with the job's id, in the run's
-// own check suite (`check_suite_id`); the worker's job gets an id of its own and is not listed
-// on commits.
+// Every job is a check run of GitHub Actions on the commit its run ran on, with the job's id, in
+// the run's own check suite (`check_suite_id`): a CI run's and a `workflow_dispatch` run's alike.
+// GitHub runs a dispatched workflow on "the last commit on the GITHUB_REF branch" (docs "Events
+// that trigger workflows"), so the worker's jobs sit on its task branch's head at dispatch, which
+// for a fix attempt is its PR's head and for a stacked task its dependency's (docs/stacking.md).
 function newJob(core: Core, run: Run, name: string): { job: Job; sent: Sent } {
   const now = core.now();
-  const job: Job = {
-    id: 0,
-    name,
-    runAttempt: run.runAttempt,
-    status: 'queued',
-    conclusion: null,
-    createdAt: now,
-    startedAt: now,
-    completedAt: null,
-    hasRunner: false,
-    annotations: [],
-    log: [],
-    checkRun: null,
-  };
-  if (!run.ciPlan) {
-    job.id = core.ids.next('job');
-    run.jobs.push(job);
-    return { job, sent: [] };
-  }
   const { run: checkRun, sent } = createCheckRun(
     core,
     run.repo,
@@ -134,10 +118,21 @@ function newJob(core: Core, run: Run, name: string): { job: Job; sent: Sent } {
     { name, status: 'queued' },
     workflowRunSuite(core, run),
   );
-  job.id = checkRun.id;
-  job.checkRun = checkRun;
-  // The check run shows what the job prints: one list for both.
-  job.annotations = checkRun.annotations;
+  const job: Job = {
+    id: checkRun.id,
+    name,
+    runAttempt: run.runAttempt,
+    status: 'queued',
+    conclusion: null,
+    createdAt: now,
+    startedAt: now,
+    completedAt: null,
+    hasRunner: false,
+    // The check run shows what the job prints: one list for both.
+    annotations: checkRun.annotations,
+    log: [],
+    checkRun,
+  };
   checkRun.detailsUrl = jobHtmlUrl(core, run, job);
   checkRun.externalId = `${run.id}-${name}-${run.runAttempt}`;
   run.jobs.push(job);
@@ -249,13 +244,12 @@ export function dispatchWorkflow(
     jobs: [],
     ciPlan: null,
   };
-  const { job } = newJob(core, run, 'work');
   repo.runs.set(id, run);
   core.changed('run', { repo: repo.fullName, id, status: run.status });
-  return {
-    run,
-    sent: [sendRunEvent(core, run, 'requested', by), sendJobEvent(core, run, job, 'queued')],
-  };
+  const sent: Sent = [sendRunEvent(core, run, 'requested', by)];
+  const { job, sent: created } = newJob(core, run, 'work');
+  sent.push(...created, sendJobEvent(core, run, job, 'queued'));
+  return { run, sent };
 }
 
 export function startRun(core: Core, run: Run): Sent {
@@ -270,8 +264,7 @@ export function startRun(core: Core, run: Run): Sent {
     job.status = 'in_progress';
     job.startedAt = now;
     job.hasRunner = true;
-    if (job.checkRun)
-      sent.push(...updateCheckRun(core, run.repo, job.checkRun, { status: 'in_progress' }));
+    sent.push(...updateCheckRun(core, run.repo, job.checkRun, { status: 'in_progress' }));
     sent.push(sendJobEvent(core, run, job, 'in_progress'));
   }
   return sent;
@@ -297,13 +290,23 @@ export function logJobStep(run: Run, step: JobLogStep, jobName?: string): void {
 }
 
 /**
+ * Takes back the current attempt's jobs and their check runs. A dispatched run is made with one
+ * job, `work`, standing for the jobs the double cannot know before a runner reads the workflow
+ * file; GitHub would have listed the file's own jobs from the start.
+ */
+function dropCurrentJobs(run: Run): void {
+  for (const job of currentJobs(run)) removeCheckRun(run.repo, job.checkRun);
+  run.jobs = run.jobs.filter((j) => j.runAttempt !== run.runAttempt);
+}
+
+/**
  * The jobs a runner starts for a multi-job workflow, in place of the one job the run was
  * created with: each in progress, as GitHub lists them once a runner picked them up.
  */
 export function startJobs(core: Core, run: Run, names: readonly string[]): Sent {
   if (run.status !== 'in_progress')
     throw new Error(`github double: run ${run.id} is not running (${run.status})`);
-  run.jobs = run.jobs.filter((j) => j.runAttempt !== run.runAttempt);
+  dropCurrentJobs(run);
   const sent: Sent = [];
   for (const name of names) {
     const { job, sent: created } = newJob(core, run, name);
@@ -330,15 +333,12 @@ function finishJob(core: Core, run: Run, job: Job, conclusion: RunConclusion): S
   job.status = 'completed';
   job.conclusion = conclusion;
   job.completedAt = core.now();
-  const sent: Sent = [];
-  if (job.checkRun)
-    sent.push(
-      ...updateCheckRun(core, run.repo, job.checkRun, {
-        conclusion: conclusion as Exclude<RunConclusion, 'startup_failure'>,
-      }),
-    );
-  sent.push(sendJobEvent(core, run, job, 'completed'));
-  return sent;
+  return [
+    ...updateCheckRun(core, run.repo, job.checkRun, {
+      conclusion: conclusion as Exclude<RunConclusion, 'startup_failure'>,
+    }),
+    sendJobEvent(core, run, job, 'completed'),
+  ];
 }
 
 // A job may not be worse than its run, nor a run better than its worst job.
@@ -366,8 +366,7 @@ export function completeRun(
   if (run.status === 'completed') return [];
   const sent: Sent = [];
   // A startup failure never gets as far as creating jobs.
-  if (conclusion === 'startup_failure')
-    run.jobs = run.jobs.filter((j) => j.runAttempt !== run.runAttempt);
+  if (conclusion === 'startup_failure') dropCurrentJobs(run);
   for (const job of currentJobs(run))
     if (job.status !== 'completed')
       sent.push(...finishJob(core, run, job, byJob.get(job.name) ?? conclusion));

@@ -47,6 +47,9 @@ export function ensureInstallation(core: Core, owner: Account): Installation {
     nodeId: nodeId('MDIz', id),
     account: owner,
     createdAt: core.now(),
+    removed: new Set(),
+    suspendedAt: null,
+    suspendedBy: null,
   };
   core.installations.set(key, inst);
   return inst;

@@ -80,7 +80,7 @@ export function installationJson(core: Core, inst: Installation): Record<string,
   return {
     id: inst.id,
     account: userJson(core, inst.account),
-    repository_selection: 'all',
+    repository_selection: inst.removed.size > 0 ? 'selected' : 'all',
     access_tokens_url: `${core.apiUrl}/app/installations/${inst.id}/access_tokens`,
     repositories_url: `${core.apiUrl}/installation/repositories`,
     html_url: `${core.url}/organizations/${inst.account.login}/settings/installations/${inst.id}`,
@@ -96,7 +96,7 @@ export function installationJson(core: Core, inst: Installation): Record<string,
     single_file_name: null,
     has_multiple_single_files: false,
     single_file_paths: [],
-    suspended_by: null,
-    suspended_at: null,
+    suspended_by: inst.suspendedBy ? userJson(core, inst.suspendedBy) : null,
+    suspended_at: inst.suspendedAt,
   };
 }

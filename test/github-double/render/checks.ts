@@ -11,15 +11,22 @@ import { openPullsWithHead } from '../ops/pull-events.js';
 import { appJson, userJson } from './accounts.js';
 import { repoApiUrl, repoHtmlUrl, simpleCommitJson } from './repos.js';
 
-// `pull-request-minimal`: the open PRs whose head is the suite's commit on a branch of this
-// repository: this repository's own, then those of other repositories of its network (a fork's
-// PR from this repository's branch, numbered in the fork), as GitHub names them in the checks of
-// the head's repository (octo-sts/app#1590). A suite whose head branch is a fork's (`head_branch`
+// `pull-request-minimal`: the open PRs whose head is the suite's commit on its branch of this
+// repository ("A pull request matches a check suite if they have the same `head_sha` and
+// `head_branch`", the `check_suite` webhook's schema): this repository's own, then those of other
+// repositories of its network (a fork's PR from this repository's branch, numbered in the fork),
+// as GitHub names them in the checks of the head's repository (octo-sts/app#1590). A PR from
+// another branch at the same commit is not named: a stacked task's worker runs on its
+// dependency's head from its own branch. A suite whose head branch is a fork's (`head_branch`
 // null) names none, as GitHub documents for `check_suite.pull_requests`.
 export function pullsOfSuite(core: Core, repo: Repo, suite: CheckSuite): Record<string, unknown>[] {
   if (suite.headBranch === null) return [];
   const own = [...repo.pulls.values()].filter(
-    (p) => p.issue.state === 'open' && p.headSha === suite.headSha && p.headRepo === repo,
+    (p) =>
+      p.issue.state === 'open' &&
+      p.headSha === suite.headSha &&
+      p.headRepo === repo &&
+      p.headRef === suite.headBranch,
   );
   const foreign = openPullsWithHead(core, repo, suite.headBranch).filter(
     (o) => o.repo !== repo && o.pull.headSha === suite.headSha,

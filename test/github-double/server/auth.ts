@@ -98,6 +98,12 @@ export function authProblem(
       message: 'This endpoint requires an installation access token, not an App JWT',
     });
   }
+  if (ctx.kind === 'installation' && ctx.installationId !== null) {
+    const inst = [...core.installations.values()].find((i) => i.id === ctx.installationId);
+    // Uninstalled: its tokens were revoked with it (ops/installations.ts).
+    if (!inst) return new HttpError(401, 'Bad credentials');
+    if (inst.suspendedAt) return new HttpError(403, 'This installation has been suspended');
+  }
   if (ctx.kind === 'installation' && repo) {
     const token = ctx.token ? core.tokens.get(ctx.token) : undefined;
     // A token reaches only its installation's repositories, and of those only the ones it was
@@ -192,7 +198,9 @@ export function scopeFor(
   inst: Installation,
   body: Record<string, unknown>,
 ): { repos: Repo[] | undefined; permissions: Record<string, PermissionLevel> | undefined } {
-  const owned = [...core.repos.values()].filter((r) => r.owner === inst.account);
+  const owned = [...core.repos.values()].filter(
+    (r) => r.owner === inst.account && !inst.removed.has(r.id),
+  );
   const names = Array.isArray(body['repositories']) ? (body['repositories'] as unknown[]) : [];
   const ids = Array.isArray(body['repository_ids']) ? (body['repository_ids'] as unknown[]) : [];
   const picked = [

@@ -73,6 +73,9 @@ export class WebhookSender {
     // An App hears only of the repositories it is installed on: nothing of a fork's own issues,
     // PRs or pushes, unless the fork's owner installed it too.
     if (input.repo && !inst) return Promise.resolve(null);
+    // A suspended installation's events are blocked with its access (GitHub's "Suspend an app
+    // installation"); the suspension's own events are the installation's, with no repository.
+    if (input.repo && inst?.suspendedAt) return Promise.resolve(null);
     const payload: Record<string, unknown> = {};
     if (input.action) payload['action'] = input.action;
     Object.assign(payload, input.body);

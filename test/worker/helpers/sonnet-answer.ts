@@ -26,3 +26,25 @@ export const SONNET_ANSWER = sse([
 
 /** What SONNET_ANSWER costs. */
 export const SONNET_ANSWER_COST = (2000 * 2 + 50_000 * 0.2 + 800 * 10) / 1e6;
+
+/**
+ * An agent's script (CommonJS) that calls the API `CALLS` times through the worker's key proxy,
+ * then runs `then` (script text); it reports what it likes itself.
+ */
+export function apiCallingAgent(then: string): string {
+  return String.raw`
+const http = require('node:http');
+const base = new URL(process.env.ANTHROPIC_BASE_URL);
+const call = () => new Promise((resolve, reject) => {
+  const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'content-type': 'application/json' };
+  http.request({ host: base.hostname, port: base.port, method: 'POST', path: '/v1/messages', headers }, (res) => {
+    res.resume();
+    res.on('end', resolve);
+  }).on('error', reject).end(JSON.stringify({ model: 'claude-sonnet-5', stream: true }));
+});
+(async () => {
+  for (let i = 0; i < Number(process.env.CALLS); i++) await call();
+${then}
+})();
+`;
+}
