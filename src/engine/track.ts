@@ -18,6 +18,7 @@ import { advanceRun, markTaskMerged } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
 import { workerReport } from './worker-report.js';
+import { largerUsage } from '../protocol/markers.js';
 import { requestReviewAgain } from './feedback.js';
 import { withdrawApproval } from './approval.js';
 import { recordChangedFiles } from './changed-files.js';
@@ -28,6 +29,7 @@ import {
   closedRecordsMergeFirst,
   closeRefusalReason,
   awaitsSpendOfItsRun,
+  chargedUsage,
   decideAttemptCompleted,
   decideRunAdoption,
   decidePullChanged,
@@ -148,8 +150,9 @@ async function trackWorkflowRun(
     }
     case 'complete_succeeded': {
       const s = await scopeOf();
-      // What the agent job says the attempt spent: the PR's marker is only the fallback.
-      const { usage } = await workerReport(engine, s, wr);
+      // What the publish job said the attempt spent, with its request for a token: no read of
+      // GitHub's. The PR's marker is only the fallback, for a worker that said nothing.
+      const usage = chargedUsage(attempt);
       await attemptCompleted(engine, s, task, attempt, {
         kind: 'succeeded',
         ...(usage === undefined ? {} : { usage }),
@@ -169,7 +172,9 @@ async function trackWorkflowRun(
     }
     case 'complete_failed': {
       const s = await scopeOf();
-      const { reason, usage } = await workerReport(engine, s, wr);
+      const { reason, usage: said } = await workerReport(engine, s, wr);
+      // The agent job's annotation, and what the publish job said if it got that far.
+      const usage = largerUsage(said, chargedUsage(attempt));
       await attemptCompleted(engine, s, task, attempt, {
         kind: 'failed',
         conclusion: decision.conclusion,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ATTEMPT_NUMBER, ISSUE_NUMBER, TASK_KEY } from './identifiers.js';
+import { USAGE_CEILING, type Usage } from './markers.js';
 import { checksFeedbackSchema, reviewFeedbackSchema } from './review-feedback.js';
 
 /**
@@ -46,11 +47,23 @@ export function buildDispatchInputs(identity: DispatchIdentity): DispatchInputs 
   };
 }
 
-/** The body the worker posts, the same strings it was dispatched with. */
+/**
+ * What the publish job says the attempt's agent spent, as the agent job handed it on
+ * (docs/worker.md, "What the agent spent"): the coordinator charges it from there, with no
+ * read of GitHub's. Within USAGE_CEILING, as every usage figure is.
+ */
+export const reportedUsageSchema = z.strictObject({
+  cost_usd: z.number().min(0).max(USAGE_CEILING.costUsd),
+  input_tokens: z.number().int().min(0).max(USAGE_CEILING.tokens),
+  output_tokens: z.number().int().min(0).max(USAGE_CEILING.tokens),
+});
+
+/** The body the worker posts, the same strings it was dispatched with; the publish job's, usage. */
 export const assignmentRequestSchema = z.strictObject({
   task_id: z.string().regex(TASK_KEY),
   issue: z.string().regex(ISSUE_NUMBER),
   attempt: z.string().regex(ATTEMPT_NUMBER),
+  usage: reportedUsageSchema.optional(),
 });
 export type AssignmentRequest = z.infer<typeof assignmentRequestSchema>;
 
@@ -122,4 +135,15 @@ export const WORKER_TOKEN_PERMISSIONS = {
 /** A refusal: 401 (the token itself is bad) or 403 (a valid token for something else). */
 export interface AssignmentRefusal {
   error: string;
+}
+
+/** Usage as the assignment request carries it. */
+export function reportedUsage(u: Usage): z.infer<typeof reportedUsageSchema> {
+  return { cost_usd: u.costUsd, input_tokens: u.inputTokens, output_tokens: u.outputTokens };
+}
+
+/** The usage a request reports, in the coordinator's terms. */
+export function usageOfRequest(request: AssignmentRequest): Usage | undefined {
+  const u = request.usage;
+  return u && { costUsd: u.cost_usd, inputTokens: u.input_tokens, outputTokens: u.output_tokens };
 }

@@ -102,6 +102,17 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
   };
 }
 
+/** The larger of each figure, where two say what one attempt spent. */
+export function largerUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return {
+    costUsd: Math.max(a.costUsd, b.costUsd),
+    inputTokens: Math.max(a.inputTokens, b.inputTokens),
+    outputTokens: Math.max(a.outputTokens, b.outputTokens),
+  };
+}
+
 /** At most this many agent configuration paths are listed (in the marker and in the section). */
 export const MAX_AGENT_CONFIG_PATHS = 50;
 

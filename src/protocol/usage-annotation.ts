@@ -1,11 +1,17 @@
-import { USAGE_FIGURES_SOURCE, usageFigures, usageFromFigures, type Usage } from './markers.js';
+import {
+  largerUsage,
+  USAGE_FIGURES_SOURCE,
+  usageFigures,
+  usageFromFigures,
+  type Usage,
+} from './markers.js';
 
 /**
- * What an attempt spent that no PR's usage marker records (docs/worker.md, "What the agent
- * spent"): an attempt that failed before its publish, or a planner's, whose plan comment has no
- * marker. The worker's last job prints it as a `::notice::`, which GitHub makes an annotation of
- * the job's check run; the coordinator reads it with the failure's annotation. Writer and reader
- * live here together, so the two sides cannot drift apart.
+ * What an attempt's agent spent (docs/worker.md, "What the agent spent"): the agent job prints it
+ * as a `::notice::` as soon as the agent has ended, which GitHub makes an annotation of the job's
+ * check run, and the coordinator reads it with a failed run's reason (a publish job that got its
+ * token has said it already, with its request). Writer and reader live here together, so the two
+ * sides cannot drift apart.
  *
  * The prefix is not the `agent-coordinator: ` every other worker line starts with, so no line
  * that quotes the agent (its summary, a failure's detail) can be read as one. Only the worker
@@ -25,13 +31,7 @@ export function usageFromAnnotations(messages: readonly string[]): Usage | undef
     const match = USAGE.exec(message.trim());
     const usage = match ? usageFromFigures(match) : undefined;
     if (!usage) continue;
-    found = found
-      ? {
-          costUsd: Math.max(found.costUsd, usage.costUsd),
-          inputTokens: Math.max(found.inputTokens, usage.inputTokens),
-          outputTokens: Math.max(found.outputTokens, usage.outputTokens),
-        }
-      : usage;
+    found = largerUsage(found, usage);
   }
   return found;
 }

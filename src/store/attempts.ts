@@ -1,6 +1,6 @@
 import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
@@ -186,6 +186,22 @@ export class AttemptStore {
 
   async update(id: number, values: Partial<Omit<AttemptRow, 'id' | 'taskId'>>): Promise<void> {
     await this.prepared.updateById('attempt_update', attempts, attempts.id, id, values);
+  }
+
+  /**
+   * What the attempt's worker said its agent spent (the publish job's request): the attempt is
+   * charged it, or what it was charged already where that is more, figure by figure. A
+   * successful completion then keeps it (core's AttemptSpend `own`).
+   */
+  async chargeReported(id: number, usage: Usage): Promise<void> {
+    await this.db
+      .update(attempts)
+      .set({
+        costUsd: sql`greatest(coalesce(${attempts.costUsd}, 0), ${usage.costUsd})`,
+        inputTokens: sql`greatest(coalesce(${attempts.inputTokens}, 0), ${usage.inputTokens})`,
+        outputTokens: sql`greatest(coalesce(${attempts.outputTokens}, 0), ${usage.outputTokens})`,
+      })
+      .where(eq(attempts.id, id));
   }
 
   /** Complete an attempt once; returns undefined when it had already completed. */

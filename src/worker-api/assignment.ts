@@ -7,6 +7,7 @@ import {
   type AssignmentRefusal,
   type AssignmentRequest,
   type AssignmentResponse,
+  usageOfRequest,
 } from '../protocol/assignment.js';
 import { authorizeAssignment } from './authorize.js';
 import type { WorkerTokenMinter } from './installation-token.js';
@@ -59,6 +60,11 @@ export async function answerAssignment(
   const authorized = await authorizeAssignment(deps.engine, verified.claims, request);
   if (!authorized.ok) return refuse(authorized.code, authorized.context);
   const { grant } = authorized;
+  // The publish job says what the agent spent: the attempt is charged it (docs/worker.md,
+  // "What the agent spent"). Only the run's jobs with the OIDC token, which run no code of the
+  // agent's, can say it.
+  const usage = usageOfRequest(request);
+  if (usage) await deps.engine.store.attempts.chargeReported(grant.target.attempt.id, usage);
 
   let minted, appLogin;
   try {

@@ -28,6 +28,8 @@ import { processIo, type WorkerIo } from './io.js';
 import { outcomeLines, prefixedLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
 import { systemClock, type WorkerClock } from './clock.js';
 import { runPublishStep } from './publish-step.js';
+import { reportedUsage, type AssignmentRequest } from '../protocol/assignment.js';
+import { boundedUsage } from '../protocol/markers.js';
 import { sayUsage, type AgentContext } from './steps.js';
 
 export interface RunWorkerOptions {
@@ -76,12 +78,12 @@ async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
   try {
     const action = readActionContext(options.env);
     const dirs = handoffDirs(options.env);
-    const coordinator = () =>
+    const coordinator = (request: AssignmentRequest = action.request) =>
       options.coordinator ??
       httpCoordinator({
         env: options.env,
         coordinatorUrl: action.coordinatorUrl,
-        request: action.request,
+        request,
         io,
         retryDelaysMs: options.retryDelaysMs,
       });
@@ -120,13 +122,17 @@ async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
         };
       }
       case 'publish': {
-        const source = coordinator();
+        const { result, patch } = await readResult(dirs.result);
+        // What the agent spent, said to the coordinator with the request for the token: it
+        // charges the attempt that, whatever the PR's marker comes to say (docs/worker.md,
+        // "What the agent spent"). Only a job with the OIDC token can say it.
+        const usage = result.usage ? reportedUsage(boundedUsage(result.usage)) : undefined;
+        const source = coordinator({ ...action.request, ...(usage && { usage }) });
         const assignment = await source.requestAssignment();
         const env = workerEnvFrom(action, assignment);
         announce(io, action, env);
         const credentials = new WorkerCredentials(source, assignment);
         const token = () => credentials.token;
-        const { result, patch } = await readResult(dirs.result);
         return await runPublishStep(
           {
             env,

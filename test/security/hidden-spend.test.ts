@@ -176,5 +176,8 @@ describe('an agent that hides what it spent', () => {
       ['success', null, SONNET_ANSWER_COST],
     ]);
     expect(await s.app.store.attempts.spentByRun(runId)).toBeCloseTo(2 * SONNET_ANSWER_COST, 6);
+    // The publish job said it with its request for a token: no annotation of a succeeded run
+    // was read (benchmark 6's api_calls_per_task).
+    expect(s.double.requests.filter((r) => r.path.endsWith('/annotations'))).toEqual([]);
   }, 180_000);
 });

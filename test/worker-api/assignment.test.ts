@@ -117,6 +117,50 @@ describe('POST /api/worker/assignment', () => {
     expect(second.json['token']).not.toBe(first.json['token']);
   });
 
+  it('charges the attempt what its publish job says the agent spent, never less than it was', async () => {
+    const { store } = s().app;
+    const run = (await store.runs.latestRun(repositoryIdOf(s().double), issue))!;
+    const attempt = (await store.attempts.latestOf((await store.runs.task(run.id, 'd'))!.id))!;
+    const token = await tokenFor('d');
+    const say = (cost_usd: number, input_tokens: number, output_tokens: number) =>
+      ask(
+        s(),
+        `Bearer ${token}`,
+        JSON.stringify({ ...bodyOf(runOf('d')), usage: { cost_usd, input_tokens, output_tokens } }),
+      );
+    expect((await say(0.25, 1000, 200)).status).toBe(200);
+    expect(await store.attempts.byTaskAttempt(attempt.taskId, 1)).toMatchObject({
+      costUsd: 0.25,
+      inputTokens: 1000,
+      outputTokens: 200,
+    });
+    // A token refreshed later says it again; a smaller figure lowers nothing.
+    expect((await say(0.1, 5000, 100)).status).toBe(200);
+    expect(await store.attempts.byTaskAttempt(attempt.taskId, 1)).toMatchObject({
+      costUsd: 0.25,
+      inputTokens: 5000,
+      outputTokens: 200,
+    });
+  });
+
+  it('refuses usage it cannot charge (400)', async () => {
+    const token = await tokenFor('d');
+    const usage = { cost_usd: 1, input_tokens: 1, output_tokens: 1 };
+    for (const bad of [
+      { ...usage, cost_usd: -1 },
+      { ...usage, cost_usd: 1e7 },
+      { ...usage, input_tokens: 1.5 },
+      { ...usage, output_tokens: Number.MAX_SAFE_INTEGER + 2 },
+      { ...usage, cost_usd: '1' },
+      { ...usage, extra: 1 },
+      { cost_usd: 1 },
+    ])
+      expectRefused(
+        await ask(s(), `Bearer ${token}`, JSON.stringify({ ...bodyOf(runOf('d')), usage: bad })),
+        'body',
+      );
+  });
+
   describe('refuses a bad token (401)', () => {
     it('without a bearer token', async () => {
       expectRefused(await ask(s(), undefined, bodyOf(runOf('a'))), 'authorization');

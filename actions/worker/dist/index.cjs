@@ -29559,10 +29559,16 @@ var DISPATCH_INPUT_NAMES = [
   "coordinator_url"
 ];
 var WORKER_MODES = ["plan", "work", "fix"];
+var reportedUsageSchema = external_exports.strictObject({
+  cost_usd: external_exports.number().min(0).max(USAGE_CEILING.costUsd),
+  input_tokens: external_exports.number().int().min(0).max(USAGE_CEILING.tokens),
+  output_tokens: external_exports.number().int().min(0).max(USAGE_CEILING.tokens)
+});
 var assignmentRequestSchema = external_exports.strictObject({
   task_id: external_exports.string().regex(TASK_KEY),
   issue: external_exports.string().regex(ISSUE_NUMBER),
-  attempt: external_exports.string().regex(ATTEMPT_NUMBER)
+  attempt: external_exports.string().regex(ATTEMPT_NUMBER),
+  usage: reportedUsageSchema.optional()
 });
 var text = external_exports.string().nullable();
 var assignmentResponseSchema = external_exports.object({
@@ -29615,6 +29621,9 @@ var assignmentResponseSchema = external_exports.object({
   /** The failing checks a `fix` attempt repairs, with their output, annotations and log tail. */
   checks: checksFeedbackSchema.nullable().optional()
 });
+function reportedUsage(u) {
+  return { cost_usd: u.costUsd, input_tokens: u.inputTokens, output_tokens: u.outputTokens };
+}
 
 // src/worker/coordinator.ts
 var AssignmentError = class extends Error {
@@ -35754,10 +35763,10 @@ async function runStep(options, io) {
   try {
     const action = readActionContext(options.env);
     const dirs = handoffDirs(options.env);
-    const coordinator = () => options.coordinator ?? httpCoordinator({
+    const coordinator = (request2 = action.request) => options.coordinator ?? httpCoordinator({
       env: options.env,
       coordinatorUrl: action.coordinatorUrl,
-      request: action.request,
+      request: request2,
       io,
       retryDelaysMs: options.retryDelaysMs
     });
@@ -35795,13 +35804,14 @@ async function runStep(options, io) {
         };
       }
       case "publish": {
-        const source = coordinator();
+        const { result, patch } = await readResult(dirs.result);
+        const usage = result.usage ? reportedUsage(boundedUsage(result.usage)) : void 0;
+        const source = coordinator({ ...action.request, ...usage && { usage } });
         const assignment = await source.requestAssignment();
         const env = workerEnvFrom(action, assignment);
         announce(io, action, env);
         const credentials = new WorkerCredentials(source, assignment);
         const token = () => credentials.token;
-        const { result, patch } = await readResult(dirs.result);
         return await runPublishStep(
           {
             env,

@@ -1,3 +1,4 @@
+import type { Usage } from '../../protocol/markers.js';
 import type { TaskMove } from '../transitions.js';
 import { AWAITING_MERGE_TASK_STATES, type TaskState } from '../states.js';
 
@@ -99,6 +100,23 @@ export function awaitsSpendOfItsRun(attempt: {
   return (
     attempt.phase === 'completed' && attempt.conclusion === 'timed_out' && attempt.costUsd === null
   );
+}
+
+/**
+ * What the attempt is charged already: its worker's publish job said what the agent spent with
+ * its request for a token (docs/worker.md, "What the agent spent"), before the attempt ended.
+ */
+export function chargedUsage(attempt: {
+  costUsd: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+}): Usage | undefined {
+  if (attempt.costUsd === null) return undefined;
+  return {
+    costUsd: attempt.costUsd,
+    inputTokens: attempt.inputTokens ?? 0,
+    outputTokens: attempt.outputTokens ?? 0,
+  };
 }
 
 /** What an attempt ending with this conclusion records as its failure, if any. */

@@ -55,6 +55,7 @@ export {
   attemptSucceeded,
   awaitsPlan,
   awaitsSpendOfItsRun,
+  chargedUsage,
   failureOf,
   inMergeQueue,
   isAttemptOpen,
