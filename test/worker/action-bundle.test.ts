@@ -232,7 +232,12 @@ describe('the action bundle, run as GitHub runs it', () => {
       authorization: 'Bearer eyJ.oidc-jwt-for-tests.sig',
       body: { task_id: 'task_001', issue: '7', attempt: '1' },
     };
-    expect(coordinator.seen.assignments).toEqual([asked, asked]);
+    // The publish job says what the agent spent, as the fake agent reported it.
+    const usage = { cost_usd: 0.25, input_tokens: 1000, output_tokens: 200 };
+    expect(coordinator.seen.assignments).toEqual([
+      asked,
+      { ...asked, body: { ...asked.body, usage } },
+    ]);
     // Both secrets are masked before anything else could print them.
     for (const job of [first, run]) {
       const lines = job.stdout.split('\n');
