@@ -31,47 +31,53 @@ type HtmlEnd = 'blank' | 'raw' | '-->' | '?>' | '>' | ']]>';
 /**
  * A container at the top level: the columns of indentation a line needs to go on in it (a quote's
  * lines start with `>` instead), whether it holds nothing yet (a list item whose first line is
- * blank), whether its last line may be a paragraph's, which a line may go on lazily.
+ * blank), and the block its last line is in, read as at the top level: a paragraph's line may be
+ * followed by a lazy one, a fence's or an HTML block's not.
  */
 type Contained = {
   kind: 'contained';
   of: 'quote' | 'item' | 'footnote';
   width: number;
   empty: boolean;
-  paragraph: boolean;
+  inner: Inner;
 };
+
+/**
+ * Where a container's line stands in it: as at the top level, or in a container of its own, which
+ * is not followed (any line but one after a blank line may be a paragraph's there).
+ */
+type Inner = Top | Fenced | Html | { kind: 'nested'; afterBlank: boolean };
+type Top = { kind: 'top'; paragraph: boolean };
+type Fenced = { kind: 'fenced'; fence: Fence; verbatim: boolean };
+type Html = { kind: 'html'; end: HtmlEnd };
 
 /** Where a line may stand. */
 type Reading =
   /** At the top level; in a paragraph (or what may go on like one: a table), or not. */
-  | { kind: 'top'; paragraph: boolean }
+  | Top
   /** In a quote, a list item or a footnote that opened at the top level. */
   | Contained
   /** In a fenced code block at the top level, whose text GitHub shows as written, or not. */
-  | { kind: 'fenced'; fence: Fence; verbatim: boolean }
-  | { kind: 'html'; end: HtmlEnd }
+  | Fenced
+  | Html
   /** Too many readings to follow: nothing more is taken for code. */
   | { kind: 'lost' };
 
-const TOP: Reading = { kind: 'top', paragraph: false };
-const PARAGRAPH: Reading = { kind: 'top', paragraph: true };
+const TOP: Top = { kind: 'top', paragraph: false };
+const PARAGRAPH: Top = { kind: 'top', paragraph: true };
 /**
  * A line of a paragraph, or one that ends it (a setext underline, a thematic break, a table's
  * delimiter row, which the same characters may spell): what follows may go on a paragraph, or not.
  */
 const PARAGRAPH_OR_NOT: readonly Reading[] = [PARAGRAPH, TOP];
-const contained = (of: Contained['of'], width: number, content: string): Contained => ({
-  kind: 'contained',
-  of,
-  width,
-  empty: false,
-  paragraph: mayBeParagraph(content),
-});
+/** The readings of a container's first line, `content` its text after the container's marker. */
+const contained = (of: Contained['of'], width: number, content: string): Contained[] =>
+  innerAfter(TOP, content).map((inner) => ({ kind: 'contained', of, width, empty: false, inner }));
 const LOST: Reading = { kind: 'lost' };
-const html = (end: HtmlEnd): Reading => ({ kind: 'html', end });
+const html = (end: HtmlEnd): Html => ({ kind: 'html', end });
 
 /** Bounds the work per line: readings multiply only on hostile text. */
-const MAX_READINGS = 16;
+const MAX_READINGS = 32;
 
 const BLANK = /^[ \t]*$/;
 const ATX_HEADING = /^#{1,6}(?:[ \t]|$)/;
@@ -81,6 +87,8 @@ const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
  * (cmark-gfm resolves them first), a paragraph's text.
  */
 const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
+/** What opens a container, or may: a quote, a list item, a footnote. */
+const CONTAINER_START = /^(?:>|[-+*](?=[ \t\v\f]|$)|\d{1,9}[.)](?=[ \t\v\f]|$)|\[\^)/;
 /** A list item's marker (cmark-gfm takes a vertical tab or a form feed after it too). */
 const LIST_MARKER = /^(?:[-+*]|(\d{1,9})[.)])(?=[ \t\v\f]|$)/;
 const FOOTNOTE_START = /^\[\^[^\] \t\r\n\0]+\]:/;
@@ -224,11 +232,10 @@ function atTop(paragraph: boolean, line: string): [CodeBlockLine, readonly Readi
   if (ATX_HEADING.test(rest) || THEMATIC_BREAK.test(rest)) return ['text', [TOP]];
   const html = htmlBlockStart(rest);
   if (html) return ['text', html];
-  if (rest.startsWith('>')) return ['text', [contained('quote', 0, quoted(rest))]];
+  if (rest.startsWith('>')) return ['text', contained('quote', 0, quoted(line))];
   const footnote = FOOTNOTE_START.exec(rest)?.[0];
-  if (footnote) return ['text', [contained('footnote', CODE_INDENT, rest.slice(footnote.length))]];
-  const item = listItem(line, rest, paragraph);
-  return ['text', item ? [item] : PARAGRAPH_OR_NOT];
+  if (footnote) return ['text', contained('footnote', CODE_INDENT, rest.slice(footnote.length))];
+  return ['text', listItem(line, rest, paragraph) ?? PARAGRAPH_OR_NOT];
 }
 
 /**
@@ -236,7 +243,7 @@ function atTop(paragraph: boolean, line: string): [CodeBlockLine, readonly Readi
  * one with text, and an ordered one only from 1. A line goes on in it from the column of its
  * text (after its marker and one to four spaces), or one past the marker.
  */
-function listItem(line: string, rest: string, paragraph: boolean): Contained | undefined {
+function listItem(line: string, rest: string, paragraph: boolean): Contained[] | undefined {
   const marker = LIST_MARKER.exec(rest);
   if (!marker) return undefined;
   const empty = BLANK.test(rest.slice(marker[0].length));
@@ -248,7 +255,7 @@ function listItem(line: string, rest: string, paragraph: boolean): Contained | u
     padding += line[at] === '\t' ? CODE_INDENT - ((markerEnd + padding) % CODE_INDENT) : 1;
   const spaces = empty || padding < 1 || padding >= 5 ? 1 : padding;
   const text = line.slice(markerEnd).replace(/^[ \t]*/, ' '.repeat(Math.max(0, padding - spaces)));
-  return { ...contained('item', markerEnd + spaces, text), empty };
+  return contained('item', markerEnd + spaces, text).map((item) => ({ ...item, empty }));
 }
 
 /**
@@ -258,7 +265,7 @@ function listItem(line: string, rest: string, paragraph: boolean): Contained | u
  * on its paragraph. Any other line ends it, and is read at the top level.
  */
 function inContainer(container: Contained, line: string): [CodeBlockLine, readonly Reading[]] {
-  const { of, width, empty, paragraph } = container;
+  const { of, width, empty, inner } = container;
   const blank = BLANK.test(line);
   const columns = indentColumns(line, Infinity);
   const rest = unindented(line);
@@ -267,33 +274,53 @@ function inContainer(container: Contained, line: string): [CodeBlockLine, readon
   else if (columns >= width) goesOn = true;
   else goesOn = blank && (of === 'footnote' ? line === '' : !empty);
   if (goesOn) {
-    const content = of === 'quote' ? quoted(rest) : ' '.repeat(Math.max(0, columns - width)) + rest;
-    return ['text', [{ ...container, empty: empty && blank, paragraph: mayBeParagraph(content) }]];
+    const content = of === 'quote' ? quoted(line) : ' '.repeat(Math.max(0, columns - width)) + rest;
+    const after = innerAfter(inner, content);
+    return ['text', after.map((next) => ({ ...container, empty: empty && blank, inner: next }))];
   }
   if (blank) return ['text', [TOP]];
   const [kind, atTopLevel] = atTop(false, line);
+  const paragraph =
+    inner.kind === 'nested' ? !inner.afterBlank : inner.kind === 'top' && inner.paragraph;
   // An indented line goes on a paragraph, not a code block, even at the top level.
   const lazy = paragraph && (indentColumns(line) >= CODE_INDENT || atTopLevel.includes(PARAGRAPH));
   return lazy ? ['text', [container, ...atTopLevel]] : [kind, atTopLevel];
 }
 
-/** A quote's line without its `>` and the space after it. */
-function quoted(rest: string): string {
-  return rest.slice(1).replace(/^[ \t]/, '');
+/** A quote's line from after its `>` and the column of space after it, indented as it stands. */
+function quoted(line: string): string {
+  const marker = line.indexOf('>');
+  const spaced = line[marker + 1] === ' ' || line[marker + 1] === '\t';
+  const text = unindented(line.slice(marker + 1));
+  // A tab after the `>` reaches the next tab stop: the column of space skipped is one of its.
+  const indentation = columnOf(line, line.length - text.length) - columnOf(line, marker + 1);
+  return ' '.repeat(Math.max(0, indentation - (spaced ? 1 : 0))) + text;
+}
+
+/** The column at `index` of the line, a tab reaching the next multiple of four. */
+function columnOf(line: string, index: number): number {
+  let column = 0;
+  for (let i = 0; i < index; i++)
+    column += line[i] === '\t' ? CODE_INDENT - (column % CODE_INDENT) : 1;
+  return column;
 }
 
 /**
- * Whether a container's line (without the container's marker or indentation) may leave a
- * paragraph open: not when it is blank or opens a fence, a heading, a thematic break or an HTML
- * block; a container it opens may hold one.
+ * Where a container's line (its text after the container's marker or indentation) may leave the
+ * container's inside, read as at the top level; a container in it is not followed.
  */
-function mayBeParagraph(content: string): boolean {
-  if (BLANK.test(content)) return false;
-  if (indentColumns(content) >= CODE_INDENT) return true;
-  const rest = unindented(content);
-  if (openingFence(rest) || ATX_HEADING.test(rest)) return false;
-  if (THEMATIC_BREAK.test(rest) && !SETEXT_UNDERLINE.test(rest)) return false;
-  return htmlBlockStart(rest)?.includes(PARAGRAPH) ?? true;
+function innerAfter(inner: Inner, content: string): Inner[] {
+  if (inner.kind === 'nested') return [{ kind: 'nested', afterBlank: BLANK.test(content) }];
+  const nests =
+    inner.kind === 'top' &&
+    indentColumns(content) < CODE_INDENT &&
+    CONTAINER_START.test(unindented(content));
+  if (nests) return [{ kind: 'nested', afterBlank: false }];
+  return step(inner, content)[1].map((next) =>
+    next.kind === 'contained' || next.kind === 'lost'
+      ? { kind: 'nested', afterBlank: false }
+      : next,
+  );
 }
 
 /** The readings after a line that may open an HTML block, if it may. */

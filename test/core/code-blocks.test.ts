@@ -103,6 +103,16 @@ describe('codeBlockLines', () => {
       kinds: [T, T, T, T, C],
     },
     {
+      name: "a quote's paragraph after a tab, which a line goes on lazily, indented or not",
+      lines: ['> \t a', '        ```', 'b', '    c'],
+      kinds: [T, T, T, T],
+    },
+    {
+      name: "a list item's fence, after which a line is not lazy but ends the item",
+      lines: ['- a', '  ```', '  b', 'c', '', '    d'],
+      kinds: [T, T, T, T, T, C],
+    },
+    {
       name: 'a footnote, which goes on over indented lines',
       lines: ['[^n]: a', '', '    b', '```', 'c', '```'],
       kinds: [T, T, T, F, C, F],

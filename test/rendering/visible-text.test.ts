@@ -201,7 +201,7 @@ const CODE_PIECES = [
 const LINE_STARTS = [
   ...['', '', '', '', ' ', '  ', '   ', '    ', '\t', '     ', '        '],
   ...['> ', '>', ' > ', '> > ', '- ', '  - ', '-   ', '-     ', '-\t', '* ', '1. ', '2) ', '10.  '],
-  ...['[^n]: ', '- > ', '> - '],
+  ...['[^n]: ', '- > ', '> - ', '>\t', '> \t', '-  \t'],
 ];
 const LINE_PIECES = [
   '```',
@@ -383,9 +383,14 @@ const codeBlock = fc
     const text = lines.join('\n');
     if (marker === 'indented') {
       const indented = lines.map((line) => (line === '' ? '' : `    ${line}`)).join('\n');
-      // An indented block runs from its first line of text to its last. A blank line before it
-      // ends any paragraph, which would take it in (a table's line is not told from one).
-      return { markdown: `\n${indented}`, text: `${text.trim()}\n`, given: indented.trim() };
+      // An indented block runs from its first line of text to its last. A heading and a blank
+      // line before it end any list or paragraph, which would take it in (a table's line is not
+      // told from a paragraph's; a list's is raw HTML, whose comment hides the rest).
+      return {
+        markdown: `#### Code\n\n${indented}`,
+        text: `${text.trim()}\n`,
+        given: indented.trim(),
+      };
     }
     // A fence longer than any run of its character in the text: no line of the text closes it.
     const fence = marker.repeat(Math.max(3, longestRun(text, marker) + 1));
