@@ -3,21 +3,27 @@
  * saw"). A person with write access chooses an issue for the agents by reading it on GitHub,
  * which shows only part of what its author may have written: HTML comments, declarations,
  * processing instructions and CDATA (raw HTML that GitHub's sanitiser drops), link reference and
- * footnote definitions (no text of theirs is shown), a code fence's info string, and characters
- * that render as nothing (Unicode tag characters, which spell out ASCII, variation selectors,
- * zero-width and bidi controls, and the references that stand for them). An agent reads the raw
- * text: hidden there, an author's instructions would reach it without anybody having read them.
- * What a person sees only by hovering or opening (a link's address or title, an image's alt
- * text, a `<details>` section) stays.
+ * footnote definitions (no text of theirs is shown), a code fence's info string but for a
+ * language's name, and characters that render as nothing (Unicode tag characters, which spell out
+ * ASCII, variation selectors, zero-width and bidi controls, and the references that stand for
+ * them). An agent reads the raw text: hidden there, an author's instructions would reach it
+ * without anybody having read them. What a person sees only by hovering or opening (a link's
+ * address or title, an image's alt text, a `<details>` section) stays.
  *
- * Where these rules and GitHub's renderer could disagree they leave text out: something GitHub
- * shows (an HTML comment in a code block, prose shaped like a definition) may be lost to the
- * agent, never the reverse. So code is not told apart from prose, and a comment that does not
- * close on its own line is taken out to its close only where it surely opens an HTML block of
- * its own, else to the end: inside a block that ends before the close (a `<div>`'s, a quote's),
+ * A code block shows its text as written, and an agent needs a code sample verbatim: the lines
+ * GitHub surely shows as a code block (code-blocks.ts) keep all but their invisible characters.
+ * Elsewhere, where these rules and GitHub's renderer could disagree they leave text out:
+ * something GitHub shows (an HTML comment in a list item's code, prose shaped like a definition)
+ * may be lost to the agent, never the reverse. A comment that does not close on its own line is
+ * taken out to its close only where it surely opens an HTML block of its own, else to the end,
+ * code blocks and all: inside a block that ends before the close (a `<div>`'s, a quote's),
  * GitHub's HTML parser takes everything after it for the comment, the close included, because
- * the markdown after the block is escaped (`--&gt;`).
+ * the markdown after the block is escaped (`--&gt;`). A declaration, a processing instruction or
+ * CDATA left open ends, for that parser, at the next `>` of the HTML: the `<pre>` of a code
+ * block at the latest.
  */
+
+import { codeBlockLines } from './code-blocks.js';
 
 /**
  * Characters that render as nothing (Unicode's Default_Ignorable_Code_Point: tags, variation
@@ -34,8 +40,11 @@ const ENTITY = /&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));|&(?:zwnj|zwj|shy|lrm|
 const HIDDEN_HTML = /<!--|<!\[CDATA\[|<\?|<![A-Za-z]/g;
 const CLOSE: Readonly<Record<string, string>> = { '<!--': '-->', '<![CDATA[': ']]>', '<?': '>' };
 
-/** What may come before a block's first character on its line: indentation and containers. */
-const PREFIX = /^(?:[ \t>]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*/;
+/**
+ * What may come before a block's first character on its line: indentation and containers, and a
+ * byte order mark, which cmark-gfm skips at the start of the text.
+ */
+const PREFIX = /^\ufeff?(?:[ \t>]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*/;
 /** HTML blocks that end only at their closing tag, blank lines or not (CommonMark's first kind). */
 const RAW_BLOCK_OPEN = /^<(?:script|pre|style|textarea)(?:[\s>]|$)/i;
 const RAW_BLOCK_CLOSE = /<\/(?:script|pre|style|textarea)>/i;
@@ -44,6 +53,8 @@ const DEFINITION_START = /^\[(?:[^\]\\]|\\.)*(?:\]:|$)/;
 const BLANK = /^[ \t]*$/;
 /** A line that may open a code fence: its fence, then the info string. */
 const FENCE = /^(`{3,}|~{3,})/;
+/** An info string's first word that may name a language: one short word, no markup. */
+const LANGUAGE = /^[A-Za-z0-9][A-Za-z0-9_+#.-]{0,19}$/;
 const LINE_BREAK = /\r\n|\r|\n/;
 
 export function withoutInvisibleCharacters(text: string): string {
@@ -52,56 +63,167 @@ export function withoutInvisibleCharacters(text: string): string {
 
 /** The markdown of an issue without what GitHub would not show of it. */
 export function visibleMarkdown(markdown: string): string {
-  // Invisible characters go last: one inside `--\u200b>` keeps a comment open on GitHub.
-  return withoutInvisibleCharacters(
-    withoutInvisibleEntities(withoutFenceInfo(withoutDefinitions(withoutHiddenHtml(markdown)))),
-  );
+  const given: string[] = [];
+  for (const run of runsOf(markdown.split(LINE_BREAK))) {
+    if (run.code) {
+      given.push(run.text);
+      continue;
+    }
+    const { kept, restHidden } = withoutHiddenText(run.text);
+    given.push(withoutInvisibleEntities(kept));
+    if (restHidden) break;
+  }
+  // Invisible characters go last: one inside `--\u200b>` keeps a comment open on GitHub. They
+  // render as nothing in code too (GitHub warns of bidi controls in files only:
+  // github.blog/changelog/2021-10-31-warning-about-bidirectional-unicode-text).
+  return withoutInvisibleCharacters(given.join('\n'));
+}
+
+/** The lines in runs: a code block's (its fences but for their language), or other text. */
+function runsOf(lines: readonly string[]): Array<{ code: boolean; text: string }> {
+  const kinds = codeBlockLines(lines);
+  const runs: Array<{ code: boolean; lines: string[] }> = [];
+  lines.forEach((line, i) => {
+    const kind = kinds[i]!;
+    const code = kind !== 'text';
+    const given = kind === 'fence' ? languageOnly(line) : line;
+    const last = runs.at(-1);
+    if (last?.code === code) last.lines.push(given);
+    else runs.push({ code, lines: [given] });
+  });
+  return runs.map(({ code, lines }) => ({ code, text: lines.join('\n') }));
+}
+
+function withoutFenceInfo(text: string): string {
+  return text.split(LINE_BREAK).map(languageOnly).join('\n');
+}
+
+function languageOnly(line: string): string {
+  let kept = '';
+  let at = 0;
+  for (const [start, end] of infoSpans(line)) {
+    kept += line.slice(at, start);
+    at = end;
+  }
+  return kept + line.slice(at);
 }
 
 /**
- * A code fence's info string is shown to nobody: GitHub keeps its first word as the class it
- * highlights by, and drops the rest. The language goes too: nothing tells a name from a word.
+ * The spans of a fence's info string that nobody is shown: GitHub takes its first word for the
+ * language it highlights the block as, and drops the rest. A language is kept, as a block's
+ * colours show it, but only a short word with no markup in it: no sentence can hide there.
  */
-function withoutFenceInfo(text: string): string {
-  return text
-    .split(LINE_BREAK)
-    .map((line) => {
-      const prefix = PREFIX.exec(line)![0];
-      const fence = FENCE.exec(line.slice(prefix.length));
-      return fence ? `${prefix}${fence[1]}` : line;
-    })
-    .join('\n');
+function infoSpans(line: string): Array<[number, number]> {
+  const prefix = PREFIX.exec(line)![0];
+  const fence = FENCE.exec(line.slice(prefix.length))?.[1];
+  if (fence === undefined) return [];
+  const infoStart = prefix.length + fence.length;
+  const [, space, word] = /^([ \t]*)([^ \t]*)/.exec(line.slice(infoStart))!;
+  const wordStart = infoStart + space!.length;
+  const wordEnd = wordStart + word!.length;
+  return LANGUAGE.test(word!)
+    ? [
+        [infoStart, wordStart],
+        [wordEnd, line.length],
+      ]
+    : [[infoStart, line.length]];
 }
 
-function withoutHiddenHtml(text: string): string {
+/**
+ * The text (lines joined by line feeds) without its hidden HTML, definitions and fences' info
+ * strings, and whether a comment left open hides all that follows it, code blocks included, as
+ * GitHub's HTML parser finds no `-->` in their escaped text. Definitions and info strings are
+ * looked for in the text as written and again without its hidden HTML: an opening that is no HTML
+ * on GitHub (`a <? b`) may take a footnote's start with it, or the start of an info string
+ * (```` ```<!x> y ````) that then seems to name a language.
+ */
+function withoutHiddenText(text: string): { kept: string; restHidden: boolean } {
+  const hidden = new Uint8Array(text.length);
+  const lines = text.split('\n');
+  const definitions = definitionLines(lines);
+  let lineStart = 0;
+  let keptBefore = false;
+  lines.forEach((line, i) => {
+    const next = lineStart + line.length + 1;
+    // A line left out goes with the break before it, or after it while none was kept before.
+    if (definitions[i])
+      hidden.fill(1, keptBefore ? lineStart - 1 : lineStart, keptBefore ? next - 1 : next);
+    else keptBefore = true;
+    for (const [start, end] of infoSpans(line)) hidden.fill(1, lineStart + start, lineStart + end);
+    lineStart = next;
+  });
+  const { spans, restHidden } = hiddenHtml(text);
+  for (const [start, end] of spans) hidden.fill(1, start, end);
+  let kept = '';
+  for (let i = 0; i < text.length;) {
+    const start = hidden.indexOf(0, i);
+    if (start < 0) break;
+    const end = hidden.indexOf(1, start);
+    kept += text.slice(start, end < 0 ? text.length : end);
+    i = end < 0 ? text.length : end;
+  }
+  return { kept: withoutFenceInfo(withoutDefinitions(kept)), restHidden };
+}
+
+/** The spans of hidden HTML, and whether the last one is a comment that hides the rest. */
+function hiddenHtml(text: string): { spans: Array<[number, number]>; restHidden: boolean } {
   const commentBlocks = commentBlockStarts(text);
-  const kept: string[] = [];
+  const spans: Array<[number, number]> = [];
   let cursor = 0;
   for (const match of text.matchAll(HIDDEN_HTML)) {
     if (match.index < cursor) continue;
-    kept.push(text.slice(cursor, match.index));
-    cursor = hiddenEnd(text, match.index, match[0], commentBlocks);
+    const end = hiddenEnd(text, match.index, match[0], commentBlocks);
+    if (end === undefined)
+      return { spans: [...spans, [match.index, text.length]], restHidden: true };
+    spans.push([match.index, end]);
+    // An opening that is text on GitHub (`# <?php`) hides nothing there: a comment opened before
+    // its `>` is a comment still, and may hide more.
+    const comment = text.indexOf('<!--', match.index + 1);
+    cursor = match[0] !== '<!--' && comment >= 0 && comment < end ? comment : end;
   }
-  kept.push(text.slice(cursor));
-  return kept.join('');
+  return { spans, restHidden: false };
 }
 
-/** Where the hidden construct opened at `at` ends (an index past it). */
+/**
+ * Where the hidden construct opened at `at` ends (an index past it), or undefined for a comment
+ * that hides the rest of the issue.
+ */
 function hiddenEnd(
   text: string,
   at: number,
   opening: string,
   commentBlocks: ReadonlySet<number>,
-): number {
+): number | undefined {
   const close = CLOSE[opening] ?? '>';
-  const found = text.indexOf(close, at + opening.length);
-  if (found < 0) return text.length;
-  const end = found + close.length;
+  const found = closeAfter(text, close, at + opening.length);
   // A declaration, a processing instruction or CDATA is a bogus comment to GitHub's HTML parser,
-  // which ends at the first `>` of the raw HTML; the next block's tag has one.
-  if (opening !== '<!--') return end;
-  if (!LINE_BREAK.test(text.slice(at, found))) return end;
-  return commentBlocks.has(at) ? end : text.length;
+  // which ends at the first `>` of the raw HTML; the next block's tag has one, a code block's
+  // `<pre>` among them.
+  if (opening !== '<!--') return found < 0 ? text.length : found + close.length;
+  if (found < 0) return undefined;
+  if (!LINE_BREAK.test(text.slice(at, found))) return found + close.length;
+  return commentBlocks.has(at) ? found + close.length : undefined;
+}
+
+/**
+ * Where `close` first comes from `from`, but for a quote's `>` at a line's start, which is
+ * markdown, not HTML, and so ends no bogus comment.
+ */
+function closeAfter(text: string, close: string, from: number): number {
+  let lineStart = -1;
+  let prefixEnd = -1;
+  for (let found = text.indexOf(close, from); found >= 0; found = text.indexOf(close, found + 1)) {
+    if (close !== '>') return found;
+    const start = text.lastIndexOf('\n', found - 1) + 1;
+    if (start !== lineStart) {
+      lineStart = start;
+      const lineEnd = text.indexOf('\n', start);
+      prefixEnd =
+        start + PREFIX.exec(text.slice(start, lineEnd < 0 ? text.length : lineEnd))![0].length;
+    }
+    if (found >= prefixEnd) return found;
+  }
+  return -1;
 }
 
 /**
@@ -135,20 +257,27 @@ function linesOf(text: string): Array<[string, string]> {
   return lines;
 }
 
-/**
- * Every line from one that may open a definition (in any container) to the next blank line, and
- * the blank and indented lines after it, where a footnote goes on: nothing of a definition is
- * shown as text, and a footnote no reference uses is not shown at all.
- */
 function withoutDefinitions(text: string): string {
   const lines = text.split(LINE_BREAK);
+  const definitions = definitionLines(lines);
+  return lines.filter((_, i) => !definitions[i]).join('\n');
+}
+
+/**
+ * Every line from one that may open a definition (in any container) to the next blank line, and
+ * the blank and indented lines after it, where a footnote goes on, with the lines after an
+ * indented one up to a blank line, which may go on its paragraph lazily: nothing of a definition
+ * is shown as text, and a footnote no reference uses is not shown at all.
+ */
+function definitionLines(lines: readonly string[]): boolean[] {
   const colonAhead = definitionColonAhead(lines);
-  const kept: string[] = [];
+  const definitions: boolean[] = [];
   let state: 'text' | 'definition' | 'after' = 'text';
   for (const [i, line] of lines.entries()) {
     const blank = BLANK.test(line);
     if (state === 'definition' && blank) state = 'after';
-    else if (state === 'after' && !blank && !/^[ \t]/.test(line)) state = 'text';
+    // An indented line goes on a footnote, in a paragraph that lines after it may go on lazily.
+    else if (state === 'after' && !blank) state = /^[ \t]/.test(line) ? 'definition' : 'text';
     // A label may run over lines: `]:` may come on a later line of the paragraph.
     if (
       state === 'text' &&
@@ -156,9 +285,9 @@ function withoutDefinitions(text: string): string {
       DEFINITION_START.test(line.slice(PREFIX.exec(line)![0].length))
     )
       state = 'definition';
-    if (state === 'text') kept.push(line);
+    definitions.push(state !== 'text');
   }
-  return kept.join('\n');
+  return definitions;
 }
 
 /** For each line, whether `]:` comes on it or on a later one before the next blank line. */

@@ -79,9 +79,49 @@ describe('visibleMarkdown', () => {
       seen: 'Fix it.\n\nThanks.',
     },
     {
-      name: "a code fence's info string, which GitHub shows to nobody",
-      markdown: `\`\`\`ts ${HIDDEN}\nrun();\n\`\`\`\n~~~~${HIDDEN}\n~~~~`,
-      seen: '```\nrun();\n```\n~~~~\n~~~~',
+      name: "a code fence's info string but a short language, which GitHub shows to nobody",
+      markdown: `\`\`\`ts ${HIDDEN}\nrun();\n\`\`\`\n~~~~{.x ${HIDDEN}}\n~~~~`,
+      seen: '```ts\nrun();\n```\n~~~~\n~~~~',
+    },
+    {
+      name: 'an info string that seemed to name a language once hidden HTML was out of it',
+      markdown: `</pre>\`\`\`\n\`\`\`<!doctype html> ${HIDDEN}`,
+      seen: '</pre>```\n```',
+    },
+    {
+      name: 'invisible characters in a code block, which render as nothing there too',
+      markdown: `\`\`\`\nrun();\u200b${tags(HIDDEN)}\n\`\`\``,
+      seen: '```\nrun();\n```',
+    },
+    {
+      name: 'code blocks after a comment left open in raw HTML, which GitHub hides with the rest',
+      markdown: `Fix it.\n<div>\n<!-- a\n\n\`\`\`\n${HIDDEN} -->\n\`\`\``,
+      seen: 'Fix it.\n<div>\n',
+    },
+    {
+      name: "a comment in a diagram's code, which GitHub draws rather than shows",
+      markdown: `\`\`\`mermaid\ngraph TD\n<!-- ${HIDDEN} -->\n\`\`\``,
+      seen: '```mermaid\ngraph TD\n\n```',
+    },
+    {
+      name: "a footnote's indented paragraph and the lazy lines that go on it",
+      markdown: `Fix it.\n\n[^n]: a\n\n\tb\n${HIDDEN}`,
+      seen: 'Fix it.\n',
+    },
+    {
+      name: 'a comment opened before the `>` of an opening that is text on GitHub (`# <?php`)',
+      markdown: `# <?php\n<!--\n]]> ${HIDDEN}`,
+      seen: '# ',
+    },
+    {
+      name: "a processing instruction in a quote, which a line's `>` does not close",
+      markdown: `> <?\n> ${HIDDEN}\n\nThanks.`,
+      seen: '> ',
+    },
+    {
+      name: 'a footnote whose start an opening that is no HTML on GitHub (`<? b`) runs over',
+      markdown: `Fix <? it\n[^n]: x>\n     ${HIDDEN}`,
+      seen: 'Fix ',
     },
     {
       name: 'Unicode tag characters spelling out an instruction',
@@ -121,8 +161,22 @@ describe('visibleMarkdown', () => {
     expect(visibleMarkdown('a\r\nb\rc\n\td')).toBe('a\nb\nc\n\td');
   });
 
-  it('errs towards leaving out: a comment in a code block goes too', () => {
-    expect(visibleMarkdown('```\n<!-- note -->\n<p>hi</p>\n```')).toBe('```\n\n<p>hi</p>\n```');
+  /** Code samples an agent needs verbatim, which the filter once cut (docs/security.md). */
+  it.each<{ name: string; markdown: string }>([
+    { name: 'PHP', markdown: '```php\n<?php\necho $a->b;\n```' },
+    { name: 'a doctype', markdown: '```html\n<!DOCTYPE html>\n<html lang="en">\n```' },
+    { name: 'a line shaped like a definition', markdown: '```\n[x]: y\nnext\n```\nAfter.' },
+    { name: 'generics', markdown: '```java\nMap<String, List<?>> m;\n```' },
+    { name: 'an HTML comment', markdown: '~~~\n<!-- note -->\n<p>hi</p>\n~~~' },
+    { name: 'character references', markdown: '```\na &zwj; b &#8203;\n```' },
+    { name: 'an indented block', markdown: 'Run:\n\n    <?php echo 1; ?>\n    <!-- c -->' },
+    { name: 'a block after a list', markdown: '- a\n```\n<![CDATA[ x ]]>\n```' },
+  ])("keeps a code block's text as written: $name", ({ markdown }) => {
+    expect(visibleMarkdown(markdown)).toBe(markdown);
+  });
+
+  it("errs towards leaving out: a comment in a list item's code goes too", () => {
+    expect(visibleMarkdown('- a\n  ```\n  <!-- note -->\n  ```')).toBe('- a\n  ```\n  \n  ```');
   });
 
   it('reads a long hostile text in linear time', () => {

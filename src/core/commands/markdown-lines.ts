@@ -7,7 +7,14 @@
  * misses gets no answer, while text it wrongly took for a command would act in the writer's name.
  */
 
-type Fence = { kind: 'fence'; marker: '`' | '~'; length: number };
+import {
+  CODE_INDENT,
+  closesFence,
+  indentColumns,
+  openingFence,
+  type Fence,
+} from '../markdown-fences.js';
+
 /** Raw HTML up to the line holding `end` (lower-cased). */
 type HtmlBlock = { kind: 'html_block'; end: string };
 type State = { kind: 'text' } | Fence | HtmlBlock | { kind: 'inline_comment' };
@@ -112,7 +119,6 @@ export function classifyLines(lines: readonly string[]): LineKind[] {
   return kinds;
 }
 
-const CODE_INDENT = 4;
 const ATX_HEADING = /^#{1,6}(?:[ \t]|$)/;
 const LIST_MARKER = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|$)/y;
 const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
@@ -159,41 +165,6 @@ function interruptsQuote(rest: string, content: string): boolean {
 function rawHtmlBlock(rest: string): HtmlBlock | undefined {
   const tag = RAW_HTML.exec(rest)?.[1];
   return tag ? { kind: 'html_block', end: `</${tag.toLowerCase()}>` } : undefined;
-}
-
-/** The columns of a line's leading spaces and tabs (a tab reaches the next multiple of four). */
-function indentColumns(line: string): number {
-  let columns = 0;
-  for (const char of line) {
-    if (char === ' ') columns++;
-    else if (char === '\t') columns += CODE_INDENT - (columns % CODE_INDENT);
-    else break;
-    if (columns >= CODE_INDENT) break;
-  }
-  return columns;
-}
-
-function runLength(text: string, from: number, char: string): number {
-  let end = from;
-  while (text[end] === char) end++;
-  return end - from;
-}
-
-function openingFence(rest: string): Fence | undefined {
-  const marker = rest[0];
-  if (marker !== '`' && marker !== '~') return undefined;
-  const length = runLength(rest, 0, marker);
-  if (length < 3) return undefined;
-  // A backtick info string cannot hold backticks: ```x``` on one line is inline code.
-  if (marker === '`' && rest.includes('`', length)) return undefined;
-  return { kind: 'fence', marker, length };
-}
-
-function closesFence(line: string, fence: Fence): boolean {
-  const start = firstNonSpace(line);
-  if (start < 0) return false;
-  const length = runLength(line, start, fence.marker);
-  return length >= fence.length && !NON_SPACE.test(line.slice(start + length));
 }
 
 /**

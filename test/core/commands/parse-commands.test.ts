@@ -236,6 +236,12 @@ const rows: Row[] = [
   ['indented fence', '  ```\n/approve\n  ```\n/hold', PR, [ok(4, { name: 'hold' })]],
   ['one-line inline code is not a fence', '```js```\n/approve', PR, [ok(2, { name: 'approve' })]],
   [
+    'a fence indented by four columns, or followed by more than spaces, closes nothing',
+    '```\n    ```\n/approve\n```\u00a0\n/cancel\n```\n/hold',
+    PR,
+    [ok(7, { name: 'hold' })],
+  ],
+  [
     'a fence opening a list item hides commands',
     '- ```\n  /approve\n  ```\n1. ~~~\n   /cancel\n   ~~~\n/hold',
     PR,
