@@ -1,11 +1,9 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAINTAINER, REPO, repositoryIdOf } from '../e2e/harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-worker.js';
 import { usageMarker } from '../../src/protocol/markers.js';
-import { SONNET_ANSWER, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answer.js';
+import { apiCallingAgent, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answer.js';
+import { useSonnetApi } from './sonnet-api.js';
 
 /**
  * An agent steered into spending while keeping the spend from the run's budget
@@ -19,21 +17,10 @@ import { SONNET_ANSWER, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answ
  * Calls the API once through the proxy, then does what `TRICK` says, and prints a result that
  * says it spent nothing.
  */
-const HIDING_AGENT = String.raw`
-const http = require('node:http');
-const { execFileSync } = require('node:child_process');
-const { writeFileSync } = require('node:fs');
-const base = new URL(process.env.ANTHROPIC_BASE_URL);
-const call = () => new Promise((resolve, reject) => {
-  const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'content-type': 'application/json' };
-  http.request({ host: base.hostname, port: base.port, method: 'POST', path: '/v1/messages', headers }, (res) => {
-    res.resume();
-    res.on('end', resolve);
-  }).on('error', reject).end(JSON.stringify({ model: 'claude-sonnet-5', stream: true }));
-});
-const attempt = Number(/attempt (\d+)/.exec(require('node:fs').readFileSync(0, 'utf8'))?.[1]);
-(async () => {
-  await call();
+const HIDING_AGENT = apiCallingAgent(String.raw`
+  const { execFileSync } = require('node:child_process');
+  const { readFileSync, writeFileSync } = require('node:fs');
+  const attempt = Number(/attempt (\d+)/.exec(readFileSync(0, 'utf8'))?.[1]);
   const result = { type: 'result', subtype: 'success', is_error: false, result: 'Done.',
     total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 } };
   switch (process.env.TRICK) {
@@ -66,33 +53,21 @@ const attempt = Number(/attempt (\d+)/.exec(require('node:fs').readFileSync(0, '
   // Its last words, on the stream the runner may read after the worker's next line.
   if (process.env.TRICK === 'mask-on-stderr')
     process.stderr.write('::add-mask::agent-coordinator-usage\n');
-})();
-`;
+`);
 
-let api: Server;
-let apiUrl: string;
-beforeEach(async () => {
-  api = createServer((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(SONNET_ANSWER);
-  }).listen(0, '127.0.0.1');
-  await once(api, 'listening');
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-});
+const api = useSonnetApi();
 
 describe('an agent that hides what it spent', () => {
   let scenario: RealWorkerScenario | undefined;
   afterEach(async () => {
     await scenario?.close();
     scenario = undefined;
-    api.close();
   });
 
   /** A run of one task, `a`, labelled and played until nothing moves; its id and issue. */
   async function runOneTask(trick: string, config: string, { realTime = false } = {}) {
     scenario = await startRealWorkerScenario(HIDING_AGENT, {
-      env: { ANTHROPIC_BASE_URL: apiUrl, TRICK: trick },
+      env: { ANTHROPIC_BASE_URL: api.url(), CALLS: '1', TRICK: trick },
       config,
     });
     const { s } = scenario;

@@ -1,14 +1,8 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAINTAINER, REPO, repositoryIdOf } from '../e2e/harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-worker.js';
-import {
-  apiCallingAgent,
-  SONNET_ANSWER,
-  SONNET_ANSWER_COST,
-} from '../worker/helpers/sonnet-answer.js';
+import { apiCallingAgent, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answer.js';
+import { useSonnetApi } from './sonnet-api.js';
 import { taskState } from './security-helpers.js';
 
 /**
@@ -31,31 +25,20 @@ const SPENDING_AGENT = apiCallingAgent(String.raw`
   }));
 `);
 
-let api: Server;
-let apiUrl: string;
-beforeEach(async () => {
-  api = createServer((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(SONNET_ANSWER);
-  }).listen(0, '127.0.0.1');
-  await once(api, 'listening');
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-});
+const api = useSonnetApi();
 
 describe('spend that no pull request records', () => {
   let scenario: RealWorkerScenario | undefined;
   afterEach(async () => {
     await scenario?.close();
     scenario = undefined;
-    api.close();
   });
 
   it('charges attempts that spent and left no change, and holds the run at its budget before another', async () => {
     // Each attempt spends two answers; the budget holds one attempt's worth and a bit.
     const perAttempt = 2 * SONNET_ANSWER_COST;
     scenario = await startRealWorkerScenario(SPENDING_AGENT, {
-      env: { ANTHROPIC_BASE_URL: apiUrl, CALLS: '2' },
+      env: { ANTHROPIC_BASE_URL: api.url(), CALLS: '2' },
       config: `budget:\n  maxCostUsdPerRun: ${perAttempt * 1.5}\nretries:\n  max: 3\n  backoff: [0s]\n`,
     });
     const { s, runs } = scenario;
@@ -85,7 +68,7 @@ describe('spend that no pull request records', () => {
 
   it("charges the planner's spend to the run", async () => {
     scenario = await startRealWorkerScenario(SPENDING_AGENT, {
-      env: { ANTHROPIC_BASE_URL: apiUrl, CALLS: '1' },
+      env: { ANTHROPIC_BASE_URL: api.url(), CALLS: '1' },
     });
     const { s, runs } = scenario;
     const issue = await s.double.openIssue(REPO, {
@@ -112,7 +95,7 @@ describe('spend that no pull request records', () => {
 
   it("holds the run at the planner's spend before its plan dispatches anything", async () => {
     scenario = await startRealWorkerScenario(SPENDING_AGENT, {
-      env: { ANTHROPIC_BASE_URL: apiUrl, CALLS: '1' },
+      env: { ANTHROPIC_BASE_URL: api.url(), CALLS: '1' },
       config: `budget:\n  maxCostUsdPerRun: ${SONNET_ANSWER_COST / 2}\n`,
     });
     const { s, runs } = scenario;
