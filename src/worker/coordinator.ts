@@ -8,7 +8,15 @@ import {
 import type { WorkerIo } from './io.js';
 
 /** Getting the assignment failed; the message says which step and what to do about it. */
-export class AssignmentError extends Error {}
+export class AssignmentError extends Error {
+  constructor(
+    message: string,
+    /** The coordinator's answer, when it refused the request. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** Where the worker gets its task and its GitHub token. */
 export interface Coordinator {
@@ -110,6 +118,7 @@ async function postAssignment(
     const shown = typeof error === 'string' ? JSON.stringify({ error }) : clip(text);
     throw new AssignmentError(
       `the coordinator refused the assignment (${response.status} from ${url}): ${shown}`,
+      response.status,
     );
   }
   const parsed = assignmentResponseSchema.safeParse(body);

@@ -28,7 +28,11 @@ import { processIo, type WorkerIo } from './io.js';
 import { outcomeLines, prefixedLines, WorkerFailure, type WorkerOutcome } from './outcome.js';
 import { systemClock, type WorkerClock } from './clock.js';
 import { runPublishStep } from './publish-step.js';
-import { reportedUsage, type AssignmentRequest } from '../protocol/assignment.js';
+import {
+  reportedUsage,
+  type AssignmentRequest,
+  type AssignmentResponse,
+} from '../protocol/assignment.js';
 import { boundedUsage } from '../protocol/markers.js';
 import { sayUsage, type AgentContext } from './steps.js';
 
@@ -127,8 +131,20 @@ async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
         // charges the attempt that, whatever the PR's marker comes to say (docs/worker.md,
         // "What the agent spent"). Only a job with the OIDC token can say it.
         const usage = result.usage ? reportedUsage(boundedUsage(result.usage)) : undefined;
-        const source = coordinator({ ...action.request, ...(usage && { usage }) });
-        const assignment = await source.requestAssignment();
+        let source = coordinator({ ...action.request, ...(usage && { usage }) });
+        let assignment: AssignmentResponse;
+        try {
+          assignment = await source.requestAssignment();
+        } catch (error) {
+          // A coordinator from before the field refuses the body: asked without it, it goes by
+          // the PR's usage marker, as it did.
+          if (!usage || !(error instanceof AssignmentError) || error.status !== 400) throw error;
+          io.out(
+            'agent-coordinator: the coordinator does not take the usage with the request (an older release): asking without it\n',
+          );
+          source = coordinator(action.request);
+          assignment = await source.requestAssignment();
+        }
         const env = workerEnvFrom(action, assignment);
         announce(io, action, env);
         const credentials = new WorkerCredentials(source, assignment);

@@ -157,7 +157,14 @@ describe('the action bundle, run as GitHub runs it', () => {
     FAKE_AGENT: 'write',
   });
 
-  it('gets its assignment with an OIDC token, pushes the branch and opens the PR', async () => {
+  /**
+   * The three jobs of one attempt, each run by the committed bundle with its own RUNNER_TEMP and
+   * only what its permissions give it, against the double and a coordinator that answers with
+   * `answerWith(assignment)`.
+   */
+  async function runThreeJobs(
+    answerWith: (assignment: unknown) => (body: unknown) => { status: number; body: unknown },
+  ) {
     double = await startGitHubDouble({ webhookSecret: 's' });
     const repo = await double.createRepo({
       owner: 'acme',
@@ -174,7 +181,7 @@ describe('the action bundle, run as GitHub runs it', () => {
     fx = createGitFixture('agent/7/task_001');
     const agent = writeFakeAgent(fx.root);
     const assignment = assignmentFixture(token);
-    const coordinator = await startCoordinator(() => ({ status: 200, body: assignment }));
+    const coordinator = await startCoordinator(answerWith(assignment));
     server = coordinator.server;
 
     const records = mkdtempSync(join(tmpdir(), 'agent-records-'));
@@ -221,6 +228,13 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(run.stderr).toBe('');
     expect(run.code, run.stdout).toBe(0);
 
+    return { coordinator, first, second, run, token, recordPath, repo, double, fx };
+  }
+
+  it('gets its assignment with an OIDC token, pushes the branch and opens the PR', async () => {
+    const jobs = await runThreeJobs((assignment) => () => ({ status: 200, body: assignment }));
+    const { coordinator, first, second, run, token, recordPath, repo } = jobs;
+
     // The OIDC request exactly as @actions/core makes it: from the assignment job and the
     // publish job, never from the agent job.
     const oidc = {
@@ -261,8 +275,8 @@ describe('the action bundle, run as GitHub runs it', () => {
     });
     expect(record.stdin).toContain('Create feature.txt.');
 
-    expect(git(fx.origin, 'show', 'agent/7/task_001:feature.txt')).toBe('attempt 1');
-    const pulls = double.pulls(repo) as Array<{
+    expect(git(jobs.fx.origin, 'show', 'agent/7/task_001:feature.txt')).toBe('attempt 1');
+    const pulls = jobs.double.pulls(repo) as Array<{
       body: string;
       head: { ref: string };
       base: { ref: string };
@@ -273,6 +287,18 @@ describe('the action bundle, run as GitHub runs it', () => {
     expect(pulls[0]!.body).toContain(
       '<!-- agent-coordinator:task issue=7 task=task_001 attempt=1 -->',
     );
+  });
+
+  it('asks again without the usage when a coordinator from before the field refuses it', async () => {
+    const { coordinator, run } = await runThreeJobs(
+      (assignment) => (body) =>
+        (body as { usage?: unknown }).usage === undefined
+          ? { status: 200, body: assignment }
+          : { status: 400, body: { error: 'body: expected the three identifiers' } },
+    );
+    expect(run.stdout).toContain('asking without it');
+    const bodies = coordinator.seen.assignments.map((a) => a.body as Record<string, unknown>);
+    expect(bodies.map((b) => 'usage' in b)).toEqual([false, true, false]);
   });
 
   it("refuses to run the agent as the worker's own user while the job holds the API key or a token", async () => {

@@ -29627,6 +29627,11 @@ function reportedUsage(u) {
 
 // src/worker/coordinator.ts
 var AssignmentError = class extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+  status;
 };
 var RETRYABLE = /* @__PURE__ */ new Set([429, 500, 502, 503, 504]);
 function httpCoordinator(options) {
@@ -29694,7 +29699,8 @@ async function postAssignment(options, idToken, retryDelaysMs) {
     const error62 = body?.error;
     const shown = typeof error62 === "string" ? JSON.stringify({ error: error62 }) : clip(text3);
     throw new AssignmentError(
-      `the coordinator refused the assignment (${response.status} from ${url3}): ${shown}`
+      `the coordinator refused the assignment (${response.status} from ${url3}): ${shown}`,
+      response.status
     );
   }
   const parsed2 = assignmentResponseSchema.safeParse(body);
@@ -35806,8 +35812,18 @@ async function runStep(options, io) {
       case "publish": {
         const { result, patch } = await readResult(dirs.result);
         const usage = result.usage ? reportedUsage(boundedUsage(result.usage)) : void 0;
-        const source = coordinator({ ...action.request, ...usage && { usage } });
-        const assignment = await source.requestAssignment();
+        let source = coordinator({ ...action.request, ...usage && { usage } });
+        let assignment;
+        try {
+          assignment = await source.requestAssignment();
+        } catch (error62) {
+          if (!usage || !(error62 instanceof AssignmentError) || error62.status !== 400) throw error62;
+          io.out(
+            "agent-coordinator: the coordinator does not take the usage with the request (an older release): asking without it\n"
+          );
+          source = coordinator(action.request);
+          assignment = await source.requestAssignment();
+        }
         const env = workerEnvFrom(action, assignment);
         announce(io, action, env);
         const credentials = new WorkerCredentials(source, assignment);
