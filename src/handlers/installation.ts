@@ -13,17 +13,25 @@ import type { AppServices } from './app-services.js';
 export function registerInstallationHandlers(app: Probot, services: AppServices): void {
   const { store, engine } = services;
 
-  app.on(['installation.created', 'installation.new_permissions_accepted'], async (context) => {
-    const { installation, repositories } = context.payload;
-    await store.repositories.ensureInstallation(installation.id);
-    for (const repo of repositories ?? []) {
+  /** The installation, and these repositories of it as reachable (given to the App again). */
+  const recordReachable = async (
+    installationId: number,
+    repositories: readonly { id: number; full_name: string }[],
+  ) => {
+    await store.repositories.ensureInstallation(installationId);
+    for (const repo of repositories) {
       const [owner = '', name = ''] = repo.full_name.split('/');
       await store.repositories.upsertRepository(
-        installation.id,
+        installationId,
         { id: repo.id, owner, name },
         { reachable: true },
       );
     }
+  };
+
+  app.on(['installation.created', 'installation.new_permissions_accepted'], async (context) => {
+    const { installation, repositories } = context.payload;
+    await recordReachable(installation.id, repositories ?? []);
   });
 
   app.on('installation.unsuspend', async (context) => {
@@ -46,15 +54,7 @@ export function registerInstallationHandlers(app: Probot, services: AppServices)
 
   app.on('installation_repositories.added', async (context) => {
     const { installation, repositories_added } = context.payload;
-    await store.repositories.ensureInstallation(installation.id);
-    for (const repo of repositories_added) {
-      const [owner = '', name = ''] = repo.full_name.split('/');
-      await store.repositories.upsertRepository(
-        installation.id,
-        { id: repo.id, owner, name },
-        { reachable: true },
-      );
-    }
+    await recordReachable(installation.id, repositories_added);
   });
 
   app.on('installation_repositories.removed', async (context) => {
