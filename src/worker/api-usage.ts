@@ -6,7 +6,7 @@ import {
   createInflate,
   createZstdDecompress,
 } from 'node:zlib';
-import { addUsage, boundedUsage, type Usage } from '../protocol/markers.js';
+import { addUsage, boundedUsage, largerUsage, type Usage } from '../protocol/markers.js';
 import { jsonFields } from './json-fields.js';
 import { isObject, tryJson, type Json } from './json.js';
 import { costUsd, type ResponseTokens } from './model-prices.js';
@@ -320,13 +320,5 @@ export function attemptUsage(
   if (!measured) return { usage: reported, measured: [] };
   const keys = ['costUsd', 'inputTokens', 'outputTokens'] as const;
   const taken = keys.filter((k) => reported === undefined || measured[k] >= reported[k]);
-  const pick = (k: (typeof keys)[number]) => (taken.includes(k) ? measured[k] : reported![k]);
-  return {
-    usage: boundedUsage({
-      costUsd: pick('costUsd'),
-      inputTokens: pick('inputTokens'),
-      outputTokens: pick('outputTokens'),
-    }),
-    measured: [...taken],
-  };
+  return { usage: boundedUsage(largerUsage(reported, measured)!), measured: taken };
 }

@@ -27564,6 +27564,15 @@ function addUsage(a, b) {
     outputTokens: a.outputTokens + b.outputTokens
   };
 }
+function largerUsage(a, b) {
+  if (!a) return b;
+  if (!b) return a;
+  return {
+    costUsd: Math.max(a.costUsd, b.costUsd),
+    inputTokens: Math.max(a.inputTokens, b.inputTokens),
+    outputTokens: Math.max(a.outputTokens, b.outputTokens)
+  };
+}
 var MAX_AGENT_CONFIG_PATHS = 50;
 var MAX_AGENT_CONFIG_CHARS = 4e3;
 function agentConfigPathShown(path3) {
@@ -27993,15 +28002,7 @@ function attemptUsage(reportedAsIs, measured) {
   if (!measured) return { usage: reported, measured: [] };
   const keys = ["costUsd", "inputTokens", "outputTokens"];
   const taken = keys.filter((k) => reported === void 0 || measured[k] >= reported[k]);
-  const pick2 = (k) => taken.includes(k) ? measured[k] : reported[k];
-  return {
-    usage: boundedUsage({
-      costUsd: pick2("costUsd"),
-      inputTokens: pick2("inputTokens"),
-      outputTokens: pick2("outputTokens")
-    }),
-    measured: [...taken]
-  };
+  return { usage: boundedUsage(largerUsage(reported, measured)), measured: taken };
 }
 
 // src/worker/custom-headers.ts
