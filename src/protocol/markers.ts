@@ -244,22 +244,26 @@ export function planMarker(runId: number | string): string {
 const PLAN_LINE = /^ {0,3}<!-- agent-coordinator:plan run_id=(\d{1,19}) -->[ \t]*$/;
 
 /**
- * The planner's workflow run id, from its marker on a line of its own anywhere outside code
- * blocks, quotes and HTML comments: a marker quoted in the plan, in a quote or inline in a
- * sentence (as a reply echoing one would have it) is not one. Two different run ids are
- * no answer at all.
+ * The one match of `pattern` on a line of its own anywhere outside code blocks, quotes and HTML
+ * comments: a marker quoted in a plan, in a quote or inline in a sentence (as a reply echoing one
+ * would have it) is not one. Matches that differ are no answer at all; the same one again is it.
  */
-export function parsePlanMarker(body: string | null | undefined): number | undefined {
+function ownLineMarker(body: string | null | undefined, pattern: RegExp) {
   if (!body) return undefined;
   const lines = splitLines(body);
   const kinds = classifyLines(lines);
-  const ids = new Set<string>();
+  const found = new Map<string, RegExpExecArray>();
   lines.forEach((line, i) => {
-    const match = kinds[i] === 'html_comment' ? PLAN_LINE.exec(line) : null;
-    if (match) ids.add(match[1]!);
+    const match = kinds[i] === 'html_comment' ? pattern.exec(line) : null;
+    if (match) found.set(match.slice(1).join(' '), match);
   });
-  if (ids.size !== 1) return undefined;
-  const id = Number([...ids][0]);
+  return found.size === 1 ? [...found.values()][0] : undefined;
+}
+
+/** The planner's workflow run id, from its marker (as `ownLineMarker` reads one). */
+export function parsePlanMarker(body: string | null | undefined): number | undefined {
+  const match = ownLineMarker(body, PLAN_LINE);
+  const id = match ? Number(match[1]) : NaN;
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
@@ -270,23 +274,12 @@ const USAGE_LINE = new RegExp(
 
 /**
  * What the planner spent, from the usage marker the publish job writes under the plan marker
- * (docs/worker.md, "What the agent spent"): on a line of its own outside code blocks, quotes and
- * HTML comments, as the plan marker is read, so one the planner wrote into its tasks block is
- * none. Two different ones are no answer at all.
+ * (docs/worker.md, "What the agent spent"), read as the plan marker is (`ownLineMarker`), so one
+ * the planner wrote into its tasks block is none.
  */
 export function parsePlanUsage(body: string | null | undefined): Usage | undefined {
-  if (!body) return undefined;
-  const lines = splitLines(body);
-  const kinds = classifyLines(lines);
-  const found = new Set<string>();
-  let usage: Usage | undefined;
-  lines.forEach((line, i) => {
-    const match = kinds[i] === 'html_comment' ? USAGE_LINE.exec(line) : null;
-    if (!match) return;
-    found.add(match.slice(1).join(' '));
-    usage = usageFromFigures(match);
-  });
-  return found.size === 1 ? usage : undefined;
+  const match = ownLineMarker(body, USAGE_LINE);
+  return match && usageFromFigures(match);
 }
 
 /**
