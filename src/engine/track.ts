@@ -138,11 +138,11 @@ async function trackWorkflowRun(
       engine.requestStatus(run.id);
       return;
     case 'complete_planner': {
-      // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment, which
-      // charges the usage marker under its plan marker). The jobs' annotation says the same,
-      // and charges a planner that failed or whose plan was never accepted.
+      // No PR and no retry: the plan comes as the planner's comment (acceptPlanComment). Its
+      // publish job said what the planner spent with its request for a token; the agent job's
+      // annotation, read only when it did not, charges a planner that failed before that.
       const s = await scopeOf();
-      const { usage } = await workerReport(engine, s, wr);
+      const usage = chargedUsage(attempt) ?? (await workerReport(engine, s, wr)).usage;
       if (!(await completePlannerAttempt(engine, task, attempt, decision.conclusion, usage)))
         return;
       if (usage) await enforceBudget(engine, s);
