@@ -72,4 +72,45 @@ describe("a planner's plan, from an outsider's issue", () => {
     const runA = s.double.runs(REPO).find((r) => r.inputs.task_id === 'a')!;
     expect((await assignmentFor(s, runA)).timeout_minutes).toBe('10');
   });
+
+  // Dispatch goes by priority across every run of the repository: a planner asking for 5 would
+  // put an outsider's issue ahead of the work the maintainers started first.
+  it("ranks no task above the default priority, and a maintainer's older run goes first", async () => {
+    s = await startScenario({
+      private: false,
+      config: 'concurrency:\n  maxParallel: 1\nretries:\n  max: 0\n',
+    });
+    s.double.setWorker((run) =>
+      run.inputs.mode === 'plan'
+        ? { kind: 'plan', tasksBlock: block('- id: p1', '  title: P1', '  priority: 5') }
+        : { kind: 'hang' },
+    );
+    const maintainers = await s.double.openIssue(REPO, {
+      title: 'Maintainers',
+      body: block('- id: m0', '  title: M0', '- id: m1', '  title: M1'),
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, maintainers, 'agent', MAINTAINER);
+    await s.settle();
+    const outsiders = await s.double.openIssue(REPO, {
+      title: 'Feature',
+      body: 'Please build it. (An outsider wrote this issue; the planner reads it.)',
+      user: 'outsider',
+    });
+    await s.double.addLabel(REPO, outsiders, 'agent', MAINTAINER);
+    await s.settle();
+    expect((await taskOf(s, outsiders, 'p1'))?.priority).toBe(3);
+    const dispatched = () =>
+      s.double
+        .runs(REPO)
+        .map((r) => String(r.inputs.task_id))
+        .filter((t) => t !== 'plan');
+    expect(dispatched()).toEqual(['m0']);
+
+    // The one slot frees: the maintainers' older run goes first, the planner's task waits.
+    const m0 = s.double.runs(REPO).find((r) => r.inputs.task_id === 'm0')!;
+    await s.double.completeWorkflowRun(m0.id as number, 'failure');
+    await s.settle();
+    expect(dispatched()).toEqual(['m0', 'm1']);
+  });
 });
