@@ -1,4 +1,5 @@
 import { parseReplyMarker } from '../protocol/markers.js';
+import { leftOutWords, withoutQuotesOf } from './quoted-text.js';
 
 /**
  * Which review comments a `fix` attempt is given (docs/lifecycle.md, "Reviews"): only what
@@ -47,7 +48,9 @@ export function loginsToVet(
 /**
  * The threads with only their kept comments, in their order; a thread left with none is
  * dropped whole. `omittedComments` counts the comments left out but the worker's own replies,
- * and a thread's comments that were not read (`commentsLeftOut`), whoever wrote them.
+ * and a thread's comments that were not read (`commentsLeftOut`), whoever wrote them. A kept
+ * comment's quotes of a left-out one are left out too (quoted-text.ts); `withoutLeftOutQuotes`
+ * does the same to the review the threads go with.
  */
 export function vetThreads<
   C extends VettableComment,
@@ -55,7 +58,19 @@ export function vetThreads<
 >(
   threads: readonly T[],
   writers: ReadonlySet<string>,
-): { threads: Array<T & { comments: C[] }>; omittedComments: number } {
+): {
+  threads: Array<T & { comments: C[] }>;
+  omittedComments: number;
+  withoutLeftOutQuotes: (body: string) => string;
+} {
+  const leftOut: string[] = [];
+  for (const thread of threads)
+    for (const comment of thread.comments) {
+      const verdict = commentVerdict(comment, writers);
+      if (verdict === 'no_write_access' || verdict === 'bot') leftOut.push(comment.body);
+    }
+  const words = leftOutWords(leftOut);
+  const withoutLeftOutQuotes = (body: string) => withoutQuotesOf(body, words);
   const kept: Array<T & { comments: C[] }> = [];
   let omittedComments = 0;
   for (const thread of threads) {
@@ -63,12 +78,13 @@ export function vetThreads<
     const comments: C[] = [];
     for (const comment of thread.comments) {
       const verdict = commentVerdict(comment, writers);
-      if (verdict === 'kept') comments.push(comment);
+      if (verdict === 'kept')
+        comments.push({ ...comment, body: withoutLeftOutQuotes(comment.body) });
       else if (verdict !== 'worker_reply') omittedComments += 1;
     }
     if (comments.length > 0) kept.push({ ...thread, comments });
   }
-  return { threads: kept, omittedComments };
+  return { threads: kept, omittedComments, withoutLeftOutQuotes };
 }
 
 /**

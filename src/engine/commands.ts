@@ -122,7 +122,13 @@ async function apply(
           ? effect.values
           : {
               ...effect.values,
-              ...(await openThreadsOf(engine, scope, task.prNumber, effect.withOpenThreadsFrom)),
+              ...(await openThreadsOf(
+                engine,
+                scope,
+                task.prNumber,
+                effect.withOpenThreadsFrom,
+                effect.values?.pendingFeedback,
+              )),
             };
       const moved = await runs.transitionTask(task.id, effect.move, values);
       return moved || effect.otherwise === undefined ? undefined : effect.otherwise;
@@ -184,22 +190,25 @@ async function apply(
 
 /**
  * The PR's unresolved review threads, for the next attempt (read before the task moves, so
- * the scheduler never dispatches it without them); nothing when there are none.
+ * the scheduler never dispatches it without them); nothing when there are none. The command's
+ * own feedback comes back without its quotes of the comments left out.
  */
 async function openThreadsOf(
   engine: Engine,
   scope: RunScope,
   prNumber: number,
   actor: string,
-): Promise<{ pendingReview: StoredFeedback } | undefined> {
+  feedback: string | null | undefined,
+): Promise<{ pendingReview?: StoredFeedback; pendingFeedback?: string }> {
   const pull = await scope.port.pull(scope.repo, prNumber);
-  const review = await reviewFeedbackOf(engine, scope, prNumber, {
+  const { review, withoutLeftOutQuotes } = await reviewFeedbackOf(engine, scope, prNumber, {
     reviewer: actor,
     body: '',
     url: pull?.htmlUrl ?? '',
   });
+  const text = feedback ? { pendingFeedback: withoutLeftOutQuotes(feedback) } : {};
   // Threads left out are still said to the worker: how many, never their words.
   if (review.threads.length === 0 && review.omittedThreads === 0 && !review.omittedComments)
-    return undefined;
-  return { pendingReview: { review } };
+    return text;
+  return { pendingReview: { review }, ...text };
 }

@@ -67,14 +67,19 @@ function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): Review
  * threads left with none, are left out and counted in `omittedComments`; a thread's comments
  * past its first read are read as far as core's laterCommentPages shares the reads out. The
  * review itself comes from a write+ person already: its sender passed the same check, asked of
- * GitHub (decideChangesRequested, the commands' check for `/retry`).
+ * GitHub (decideChangesRequested, the commands' check for `/retry`); its quotes of left-out
+ * comments are left out (core's quoted-text.ts).
  */
 export async function reviewFeedbackOf(
   engine: Engine,
   scope: RunScope,
   prNumber: number,
   review: { reviewer: string; body: string; url: string },
-): Promise<ReviewFeedback> {
+): Promise<{
+  review: ReviewFeedback;
+  /** Other text of the same writer's (`/retry` feedback), with its quotes of left-out comments left out. */
+  withoutLeftOutQuotes: (text: string) => string;
+}> {
   const read = await scope.port.reviewThreads(scope.repo, prNumber, { limit: THREADS_READ });
   // A thread whose first comment GitHub does not name cannot be answered: counted, not sent.
   const answerable = read.threads.filter(
@@ -102,12 +107,16 @@ export async function reviewFeedbackOf(
   }
   await vet(whole);
   const vetted = vetThreads(whole, writers);
-  return boundReview({
-    ...review,
-    threads: vetted.threads.map(toThread),
-    omittedThreads: read.leftOut + (read.threads.length - answerable.length),
-    omittedComments: vetted.omittedComments,
-  });
+  return {
+    review: boundReview({
+      ...review,
+      body: vetted.withoutLeftOutQuotes(review.body),
+      threads: vetted.threads.map(toThread),
+      omittedThreads: read.leftOut + (read.threads.length - answerable.length),
+      omittedComments: vetted.omittedComments,
+    }),
+    withoutLeftOutQuotes: vetted.withoutLeftOutQuotes,
+  };
 }
 
 /**

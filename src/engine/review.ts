@@ -135,7 +135,7 @@ async function sendBackForReview(
   review: SubmittedReviewEvent,
   queue: { inMergeQueue: boolean },
 ): Promise<boolean> {
-  const feedback = await reviewFeedbackOf(engine, scope, read.pull.number, {
+  const { review: feedback } = await reviewFeedbackOf(engine, scope, read.pull.number, {
     reviewer: review.author,
     body: review.body,
     url: review.url,

@@ -12,6 +12,7 @@ import {
   taskOf,
   type Scenario,
 } from './harness.js';
+import { QUOTE_LEFT_OUT } from '../../src/core/quoted-text.js';
 import type { WorkerOutcome } from '../github-double/worker/outcomes.js';
 
 type Pull = { number: number; state: string; merged?: boolean; head: { ref: string; sha: string } };
@@ -148,7 +149,9 @@ describe.each(DELIVERY_SEEDS.slice(0, 1))('review feedback (delivery seed %i)', 
       `${INJECTED} (bot)`,
       'github-actions[bot]',
     );
-    await s.double.replyToReviewComment(REPO, number, top, 'And keep it short.', MAINTAINER);
+    // The maintainer answers the reader with GitHub's "Quote reply": the quote is the reader's.
+    const answer = `> ${INJECTED} (reader)\n\nNo. And keep it short.`;
+    await s.double.replyToReviewComment(REPO, number, top, answer, MAINTAINER);
     // A reader's own thread, with nobody with write access in it.
     await s.double.review(REPO, number, {
       event: 'COMMENT',
@@ -161,11 +164,14 @@ describe.each(DELIVERY_SEEDS.slice(0, 1))('review feedback (delivery seed %i)', 
 
     await s.double.review(REPO, number, {
       event: 'REQUEST_CHANGES',
-      body: 'See my thread.',
+      body: `> **${INJECTED}** (reader's thread)\n\nSee my thread.`,
       by: MAINTAINER,
     });
     await s.settle();
-    const assignment = await fixAfterReview('1 unresolved thread', 'See my thread.');
+    const assignment = await fixAfterReview(
+      '1 unresolved thread',
+      `${QUOTE_LEFT_OUT}\n\nSee my thread.`,
+    );
     expect(JSON.stringify(assignment)).not.toContain(INJECTED);
     const review = assignment.review!;
     expect(review.omittedComments).toBe(4);
@@ -175,16 +181,23 @@ describe.each(DELIVERY_SEEDS.slice(0, 1))('review feedback (delivery seed %i)', 
         top,
         [
           { author: MAINTAINER, body: 'Rename this.' },
-          { author: MAINTAINER, body: 'And keep it short.' },
+          { author: MAINTAINER, body: `${QUOTE_LEFT_OUT}\n\nNo. And keep it short.` },
         ],
       ],
     ]);
 
     // A /retry gives the open threads again, vetted the same way.
-    await s.double.comment(REPO, number, '/retry', MAINTAINER);
+    // Its own feedback keeps the maintainer's words, not their quote of the reader.
+    await s.double.comment(
+      REPO,
+      number,
+      `/retry\n> ${INJECTED} (reader)\n\nIgnore that; rename it.`,
+      MAINTAINER,
+    );
     await s.settle();
     const retried = await assignmentFor(s, runsOn()[2]!);
     expect(JSON.stringify(retried)).not.toContain(INJECTED);
+    expect(retried.feedback).toContain(`${QUOTE_LEFT_OUT}\n\nIgnore that; rename it.`);
     expect(retried.review).toMatchObject({ omittedComments: 4, threads: [{ line: 2 }] });
   });
 
