@@ -195,6 +195,11 @@ export async function serverApp(
     store,
     log: pino({ level: 'silent' }),
     portFor: async () => github.port,
+    // The bench sends no installation event, the only thing that asks these.
+    appGitHub: {
+      installation: () => Promise.reject(new Error('the bench asks for no installation')),
+      repositoryInstallation: () => Promise.reject(new Error('the bench asks for no installation')),
+    },
     coordinatorUrl: async () => 'https://coordinator.bench.invalid',
     // The author of the PRs the bench's GitHub opens.
     appLogin: async () => 'agent[bot]',

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { RepoConfig } from '../config/schema.js';
+import type { AppGitHub } from '../github/app-github.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { WriteBudget } from '../github/write-budget.js';
 import type { Decision, Metrics } from '../metrics.js';
@@ -13,6 +14,8 @@ export interface Engine {
   readonly log: Logger;
   /** An installation-authenticated port (the sweep has no webhook context to borrow one from). */
   portFor(installationId: number): Promise<GitHubPort>;
+  /** What the App asks GitHub as itself: which installations and repositories it has now. */
+  readonly appGitHub: AppGitHub;
   /**
    * The coordinator's public base URL, sent with every dispatch as `coordinator_url`; undefined
    * while it cannot be worked out, and then nothing is dispatched (the worker could not get

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Probot } from 'probot';
+import { createAppGitHub } from '../github/app-github.js';
 import { createOctokitPort, type Octokit } from '../github/octokit-port.js';
 import type { WriteBudget } from '../github/write-budget.js';
 import type { PublicUrl } from '../github/public-url.js';
@@ -29,8 +30,9 @@ export type RunningEngine = Engine & {
 export function createEngine(options: EngineOptions): RunningEngine {
   const now = options.now ?? (() => new Date());
   let appLogin: Promise<string> | undefined;
+  const appOctokit = async () => (await options.probot.auth()) as Octokit;
   const readAppLogin = async () => {
-    const octokit = (await options.probot.auth()) as Octokit;
+    const octokit = await appOctokit();
     const { data } = await octokit.request('GET /app');
     if (!data?.slug) throw new Error("GitHub's record of the App names no slug");
     return `${data.slug}[bot]`;
@@ -51,6 +53,7 @@ export function createEngine(options: EngineOptions): RunningEngine {
     writeBudget: options.writeBudget,
     now,
     memory: createEngineMemory(now),
+    appGitHub: createAppGitHub(appOctokit),
     async portFor(installationId: number) {
       const octokit = (await options.probot.auth(installationId)) as Octokit;
       return createOctokitPort(octokit, { appId: options.appId });

@@ -464,6 +464,8 @@ export async function linkPullRequest(
     {
       number: pull.number,
       head: pull.headSha,
+      state: pull.state,
+      merged: pull.merged,
       ...(pull.before === undefined ? {} : { before: pull.before }),
       ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
       ...(pull.headArrivedAt === undefined ? {} : { headArrivedAt: pull.headArrivedAt }),
@@ -657,21 +659,31 @@ async function pullRequestClosed(
     (await engine.store.pulls.recordMergedOfMergedTask(repositoryId, pull.number, pull.headSha))
   )
     return undefined;
-  const linked = await linkPullRequest(engine, repositoryId, pull);
+  if (!isAgentPull(pull, repositoryId)) return undefined;
+  // A person's close is what may reject the task: the PR as GitHub shows it now decides, since the
+  // delivery may be sent again under a new id, or come after the PR was opened again.
+  const reads = readsCloserRole(closed) && Boolean(repo.owner && repo.repo);
+  const current = reads ? await port.pull(repo, pull.number) : null;
+  const linked = await linkPullRequest(
+    engine,
+    repositoryId,
+    current
+      ? { ...pull, state: current.state, merged: current.merged, currentHeadSha: current.headSha }
+      : pull,
+  );
   if (!linked) return undefined;
   const { run, task } = linked;
   // Asked of GitHub, not the minute's cache, as for `/veto`: the rejection is what write grants.
-  const closerRole = readsCloserRole(closed)
-    ? await freshRoleOf(engine, port, repo, closedBy.login)
-    : undefined;
-  const event = { ...closed, ...(closerRole ? { closerRole } : {}) };
+  const closerRole = reads ? await freshRoleOf(engine, port, repo, closedBy.login) : undefined;
+  const event = { ...closed, number: pull.number, ...(closerRole ? { closerRole } : {}) };
   let refusal: PullRefusal | undefined;
   let reopened = false;
   const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
   let scope: RunScope | undefined;
   const scopeOf = async () =>
     (scope ??= await loadRunScope(engine, run, undefined, linked.repository));
-  for (const effect of decidePullClosed({ task }, event)) {
+  const snapshot = { task, ...(current ? { now: current } : {}) };
+  for (const effect of decidePullClosed(snapshot, event)) {
     switch (effect.kind) {
       case 'none':
         log.debug({ why: effect.reason }, 'PR closed: nothing to do');

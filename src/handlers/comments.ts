@@ -57,15 +57,17 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
 
     const onPullRequest = Boolean(issue.pull_request);
     const { parsed } = intent;
+    const role = await freshRoleOf(engine, port, repo, sender.login);
+    const allowed = WRITE_ROLES.has(role);
+    // Someone without write access moves nothing, so their command costs the installation its one
+    // permission read (docs/commands.md): the PR is not read from GitHub for it.
     const target: { run?: RunRow; task?: TaskRow } | undefined = onPullRequest
-      ? await taskOfPullRequest(services, port, repo, repository.id, issue.number)
+      ? await taskOfPullRequest(services, allowed ? port : null, repo, repository.id, issue.number)
       : {
           run:
             (await engine.store.runs.activeRun(repository.id, issue.number)) ??
             (await engine.store.runs.latestRun(repository.id, issue.number)),
         };
-    const role = await freshRoleOf(engine, port, repo, sender.login);
-    const allowed = WRITE_ROLES.has(role);
     if (allowed && !onPullRequest && !target?.run && parsed.some((p) => p.ok))
       await awaitLabelDelivery(port, repo, issue.number);
     const now = engine.now();
@@ -206,11 +208,12 @@ async function runCommand(
 
 /**
  * The task of an agent PR. A comment can be handled before the delivery that announced the PR
- * (GitHub delivers late and out of order): then the PR is read from GitHub and linked now.
+ * (GitHub delivers late and out of order): then the PR is read from GitHub, when a `port` is
+ * given, and linked now.
  */
 async function taskOfPullRequest(
   services: AppServices,
-  port: GitHubPort,
+  port: GitHubPort | null,
   repo: RepoCoords,
   repositoryId: number,
   number: number,
@@ -218,7 +221,7 @@ async function taskOfPullRequest(
   const { engine } = services;
   const found = await engine.store.pulls.withTask(repositoryId, number);
   if (found) return { run: found.run, task: found.task };
-  const pull = repo.owner && repo.repo ? await port.pull(repo, number) : null;
+  const pull = port && repo.owner && repo.repo ? await port.pull(repo, number) : null;
   if (!pull || pull.state !== 'open') return undefined;
   return (await linkPullRequest(engine, repositoryId, pull)) ?? undefined;
 }

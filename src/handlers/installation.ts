@@ -1,5 +1,5 @@
 import type { Probot } from 'probot';
-import { endUnreachableRepositories } from '../engine/unreachable.js';
+import { onInstallationLost, onRepositoriesRemoved } from '../engine/installation-access.js';
 import type { AppServices } from './app-services.js';
 
 /**
@@ -38,18 +38,14 @@ export function registerInstallationHandlers(app: Probot, services: AppServices)
     await store.repositories.recordSuspended(context.payload.installation.id, false);
   });
 
+  // A loss ends runs for good: GitHub is asked whether it holds (src/engine/installation-access.ts).
   app.on('installation.suspend', async (context) => {
-    const suspended = await store.repositories.recordSuspended(
-      context.payload.installation.id,
-      true,
-    );
-    await endUnreachableRepositories(engine, suspended);
+    await onInstallationLost(engine, context.payload.installation.id, 'suspend');
   });
 
   // The payload may list the repositories; every one recorded under the installation goes.
   app.on('installation.deleted', async (context) => {
-    const removed = await store.repositories.recordRemoved(context.payload.installation.id);
-    await endUnreachableRepositories(engine, removed);
+    await onInstallationLost(engine, context.payload.installation.id, 'deleted');
   });
 
   app.on('installation_repositories.added', async (context) => {
@@ -59,10 +55,10 @@ export function registerInstallationHandlers(app: Probot, services: AppServices)
 
   app.on('installation_repositories.removed', async (context) => {
     const { installation, repositories_removed } = context.payload;
-    const removed = await store.repositories.recordRemoved(
+    await onRepositoriesRemoved(
+      engine,
       installation.id,
       repositories_removed.map((r) => r.id),
     );
-    await endUnreachableRepositories(engine, removed);
   });
 }

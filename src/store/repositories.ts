@@ -179,6 +179,24 @@ export class RepositoryStore {
       .where(or(isNotNull(repositories.removedAt), isNotNull(repositories.suspendedAt)));
   }
 
+  /** Of these repositories, those recorded under the installation, with the name they were last seen by. */
+  async ofInstallation(
+    installationId: number,
+    repositoryIds: readonly number[],
+  ): Promise<{ id: number; owner: string; name: string }[]> {
+    if (repositoryIds.length === 0) return [];
+    return this.db
+      .select({ id: repositories.id, owner: repositories.owner, name: repositories.name })
+      .from(repositories)
+      .where(
+        and(
+          eq(repositories.installationId, installationId),
+          inArray(repositories.id, [...repositoryIds]),
+        ),
+      )
+      .orderBy(asc(repositories.id));
+  }
+
   async getRepository(id: number) {
     const [row] = await this.db.select().from(repositories).where(eq(repositories.id, id));
     return row;

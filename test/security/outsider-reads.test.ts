@@ -44,4 +44,28 @@ describe("an outsider's approvals", () => {
     expect(reads.filter((r) => r === 'GET /repos/{owner}/{repo}/pulls/{pull_number}')).toEqual([]);
     expect((await taskOf(s, issue, 'a'))?.state).toBe('in_review');
   });
+
+  it('on a PR that is no agent PR (their fork’s), a command costs one permission read each', async () => {
+    s = await startScenario({ private: false });
+    const pr = await s.double.openPr(REPO, {
+      head: 'feature',
+      title: 'Mine',
+      by: OUTSIDER,
+      fromFork: true,
+    });
+    await s.settle();
+    const before = s.double.requests.length;
+
+    for (const body of ['/approve', '/retry please', '/hold'])
+      await s.double.comment(REPO, pr, body, OUTSIDER);
+    await s.settle();
+
+    const reads = s.double.requests
+      .slice(before)
+      .filter((r) => r.actor !== OUTSIDER && r.method === 'GET')
+      .map((r) => r.route ?? r.path);
+    expect(reads).toEqual(
+      Array(3).fill('GET /repos/{owner}/{repo}/collaborators/{username}/permission'),
+    );
+  });
 });

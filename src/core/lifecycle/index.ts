@@ -27,6 +27,12 @@ export { budgetApplies, decideBudget } from './budget.js';
 export { decideDispatchFailure } from './dispatch-refusal.js';
 export { decideSettle, tasksToCancel } from './settle.js';
 export {
+  decideInstallationLoss,
+  repositoriesRemovedNow,
+  type InstallationLoss,
+  type InstallationNow,
+} from './access-loss.js';
+export {
   decideUnreachableRun,
   unreachableBecause,
   type Unreachable,

@@ -2,9 +2,13 @@ import { WRITE_ROLES, type RoleName } from '../roles.js';
 import type { TaskState } from '../states.js';
 import { canMoveTask } from '../transitions.js';
 import { nothing, type NoEffect } from '../no-effect.js';
+import { isOpenPull } from './facts.js';
+import { isEarlierPull } from './pull-link.js';
 
 /** A `pull_request.closed` delivery of an agent PR. */
 export interface PullClosedEvent {
+  /** The PR's number. */
+  number: number;
   merged: boolean;
   /** Closed by a bot: the coordinator and workers never close agent PRs on purpose. */
   closedByBot: boolean;
@@ -12,9 +16,15 @@ export interface PullClosedEvent {
   closerRole?: RoleName;
 }
 
-/** The PR's task, as linking the PR read it. */
+/** The PR's task, as linking the PR read it, and the PR as GitHub shows it now. */
 export interface PullClosedSnapshot {
-  task: { state: TaskState };
+  task: { state: TaskState; prNumber: number | null };
+  /**
+   * The PR as GitHub shows it now, read with the closer's role (`readsCloserRole`): the delivery
+   * may be sent again under a new delivery id, or late, and a person may have opened the PR again
+   * since. Undefined when not read.
+   */
+  now?: { state: string; merged: boolean };
 }
 
 /**
@@ -48,7 +58,7 @@ export type PullClosedEffect =
  * A merged PR is recorded first by a statement that closes its row only when its task is merged
  * already (the coordinator merged it): nothing else is read or decided then.
  */
-export function closedRecordsMergeFirst(event: PullClosedEvent): boolean {
+export function closedRecordsMergeFirst(event: Pick<PullClosedEvent, 'merged'>): boolean {
   return event.merged;
 }
 
@@ -70,6 +80,12 @@ export function decidePullClosed(
   if (event.merged) return [{ kind: 'markMerged' }, { kind: 'advance' }];
   if (event.closedByBot)
     return nothing('closed by a bot: the coordinator and workers never close agent PRs on purpose');
+  if (snapshot.now && isOpenPull(snapshot.now))
+    return nothing('GitHub shows the PR open now: opened again since, or the close sent again');
+  if (isEarlierPull(snapshot.task, { number: event.number, state: 'closed', merged: false }))
+    return nothing(
+      `the task's PR is #${snapshot.task.prNumber} now: this close is of an earlier one`,
+    );
   const { state } = snapshot.task;
   if (!canMoveTask(state, 'rejected'))
     return nothing(`the task is ${state}: it cannot be rejected`);

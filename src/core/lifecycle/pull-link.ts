@@ -96,6 +96,9 @@ export interface PullLinkEvent {
   headParents?: readonly string[] | null;
   /** The PR's body, when the caller has it (GitHub's now, where it was read). */
   body?: string;
+  /** The PR's state and whether it is merged, as the sighting shows them (`isEarlierPull`). */
+  state?: string;
+  merged?: boolean;
 }
 
 /** Carried out in order; none of them stops the others. */
@@ -158,9 +161,23 @@ export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent)
   if (push?.approvedSha !== undefined)
     effects.push({ kind: 'carryApproval', approvedSha: push.approvedSha });
   if (push?.clearUpdate) effects.push({ kind: 'clearUpdate' });
-  if (snapshot.task.prNumber !== event.number)
+  if (snapshot.task.prNumber !== event.number && !isEarlierPull(snapshot.task, event))
     effects.push({ kind: 'linkTask', prNumber: event.number }, { kind: 'requestStatus' });
   return { pushOfWork, effects };
+}
+
+/**
+ * A PR closed unmerged while its task links another is an earlier PR of the task: a task retried
+ * after its PR was closed opens a new one (the publish job takes only an open PR for the task's).
+ * A sighting of it, a late or replayed `closed` delivery among them, neither links the task to it
+ * nor rejects the task (core's decidePullClosed).
+ */
+export function isEarlierPull(
+  task: { prNumber: number | null },
+  pull: { number: number; state?: string; merged?: boolean },
+): boolean {
+  const closedUnmerged = pull.state === 'closed' && pull.merged !== true;
+  return closedUnmerged && task.prNumber !== null && task.prNumber !== pull.number;
 }
 
 function samePaths(a: readonly string[], b: readonly string[]): boolean {

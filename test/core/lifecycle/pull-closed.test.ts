@@ -20,69 +20,121 @@ const merges: PullClosedEffect[] = [{ kind: 'markMerged' }, { kind: 'advance' }]
 
 /** docs/lifecycle.md: an agent PR closed, merged or not. */
 describe('decidePullClosed', () => {
-  it.each<{ name: string; state: TaskState; event: PullClosedEvent; expected: PullClosedEffect[] }>(
-    [
-      ...(
-        ['in_review', 'approved', 'merging', 'pending', 'running', 'blocked', 'merged'] as const
-      ).map((state) => ({
-        name: `merged while ${state}: the task is merged (or its merge finished)`,
+  it.each<{
+    name: string;
+    state: TaskState;
+    event: Omit<PullClosedEvent, 'number'>;
+    expected: PullClosedEffect[];
+  }>([
+    ...(
+      ['in_review', 'approved', 'merging', 'pending', 'running', 'blocked', 'merged'] as const
+    ).map((state) => ({
+      name: `merged while ${state}: the task is merged (or its merge finished)`,
+      state,
+      event: { merged: true, closedByBot: false },
+      expected: merges,
+    })),
+    {
+      name: 'merged by a bot (the merge queue) merges too',
+      state: 'merging',
+      event: { merged: true, closedByBot: true },
+      expected: merges,
+    },
+    ...(['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'] as const).map(
+      (state) => ({
+        name: `closed unmerged by a writer while ${state}: rejected, dependents blocked`,
         state,
-        event: { merged: true, closedByBot: false },
-        expected: merges,
-      })),
-      {
-        name: 'merged by a bot (the merge queue) merges too',
-        state: 'merging',
-        event: { merged: true, closedByBot: true },
-        expected: merges,
-      },
-      ...(['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'] as const).map(
-        (state) => ({
-          name: `closed unmerged by a writer while ${state}: rejected, dependents blocked`,
-          state,
-          event: { merged: false, closedByBot: false, closerRole: 'write' as const },
-          expected: rejects,
-        }),
-      ),
-      ...(['admin', 'maintain'] as const).map((closerRole) => ({
-        name: `closed unmerged by ${closerRole}: rejected`,
-        state: 'in_review' as const,
-        event: { merged: false, closedByBot: false, closerRole },
+        event: { merged: false, closedByBot: false, closerRole: 'write' as const },
         expected: rejects,
-      })),
-      ...(['triage', 'read', 'none', undefined] as const).map((closerRole) => ({
-        name: `closed unmerged by a person whose role is ${closerRole ?? 'not read'}: reopened, nothing rejected`,
-        state: 'in_review' as const,
-        event: { merged: false, closedByBot: false, ...(closerRole ? { closerRole } : {}) },
+      }),
+    ),
+    ...(['admin', 'maintain'] as const).map((closerRole) => ({
+      name: `closed unmerged by ${closerRole}: rejected`,
+      state: 'in_review' as const,
+      event: { merged: false, closedByBot: false, closerRole },
+      expected: rejects,
+    })),
+    ...(['triage', 'read', 'none', undefined] as const).map((closerRole) => ({
+      name: `closed unmerged by a person whose role is ${closerRole ?? 'not read'}: reopened, nothing rejected`,
+      state: 'in_review' as const,
+      event: { merged: false, closedByBot: false, ...(closerRole ? { closerRole } : {}) },
+      expected: [
+        { kind: 'reopen' },
+        { kind: 'refuse', role: closerRole ?? 'none' },
+      ] as PullClosedEffect[],
+    })),
+    {
+      name: 'closed unmerged by a bot changes nothing',
+      state: 'in_review',
+      event: { merged: false, closedByBot: true },
+      expected: [
+        {
+          kind: 'none',
+          reason: 'closed by a bot: the coordinator and workers never close agent PRs on purpose',
+        },
+      ],
+    },
+    ...(['merged', 'failed', 'vetoed', 'rejected', 'blocked', 'cancelled'] as const).map(
+      (state) => ({
+        name: `closed unmerged while ${state}: nothing to reject`,
+        state,
+        event: { merged: false, closedByBot: false },
         expected: [
-          { kind: 'reopen' },
-          { kind: 'refuse', role: closerRole ?? 'none' },
+          { kind: 'none', reason: `the task is ${state}: it cannot be rejected` },
         ] as PullClosedEffect[],
-      })),
-      {
-        name: 'closed unmerged by a bot changes nothing',
-        state: 'in_review',
-        event: { merged: false, closedByBot: true },
-        expected: [
-          {
-            kind: 'none',
-            reason: 'closed by a bot: the coordinator and workers never close agent PRs on purpose',
-          },
-        ],
-      },
-      ...(['merged', 'failed', 'vetoed', 'rejected', 'blocked', 'cancelled'] as const).map(
-        (state) => ({
-          name: `closed unmerged while ${state}: nothing to reject`,
-          state,
-          event: { merged: false, closedByBot: false },
-          expected: [
-            { kind: 'none', reason: `the task is ${state}: it cannot be rejected` },
-          ] as PullClosedEffect[],
-        }),
-      ),
-    ],
-  )('$name', ({ state, event, expected }) => {
-    expect(decidePullClosed({ task: { state } }, event)).toEqual(expected);
+      }),
+    ),
+  ])('$name', ({ state, event, expected }) => {
+    expect(decidePullClosed({ task: { state, prNumber: 7 } }, { number: 7, ...event })).toEqual(
+      expected,
+    );
+  });
+
+  /**
+   * A close is decided on the PR as GitHub shows it now and on the PR its task links: the delivery
+   * may be sent again under a new delivery id, or handled late.
+   */
+  const writerClose = {
+    number: 7,
+    merged: false,
+    closedByBot: false,
+    closerRole: 'write' as const,
+  };
+  it.each<{
+    name: string;
+    prNumber: number | null;
+    now?: { state: string; merged: boolean };
+    expected: PullClosedEffect[] | string;
+  }>([
+    {
+      name: 'GitHub shows it closed: rejected',
+      prNumber: 7,
+      now: { state: 'closed', merged: false },
+      expected: rejects,
+    },
+    {
+      name: 'the task links no PR yet (its opened delivery not handled): rejected',
+      prNumber: null,
+      now: { state: 'closed', merged: false },
+      expected: rejects,
+    },
+    {
+      name: 'GitHub shows it open again: nothing',
+      prNumber: 7,
+      now: { state: 'open', merged: false },
+      expected: 'GitHub shows the PR open now: opened again since, or the close sent again',
+    },
+    {
+      name: 'the task links a later PR (retried after this one was closed): nothing',
+      prNumber: 9,
+      now: { state: 'closed', merged: false },
+      expected: "the task's PR is #9 now: this close is of an earlier one",
+    },
+  ])('closed unmerged by a writer, $name', ({ prNumber, now, expected }) => {
+    const snapshot = { task: { state: 'in_review' as const, prNumber }, ...(now ? { now } : {}) };
+    expect(decidePullClosed(snapshot, writerClose)).toEqual(
+      typeof expected === 'string' ? [{ kind: 'none', reason: expected }] : expected,
+    );
   });
 
   it('answers a refused close by whether GitHub let the PR be opened again', () => {
@@ -101,7 +153,7 @@ describe('decidePullClosed', () => {
   });
 
   it('tries the merged-task statement first only for a merged PR', () => {
-    expect(closedRecordsMergeFirst({ merged: true, closedByBot: false })).toBe(true);
-    expect(closedRecordsMergeFirst({ merged: false, closedByBot: false })).toBe(false);
+    expect(closedRecordsMergeFirst({ merged: true })).toBe(true);
+    expect(closedRecordsMergeFirst({ merged: false })).toBe(false);
   });
 });

@@ -50,6 +50,30 @@ describe('decidePullLink', () => {
       },
     },
     {
+      name: 'a closed PR the task does not link, the task linking none: linked',
+      snapshot: snap({ prNumber: null }),
+      event: { head: OLD, state: 'closed', merged: false },
+      expected: {
+        pushOfWork: false,
+        effects: [{ kind: 'linkTask', prNumber: 7 }, { kind: 'requestStatus' }],
+      },
+    },
+    {
+      name: 'a closed PR while the task links a later one (retried after the close): not linked',
+      snapshot: snap({ prNumber: 9 }),
+      event: { head: OLD, state: 'closed', merged: false },
+      expected: { pushOfWork: false, effects: [] },
+    },
+    {
+      name: 'a merged PR while the task links another: linked (the task merged through it)',
+      snapshot: snap({ prNumber: 9 }),
+      event: { head: OLD, state: 'closed', merged: true },
+      expected: {
+        pushOfWork: false,
+        effects: [{ kind: 'linkTask', prNumber: 7 }, { kind: 'requestStatus' }],
+      },
+    },
+    {
       name: 'a push of work, dated: its time recorded',
       snapshot: snap(),
       event: { head: NEW, before: OLD, pushedAt: AT },
