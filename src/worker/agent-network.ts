@@ -1,14 +1,16 @@
 import { isOpenNetwork } from '../protocol/network.js';
-import { fenceNetwork, FenceError } from './agent-firewall.js';
+import { fenceNetwork, FenceError, type NetworkFence } from './agent-firewall.js';
 import type { AgentUser } from './agent-user.js';
 import { startEgressProxy } from './egress-proxy.js';
 import { fail } from './outcome.js';
+import { closeResolverSockets, type ClosedSockets } from './resolver-sockets.js';
 
 /**
  * The agent's network while `worker.network.allow` is not `*` (docs/worker.md, "The agent's
  * network"): netfilter rules keep its user on the loopback interface (src/worker/agent-firewall.ts),
- * where the worker's API-key proxy and its egress proxy (src/worker/egress-proxy.ts) are, and the
- * egress proxy takes it to the allowed hosts.
+ * where the worker's API-key proxy and its egress proxy (src/worker/egress-proxy.ts) are, the
+ * resolver's sockets are closed to it (src/worker/resolver-sockets.ts), and the egress proxy
+ * takes it to the allowed hosts.
  */
 export interface ClosedNetwork {
   /** The agent's proxy variables. */
@@ -40,6 +42,16 @@ export function describeNetwork(setting: NetworkSetting): string {
   }
 }
 
+/** Fails the attempt for what kept the network from closing; anything else is a bug. */
+function unrestricted(error: unknown): never {
+  if (error instanceof FenceError)
+    fail(
+      'network_unrestricted',
+      `worker.network.allow closes the agent's network, and the worker could not close it: ${error.message}`,
+    );
+  throw error;
+}
+
 /**
  * Closes `user`'s network: fails the attempt (`network_unrestricted`) when the rules cannot be
  * put in place, before the agent starts. `say` writes a line of the job's log.
@@ -49,31 +61,37 @@ export async function closeAgentNetwork(
   allow: readonly string[],
   say: (line: string) => void,
 ): Promise<ClosedNetwork> {
-  let fence;
+  let fence: NetworkFence;
+  let sockets: ClosedSockets;
   try {
     // A chain name holds at most 28 characters: `ac-agent-` and 8 hex digits.
     fence = await fenceNetwork(user.root, user.uid, `ac-${user.name}`);
   } catch (error) {
-    if (error instanceof FenceError)
-      fail(
-        'network_unrestricted',
-        `worker.network.allow closes the agent's network, and netfilter refused the rules that do it: ${error.message}`,
-      );
-    throw error;
+    unrestricted(error);
   }
+  try {
+    sockets = await closeResolverSockets(user.root, user.uid);
+  } catch (error) {
+    await fence.remove();
+    unrestricted(error);
+  }
+  const opened = async () => {
+    for (const open of [() => sockets.reopen(), () => fence.remove()])
+      await open().catch((error: unknown) => say((error as Error).message));
+  };
   const proxy = await startEgressProxy({
     allow,
     refused: (host) =>
       say(`the agent's network: refused ${host.slice(0, 200)} (not in worker.network.allow)`),
   }).catch(async (error: unknown) => {
-    await fence.remove();
+    await opened();
     throw error;
   });
   return {
     env: proxy.env,
     async open() {
       await proxy.close();
-      await fence.remove().catch((error: unknown) => say((error as Error).message));
+      await opened();
     },
   };
 }

@@ -9,7 +9,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * Chromium comes from the npm registry (`@sparticuz/chromium`, see npm-chromium.ts); these do
  * not: the `cmark-gfm` npm bindings (0.9.0) fail to compile on Node 24, the `shellcheck` npm
  * package downloads its binary at install time, and no npm package carries pgbouncer, git,
- * iptables or ip.
+ * iptables, setfacl or ip.
  */
 export interface TestTool {
   debianPackage: string;
@@ -79,6 +79,11 @@ export const DEBIAN_TEST_TOOLS: readonly TestTool[] = [
     debianPackage: 'iptables',
     usedBy: "the agent's netfilter rules (iptables, ip6tables) in test/worker/",
     isPresent: command('iptables'),
+  },
+  {
+    debianPackage: 'acl',
+    usedBy: "setfacl, which closes the resolver's sockets to the agent in test/worker/",
+    isPresent: command('setfacl'),
   },
   {
     debianPackage: 'iproute2',

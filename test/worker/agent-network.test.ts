@@ -304,7 +304,7 @@ describe("the agent's network", () => {
         expect(run.code, run.stdout).toBe(1);
         expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('network_unrestricted'));
         expect(run.stdout).toContain(
-          "worker.network.allow closes the agent's network, and netfilter refused the rules that do it: iptables -N ac-agent-",
+          "worker.network.allow closes the agent's network, and the worker could not close it: iptables -N ac-agent-",
         );
         expect(run.stdout).toContain(
           '(is iptables installed? Debian and Ubuntu: the iptables package)',

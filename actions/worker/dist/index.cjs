@@ -7365,12 +7365,12 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises13 = require("node:fs/promises");
+var import_promises14 = require("node:fs/promises");
 var import_node_path10 = require("node:path");
 
 // src/worker/agent-step.ts
 var import_node_fs2 = require("node:fs");
-var import_promises9 = require("node:fs/promises");
+var import_promises10 = require("node:fs/promises");
 var import_node_path7 = require("node:path");
 
 // src/worker/agent-config.ts
@@ -27682,6 +27682,46 @@ function escapeCommandData(text3) {
   return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
+// src/worker/resolver-sockets.ts
+var import_promises4 = require("node:fs/promises");
+var RESOLVER_SOCKETS = [
+  "/run/dbus/system_bus_socket",
+  "/run/systemd/resolve/io.systemd.Resolve",
+  "/run/nscd/socket"
+];
+async function closeResolverSockets(root, uid, sockets = RESOLVER_SOCKETS) {
+  const closed = [];
+  const reopen = async (paths) => {
+    const problems = [];
+    for (const path3 of paths) {
+      const result = await run([...root, "setfacl", "-x", `u:${uid}`, path3]);
+      if (result.code !== 0) problems.push(`setfacl -x u:${uid} ${path3}: ${result.stderr.trim()}`);
+    }
+    return problems;
+  };
+  for (const path3 of sockets) {
+    const found = await (0, import_promises4.lstat)(path3).catch(() => void 0);
+    if (!found?.isSocket()) continue;
+    const result = await run([...root, "setfacl", "-m", `u:${uid}:---`, path3]);
+    if (result.code !== 0) {
+      await reopen(closed);
+      const missing = result.code === 127 ? " (is setfacl installed? the acl package)" : "";
+      const said = result.stderr.trim();
+      throw new FenceError(
+        `setfacl -m u:${uid}:--- ${path3} exited with ${result.code}${missing}${said ? `: ${said}` : ""}`
+      );
+    }
+    closed.push(path3);
+  }
+  return {
+    async reopen() {
+      const problems = await reopen(closed);
+      if (problems.length > 0)
+        throw new Error(`the resolver's sockets were not all opened again: ${problems.join("; ")}`);
+    }
+  };
+}
+
 // src/worker/agent-network.ts
 function networkSetting(allow) {
   if (allow === void 0) return { kind: "legacy" };
@@ -27697,40 +27737,54 @@ function describeNetwork(setting) {
       return setting.allow.length === 0 ? "the agent's network is closed: loopback only, where the worker takes it to its model API (worker.network.allow: [])" : `the agent's network is closed: loopback only, and through the worker's proxy to ${setting.allow.join(", ")}`;
   }
 }
+function unrestricted(error62) {
+  if (error62 instanceof FenceError)
+    fail(
+      "network_unrestricted",
+      `worker.network.allow closes the agent's network, and the worker could not close it: ${error62.message}`
+    );
+  throw error62;
+}
 async function closeAgentNetwork(user, allow, say) {
   let fence;
+  let sockets;
   try {
     fence = await fenceNetwork(user.root, user.uid, `ac-${user.name}`);
   } catch (error62) {
-    if (error62 instanceof FenceError)
-      fail(
-        "network_unrestricted",
-        `worker.network.allow closes the agent's network, and netfilter refused the rules that do it: ${error62.message}`
-      );
-    throw error62;
+    unrestricted(error62);
   }
+  try {
+    sockets = await closeResolverSockets(user.root, user.uid);
+  } catch (error62) {
+    await fence.remove();
+    unrestricted(error62);
+  }
+  const opened = async () => {
+    for (const open3 of [() => sockets.reopen(), () => fence.remove()])
+      await open3().catch((error62) => say(error62.message));
+  };
   const proxy = await startEgressProxy({
     allow,
     refused: (host) => say(`the agent's network: refused ${host.slice(0, 200)} (not in worker.network.allow)`)
   }).catch(async (error62) => {
-    await fence.remove();
+    await opened();
     throw error62;
   });
   return {
     env: proxy.env,
     async open() {
       await proxy.close();
-      await fence.remove().catch((error62) => say(error62.message));
+      await opened();
     }
   };
 }
 
 // src/worker/agent-user.ts
 var import_node_crypto = require("node:crypto");
-var import_promises4 = require("node:fs/promises");
+var import_promises5 = require("node:fs/promises");
 var import_node_os = require("node:os");
 var import_node_path3 = require("node:path");
-var import_promises5 = require("node:timers/promises");
+var import_promises6 = require("node:timers/promises");
 async function createAgentUser(workspace) {
   const sudo = await privilege();
   if (!sudo) return void 0;
@@ -27743,7 +27797,7 @@ async function createAgentUser(workspace) {
   );
   const agentUid = Number(await must(["id", "-u", name], "no uid for the agent user"));
   const agentGid = Number(await must(["id", "-g", name], "no gid for the agent user"));
-  const home = await (0, import_promises4.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
+  const home = await (0, import_promises5.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
   await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, home, workspace], "chown");
   const opened = await allowTraversal(sudo, workspace);
   const envDirs = [];
@@ -27762,10 +27816,10 @@ async function createAgentUser(workspace) {
     home,
     root: sudo,
     async wrap(argv, env) {
-      const dir = await (0, import_promises4.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-env-"));
+      const dir = await (0, import_promises5.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-env-"));
       envDirs.push(dir);
       const file2 = (0, import_node_path3.join)(dir, "env.sh");
-      await (0, import_promises4.writeFile)(file2, shellAssignments(env), { mode: 384 });
+      await (0, import_promises5.writeFile)(file2, shellAssignments(env), { mode: 384 });
       await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, dir], "chown");
       return asAgent(["env", "-i", "/bin/sh", "-c", LOAD_ENV, "sh", file2, ...argv]);
     },
@@ -27778,7 +27832,7 @@ async function createAgentUser(workspace) {
         await run(asAgent(["kill", "-KILL", "-1"]));
         survivors = await processesOf(agentUid);
         if (survivors.length === 0) break;
-        await (0, import_promises5.setTimeout)(KILL_ROUND_MS);
+        await (0, import_promises6.setTimeout)(KILL_ROUND_MS);
       }
       await removeScheduledJobs(sudo, name);
       for (const dir of opened) await run([...sudo, "chmod", "o-x", dir]);
@@ -27802,8 +27856,8 @@ function shellAssignments(env) {
 }
 async function processesOf(uid) {
   const pids = [];
-  for (const pid of (await (0, import_promises4.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
-    const status = await (0, import_promises4.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
+  for (const pid of (await (0, import_promises5.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
+    const status = await (0, import_promises5.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
     const uids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
     if (!uids || Number(uids[1]) !== uid && Number(uids[2]) !== uid) continue;
     if (/^State:\s+[ZX]/m.test(status)) continue;
@@ -27821,7 +27875,7 @@ async function removeScheduledJobs(sudo, name) {
 async function allowTraversal(sudo, workspace) {
   const opened = [];
   for (let dir = (0, import_node_path3.dirname)(workspace); dir !== (0, import_node_path3.dirname)(dir); dir = (0, import_node_path3.dirname)(dir)) {
-    const mode2 = (await (0, import_promises4.stat)(dir)).mode;
+    const mode2 = (await (0, import_promises5.stat)(dir)).mode;
     if ((mode2 & 1) !== 0) continue;
     await must([...sudo, "chmod", "o+x", dir], "chmod");
     opened.push(dir);
@@ -28682,7 +28736,7 @@ function agentStopTime(deadline, timeoutMinutes) {
 }
 
 // src/worker/merge-attributes.ts
-var import_promises6 = require("node:fs/promises");
+var import_promises7 = require("node:fs/promises");
 var import_node_path4 = require("node:path");
 var MERGE_ATTRIBUTES = [
   "merge",
@@ -28704,8 +28758,8 @@ async function withoutTreeAttributes(git, merge3) {
     "info/attributes"
   ]);
   const before = await readIfPresent(file2);
-  await (0, import_promises6.mkdir)((0, import_node_path4.dirname)(file2), { recursive: true });
-  await (0, import_promises6.writeFile)(
+  await (0, import_promises7.mkdir)((0, import_node_path4.dirname)(file2), { recursive: true });
+  await (0, import_promises7.writeFile)(
     file2,
     before === void 0 ? NO_TREE_ATTRIBUTES : `${before}
 ${NO_TREE_ATTRIBUTES}`
@@ -28713,13 +28767,13 @@ ${NO_TREE_ATTRIBUTES}`
   try {
     return await merge3();
   } finally {
-    if (before === void 0) await (0, import_promises6.rm)(file2, { force: true });
-    else await (0, import_promises6.writeFile)(file2, before);
+    if (before === void 0) await (0, import_promises7.rm)(file2, { force: true });
+    else await (0, import_promises7.writeFile)(file2, before);
   }
 }
 async function readIfPresent(file2) {
   try {
-    return await (0, import_promises6.readFile)(file2, "utf8");
+    return await (0, import_promises7.readFile)(file2, "utf8");
   } catch (error62) {
     if (error62.code === "ENOENT") return void 0;
     throw error62;
@@ -28994,7 +29048,7 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_promises7 = require("node:fs/promises");
+var import_promises8 = require("node:fs/promises");
 var import_node_os2 = require("node:os");
 var import_node_path5 = require("node:path");
 
@@ -29139,10 +29193,10 @@ var SAFE_CONFIG = [
   "core.symlinks=true"
 ];
 async function openSnapshotter(workTree, objectStores, options = {}) {
-  const gitDir = await (0, import_promises7.mkdtemp)((0, import_node_path5.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
+  const gitDir = await (0, import_promises8.mkdtemp)((0, import_node_path5.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
   const alternates = (0, import_node_path5.join)(gitDir, "objects", "info", "alternates");
-  await (0, import_promises7.writeFile)(alternates, `${objectStores.join("\n")}
+  await (0, import_promises8.writeFile)(alternates, `${objectStores.join("\n")}
 `);
   const inTree = new Git({
     timeoutMs: options.timeoutMs,
@@ -29168,15 +29222,15 @@ async function openSnapshotter(workTree, objectStores, options = {}) {
       await git(["pack-objects", "--quiet", (0, import_node_path5.join)(gitDir, "objects", "pack", "pack")], {
         input: objects.raw
       });
-      await (0, import_promises7.rm)(alternates);
+      await (0, import_promises8.rm)(alternates);
     },
-    close: () => (0, import_promises7.rm)(gitDir, { recursive: true, force: true })
+    close: () => (0, import_promises8.rm)(gitDir, { recursive: true, force: true })
   };
 }
 
 // src/worker/agent.ts
 var import_node_child_process3 = require("node:child_process");
-var import_promises8 = require("node:fs/promises");
+var import_promises9 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
 var import_node_path6 = require("node:path");
 var import_node_crypto3 = require("node:crypto");
@@ -29291,10 +29345,10 @@ function agentEnv(env, promptFile) {
 }
 var MAX_STDOUT = 32 * 1024 * 1024;
 async function runAgent(options) {
-  const dir = await (0, import_promises8.mkdtemp)((0, import_node_path6.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
-  await (0, import_promises8.chmod)(dir, 493);
+  const dir = await (0, import_promises9.mkdtemp)((0, import_node_path6.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
+  await (0, import_promises9.chmod)(dir, 493);
   const promptFile = (0, import_node_path6.join)(dir, "prompt.md");
-  await (0, import_promises8.writeFile)(promptFile, options.prompt, { mode: 420 });
+  await (0, import_promises9.writeFile)(promptFile, options.prompt, { mode: 420 });
   const proxy = await startApiKeyProxy(options.env, {
     closedNetwork: options.network !== void 0
   });
@@ -29328,7 +29382,7 @@ async function runAgent(options) {
     }
   } finally {
     await proxy?.close();
-    await (0, import_promises8.rm)(dir, { recursive: true, force: true });
+    await (0, import_promises9.rm)(dir, { recursive: true, force: true });
   }
   if (exit.kind === "spawn_failed") return exit;
   return { ...exit, measured: await proxy?.measured() };
@@ -29644,7 +29698,7 @@ async function runAgentStep(ctx) {
     const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
     return ctx.env.mode === "plan" ? await planStep(ctx, base) : await changeStep(ctx, base);
   } finally {
-    await (0, import_promises9.rm)((0, import_node_path7.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+    await (0, import_promises10.rm)((0, import_node_path7.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function changeStep(ctx, startBase) {
@@ -29901,7 +29955,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises10 = require("node:timers/promises");
+var import_promises11 = require("node:timers/promises");
 
 // src/protocol/review-feedback.ts
 var FEEDBACK_LIMITS = {
@@ -30161,7 +30215,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises10.setTimeout)(wait);
+    await (0, import_promises11.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -34487,7 +34541,7 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises11 = require("node:fs/promises");
+var import_promises12 = require("node:fs/promises");
 var import_node_path8 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
@@ -34498,8 +34552,8 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises11.mkdir)(dir, { recursive: true });
-  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises12.mkdir)(dir, { recursive: true });
+  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
@@ -34540,11 +34594,11 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises11.rm)(dir, { recursive: true, force: true });
-  await (0, import_promises11.mkdir)(dir, { recursive: true });
-  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises12.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises12.mkdir)(dir, { recursive: true });
+  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
   const value = await readJson((0, import_node_path8.join)(dir, RESULT_FILE), "the agent job");
@@ -34553,14 +34607,14 @@ async function readResult(dir) {
     const problems = parsed2.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises11.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises12.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed2.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises11.readFile)(file2, "utf8");
+    raw = await (0, import_promises12.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -34578,7 +34632,7 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises12 = require("node:fs/promises");
+var import_promises13 = require("node:fs/promises");
 var import_node_path9 = require("node:path");
 
 // src/worker/attempt-record.ts
@@ -36143,7 +36197,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises12.rm)(index, { force: true });
+    await (0, import_promises13.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -36323,7 +36377,7 @@ ${outcome.summary}
 
 ${fenced("text", outcome.detail)}
 `;
-  await (0, import_promises13.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises14.appendFile)(file2, text3).catch(() => {
   });
 }
 
