@@ -32,8 +32,12 @@ const config: KnipConfig = {
   // the package when it is missing); FIFOs made the way an agent makes them (Node has no mkfifo),
   // and the removal of an agent user a failed finish() left behind; glibc's ldd, which the global
   // setup's tool check runs on the browser tests' Chromium (test-tools.ts); Debian's openssl,
-  // which makes the TLS test's certificates (test/helpers/tls-certificates.ts).
-  ignoreBinaries: ['shellcheck', 'mkfifo', 'userdel', 'ldd', 'openssl'],
+  // which makes the TLS test's certificates (test/helpers/tls-certificates.ts); iproute2's ip,
+  // which makes the network namespace that stands for a host of the internet
+  // (test/worker/helpers/outside-host.ts); util-linux's setpriv, which connects as another user,
+  // and the acl package's getfacl, which reads the entries the worker set
+  // (test/worker/resolver-sockets.test.ts).
+  ignoreBinaries: ['shellcheck', 'mkfifo', 'userdel', 'ldd', 'openssl', 'ip', 'setpriv', 'getfacl'],
   ignoreDependencies: [
     // test/rendering/mermaid.browser.test.ts loads node_modules/mermaid/dist/mermaid.min.js into
     // Chromium by path: no import for knip to see.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseDuration } from '../core/duration.js';
 import { MAX_TIMEOUT_MINUTES } from '../core/plan/types.js';
+import { allowListSchema } from '../protocol/network.js';
 
 export const CONFIG_PATH = '.github/agent-coordinator.yml';
 
@@ -48,6 +49,13 @@ export const repoConfigSchema = z
             default: 'claude-sonnet-4-5',
             ...m,
           })),
+        network: z
+          .strictObject({
+            // The hosts the agent reaches through the worker's proxy; `[]`, only its model API
+            // through the worker; `["*"]`, the open network (docs/worker.md, "The agent's network").
+            allow: allowListSchema.default([]),
+          })
+          .prefault({}),
       })
       .prefault({}),
     concurrency: z
@@ -100,6 +108,15 @@ export const DEFAULT_CONFIG: RepoConfig = repoConfigSchema.parse(undefined);
  * free word: only the config's own keys name a model, never what every object inherits
  * (`constructor`, `toString`), since the config is a plain object read from JSON.
  */
+/**
+ * The hosts the agent may reach (`worker.network.allow`). A run stored before the key existed has
+ * none in its configuration: it gets the default, as a run started now would.
+ */
+export function networkAllowOf(worker: RepoConfig['worker']): string[] {
+  const network = worker.network as RepoConfig['worker']['network'] | undefined;
+  return network?.allow ?? DEFAULT_CONFIG.worker.network.allow;
+}
+
 export function modelForTaskType(worker: RepoConfig['worker'], type: string): string {
   return Object.hasOwn(worker.models, type) ? worker.models[type]! : worker.models.default;
 }

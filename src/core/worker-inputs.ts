@@ -23,6 +23,8 @@ export interface AssignmentSource {
   timeoutMinutes: number;
   model: string;
   maxTurns: number;
+  /** `worker.network.allow`: the hosts the agent may reach, `*` for any. */
+  networkAllow: readonly string[];
 }
 
 export type AssignmentText = Pick<
@@ -36,6 +38,7 @@ export type AssignmentText = Pick<
   | 'model'
   | 'max_turns'
   | 'timeout_minutes'
+  | 'network'
 >;
 
 /**
@@ -66,6 +69,7 @@ export function composeAssignment(source: AssignmentSource): AssignmentText {
     model: source.model,
     max_turns: String(source.maxTurns),
     timeout_minutes: String(source.timeoutMinutes),
+    network: { allow: [...source.networkAllow] },
   };
 }
 

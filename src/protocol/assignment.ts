@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ATTEMPT_NUMBER, ISSUE_NUMBER, TASK_KEY } from './identifiers.js';
 import { USAGE_CEILING, type Usage } from './markers.js';
+import { allowListSchema } from './network.js';
 import { checksFeedbackSchema, reviewFeedbackSchema } from './review-feedback.js';
 
 /**
@@ -118,6 +119,12 @@ export const assignmentResponseSchema = z.object({
    * that leaves it out gets the worker's own start plus `timeout_minutes`.
    */
   deadline_at: text.optional(),
+  /**
+   * What the agent may reach (`worker.network.allow`, docs/worker.md "The agent's network"): the
+   * hosts its proxy lets it reach, `["*"]` for the open network. Optional: a coordinator from
+   * before the key sends none, and its agents keep the open network they had.
+   */
+  network: z.object({ allow: allowListSchema }).optional(),
   /** The review a `fix` attempt answers: its body and unresolved threads. */
   review: reviewFeedbackSchema.nullable().optional(),
   /** The failing checks a `fix` attempt repairs, with their output, annotations and log tail. */

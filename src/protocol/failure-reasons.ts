@@ -18,6 +18,8 @@ export const WORKER_FAILURE_REASONS = {
   timed_out:
     'the agent was stopped at its time limit; its work is pushed and the pull request marked partial',
   agent_failed: 'the agent failed',
+  network_unrestricted:
+    "the agent's network could not be closed as worker.network.allow asks, so the agent was not started",
   git_failed: 'a git command failed',
   push_failed: 'the push was refused',
   api_failed: 'a GitHub API call failed',

@@ -1,4 +1,4 @@
-import { modelForTaskType, type RepoConfig } from '../config/schema.js';
+import { modelForTaskType, networkAllowOf, type RepoConfig } from '../config/schema.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import {
   composeAssignment,
@@ -70,6 +70,7 @@ export function assignmentTextOf(
         timeoutMinutes,
         model: config.worker.models.default,
         maxTurns: config.worker.maxTurns,
+        networkAllow: networkAllowOf(config.worker),
       }),
       deadline_at: deadlineOf(target.attempt, timeoutMinutes),
     };
@@ -92,6 +93,7 @@ export function assignmentTextOf(
       timeoutMinutes,
       model: modelForTaskType(config.worker, task.type),
       maxTurns: config.worker.maxTurns,
+      networkAllow: networkAllowOf(config.worker),
     }),
     deadline_at: deadlineOf(attempt, timeoutMinutes),
     ...structuredFeedbackOf(attempt.review),

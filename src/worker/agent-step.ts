@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keepBranchConfig, restoreFromBase } from './agent-config.js';
 import { readRegularFile, removeSpecialFiles } from './agent-files.js';
+import { closeAgentNetwork, describeNetwork, networkSetting } from './agent-network.js';
 import { createAgentUser } from './agent-user.js';
 import { heldCredentials } from './api-key-proxy.js';
 import { stopGraceMs } from '../protocol/deadline.js';
@@ -291,7 +292,10 @@ async function planStep(ctx: AgentContext, base: string): Promise<AgentOutput> {
   };
 }
 
-/** Runs the agent as a user of its own when the runner allows it (src/worker/agent-user.ts). */
+/**
+ * Runs the agent as a user of its own when the runner allows it (src/worker/agent-user.ts), with
+ * its network closed as `worker.network.allow` says (src/worker/agent-network.ts).
+ */
 async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> {
   let held: string[];
   try {
@@ -300,6 +304,7 @@ async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> 
     // Custom headers the proxy refuses: said before a user is made for the agent.
     fail('bad_input', (error as Error).message);
   }
+  const network = networkSetting(ctx.env.networkAllow);
   const user = await createAgentUser(ctx.cwd);
   if (!user && held.length > 0)
     // A process may read the environment of any other process of its user
@@ -308,20 +313,43 @@ async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> 
       'agent_failed',
       `the agent would run as the worker's own user (no root and no password-free sudo) and could read ${held.join(', ')} from the worker's environment: run the agent job as root (a \`container:\` job) or give the runner's user password-free sudo, so that the agent runs as a user of its own`,
     );
+  if (!user && network.kind === 'closed')
+    // Netfilter tells the agent's traffic from the worker's by the user that sends it.
+    fail(
+      'network_unrestricted',
+      `worker.network.allow closes the agent's network, which takes a user of the agent's own, and the runner gives the worker no root and no password-free sudo to make one: run the agent job as root (a \`container:\` job), give the runner's user password-free sudo, or set worker.network.allow to ["*"]`,
+    );
   if (!user) {
     log(
       ctx,
       "the agent runs as the worker's own user (no root and no password-free sudo): it can read this job's runtime token; it holds no GitHub credential",
     );
+    log(ctx, describeNetwork(network));
     return fn();
   }
   log(ctx, `the agent runs as ${user.name}, a user without sudo`);
+  let closed;
+  try {
+    if (network.kind === 'closed')
+      closed = await closeAgentNetwork(user, network.allow, (line) => log(ctx, line));
+  } catch (error) {
+    await user.finish();
+    throw error;
+  }
+  log(ctx, describeNetwork(network));
   ctx.user = user;
+  ctx.network = closed;
   try {
     return await fn();
   } finally {
     ctx.user = undefined;
-    await user.finish();
+    ctx.network = undefined;
+    // Its processes are killed before its network opens again.
+    try {
+      await user.finish();
+    } finally {
+      await closed?.open();
+    }
   }
 }
 

@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fail } from './outcome.js';
+import { must, privilege, run } from './root-commands.js';
 
 /**
  * The agent runs as a user of its own when the runner allows it (docs/worker.md, "The agent's
@@ -19,6 +19,8 @@ export interface AgentUser {
   uid: number;
   /** Its home, made for this run. */
   home: string;
+  /** What runs a command as root for the worker: nothing when it is root, else `sudo -n`. */
+  root: string[];
   /**
    * The argv that runs `argv` as this user with exactly `env`. The environment travels in a
    * file only this user may read, never on a command line (/proc/<pid>/cmdline is anyone's to
@@ -33,45 +35,6 @@ export interface AgentUser {
    * fails, naming them, if any process of the user survived.
    */
   finish(): Promise<void>;
-}
-
-interface Exec {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs a setup command with no environment but PATH. Some run as the agent's user (the kill),
- * and a process's environment is readable by any process of its user: the worker's holds the
- * API key and the job's tokens, and a process the agent left behind is still there to read it
- * until the kill reaches it.
- */
-function run(argv: string[]): Promise<Exec> {
-  const [command, ...args] = argv;
-  const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' };
-  return new Promise((resolve) => {
-    execFile(command!, args, { encoding: 'utf8', env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 127) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-/** How the worker becomes root for the few commands that set the user up, if it can. */
-async function privilege(): Promise<string[] | undefined> {
-  if (process.getuid?.() === 0) return [];
-  const sudo = await run(['sudo', '-n', 'true']);
-  return sudo.code === 0 ? ['sudo', '-n'] : undefined;
-}
-
-async function must(argv: string[], what: string): Promise<string> {
-  const result = await run(argv);
-  if (result.code !== 0)
-    throw new Error(
-      `${what}: ${argv.join(' ')} exited with ${result.code}: ${result.stderr.trim()}`,
-    );
-  return result.stdout.trim();
 }
 
 /**
@@ -108,6 +71,7 @@ export async function createAgentUser(workspace: string): Promise<AgentUser | un
     name,
     uid: agentUid,
     home,
+    root: sudo,
     async wrap(argv, env) {
       const dir = await mkdtemp(join(tmpdir(), 'agent-env-'));
       envDirs.push(dir);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Usage } from '../protocol/markers.js';
 import type { AgentUser } from './agent-user.js';
+import type { ClosedNetwork } from './agent-network.js';
 import type { WorkerEnv } from './env.js';
 import { startApiKeyProxy } from './api-key-proxy.js';
 import { splitShellWords } from './shell-words.js';
@@ -125,6 +126,8 @@ export interface RunAgentOptions {
   graceMs?: number;
   /** The user the agent runs as (src/worker/agent-user.ts); unset: the worker's own. */
   user?: AgentUser;
+  /** Its network while closed (src/worker/agent-network.ts); unset: open. */
+  network?: ClosedNetwork;
 }
 
 const MAX_STDOUT = 32 * 1024 * 1024;
@@ -141,10 +144,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   const promptFile = join(dir, 'prompt.md');
   await writeFile(promptFile, options.prompt, { mode: 0o644 });
   // The API credentials stay in this process: the agent gets a proxy's address and placeholders.
-  const proxy = await startApiKeyProxy(options.env);
+  const proxy = await startApiKeyProxy(options.env, {
+    closedNetwork: options.network !== undefined,
+  });
   let exit: AgentExit;
   try {
-    const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
+    const env = agentEnv({ ...options.env, ...proxy?.env, ...options.network?.env }, promptFile);
     const { user } = options;
     const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
     const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;

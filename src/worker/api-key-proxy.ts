@@ -11,6 +11,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Usage } from '../protocol/markers.js';
+import { closedNetworkRefusal, fetchingRequest, MAX_CHECKED_BODY } from './api-request-check.js';
 import { createUsageMeter, readableEncodings, type UsageMeter } from './api-usage.js';
 import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 
@@ -156,6 +157,15 @@ function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): str
   return (jobEnv[credential.name] ?? '').replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 }
 
+export interface ApiKeyProxyOptions {
+  drainMs?: number;
+  /**
+   * The agent's network is closed (`worker.network.allow` is not `*`): the proxy forwards no
+   * request that has the API fetch from the internet (src/worker/api-request-check.ts).
+   */
+  closedNetwork?: boolean;
+}
+
 /**
  * Starts the proxy when the job's environment holds any of the credentials; undefined otherwise
  * (an `AGENT_COMMAND` agent with credentials of its own gets them as before). Throws, as
@@ -163,7 +173,7 @@ function credentialValue(jobEnv: NodeJS.ProcessEnv, credential: Credential): str
  */
 export async function startApiKeyProxy(
   jobEnv: NodeJS.ProcessEnv,
-  { drainMs = DRAIN_MS }: { drainMs?: number } = {},
+  { drainMs = DRAIN_MS, closedNetwork = false }: ApiKeyProxyOptions = {},
 ): Promise<ApiKeyProxy | undefined> {
   const { values, custom, names } = jobCredentials(jobEnv);
   if (names.length === 0) return undefined;
@@ -175,7 +185,7 @@ export async function startApiKeyProxy(
   const meter = createUsageMeter();
   const calls = new Set<ClientRequest>();
   const server = createServer((req, res) =>
-    forward(req, res, { upstream, held, heldHeaders, meter, calls }),
+    forward(req, res, { upstream, held, heldHeaders, meter, calls, closedNetwork }),
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -235,6 +245,7 @@ function forward(
     heldHeaders,
     meter,
     calls,
+    closedNetwork,
   }: {
     upstream: URL;
     held: Held[];
@@ -242,6 +253,7 @@ function forward(
     meter: UsageMeter;
     /** The calls to the API not yet ended. */
     calls: Set<ClientRequest>;
+    closedNetwork: boolean;
   },
 ): void {
   const refuse = (status: number, message: string) => {
@@ -257,54 +269,110 @@ function forward(
   if (!target) return refuse(400, 'agent-coordinator: not a proxy for that');
   if (isMessageBatches(upstream, target))
     return refuse(403, 'agent-coordinator: message batches are not measured, so not forwarded');
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  let out: ClientRequest;
-  try {
-    out = send(target, {
-      method: req.method,
+  /** Sends the request on: the agent's body as it comes, or `body`, read and checked. */
+  const call = (body?: Buffer): void => {
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const headers = {
+      ...forwardedHeaders(req.headers),
+      ...credentials,
+      ...custom.headers,
+      // Only codings the meter reads: the usage in a response it could not read would be lost.
+      'accept-encoding': readableEncodings(req.headers['accept-encoding']),
+      ...(body && { 'content-length': String(body.length) }),
+    };
+    let out: ClientRequest;
+    try {
       // As Claude Code sends them, custom headers override the credentials' headers.
-      headers: {
-        ...forwardedHeaders(req.headers),
-        ...credentials,
-        ...custom.headers,
-        // Only codings the meter reads: the usage in a response it could not read would be lost.
-        'accept-encoding': readableEncodings(req.headers['accept-encoding']),
-      },
+      out = send(target, { method: req.method, headers });
+    } catch {
+      // A credential no header can hold (a line break inside; custom headers are checked at
+      // start): uncaught, it ended the worker with the agent still running, and nothing stopped
+      // the agent's user's processes.
+      return refuse(502, 'agent-coordinator: the request could not be sent with the credential');
+    }
+    calls.add(out);
+    out.once('close', () => calls.delete(out));
+    out.on('response', (answer) => {
+      // Read beside the agent's copy, first, so the meter has seen what the agent has.
+      meter.observe(answer, answer.headers);
+      if (res.destroyed) return void answer.resume();
+      res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
+      answer.pipe(res);
+      // The agent gave up on the answer (or was stopped). Cut here, the API would bill what it
+      // had generated, and a stream's output shows only in its last events: the proxy reads on
+      // to the answer's end instead (the API then generates, and bills, all of it), and its
+      // close cuts what is left after a while (DRAIN_MS).
+      res.once('close', () => {
+        if (res.writableFinished) return;
+        answer.unpipe(res);
+        answer.resume();
+      });
     });
-  } catch {
-    // A credential no header can hold (a line break inside; custom headers are checked at
-    // start): uncaught, it ended the worker with the agent still running, and nothing stopped
-    // the agent's user's processes.
-    return refuse(502, 'agent-coordinator: the request could not be sent with the credential');
+    out.on('error', (error) => {
+      if (!res.headersSent && !res.destroyed)
+        refuse(502, `agent-coordinator: the API did not answer: ${error.message}`);
+      else res.destroy(error);
+    });
+    if (body) return void out.end(body);
+    // A request the agent left unsent is nothing the API works on: it goes no further.
+    req.once('close', () => {
+      if (!req.complete) out.destroy();
+    });
+    req.pipe(out);
+  };
+  if (closedNetwork) {
+    const path = target.pathname.slice(upstream.pathname.replace(/\/+$/, '').length);
+    const refusal = closedNetworkRefusal(req.method, path, req.headers);
+    if (refusal) return refuse(403, refusal);
+    // Read whole and checked before anything goes: what is sent is what was checked.
+    if (req.method === 'POST')
+      return void checkedBody(req).then((checked) =>
+        'refusal' in checked ? refuse(checked.status, checked.refusal) : call(checked.body),
+      );
   }
-  calls.add(out);
-  out.once('close', () => calls.delete(out));
-  out.on('response', (answer) => {
-    // Read beside the agent's copy, first, so the meter has seen what the agent has.
-    meter.observe(answer, answer.headers);
-    if (res.destroyed) return void answer.resume();
-    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
-    answer.pipe(res);
-    // The agent gave up on the answer (or was stopped). Cut here, the API would bill what it had
-    // generated, and a stream's output shows only in its last events: the proxy reads on to the
-    // answer's end instead (the API then generates, and bills, all of it), and its close cuts
-    // what is left after a while (DRAIN_MS).
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      answer.unpipe(res);
-      answer.resume();
+  call();
+}
+
+/**
+ * A Messages request's body, read whole (up to the API's own limit) and checked for what would
+ * have the API fetch from the internet; sent on as the JSON the check read, so that no reading
+ * of it (a key given twice) differs between the check and the API.
+ */
+async function checkedBody(
+  req: IncomingMessage,
+): Promise<{ body: Buffer } | { status: number; refusal: string }> {
+  const whole = await new Promise<Buffer | 'too large' | 'cut'>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // Past the limit the rest is read and dropped, so the agent hears the refusal.
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_CHECKED_BODY) chunks.push(chunk);
     });
+    req.once('end', () => resolve(size > MAX_CHECKED_BODY ? 'too large' : Buffer.concat(chunks)));
+    req.once('close', () => resolve('cut'));
   });
-  out.on('error', (error) => {
-    if (!res.headersSent && !res.destroyed)
-      refuse(502, `agent-coordinator: the API did not answer: ${error.message}`);
-    else res.destroy(error);
-  });
-  // A request the agent left unsent is nothing the API works on: it goes no further.
-  req.once('close', () => {
-    if (!req.complete) out.destroy();
-  });
-  req.pipe(out);
+  if (whole === 'too large')
+    return { status: 413, refusal: 'agent-coordinator: the request is larger than the API takes' };
+  if (whole === 'cut')
+    return { status: 400, refusal: 'agent-coordinator: the request was not sent whole' };
+  let json: unknown;
+  try {
+    json = JSON.parse(whole.toString('utf8'));
+  } catch {
+    return {
+      status: 400,
+      refusal:
+        "agent-coordinator: the agent's network is closed, and the worker reads each Messages request before it goes: this one is not JSON",
+    };
+  }
+  const fetching = fetchingRequest(json);
+  if (fetching)
+    return {
+      status: 403,
+      refusal: `agent-coordinator: the agent's network is closed (worker.network.allow), and the request has the API fetch from the internet: ${fetching}`,
+    };
+  return { body: Buffer.from(JSON.stringify(json)) };
 }
 
 /**

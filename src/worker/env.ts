@@ -8,6 +8,7 @@ import {
 import { taskBranch } from '../protocol/branch.js';
 import type { AssignmentFields } from './handoff.js';
 import { MAX_ATTEMPT, MAX_ISSUE_NUMBER, TASK_KEY } from '../protocol/identifiers.js';
+import { allowListSchema } from '../protocol/network.js';
 import {
   checksFeedbackSchema,
   reviewFeedbackSchema,
@@ -128,6 +129,12 @@ export interface WorkerEnv extends Omit<ActionContext, 'step' | 'coordinatorUrl'
   maxTasks: number;
   /** When the coordinator cancels the run (ms since the epoch), if it said. */
   deadlineAt?: number;
+  /**
+   * The hosts the agent may reach through the worker's proxy, `["*"]` for the open network
+   * (docs/worker.md, "The agent's network"); unset when the coordinator is from before the key,
+   * whose agents keep the open network they had.
+   */
+  networkAllow?: string[];
   /** The review a fix answers (docs/worker.md, "Review feedback"). */
   review?: ReviewFeedback;
   /** The failing checks a fix repairs; empty when none. */
@@ -209,6 +216,7 @@ const assignmentSchema = z.object({
   deadline_at: optional(
     z.iso.datetime({ offset: true, error: 'expected an ISO 8601 time' }).transform(Date.parse),
   ),
+  network: z.object({ allow: allowListSchema }).optional(),
   review: reviewFeedbackSchema.nullable().optional(),
   checks: checksFeedbackSchema.nullable().optional(),
 });
@@ -246,6 +254,7 @@ export function workerEnvFrom(action: ActionContext, assignment: AssignmentField
     maxTurns: a.max_turns,
     maxTasks: a.max_tasks ?? DEFAULT_MAX_TASKS,
     deadlineAt: a.deadline_at,
+    networkAllow: a.network?.allow,
     review: a.review ?? undefined,
     checks: a.checks ?? [],
     branch: taskBranch(action.issue, action.taskId),

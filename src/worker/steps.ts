@@ -11,6 +11,7 @@ import { escapeCommandData, fail, oneLine, type WorkerOutcome } from './outcome.
 import { usageAnnotation } from '../protocol/usage-annotation.js';
 import type { WorkerClock } from './clock.js';
 import type { AgentUser } from './agent-user.js';
+import type { ClosedNetwork } from './agent-network.js';
 import { agentStopTime, stopGraceMs } from '../protocol/deadline.js';
 
 /** What each step of the worker works with. */
@@ -33,6 +34,8 @@ export interface AgentContext extends StepContext {
   startedAt: number;
   /** The user the agent runs as, when the runner allows one (src/worker/agent-user.ts). */
   user?: AgentUser;
+  /** The agent's network while it is closed (src/worker/agent-network.ts). */
+  network?: ClosedNetwork;
   /** Whether the job has said what the agent spent (sayUsage). */
   saidUsage: boolean;
 }
@@ -116,6 +119,7 @@ export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<Ag
     graceMs: ctx.graceMs,
     clock: ctx.clock,
     user: ctx.user,
+    network: ctx.network,
   });
   if (exit.kind === 'spawn_failed')
     fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);

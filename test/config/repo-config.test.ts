@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { configSourceProblem, parseConfigYaml, validateConfig } from '../../src/config/load.js';
-import { DEFAULT_CONFIG, modelForTaskType, repoConfigSchema } from '../../src/config/schema.js';
+import {
+  DEFAULT_CONFIG,
+  modelForTaskType,
+  networkAllowOf,
+  repoConfigSchema,
+} from '../../src/config/schema.js';
 import { parseDuration } from '../../src/core/duration.js';
 
 describe('repository config (.github/agent-coordinator.yml)', () => {
@@ -12,6 +17,8 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
         workflow: 'agent-worker.yml',
         timeoutMinutes: 10,
         models: { default: 'claude-sonnet-4-5' },
+        // The agent's network is closed unless the file opens it.
+        network: { allow: [] },
       },
       concurrency: { maxParallel: 10 },
       retries: { max: 3, backoff: ['0s', '30s', '5m'] },
@@ -44,6 +51,25 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
   it.each([0, 1, 2])('takes checks.rerunFailed: %i', (n) => {
     const result = parseConfigYaml(`checks:\n  rerunFailed: ${n}\n`);
     expect(result.ok && result.config.checks).toEqual({ rerunFailed: n });
+  });
+
+  it.each([
+    ['[]', []],
+    ['["*"]', ['*']],
+    [
+      '[registry.npmjs.org, "*.GitHub.com", Example.org.]',
+      ['registry.npmjs.org', '*.github.com', 'example.org'],
+    ],
+    ['[198.51.100.7, "2001:DB8:0:0::1"]', ['198.51.100.7', '2001:db8::1']],
+  ])('takes worker.network.allow: %s, each host in one spelling', (list, allow) => {
+    const result = parseConfigYaml(`worker:\n  network:\n    allow: ${list}\n`);
+    expect(result.ok && result.config.worker.network).toEqual({ allow });
+  });
+
+  it('gives a run stored before worker.network the default, a closed network', () => {
+    const { network: _network, ...stored } = DEFAULT_CONFIG.worker;
+    expect(networkAllowOf(stored as typeof DEFAULT_CONFIG.worker)).toEqual([]);
+    expect(networkAllowOf({ ...DEFAULT_CONFIG.worker, network: { allow: ['*'] } })).toEqual(['*']);
   });
 
   it.each([
@@ -91,6 +117,35 @@ describe('repository config (.github/agent-coordinator.yml)', () => {
       ['checks.rerunFailed: Invalid input: expected int, received number'],
     ],
     ['checks:\n  rerun: 1', ['checks.rerun: unknown key']],
+    ['worker:\n  network:\n    deny: [a.com]', ['worker.network.deny: unknown key']],
+    [
+      'worker:\n  network:\n    allow: a.com',
+      ['worker.network.allow: Invalid input: expected array'],
+    ],
+    [
+      'worker:\n  network:\n    allow: ["*", a.com]',
+      ['worker.network.allow: * opens the whole network: list it alone'],
+    ],
+    // A URL, a port, a second wildcard, an empty label, names the resolver reads as IPv4 addresses
+    // (glibc's inet_aton), a wildcard on an address, a space, a leading hyphen.
+    ...[
+      'https://a.com',
+      'a.com:443',
+      '*.*.a.com',
+      'a..com',
+      '127.1',
+      '2130706433',
+      '0x7f.1',
+      '*.10.0.0.1',
+      'ex ample.com',
+      '-a.com',
+    ].map(
+      (host) =>
+        [
+          `worker:\n  network:\n    allow: [a.com, "${host}"]`,
+          ['worker.network.allow[1]: expected a host name (api.example.com), *. and a name'],
+        ] as [string, string[]],
+    ),
     ['- a\n- b', ['(root): expected a mapping of settings']],
     ['label: [', ['YAML syntax error at line 1, column 9: Flow sequence in block collection']],
   ])('rejects %j naming the key', (yaml, errors) => {

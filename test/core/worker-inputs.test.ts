@@ -14,6 +14,7 @@ const source = (overrides: Partial<AssignmentSource> = {}): AssignmentSource => 
   timeoutMinutes: 15,
   model: 'claude-sonnet-4-5',
   maxTurns: 50,
+  networkAllow: ['registry.npmjs.org'],
   ...overrides,
 });
 
@@ -29,6 +30,7 @@ describe('the assignment text', () => {
       model: 'claude-sonnet-4-5',
       max_turns: '50',
       timeout_minutes: '15',
+      network: { allow: ['registry.npmjs.org'] },
     });
   });
 

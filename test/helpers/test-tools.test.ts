@@ -9,7 +9,7 @@ import {
   missingTools,
 } from './test-tools.js';
 
-const ALL = 'cmark-gfm git shellcheck pgbouncer openssl';
+const ALL = 'cmark-gfm git shellcheck pgbouncer openssl iptables acl iproute2';
 let dirs: string[] = [];
 
 function scratch(): string {
@@ -31,7 +31,8 @@ function script(file: string, body: string): void {
 
 /**
  * A directory holding only an apt-get that logs its arguments and, on `install`, "installs"
- * each package named into that same directory: an executable of the package's name, and for
+ * each package named into that same directory: an executable of the package's name (`ip` for
+ * iproute2, `setfacl` for acl), and for
  * git one that answers `--exec-path` with a directory holding git-http-backend. `exitCode`
  * makes it fail instead.
  */
@@ -48,8 +49,9 @@ fs.appendFileSync(${JSON.stringify(log)}, args.join(' ') + '\\n');
 if (${exitCode}) process.exit(${exitCode});
 if (args[0] !== 'install') process.exit(0);
 const tool = (file, body) => fs.writeFileSync(file, '#!' + process.execPath + '\\n' + body, { mode: 0o755 });
-for (const name of args.filter((a) => /^[a-z][a-z-]+$/.test(a) && a !== 'install')) {
-  if (name !== 'git') { tool(path.join(${JSON.stringify(bin)}, name), ''); continue; }
+const commands = { iproute2: 'ip', acl: 'setfacl' };
+for (const name of args.filter((a) => /^[a-z][a-z0-9-]+$/.test(a) && a !== 'install')) {
+  if (name !== 'git') { tool(path.join(${JSON.stringify(bin)}, commands[name] ?? name), ''); continue; }
   const core = path.join(${JSON.stringify(bin)}, 'git-core');
   fs.mkdirSync(core);
   tool(path.join(core, 'git-http-backend'), '');
@@ -74,6 +76,9 @@ describe('the tools the tests run', () => {
         "  shellcheck: shellcheck of the workflows' run: blocks",
         '  pgbouncer: the app behind PgBouncer',
         '  openssl: the certificates of the app on Postgres over TLS',
+        "  iptables: the agent's netfilter rules (iptables, ip6tables) in test/worker/",
+        "  acl: setfacl, which closes the resolver's sockets to the agent in test/worker/",
+        '  iproute2: the network namespaces (ip netns) that stand for hosts of the internet',
         `Install them: apt-get install -y ${ALL}`,
       ].join('\n'),
     );
@@ -82,7 +87,7 @@ describe('the tools the tests run', () => {
   it('are not installed when not root, or when TEST_TOOLS_INSTALL=0, and apt-get is not run', () => {
     const { bin, log } = aptGetOnly();
     expect(() => ensureTestTools({ env: { PATH: bin }, uid: 1000 })).toThrow(
-      /\(not running as root\)[\s\S]*Install them: apt-get install -y cmark-gfm git shellcheck pgbouncer openssl$/,
+      /\(not running as root\)[\s\S]*Install them: apt-get install -y cmark-gfm git shellcheck pgbouncer openssl iptables acl iproute2$/,
     );
     expect(() => ensureTestTools({ env: { PATH: bin, TEST_TOOLS_INSTALL: '0' }, uid: 0 })).toThrow(
       /\(TEST_TOOLS_INSTALL=0\)/,
@@ -96,7 +101,7 @@ describe('the tools the tests run', () => {
     ensureTestTools({ env: { PATH: bin }, uid: 0 });
     const wait = '-o DPkg::Lock::Timeout=300';
     expect(readFileSync(log, 'utf8')).toBe(
-      `update -qq ${wait}\ninstall -y -qq --no-install-recommends ${wait} cmark-gfm git pgbouncer openssl\n`,
+      `update -qq ${wait}\ninstall -y -qq --no-install-recommends ${wait} cmark-gfm git pgbouncer openssl iptables acl iproute2\n`,
     );
     expect(missingTools(DEBIAN_TEST_TOOLS, { PATH: bin })).toEqual([]);
   });

@@ -8,7 +8,8 @@ type Env = Readonly<Record<string, string | undefined>>;
  * A program the tests run that no npm package brings, and the Debian package that does.
  * Chromium comes from the npm registry (`@sparticuz/chromium`, see npm-chromium.ts); these do
  * not: the `cmark-gfm` npm bindings (0.9.0) fail to compile on Node 24, the `shellcheck` npm
- * package downloads its binary at install time, and no npm package carries pgbouncer or git.
+ * package downloads its binary at install time, and no npm package carries pgbouncer, git,
+ * iptables, setfacl or ip.
  */
 export interface TestTool {
   debianPackage: string;
@@ -72,6 +73,22 @@ export const DEBIAN_TEST_TOOLS: readonly TestTool[] = [
     debianPackage: 'openssl',
     usedBy: 'the certificates of the app on Postgres over TLS',
     isPresent: command('openssl'),
+  },
+  {
+    // The package ships ip6tables beside it.
+    debianPackage: 'iptables',
+    usedBy: "the agent's netfilter rules (iptables, ip6tables) in test/worker/",
+    isPresent: command('iptables'),
+  },
+  {
+    debianPackage: 'acl',
+    usedBy: "setfacl, which closes the resolver's sockets to the agent in test/worker/",
+    isPresent: command('setfacl'),
+  },
+  {
+    debianPackage: 'iproute2',
+    usedBy: 'the network namespaces (ip netns) that stand for hosts of the internet',
+    isPresent: command('ip'),
   },
 ];
 

@@ -20,7 +20,8 @@ import {
   type WorkerWorld,
 } from './fixture.js';
 
-const CONFIG = 'retries:\n  max: 1\n  backoff: [0s]\n';
+const CONFIG =
+  'retries:\n  max: 1\n  backoff: [0s]\nworker:\n  network:\n    allow: [registry.npmjs.org, "*.GitHubUserContent.com"]\n';
 
 describe('POST /api/worker/assignment', () => {
   let w: WorkerWorld;
@@ -61,6 +62,10 @@ describe('POST /api/worker/assignment', () => {
       timeout_minutes: '10',
       // The author of the App's own PRs: the only one the worker takes a task branch's PR from.
       app_login: `${s().double.appSlug}[bot]`,
+    });
+    // The hosts the agent may reach, as the configuration lists them, in one spelling each.
+    expect((answer.json as { network?: unknown }).network).toEqual({
+      allow: ['registry.npmjs.org', '*.githubusercontent.com'],
     });
     expect(body.prompt).toContain('Do these.');
     // The token GitHub minted for it, asked for with exactly the worker's scope.

@@ -54,12 +54,15 @@ describe('the pinned agent CLI', () => {
   const authorizations: (string | undefined)[] = [];
   /** The gateway header (`cf-aig-authorization`) of each request the stand-in heard. */
   const gateways: (string | undefined)[] = [];
+  /** The method and target of each request the stand-in heard. */
+  const targets: string[] = [];
   beforeAll(async () => {
     // Every Messages API call refused as a bad request, which the CLI does not retry.
     api = createServer((req, res) => {
       keys.push(req.headers['x-api-key'] as string | undefined);
       authorizations.push(req.headers.authorization);
       gateways.push(req.headers['cf-aig-authorization'] as string | undefined);
+      targets.push(`${req.method} ${req.url}`);
       req.resume();
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(
@@ -163,6 +166,38 @@ describe('the pinned agent CLI', () => {
       const result = await run(launch.argv.slice(1), { ...launch.env, ...proxy.env });
       expect(parseAgentOutput(result.stdout)).toMatchObject({ structured: true, isError: true });
       expect(keys.length).toBeGreaterThan(0);
+      expect(new Set(keys)).toEqual(new Set([realKey]));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  // docs/worker.md, "The agent's network": the proxy variables point at the worker's egress proxy
+  // (here a port nothing answers on), and the key proxy forwards only Messages requests that
+  // have the API fetch nothing.
+  it('reaches its API through the key proxy on a closed network, past its proxy variables', async () => {
+    const realKey = 'sk-ant-api03-held-by-the-worker';
+    const proxy = (await startApiKeyProxy(
+      { ANTHROPIC_API_KEY: realKey, ANTHROPIC_BASE_URL: baseUrl },
+      { closedNetwork: true },
+    ))!;
+    try {
+      keys.length = 0;
+      targets.length = 0;
+      const egress = 'http://127.0.0.1:9';
+      const launch = agentLaunch({ model: 'claude-sonnet-4-5', maxTurns: 3 });
+      const result = await run(launch.argv.slice(1), {
+        ...launch.env,
+        ...proxy.env,
+        HTTPS_PROXY: egress,
+        HTTP_PROXY: egress,
+        https_proxy: egress,
+        http_proxy: egress,
+        NO_PROXY: '127.0.0.1,localhost,::1',
+        no_proxy: '127.0.0.1,localhost,::1',
+      });
+      expect(parseAgentOutput(result.stdout)).toMatchObject({ structured: true, isError: true });
+      expect(targets.filter((t) => t.startsWith('POST /v1/messages')).length).toBeGreaterThan(0);
       expect(new Set(keys)).toEqual(new Set([realKey]));
     } finally {
       await proxy.close();

@@ -18,6 +18,7 @@ const SPEC_DEFAULTS = {
     workflow: 'agent-worker.yml',
     timeoutMinutes: 10,
     models: { default: 'claude-sonnet-4-5' },
+    network: { allow: [] },
   },
   concurrency: { maxParallel: 10 },
   retries: { max: 3, backoff: ['0s', '30s', '5m'] },

@@ -7365,12 +7365,12 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises12 = require("node:fs/promises");
+var import_promises14 = require("node:fs/promises");
 var import_node_path10 = require("node:path");
 
 // src/worker/agent-step.ts
 var import_node_fs2 = require("node:fs");
-var import_promises8 = require("node:fs/promises");
+var import_promises10 = require("node:fs/promises");
 var import_node_path7 = require("node:path");
 
 // src/worker/agent-config.ts
@@ -27134,6 +27134,60 @@ var MAX_PROMPT_CHARS = 6e4;
 var MAX_TIMEOUT_MINUTES = 340;
 var MAX_ERRORS = 50;
 
+// src/protocol/network.ts
+var OPEN_NETWORK = "*";
+var MAX_ALLOWED_HOSTS = 200;
+var LABEL = "[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?";
+var NAME = new RegExp(`^(?:${LABEL}\\.)*[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
+var OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+var IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+function hostName(text3) {
+  const host = text3.toLowerCase();
+  if (IPV4.test(host)) return { kind: "ip", host };
+  if (host.includes(":")) {
+    const bare = host.replace(/^\[(.*)\]$/, "$1");
+    try {
+      return { kind: "ip", host: new URL(`http://[${bare}]/`).hostname.slice(1, -1) };
+    } catch {
+      return void 0;
+    }
+  }
+  const name = host.endsWith(".") ? host.slice(0, -1) : host;
+  return name.length <= 253 && NAME.test(name) ? { kind: "name", host: name } : void 0;
+}
+function hostPattern(text3) {
+  const pattern = text3.trim().toLowerCase();
+  if (pattern === OPEN_NETWORK) return pattern;
+  const wildcard = pattern.startsWith("*.");
+  const host = hostName(wildcard ? pattern.slice(2) : pattern);
+  if (!host || wildcard && host.kind === "ip") return void 0;
+  return wildcard ? `*.${host.host}` : host.host;
+}
+function isOpenNetwork(allow) {
+  return allow.includes(OPEN_NETWORK);
+}
+function hostAllowed(allow, host) {
+  if (isOpenNetwork(allow)) return true;
+  const asked = hostName(host);
+  if (!asked) return false;
+  return allow.some((listed) => {
+    const pattern = hostPattern(listed);
+    if (pattern?.startsWith("*."))
+      return asked.kind === "name" && asked.host.endsWith(pattern.slice(1));
+    return pattern === asked.host;
+  });
+}
+var PATTERN_PROBLEM = "expected a host name (api.example.com), *. and a name (*.example.com), an IP address, or * alone";
+var patternSchema = external_exports.string().transform((text3, ctx) => {
+  const pattern = hostPattern(text3);
+  if (pattern !== void 0) return pattern;
+  ctx.issues.push({ code: "custom", message: PATTERN_PROBLEM, input: text3 });
+  return external_exports.NEVER;
+});
+var allowListSchema = external_exports.array(patternSchema).max(MAX_ALLOWED_HOSTS, `at most ${MAX_ALLOWED_HOSTS} hosts`).refine((allow) => !isOpenNetwork(allow) || allow.length === 1, {
+  message: "* opens the whole network: list it alone"
+});
+
 // src/config/schema.ts
 var CONFIG_PATH = ".github/agent-coordinator.yml";
 var duration3 = external_exports.string().refine((v) => parseDuration(v) !== void 0, {
@@ -27157,7 +27211,12 @@ var repoConfigSchema = external_exports.strictObject({
     models: external_exports.record(external_exports.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "expected a task type"), modelName).default({ default: "claude-sonnet-4-5" }).transform((m) => ({
       default: "claude-sonnet-4-5",
       ...m
-    }))
+    })),
+    network: external_exports.strictObject({
+      // The hosts the agent reaches through the worker's proxy; `[]`, only its model API
+      // through the worker; `["*"]`, the open network (docs/worker.md, "The agent's network").
+      allow: allowListSchema.default([])
+    }).prefault({})
   }).prefault({}),
   concurrency: external_exports.strictObject({
     maxParallel: external_exports.number().int().min(1).max(1e3).default(10)
@@ -27341,13 +27400,251 @@ async function readRegularFile(path3, maxBytes = 1 << 20) {
   }
 }
 
-// src/worker/agent-user.ts
-var import_node_child_process = require("node:child_process");
-var import_node_crypto = require("node:crypto");
+// src/worker/agent-firewall.ts
 var import_promises3 = require("node:fs/promises");
-var import_node_os = require("node:os");
-var import_node_path3 = require("node:path");
-var import_promises4 = require("node:timers/promises");
+
+// src/worker/root-commands.ts
+var import_node_child_process = require("node:child_process");
+function run(argv) {
+  const [command, ...args] = argv;
+  const env = { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin" };
+  return new Promise((resolve) => {
+    (0, import_node_child_process.execFile)(command, args, { encoding: "utf8", env }, (error62, stdout, stderr) => {
+      const code2 = error62 ? typeof error62.code === "number" ? error62.code : 127 : 0;
+      resolve({ code: code2, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+async function privilege() {
+  if (process.getuid?.() === 0) return [];
+  const sudo = await run(["sudo", "-n", "true"]);
+  return sudo.code === 0 ? ["sudo", "-n"] : void 0;
+}
+async function must(argv, what) {
+  const result = await run(argv);
+  if (result.code !== 0)
+    throw new Error(
+      `${what}: ${argv.join(" ")} exited with ${result.code}: ${result.stderr.trim()}`
+    );
+  return result.stdout.trim();
+}
+
+// src/worker/agent-firewall.ts
+var FenceError = class extends Error {
+};
+var FAMILIES = [
+  { command: "iptables", unreachable: "icmp-port-unreachable" },
+  { command: "ip6tables", unreachable: "icmp6-port-unreachable" }
+];
+function chainRules(family) {
+  return [
+    ["-o", "lo", "-p", "udp", "--dport", "53", "-j", "REJECT", "--reject-with", family.unreachable],
+    ["-o", "lo", "-p", "tcp", "--dport", "53", "-j", "REJECT", "--reject-with", "tcp-reset"],
+    ["-o", "lo", "-j", "ACCEPT"],
+    ["-p", "tcp", "-j", "REJECT", "--reject-with", "tcp-reset"],
+    ["-j", "REJECT", "--reject-with", family.unreachable]
+  ];
+}
+async function fenceNetwork(root, uid, chain) {
+  const entry = ["OUTPUT", "-m", "owner", "--uid-owner", String(uid), "-j", chain];
+  const fenced2 = [];
+  const undo = async (family) => {
+    const problems = [];
+    const ipt = (...args) => run([...root, family.command, "-w", ...args]);
+    for (const args of [
+      ["-D", ...entry],
+      ["-F", chain],
+      ["-X", chain]
+    ]) {
+      const result = await ipt(...args);
+      if (result.code !== 0)
+        problems.push(`${family.command} ${args.join(" ")}: ${result.stderr.trim()}`);
+    }
+    return problems;
+  };
+  const fence = async (family) => {
+    const ipt = (...args) => run([...root, family.command, "-w", ...args]);
+    const created = await ipt("-N", chain);
+    if (created.code !== 0) {
+      if (family.command === "ip6tables" && !await kernelHasIpv6()) return;
+      throw new FenceError(refusal(family, ["-N", chain], created));
+    }
+    fenced2.push(family);
+    for (const rule of [...chainRules(family).map((r) => ["-A", chain, ...r]), ["-I", ...entry]]) {
+      const added = await ipt(...rule);
+      if (added.code !== 0) throw new FenceError(refusal(family, rule, added));
+    }
+  };
+  const results = await Promise.allSettled(FAMILIES.map(fence));
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) {
+    await Promise.all(fenced2.map(undo));
+    throw failed.reason;
+  }
+  return {
+    async remove() {
+      const problems = (await Promise.all(fenced2.map(undo))).flat();
+      if (problems.length > 0)
+        throw new Error(`the agent's network rules were not all removed: ${problems.join("; ")}`);
+    }
+  };
+}
+function refusal(family, args, result) {
+  const missing = result.code === 127 || /command not found|No such file/i.test(result.stderr) ? ` (is ${family.command} installed? Debian and Ubuntu: the iptables package)` : "";
+  const said = result.stderr.trim();
+  return `${family.command} ${args.join(" ")} exited with ${result.code}${missing}${said ? `: ${said}` : ""}`;
+}
+async function kernelHasIpv6() {
+  return (0, import_promises3.access)("/proc/net/if_inet6").then(
+    () => true,
+    () => false
+  );
+}
+
+// src/worker/egress-proxy.ts
+var import_node_events = require("node:events");
+var import_node_http = require("node:http");
+var import_node_net = require("node:net");
+var NO_PROXY = "127.0.0.1,localhost,::1";
+var HOP_BY_HOP = /* @__PURE__ */ new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade"
+]);
+var MAX_NAMED_REFUSALS = 100;
+async function startEgressProxy(options) {
+  const sockets = /* @__PURE__ */ new Set();
+  const track = (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  };
+  const told = /* @__PURE__ */ new Set();
+  const allowed = (host) => {
+    if (hostAllowed(options.allow, host)) return true;
+    if (!told.has(host) && told.size < MAX_NAMED_REFUSALS) {
+      told.add(host);
+      options.refused(host);
+    }
+    return false;
+  };
+  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, allowed, options.lookup, track));
+  server.on("connection", track);
+  server.on(
+    "connect",
+    (req, client, head) => tunnel(req, client, head, allowed, options.lookup, track)
+  );
+  server.listen(0, "127.0.0.1");
+  await (0, import_node_events.once)(server, "listening");
+  const url3 = `http://127.0.0.1:${server.address().port}`;
+  return {
+    url: url3,
+    env: {
+      HTTPS_PROXY: url3,
+      HTTP_PROXY: url3,
+      https_proxy: url3,
+      http_proxy: url3,
+      NO_PROXY,
+      no_proxy: NO_PROXY
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await (0, import_node_events.once)(server, "close");
+    }
+  };
+}
+function authority(target) {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@]+):(\d{1,5})$/.exec(target ?? "");
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65535) return void 0;
+  return { host: match[1].replace(/^\[(.*)\]$/, "$1"), port };
+}
+function tunnel(req, client, head, allowed, lookup, track) {
+  track(client);
+  client.on("error", () => client.destroy());
+  const target = authority(req.url);
+  if (!target) return void client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+  if (!allowed(target.host)) return void client.end(refusedAnswer(target.host));
+  const upstream = (0, import_node_net.connect)({ host: target.host, port: target.port, lookup });
+  track(upstream);
+  upstream.once("connect", () => {
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  upstream.on("error", (error62) => {
+    if (upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r
+\r
+${error62.message}
+`);
+    else client.destroy();
+  });
+  client.once("close", () => upstream.destroy());
+  upstream.once("close", () => client.destroy());
+}
+function forward(req, res, allowed, lookup, track) {
+  const answer = (status, text3) => {
+    req.resume();
+    res.writeHead(status, { "content-type": "text/plain", connection: "close" });
+    res.end(`${text3}
+`);
+  };
+  let url3;
+  try {
+    url3 = new URL(req.url ?? "");
+  } catch {
+    return answer(400, "agent-coordinator: a proxy request names an absolute http:// URL");
+  }
+  if (url3.protocol !== "http:")
+    return answer(400, "agent-coordinator: a proxy request names an absolute http:// URL");
+  const host = url3.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (!allowed(host)) return answer(403, refusedText(host));
+  const out = (0, import_node_http.request)({
+    host,
+    port: url3.port || 80,
+    path: `${url3.pathname}${url3.search}`,
+    method: req.method,
+    headers: { ...endToEnd(req.headers), host: url3.host },
+    lookup
+  });
+  out.on("socket", track);
+  out.on("response", (upstream) => {
+    res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
+    upstream.pipe(res);
+  });
+  out.on("error", (error62) => {
+    if (!res.headersSent)
+      answer(502, `agent-coordinator: ${host} did not answer: ${error62.message}`);
+    else res.destroy();
+  });
+  req.pipe(out);
+}
+function endToEnd(headers) {
+  const out = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== void 0 && !HOP_BY_HOP.has(name) && name !== "host") out[name] = value;
+  return out;
+}
+function refusedText(host) {
+  return `agent-coordinator: ${host} is not in worker.network.allow`;
+}
+function refusedAnswer(host) {
+  const body = `${refusedText(host)}
+`;
+  return `HTTP/1.1 403 Forbidden\r
+content-type: text/plain\r
+content-length: ${Buffer.byteLength(body)}\r
+connection: close\r
+\r
+${body}`;
+}
 
 // src/protocol/failure-reasons.ts
 function failureAnnotation(reason, detail) {
@@ -27385,30 +27682,109 @@ function escapeCommandData(text3) {
   return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
-// src/worker/agent-user.ts
-function run(argv) {
-  const [command, ...args] = argv;
-  const env = { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin" };
-  return new Promise((resolve) => {
-    (0, import_node_child_process.execFile)(command, args, { encoding: "utf8", env }, (error62, stdout, stderr) => {
-      const code2 = error62 ? typeof error62.code === "number" ? error62.code : 127 : 0;
-      resolve({ code: code2, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
+// src/worker/resolver-sockets.ts
+var import_promises4 = require("node:fs/promises");
+var RESOLVER_SOCKETS = [
+  "/run/dbus/system_bus_socket",
+  "/run/systemd/resolve/io.systemd.Resolve",
+  "/run/nscd/socket"
+];
+async function closeResolverSockets(root, uid, sockets = RESOLVER_SOCKETS) {
+  const closed = [];
+  const reopen = async (paths) => {
+    const problems = [];
+    for (const path3 of paths) {
+      const result = await run([...root, "setfacl", "-x", `u:${uid}`, path3]);
+      if (result.code !== 0) problems.push(`setfacl -x u:${uid} ${path3}: ${result.stderr.trim()}`);
+    }
+    return problems;
+  };
+  for (const path3 of sockets) {
+    const found = await (0, import_promises4.lstat)(path3).catch(() => void 0);
+    if (!found?.isSocket()) continue;
+    const result = await run([...root, "setfacl", "-m", `u:${uid}:---`, path3]);
+    if (result.code !== 0) {
+      await reopen(closed);
+      const missing = result.code === 127 ? " (is setfacl installed? the acl package)" : "";
+      const said = result.stderr.trim();
+      throw new FenceError(
+        `setfacl -m u:${uid}:--- ${path3} exited with ${result.code}${missing}${said ? `: ${said}` : ""}`
+      );
+    }
+    closed.push(path3);
+  }
+  return {
+    async reopen() {
+      const problems = await reopen(closed);
+      if (problems.length > 0)
+        throw new Error(`the resolver's sockets were not all opened again: ${problems.join("; ")}`);
+    }
+  };
 }
-async function privilege() {
-  if (process.getuid?.() === 0) return [];
-  const sudo = await run(["sudo", "-n", "true"]);
-  return sudo.code === 0 ? ["sudo", "-n"] : void 0;
+
+// src/worker/agent-network.ts
+function networkSetting(allow) {
+  if (allow === void 0) return { kind: "legacy" };
+  return isOpenNetwork(allow) ? { kind: "open" } : { kind: "closed", allow };
 }
-async function must(argv, what) {
-  const result = await run(argv);
-  if (result.code !== 0)
-    throw new Error(
-      `${what}: ${argv.join(" ")} exited with ${result.code}: ${result.stderr.trim()}`
+function describeNetwork(setting) {
+  switch (setting.kind) {
+    case "legacy":
+      return "the coordinator sent no worker.network (it is from before the key): the agent's network is open, as it was";
+    case "open":
+      return `the agent's network is open (worker.network.allow: ["*"])`;
+    case "closed":
+      return setting.allow.length === 0 ? "the agent's network is closed: loopback only, where the worker takes it to its model API (worker.network.allow: [])" : `the agent's network is closed: loopback only, and through the worker's proxy to ${setting.allow.join(", ")}`;
+  }
+}
+function unrestricted(error62) {
+  if (error62 instanceof FenceError)
+    fail(
+      "network_unrestricted",
+      `worker.network.allow closes the agent's network, and the worker could not close it: ${error62.message}`
     );
-  return result.stdout.trim();
+  throw error62;
 }
+async function closeAgentNetwork(user, allow, say) {
+  let fence;
+  let sockets;
+  try {
+    fence = await fenceNetwork(user.root, user.uid, `ac-${user.name}`);
+  } catch (error62) {
+    unrestricted(error62);
+  }
+  try {
+    sockets = await closeResolverSockets(user.root, user.uid);
+  } catch (error62) {
+    await fence.remove();
+    unrestricted(error62);
+  }
+  const opened = async () => {
+    for (const open3 of [() => sockets.reopen(), () => fence.remove()])
+      await open3().catch((error62) => say(error62.message));
+  };
+  const proxy = await startEgressProxy({
+    allow,
+    refused: (host) => say(`the agent's network: refused ${host.slice(0, 200)} (not in worker.network.allow)`)
+  }).catch(async (error62) => {
+    await opened();
+    throw error62;
+  });
+  return {
+    env: proxy.env,
+    async open() {
+      await proxy.close();
+      await opened();
+    }
+  };
+}
+
+// src/worker/agent-user.ts
+var import_node_crypto = require("node:crypto");
+var import_promises5 = require("node:fs/promises");
+var import_node_os = require("node:os");
+var import_node_path3 = require("node:path");
+var import_promises6 = require("node:timers/promises");
 async function createAgentUser(workspace) {
   const sudo = await privilege();
   if (!sudo) return void 0;
@@ -27421,7 +27797,7 @@ async function createAgentUser(workspace) {
   );
   const agentUid = Number(await must(["id", "-u", name], "no uid for the agent user"));
   const agentGid = Number(await must(["id", "-g", name], "no gid for the agent user"));
-  const home = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
+  const home = await (0, import_promises5.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
   await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, home, workspace], "chown");
   const opened = await allowTraversal(sudo, workspace);
   const envDirs = [];
@@ -27438,11 +27814,12 @@ async function createAgentUser(workspace) {
     name,
     uid: agentUid,
     home,
+    root: sudo,
     async wrap(argv, env) {
-      const dir = await (0, import_promises3.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-env-"));
+      const dir = await (0, import_promises5.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-env-"));
       envDirs.push(dir);
       const file2 = (0, import_node_path3.join)(dir, "env.sh");
-      await (0, import_promises3.writeFile)(file2, shellAssignments(env), { mode: 384 });
+      await (0, import_promises5.writeFile)(file2, shellAssignments(env), { mode: 384 });
       await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, dir], "chown");
       return asAgent(["env", "-i", "/bin/sh", "-c", LOAD_ENV, "sh", file2, ...argv]);
     },
@@ -27455,7 +27832,7 @@ async function createAgentUser(workspace) {
         await run(asAgent(["kill", "-KILL", "-1"]));
         survivors = await processesOf(agentUid);
         if (survivors.length === 0) break;
-        await (0, import_promises4.setTimeout)(KILL_ROUND_MS);
+        await (0, import_promises6.setTimeout)(KILL_ROUND_MS);
       }
       await removeScheduledJobs(sudo, name);
       for (const dir of opened) await run([...sudo, "chmod", "o-x", dir]);
@@ -27479,8 +27856,8 @@ function shellAssignments(env) {
 }
 async function processesOf(uid) {
   const pids = [];
-  for (const pid of (await (0, import_promises3.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
-    const status = await (0, import_promises3.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
+  for (const pid of (await (0, import_promises5.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
+    const status = await (0, import_promises5.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
     const uids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
     if (!uids || Number(uids[1]) !== uid && Number(uids[2]) !== uid) continue;
     if (/^State:\s+[ZX]/m.test(status)) continue;
@@ -27498,7 +27875,7 @@ async function removeScheduledJobs(sudo, name) {
 async function allowTraversal(sudo, workspace) {
   const opened = [];
   for (let dir = (0, import_node_path3.dirname)(workspace); dir !== (0, import_node_path3.dirname)(dir); dir = (0, import_node_path3.dirname)(dir)) {
-    const mode2 = (await (0, import_promises3.stat)(dir)).mode;
+    const mode2 = (await (0, import_promises5.stat)(dir)).mode;
     if ((mode2 & 1) !== 0) continue;
     await must([...sudo, "chmod", "o+x", dir], "chmod");
     opened.push(dir);
@@ -27508,9 +27885,49 @@ async function allowTraversal(sudo, workspace) {
 
 // src/worker/api-key-proxy.ts
 var import_node_crypto2 = require("node:crypto");
-var import_node_events = require("node:events");
-var import_node_http2 = require("node:http");
+var import_node_events2 = require("node:events");
+var import_node_http3 = require("node:http");
 var import_node_https = require("node:https");
+
+// src/worker/api-request-check.ts
+var MESSAGES_PATHS = /* @__PURE__ */ new Set(["/v1/messages", "/v1/messages/count_tokens"]);
+var MAX_CHECKED_BODY = 32 * 1024 * 1024;
+function closedNetworkRefusal(method, path3, headers) {
+  const body = headers["transfer-encoding"] !== void 0 || headers["content-length"] !== void 0 && headers["content-length"] !== "0";
+  if ((method === "GET" || method === "HEAD") && !body) return void 0;
+  if (method === "POST" && MESSAGES_PATHS.has(path3)) {
+    const coding = headers["content-encoding"];
+    if (coding === void 0 || coding === "identity") return void 0;
+    return `agent-coordinator: the agent's network is closed, and the worker reads each Messages request before it goes: send it without content-encoding (${coding})`;
+  }
+  return `agent-coordinator: the agent's network is closed: the worker forwards only GET and HEAD, and POST to /v1/messages and /v1/messages/count_tokens (not ${method} ${path3})`;
+}
+function fetchingRequest(body) {
+  const stack = [body];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+      continue;
+    }
+    if (typeof value !== "object" || value === null) continue;
+    const fields = value;
+    const type = fields["type"];
+    if (typeof type === "string") {
+      if (type.startsWith("web_fetch"))
+        return `${type}: the API would fetch URLs the agent chooses (the web fetch tool)`;
+      if (type === "mcp_toolset")
+        return "mcp_toolset: the API would call MCP servers the agent chooses (the MCP connector)";
+      if (type === "url")
+        return "a source of type url: the API would fetch the URL the agent chose (an image or a document by URL)";
+    }
+    const servers = fields["mcp_servers"];
+    if (servers !== void 0 && servers !== null && !(Array.isArray(servers) && !servers.length))
+      return "mcp_servers: the API would call MCP servers the agent chooses (the MCP connector)";
+    for (const item of Object.values(fields)) stack.push(item);
+  }
+  return void 0;
+}
 
 // src/worker/api-usage.ts
 var import_node_zlib = require("node:zlib");
@@ -28006,7 +28423,7 @@ function attemptUsage(reportedAsIs, measured) {
 }
 
 // src/worker/custom-headers.ts
-var import_node_http = require("node:http");
+var import_node_http2 = require("node:http");
 function parseCustomHeaders(text3) {
   const headers = /* @__PURE__ */ new Map();
   const skipped = [];
@@ -28022,12 +28439,12 @@ function parseCustomHeaders(text3) {
     const where = `ANTHROPIC_CUSTOM_HEADERS, line ${number4}`;
     if (!name) throw new Error(`${where}: no header name before the colon`);
     try {
-      (0, import_node_http.validateHeaderName)(name);
+      (0, import_node_http2.validateHeaderName)(name);
     } catch {
       throw new Error(`${where}: the name is not one an HTTP header may have`);
     }
     try {
-      (0, import_node_http.validateHeaderValue)(name, value);
+      (0, import_node_http2.validateHeaderValue)(name, value);
     } catch {
       throw new Error(`${where} (${name}): the value holds a character no HTTP header may`);
     }
@@ -28098,7 +28515,7 @@ function customHeaders(jobEnv) {
 function credentialValue(jobEnv, credential) {
   return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
-async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS } = {}) {
+async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS, closedNetwork = false } = {}) {
   const { values, custom: custom2, names } = jobCredentials(jobEnv);
   if (names.length === 0) return void 0;
   const held = values.map((v) => ({ ...v, placeholder: placeholder(v.credential.prefix) }));
@@ -28108,11 +28525,11 @@ async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS } = {}) {
     throw new Error(`ANTHROPIC_BASE_URL must be an http(s) URL, not ${upstream.protocol}`);
   const meter = createUsageMeter();
   const calls = /* @__PURE__ */ new Set();
-  const server = (0, import_node_http2.createServer)(
-    (req, res) => forward(req, res, { upstream, held, heldHeaders, meter, calls })
+  const server = (0, import_node_http3.createServer)(
+    (req, res) => forward2(req, res, { upstream, held, heldHeaders, meter, calls, closedNetwork })
   );
   server.listen(0, "127.0.0.1");
-  await (0, import_node_events.once)(server, "listening");
+  await (0, import_node_events2.once)(server, "listening");
   const { port } = server.address();
   return {
     held: names,
@@ -28129,7 +28546,7 @@ async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS } = {}) {
     async close() {
       server.closeAllConnections();
       server.close();
-      await (0, import_node_events.once)(server, "close");
+      await (0, import_node_events2.once)(server, "close");
       await drained(calls, drainMs);
       for (const call of calls) call.destroy();
     },
@@ -28140,17 +28557,18 @@ var DRAIN_MS = 2e4;
 async function drained(calls, ms) {
   let timer;
   const late = new Promise((resolve) => timer = setTimeout(resolve, ms));
-  const ended = Promise.all([...calls].map((call) => (0, import_node_events.once)(call, "close").catch(() => {
+  const ended = Promise.all([...calls].map((call) => (0, import_node_events2.once)(call, "close").catch(() => {
   })));
   await Promise.race([ended, late]);
   clearTimeout(timer);
 }
-function forward(req, res, {
+function forward2(req, res, {
   upstream,
   held,
   heldHeaders,
   meter,
-  calls
+  calls,
+  closedNetwork
 }) {
   const refuse = (status, message) => {
     req.resume();
@@ -28164,45 +28582,88 @@ function forward(req, res, {
   if (!target) return refuse(400, "agent-coordinator: not a proxy for that");
   if (isMessageBatches(upstream, target))
     return refuse(403, "agent-coordinator: message batches are not measured, so not forwarded");
-  const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http2.request;
-  let out;
-  try {
-    out = send2(target, {
-      method: req.method,
-      // As Claude Code sends them, custom headers override the credentials' headers.
-      headers: {
-        ...forwardedHeaders(req.headers),
-        ...credentials,
-        ...custom2.headers,
-        // Only codings the meter reads: the usage in a response it could not read would be lost.
-        "accept-encoding": readableEncodings(req.headers["accept-encoding"])
-      }
+  const call = (body) => {
+    const send2 = target.protocol === "https:" ? import_node_https.request : import_node_http3.request;
+    const headers = {
+      ...forwardedHeaders(req.headers),
+      ...credentials,
+      ...custom2.headers,
+      // Only codings the meter reads: the usage in a response it could not read would be lost.
+      "accept-encoding": readableEncodings(req.headers["accept-encoding"]),
+      ...body && { "content-length": String(body.length) }
+    };
+    let out;
+    try {
+      out = send2(target, { method: req.method, headers });
+    } catch {
+      return refuse(502, "agent-coordinator: the request could not be sent with the credential");
+    }
+    calls.add(out);
+    out.once("close", () => calls.delete(out));
+    out.on("response", (answer) => {
+      meter.observe(answer, answer.headers);
+      if (res.destroyed) return void answer.resume();
+      res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
+      answer.pipe(res);
+      res.once("close", () => {
+        if (res.writableFinished) return;
+        answer.unpipe(res);
+        answer.resume();
+      });
     });
-  } catch {
-    return refuse(502, "agent-coordinator: the request could not be sent with the credential");
+    out.on("error", (error62) => {
+      if (!res.headersSent && !res.destroyed)
+        refuse(502, `agent-coordinator: the API did not answer: ${error62.message}`);
+      else res.destroy(error62);
+    });
+    if (body) return void out.end(body);
+    req.once("close", () => {
+      if (!req.complete) out.destroy();
+    });
+    req.pipe(out);
+  };
+  if (closedNetwork) {
+    const path3 = target.pathname.slice(upstream.pathname.replace(/\/+$/, "").length);
+    const refusal2 = closedNetworkRefusal(req.method, path3, req.headers);
+    if (refusal2) return refuse(403, refusal2);
+    if (req.method === "POST")
+      return void checkedBody(req).then(
+        (checked) => "refusal" in checked ? refuse(checked.status, checked.refusal) : call(checked.body)
+      );
   }
-  calls.add(out);
-  out.once("close", () => calls.delete(out));
-  out.on("response", (answer) => {
-    meter.observe(answer, answer.headers);
-    if (res.destroyed) return void answer.resume();
-    res.writeHead(answer.statusCode ?? 502, forwardedHeaders(answer.headers));
-    answer.pipe(res);
-    res.once("close", () => {
-      if (res.writableFinished) return;
-      answer.unpipe(res);
-      answer.resume();
+  call();
+}
+async function checkedBody(req) {
+  const whole = await new Promise((resolve) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_CHECKED_BODY) chunks.push(chunk);
     });
+    req.once("end", () => resolve(size > MAX_CHECKED_BODY ? "too large" : Buffer.concat(chunks)));
+    req.once("close", () => resolve("cut"));
   });
-  out.on("error", (error62) => {
-    if (!res.headersSent && !res.destroyed)
-      refuse(502, `agent-coordinator: the API did not answer: ${error62.message}`);
-    else res.destroy(error62);
-  });
-  req.once("close", () => {
-    if (!req.complete) out.destroy();
-  });
-  req.pipe(out);
+  if (whole === "too large")
+    return { status: 413, refusal: "agent-coordinator: the request is larger than the API takes" };
+  if (whole === "cut")
+    return { status: 400, refusal: "agent-coordinator: the request was not sent whole" };
+  let json2;
+  try {
+    json2 = JSON.parse(whole.toString("utf8"));
+  } catch {
+    return {
+      status: 400,
+      refusal: "agent-coordinator: the agent's network is closed, and the worker reads each Messages request before it goes: this one is not JSON"
+    };
+  }
+  const fetching = fetchingRequest(json2);
+  if (fetching)
+    return {
+      status: 403,
+      refusal: `agent-coordinator: the agent's network is closed (worker.network.allow), and the request has the API fetch from the internet: ${fetching}`
+    };
+  return { body: Buffer.from(JSON.stringify(json2)) };
 }
 function targetOf(upstream, requestTarget) {
   if (!requestTarget?.startsWith("/")) return void 0;
@@ -28275,7 +28736,7 @@ function agentStopTime(deadline, timeoutMinutes) {
 }
 
 // src/worker/merge-attributes.ts
-var import_promises5 = require("node:fs/promises");
+var import_promises7 = require("node:fs/promises");
 var import_node_path4 = require("node:path");
 var MERGE_ATTRIBUTES = [
   "merge",
@@ -28297,8 +28758,8 @@ async function withoutTreeAttributes(git, merge3) {
     "info/attributes"
   ]);
   const before = await readIfPresent(file2);
-  await (0, import_promises5.mkdir)((0, import_node_path4.dirname)(file2), { recursive: true });
-  await (0, import_promises5.writeFile)(
+  await (0, import_promises7.mkdir)((0, import_node_path4.dirname)(file2), { recursive: true });
+  await (0, import_promises7.writeFile)(
     file2,
     before === void 0 ? NO_TREE_ATTRIBUTES : `${before}
 ${NO_TREE_ATTRIBUTES}`
@@ -28306,13 +28767,13 @@ ${NO_TREE_ATTRIBUTES}`
   try {
     return await merge3();
   } finally {
-    if (before === void 0) await (0, import_promises5.rm)(file2, { force: true });
-    else await (0, import_promises5.writeFile)(file2, before);
+    if (before === void 0) await (0, import_promises7.rm)(file2, { force: true });
+    else await (0, import_promises7.writeFile)(file2, before);
   }
 }
 async function readIfPresent(file2) {
   try {
-    return await (0, import_promises5.readFile)(file2, "utf8");
+    return await (0, import_promises7.readFile)(file2, "utf8");
   } catch (error62) {
     if (error62.code === "ENOENT") return void 0;
     throw error62;
@@ -28587,7 +29048,7 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_promises6 = require("node:fs/promises");
+var import_promises8 = require("node:fs/promises");
 var import_node_os2 = require("node:os");
 var import_node_path5 = require("node:path");
 
@@ -28732,10 +29193,10 @@ var SAFE_CONFIG = [
   "core.symlinks=true"
 ];
 async function openSnapshotter(workTree, objectStores, options = {}) {
-  const gitDir = await (0, import_promises6.mkdtemp)((0, import_node_path5.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
+  const gitDir = await (0, import_promises8.mkdtemp)((0, import_node_path5.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
   const alternates = (0, import_node_path5.join)(gitDir, "objects", "info", "alternates");
-  await (0, import_promises6.writeFile)(alternates, `${objectStores.join("\n")}
+  await (0, import_promises8.writeFile)(alternates, `${objectStores.join("\n")}
 `);
   const inTree = new Git({
     timeoutMs: options.timeoutMs,
@@ -28761,15 +29222,15 @@ async function openSnapshotter(workTree, objectStores, options = {}) {
       await git(["pack-objects", "--quiet", (0, import_node_path5.join)(gitDir, "objects", "pack", "pack")], {
         input: objects.raw
       });
-      await (0, import_promises6.rm)(alternates);
+      await (0, import_promises8.rm)(alternates);
     },
-    close: () => (0, import_promises6.rm)(gitDir, { recursive: true, force: true })
+    close: () => (0, import_promises8.rm)(gitDir, { recursive: true, force: true })
   };
 }
 
 // src/worker/agent.ts
 var import_node_child_process3 = require("node:child_process");
-var import_promises7 = require("node:fs/promises");
+var import_promises9 = require("node:fs/promises");
 var import_node_os3 = require("node:os");
 var import_node_path6 = require("node:path");
 var import_node_crypto3 = require("node:crypto");
@@ -28884,14 +29345,16 @@ function agentEnv(env, promptFile) {
 }
 var MAX_STDOUT = 32 * 1024 * 1024;
 async function runAgent(options) {
-  const dir = await (0, import_promises7.mkdtemp)((0, import_node_path6.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
-  await (0, import_promises7.chmod)(dir, 493);
+  const dir = await (0, import_promises9.mkdtemp)((0, import_node_path6.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
+  await (0, import_promises9.chmod)(dir, 493);
   const promptFile = (0, import_node_path6.join)(dir, "prompt.md");
-  await (0, import_promises7.writeFile)(promptFile, options.prompt, { mode: 420 });
-  const proxy = await startApiKeyProxy(options.env);
+  await (0, import_promises9.writeFile)(promptFile, options.prompt, { mode: 420 });
+  const proxy = await startApiKeyProxy(options.env, {
+    closedNetwork: options.network !== void 0
+  });
   let exit;
   try {
-    const env = agentEnv({ ...options.env, ...proxy?.env }, promptFile);
+    const env = agentEnv({ ...options.env, ...proxy?.env, ...options.network?.env }, promptFile);
     const { user } = options;
     const home = user && { HOME: user.home, USER: user.name, LOGNAME: user.name };
     const argv = user ? await user.wrap(options.argv, { ...env, ...home }) : options.argv;
@@ -28919,7 +29382,7 @@ async function runAgent(options) {
     }
   } finally {
     await proxy?.close();
-    await (0, import_promises7.rm)(dir, { recursive: true, force: true });
+    await (0, import_promises9.rm)(dir, { recursive: true, force: true });
   }
   if (exit.kind === "spawn_failed") return exit;
   return { ...exit, measured: await proxy?.measured() };
@@ -29138,7 +29601,8 @@ async function invokeAgent(ctx, prompt) {
     io: ctx.io,
     graceMs: ctx.graceMs,
     clock: ctx.clock,
-    user: ctx.user
+    user: ctx.user,
+    network: ctx.network
   });
   if (exit.kind === "spawn_failed")
     fail("agent_failed", `could not start ${argv[0]}: ${exit.message}`);
@@ -29234,7 +29698,7 @@ async function runAgentStep(ctx) {
     const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
     return ctx.env.mode === "plan" ? await planStep(ctx, base) : await changeStep(ctx, base);
   } finally {
-    await (0, import_promises8.rm)((0, import_node_path7.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+    await (0, import_promises10.rm)((0, import_node_path7.join)(ctx.cwd, ".git"), { recursive: true, force: true });
   }
 }
 async function changeStep(ctx, startBase) {
@@ -29416,26 +29880,48 @@ async function isolated(ctx, fn) {
   } catch (error62) {
     fail("bad_input", error62.message);
   }
+  const network = networkSetting(ctx.env.networkAllow);
   const user = await createAgentUser(ctx.cwd);
   if (!user && held.length > 0)
     fail(
       "agent_failed",
       `the agent would run as the worker's own user (no root and no password-free sudo) and could read ${held.join(", ")} from the worker's environment: run the agent job as root (a \`container:\` job) or give the runner's user password-free sudo, so that the agent runs as a user of its own`
     );
+  if (!user && network.kind === "closed")
+    fail(
+      "network_unrestricted",
+      `worker.network.allow closes the agent's network, which takes a user of the agent's own, and the runner gives the worker no root and no password-free sudo to make one: run the agent job as root (a \`container:\` job), give the runner's user password-free sudo, or set worker.network.allow to ["*"]`
+    );
   if (!user) {
     log(
       ctx,
       "the agent runs as the worker's own user (no root and no password-free sudo): it can read this job's runtime token; it holds no GitHub credential"
     );
+    log(ctx, describeNetwork(network));
     return fn();
   }
   log(ctx, `the agent runs as ${user.name}, a user without sudo`);
+  let closed;
+  try {
+    if (network.kind === "closed")
+      closed = await closeAgentNetwork(user, network.allow, (line) => log(ctx, line));
+  } catch (error62) {
+    await user.finish();
+    throw error62;
+  }
+  log(ctx, describeNetwork(network));
   ctx.user = user;
+  ctx.network = closed;
   try {
     return await fn();
   } finally {
     ctx.user = void 0;
-    await user.finish();
+    ctx.network = void 0;
+    try {
+      await user.finish();
+    } finally {
+      await closed?.open();
+    }
   }
 }
 function identity(ctx) {
@@ -29469,7 +29955,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises9 = require("node:timers/promises");
+var import_promises11 = require("node:timers/promises");
 
 // src/protocol/review-feedback.ts
 var FEEDBACK_LIMITS = {
@@ -29617,6 +30103,12 @@ var assignmentResponseSchema = external_exports.object({
    * that leaves it out gets the worker's own start plus `timeout_minutes`.
    */
   deadline_at: text.optional(),
+  /**
+   * What the agent may reach (`worker.network.allow`, docs/worker.md "The agent's network"): the
+   * hosts its proxy lets it reach, `["*"]` for the open network. Optional: a coordinator from
+   * before the key sends none, and its agents keep the open network they had.
+   */
+  network: external_exports.object({ allow: allowListSchema }).optional(),
   /** The review a `fix` attempt answers: its body and unresolved threads. */
   review: reviewFeedbackSchema.nullable().optional(),
   /** The failing checks a `fix` attempt repairs, with their output, annotations and log tail. */
@@ -29723,7 +30215,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises9.setTimeout)(wait);
+    await (0, import_promises11.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -29861,6 +30353,7 @@ var assignmentSchema = external_exports.object({
   deadline_at: optional2(
     external_exports.iso.datetime({ offset: true, error: "expected an ISO 8601 time" }).transform(Date.parse)
   ),
+  network: external_exports.object({ allow: allowListSchema }).optional(),
   review: reviewFeedbackSchema.nullable().optional(),
   checks: checksFeedbackSchema.nullable().optional()
 });
@@ -29894,6 +30387,7 @@ function workerEnvFrom(action, assignment) {
     maxTurns: a.max_turns,
     maxTasks: a.max_tasks ?? DEFAULT_MAX_TASKS,
     deadlineAt: a.deadline_at,
+    networkAllow: a.network?.allow,
     review: a.review ?? void 0,
     checks: a.checks ?? [],
     branch: taskBranch(action.issue, action.taskId)
@@ -34047,7 +34541,7 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises10 = require("node:fs/promises");
+var import_promises12 = require("node:fs/promises");
 var import_node_path8 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
@@ -34058,8 +34552,8 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises10.mkdir)(dir, { recursive: true });
-  await (0, import_promises10.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises12.mkdir)(dir, { recursive: true });
+  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
@@ -34100,11 +34594,11 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises10.rm)(dir, { recursive: true, force: true });
-  await (0, import_promises10.mkdir)(dir, { recursive: true });
-  await (0, import_promises10.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises12.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises12.mkdir)(dir, { recursive: true });
+  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises10.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
   const value = await readJson((0, import_node_path8.join)(dir, RESULT_FILE), "the agent job");
@@ -34113,14 +34607,14 @@ async function readResult(dir) {
     const problems = parsed2.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises10.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises12.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed2.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises10.readFile)(file2, "utf8");
+    raw = await (0, import_promises12.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -34138,7 +34632,7 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises11 = require("node:fs/promises");
+var import_promises13 = require("node:fs/promises");
 var import_node_path9 = require("node:path");
 
 // src/worker/attempt-record.ts
@@ -35703,7 +36197,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises11.rm)(index, { force: true });
+    await (0, import_promises13.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -35883,7 +36377,7 @@ ${outcome.summary}
 
 ${fenced("text", outcome.detail)}
 `;
-  await (0, import_promises12.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises14.appendFile)(file2, text3).catch(() => {
   });
 }
 

@@ -1,0 +1,118 @@
+import { access } from 'node:fs/promises';
+import { run } from './root-commands.js';
+
+/**
+ * Netfilter rules that keep one user's traffic on the loopback interface while its agent runs
+ * (docs/worker.md, "The agent's network"). They live in a chain of the run's own, entered from the
+ * filter table's OUTPUT chain by the `owner` match on the agent's uid — the match sees the user
+ * of the socket a locally made packet leaves from, whatever process sent it — so the rules of
+ * another agent, and the runner's own, are left alone. On the loopback interface everything is
+ * accepted but port 53: the runner's resolver (systemd-resolved's stub on 127.0.0.53, on
+ * GitHub's Ubuntu runners) sends the names it is asked for to the internet, and a name can carry
+ * anything. Anything else is refused with a reset or an ICMP error, so a connection fails at once
+ * instead of hanging. gh-aw's firewall (github/gh-aw-firewall, src/host-iptables.ts) keeps its
+ * rules in a chain of its own the same way.
+ */
+export interface NetworkFence {
+  /** Takes the rules away, each step tried; throws, naming them, when a step failed. */
+  remove(): Promise<void>;
+}
+
+/** What refused the fence: the reason the attempt fails with (`network_unrestricted`). */
+export class FenceError extends Error {}
+
+interface Family {
+  command: 'iptables' | 'ip6tables';
+  /** The ICMP error a refused datagram gets. */
+  unreachable: string;
+}
+
+const FAMILIES: Family[] = [
+  { command: 'iptables', unreachable: 'icmp-port-unreachable' },
+  { command: 'ip6tables', unreachable: 'icmp6-port-unreachable' },
+];
+
+/** The rules of the chain, in order. */
+function chainRules(family: Family): string[][] {
+  return [
+    ['-o', 'lo', '-p', 'udp', '--dport', '53', '-j', 'REJECT', '--reject-with', family.unreachable],
+    ['-o', 'lo', '-p', 'tcp', '--dport', '53', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+    ['-o', 'lo', '-j', 'ACCEPT'],
+    ['-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+    ['-j', 'REJECT', '--reject-with', family.unreachable],
+  ];
+}
+
+/**
+ * Puts the rules in place for `uid` in a chain named `chain` (at most 28 characters), with `root`
+ * the prefix that runs a command as root (`[]` or `sudo -n`). Throws a FenceError, with every
+ * rule it had added taken away again, when a command is missing or refuses a rule; IPv6 is
+ * skipped only where the kernel has no IPv6 at all.
+ */
+export async function fenceNetwork(
+  root: string[],
+  uid: number,
+  chain: string,
+): Promise<NetworkFence> {
+  const entry = ['OUTPUT', '-m', 'owner', '--uid-owner', String(uid), '-j', chain];
+  const fenced: Family[] = [];
+  const undo = async (family: Family): Promise<string[]> => {
+    const problems: string[] = [];
+    const ipt = (...args: string[]) => run([...root, family.command, '-w', ...args]);
+    for (const args of [
+      ['-D', ...entry],
+      ['-F', chain],
+      ['-X', chain],
+    ]) {
+      const result = await ipt(...args);
+      if (result.code !== 0)
+        problems.push(`${family.command} ${args.join(' ')}: ${result.stderr.trim()}`);
+    }
+    return problems;
+  };
+  const fence = async (family: Family): Promise<void> => {
+    const ipt = (...args: string[]) => run([...root, family.command, '-w', ...args]);
+    const created = await ipt('-N', chain);
+    if (created.code !== 0) {
+      if (family.command === 'ip6tables' && !(await kernelHasIpv6())) return;
+      throw new FenceError(refusal(family, ['-N', chain], created));
+    }
+    fenced.push(family);
+    // The chain is whole before the uid's traffic enters it.
+    for (const rule of [...chainRules(family).map((r) => ['-A', chain, ...r]), ['-I', ...entry]]) {
+      const added = await ipt(...rule);
+      if (added.code !== 0) throw new FenceError(refusal(family, rule, added));
+    }
+  };
+  // IPv4 and IPv6 have tables of their own: both at once.
+  const results = await Promise.allSettled(FAMILIES.map(fence));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(fenced.map(undo));
+    throw failed.reason;
+  }
+  return {
+    async remove() {
+      const problems = (await Promise.all(fenced.map(undo))).flat();
+      if (problems.length > 0)
+        throw new Error(`the agent's network rules were not all removed: ${problems.join('; ')}`);
+    },
+  };
+}
+
+function refusal(family: Family, args: string[], result: { code: number; stderr: string }): string {
+  const missing =
+    result.code === 127 || /command not found|No such file/i.test(result.stderr)
+      ? ` (is ${family.command} installed? Debian and Ubuntu: the iptables package)`
+      : '';
+  const said = result.stderr.trim();
+  return `${family.command} ${args.join(' ')} exited with ${result.code}${missing}${said ? `: ${said}` : ''}`;
+}
+
+/** Whether the kernel has IPv6 (a kernel booted with ipv6.disable=1 has no such file). */
+async function kernelHasIpv6(): Promise<boolean> {
+  return access('/proc/net/if_inet6').then(
+    () => true,
+    () => false,
+  );
+}

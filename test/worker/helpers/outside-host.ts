@@ -1,0 +1,117 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { createSocket } from 'node:dgram';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { expect } from 'vitest';
+
+/**
+ * A host of the internet, as the agent would reach it: an HTTP server on port 80 in a network
+ * namespace of the test's own, behind a veth pair, so that traffic to it leaves the machine's own
+ * namespace through a non-loopback interface. Its addresses are a /30 of 198.18.0.0/15 (RFC 2544,
+ * for tests; never routed), drawn for each host so that test files running at once do not meet.
+ */
+export interface OutsideHost {
+  /** Its address in the namespace. */
+  address: string;
+  /** The paths of the requests it heard, in order. */
+  heard(): string[];
+  close(): Promise<void>;
+}
+
+function ip(...args: string[]): void {
+  const run = spawnSync('ip', args, { encoding: 'utf8' });
+  expect(run.status, `ip ${args.join(' ')}: ${run.stderr}`).toBe(0);
+}
+
+/** Answers `outside <path>` and says each request's path on a line of its own. */
+const SERVER = String.raw`
+const http = require('node:http');
+http.createServer((req, res) => {
+  console.log('heard ' + req.url);
+  res.end('outside ' + req.url + '\n');
+}).listen(80, process.argv[1], () => console.log('listening'));
+`;
+
+export async function startOutsideHost(): Promise<OutsideHost> {
+  const id = randomBytes(3).toString('hex');
+  const namespace = `ac-out-${id}`;
+  const [ours, theirs] = [`acv${id}o`, `acv${id}i`];
+  const block = randomInt(0, 32768) * 4;
+  const at = (n: number) => `198.${18 + (block >> 16)}.${(block >> 8) & 255}.${(block & 255) + n}`;
+  ip('netns', 'add', namespace);
+  ip('link', 'add', ours, 'type', 'veth', 'peer', 'name', theirs);
+  ip('link', 'set', theirs, 'netns', namespace);
+  ip('addr', 'add', `${at(1)}/30`, 'dev', ours);
+  ip('link', 'set', ours, 'up');
+  ip('-n', namespace, 'addr', 'add', `${at(2)}/30`, 'dev', theirs);
+  ip('-n', namespace, 'link', 'set', theirs, 'up');
+  ip('-n', namespace, 'link', 'set', 'lo', 'up');
+
+  const server: ChildProcess = spawn(
+    'ip',
+    ['netns', 'exec', namespace, process.execPath, '-e', SERVER, at(2)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  server.stdout!.setEncoding('utf8');
+  const listening = new Promise<void>((resolve) =>
+    server.stdout!.on('data', (text: string) => {
+      out += text;
+      if (out.includes('listening\n')) resolve();
+    }),
+  );
+  await listening;
+  return {
+    address: at(2),
+    heard: () =>
+      out
+        .split('\n')
+        .filter((line) => line.startsWith('heard '))
+        .map((line) => line.slice('heard '.length)),
+    async close() {
+      server.kill('SIGKILL');
+      if (server.exitCode === null && server.signalCode === null) await once(server, 'exit');
+      // The namespace's end of the pair goes with it, and ours with that.
+      spawnSync('ip', ['netns', 'del', namespace]);
+      spawnSync('ip', ['link', 'del', ours]);
+    },
+  };
+}
+
+/**
+ * What stands for the runner's resolver (systemd-resolved's stub on 127.0.0.53): a listener on
+ * port 53 of a loopback address drawn for the test, for UDP and TCP, that counts what reaches it.
+ */
+export interface ResolverStandIn {
+  address: string;
+  /** How many datagrams and connections reached it. */
+  heard(): number;
+  close(): Promise<void>;
+}
+
+export async function startResolverStandIn(): Promise<ResolverStandIn> {
+  const address = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+  let heard = 0;
+  const udp = createSocket('udp4');
+  udp.on('message', (_message, from) => {
+    heard++;
+    udp.send('answer', from.port, from.address);
+  });
+  udp.bind(53, address);
+  await once(udp, 'listening');
+  const tcp = createServer((socket) => {
+    heard++;
+    socket.end();
+  }).listen(53, address);
+  await once(tcp, 'listening');
+  return {
+    address,
+    heard: () => heard,
+    async close() {
+      udp.close();
+      tcp.close();
+      await once(tcp, 'close');
+    },
+  };
+}
