@@ -34,7 +34,10 @@ export type WorkerOutcome =
   | { kind: 'plan'; tasksBlock: string }
   | { kind: 'manual' }
   // A real job: the runner starts it, `run` plays its steps, and its answer is the conclusion.
-  | { kind: 'job'; run: () => Promise<Extract<RunConclusion, 'success' | 'failure'>> };
+  | {
+      kind: 'job';
+      run: () => Promise<Extract<RunConclusion, 'success' | 'failure' | 'cancelled'>>;
+    };
 
 // What a policy sees of the dispatched run.
 export interface WorkerRun {
