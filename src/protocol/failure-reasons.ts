@@ -18,6 +18,8 @@ export const WORKER_FAILURE_REASONS = {
   timed_out:
     'the agent was stopped at its time limit; its work is pushed and the pull request marked partial',
   agent_failed: 'the agent failed',
+  run_cancelled:
+    'the run was cancelled while the agent ran: the agent was stopped and what it spent said',
   git_failed: 'a git command failed',
   push_failed: 'the push was refused',
   api_failed: 'a GitHub API call failed',
