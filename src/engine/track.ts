@@ -160,12 +160,13 @@ async function trackWorkflowRun(
       await scheduleRepository(engine, s.repositoryId, s.repository);
       return;
     }
-    case 'charge_timed_out': {
-      // The attempt was retried, or its task failed, when it timed out: its spend counts now,
-      // and a run it took past the budget holds the retry that waits for its backoff.
+    case 'charge_after_run': {
+      // The attempt was retried, or its task failed, when it timed out, or it was cancelled (its
+      // run too, perhaps): its spend counts now, the run's whether or not it still goes on, and
+      // a run it took past the budget holds the retry that waits for its backoff.
       const s = await scopeOf();
       const { usage } = await workerReport(engine, s, wr);
-      if (!usage || !(await engine.store.attempts.chargeTimedOut(attempt.id, usage))) return;
+      if (!usage || !(await engine.store.attempts.chargeAfterItsRun(attempt.id, usage))) return;
       await enforceBudget(engine, s);
       engine.requestStatus(run.id);
       return;

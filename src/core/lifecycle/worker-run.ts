@@ -21,7 +21,7 @@ export interface WorkerRunSnapshot {
   phase: string;
   /** The planner's attempt: it has no PR and is never retried. */
   planner: boolean;
-  /** Completed at its timeout and charged nothing (facts.ts, awaitsSpendOfItsRun). */
+  /** Completed before its run ended and charged nothing (facts.ts, awaitsSpendOfItsRun). */
   awaitsSpend?: boolean;
 }
 
@@ -39,8 +39,11 @@ export type WorkerRunDecision =
   /** The worker succeeded: its PR (looked up on GitHub) decides between review and `no_changes`. */
   | { kind: 'complete_succeeded' }
   | { kind: 'complete_failed'; conclusion: string }
-  /** The run of an attempt completed at its timeout ended: what its agent job said is charged. */
-  | { kind: 'charge_timed_out' };
+  /**
+   * The run of an attempt completed before it ended (timed out, cancelled) has ended: what its
+   * agent job said is charged.
+   */
+  | { kind: 'charge_after_run' };
 
 /** docs/lifecycle.md steps 5–6: what a worker run's progress does to its attempt. */
 export function decideWorkerRun(
@@ -48,7 +51,7 @@ export function decideWorkerRun(
   run: WorkerRunEvent,
 ): WorkerRunDecision {
   if (attempt.phase === 'completed') {
-    if (attempt.awaitsSpend && run.status === 'completed') return { kind: 'charge_timed_out' };
+    if (attempt.awaitsSpend && run.status === 'completed') return { kind: 'charge_after_run' };
     return { kind: 'ignore', reason: 'attempt already completed' };
   }
   if (run.status !== 'completed') {

@@ -15,10 +15,16 @@ describe('decideWorkerRun', () => {
       kind: 'ignore',
     },
     {
-      name: "an attempt completed at its timeout, charged nothing: its run's end charges it",
+      name: "an attempt completed before its run ended, charged nothing: its run's end charges it",
       attempt: { ...worker('completed'), awaitsSpend: true },
       run: done('cancelled'),
-      kind: 'charge_timed_out',
+      kind: 'charge_after_run',
+    },
+    {
+      name: "a planner's attempt completed before its run ended: its run's end charges it",
+      attempt: { ...planner('completed'), awaitsSpend: true },
+      run: done('cancelled'),
+      kind: 'charge_after_run',
     },
     {
       name: 'an attempt completed at its timeout hears its run still going: nothing yet',
@@ -119,6 +125,9 @@ describe('awaitsSpendOfItsRun', () => {
   it.each([
     { phase: 'completed', conclusion: 'timed_out', costUsd: null, awaits: true },
     { phase: 'completed', conclusion: 'timed_out', costUsd: 0.4, awaits: false },
+    { phase: 'completed', conclusion: 'cancelled', costUsd: null, awaits: true },
+    { phase: 'completed', conclusion: 'cancelled', costUsd: 0, awaits: false },
+    { phase: 'completed', conclusion: 'not_dispatched', costUsd: null, awaits: false },
     { phase: 'completed', conclusion: 'failure', costUsd: null, awaits: false },
     { phase: 'completed', conclusion: 'success', costUsd: null, awaits: false },
     { phase: 'running', conclusion: null, costUsd: null, awaits: false },
