@@ -26,6 +26,8 @@ export type WorkerOutcome =
       // becomes an annotation of the job's check run.
       reason?: string;
       detail?: string;
+      // What its agent job says the agent spent (its `::notice::`), before the failure.
+      usage?: { costUsd: number; inputTokens: number; outputTokens: number };
     }
   | { kind: 'no_changes' }
   // Starts and never ends. `usage`: what its agent job says the agent spent before the job is
