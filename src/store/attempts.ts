@@ -250,6 +250,34 @@ export class AttemptStore {
   }
 
   /**
+   * A re-run of a completed attempt's workflow run (`runAttempt`, 2 and on) is charged what its
+   * agent job said, added to the attempt's charge, once: the update takes only while that re-run
+   * has not been charged (core's chargesRerun), and records it, `usage` or not. False when it did
+   * not take (a redelivery of the re-run's end).
+   */
+  async chargeRerun(id: number, runAttempt: number, usage: Usage | undefined): Promise<boolean> {
+    const spent = usage ?? { costUsd: 0, inputTokens: 0, outputTokens: 0 };
+    const rows = await this.db
+      .update(attempts)
+      .set({
+        costUsd: sql`coalesce(${attempts.costUsd}, 0) + ${spent.costUsd}`,
+        inputTokens: sql`coalesce(${attempts.inputTokens}, 0) + ${spent.inputTokens}`,
+        outputTokens: sql`coalesce(${attempts.outputTokens}, 0) + ${spent.outputTokens}`,
+        chargedRunAttempts: sql`array_append(${attempts.chargedRunAttempts}, ${runAttempt}::integer)`,
+      })
+      .where(
+        and(
+          eq(attempts.id, id),
+          eq(attempts.phase, 'completed'),
+          sql`${runAttempt}::integer > 1`,
+          sql`not (${runAttempt}::integer = any(${attempts.chargedRunAttempts}))`,
+        ),
+      )
+      .returning({ id: attempts.id });
+    return rows.length > 0;
+  }
+
+  /**
    * A successful attempt completes, charged what `spend` says (core's AttemptSpend). Returns the
    * row with what the run has spent so far, this attempt included (`runSpentUsd`, for the
    * budget): one statement.

@@ -114,6 +114,22 @@ export function awaitsSpendOfItsRun(attempt: {
 }
 
 /**
+ * A re-run of the attempt's workflow run (`run_attempt` 2 and on: anyone with write access may
+ * re-run its jobs, and within its timeout the agent job runs the agent again) whose spend the
+ * attempt has not been charged yet. Each re-run is charged once, as it ends.
+ */
+export function chargesRerun(
+  attempt: { phase: string; chargedRunAttempts: readonly number[] },
+  runAttempt: number,
+): boolean {
+  return (
+    attempt.phase === 'completed' &&
+    runAttempt > 1 &&
+    !attempt.chargedRunAttempts.includes(runAttempt)
+  );
+}
+
+/**
  * What the attempt is charged already: its worker's publish job said what the agent spent with
  * its request for a token (docs/worker.md, "What the agent spent"), before the attempt ended.
  */

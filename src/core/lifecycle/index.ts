@@ -56,6 +56,7 @@ export {
   awaitsPlan,
   awaitsSpendOfItsRun,
   chargedUsage,
+  chargesRerun,
   COMPLETED_BEFORE_ITS_RUN,
   failureOf,
   inMergeQueue,
