@@ -291,6 +291,14 @@ export const attempts = pgTable(
     costUsd: numeric('cost_usd', { precision: 12, scale: 4, mode: 'number' }),
     inputTokens: bigint('input_tokens', { mode: 'number' }),
     outputTokens: bigint('output_tokens', { mode: 'number' }),
+    /**
+     * The re-runs of its workflow run (`run_attempt` 2 and on) whose spend the attempt has been
+     * charged, each once (docs/worker.md, "What the agent spent").
+     */
+    chargedRunAttempts: integer('charged_run_attempts')
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
   },
   (t) => [
     uniqueIndex('attempts_task_attempt_idx').on(t.taskId, t.attempt),

@@ -14,6 +14,7 @@ import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository, schedulingOnce } from './dispatch.js';
 import { cancelRun } from './cancel.js';
+import { enforceBudget } from './budget.js';
 import { recordApproval } from './approval.js';
 import { advanceRun } from './merge/index.js';
 import { applyPlan } from './start-run.js';
@@ -73,6 +74,13 @@ async function carryOut(
       scope = { ...scope, run: { ...scope.run, ...effect.values, state } };
       continue;
     }
+    if (effect.kind === 'reopenRun') {
+      if (!(await engine.store.runs.reopenRun(scope.run.id)))
+        return { ok: false, reason: effect.otherwise };
+      const state = runTransition('reopened').to;
+      scope = { ...scope, run: { ...scope.run, state, finishedAt: null } };
+      continue;
+    }
     const refusal = await apply(engine, scope, graph, effect);
     if (refusal !== undefined) return { ok: false, reason: refusal };
   }
@@ -84,7 +92,7 @@ async function apply(
   engine: Engine,
   scope: RunScope,
   graph: RunGraph,
-  effect: Exclude<CommandEffect, { kind: 'reply' | 'moveRun' }>,
+  effect: Exclude<CommandEffect, { kind: 'reply' | 'moveRun' | 'reopenRun' }>,
 ): Promise<string | undefined> {
   const { runs } = engine.store;
   const taskOf = (key: string): TaskRow => {
@@ -112,8 +120,9 @@ async function apply(
     case 'cancelRun':
       return (await cancelRun(engine, scope, effect.why)) ? undefined : effect.otherwise;
 
-    case 'reopenRun':
-      return (await runs.reopenRun(scope.run.id)) ? undefined : effect.otherwise;
+    case 'enforceBudget':
+      await enforceBudget(engine, scope);
+      return undefined;
 
     case 'transition': {
       const task = taskOf(effect.task);

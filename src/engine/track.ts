@@ -17,7 +17,7 @@ import { settleRun } from './finish.js';
 import { advanceRun, markTaskMerged } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
 import { crashPoint } from '../crash-points.js';
-import { workerReport } from './worker-report.js';
+import { rerunUsage, workerReport } from './worker-report.js';
 import { largerUsage } from '../protocol/markers.js';
 import { requestReviewAgain } from './feedback.js';
 import { withdrawApproval } from './approval.js';
@@ -124,8 +124,9 @@ async function trackWorkflowRun(
       phase: attempt.phase,
       planner: isPlannerTask(task),
       awaitsSpend: awaitsSpendOfItsRun(attempt),
+      chargedRunAttempts: attempt.chargedRunAttempts,
     },
-    { status: wr.status, conclusion: wr.conclusion },
+    { status: wr.status, conclusion: wr.conclusion, runAttempt: wr.runAttempt },
   );
   const scopeOf = async () =>
     scope ?? (await loadRunScope(engine, run, undefined, tracked.repository));
@@ -160,12 +161,26 @@ async function trackWorkflowRun(
       await scheduleRepository(engine, s.repositoryId, s.repository);
       return;
     }
-    case 'charge_timed_out': {
-      // The attempt was retried, or its task failed, when it timed out: its spend counts now,
-      // and a run it took past the budget holds the retry that waits for its backoff.
+    case 'charge_after_run': {
+      // The attempt was retried, or its task failed, when it timed out, or it was cancelled (its
+      // run too, perhaps): its spend counts now, the run's whether or not it still goes on, and
+      // a run it took past the budget holds the retry that waits for its backoff.
       const s = await scopeOf();
       const { usage } = await workerReport(engine, s, wr);
-      if (!usage || !(await engine.store.attempts.chargeTimedOut(attempt.id, usage))) return;
+      if (!usage || !(await engine.store.attempts.chargeAfterItsRun(attempt.id, usage))) return;
+      await enforceBudget(engine, s);
+      engine.requestStatus(run.id);
+      return;
+    }
+    case 'charge_rerun': {
+      // A person re-ran the attempt's jobs: within its timeout the agent ran again. Its spend is
+      // added to the attempt's, and the re-run recorded even when it said none (the agent did not
+      // start), so its end's redelivery reads nothing again.
+      const s = await scopeOf();
+      const usage = await rerunUsage(s, wr);
+      if (!(await engine.store.attempts.chargeRerun(attempt.id, decision.runAttempt, usage)))
+        return;
+      if (!usage) return;
       await enforceBudget(engine, s);
       engine.requestStatus(run.id);
       return;

@@ -34,7 +34,7 @@ export async function workerReport(
   if (runNeverStarted(wr.conclusion)) return {};
   let annotations;
   try {
-    annotations = await scope.port.runAnnotations(scope.repo, wr.id);
+    annotations = await scope.port.runAnnotations(scope.repo, wr.id, wr.runAttempt);
   } catch (error) {
     engine.log.warn(
       { run: scope.run.id, workflowRun: wr.id, err: error },
@@ -42,9 +42,7 @@ export async function workerReport(
     );
     return {};
   }
-  const usage = usageFromAnnotations(
-    annotations.filter((a) => a.level === 'notice').map((a) => a.message),
-  );
+  const usage = usageOf(annotations);
   const report: WorkerReport = usage ? { usage } : {};
   for (const { level, message } of annotations) {
     const found = level === 'failure' ? failureFromAnnotation(message) : undefined;
@@ -53,4 +51,19 @@ export async function workerReport(
     return { ...report, reason: flattenLine(text).slice(0, MAX_REASON) };
   }
   return report;
+}
+
+/**
+ * What a re-run of a worker run's jobs (`wr.runAttempt`, 2 and on) said its agent spent, read from
+ * the annotations of the jobs it ran; undefined when it said nothing (no agent started). A read
+ * GitHub fails throws: nothing waits on it, and the delivery is handled again.
+ */
+export async function rerunUsage(scope: RunScope, wr: WorkflowRunInfo): Promise<Usage | undefined> {
+  return usageOf(await scope.port.runAnnotations(scope.repo, wr.id, wr.runAttempt));
+}
+
+function usageOf(annotations: readonly { level: string; message: string }[]): Usage | undefined {
+  return usageFromAnnotations(
+    annotations.filter((a) => a.level === 'notice').map((a) => a.message),
+  );
 }

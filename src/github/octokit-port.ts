@@ -44,6 +44,7 @@ interface RawRun {
   head_branch: string | null;
   display_title: string;
   created_at: string;
+  run_attempt?: number;
 }
 
 function toRun(run: RawRun): WorkflowRunInfo {
@@ -55,6 +56,7 @@ function toRun(run: RawRun): WorkflowRunInfo {
     headBranch: run.head_branch,
     displayTitle: run.display_title,
     createdAt: run.created_at,
+    ...(run.run_attempt === undefined ? {} : { runAttempt: run.run_attempt }),
   };
 }
 
@@ -332,15 +334,27 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async runAnnotations(repo, runId) {
-      const { data } = await octokit.rest.actions.listJobsForWorkflowRun({
-        ...repo,
-        run_id: runId,
-        filter: 'latest',
-        per_page: 100,
-      });
+    async runAnnotations(repo, runId, runAttempt = 1) {
+      // A re-run's own jobs: its attempt's listing may show jobs it did not run again, each with
+      // the attempt that ran it (`run_attempt`), whose annotations were read with that attempt.
+      const { data } =
+        runAttempt > 1
+          ? await octokit.rest.actions.listJobsForWorkflowRunAttempt({
+              ...repo,
+              run_id: runId,
+              attempt_number: runAttempt,
+              per_page: 100,
+            })
+          : await octokit.rest.actions.listJobsForWorkflowRun({
+              ...repo,
+              run_id: runId,
+              filter: 'latest',
+              per_page: 100,
+            });
+      const jobs =
+        runAttempt > 1 ? data.jobs.filter((job) => job.run_attempt === runAttempt) : data.jobs;
       const found: RunAnnotation[] = [];
-      for (const job of data.jobs) {
+      for (const job of jobs) {
         const checkRunId = Number(/\/check-runs\/(\d+)$/.exec(job.check_run_url ?? '')?.[1]);
         if (!Number.isSafeInteger(checkRunId)) continue;
         const { data: annotations } = await octokit.rest.checks.listAnnotations({

@@ -23,6 +23,8 @@ export interface WorkflowRunInfo {
   headBranch: string | null;
   displayTitle: string;
   createdAt: string;
+  /** GitHub's `run_attempt`: 2 and on for a re-run of the run's jobs; 1 when not given. */
+  runAttempt?: number;
 }
 
 export interface PullInfo {
@@ -219,8 +221,9 @@ export interface GitHubPort {
   /**
    * The annotations on the run's job check runs: a job's `::error::` and `::notice::` workflow
    * commands become `failure` and `notice` annotations of the check run its `check_run_url` names.
+   * With `runAttempt` 2 and on, those of the jobs that re-run ran, and only them.
    */
-  runAnnotations(repo: RepoCoords, runId: number): Promise<RunAnnotation[]>;
+  runAnnotations(repo: RepoCoords, runId: number, runAttempt?: number): Promise<RunAnnotation[]>;
   /** Cancels a run; a run that already finished is not an error. */
   cancelWorkflowRun(repo: RepoCoords, runId: number): Promise<void>;
   /**

@@ -21,6 +21,7 @@ export function registerWorkflowHandlers(app: Probot, services: AppServices): vo
         headBranch: wr.head_branch,
         displayTitle: wr.display_title ?? wr.name ?? '',
         createdAt: wr.created_at,
+        runAttempt: wr.run_attempt,
       });
     },
   );

@@ -20,6 +20,8 @@ export const WORKER_FAILURE_REASONS = {
   agent_failed: 'the agent failed',
   network_unrestricted:
     "the agent's network could not be closed as worker.network.allow asks, so the agent was not started",
+  run_cancelled:
+    'the run was cancelled while the agent ran: the agent was stopped and what it spent said',
   git_failed: 'a git command failed',
   push_failed: 'the push was refused',
   api_failed: 'a GitHub API call failed',

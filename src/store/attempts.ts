@@ -1,6 +1,6 @@
 import { rowFromJson } from './json-rows.js';
 import { LOCK_KEYS } from './lock-keys.js';
-import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { attempts, repositories, runs, tasks } from '../../db/schema.js';
 import { taskTransition } from '../core/transitions.js';
 import { rowsOf, type AppDatabase } from './database.js';
@@ -11,7 +11,7 @@ import {
   succeededUpdate,
   type SpendShape,
 } from './attempt-completion.js';
-import type { AttemptSpend } from '../core/lifecycle/index.js';
+import { COMPLETED_BEFORE_ITS_RUN, type AttemptSpend } from '../core/lifecycle/index.js';
 import { PLAN_TASK_KEY } from '../core/plan/index.js';
 import type { Usage } from '../protocol/markers.js';
 import type { RunRow, TaskRow } from './runs.js';
@@ -224,11 +224,12 @@ export class AttemptStore {
   }
 
   /**
-   * An attempt completed at its timeout is charged what its run said it spent, once: the update
-   * takes only while the attempt has been charged nothing (core's awaitsSpendOfItsRun). False when
-   * it did not take (a redelivery of the run's end).
+   * An attempt completed before its run ended (at its timeout, or cancelled) is charged what its
+   * run said it spent, once: the update takes only while the attempt has been charged nothing
+   * (core's awaitsSpendOfItsRun, whose conclusions it is given). False when it did not take (a
+   * redelivery of the run's end).
    */
-  async chargeTimedOut(id: number, usage: Usage): Promise<boolean> {
+  async chargeAfterItsRun(id: number, usage: Usage): Promise<boolean> {
     const rows = await this.db
       .update(attempts)
       .set({
@@ -240,8 +241,36 @@ export class AttemptStore {
         and(
           eq(attempts.id, id),
           eq(attempts.phase, 'completed'),
-          eq(attempts.conclusion, 'timed_out'),
+          inArray(attempts.conclusion, [...COMPLETED_BEFORE_ITS_RUN]),
           isNull(attempts.costUsd),
+        ),
+      )
+      .returning({ id: attempts.id });
+    return rows.length > 0;
+  }
+
+  /**
+   * A re-run of a completed attempt's workflow run (`runAttempt`, 2 and on) is charged what its
+   * agent job said, added to the attempt's charge, once: the update takes only while that re-run
+   * has not been charged (core's chargesRerun), and records it, `usage` or not. False when it did
+   * not take (a redelivery of the re-run's end).
+   */
+  async chargeRerun(id: number, runAttempt: number, usage: Usage | undefined): Promise<boolean> {
+    const spent = usage ?? { costUsd: 0, inputTokens: 0, outputTokens: 0 };
+    const rows = await this.db
+      .update(attempts)
+      .set({
+        costUsd: sql`coalesce(${attempts.costUsd}, 0) + ${spent.costUsd}`,
+        inputTokens: sql`coalesce(${attempts.inputTokens}, 0) + ${spent.inputTokens}`,
+        outputTokens: sql`coalesce(${attempts.outputTokens}, 0) + ${spent.outputTokens}`,
+        chargedRunAttempts: sql`array_append(${attempts.chargedRunAttempts}, ${runAttempt}::integer)`,
+      })
+      .where(
+        and(
+          eq(attempts.id, id),
+          eq(attempts.phase, 'completed'),
+          sql`${runAttempt}::integer > 1`,
+          sql`not (${runAttempt}::integer = any(${attempts.chargedRunAttempts}))`,
         ),
       )
       .returning({ id: attempts.id });

@@ -12,6 +12,7 @@ import { splitShellWords } from './shell-words.js';
 import type { WorkerIo } from './io.js';
 import { systemClock, type WorkerClock } from './clock.js';
 import { inertToRunner } from './outcome.js';
+import { CANCEL_KILL_AFTER_MS, type Cancellation } from './cancellation.js';
 
 /**
  * Claude Code, headless. The runner is a throwaway VM and the agent gets no GitHub
@@ -110,6 +111,8 @@ export type AgentExit =
     }
   /** Stopped at its deadline (the stop time the worker chose, docs/worker.md "The time limit"). */
   | { kind: 'timeout'; stdout: string; measured?: Usage }
+  /** Stopped because the run was cancelled (docs/worker.md, "A cancelled run"). */
+  | { kind: 'cancelled'; stdout: string; measured?: Usage }
   | { kind: 'spawn_failed'; message: string };
 
 export interface RunAgentOptions {
@@ -128,6 +131,13 @@ export interface RunAgentOptions {
   user?: AgentUser;
   /** Its network while closed (src/worker/agent-network.ts); unset: open. */
   network?: ClosedNetwork;
+  /** The run cancelled while the agent runs: it is stopped, and what it spent said in time. */
+  cancel: Cancellation;
+  /**
+   * Called at the runner's last signal before its kill, with what the key proxy measured so far,
+   * once workflow commands are on again: what was spent must be said now.
+   */
+  sayAtLast(measured: Usage | undefined): void;
 }
 
 const MAX_STDOUT = 32 * 1024 * 1024;
@@ -163,6 +173,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
     // Said just before the agent starts, with nothing to wait for in between.
     const stopToken = randomBytes(16).toString('hex');
     options.io.out(`::stop-commands::${stopToken}\n`);
+    let commandsOn = false;
+    const resumeCommands = () => {
+      if (commandsOn) return;
+      commandsOn = true;
+      // The agent may not have ended its last line; the resume command must start one.
+      options.io.out(`\n::${stopToken}::\n`);
+    };
+    options.cancel.onLastSignal(() => {
+      resumeCommands();
+      options.sayAtLast(proxy?.measuredSoFar());
+    });
     try {
       exit = await spawnAgent(
         { ...options, argv },
@@ -170,11 +191,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
         user && ((signal) => void user.signal(signal)),
       );
     } finally {
-      // The agent may not have ended its last line; the resume command must start one.
-      options.io.out(`\n::${stopToken}::\n`);
+      resumeCommands();
     }
   } finally {
-    await proxy?.close();
+    await proxy?.close({ cut: options.cancel.cutoff });
     await rm(dir, { recursive: true, force: true });
   }
   if (exit.kind === 'spawn_failed') return exit;
@@ -245,16 +265,24 @@ function spawnAgent(
         // ESRCH: the group is already gone.
       }
     };
-    const onSignal = () => killGroup('SIGTERM');
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-
+    const clock = options.clock ?? systemClock;
     let killTimer: NodeJS.Timeout | undefined;
-    const cancelStop = (options.clock ?? systemClock).after(Math.max(0, options.timeoutMs), () => {
+    const cancelStop = clock.after(Math.max(0, options.timeoutMs), () => {
       if (settled) return;
       timedOut = true;
       killGroup('SIGTERM');
       killTimer = setTimeout(() => killGroup('SIGKILL'), options.graceMs ?? 10_000);
+    });
+    // The run is cancelled: the runner kills the worker 10 seconds after its first signal, and
+    // only the worker's process (docs/worker.md, "A cancelled run"). The agent's processes are
+    // stopped at once, whatever they do with SIGTERM, so that what it spent can be said in time.
+    let cancelled = false;
+    let cancelKill = () => {};
+    void options.cancel.requested.then(() => {
+      if (settled) return;
+      cancelled = true;
+      killGroup('SIGTERM');
+      cancelKill = clock.after(CANCEL_KILL_AFTER_MS, () => killGroup('SIGKILL'));
     });
 
     const finish = (result: AgentExit) => {
@@ -263,9 +291,8 @@ function spawnAgent(
       shownOut.end();
       shownErr.end();
       cancelStop();
+      cancelKill();
       clearTimeout(killTimer);
-      process.removeListener('SIGTERM', onSignal);
-      process.removeListener('SIGINT', onSignal);
       resolve(result);
     };
 
@@ -292,11 +319,14 @@ function spawnAgent(
       exit = { code, signal };
       // Reap whatever the agent left running before we look at the working tree.
       killGroup('SIGKILL');
-      // A grandchild that left the group may hold our pipes open; do not wait on it forever.
+      // A grandchild that left the group may hold our pipes open; do not wait on it forever, nor
+      // past the moment a cancelled run's spend must be said.
       setTimeout(() => finishClosed(), 5_000).unref();
+      void options.cancel.cutoff.then(finishClosed);
     });
     const finishClosed = () => {
-      if (timedOut) finish({ kind: 'timeout', stdout });
+      if (cancelled) finish({ kind: 'cancelled', stdout });
+      else if (timedOut) finish({ kind: 'timeout', stdout });
       else
         finish({ kind: 'exited', code: exit?.code ?? null, signal: exit?.signal ?? null, stdout });
     };

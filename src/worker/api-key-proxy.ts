@@ -30,12 +30,18 @@ export interface ApiKeyProxy {
   env: { ANTHROPIC_BASE_URL: string } & Partial<Record<HeldName, string>>;
   /** For the worker's log: what of the job's variables the proxy left out. */
   notes: string[];
-  close(): Promise<void>;
+  /**
+   * Stops taking requests and reads on the answers still coming for a while (DRAIN_MS), or until
+   * `cut` resolves (a run cancelled: docs/worker.md); then cuts them.
+   */
+  close(options?: { cut?: Promise<void> }): Promise<void>;
   /**
    * After close: the usage the API's responses showed (src/worker/api-usage.ts), or undefined
    * when none did.
    */
   measured(): Promise<Usage | undefined>;
+  /** What the responses showed so far, at once, whether or not they have ended. */
+  measuredSoFar(): Usage | undefined;
 }
 
 /**
@@ -206,16 +212,17 @@ export async function startApiKeyProxy(
           `${CUSTOM_HEADERS}: lines ${custom.skipped.join(', ')} have no colon: skipped, as Claude Code skips them`,
         ]
       : [],
-    async close() {
+    async close({ cut }: { cut?: Promise<void> } = {}) {
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
       // Answers the agent did not read to their end are read on for a while (forward), so the
       // meter sees the last events that say what they cost; then the rest is cut.
-      await drained(calls, drainMs);
+      await drained(calls, drainMs, cut);
       for (const call of calls) call.destroy();
     },
     measured: () => meter.measured(),
+    measuredSoFar: () => meter.soFar(),
   };
 }
 
@@ -227,12 +234,12 @@ export async function startApiKeyProxy(
  */
 const DRAIN_MS = 20_000;
 
-/** Resolves once every call has ended, or after `ms`. */
-async function drained(calls: Set<ClientRequest>, ms: number): Promise<void> {
+/** Resolves once every call has ended, after `ms`, or when `cut` resolves. */
+async function drained(calls: Set<ClientRequest>, ms: number, cut?: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   const ended = Promise.all([...calls].map((call) => once(call, 'close').catch(() => {})));
-  await Promise.race([ended, late]);
+  await Promise.race([ended, late, ...(cut ? [cut] : [])]);
   clearTimeout(timer);
 }
 

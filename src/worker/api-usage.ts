@@ -22,6 +22,8 @@ export interface UsageMeter {
   observe(response: Readable, headers: IncomingHttpHeaders): void;
   /** Once every response observed has ended: their sum, or undefined when none had usage. */
   measured(): Promise<Usage | undefined>;
+  /** Their sum as far as they have come, at once: for a run cancelled meanwhile (docs/worker.md). */
+  soFar(): Usage | undefined;
 }
 
 /**
@@ -275,27 +277,31 @@ export function createUsageMeter(): UsageMeter {
     },
     async measured() {
       await Promise.all(pending);
-      const counted = responses.filter((seen) => seen.counted);
-      if (counted.length === 0) return undefined;
-      let total: Usage | undefined;
-      for (const seen of counted) {
-        const parts = [
-          seen,
-          ...seen.apart.map((part) => ({ ...part, model: part.model ?? seen.model, fast: false })),
-        ];
-        for (const part of parts) {
-          const tokens = tokensOf(part);
-          total = addUsage(total, {
-            costUsd: costUsd(part.model, tokens, part.fast),
-            inputTokens:
-              tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
-            outputTokens: tokens.output,
-          });
-        }
-      }
-      return total;
+      return priced(responses);
     },
+    soFar: () => priced(responses),
   };
+}
+
+/** What the responses showed, each priced by its model; undefined when none had usage. */
+function priced(responses: readonly Seen[]): Usage | undefined {
+  let total: Usage | undefined;
+  for (const seen of responses) {
+    if (!seen.counted) continue;
+    const parts = [
+      seen,
+      ...seen.apart.map((part) => ({ ...part, model: part.model ?? seen.model, fast: false })),
+    ];
+    for (const part of parts) {
+      const tokens = tokensOf(part);
+      total = addUsage(total, {
+        costUsd: costUsd(part.model, tokens, part.fast),
+        inputTokens: tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
+        outputTokens: tokens.output,
+      });
+    }
+  }
+  return total;
 }
 
 /** The attempt's usage, and which of its figures are the worker's own. */

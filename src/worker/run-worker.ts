@@ -35,6 +35,7 @@ import {
 } from '../protocol/assignment.js';
 import { boundedUsage } from '../protocol/markers.js';
 import { sayUsage, type AgentContext } from './steps.js';
+import type { SignalSource } from './cancellation.js';
 
 export interface RunWorkerOptions {
   /** The action's environment: INPUT_*, GITHUB_*, RUNNER_TEMP, ACTIONS_ID_TOKEN_REQUEST_*. */
@@ -51,6 +52,8 @@ export interface RunWorkerOptions {
   graceMs?: number;
   /** The worker's time (tests fire the agent's deadline themselves). */
   clock?: WorkerClock;
+  /** Where the runner's signals arrive (a cancelled run): the process unless a test emits them. */
+  signals?: SignalSource;
 }
 
 export interface WorkerResult {
@@ -115,6 +118,7 @@ async function runStep(options: RunWorkerOptions, io: WorkerIo): Promise<WorkerO
           clock: options.clock ?? systemClock,
           startedAt,
           saidUsage: false,
+          signals: options.signals ?? process,
         };
         const { result, patch } = await runAgentStep(ctx);
         // No agent ran (a fix whose merge needed none): it spent nothing, and the job says so.

@@ -1,5 +1,5 @@
 import { inertPlainText } from '../core/inert-markdown.js';
-import { agentLaunch, runAgent, type AgentLaunch } from './agent.js';
+import { agentLaunch, runAgent, type AgentExit, type AgentLaunch } from './agent.js';
 import { parseAgentOutput, type AgentReport } from './agent-output.js';
 import { attemptUsage } from './api-usage.js';
 import { usageFigures, type Usage } from '../protocol/markers.js';
@@ -13,6 +13,7 @@ import type { WorkerClock } from './clock.js';
 import type { AgentUser } from './agent-user.js';
 import type { ClosedNetwork } from './agent-network.js';
 import { agentStopTime, stopGraceMs } from '../protocol/deadline.js';
+import { listenForCancellation, type SignalSource } from './cancellation.js';
 
 /** What each step of the worker works with. */
 export interface StepContext {
@@ -38,6 +39,8 @@ export interface AgentContext extends StepContext {
   network?: ClosedNetwork;
   /** Whether the job has said what the agent spent (sayUsage). */
   saidUsage: boolean;
+  /** Where the runner's signals arrive when the run is cancelled: the process, in a job. */
+  signals: SignalSource;
 }
 
 /** The publish job: the assignment's GitHub token, asked for again when it is about to run out. */
@@ -109,23 +112,44 @@ export async function invokeAgent(ctx: AgentContext, prompt: string): Promise<Ag
     ctx,
     `running the agent: ${argv[0]} (timeout ${ctx.env.timeoutMinutes} min; stopped at ${new Date(stopAt).toISOString()}, ${Math.round(graceMinutes * 10) / 10} min before the job's limit)`,
   );
-  const exit = await runAgent({
-    argv,
-    prompt,
-    cwd: ctx.cwd,
-    env: { ...ctx.rawEnv, ...launch.env },
-    timeoutMs: stopAt - ctx.clock.now(),
-    io: ctx.io,
-    graceMs: ctx.graceMs,
-    clock: ctx.clock,
-    user: ctx.user,
-    network: ctx.network,
-  });
-  if (exit.kind === 'spawn_failed')
-    fail('agent_failed', `could not start ${argv[0]}: ${exit.message}`);
-  const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
-  // Spent now, whatever comes of it: said before anything the agent left is read.
-  sayUsage(ctx, report.usage);
+  // From here until it is said, the runner's signals (a cancelled run) stop the agent and have
+  // what it spent said before the runner kills the job (docs/worker.md, "A cancelled run").
+  const cancel = listenForCancellation(ctx.signals, ctx.clock);
+  void cancel.requested.then(() =>
+    log(ctx, 'the run is being cancelled: stopping the agent, then saying what it spent'),
+  );
+  let exit: Exclude<AgentExit, { kind: 'spawn_failed' }>;
+  let report: AgentReport;
+  try {
+    const ran = await runAgent({
+      argv,
+      prompt,
+      cwd: ctx.cwd,
+      env: { ...ctx.rawEnv, ...launch.env },
+      timeoutMs: stopAt - ctx.clock.now(),
+      io: ctx.io,
+      graceMs: ctx.graceMs,
+      clock: ctx.clock,
+      user: ctx.user,
+      network: ctx.network,
+      cancel,
+      sayAtLast(measured) {
+        log(ctx, 'the runner is about to kill the job: saying what the key proxy measured so far');
+        sayUsage(ctx, measured);
+      },
+    });
+    if (ran.kind === 'spawn_failed')
+      fail('agent_failed', `could not start ${argv[0]}: ${ran.message}`);
+    exit = ran;
+    report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
+    // Spent now, whatever comes of it: said before anything the agent left is read.
+    sayUsage(ctx, report.usage);
+  } finally {
+    cancel.close();
+  }
+  // Cancelled after the agent ended (the proxy still reading) counts too: nothing more is done.
+  if (exit.kind === 'cancelled' || cancel.cancelled)
+    fail('run_cancelled', 'the run was cancelled while the agent ran: the agent was stopped');
   if (exit.kind === 'timeout') {
     log(ctx, 'stopped the agent at its deadline: keeping what it left in the working tree');
     return { report, stopped: true };

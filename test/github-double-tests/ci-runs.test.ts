@@ -200,6 +200,25 @@ describe('actions: CI runs, job logs and rerun-failed-jobs', () => {
       ['test', 2],
       ['lint', 1],
     ]);
+    // Each attempt's jobs as they stood then, a job the re-run did not run with its own attempt.
+    const ofAttempt = async (attempt_number: number) =>
+      (
+        await w.octokit.rest.actions.listJobsForWorkflowRunAttempt({
+          owner,
+          repo: repoName,
+          run_id: runId,
+          attempt_number,
+        })
+      ).data.jobs.map((j) => [j.name, j.run_attempt]);
+    expect(await ofAttempt(1)).toEqual([
+      ['test', 1],
+      ['lint', 1],
+    ]);
+    expect(await ofAttempt(2)).toEqual([
+      ['test', 2],
+      ['lint', 1],
+    ]);
+    await expect(ofAttempt(3)).rejects.toMatchObject({ status: 404 });
     // As GitHub sends them: the run back to requested with the new attempt, then its jobs.
     const sent = w.receiver.received.slice(before);
     const requested = sent.find((h) => h.event === 'workflow_run' && h.action === 'requested')!;

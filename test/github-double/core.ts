@@ -81,6 +81,9 @@ export class Core {
   readonly heldBranchUpdates: HeldBranchUpdate[] = [];
   // CI runs whose current attempt waits for `double.releaseCi` (a `hold` in the run's plan).
   readonly heldCiRuns = new Set<number>();
+  // Worker runs whose jobs the runner (worker/actions-runner.ts) has in hand, by id: what stops
+  // them when the run is cancelled. Such a run completes when the runner has ended its jobs.
+  readonly runnerStops = new Map<number, () => void>();
   // Repository (lowercase full name) → the CI workflow GitHub starts on each new PR head, as a
   // repository's `on: pull_request` workflow does (`fromForks`: what a fork's PR runs instead, the
   // workflow of its merge commit, which the fork may change); each run is held until `releaseCi`.

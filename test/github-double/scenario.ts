@@ -759,6 +759,12 @@ export class GitHubDouble extends DoubleQueries {
     await settle(startJobs(this.core, this.runOf(runId), names));
   }
 
+  /** The runner has the run's jobs in hand: a cancel of the run calls `stop` (actions-runner.ts). */
+  holdRun(runId: number, stop: () => void): () => void {
+    this.core.runnerStops.set(runId, stop);
+    return () => this.core.runnerStops.delete(runId);
+  }
+
   /** A job of a running run ends; the run ends when the runner says (completeWorkflowRun). */
   async finishJob(runId: number, name: string, conclusion: RunConclusion): Promise<void> {
     await settle(finishNamedJob(this.core, this.runOf(runId), name, conclusion));

@@ -7,10 +7,11 @@ const API = 'https://api.github.com';
 const repo = { owner: 'acme', repo: 'widgets' };
 
 // GitHub's answers, trimmed to the fields the port reads plus the ones that tell jobs apart.
-const job = (id: number, checkRunId: number) => ({
+const job = (id: number, checkRunId: number, runAttempt = 1, name = 'work') => ({
   id,
   run_id: 77,
-  name: 'work',
+  run_attempt: runAttempt,
+  name,
   status: 'completed',
   conclusion: 'failure',
   check_run_url: `${API}/repos/acme/widgets/check-runs/${checkRunId}`,
@@ -65,6 +66,34 @@ describe("the GitHub port's job annotations", () => {
       { level: 'warning', message: 'Node.js 16 actions are deprecated.' },
       { level: 'failure', message: 'agent-coordinator: no_changes (the agent left nothing)' },
       { level: 'failure', message: 'Process completed with exit code 1.' },
+      {
+        level: 'notice',
+        message: 'agent-coordinator-usage: cost_usd=0.5 input_tokens=1 output_tokens=2',
+      },
+    ]);
+  });
+
+  it("reads a re-run's own jobs only: none it did not run again, whose attempt said its part", async () => {
+    nock(API)
+      .get('/repos/acme/widgets/actions/runs/77/attempts/3/jobs')
+      .query({ per_page: '100' })
+      .reply(200, {
+        total_count: 3,
+        jobs: [
+          job(501, 9001, 1, 'assignment'),
+          job(602, 9102, 2, 'agent'),
+          job(703, 9203, 3, 'publish'),
+        ],
+      })
+      .get('/repos/acme/widgets/check-runs/9203/annotations')
+      .query({ per_page: '100' })
+      .reply(200, [
+        annotation(
+          'notice',
+          'agent-coordinator-usage: cost_usd=0.5 input_tokens=1 output_tokens=2',
+        ),
+      ]);
+    expect(await port().runAnnotations(repo, 77, 3)).toEqual([
       {
         level: 'notice',
         message: 'agent-coordinator-usage: cost_usd=0.5 input_tokens=1 output_tokens=2',

@@ -28393,26 +28393,29 @@ function createUsageMeter() {
     },
     async measured() {
       await Promise.all(pending);
-      const counted = responses.filter((seen) => seen.counted);
-      if (counted.length === 0) return void 0;
-      let total;
-      for (const seen of counted) {
-        const parts = [
-          seen,
-          ...seen.apart.map((part) => ({ ...part, model: part.model ?? seen.model, fast: false }))
-        ];
-        for (const part of parts) {
-          const tokens = tokensOf(part);
-          total = addUsage(total, {
-            costUsd: costUsd(part.model, tokens, part.fast),
-            inputTokens: tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
-            outputTokens: tokens.output
-          });
-        }
-      }
-      return total;
-    }
+      return priced(responses);
+    },
+    soFar: () => priced(responses)
   };
+}
+function priced(responses) {
+  let total;
+  for (const seen of responses) {
+    if (!seen.counted) continue;
+    const parts = [
+      seen,
+      ...seen.apart.map((part) => ({ ...part, model: part.model ?? seen.model, fast: false }))
+    ];
+    for (const part of parts) {
+      const tokens = tokensOf(part);
+      total = addUsage(total, {
+        costUsd: costUsd(part.model, tokens, part.fast),
+        inputTokens: tokens.input + tokens.cacheWrite5m + tokens.cacheWrite1h + tokens.cacheRead,
+        outputTokens: tokens.output
+      });
+    }
+  }
+  return total;
 }
 function attemptUsage(reportedAsIs, measured) {
   const reported = reportedAsIs && boundedUsage(reportedAsIs);
@@ -28543,23 +28546,24 @@ async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS, closedNetwork = fa
     notes: custom2?.skipped.length ? [
       `${CUSTOM_HEADERS}: lines ${custom2.skipped.join(", ")} have no colon: skipped, as Claude Code skips them`
     ] : [],
-    async close() {
+    async close({ cut } = {}) {
       server.closeAllConnections();
       server.close();
       await (0, import_node_events2.once)(server, "close");
-      await drained(calls, drainMs);
+      await drained(calls, drainMs, cut);
       for (const call of calls) call.destroy();
     },
-    measured: () => meter.measured()
+    measured: () => meter.measured(),
+    measuredSoFar: () => meter.soFar()
   };
 }
 var DRAIN_MS = 2e4;
-async function drained(calls, ms) {
+async function drained(calls, ms, cut) {
   let timer;
   const late = new Promise((resolve) => timer = setTimeout(resolve, ms));
   const ended = Promise.all([...calls].map((call) => (0, import_node_events2.once)(call, "close").catch(() => {
   })));
-  await Promise.race([ended, late]);
+  await Promise.race([ended, late, ...cut ? [cut] : []]);
   clearTimeout(timer);
 }
 function forward2(req, res, {
@@ -29290,6 +29294,43 @@ var systemClock = {
   }
 };
 
+// src/worker/cancellation.ts
+var CANCEL_KILL_AFTER_MS = 1e3;
+var CANCEL_SAY_BY_MS = 5e3;
+function listenForCancellation(source, clock) {
+  let cancelled = false;
+  let last;
+  let cancelCutoff = () => {
+  };
+  let request2;
+  let cut;
+  const requested = new Promise((resolve) => request2 = resolve);
+  const cutoff = new Promise((resolve) => cut = resolve);
+  const onSignal = () => {
+    if (cancelled) return last?.();
+    cancelled = true;
+    cancelCutoff = clock.after(CANCEL_SAY_BY_MS, cut);
+    request2();
+  };
+  source.on("SIGINT", onSignal);
+  source.on("SIGTERM", onSignal);
+  return {
+    get cancelled() {
+      return cancelled;
+    },
+    requested,
+    cutoff,
+    onLastSignal(fn) {
+      last = fn;
+    },
+    close() {
+      source.removeListener("SIGINT", onSignal);
+      source.removeListener("SIGTERM", onSignal);
+      cancelCutoff();
+    }
+  };
+}
+
 // src/worker/agent.ts
 function defaultAgentArgv(env) {
   const argv = [
@@ -29369,6 +29410,18 @@ async function runAgent(options) {
     const stopToken = (0, import_node_crypto3.randomBytes)(16).toString("hex");
     options.io.out(`::stop-commands::${stopToken}
 `);
+    let commandsOn = false;
+    const resumeCommands = () => {
+      if (commandsOn) return;
+      commandsOn = true;
+      options.io.out(`
+::${stopToken}::
+`);
+    };
+    options.cancel.onLastSignal(() => {
+      resumeCommands();
+      options.sayAtLast(proxy?.measuredSoFar());
+    });
     try {
       exit = await spawnAgent(
         { ...options, argv },
@@ -29376,12 +29429,10 @@ async function runAgent(options) {
         user && ((signal) => void user.signal(signal))
       );
     } finally {
-      options.io.out(`
-::${stopToken}::
-`);
+      resumeCommands();
     }
   } finally {
-    await proxy?.close();
+    await proxy?.close({ cut: options.cancel.cutoff });
     await (0, import_promises9.rm)(dir, { recursive: true, force: true });
   }
   if (exit.kind === "spawn_failed") return exit;
@@ -29432,15 +29483,22 @@ function spawnAgent(options, env, signalUser) {
       } catch {
       }
     };
-    const onSignal = () => killGroup("SIGTERM");
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
+    const clock = options.clock ?? systemClock;
     let killTimer;
-    const cancelStop = (options.clock ?? systemClock).after(Math.max(0, options.timeoutMs), () => {
+    const cancelStop = clock.after(Math.max(0, options.timeoutMs), () => {
       if (settled) return;
       timedOut = true;
       killGroup("SIGTERM");
       killTimer = setTimeout(() => killGroup("SIGKILL"), options.graceMs ?? 1e4);
+    });
+    let cancelled = false;
+    let cancelKill = () => {
+    };
+    void options.cancel.requested.then(() => {
+      if (settled) return;
+      cancelled = true;
+      killGroup("SIGTERM");
+      cancelKill = clock.after(CANCEL_KILL_AFTER_MS, () => killGroup("SIGKILL"));
     });
     const finish = (result) => {
       if (settled) return;
@@ -29448,9 +29506,8 @@ function spawnAgent(options, env, signalUser) {
       shownOut.end();
       shownErr.end();
       cancelStop();
+      cancelKill();
       clearTimeout(killTimer);
-      process.removeListener("SIGTERM", onSignal);
-      process.removeListener("SIGINT", onSignal);
       resolve(result);
     };
     child.stdout.setEncoding("utf8");
@@ -29470,9 +29527,11 @@ function spawnAgent(options, env, signalUser) {
       exit = { code: code2, signal };
       killGroup("SIGKILL");
       setTimeout(() => finishClosed(), 5e3).unref();
+      void options.cancel.cutoff.then(finishClosed);
     });
     const finishClosed = () => {
-      if (timedOut) finish({ kind: "timeout", stdout });
+      if (cancelled) finish({ kind: "cancelled", stdout });
+      else if (timedOut) finish({ kind: "timeout", stdout });
       else
         finish({ kind: "exited", code: exit?.code ?? null, signal: exit?.signal ?? null, stdout });
     };
@@ -29592,22 +29651,40 @@ async function invokeAgent(ctx, prompt) {
     ctx,
     `running the agent: ${argv[0]} (timeout ${ctx.env.timeoutMinutes} min; stopped at ${new Date(stopAt).toISOString()}, ${Math.round(graceMinutes * 10) / 10} min before the job's limit)`
   );
-  const exit = await runAgent({
-    argv,
-    prompt,
-    cwd: ctx.cwd,
-    env: { ...ctx.rawEnv, ...launch.env },
-    timeoutMs: stopAt - ctx.clock.now(),
-    io: ctx.io,
-    graceMs: ctx.graceMs,
-    clock: ctx.clock,
-    user: ctx.user,
-    network: ctx.network
-  });
-  if (exit.kind === "spawn_failed")
-    fail("agent_failed", `could not start ${argv[0]}: ${exit.message}`);
-  const report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
-  sayUsage(ctx, report.usage);
+  const cancel = listenForCancellation(ctx.signals, ctx.clock);
+  void cancel.requested.then(
+    () => log(ctx, "the run is being cancelled: stopping the agent, then saying what it spent")
+  );
+  let exit;
+  let report;
+  try {
+    const ran = await runAgent({
+      argv,
+      prompt,
+      cwd: ctx.cwd,
+      env: { ...ctx.rawEnv, ...launch.env },
+      timeoutMs: stopAt - ctx.clock.now(),
+      io: ctx.io,
+      graceMs: ctx.graceMs,
+      clock: ctx.clock,
+      user: ctx.user,
+      network: ctx.network,
+      cancel,
+      sayAtLast(measured) {
+        log(ctx, "the runner is about to kill the job: saying what the key proxy measured so far");
+        sayUsage(ctx, measured);
+      }
+    });
+    if (ran.kind === "spawn_failed")
+      fail("agent_failed", `could not start ${argv[0]}: ${ran.message}`);
+    exit = ran;
+    report = withMeasuredUsage(ctx, parseAgentOutput(exit.stdout), exit.measured);
+    sayUsage(ctx, report.usage);
+  } finally {
+    cancel.close();
+  }
+  if (exit.kind === "cancelled" || cancel.cancelled)
+    fail("run_cancelled", "the run was cancelled while the agent ran: the agent was stopped");
   if (exit.kind === "timeout") {
     log(ctx, "stopped the agent at its deadline: keeping what it left in the working tree");
     return { report, stopped: true };
@@ -36294,7 +36371,8 @@ async function runStep(options, io) {
           graceMs: options.graceMs,
           clock: options.clock ?? systemClock,
           startedAt,
-          saidUsage: false
+          saidUsage: false,
+          signals: options.signals ?? process
         };
         const { result, patch } = await runAgentStep(ctx);
         if (!ctx.saidUsage) sayUsage(ctx, void 0);

@@ -67,6 +67,8 @@ export type CommandEffect =
   | { kind: 'moveRun'; move: RunMove; values?: RunValues; otherwise: string }
   /** A finished run becomes active again, unless another run of the issue is. */
   | { kind: 'reopenRun'; otherwise: string }
+  /** The run is held if its spend reached the budget (docs/configuration.md `budget`). */
+  | { kind: 'enforceBudget' }
   /**
    * The task moves by `move` of the task table (src/core/transitions.ts), guarded by it. Without
    * `otherwise`, a write that does not take changes nothing and the command goes on.

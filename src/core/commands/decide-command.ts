@@ -219,8 +219,13 @@ function decideRetry(
     .filter(Boolean)
     .join('\n\n');
   return accept(
+    // A finished run's spend may have reached the budget meanwhile (a cancelled attempt is charged
+    // when its workflow run ends): it is checked before the retry can go out.
     ...(snapshot.run.finishedAt
-      ? [{ kind: 'reopenRun', otherwise: 'another run of this issue is active' } as const]
+      ? ([
+          { kind: 'reopenRun', otherwise: 'another run of this issue is active' },
+          { kind: 'enforceBudget' },
+        ] as const)
       : []),
     {
       kind: 'transition',

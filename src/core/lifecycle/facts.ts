@@ -87,10 +87,18 @@ export function attemptSucceeded(attempt: {
 }
 
 /**
- * An attempt the coordinator completed at its timeout (the sweep cancels its run and records
- * `timed_out`) and charged nothing: its run, which ends after, may say what its agent spent. The
- * worker stops the agent a grace margin before the timeout and says it then (docs/worker.md,
- * "What the agent spent"), and what the agent left can hold the job past the timeout.
+ * The conclusions the coordinator completes an attempt with before its workflow run has ended: at
+ * its timeout (the sweep cancels its run and records `timed_out`) and when it cancels it (`/cancel`
+ * of the run or the task, a stacked task whose parent will not merge). The run goes on meanwhile:
+ * its agent job says what the agent spent once the agent has ended, stopped a grace margin before
+ * the timeout or at the cancel's signal (docs/worker.md, "What the agent spent"), and what the
+ * agent left can hold the job past the timeout.
+ */
+export const COMPLETED_BEFORE_ITS_RUN: readonly string[] = ['timed_out', 'cancelled'];
+
+/**
+ * An attempt completed before its run ended and charged nothing: its run's end may say what its
+ * agent spent, which is charged then, once.
  */
 export function awaitsSpendOfItsRun(attempt: {
   phase: string;
@@ -98,7 +106,26 @@ export function awaitsSpendOfItsRun(attempt: {
   costUsd: number | null;
 }): boolean {
   return (
-    attempt.phase === 'completed' && attempt.conclusion === 'timed_out' && attempt.costUsd === null
+    attempt.phase === 'completed' &&
+    attempt.conclusion !== null &&
+    COMPLETED_BEFORE_ITS_RUN.includes(attempt.conclusion) &&
+    attempt.costUsd === null
+  );
+}
+
+/**
+ * A re-run of the attempt's workflow run (`run_attempt` 2 and on: anyone with write access may
+ * re-run its jobs, and within its timeout the agent job runs the agent again) whose spend the
+ * attempt has not been charged yet. Each re-run is charged once, as it ends.
+ */
+export function chargesRerun(
+  attempt: { phase: string; chargedRunAttempts: readonly number[] },
+  runAttempt: number,
+): boolean {
+  return (
+    attempt.phase === 'completed' &&
+    runAttempt > 1 &&
+    !attempt.chargedRunAttempts.includes(runAttempt)
   );
 }
 

@@ -62,6 +62,8 @@ export {
   awaitsPlan,
   awaitsSpendOfItsRun,
   chargedUsage,
+  chargesRerun,
+  COMPLETED_BEFORE_ITS_RUN,
   failureOf,
   inMergeQueue,
   isAttemptOpen,

@@ -1,4 +1,5 @@
 import type { TaskMove } from '../transitions.js';
+import { chargesRerun } from './facts.js';
 
 /**
  * Conclusions of a worker's workflow run that fail its attempt (docs/lifecycle.md "Failures").
@@ -21,14 +22,18 @@ export interface WorkerRunSnapshot {
   phase: string;
   /** The planner's attempt: it has no PR and is never retried. */
   planner: boolean;
-  /** Completed at its timeout and charged nothing (facts.ts, awaitsSpendOfItsRun). */
+  /** Completed before its run ended and charged nothing (facts.ts, awaitsSpendOfItsRun). */
   awaitsSpend?: boolean;
+  /** The re-runs of its run whose spend it has been charged (facts.ts, chargesRerun). */
+  chargedRunAttempts?: readonly number[];
 }
 
 /** A `workflow_run` delivery (or the sweep's read of the run), as GitHub reports it. */
 export interface WorkerRunEvent {
   status: string;
   conclusion: string | null;
+  /** GitHub's `run_attempt`: 2 and on for a re-run of the run's jobs; 1 when not given. */
+  runAttempt?: number;
 }
 
 export type WorkerRunDecision =
@@ -39,8 +44,13 @@ export type WorkerRunDecision =
   /** The worker succeeded: its PR (looked up on GitHub) decides between review and `no_changes`. */
   | { kind: 'complete_succeeded' }
   | { kind: 'complete_failed'; conclusion: string }
-  /** The run of an attempt completed at its timeout ended: what its agent job said is charged. */
-  | { kind: 'charge_timed_out' };
+  /**
+   * The run of an attempt completed before it ended (timed out, cancelled) has ended: what its
+   * agent job said is charged.
+   */
+  | { kind: 'charge_after_run' }
+  /** A re-run of the completed attempt's run has ended: what its agent job said is charged. */
+  | { kind: 'charge_rerun'; runAttempt: number };
 
 /** docs/lifecycle.md steps 5–6: what a worker run's progress does to its attempt. */
 export function decideWorkerRun(
@@ -48,7 +58,16 @@ export function decideWorkerRun(
   run: WorkerRunEvent,
 ): WorkerRunDecision {
   if (attempt.phase === 'completed') {
-    if (attempt.awaitsSpend && run.status === 'completed') return { kind: 'charge_timed_out' };
+    if (run.status !== 'completed') return { kind: 'ignore', reason: 'attempt already completed' };
+    const runAttempt = run.runAttempt ?? 1;
+    if (runAttempt > 1)
+      return chargesRerun(
+        { ...attempt, chargedRunAttempts: attempt.chargedRunAttempts ?? [] },
+        runAttempt,
+      )
+        ? { kind: 'charge_rerun', runAttempt }
+        : { kind: 'ignore', reason: 'that re-run was charged already' };
+    if (attempt.awaitsSpend) return { kind: 'charge_after_run' };
     return { kind: 'ignore', reason: 'attempt already completed' };
   }
   if (run.status !== 'completed') {

@@ -540,11 +540,12 @@ describe('decideCommand', () => {
       ),
     },
     {
-      name: '/retry on a finished run reopens it first',
+      name: '/retry on a finished run reopens it and checks its budget first',
       command: { name: 'retry', taskId: 'd' },
       snap: snapshot({ run: { state: 'failed', finishedAt: FINISHED }, states: { d: 'failed' } }),
       expected: accepted(
         { kind: 'reopenRun', otherwise: 'another run of this issue is active' },
+        { kind: 'enforceBudget' },
         {
           kind: 'transition',
           task: 'd',

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { awaitsSpendOfItsRun, decideWorkerRun } from '../../../src/core/lifecycle/index.js';
+import {
+  awaitsSpendOfItsRun,
+  chargesRerun,
+  decideWorkerRun,
+} from '../../../src/core/lifecycle/index.js';
 
 /** docs/lifecycle.md steps 5–6 and "Failures": a worker run's progress and its attempt. */
 describe('decideWorkerRun', () => {
@@ -15,10 +19,40 @@ describe('decideWorkerRun', () => {
       kind: 'ignore',
     },
     {
-      name: "an attempt completed at its timeout, charged nothing: its run's end charges it",
+      name: "an attempt completed before its run ended, charged nothing: its run's end charges it",
       attempt: { ...worker('completed'), awaitsSpend: true },
       run: done('cancelled'),
-      kind: 'charge_timed_out',
+      kind: 'charge_after_run',
+    },
+    {
+      name: "a planner's attempt completed before its run ended: its run's end charges it",
+      attempt: { ...planner('completed'), awaitsSpend: true },
+      run: done('cancelled'),
+      kind: 'charge_after_run',
+    },
+    {
+      name: "a re-run of a completed attempt's run ended: it is charged",
+      attempt: { ...worker('completed'), chargedRunAttempts: [2] },
+      run: { ...done('failure'), runAttempt: 3 },
+      kind: 'charge_rerun',
+    },
+    {
+      name: 'a re-run charged already: its redelivered end changes nothing',
+      attempt: { ...worker('completed'), chargedRunAttempts: [2, 3] },
+      run: { ...done('failure'), runAttempt: 3 },
+      kind: 'ignore',
+    },
+    {
+      name: 'a re-run still going: nothing yet',
+      attempt: { ...worker('completed'), chargedRunAttempts: [] },
+      run: { status: 'in_progress', conclusion: null, runAttempt: 2 },
+      kind: 'ignore',
+    },
+    {
+      name: "a re-run of an attempt that awaits its first run attempt's spend: the re-run is charged",
+      attempt: { ...worker('completed'), awaitsSpend: true, chargedRunAttempts: [] },
+      run: { ...done('cancelled'), runAttempt: 2 },
+      kind: 'charge_rerun',
     },
     {
       name: 'an attempt completed at its timeout hears its run still going: nothing yet',
@@ -119,10 +153,30 @@ describe('awaitsSpendOfItsRun', () => {
   it.each([
     { phase: 'completed', conclusion: 'timed_out', costUsd: null, awaits: true },
     { phase: 'completed', conclusion: 'timed_out', costUsd: 0.4, awaits: false },
+    { phase: 'completed', conclusion: 'cancelled', costUsd: null, awaits: true },
+    { phase: 'completed', conclusion: 'cancelled', costUsd: 0, awaits: false },
+    { phase: 'completed', conclusion: 'not_dispatched', costUsd: null, awaits: false },
     { phase: 'completed', conclusion: 'failure', costUsd: null, awaits: false },
     { phase: 'completed', conclusion: 'success', costUsd: null, awaits: false },
     { phase: 'running', conclusion: null, costUsd: null, awaits: false },
   ])('$phase $conclusion charged $costUsd: $awaits', ({ awaits, ...attempt }) => {
     expect(awaitsSpendOfItsRun(attempt)).toBe(awaits);
   });
+});
+
+/** Which re-run of a completed attempt's run is still to be charged. */
+describe('chargesRerun', () => {
+  it.each([
+    { phase: 'completed', chargedRunAttempts: [], runAttempt: 2, charges: true },
+    { phase: 'completed', chargedRunAttempts: [2], runAttempt: 3, charges: true },
+    { phase: 'completed', chargedRunAttempts: [3], runAttempt: 2, charges: true },
+    { phase: 'completed', chargedRunAttempts: [2], runAttempt: 2, charges: false },
+    { phase: 'completed', chargedRunAttempts: [], runAttempt: 1, charges: false },
+    { phase: 'running', chargedRunAttempts: [], runAttempt: 2, charges: false },
+  ])(
+    '$phase, charged $chargedRunAttempts, run attempt $runAttempt: $charges',
+    ({ charges, runAttempt, ...attempt }) => {
+      expect(chargesRerun(attempt, runAttempt)).toBe(charges);
+    },
+  );
 });

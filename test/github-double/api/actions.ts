@@ -172,6 +172,23 @@ export const actionRoutes: [string, Handler][] = [
     },
   ],
   [
+    // GitHub's docs do not say whether a re-run's listing shows the jobs it did not run again;
+    // the double does, each with the attempt that ran it (`run_attempt`), the stricter reading.
+    'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs',
+    (req) => {
+      const run = runOf(req);
+      const attempt = intParam(req, 'attempt_number');
+      if (attempt < 1 || attempt > run.runAttempt) throw notFound();
+      const listed = latestJobs({ ...run, jobs: run.jobs.filter((j) => j.runAttempt <= attempt) });
+      const { page, headers } = paginate(req, listed);
+      return {
+        status: 200,
+        body: { total_count: listed.length, jobs: page.map((j) => jobJson(req.core, run, j)) },
+        headers,
+      };
+    },
+  ],
+  [
     'GET /repos/{owner}/{repo}/actions/jobs/{job_id}',
     (req) => {
       const found = findJob(repoOf(req), intParam(req, 'job_id'));

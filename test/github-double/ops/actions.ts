@@ -387,10 +387,18 @@ export function completeRun(
   return sent;
 }
 
+/**
+ * `POST .../runs/{run_id}/cancel` (202). A run a runner has in hand completes once the runner has
+ * stopped its step and ended its jobs, as on GitHub, where the step's process hears the cancel
+ * and may print meanwhile; any other ends at once.
+ */
 export function cancelRun(core: Core, run: Run): Sent {
   if (run.status === 'completed')
     throw new HttpError(409, 'Cannot cancel a workflow run that is completed.');
-  return completeRun(core, run, 'cancelled');
+  const stop = core.runnerStops.get(run.id);
+  if (!stop) return completeRun(core, run, 'cancelled');
+  stop();
+  return [];
 }
 
 const RERUN: ReadonlySet<RunConclusion | null> = new Set(['failure', 'cancelled', 'timed_out']);

@@ -36,6 +36,7 @@ export const HANDLED_QUERY: Readonly<Record<string, readonly string[]>> = {
   'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs': RUN_FILTERS,
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['exclude_pull_requests'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': ['filter', ...PAGE],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': PAGE,
   'GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations': PAGE,
   'GET /repos/{owner}/{repo}/commits/{ref}/check-runs': [
     'check_name',

@@ -91,6 +91,8 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /repos/{owner}/{repo}/actions/runs': needs('actions:read'),
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': needs('actions:read'),
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': needs('actions:read'),
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs':
+    needs('actions:read'),
   'GET /repos/{owner}/{repo}/actions/jobs/{job_id}': needs('actions:read'),
   'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs': needs('actions:read'),
   'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs': needs('actions:write'),

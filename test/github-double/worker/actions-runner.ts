@@ -35,11 +35,12 @@ export interface ActionsHost {
   jobToken(runId: number, permissions?: Record<string, PermissionLevel>, job?: string): string;
   gitUrl(repo: string): string;
   startJobs(runId: number, names: readonly string[]): Promise<void>;
-  finishJob(
-    runId: number,
-    name: string,
-    conclusion: 'success' | 'failure' | 'skipped',
-  ): Promise<void>;
+  finishJob(runId: number, name: string, conclusion: JobConclusion): Promise<void>;
+  /**
+   * The run's jobs are in this runner's hands until the returned function is called: a request to
+   * cancel the run calls `stop`, and the run completes once the runner has ended its jobs.
+   */
+  holdRun(runId: number, stop: () => void): () => void;
   annotateJob(runId: number, annotations: JobAnnotation[], jobName?: string): void;
   /** The job's log, a section per step that ran (`GET .../actions/jobs/{job_id}/logs`). */
   recordJobLog(
@@ -64,16 +65,28 @@ export interface RunnerOptions {
   beforeJob?: (job: string) => Promise<void>;
 }
 
+type JobConclusion = 'success' | 'failure' | 'skipped' | 'cancelled';
+
+/**
+ * How GitHub's runner stops the step in progress when its run is cancelled (GitHub's "Workflow
+ * cancellation reference"; actions/runner `src/Runner.Sdk/ProcessInvoker.cs`,
+ * `CancelAndKillProcessTree`): SIGINT to the step's process, `node` for a JavaScript action; SIGTERM
+ * if it has not exited 7.5 seconds later; then, 2.5 seconds on, it kills that process (.NET's
+ * `Process.Kill()`: not its children). What the step prints meanwhile is read as ever.
+ */
+export const RUNNER_SIGTERM_AFTER_MS = 7_500;
+export const RUNNER_KILL_AFTER_SIGTERM_MS = 2_500;
+
 export interface JobResult {
   job: string;
-  conclusion: 'success' | 'failure' | 'skipped';
+  conclusion: JobConclusion;
   /** Steps in order, with what the runner did with each. */
   steps: Array<{ step: string; outcome: 'ran' | 'skipped' }>;
   log: string;
 }
 
 export interface WorkflowResult {
-  conclusion: 'success' | 'failure';
+  conclusion: 'success' | 'failure' | 'cancelled';
   jobs: JobResult[];
   /** Every job's log, one after another. */
   log: string;
@@ -98,7 +111,9 @@ export interface JobRun {
  * (git in the checkout, as it cleans up). Its workflow commands (`::error::`,
  * `::add-mask::`, `::stop-commands::`, and the legacy `##[…]` form anywhere in a line) are
  * honoured as the runner does, with its limits on annotations. A shell step that would
- * run fails the job: the double has no registry to install from.
+ * run fails the job: the double has no registry to install from. A request to cancel the run
+ * stops the step in progress as GitHub's runner does (SIGINT, SIGTERM, kill), runs no step and no
+ * job after it but the post steps, and concludes the job `cancelled` with GitHub's annotation.
  */
 export async function runWorkflow(
   host: ActionsHost,
@@ -109,28 +124,33 @@ export async function runWorkflow(
   const artifacts = new Map<string, string>();
   const store = await mkdtemp(join(tmpdir(), 'actions-artifacts-'));
   const results: JobResult[] = [];
-  await host.startJobs(
-    run.id,
-    jobs.map((j) => j.id),
-  );
+  const cancel = new AbortController();
+  const release = host.holdRun(run.id, () => cancel.abort());
   try {
+    await host.startJobs(
+      run.id,
+      jobs.map((j) => j.id),
+    );
     for (const job of jobs) {
+      // A job not started when the run is cancelled never starts: the run's end cancels it.
+      if (cancel.signal.aborted) break;
       const ready = job.needs.every(
         (need) => results.find((r) => r.job === need)?.conclusion === 'success',
       );
       if (ready) await options.beforeJob?.(job.id);
       const result = ready
-        ? await runJob(host, run, options, job, { artifacts, store })
+        ? await runJob(host, run, options, job, { artifacts, store }, cancel.signal)
         : { job: job.id, conclusion: 'skipped' as const, steps: [], log: '' };
       results.push(result);
       await host.finishJob(run.id, job.id, result.conclusion);
     }
   } finally {
+    release();
     await rm(store, { recursive: true, force: true });
   }
   const failed = results.some((r) => r.conclusion === 'failure');
   return {
-    conclusion: failed ? 'failure' : 'success',
+    conclusion: cancel.signal.aborted ? 'cancelled' : failed ? 'failure' : 'success',
     jobs: results,
     log: results.map((r) => r.log).join(''),
   };
@@ -147,6 +167,7 @@ async function runJob(
   options: RunnerOptions,
   job: WorkflowJob,
   store: ArtifactStore,
+  cancelled: AbortSignal,
 ): Promise<JobResult> {
   // A fresh machine: nothing of an earlier job's files is here.
   const workspace = await mkdtemp(join(tmpdir(), 'actions-runner-'));
@@ -170,6 +191,7 @@ async function runJob(
   try {
     for (const step of job.steps) {
       const label = step.name ?? step.uses ?? step.run ?? 'step';
+      if (cancelled.aborted) break;
       if (!condition(step.if, ctx)) {
         result.steps.push({ step: label, outcome: 'skipped' });
         continue;
@@ -179,7 +201,7 @@ async function runJob(
       const from = result.log.length;
       let ok = false;
       try {
-        const env = { workspace, runnerTemp, commands };
+        const env = { workspace, runnerTemp, commands, cancelled };
         ok = await runStep(host, run, options, job, step, ctx, env, result, store);
       } finally {
         // What the step printed is its section of the job's log, as GitHub keeps it.
@@ -190,6 +212,14 @@ async function runJob(
         result.conclusion = 'failure';
         break;
       }
+    }
+    if (cancelled.aborted) {
+      result.conclusion = 'cancelled';
+      // What GitHub's runner reports on a job it cancelled, besides what the steps printed.
+      commands.annotations.push({
+        message: 'The operation was canceled.',
+        annotation_level: 'failure',
+      });
     }
   } finally {
     // Post steps run after the main ones, whatever became of them: actions/checkout's runs git.
@@ -207,6 +237,8 @@ interface StepEnv {
   workspace: string;
   runnerTemp: string;
   commands: WorkflowCommands;
+  /** The run was cancelled: the step in progress is stopped. */
+  cancelled: AbortSignal;
 }
 
 async function runStep(
@@ -260,6 +292,7 @@ async function runStep(
       },
       result,
       where.commands,
+      where.cancelled,
     );
     return code === 0;
   }
@@ -374,6 +407,7 @@ async function runAction(
   env: Record<string, string>,
   result: JobResult,
   commands: WorkflowCommands,
+  cancelled: AbortSignal,
 ): Promise<number> {
   const manifest = parse(await readFile(join(actionDir, 'action.yml'), 'utf8')) as {
     runs: { using: string; main: string };
@@ -397,6 +431,21 @@ async function runAction(
       lagging = '';
     });
     child.stderr.setEncoding('utf8').on('data', (text: string) => (lagging += text));
+    let sigterm: NodeJS.Timeout | undefined;
+    let kill: NodeJS.Timeout | undefined;
+    const stop = () => {
+      child.kill('SIGINT');
+      sigterm = setTimeout(() => {
+        child.kill('SIGTERM');
+        kill = setTimeout(() => child.kill('SIGKILL'), RUNNER_KILL_AFTER_SIGTERM_MS);
+      }, RUNNER_SIGTERM_AFTER_MS);
+    };
+    cancelled.addEventListener('abort', stop, { once: true });
+    child.once('exit', () => {
+      cancelled.removeEventListener('abort', stop);
+      clearTimeout(sigterm);
+      clearTimeout(kill);
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       result.log += commands.flush('stdout');

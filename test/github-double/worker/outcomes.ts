@@ -26,6 +26,8 @@ export type WorkerOutcome =
       // becomes an annotation of the job's check run.
       reason?: string;
       detail?: string;
+      // What its agent job says the agent spent (its `::notice::`), before the failure.
+      usage?: { costUsd: number; inputTokens: number; outputTokens: number };
     }
   | { kind: 'no_changes' }
   // Starts and never ends. `usage`: what its agent job says the agent spent before the job is
@@ -34,7 +36,10 @@ export type WorkerOutcome =
   | { kind: 'plan'; tasksBlock: string }
   | { kind: 'manual' }
   // A real job: the runner starts it, `run` plays its steps, and its answer is the conclusion.
-  | { kind: 'job'; run: () => Promise<Extract<RunConclusion, 'success' | 'failure'>> };
+  | {
+      kind: 'job';
+      run: () => Promise<Extract<RunConclusion, 'success' | 'failure' | 'cancelled'>>;
+    };
 
 // What a policy sees of the dispatched run.
 export interface WorkerRun {

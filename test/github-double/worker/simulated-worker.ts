@@ -77,6 +77,10 @@ export class SimulatedWorker {
           return;
         case 'fail':
           if (outcome.conclusion !== 'startup_failure') await this.step(startRun(core, run));
+          if (outcome.usage)
+            annotateJob(run, [
+              { message: usageAnnotation(outcome.usage), annotation_level: 'notice' },
+            ]);
           if (outcome.reason !== undefined) {
             annotateJob(run, [
               { message: workerErrorMessage(outcome), annotation_level: 'failure' },

@@ -8,11 +8,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { AssignmentResponse } from '../../../src/protocol/assignment.js';
 import type { Coordinator } from '../../../src/worker/coordinator.js';
 import { runWorker, type WorkerResult } from '../../../src/worker/run-worker.js';
 import type { WorkerClock } from '../../../src/worker/clock.js';
+import type { SignalSource } from '../../../src/worker/cancellation.js';
 import { writeFakeAgent } from './fake-agent.js';
 import { createGitFixture, isolatedEnv, type GitFixture } from './git-fixture.js';
 
@@ -53,6 +55,8 @@ export interface RunExtras extends Partial<Pick<AssignmentResponse, StructuredFi
    * of the agent job's artifact (a test may forge the result).
    */
   beforePublish?: (resultDir: string) => void;
+  /** Where the agent job hears the runner's signals (a cancelled run); none reach it otherwise. */
+  signals?: SignalSource;
 }
 
 const FIELDS: AssignmentField[] = [
@@ -165,7 +169,7 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
     shared: records,
     assignmentRequests: () => requests,
     async run(overrides = {}, cwd = fx.workspace, extras = {}) {
-      const { clock, onOutput, beforePublish, ...structured } = extras;
+      const { clock, onOutput, beforePublish, signals, ...structured } = extras;
       let log = '';
       const write = (t: string) => {
         log += t;
@@ -202,6 +206,8 @@ export function createHarness(branch = 'agent/7/task_001'): Harness {
           coordinator: coordinator(),
           graceMs: 500,
           clock,
+          // Never the test process's own: a test sends the runner's signals itself.
+          signals: signals ?? new EventEmitter(),
         });
         return { result, temp };
       };
