@@ -57,15 +57,16 @@ export function oneLine(text: string): string {
  * and the runner matches each line that is not a command against them, commands stopped or not
  * (`OutputManager.OnDataReceived`), making an annotation of the part a pattern names the message
  * (`a.ts(1,1): error TS1: <message>`). The coordinator takes a failed run's first error
- * annotation in the worker's words for the attempt's reason (src/engine/worker-report.ts): a word
- * joiner inside each `agent-coordinator` leaves no part of the line in those words. NUL goes
- * first: before matching, the runner strips what it takes for a colour code, `\x0033\[[0-9;]*m?`,
- * which .NET reads as NUL, `33[` and the rest, and would join `agent-coord<NUL>33[minator` back.
+ * annotation in the worker's words for the attempt's reason (src/engine/worker-report.ts): each
+ * `agent-coordinator` gets a non-breaking hyphen (U+2011), which reads the same and, unlike an
+ * invisible character, no store of the message would drop. NUL goes first: before matching, the
+ * runner strips what it takes for a colour code, `\x0033\[[0-9;]*m?`, which .NET reads as NUL,
+ * `33[` and the rest, and would join `agent-coord<NUL>33[minator` back.
  */
 export function inertToRunner(text: string): string {
   return text
     .replaceAll('\0', '\uFFFD')
-    .replace(/agent-coordinator/gi, (word) => `${word.slice(0, 5)}\u2060${word.slice(5)}`)
+    .replace(/agent-coordinator/gi, (word) => `${word.slice(0, 5)}\u2011${word.slice(6)}`)
     .replaceAll('##[', '#\u2060#[');
 }
 
