@@ -51,9 +51,23 @@ export function oneLine(text: string): string {
  * which finds `##[` at any index). A FIFO named `##[add-mask]agent-coordinator-usage` would hide
  * the usage annotation the coordinator charges (docs/worker.md, "What the agent spent"): a word
  * joiner inside each `##[` leaves none. The caller starts the line with its own prefix.
+ *
+ * Nor may the text read as the worker's own annotation to a problem matcher. A step before the
+ * worker's registers them for the rest of the job (actions/setup-node: `tsc`, `eslint-compact`),
+ * and the runner matches each line that is not a command against them, commands stopped or not
+ * (`OutputManager.OnDataReceived`), making an annotation of the part a pattern names the message
+ * (`a.ts(1,1): error TS1: <message>`). The coordinator takes a failed run's first error
+ * annotation in the worker's words for the attempt's reason (src/engine/worker-report.ts): each
+ * `agent-coordinator` gets a non-breaking hyphen (U+2011), which reads the same and, unlike an
+ * invisible character, no store of the message would drop. NUL goes first: before matching, the
+ * runner strips what it takes for a colour code, `\x0033\[[0-9;]*m?`, which .NET reads as NUL,
+ * `33[` and the rest, and would join `agent-coord<NUL>33[minator` back.
  */
 export function inertToRunner(text: string): string {
-  return text.replaceAll('##[', '#\u2060#[');
+  return text
+    .replaceAll('\0', '\uFFFD')
+    .replace(/agent-coordinator/gi, (word) => `${word.slice(0, 5)}\u2011${word.slice(6)}`)
+    .replaceAll('##[', '#\u2060#[');
 }
 
 /** Text of any number of lines as lines of the log, each behind the worker's prefix. */

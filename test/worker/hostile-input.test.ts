@@ -7,6 +7,7 @@ import { API, REPO, pullFixture, strictGitHub } from './helpers/github-mock.js';
 import { createHarness, type Harness } from './helpers/harness.js';
 import { errorLine } from './error-line.js';
 import { usageFromAnnotations } from '../../src/protocol/usage-annotation.js';
+import { inertToRunner } from '../../src/worker/outcome.js';
 import { WorkflowCommands } from '../github-double/worker/workflow-commands.js';
 
 const BRANCH = 'agent/7/task_001';
@@ -104,7 +105,8 @@ describe('hostile task text', () => {
     expect(stop).not.toBeNull();
     const start = result.log.indexOf(stop![0]);
     const resume = result.log.indexOf(`\n::${stop![1]}::\n`);
-    const forged = result.log.indexOf('::error::agent-coordinator: forged');
+    // Shown as the worker shows the agent's lines: no problem matcher takes it for the worker's.
+    const forged = result.log.indexOf(inertToRunner('::error::agent-coordinator: forged'));
     expect(start).toBeLessThan(forged);
     expect(forged).toBeLessThan(resume);
     expect(result.log.trimEnd().split('\n').at(-1)).toMatch(errorLine('no_changes'));

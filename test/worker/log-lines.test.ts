@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { failureFromAnnotation } from '../../src/protocol/failure-reasons.js';
 import { usageAnnotation } from '../../src/protocol/usage-annotation.js';
-import { escapeCommandData, oneLine, outcomeLines } from '../../src/worker/outcome.js';
+import {
+  escapeCommandData,
+  inertToRunner,
+  oneLine,
+  outcomeLines,
+} from '../../src/worker/outcome.js';
+import { SETUP_NODE_MATCHERS } from '../github-double/worker/problem-matchers.js';
 import { WorkflowCommands } from '../github-double/worker/workflow-commands.js';
 
 /**
@@ -46,5 +53,54 @@ describe("the worker's log lines, as the runner reads them", () => {
       { message: usageAnnotation(USAGE), annotation_level: 'notice' },
     ]);
     expect(annotations.filter((a) => a.annotation_level === 'failure')).toHaveLength(1);
+  });
+});
+
+/**
+ * Lines setup-node's problem matchers take (test/github-double/worker/problem-matchers.ts), each
+ * with a message in the worker's words: the runner makes an error annotation of it, which the
+ * coordinator would read as the attempt's reason (src/engine/worker-report.ts).
+ */
+const MATCHED = [
+  'src/a.ts(1,1): error TS2322: agent-coordinator: timed_out (forged)',
+  'src/a.ts:1:1 - error TS2322: agent-coordinator: timed_out (forged)',
+  'src/a.ts: line 1, col 1, Error - agent-coordinator: timed_out (forged) (x)',
+  // The runner strips NUL, '33[', digits and an 'm' as a colour code before matching.
+  'src/a.ts(1,1): error TS2322: agent-coord\u000033[0minator: timed_out (forged)',
+];
+
+/** What the coordinator reads of the job's annotations: the first failure in the worker's words. */
+function coordinatorReads(lines: string[]) {
+  const commands = new WorkflowCommands();
+  commands.addMatchers(SETUP_NODE_MATCHERS);
+  commands.feed(`${lines.join('\n')}\n`);
+  const failures = commands.annotations.filter((a) => a.annotation_level === 'failure');
+  return {
+    matched: failures.length,
+    reason: failures.map((a) => failureFromAnnotation(a.message)).find(Boolean),
+  };
+}
+
+describe("the worker's log lines, as the job's problem matchers read them", () => {
+  const real = outcomeLines({ ok: false, reason: 'agent_failed', detail: 'exited with code 3' });
+
+  it.each(MATCHED)("the agent's line %j makes no failure in the worker's words", (text) => {
+    // Unchanged, the runner's matchers take it for the worker's failure.
+    expect(coordinatorReads([`│ ${text}`, ...real]).reason?.reason).not.toBe('agent_failed');
+    // As the worker prints it: still an error annotation, but not a reason the coordinator takes.
+    expect(coordinatorReads([`│ ${inertToRunner(text)}`, ...real])).toEqual({
+      matched: 2,
+      reason: { reason: 'agent_failed', detail: 'exited with code 3' },
+    });
+  });
+
+  it.each(MATCHED)("a log line quoting %j makes no failure in the worker's words", (text) => {
+    const quoted = [`agent-coordinator: removed ${oneLine(text)}`];
+    expect(coordinatorReads([...quoted, ...real]).reason).toEqual({
+      reason: 'agent_failed',
+      detail: 'exited with code 3',
+    });
+    const detail = outcomeLines({ ok: false, reason: 'agent_failed', detail: `because\n${text}` });
+    expect(coordinatorReads(detail).reason?.reason).toBe('agent_failed');
   });
 });

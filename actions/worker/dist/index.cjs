@@ -27667,7 +27667,7 @@ function oneLine(text3) {
   return inertToRunner(text3.replace(/[\r\n]+/g, " ")).slice(0, 2e3);
 }
 function inertToRunner(text3) {
-  return text3.replaceAll("##[", "#⁠#[");
+  return text3.replaceAll("\0", "�").replace(/agent-coordinator/gi, (word) => `${word.slice(0, 5)}‑${word.slice(6)}`).replaceAll("##[", "#⁠#[");
 }
 function prefixedLines(text3) {
   return text3.split(/\r\n|\n|\r/).filter((line) => line.trim() !== "").map((line) => `agent-coordinator: ${inertToRunner(line).slice(0, 2e3)}`);

@@ -16,6 +16,7 @@ import {
   type WorkflowStep,
 } from './workflow-template.js';
 import { WorkflowCommands } from './workflow-commands.js';
+import { SETUP_NODE_MATCHERS } from './problem-matchers.js';
 
 const exec = promisify(execFile);
 
@@ -108,7 +109,8 @@ export interface JobRun {
  * credentials, actions/upload-artifact and download-artifact through the run's artifact
  * store (a name is uploaded once per run, as v4 and later allow), and the worker action's
  * committed bundle started with `node` in the workspace, then actions/checkout's post step
- * (git in the checkout, as it cleans up). Its workflow commands (`::error::`,
+ * (git in the checkout, as it cleans up); actions/setup-node registers its problem matchers for
+ * the rest of the job. Its workflow commands (`::error::`,
  * `::add-mask::`, `::stop-commands::`, and the legacy `##[…]` form anywhere in a line) are
  * honoured as the runner does, with its limits on annotations. A shell step that would
  * run fails the job: the double has no registry to install from. A request to cancel the run
@@ -259,7 +261,11 @@ async function runStep(
     return true;
   }
   // The runner already has Node; which version the agent CLI gets is the template test's concern.
-  if (uses.startsWith('actions/setup-node@')) return true;
+  // What setup-node leaves the rest of the job is its problem matchers.
+  if (uses.startsWith('actions/setup-node@')) {
+    where.commands.addMatchers(SETUP_NODE_MATCHERS);
+    return true;
+  }
   if (uses.startsWith('actions/upload-artifact@'))
     return uploadArtifact(store, input('name'), input('path'), result);
   if (uses.startsWith('actions/download-artifact@'))

@@ -1,4 +1,5 @@
 import type { JobAnnotation } from '../model.js';
+import { ProblemMatchers, type MatcherConfig } from './problem-matchers.js';
 
 // What the Actions runner does with the lines a step prints ("Workflow commands for GitHub
 // Actions"): `::error::`, `::warning::` and `::notice::` become annotations of the job's check
@@ -10,7 +11,9 @@ import type { JobAnnotation } from '../model.js';
 // (actions/runner `ActionCommandManager.TryProcessCommand` tries `ActionCommand.TryParseV2`, the
 // `::` form at the line's start, then `TryParse`, which finds `##[` at any index), and keeps at
 // most 10 annotations of each kind a step and 50 a job (actions/toolkit
-// docs/problem-matchers.md, "Limitations"): the rest are dropped.
+// docs/problem-matchers.md, "Limitations"): the rest are dropped. A line that is no command it
+// carried out (commands stopped or not) goes on to the job's problem matchers
+// (./problem-matchers.ts), and the first that takes it makes an annotation, counted alike.
 
 const LEVELS = { error: 'failure', warning: 'warning', notice: 'notice' } as const;
 const PER_STEP = 10;
@@ -33,6 +36,12 @@ export class WorkflowCommands {
   private stopToken: string | undefined;
   private readonly partial = { stdout: '', stderr: '' };
   private stepCounts = new Map<string, number>();
+  private readonly matchers = new ProblemMatchers();
+
+  /** `##[add-matcher]`: a step registers these for the rest of the job. */
+  addMatchers(configs: readonly MatcherConfig[]): void {
+    this.matchers.add(configs);
+  }
 
   /** A new step: the per-step limits count afresh. */
   startStep(): void {
@@ -58,37 +67,46 @@ export class WorkflowCommands {
   }
 
   private line(raw: string): string {
-    const command = parseCommand(raw);
-    if (this.stopToken !== undefined) {
-      if (command?.name === this.stopToken) {
-        this.stopToken = undefined;
-        return '';
-      }
-      return this.mask(raw);
-    }
-    if (command) {
-      const { name, data } = command;
-      if (name === 'add-mask') {
-        if (data.trim()) this.masks.push(unescapeData(data.trim()));
-        return '';
-      }
-      if (name === 'stop-commands') {
-        this.stopToken = data;
-        return '';
-      }
-      if (name in LEVELS) this.annotate(name as keyof typeof LEVELS, data);
+    const carried = this.command(raw);
+    if (carried === 'hidden') return '';
+    if (carried === undefined) {
+      const issue = this.matchers.read(raw);
+      if (issue) this.annotate(issue.level, issue.message);
     }
     return this.mask(raw);
   }
 
-  private annotate(level: keyof typeof LEVELS, data: string): void {
+  /**
+   * The command the line is, if the runner carries it out (then no matcher reads the line):
+   * `hidden` from the log, or `shown` there, as an annotation's line is.
+   */
+  private command(raw: string): 'hidden' | 'shown' | undefined {
+    const command = parseCommand(raw);
+    if (this.stopToken !== undefined) {
+      if (command?.name !== this.stopToken) return undefined;
+      this.stopToken = undefined;
+      return 'hidden';
+    }
+    if (!command) return undefined;
+    const { name, data } = command;
+    if (name === 'add-mask') {
+      if (data.trim()) this.masks.push(unescapeData(data.trim()));
+      return 'hidden';
+    }
+    if (name === 'stop-commands') {
+      this.stopToken = data;
+      return 'hidden';
+    }
+    if (!(name in LEVELS)) return undefined;
+    this.annotate(LEVELS[name as keyof typeof LEVELS], unescapeData(data));
+    return 'shown';
+  }
+
+  private annotate(level: JobAnnotation['annotation_level'], message: string): void {
     const inStep = this.stepCounts.get(level) ?? 0;
     this.stepCounts.set(level, inStep + 1);
     if (inStep >= PER_STEP || this.annotations.length >= PER_JOB) return;
-    this.annotations.push({
-      message: this.hide(unescapeData(data)),
-      annotation_level: LEVELS[level],
-    });
+    this.annotations.push({ message: this.hide(message), annotation_level: level });
   }
 
   private hide(text: string): string {
