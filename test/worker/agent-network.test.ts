@@ -23,6 +23,7 @@ import { createGitFixture, isolatedEnv, type GitFixture } from './helpers/git-fi
 import { assignmentFixture } from './helpers/harness.js';
 import { writeNetworkAgent } from './helpers/network-agent.js';
 import {
+  startContainerResolver,
   startOutsideHost,
   startResolverStandIn,
   type OutsideHost,
@@ -42,6 +43,7 @@ interface Report {
   proxyEnv: Record<string, string | null>;
   direct: string[];
   dns: string[];
+  dnsDirect?: string[];
   viaConnect?: string;
   viaAbsolute?: string;
   refused?: string[];
@@ -278,6 +280,26 @@ describe("the agent's network", () => {
     const after = rules();
     expect(after).not.toContain(`ac-${closedWho![1]}`);
     expect(after).not.toContain(`--uid-owner ${closedWho![2]} `);
+  }, 120_000);
+
+  it("closes a resolver on a port of its own that port 53 is forwarded to (a container job's: Docker's embedded DNS)", async () => {
+    const resolver = await startContainerResolver();
+    try {
+      const { run, report } = await attempt({
+        network: { allow: [] },
+        as: resolver.exec,
+        env: { NET_DNS: resolver.address, NET_DNS_PORT: String(resolver.port) },
+      });
+      expect(run.code, run.stdout).toBe(0);
+      expect(report).toMatchObject({
+        // Through the NAT rule to its own port, and to that port directly.
+        dns: ['EPERM', 'ECONNREFUSED', 'EPERM', 'EPERM'],
+        dnsDirect: ['EPERM', 'ECONNREFUSED'],
+      });
+      expect(resolver.heard()).toBe(0);
+    } finally {
+      await resolver.close();
+    }
   }, 120_000);
 
   it('leaves the network open, and says why, when the coordinator is from before worker.network', async () => {
