@@ -27791,6 +27791,12 @@ async function closeAgentNetwork(user, allow, say) {
     async open() {
       await proxy.close();
       await opened();
+    },
+    async leaveClosed() {
+      await proxy.close();
+      say(
+        "the agent's network stays closed: processes of its user may still run, so its rules stay until the runner is thrown away"
+      );
     }
   };
 }
@@ -29933,10 +29939,12 @@ async function isolated(ctx, fn) {
   } finally {
     ctx.user = void 0;
     ctx.network = void 0;
+    let finished = false;
     try {
       await user.finish();
+      finished = true;
     } finally {
-      await closed?.open();
+      await (finished ? closed?.open() : closed?.leaveClosed());
     }
   }
 }
