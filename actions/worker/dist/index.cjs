@@ -28685,7 +28685,14 @@ async function checkedBody(req) {
       status: 403,
       refusal: `agent-coordinator: the agent's network is closed (worker.network.allow), and the request has the API fetch from the internet: ${fetching}`
     };
-  return { body: Buffer.from(JSON.stringify(json2)) };
+  try {
+    return { body: Buffer.from(JSON.stringify(json2)) };
+  } catch {
+    return {
+      status: 400,
+      refusal: "agent-coordinator: the agent's network is closed, and the worker reads each Messages request before it goes: this one is nested too deep to be read"
+    };
+  }
 }
 function targetOf(upstream, requestTarget) {
   if (!requestTarget?.startsWith("/")) return void 0;
