@@ -1,4 +1,5 @@
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { run } from './root-commands.js';
 
 /**
@@ -9,9 +10,12 @@ import { run } from './root-commands.js';
  * another agent, and the runner's own, are left alone. On the loopback interface everything is
  * accepted but port 53: the runner's resolver (systemd-resolved's stub on 127.0.0.53, on
  * GitHub's Ubuntu runners) sends the names it is asked for to the internet, and a name can carry
- * anything. Anything else is refused with a reset or an ICMP error, so a connection fails at once
- * instead of hanging. gh-aw's firewall (github/gh-aw-firewall, src/host-iptables.ts) keeps its
- * rules in a chain of its own the same way.
+ * anything. Every port of the resolvers /etc/resolv.conf names is refused too (resolverAddresses):
+ * one may listen on a port of its own that port 53 is forwarded to by NAT, and the filter table
+ * sees the packet after the rewrite — Docker's embedded DNS, 127.0.0.11 in a `container:` job, does
+ * (moby/libnetwork, resolver.go). Anything else is refused with a reset or an ICMP error, so a
+ * connection fails at once instead of hanging. gh-aw's firewall (github/gh-aw-firewall,
+ * src/host-iptables.ts) keeps its rules in a chain of its own the same way.
  */
 export interface NetworkFence {
   /** Takes the rules away, each step tried; throws, naming them, when a step failed. */
@@ -23,18 +27,23 @@ export class FenceError extends Error {}
 
 interface Family {
   command: 'iptables' | 'ip6tables';
+  ip: 4 | 6;
   /** The ICMP error a refused datagram gets. */
   unreachable: string;
 }
 
 const FAMILIES: Family[] = [
-  { command: 'iptables', unreachable: 'icmp-port-unreachable' },
-  { command: 'ip6tables', unreachable: 'icmp6-port-unreachable' },
+  { command: 'iptables', ip: 4, unreachable: 'icmp-port-unreachable' },
+  { command: 'ip6tables', ip: 6, unreachable: 'icmp6-port-unreachable' },
 ];
 
-/** The rules of the chain, in order. */
-function chainRules(family: Family): string[][] {
+/** The rules of the chain, in order; `resolvers`, the family's resolver addresses. */
+function chainRules(family: Family, resolvers: string[]): string[][] {
   return [
+    ...resolvers.flatMap((address) => [
+      ['-d', address, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+      ['-d', address, '-j', 'REJECT', '--reject-with', family.unreachable],
+    ]),
     ['-o', 'lo', '-p', 'udp', '--dport', '53', '-j', 'REJECT', '--reject-with', family.unreachable],
     ['-o', 'lo', '-p', 'tcp', '--dport', '53', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
     ['-o', 'lo', '-j', 'ACCEPT'],
@@ -55,6 +64,7 @@ export async function fenceNetwork(
   chain: string,
 ): Promise<NetworkFence> {
   const entry = ['OUTPUT', '-m', 'owner', '--uid-owner', String(uid), '-j', chain];
+  const resolvers = await resolverAddresses();
   const fenced: Family[] = [];
   const undo = async (family: Family): Promise<string[]> => {
     const problems: string[] = [];
@@ -79,7 +89,9 @@ export async function fenceNetwork(
     }
     fenced.push(family);
     // The chain is whole before the uid's traffic enters it.
-    for (const rule of [...chainRules(family).map((r) => ['-A', chain, ...r]), ['-I', ...entry]]) {
+    const own = resolvers.filter((address) => isIP(address) === family.ip);
+    const rules = chainRules(family, own).map((r) => ['-A', chain, ...r]);
+    for (const rule of [...rules, ['-I', ...entry]]) {
       const added = await ipt(...rule);
       if (added.code !== 0) throw new FenceError(refusal(family, rule, added));
     }
@@ -107,6 +119,25 @@ function refusal(family: Family, args: string[], result: { code: number; stderr:
       : '';
   const said = result.stderr.trim();
   return `${family.command} ${args.join(' ')} exited with ${result.code}${missing}${said ? `: ${said}` : ''}`;
+}
+
+/**
+ * The addresses of the `nameserver` lines of /etc/resolv.conf (resolv.conf(5)) but 127.0.0.1 and
+ * ::1, where the worker's proxies listen and the runner's services do: a resolver there is closed
+ * on port 53 alone. None when the file cannot be read.
+ */
+async function resolverAddresses(): Promise<string[]> {
+  const text = await readFile('/etc/resolv.conf', 'utf8').catch(() => '');
+  return [...text.matchAll(/^[ \t]*nameserver[ \t]+([^\s%]+)/gm)]
+    .map((line) => line[1]!)
+    .filter((address) => isIP(address) !== 0 && !WORKER_LOOPBACK.includes(canonical(address)));
+}
+
+const WORKER_LOOPBACK = ['127.0.0.1', '::1'];
+
+/** An IPv6 address in its shortest form (`0:0::1` is `::1`), as the URL parser writes it. */
+function canonical(address: string): string {
+  return isIP(address) === 6 ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address;
 }
 
 /** Whether the kernel has IPv6 (a kernel booted with ipv6.disable=1 has no such file). */

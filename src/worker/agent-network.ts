@@ -17,6 +17,11 @@ export interface ClosedNetwork {
   env: Record<string, string>;
   /** Stops the proxy and takes the rules away: after the agent's processes are gone. */
   open(): Promise<void>;
+  /**
+   * Stops the proxy and leaves the rules and the sockets' entries in place, for the rest of the
+   * job: for when a process of the agent's may still run.
+   */
+  leaveClosed(): Promise<void>;
 }
 
 /** What the assignment says of the network, as the worker goes by it. */
@@ -92,6 +97,12 @@ export async function closeAgentNetwork(
     async open() {
       await proxy.close();
       await opened();
+    },
+    async leaveClosed() {
+      await proxy.close();
+      say(
+        "the agent's network stays closed: processes of its user may still run, so its rules stay until the runner is thrown away",
+      );
     },
   };
 }

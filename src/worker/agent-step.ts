@@ -344,11 +344,15 @@ async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> 
   } finally {
     ctx.user = undefined;
     ctx.network = undefined;
-    // Its processes are killed before its network opens again.
+    // Its network opens again only once every process of its user is known to be gone: finish()
+    // throws when one survived or the worker could not look (an agent can use up the worker's
+    // file descriptors, and then no kill starts), and a survivor would have the open network.
+    let finished = false;
     try {
       await user.finish();
+      finished = true;
     } finally {
-      await closed?.open();
+      await (finished ? closed?.open() : closed?.leaveClosed());
     }
   }
 }

@@ -379,7 +379,18 @@ async function checkedBody(
       status: 403,
       refusal: `agent-coordinator: the agent's network is closed (worker.network.allow), and the request has the API fetch from the internet: ${fetching}`,
     };
-  return { body: Buffer.from(JSON.stringify(json)) };
+  try {
+    return { body: Buffer.from(JSON.stringify(json)) };
+  } catch {
+    // JSON.parse reads any depth, JSON.stringify recurses: past the stack it throws, and a
+    // rejection handled nowhere ends the worker, with the agent still running and its checkout
+    // (.git and all) left to the job's later steps.
+    return {
+      status: 400,
+      refusal:
+        "agent-coordinator: the agent's network is closed, and the worker reads each Messages request before it goes: this one is nested too deep to be read",
+    };
+  }
 }
 
 /**

@@ -16,13 +16,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { errorLine } from './error-line.js';
 import { chownAll, runBundle, startCoordinator, withoutPrivilege } from './helpers/bundle.js';
 import { createGitFixture, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
 import { assignmentFixture } from './helpers/harness.js';
 import { writeNetworkAgent } from './helpers/network-agent.js';
+import { writeSurvivorAgent } from './helpers/survivor-agent.js';
 import {
+  startContainerResolver,
   startOutsideHost,
   startResolverStandIn,
   type OutsideHost,
@@ -42,6 +44,7 @@ interface Report {
   proxyEnv: Record<string, string | null>;
   direct: string[];
   dns: string[];
+  dnsDirect?: string[];
   viaConnect?: string;
   viaAbsolute?: string;
   refused?: string[];
@@ -56,6 +59,34 @@ function rules(): string {
   return ['iptables', 'ip6tables']
     .map((command) => spawnSync(command, ['-S'], { encoding: 'utf8' }).stdout)
     .join('\n');
+}
+
+function readLines(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+/**
+ * What the worker left of an agent's user `uid`: its processes killed (kill(-1) as that uid,
+ * never as root), its rules taken away, the user deleted.
+ */
+function killUser(uid: number): void {
+  expect(uid, 'an agent user, never root').toBeGreaterThan(0);
+  spawnSync('setpriv', [
+    `--reuid=${uid}`,
+    `--regid=${uid}`,
+    '--clear-groups',
+    'kill',
+    '-KILL',
+    '-1',
+  ]);
+  const name = spawnSync('id', ['-nu', String(uid)], { encoding: 'utf8' }).stdout.trim();
+  for (const command of ['iptables', 'ip6tables']) {
+    const entry = ['OUTPUT', '-m', 'owner', '--uid-owner', String(uid), '-j', `ac-${name}`];
+    spawnSync(command, ['-w', '-D', ...entry]);
+    spawnSync(command, ['-w', '-F', `ac-${name}`]);
+    spawnSync(command, ['-w', '-X', `ac-${name}`]);
+  }
+  if (name) spawnSync('userdel', [name]);
 }
 
 describe("the agent's network", () => {
@@ -278,6 +309,63 @@ describe("the agent's network", () => {
     const after = rules();
     expect(after).not.toContain(`ac-${closedWho![1]}`);
     expect(after).not.toContain(`--uid-owner ${closedWho![2]} `);
+  }, 120_000);
+
+  it("closes a resolver on a port of its own that port 53 is forwarded to (a container job's: Docker's embedded DNS)", async () => {
+    const resolver = await startContainerResolver();
+    try {
+      const { run, report } = await attempt({
+        network: { allow: [] },
+        as: resolver.exec,
+        env: { NET_DNS: resolver.address, NET_DNS_PORT: String(resolver.port) },
+      });
+      expect(run.code, run.stdout).toBe(0);
+      expect(report).toMatchObject({
+        // Through the NAT rule to its own port, and to that port directly.
+        dns: ['EPERM', 'ECONNREFUSED', 'EPERM', 'EPERM'],
+        dnsDirect: ['EPERM', 'ECONNREFUSED'],
+      });
+      expect(resolver.heard()).toBe(0);
+    } finally {
+      await resolver.close();
+    }
+  }, 120_000);
+
+  it('keeps the rules while processes of the agent may live: a worker the agent left without file descriptors could not kill them', async () => {
+    const dir = sharedDir();
+    const log = join(dir, 'survivor.log');
+    const stop = join(dir, 'stop');
+    const agent = writeSurvivorAgent(dir);
+    let uid = 0;
+    try {
+      const { run } = await attempt({
+        network: { allow: [] },
+        // Few descriptors, for the agent to use up quickly; as many for the agent.
+        as: ['prlimit', '--nofile=256:256'],
+        env: {
+          AGENT_COMMAND: agent.command,
+          ...agent.env,
+          SURVIVOR_OUTSIDE: outside.address,
+          SURVIVOR_LOG: log,
+          SURVIVOR_STOP: stop,
+        },
+      });
+      uid = Number(/survivor-agent: uid (\d+)/.exec(run.stdout)?.[1]);
+      expect(run.stdout).toMatch(/survivor-agent: holder \d+ exhausted/);
+      expect(run.code, run.stdout).toBe(1);
+      // The worker has ended, and the agent's processes live on: the next thing they try after
+      // that is still refused, and so was everything before it.
+      const before = readLines(log).length;
+      await vi.waitFor(() => expect(readLines(log).length).toBeGreaterThan(before), {
+        timeout: 30_000,
+      });
+      expect(readLines(log)).not.toContainEqual(expect.stringMatching(/^reached/));
+      expect(outside.heard()).not.toContain('/survivor');
+      expect(rules()).toContain(`--uid-owner ${uid} `);
+    } finally {
+      writeFileSync(stop, '');
+      killUser(uid);
+    }
   }, 120_000);
 
   it('leaves the network open, and says why, when the coordinator is from before worker.network', async () => {

@@ -149,6 +149,19 @@ describe('the API key proxy while the agent’s network is closed', () => {
     expect(upstream.seen[1]!.headers['x-api-key']).toBe('sk-ant-api03-real');
   });
 
+  it('refuses a body nested deeper than it can write back, and goes on serving', async () => {
+    const send = await start(true);
+    // JSON.parse reads any depth; writing it back recurses, and throws past the stack: a
+    // rejection handled nowhere ends the worker, with the agent still running.
+    const depth = 200_000;
+    const deep = `{"model":"m","messages":[],"metadata":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const answer = await send('/v1/messages', { body: deep });
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('nested too deep');
+    expect((await send('/v1/messages', { json: PLAIN })).status).toBe(200);
+    expect(upstream.seen).toHaveLength(1);
+  });
+
   it('forwards GET and HEAD, and refuses any other endpoint and what it cannot read', async () => {
     const send = await start(true);
     // Claude Code's start (HEAD /api/hello) and a read of the models.

@@ -27402,6 +27402,7 @@ async function readRegularFile(path3, maxBytes = 1 << 20) {
 
 // src/worker/agent-firewall.ts
 var import_promises3 = require("node:fs/promises");
+var import_node_net = require("node:net");
 
 // src/worker/root-commands.ts
 var import_node_child_process = require("node:child_process");
@@ -27433,11 +27434,15 @@ async function must(argv, what) {
 var FenceError = class extends Error {
 };
 var FAMILIES = [
-  { command: "iptables", unreachable: "icmp-port-unreachable" },
-  { command: "ip6tables", unreachable: "icmp6-port-unreachable" }
+  { command: "iptables", ip: 4, unreachable: "icmp-port-unreachable" },
+  { command: "ip6tables", ip: 6, unreachable: "icmp6-port-unreachable" }
 ];
-function chainRules(family) {
+function chainRules(family, resolvers) {
   return [
+    ...resolvers.flatMap((address) => [
+      ["-d", address, "-p", "tcp", "-j", "REJECT", "--reject-with", "tcp-reset"],
+      ["-d", address, "-j", "REJECT", "--reject-with", family.unreachable]
+    ]),
     ["-o", "lo", "-p", "udp", "--dport", "53", "-j", "REJECT", "--reject-with", family.unreachable],
     ["-o", "lo", "-p", "tcp", "--dport", "53", "-j", "REJECT", "--reject-with", "tcp-reset"],
     ["-o", "lo", "-j", "ACCEPT"],
@@ -27447,6 +27452,7 @@ function chainRules(family) {
 }
 async function fenceNetwork(root, uid, chain) {
   const entry = ["OUTPUT", "-m", "owner", "--uid-owner", String(uid), "-j", chain];
+  const resolvers = await resolverAddresses();
   const fenced2 = [];
   const undo = async (family) => {
     const problems = [];
@@ -27470,7 +27476,9 @@ async function fenceNetwork(root, uid, chain) {
       throw new FenceError(refusal(family, ["-N", chain], created));
     }
     fenced2.push(family);
-    for (const rule of [...chainRules(family).map((r) => ["-A", chain, ...r]), ["-I", ...entry]]) {
+    const own2 = resolvers.filter((address) => (0, import_node_net.isIP)(address) === family.ip);
+    const rules = chainRules(family, own2).map((r) => ["-A", chain, ...r]);
+    for (const rule of [...rules, ["-I", ...entry]]) {
       const added = await ipt(...rule);
       if (added.code !== 0) throw new FenceError(refusal(family, rule, added));
     }
@@ -27494,6 +27502,14 @@ function refusal(family, args, result) {
   const said = result.stderr.trim();
   return `${family.command} ${args.join(" ")} exited with ${result.code}${missing}${said ? `: ${said}` : ""}`;
 }
+async function resolverAddresses() {
+  const text3 = await (0, import_promises3.readFile)("/etc/resolv.conf", "utf8").catch(() => "");
+  return [...text3.matchAll(/^[ \t]*nameserver[ \t]+([^\s%]+)/gm)].map((line) => line[1]).filter((address) => (0, import_node_net.isIP)(address) !== 0 && !WORKER_LOOPBACK.includes(canonical(address)));
+}
+var WORKER_LOOPBACK = ["127.0.0.1", "::1"];
+function canonical(address) {
+  return (0, import_node_net.isIP)(address) === 6 ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address;
+}
 async function kernelHasIpv6() {
   return (0, import_promises3.access)("/proc/net/if_inet6").then(
     () => true,
@@ -27504,7 +27520,7 @@ async function kernelHasIpv6() {
 // src/worker/egress-proxy.ts
 var import_node_events = require("node:events");
 var import_node_http = require("node:http");
-var import_node_net = require("node:net");
+var import_node_net2 = require("node:net");
 var NO_PROXY = "127.0.0.1,localhost,::1";
 var HOP_BY_HOP = /* @__PURE__ */ new Set([
   "connection",
@@ -27571,7 +27587,7 @@ function tunnel(req, client, head, allowed, lookup, track) {
   const target = authority(req.url);
   if (!target) return void client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
   if (!allowed(target.host)) return void client.end(refusedAnswer(target.host));
-  const upstream = (0, import_node_net.connect)({ host: target.host, port: target.port, lookup });
+  const upstream = (0, import_node_net2.connect)({ host: target.host, port: target.port, lookup });
   track(upstream);
   upstream.once("connect", () => {
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
@@ -27775,6 +27791,12 @@ async function closeAgentNetwork(user, allow, say) {
     async open() {
       await proxy.close();
       await opened();
+    },
+    async leaveClosed() {
+      await proxy.close();
+      say(
+        "the agent's network stays closed: processes of its user may still run, so its rules stay until the runner is thrown away"
+      );
     }
   };
 }
@@ -28667,7 +28689,14 @@ async function checkedBody(req) {
       status: 403,
       refusal: `agent-coordinator: the agent's network is closed (worker.network.allow), and the request has the API fetch from the internet: ${fetching}`
     };
-  return { body: Buffer.from(JSON.stringify(json2)) };
+  try {
+    return { body: Buffer.from(JSON.stringify(json2)) };
+  } catch {
+    return {
+      status: 400,
+      refusal: "agent-coordinator: the agent's network is closed, and the worker reads each Messages request before it goes: this one is nested too deep to be read"
+    };
+  }
 }
 function targetOf(upstream, requestTarget) {
   if (!requestTarget?.startsWith("/")) return void 0;
@@ -29994,10 +30023,12 @@ async function isolated(ctx, fn) {
   } finally {
     ctx.user = void 0;
     ctx.network = void 0;
+    let finished = false;
     try {
       await user.finish();
+      finished = true;
     } finally {
-      await closed?.open();
+      await (finished ? closed?.open() : closed?.leaveClosed());
     }
   }
 }

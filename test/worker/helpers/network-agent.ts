@@ -8,6 +8,8 @@ import { join } from 'node:path';
  * - `direct`: a connection, then an HTTP request, to the outside host (NET_OUTSIDE) itself;
  * - `dns`: a query to the resolver stand-in (NET_DNS, port 53) over UDP and TCP, and to the
  *   runner's usual resolver addresses;
+ * - `dnsDirect`: with NET_DNS_PORT, the same to that port of the stand-in (where a resolver that
+ *   port 53 is forwarded to listens);
  * - `viaConnect`, `viaAbsolute`: the outside host through the proxy its environment names
  *   (`CONNECT` for https, an absolute URL for http), when it names one;
  * - `refused`: hosts not on the list through that proxy (one asked twice);
@@ -87,6 +89,10 @@ const waitFor = async (file) => {
     await udp('127.0.0.53', 53),
     await udp('127.0.0.1', 53),
   ];
+  if (env.NET_DNS_PORT) {
+    const port = Number(env.NET_DNS_PORT);
+    report.dnsDirect = [await udp(env.NET_DNS, port), await tcp(env.NET_DNS, port)];
+  }
   const proxy = env.HTTPS_PROXY;
   if (proxy) {
     report.viaConnect = await connectVia(proxy, outside, 80, '/via-connect');

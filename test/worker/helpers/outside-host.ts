@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
 
@@ -112,6 +113,100 @@ export async function startResolverStandIn(): Promise<ResolverStandIn> {
       udp.close();
       tcp.close();
       await once(tcp, 'close');
+    },
+  };
+}
+
+/**
+ * A network namespace set up as a `container:` job's is (docs/worker.md, "The agent's network"):
+ * Docker's embedded resolver, which /etc/resolv.conf names as 127.0.0.11, listens on a port of its
+ * own choosing, and a NAT rule of the namespace sends 127.0.0.11:53 there (moby/libnetwork,
+ * resolver.go; issue 1085). The stand-in counts what reaches it. `exec` is the prefix that runs a
+ * command in the namespace, with that resolv.conf (`ip netns exec` mounts /etc/netns/<name>/ over
+ * /etc).
+ */
+export interface ContainerResolver {
+  address: string;
+  /** The port it listens on, which port 53 is forwarded to. */
+  port: number;
+  exec: string[];
+  heard(): number;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.11, UDP and TCP, on one free port; says it, then each thing it heard. */
+const EMBEDDED_RESOLVER = String.raw`
+const dgram = require('node:dgram');
+const net = require('node:net');
+const tcp = net.createServer((socket) => { console.log('heard'); socket.end(); });
+tcp.listen(0, '127.0.0.11', () => {
+  const port = tcp.address().port;
+  const udp = dgram.createSocket('udp4');
+  udp.on('message', (m, from) => { console.log('heard'); udp.send('answer', from.port, from.address); });
+  udp.bind(port, '127.0.0.11', () => console.log('listening ' + port));
+});
+`;
+
+export async function startContainerResolver(): Promise<ContainerResolver> {
+  const namespace = `ac-dns-${randomBytes(3).toString('hex')}`;
+  const etc = `/etc/netns/${namespace}`;
+  const address = '127.0.0.11';
+  ip('netns', 'add', namespace);
+  ip('-n', namespace, 'link', 'set', 'lo', 'up');
+  mkdirSync(etc, { recursive: true });
+  writeFileSync(`${etc}/resolv.conf`, `nameserver ${address}\noptions ndots:0\n`);
+  const server: ChildProcess = spawn(
+    'ip',
+    ['netns', 'exec', namespace, process.execPath, '-e', EMBEDDED_RESOLVER],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  server.stdout!.setEncoding('utf8');
+  const port = await new Promise<number>((resolve) =>
+    server.stdout!.on('data', (text: string) => {
+      out += text;
+      const listening = /listening (\d+)\n/.exec(out);
+      if (listening) resolve(Number(listening[1]));
+    }),
+  );
+  for (const proto of ['udp', 'tcp']) {
+    const run = spawnSync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        namespace,
+        'iptables',
+        '-w',
+        '-t',
+        'nat',
+        '-A',
+        'OUTPUT',
+        '-d',
+        address,
+        '-p',
+        proto,
+        '--dport',
+        '53',
+        '-j',
+        'DNAT',
+        '--to-destination',
+        `${address}:${port}`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(run.status, run.stderr).toBe(0);
+  }
+  return {
+    address,
+    port,
+    exec: ['ip', 'netns', 'exec', namespace],
+    heard: () => out.split('\n').filter((line) => line === 'heard').length,
+    async close() {
+      server.kill('SIGKILL');
+      if (server.exitCode === null && server.signalCode === null) await once(server, 'exit');
+      spawnSync('ip', ['netns', 'del', namespace]);
+      rmSync(etc, { recursive: true, force: true });
     },
   };
 }
