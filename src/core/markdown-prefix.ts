@@ -29,3 +29,19 @@ export function lineStarts(text: string): number[] {
   for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
   return starts;
 }
+
+/** The text's paragraphs: its spans between blank lines, each from a line's start to its end. */
+export function paragraphsOf(text: string): Array<{ start: number; end: number }> {
+  const paragraphs: Array<{ start: number; end: number }> = [];
+  let start: number | undefined;
+  let at = 0;
+  for (const line of text.split('\n')) {
+    if (BLANK_LINE.test(line)) {
+      if (start !== undefined) paragraphs.push({ start, end: at - 1 });
+      start = undefined;
+    } else start ??= at;
+    at += line.length + 1;
+  }
+  if (start !== undefined) paragraphs.push({ start, end: text.length });
+  return paragraphs;
+}

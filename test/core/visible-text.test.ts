@@ -218,6 +218,31 @@ describe('visibleMarkdown', () => {
       markdown: `<div>\n<! ${HIDDEN}>\n</ ${HIDDEN}>\n</div>`,
       seen: '<div>\n\n\n</div>',
     },
+    {
+      name: "a Mermaid diagram's comments, directives and accessible title and description",
+      markdown: `\`\`\`mermaid\ngraph TD\n%% ${HIDDEN}\nA-->B %% ${HIDDEN}\n%%{init: {"x": "\n${HIDDEN}"}}%%\naccTitle: ${HIDDEN}\naccDescr {\n${HIDDEN}\n}\n\`\`\``,
+      seen: '```mermaid\ngraph TD\n\nA-->B \n\n\n\n\n}\n```',
+    },
+    {
+      name: 'math that may draw something as nothing, whole',
+      markdown: `Fix it: $\\phantom{${HIDDEN}}$ and $x \\color{white}${HIDDEN}$.`,
+      seen: 'Fix it: [math left out].',
+    },
+    {
+      name: "math whose command GitHub's markdown writes (`\\\\`, `&#92;`, `&bsol;`)",
+      markdown: `$\\\\phantom{${HIDDEN}}$\n\n$&#92;hphantom{${HIDDEN}}$\n\n$&bsol;phantom{${HIDDEN}}$`,
+      seen: '[math left out]\n\n[math left out]\n\n[math left out]',
+    },
+    {
+      name: 'display math over blank lines',
+      markdown: `$$\n\\vphantom{\n\n${HIDDEN}\n\n}$$\nAfter.`,
+      seen: '[math left out]\nAfter.',
+    },
+    {
+      name: 'a math block with a comment',
+      markdown: `\`\`\`math\nx % ${HIDDEN}\n\`\`\``,
+      seen: '```math\n[math left out]\n```',
+    },
   ])('leaves out $name', ({ markdown, seen }) => {
     expect(visibleMarkdown(markdown)).toBe(seen);
   });
@@ -238,6 +263,15 @@ describe('visibleMarkdown', () => {
     { name: 'a `</` or `<!` in prose', markdown: 'type </ then <! and more' },
     { name: 'tags the tag filter shows as text', markdown: '<script>alert(1)</script>' },
     { name: 'a tag left open in a code span', markdown: 'Set `<input value="` first.' },
+    {
+      name: 'math that draws what it holds',
+      markdown: '$x^2 + \\alpha$ and $$\\frac{a}{b}$$\n\n```math\n\\sum_{i=1}^n i \\le n^2\n```',
+    },
+    {
+      name: 'shell variables in code spans',
+      markdown: 'Use `$env:PATH` and `C:\\tools` then `$x`.',
+    },
+    { name: 'a Mermaid diagram', markdown: '```mermaid\ngraph TD\nA["50% done"]-->B\n```' },
   ])('keeps $name', ({ markdown }) => {
     expect(visibleMarkdown(markdown)).toBe(markdown);
   });
@@ -262,6 +296,10 @@ describe('visibleMarkdown', () => {
 
   it("errs towards leaving out: a comment in a list item's code goes too", () => {
     expect(visibleMarkdown('- a\n  ```\n  <!-- note -->\n  ```')).toBe('- a\n  ```\n  \n  ```');
+  });
+
+  it('errs towards leaving out: prices with a percent between them read as math that hides', () => {
+    expect(visibleMarkdown('Costs $5 (20% off) or $10.')).toBe('Costs [math left out]10.');
   });
 
   it('reads a long hostile text in linear time', () => {

@@ -6,10 +6,18 @@
  *   a bogus comment (`<!x`, `<?`, `</ x`) to the next `>`, a tag to its `>` but inside a quoted
  *   attribute value, and a quote opens a value only after `=`;
  * - of a tag, only a title, a link's address and an image's source are seen (by hovering, or as
- *   the image).
+ *   the image);
+ * - a Mermaid block draws no comment, directive or accessible title or description (Mermaid's own
+ *   preprocessing);
+ * - math drawn with a command that hides (`\phantom`, a colour, a box of no size) or a comment
+ *   shows nothing of itself: math is read in a ```` ```math ```` block, and between `$`s, paired
+ *   from the left, in a text node or in a block's text with its code spans (where GitHub finds it
+ *   is not documented: either reading may be GitHub's).
  */
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+/** Commands that draw what they hold as nothing, or hide it. */
+const HIDING_MATH = /\\(?:[hv]?phantom|color|textcolor|colorbox|smash|[lr]lap|mathclap)\b|%/;
 /** Inline elements: their text is in the same block as the text around them. */
 const INLINE = new Set(
   'a em strong del s code img span b i sub sup kbd ins mark small abbr q samp var tt u br'.split(
@@ -57,14 +65,47 @@ export function shownText(html: string): string {
   return ` ${shown.join(' ')} `.replace(INVISIBLE, '');
 }
 
-/** What a code block shows: its text. */
-function drawnText(_language: string | undefined, text: string): string {
+/** What a code block shows: Mermaid and math draw their text, other code shows it. */
+function drawnText(language: string | undefined, text: string): string {
+  if (language === 'mermaid') return mermaidDrawn(text);
+  if (language === 'math') return HIDING_MATH.test(text) ? '' : text;
   return text;
 }
 
-/** The text of a block a person reads. */
+/**
+ * The text of a block a person reads: math is found in each text node (GitHub's finder in 2022
+ * read the rendered text), or in the block's text with its code spans (a parser of the markdown
+ * would): what either reading hides is not read.
+ */
 function seenOfBlock(block: ReadonlyArray<{ text: string; code: boolean }>): string {
-  return block.map(({ text }) => text).join(' ');
+  const whole = block.map(({ text }) => text).join('');
+  const hidden = new Uint8Array(whole.length);
+  hideMath(whole, hidden, 0);
+  let offset = 0;
+  const seen = block.map(({ text, code }) => {
+    if (!code) hideMath(text, hidden, offset);
+    const start = offset;
+    offset += text.length;
+    return [...text.matchAll(/[\s\S]/g)]
+      .map(([char], i) => (hidden[start + i] ? ' ' : char))
+      .join('');
+  });
+  return seen.join(' ');
+}
+
+/** Marks the `$…$` and `$$…$$` spans of the text, paired from the left, that hide. */
+function hideMath(text: string, hidden: Uint8Array, offset: number): void {
+  for (const { 0: math, index } of text.matchAll(/\$\$[\s\S]*?\$\$|\$[\s\S]*?\$/g))
+    if (HIDING_MATH.test(math)) hidden.fill(1, offset + index, offset + index + math.length);
+}
+
+/** What Mermaid draws of a diagram's text. */
+function mermaidDrawn(text: string): string {
+  return text
+    .replace(/%%\{[\s\S]*?\}%%/g, '')
+    .replace(/%%[^\n]*/g, '')
+    .replace(/accDescr\s*\{[^}]*\}?/g, '')
+    .replace(/acc(?:Title|Descr)\s*:[^\n]*/g, '');
 }
 
 /** What a person sees of a tag by hovering, or as the image. */

@@ -140,6 +140,18 @@ const PIECES = [
   '<rp>',
   '<! ',
   '</ ',
+  // Math, and what hides in it.
+  '$',
+  '$$',
+  '$`',
+  '`$',
+  '\\phantom{',
+  '\\color{white}',
+  '}',
+  '%',
+  '&#92;phantom{',
+  '\\\\phantom{',
+  '\\alpha',
 ];
 
 /** Pieces that make lines GitHub may read as code, or as what only looks like code. */
@@ -158,6 +170,10 @@ const CODE_PIECES = [
   '\u00a0',
   '```mermaid',
   '%%',
+  '%%{',
+  '}%%',
+  'accTitle: ',
+  '```math',
 ];
 
 /**
@@ -214,9 +230,14 @@ const LINE_PIECES = [
   '<?>',
   '<script>',
   '</script>',
+  '```math',
+  '$$',
+  '\\phantom{',
   '<div title="',
   "<p title='",
   '<img alt="',
+  '%%{',
+  'accDescr {',
   'MARK',
   'MARK',
   'MARK',
@@ -261,6 +282,23 @@ const markdownOfLines = fc
     { maxLength: 24 },
   )
   .map((lines) => withMarkers(lines.map(([start, pieces]) => [start, ...pieces, '\n']).flat()));
+
+/** Pieces of math and diagrams, dense enough that hiding commands and comments meet markers. */
+const DRAWN_PIECES = [
+  ...['$', '$', '$$', '$`', '`$', '`', '{', '}', '%', ' ', '\n', '\n\n', '> ', '- ', '|'],
+  ...['\\phantom{', '\\color{white}', '\\alpha', '\\frac{', '&#92;phantom{', '\\\\phantom{'],
+  ...['\n```math\n', '\n```mermaid\n', '\n```\n', '\n~~~math\n', '%% ', '%%{', '}%%'],
+  ...['\naccTitle: ', '\naccDescr {', '<div>\n', '[a](x`y)'],
+];
+const markdownOfDrawn = fc
+  .array(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...DRAWN_PIECES) },
+      { weight: 1, arbitrary: fc.constant('MARK') },
+    ),
+    { maxLength: 30 },
+  )
+  .map(withMarkers);
 
 const markers = (text: string) => new Set(text.match(/\bm\d+\b/g) ?? []);
 
@@ -390,7 +428,7 @@ const markdownWithCode = fc
 describe('visibleMarkdown against GitHub’s rendering', () => {
   it('keeps no marker GitHub hides', () => {
     fc.assert(
-      fc.property(fc.oneof(markdownOfPieces, markdownOfLines), (markdown) => {
+      fc.property(fc.oneof(markdownOfPieces, markdownOfLines, markdownOfDrawn), (markdown) => {
         // References a code block shows as written are read as the agent would read them.
         const shown = markers(untag(shownText(renderGfm(markdown))));
         // The language a code block is highlighted as is kept (src/core/visible-text.ts).
