@@ -6,11 +6,12 @@
  * footnote definitions (no text of theirs is shown), a code fence's info string but for a
  * language's name, and characters that render as nothing (Unicode tag characters, which spell out
  * ASCII, variation selectors, zero-width and bidi controls, and the references that stand for
- * them). So do a tag's own text and what a tag left open hides (html-tags.ts), math that may
- * draw text as nothing (math-text.ts) and what a Mermaid diagram does not draw (mermaid-text.ts).
- * An agent reads the raw text: hidden there, an author's instructions would reach it without
- * anybody having read them. What a person sees only by hovering or opening (a link's address or
- * title, a markdown image's alt text, a `<details>` section) stays.
+ * them). So do a tag's own text and what a tag left open hides (html-tags.ts), an image's
+ * description and a reference link's label (link-text.ts), math that may draw text as nothing
+ * (math-text.ts) and what a Mermaid diagram does not draw (mermaid-text.ts). An agent reads the
+ * raw text: hidden there, an author's instructions would reach it without anybody having read
+ * them. What a person sees only by hovering or opening (a link's address, a title, a `<details>`
+ * section) stays.
  *
  * A code block shows its text as written, and an agent needs a code sample verbatim: the lines
  * GitHub surely shows as a code block (code-blocks.ts) keep all but their invisible characters.
@@ -27,6 +28,7 @@
 
 import { codeBlockLines } from './code-blocks.js';
 import { hiddenTags, inHtmlBlock } from './html-tags.js';
+import { linkTextCuts } from './link-text.js';
 import { BLANK_LINE as BLANK, prefixLength } from './markdown-prefix.js';
 import { mathCuts } from './math-text.js';
 import { mermaidCuts } from './mermaid-text.js';
@@ -168,7 +170,7 @@ function withoutHiddenText(text: string): { kept: string; restHidden: boolean } 
     cuts.push({ start, end });
   }
   const tags = hiddenTags(text, (at) => shown[at] === 1);
-  cuts.push(...tags.cuts, ...mermaidCuts(text), ...mathCuts(text));
+  cuts.push(...tags.cuts, ...linkTextCuts(text), ...mermaidCuts(text), ...mathCuts(text));
   if (tags.restFrom !== undefined) cuts.push({ start: tags.restFrom, end: text.length });
   const kept = withoutCuts(text, cuts);
   return {

@@ -243,6 +243,16 @@ describe('visibleMarkdown', () => {
       markdown: `\`\`\`math\nx % ${HIDDEN}\n\`\`\``,
       seen: '```math\n[math left out]\n```',
     },
+    {
+      name: "an image's description, a code span's bracket in it",
+      markdown: `![${HIDDEN}](https://x.y/p.png) ![a \`]\` ${HIDDEN}](x)`,
+      seen: '![](https://x.y/p.png) ![](x)',
+    },
+    {
+      name: "a reference link's label",
+      markdown: `[Fix it][${HIDDEN}]\n\n[${HIDDEN}]: https://x.y`,
+      seen: '[Fix it][]\n',
+    },
   ])('leaves out $name', ({ markdown, seen }) => {
     expect(visibleMarkdown(markdown)).toBe(seen);
   });

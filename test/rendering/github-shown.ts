@@ -74,13 +74,15 @@ function drawnText(language: string | undefined, text: string): string {
 
 /**
  * The text of a block a person reads: math is found in each text node (GitHub's finder in 2022
- * read the rendered text), or in the block's text with its code spans (a parser of the markdown
- * would): what either reading hides is not read.
+ * read the rendered text), or in the block's text with its code spans, between `$`s outside them
+ * (a parser of the markdown would): what either reading hides is not read.
  */
 function seenOfBlock(block: ReadonlyArray<{ text: string; code: boolean }>): string {
   const whole = block.map(({ text }) => text).join('');
+  // A parser reads a code span before a `$` as code: its `$` opens no math (`` `$` ``).
+  const delimiters = block.map(({ text, code }) => (code ? text.replaceAll('$', ' ') : text));
   const hidden = new Uint8Array(whole.length);
-  hideMath(whole, hidden, 0);
+  hideMath(whole, hidden, 0, delimiters.join(''));
   let offset = 0;
   const seen = block.map(({ text, code }) => {
     if (!code) hideMath(text, hidden, offset);
@@ -94,9 +96,11 @@ function seenOfBlock(block: ReadonlyArray<{ text: string; code: boolean }>): str
 }
 
 /** Marks the `$…$` and `$$…$$` spans of the text, paired from the left, that hide. */
-function hideMath(text: string, hidden: Uint8Array, offset: number): void {
-  for (const { 0: math, index } of text.matchAll(/\$\$[\s\S]*?\$\$|\$[\s\S]*?\$/g))
+function hideMath(text: string, hidden: Uint8Array, offset: number, delimiters = text): void {
+  for (const { 0: span, index } of delimiters.matchAll(/\$\$[\s\S]*?\$\$|\$[\s\S]*?\$/g)) {
+    const math = text.slice(index, index + span.length);
     if (HIDING_MATH.test(math)) hidden.fill(1, offset + index, offset + index + math.length);
+  }
 }
 
 /** What Mermaid draws of a diagram's text. */

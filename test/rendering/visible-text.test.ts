@@ -152,6 +152,10 @@ const PIECES = [
   '&#92;phantom{',
   '\\\\phantom{',
   '\\alpha',
+  // Images and reference links.
+  '![',
+  '](',
+  '][',
 ];
 
 /** Pieces that make lines GitHub may read as code, or as what only looks like code. */
@@ -236,6 +240,7 @@ const LINE_PIECES = [
   '<div title="',
   "<p title='",
   '<img alt="',
+  '![a',
   '%%{',
   'accDescr {',
   'MARK',
@@ -284,19 +289,36 @@ const markdownOfLines = fc
   .map((lines) => withMarkers(lines.map(([start, pieces]) => [start, ...pieces, '\n']).flat()));
 
 /** Pieces of math and diagrams, dense enough that hiding commands and comments meet markers. */
-const DRAWN_PIECES = [
+const DENSE_PIECES = [
   ...['$', '$', '$$', '$`', '`$', '`', '{', '}', '%', ' ', '\n', '\n\n', '> ', '- ', '|'],
   ...['\\phantom{', '\\color{white}', '\\alpha', '\\frac{', '&#92;phantom{', '\\\\phantom{'],
   ...['\n```math\n', '\n```mermaid\n', '\n```\n', '\n~~~math\n', '%% ', '%%{', '}%%'],
   ...['\naccTitle: ', '\naccDescr {', '<div>\n', '[a](x`y)'],
 ];
-const markdownOfDrawn = fc
+/** Pieces of images and links, brackets that balance or not among them. */
+const LINK_PIECES = ['[', ']', '\\]', '`', '<b>', ' ', '\n', '\n\n', 'MARK'];
+const markdownOfDense = fc
   .array(
     fc.oneof(
-      { weight: 3, arbitrary: fc.constantFrom(...DRAWN_PIECES) },
+      { weight: 3, arbitrary: fc.constantFrom(...DENSE_PIECES) },
       { weight: 1, arbitrary: fc.constant('MARK') },
     ),
     { maxLength: 30 },
+  )
+  .map(withMarkers);
+/** An image or a reference link around pieces that may hold a marker, among other pieces. */
+const markdownOfLinks = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(...LINK_PIECES),
+      fc
+        .tuple(
+          fc.constantFrom(['![', '](x)'], ['![', ']'], ['[a][', ']'], ['![a][', ']']),
+          fc.array(fc.constantFrom(...LINK_PIECES), { maxLength: 5 }),
+        )
+        .map(([[open, close], inner]) => [open, ...inner, close].join('')),
+    ),
+    { maxLength: 12 },
   )
   .map(withMarkers);
 
@@ -428,16 +450,19 @@ const markdownWithCode = fc
 describe('visibleMarkdown against GitHub’s rendering', () => {
   it('keeps no marker GitHub hides', () => {
     fc.assert(
-      fc.property(fc.oneof(markdownOfPieces, markdownOfLines, markdownOfDrawn), (markdown) => {
-        // References a code block shows as written are read as the agent would read them.
-        const shown = markers(untag(shownText(renderGfm(markdown))));
-        // The language a code block is highlighted as is kept (src/core/visible-text.ts).
-        const languages = codeBlocks(markdown).map((block) => language(block.info));
-        const seen = new Set([...shown, ...markers(languages.join(' '))]);
-        const given = markers(untag(visibleMarkdown(markdown)));
-        const hiddenButGiven = [...given].filter((m) => !seen.has(m));
-        expect(hiddenButGiven).toEqual([]);
-      }),
+      fc.property(
+        fc.oneof(markdownOfPieces, markdownOfLines, markdownOfDense, markdownOfLinks),
+        (markdown) => {
+          // References a code block shows as written are read as the agent would read them.
+          const shown = markers(untag(shownText(renderGfm(markdown))));
+          // The language a code block is highlighted as is kept (src/core/visible-text.ts).
+          const languages = codeBlocks(markdown).map((block) => language(block.info));
+          const seen = new Set([...shown, ...markers(languages.join(' '))]);
+          const given = markers(untag(visibleMarkdown(markdown)));
+          const hiddenButGiven = [...given].filter((m) => !seen.has(m));
+          expect(hiddenButGiven).toEqual([]);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
