@@ -354,10 +354,16 @@ function afterHtmlLine(end: HtmlEnd, line: string): readonly Reading[] {
 
 /** Whether GitHub shows a fenced block's text as written: not when it draws its language. */
 function showsAsWritten(info: string): boolean {
+  return !DRAWN.has(fenceLanguage(info));
+}
+
+/**
+ * The language an info string gives its block, lower-cased: its first word, with the escapes and
+ * numeric references cmark-gfm decodes in it (no named one stands for a letter).
+ */
+export function fenceLanguage(info: string): string {
   const word = info.replace(/^[ \t\v\f]+/, '').split(INFO_SPACE)[0]!;
-  // cmark-gfm decodes escapes and numeric references in an info string; no named one stands for a
-  // letter.
-  const language = word
+  return word
     .replace(/\\([!-/:-@[-`{-~])/g, '$1')
     .replace(
       /&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));/g,
@@ -365,6 +371,6 @@ function showsAsWritten(info: string): boolean {
         const code = hex !== undefined ? parseInt(hex, 16) : Number(decimal);
         return code <= 0x7f ? String.fromCharCode(code) : reference;
       },
-    );
-  return !DRAWN.has(language.toLowerCase());
+    )
+    .toLowerCase();
 }

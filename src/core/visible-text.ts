@@ -6,9 +6,12 @@
  * footnote definitions (no text of theirs is shown), a code fence's info string but for a
  * language's name, and characters that render as nothing (Unicode tag characters, which spell out
  * ASCII, variation selectors, zero-width and bidi controls, and the references that stand for
- * them). An agent reads the raw text: hidden there, an author's instructions would reach it
- * without anybody having read them. What a person sees only by hovering or opening (a link's
- * address or title, an image's alt text, a `<details>` section) stays.
+ * them). So do a tag's own text and what a tag left open hides (html-tags.ts), an image's
+ * description and a reference link's label (link-text.ts), math that may draw text as nothing
+ * (math-text.ts) and what a Mermaid diagram does not draw (mermaid-text.ts). An agent reads the
+ * raw text: hidden there, an author's instructions would reach it without anybody having read
+ * them. What a person sees only by hovering or opening (a link's address, a title, a `<details>`
+ * section) stays.
  *
  * A code block shows its text as written, and an agent needs a code sample verbatim: the lines
  * GitHub surely shows as a code block (code-blocks.ts) keep all but their invisible characters.
@@ -24,6 +27,12 @@
  */
 
 import { codeBlockLines } from './code-blocks.js';
+import { hiddenTags, inHtmlBlock } from './html-tags.js';
+import { linkTextCuts } from './link-text.js';
+import { BLANK_LINE as BLANK, prefixLength } from './markdown-prefix.js';
+import { mathCuts } from './math-text.js';
+import { mermaidCuts } from './mermaid-text.js';
+import { withoutCuts, type Cut } from './text-cuts.js';
 
 /**
  * Characters that render as nothing (Unicode's Default_Ignorable_Code_Point: tags, variation
@@ -36,21 +45,19 @@ const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
 /** Numeric character references, and the named ones that stand for an invisible character. */
 const ENTITY = /&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));|&(?:zwnj|zwj|shy|lrm|rlm);/g;
 
-/** The openings of raw HTML that renders as nothing, with what closes each. */
-const HIDDEN_HTML = /<!--|<!\[CDATA\[|<\?|<![A-Za-z]/g;
-const CLOSE: Readonly<Record<string, string>> = { '<!--': '-->', '<![CDATA[': ']]>', '<?': '>' };
-
 /**
- * What may come before a block's first character on its line: indentation and containers, and a
- * byte order mark, which cmark-gfm skips at the start of the text.
+ * The openings of raw HTML that renders as nothing, with what closes each. A `<!` or `</` not
+ * followed by a letter (`<! x>`, `</ x>`) is a bogus comment only as raw HTML of an HTML block:
+ * in a paragraph cmark-gfm escapes it.
  */
-const PREFIX = /^\ufeff?(?:[ \t>]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*/;
+const HIDDEN_HTML = /<!--|<!\[CDATA\[|<\?|<![A-Za-z]|<!|<\/(?![A-Za-z])/g;
+const BLOCK_ONLY = new Set(['<!', '</']);
+const CLOSE: Readonly<Record<string, string>> = { '<!--': '-->', '<![CDATA[': ']]>', '<?': '>' };
 /** HTML blocks that end only at their closing tag, blank lines or not (CommonMark's first kind). */
 const RAW_BLOCK_OPEN = /^<(?:script|pre|style|textarea)(?:[\s>]|$)/i;
 const RAW_BLOCK_CLOSE = /<\/(?:script|pre|style|textarea)>/i;
 /** A link reference or footnote definition's start: `[label]:`, its label maybe on more lines. */
 const DEFINITION_START = /^\[(?:[^\]\\]|\\.)*(?:\]:|$)/;
-const BLANK = /^[ \t]*$/;
 /** A line that may open a code fence: its fence, then the info string. */
 const FENCE = /^(`{3,}|~{3,})/;
 /** An info string's first word that may name a language: one short word, no markup. */
@@ -114,10 +121,10 @@ function languageOnly(line: string): string {
  * colours show it, but only a short word with no markup in it: no sentence can hide there.
  */
 function infoSpans(line: string): Array<[number, number]> {
-  const prefix = PREFIX.exec(line)![0];
-  const fence = FENCE.exec(line.slice(prefix.length))?.[1];
+  const prefix = prefixLength(line);
+  const fence = FENCE.exec(line.slice(prefix))?.[1];
   if (fence === undefined) return [];
-  const infoStart = prefix.length + fence.length;
+  const infoStart = prefix + fence.length;
   const [, space, word] = /^([ \t]*)([^ \t]*)/.exec(line.slice(infoStart))!;
   const wordStart = infoStart + space!.length;
   const wordEnd = wordStart + word!.length;
@@ -130,15 +137,15 @@ function infoSpans(line: string): Array<[number, number]> {
 }
 
 /**
- * The text (lines joined by line feeds) without its hidden HTML, definitions and fences' info
- * strings, and whether a comment left open hides all that follows it, code blocks included, as
- * GitHub's HTML parser finds no `-->` in their escaped text. Definitions and info strings are
- * looked for in the text as written and again without its hidden HTML: an opening that is no HTML
- * on GitHub (`a <? b`) may take a footnote's start with it, or the start of an info string
- * (```` ```<!x> y ````) that then seems to name a language.
+ * The text (lines joined by line feeds) without what GitHub does not show of it, and whether
+ * something left open hides all that follows it, code blocks included, as GitHub's HTML parser
+ * finds no close in their escaped text (a comment's `-->`, a quoted attribute's `"`). Definitions
+ * and info strings are looked for in the text as written and again without what is left out: an
+ * opening that is no HTML on GitHub (`a <? b`) may take a footnote's start with it, or the start of
+ * an info string (```` ```<!x> y ````) that then seems to name a language.
  */
 function withoutHiddenText(text: string): { kept: string; restHidden: boolean } {
-  const hidden = new Uint8Array(text.length);
+  const cuts: Cut[] = [];
   const lines = text.split('\n');
   const definitions = definitionLines(lines);
   let lineStart = 0;
@@ -147,31 +154,40 @@ function withoutHiddenText(text: string): { kept: string; restHidden: boolean } 
     const next = lineStart + line.length + 1;
     // A line left out goes with the break before it, or after it while none was kept before.
     if (definitions[i])
-      hidden.fill(1, keptBefore ? lineStart - 1 : lineStart, keptBefore ? next - 1 : next);
+      cuts.push({
+        start: keptBefore ? lineStart - 1 : lineStart,
+        end: Math.min(text.length, keptBefore ? next - 1 : next),
+      });
     else keptBefore = true;
-    for (const [start, end] of infoSpans(line)) hidden.fill(1, lineStart + start, lineStart + end);
+    for (const [start, end] of infoSpans(line))
+      cuts.push({ start: lineStart + start, end: lineStart + end });
     lineStart = next;
   });
-  const { spans, restHidden } = hiddenHtml(text);
-  for (const [start, end] of spans) hidden.fill(1, start, end);
-  let kept = '';
-  for (let i = 0; i < text.length;) {
-    const start = hidden.indexOf(0, i);
-    if (start < 0) break;
-    const end = hidden.indexOf(1, start);
-    kept += text.slice(start, end < 0 ? text.length : end);
-    i = end < 0 ? text.length : end;
+  const html = hiddenHtml(text);
+  const shown = new Uint8Array(text.length).fill(1);
+  for (const [start, end] of html.spans) {
+    shown.fill(0, start, end);
+    cuts.push({ start, end });
   }
-  return { kept: withoutFenceInfo(withoutDefinitions(kept)), restHidden };
+  const tags = hiddenTags(text, (at) => shown[at] === 1);
+  cuts.push(...tags.cuts, ...linkTextCuts(text), ...mermaidCuts(text), ...mathCuts(text));
+  if (tags.restFrom !== undefined) cuts.push({ start: tags.restFrom, end: text.length });
+  const kept = withoutCuts(text, cuts);
+  return {
+    kept: withoutFenceInfo(withoutDefinitions(kept)),
+    restHidden: html.restHidden || tags.restFrom !== undefined,
+  };
 }
 
 /** The spans of hidden HTML, and whether the last one is a comment that hides the rest. */
 function hiddenHtml(text: string): { spans: Array<[number, number]>; restHidden: boolean } {
   const commentBlocks = commentBlockStarts(text);
+  let inBlock: ((at: number) => boolean) | undefined;
   const spans: Array<[number, number]> = [];
   let cursor = 0;
   for (const match of text.matchAll(HIDDEN_HTML)) {
     if (match.index < cursor) continue;
+    if (BLOCK_ONLY.has(match[0]) && !(inBlock ??= inHtmlBlock(text))(match.index)) continue;
     const end = hiddenEnd(text, match.index, match[0], commentBlocks);
     if (end === undefined)
       return { spans: [...spans, [match.index, text.length]], restHidden: true };
@@ -218,8 +234,7 @@ function closeAfter(text: string, close: string, from: number): number {
     if (start !== lineStart) {
       lineStart = start;
       const lineEnd = text.indexOf('\n', start);
-      prefixEnd =
-        start + PREFIX.exec(text.slice(start, lineEnd < 0 ? text.length : lineEnd))![0].length;
+      prefixEnd = start + prefixLength(text.slice(start, lineEnd < 0 ? text.length : lineEnd));
     }
     if (found >= prefixEnd) return found;
   }
@@ -239,7 +254,7 @@ function commentBlockStarts(text: string): Set<number> {
   let offset = 0;
   for (const [line, lineBreak] of linesOf(text)) {
     if (!inHtmlBlock && !inRawBlock) starts.add(offset);
-    const start = line.slice(PREFIX.exec(line)![0].length);
+    const start = line.slice(prefixLength(line));
     if (inRawBlock) inRawBlock = !RAW_BLOCK_CLOSE.test(line);
     else if (RAW_BLOCK_OPEN.test(start)) inRawBlock = !RAW_BLOCK_CLOSE.test(line);
     if (BLANK.test(line)) inHtmlBlock = false;
@@ -279,11 +294,7 @@ function definitionLines(lines: readonly string[]): boolean[] {
     // An indented line goes on a footnote, in a paragraph that lines after it may go on lazily.
     else if (state === 'after' && !blank) state = /^[ \t]/.test(line) ? 'definition' : 'text';
     // A label may run over lines: `]:` may come on a later line of the paragraph.
-    if (
-      state === 'text' &&
-      colonAhead[i] &&
-      DEFINITION_START.test(line.slice(PREFIX.exec(line)![0].length))
-    )
+    if (state === 'text' && colonAhead[i] && DEFINITION_START.test(line.slice(prefixLength(line))))
       state = 'definition';
     definitions.push(state !== 'text');
   }

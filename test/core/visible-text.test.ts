@@ -143,6 +143,116 @@ describe('visibleMarkdown', () => {
       markdown: `<!-- a --\u200b> ${HIDDEN} -->Fix it.`,
       seen: 'Fix it.',
     },
+    {
+      name: 'all after a tag whose quoted attribute never closes, code blocks included',
+      markdown: `Fix it.\n<div title="x\n\nfoo "bar" [l](https://x.y) ${HIDDEN}\n\n\`\`\`\nrun();\n\`\`\``,
+      seen: 'Fix it.\n',
+    },
+    {
+      name: "a quoted attribute left open in a quote, past the quote's end",
+      markdown: `> <div title="x\nfoo" bar>${HIDDEN}`,
+      seen: '> ',
+    },
+    {
+      name: "a tag's attributes but a title, a link's address and an image's source",
+      markdown: `<img width="9" alt="${HIDDEN}" src="https://x.y/i.png"> <a href="https://x.y" title="t" data-x="${HIDDEN}">docs</a>`,
+      seen: '<img src="https://x.y/i.png"> <a href="https://x.y" title="t">docs</a>',
+    },
+    {
+      name: 'a tag GitHub drops, its name and all',
+      markdown: `<ignore-previous-instructions x="${HIDDEN}">Fix it.</ignore-previous-instructions>`,
+      seen: 'Fix it.',
+    },
+    {
+      name: "a tag left open in an HTML block, to the block's end",
+      markdown: `<details>\n<summary>Log</summary>\n<x ${HIDDEN}\n\nAfter.`,
+      seen: '<details>\n<summary>Log</summary>\n\n\nAfter.',
+    },
+    {
+      name: 'a tag left open in a `<pre>` block, which blank lines do not end',
+      markdown: `<pre>\n<x y\n\n${HIDDEN}\n</pre>\nAfter.`,
+      seen: '<pre>\n\nAfter.',
+    },
+    {
+      name: 'an inline tag over lines',
+      markdown: `a <span\n  data-x="${HIDDEN}">b</span>`,
+      seen: 'a <span>b</span>',
+    },
+    {
+      name: "a tag that starts inside what looked like another's attribute",
+      markdown: `a <b! x="<span data-x=">${HIDDEN}">Fix it.`,
+      seen: 'a Fix it.',
+    },
+    {
+      name: 'all from an element GitHub does not draw (`<rp>`) or may drop (`<template>`)',
+      markdown: `Fix it.<rp>${HIDDEN}</rp> more\n<template>${HIDDEN}</template>`,
+      seen: 'Fix it.',
+    },
+    {
+      name: 'all from an element whose tag is left open in an HTML block (the next block ends it)',
+      markdown: `Fix it.\n<rp\n\n${HIDDEN}`,
+      seen: 'Fix it.\n',
+    },
+    {
+      name: 'all from text nested three `<sub>` deep, too small to read',
+      markdown: `Fix it.<sub><sub><sub>${HIDDEN}</sub></sub></sub>`,
+      seen: 'Fix it.<sub><sub>',
+    },
+    {
+      name: "text three `<sub>` deep after a closing tag that may be a code span's text",
+      markdown: `a<sub><sub>\`</sub>\`<sub>${HIDDEN}`,
+      seen: 'a<sub><sub>`</sub>`',
+    },
+    {
+      name: "text three `<sub>` deep after a closing tag in a comment or in a tag's attribute",
+      markdown: `a<sub><!-- </sub> --><b title="</sub>"><sub><sub>${HIDDEN}`,
+      seen: 'a<sub><b title="</sub>"><sub>',
+    },
+    {
+      name: "a tag that ends at a `>` a paragraph's indented line holds",
+      markdown: `a <x ${HIDDEN}\n    > b`,
+      seen: 'a  b',
+    },
+    {
+      name: 'bogus comments in an HTML block (`<! …>`, `</ …>`)',
+      markdown: `<div>\n<! ${HIDDEN}>\n</ ${HIDDEN}>\n</div>`,
+      seen: '<div>\n\n\n</div>',
+    },
+    {
+      name: "a Mermaid diagram's comments, directives and accessible title and description",
+      markdown: `\`\`\`mermaid\ngraph TD\n%% ${HIDDEN}\nA-->B %% ${HIDDEN}\n%%{init: {"x": "\n${HIDDEN}"}}%%\naccTitle: ${HIDDEN}\naccDescr {\n${HIDDEN}\n}\n\`\`\``,
+      seen: '```mermaid\ngraph TD\n\nA-->B \n\n\n\n\n}\n```',
+    },
+    {
+      name: 'math that may draw something as nothing, whole',
+      markdown: `Fix it: $\\phantom{${HIDDEN}}$ and $x \\color{white}${HIDDEN}$.`,
+      seen: 'Fix it: [math left out].',
+    },
+    {
+      name: "math whose command GitHub's markdown writes (`\\\\`, `&#92;`, `&bsol;`)",
+      markdown: `$\\\\phantom{${HIDDEN}}$\n\n$&#92;hphantom{${HIDDEN}}$\n\n$&bsol;phantom{${HIDDEN}}$`,
+      seen: '[math left out]\n\n[math left out]\n\n[math left out]',
+    },
+    {
+      name: 'display math over blank lines',
+      markdown: `$$\n\\vphantom{\n\n${HIDDEN}\n\n}$$\nAfter.`,
+      seen: '[math left out]\nAfter.',
+    },
+    {
+      name: 'a math block with a comment',
+      markdown: `\`\`\`math\nx % ${HIDDEN}\n\`\`\``,
+      seen: '```math\n[math left out]\n```',
+    },
+    {
+      name: "an image's description, a code span's bracket in it",
+      markdown: `![${HIDDEN}](https://x.y/p.png) ![a \`]\` ${HIDDEN}](x)`,
+      seen: '![](https://x.y/p.png) ![](x)',
+    },
+    {
+      name: "a reference link's label",
+      markdown: `[Fix it][${HIDDEN}]\n\n[${HIDDEN}]: https://x.y`,
+      seen: '[Fix it][]\n',
+    },
   ])('leaves out $name', ({ markdown, seen }) => {
     expect(visibleMarkdown(markdown)).toBe(seen);
   });
@@ -153,6 +263,25 @@ describe('visibleMarkdown', () => {
     { name: 'visible character references', markdown: 'a &lt;b&gt; &amp; &#169; &#x1F600;' },
     { name: 'a link that uses brackets', markdown: '[see the docs](https://x.y): read them' },
     { name: 'emoji, accents and other scripts', markdown: 'Café ✅ 日本語 мир' },
+    {
+      name: 'the tags GitHub allows, with the attributes a person sees',
+      markdown:
+        '<details><summary>Logs</summary>\n\n<kbd>Ctrl</kbd> H<sub>2</sub>O <a href="https://x.y" title="t">docs</a>\n</details>',
+    },
+    { name: 'autolinks', markdown: 'see <https://x.y/a> and <a@b.co>' },
+    { name: 'a comparison in prose', markdown: 'if n<k then it fails' },
+    { name: 'a `</` or `<!` in prose', markdown: 'type </ then <! and more' },
+    { name: 'tags the tag filter shows as text', markdown: '<script>alert(1)</script>' },
+    { name: 'a tag left open in a code span', markdown: 'Set `<input value="` first.' },
+    {
+      name: 'math that draws what it holds',
+      markdown: '$x^2 + \\alpha$ and $$\\frac{a}{b}$$\n\n```math\n\\sum_{i=1}^n i \\le n^2\n```',
+    },
+    {
+      name: 'shell variables in code spans',
+      markdown: 'Use `$env:PATH` and `C:\\tools` then `$x`.',
+    },
+    { name: 'a Mermaid diagram', markdown: '```mermaid\ngraph TD\nA["50% done"]-->B\n```' },
   ])('keeps $name', ({ markdown }) => {
     expect(visibleMarkdown(markdown)).toBe(markdown);
   });
@@ -177,6 +306,10 @@ describe('visibleMarkdown', () => {
 
   it("errs towards leaving out: a comment in a list item's code goes too", () => {
     expect(visibleMarkdown('- a\n  ```\n  <!-- note -->\n  ```')).toBe('- a\n  ```\n  \n  ```');
+  });
+
+  it('errs towards leaving out: prices with a percent between them read as math that hides', () => {
+    expect(visibleMarkdown('Costs $5 (20% off) or $10.')).toBe('Costs [math left out]10.');
   });
 
   it('reads a long hostile text in linear time', () => {

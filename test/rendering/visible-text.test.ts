@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { codeBlockLines } from '../../src/core/code-blocks.js';
 import { visibleMarkdown } from '../../src/core/visible-text.js';
 import { CMARK_GFM } from './cmark-gfm.js';
+import { decode, shownText } from './github-shown.js';
 
 /**
  * docs/security.md, "Text nobody saw": nothing the labelled issue hides on GitHub reaches the
@@ -58,56 +59,6 @@ function topLevelCodeLines(markdown: string): Set<number> {
 const language = (info: string) => info.split(/[ \t\v\f]/)[0]!;
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
-
-function decode(text: string): string {
-  return text.replace(/&(#[xX][0-9a-fA-F]+|#\d+|[a-z]+);/g, (whole, name: string) => {
-    if (name[0] !== '#') return ({ lt: '<', gt: '>', amp: '&', quot: '"' } as const)[name] ?? whole;
-    const code = /^#[xX]/.test(name) ? parseInt(name.slice(2), 16) : Number(name.slice(1));
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-  });
-}
-
-/** The text of rendered HTML a person reads, as HTML's tokenizer splits it from markup. */
-function shownText(html: string): string {
-  let shown = '';
-  let i = 0;
-  while (i < html.length) {
-    if (html.startsWith('<!--', i)) {
-      if (html.startsWith('<!-->', i) || html.startsWith('<!--->', i)) {
-        i = html.indexOf('>', i) + 1;
-        continue;
-      }
-      const ends = [html.indexOf('-->', i + 4), html.indexOf('--!>', i + 4)].filter((e) => e >= 0);
-      i =
-        ends.length === 0
-          ? html.length
-          : Math.min(...ends) + (html[Math.min(...ends) + 2] === '!' ? 4 : 3);
-      continue;
-    }
-    if (/^<(?:[!?]|\/[^A-Za-z])/.test(html.slice(i, i + 2))) {
-      const end = html.indexOf('>', i + 2);
-      i = end < 0 ? html.length : end + 1;
-      continue;
-    }
-    if (/^<\/?[A-Za-z]/.test(html.slice(i, i + 3))) {
-      // A tag: to its `>`, quoted attribute values passed over.
-      let j = i + 1;
-      let quote: string | null = null;
-      while (j < html.length && (quote !== null || html[j] !== '>')) {
-        if (quote === null && (html[j] === '"' || html[j] === "'")) quote = html[j]!;
-        else if (html[j] === quote) quote = null;
-        j++;
-      }
-      i = j + 1;
-      continue;
-    }
-    const next = html.indexOf('<', i + 1);
-    const end = next < 0 ? html.length : next;
-    shown += ` ${decode(html.slice(i, end))} `;
-    i = end;
-  }
-  return shown.replace(INVISIBLE, '');
-}
 
 /** Tag characters spell out ASCII: read them as the model would. */
 const untag = (text: string) =>
@@ -174,6 +125,37 @@ const PIECES = [
   '=',
   '&lt;!--',
   '<p>',
+  // Tags whose attributes hold text, left open or closed.
+  '<div title="',
+  "<span title='",
+  '<a href="',
+  '<img alt="',
+  ' src="/i"',
+  '<x-y ',
+  '<b ',
+  '=',
+  "'",
+  '/>',
+  '<sub>',
+  '<rp>',
+  '<! ',
+  '</ ',
+  // Math, and what hides in it.
+  '$',
+  '$$',
+  '$`',
+  '`$',
+  '\\phantom{',
+  '\\color{white}',
+  '}',
+  '%',
+  '&#92;phantom{',
+  '\\\\phantom{',
+  '\\alpha',
+  // Images and reference links.
+  '![',
+  '](',
+  '][',
 ];
 
 /** Pieces that make lines GitHub may read as code, or as what only looks like code. */
@@ -192,6 +174,10 @@ const CODE_PIECES = [
   '\u00a0',
   '```mermaid',
   '%%',
+  '%%{',
+  '}%%',
+  'accTitle: ',
+  '```math',
 ];
 
 /**
@@ -248,6 +234,15 @@ const LINE_PIECES = [
   '<?>',
   '<script>',
   '</script>',
+  '```math',
+  '$$',
+  '\\phantom{',
+  '<div title="',
+  "<p title='",
+  '<img alt="',
+  '![a',
+  '%%{',
+  'accDescr {',
   'MARK',
   'MARK',
   'MARK',
@@ -292,6 +287,40 @@ const markdownOfLines = fc
     { maxLength: 24 },
   )
   .map((lines) => withMarkers(lines.map(([start, pieces]) => [start, ...pieces, '\n']).flat()));
+
+/** Pieces of math and diagrams, dense enough that hiding commands and comments meet markers. */
+const DENSE_PIECES = [
+  ...['$', '$', '$$', '$`', '`$', '`', '{', '}', '%', ' ', '\n', '\n\n', '> ', '- ', '|'],
+  ...['\\phantom{', '\\color{white}', '\\alpha', '\\frac{', '&#92;phantom{', '\\\\phantom{'],
+  ...['\n```math\n', '\n```mermaid\n', '\n```\n', '\n~~~math\n', '%% ', '%%{', '}%%'],
+  ...['\naccTitle: ', '\naccDescr {', '<div>\n', '[a](x`y)'],
+];
+/** Pieces of images and links, brackets that balance or not among them. */
+const LINK_PIECES = ['[', ']', '\\]', '`', '<b>', ' ', '\n', '\n\n', 'MARK'];
+const markdownOfDense = fc
+  .array(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...DENSE_PIECES) },
+      { weight: 1, arbitrary: fc.constant('MARK') },
+    ),
+    { maxLength: 30 },
+  )
+  .map(withMarkers);
+/** An image or a reference link around pieces that may hold a marker, among other pieces. */
+const markdownOfLinks = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(...LINK_PIECES),
+      fc
+        .tuple(
+          fc.constantFrom(['![', '](x)'], ['![', ']'], ['[a][', ']'], ['![a][', ']']),
+          fc.array(fc.constantFrom(...LINK_PIECES), { maxLength: 5 }),
+        )
+        .map(([[open, close], inner]) => [open, ...inner, close].join('')),
+    ),
+    { maxLength: 12 },
+  )
+  .map(withMarkers);
 
 const markers = (text: string) => new Set(text.match(/\bm\d+\b/g) ?? []);
 
@@ -421,16 +450,19 @@ const markdownWithCode = fc
 describe('visibleMarkdown against GitHub’s rendering', () => {
   it('keeps no marker GitHub hides', () => {
     fc.assert(
-      fc.property(fc.oneof(markdownOfPieces, markdownOfLines), (markdown) => {
-        // References a code block shows as written are read as the agent would read them.
-        const shown = markers(untag(shownText(renderGfm(markdown))));
-        // The language a code block is highlighted as is kept (src/core/visible-text.ts).
-        const languages = codeBlocks(markdown).map((block) => language(block.info));
-        const seen = new Set([...shown, ...markers(languages.join(' '))]);
-        const given = markers(untag(visibleMarkdown(markdown)));
-        const hiddenButGiven = [...given].filter((m) => !seen.has(m));
-        expect(hiddenButGiven).toEqual([]);
-      }),
+      fc.property(
+        fc.oneof(markdownOfPieces, markdownOfLines, markdownOfDense, markdownOfLinks),
+        (markdown) => {
+          // References a code block shows as written are read as the agent would read them.
+          const shown = markers(untag(shownText(renderGfm(markdown))));
+          // The language a code block is highlighted as is kept (src/core/visible-text.ts).
+          const languages = codeBlocks(markdown).map((block) => language(block.info));
+          const seen = new Set([...shown, ...markers(languages.join(' '))]);
+          const given = markers(untag(visibleMarkdown(markdown)));
+          const hiddenButGiven = [...given].filter((m) => !seen.has(m));
+          expect(hiddenButGiven).toEqual([]);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
