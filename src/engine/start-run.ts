@@ -98,6 +98,7 @@ export async function applyPlan(
   const result = parsePlanMarkdown(markdown, {
     maxTasks: scope.config.plan.maxTasks,
     planner: source === 'planner',
+    issue: source === 'issue',
   });
   if (!result.ok) {
     await engine.store.runs.setPlanInvalid(scope.run.id, formatPlanErrors(result.errors), source);

@@ -43,7 +43,9 @@ export type PlanErrorCode =
   | 'too_many_tasks'
   | 'empty_plan'
   /** Valid, but longer than one GitHub comment holds (the planner job's check). */
-  | 'too_long';
+  | 'too_long'
+  /** The labelled issue's tasks block is not one GitHub shows as written (parsePlanMarkdown). */
+  | 'hidden_tasks_block';
 
 export interface PlanError {
   code: PlanErrorCode;
@@ -68,6 +70,11 @@ export interface PlanLimits {
    * `base` (`refusePlannerBase` in src/core/plan/parse.ts).
    */
   planner?: boolean;
+  /**
+   * The text is the labelled issue's, which anyone may have written: its tasks block counts only
+   * as GitHub shows it (src/core/visible-text.ts), the way the person who labelled it read it.
+   */
+  issue?: boolean;
 }
 
 /** A task id becomes the task's key in its branch, run-name and markers. */
