@@ -1,6 +1,8 @@
 // Benchmark 4: validating a 5,000-task plan with a cycle near the end (docs/lifecycle.md).
 import { LineCounter, parse, parseDocument } from 'yaml';
+import { codeBlockLines } from '../src/core/code-blocks.js';
 import { extractTasksBlock, parsePlanMarkdown } from '../src/core/plan/index.js';
+import { visibleMarkdown } from '../src/core/visible-text.js';
 import type { TaskSpec } from '../src/core/plan/index.js';
 import { layeredIssue, tasksBlock } from './lib/graphs.js';
 import type { Report } from './lib/report.js';
@@ -79,6 +81,18 @@ export async function runPlanning(report: Report, options: { quick: boolean }): 
       `same tasks: yaml parse() to plain objects ${p50(yamlPlain).toFixed(1)} ms; JSON.parse of the same data ${p50(json).toFixed(2)} ms`,
     );
   }
+  // The labelled issue's plan is read as GitHub shows it too (docs/security.md, "Text nobody saw").
+  const validIssue = time(runs, () => parsePlanMarkdown(valid, { ...limits, issue: true }));
+  report.figure('validate_issue_5000_ms', p50(validIssue), 'ms');
+  // Texts an issue's author may write to make the readers of hidden text backtrack: each reader
+  // works line by line, so these stay at a few hundred milliseconds.
+  const hostile = `${'[a\n'.repeat(20_000)}${'<!-- x\n'.repeat(5_000)}`;
+  report.figure('visible_text_hostile_ms', p50(time(runs, () => visibleMarkdown(hostile))), 'ms');
+  const fences = Array.from(
+    { length: 60_000 },
+    (_, i) => ['- a', ' ```', '<span>', '````', '~~~', '<!--', ''][i % 7]!,
+  );
+  report.figure('code_blocks_hostile_ms', p50(time(runs, () => codeBlockLines(fences))), 'ms');
   for (const n of options.quick ? [50, 500, 1000] : [50, 500, 1000, 2000, 5000]) {
     const text = planWithCycle(n).markdown;
     const ms = p50(time(runs, () => parsePlanMarkdown(text, { maxTasks: 5000 })));
