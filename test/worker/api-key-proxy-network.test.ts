@@ -1,7 +1,5 @@
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startRecordingUpstream } from './helpers/recording-upstream.js';
 import { startApiKeyProxy, type ApiKeyProxy } from '../../src/worker/api-key-proxy.js';
 
 /**
@@ -10,28 +8,11 @@ import { startApiKeyProxy, type ApiKeyProxy } from '../../src/worker/api-key-pro
  * (src/worker/api-request-check.ts).
  */
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-async function startUpstream(): Promise<{ server: Server; url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
-  }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
+const startUpstream = () =>
+  startRecordingUpstream((res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  });
 
 const WEB_FETCH = {
   model: 'claude-sonnet-4-5',

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startRecordingUpstream } from './helpers/recording-upstream.js';
 import {
   heldCredentials,
   startApiKeyProxy,
@@ -12,30 +12,12 @@ const REAL_KEY = 'sk-ant-api03-the-real-key';
 const REAL_OAUTH_TOKEN = 'sk-ant-oat01-the-real-subscription-token';
 const REAL_AUTH_TOKEN = 'the-real-gateway-token';
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A stand-in for the Messages API: records each request and streams two events back. */
-async function startUpstream(): Promise<{ server: Server; url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_1' });
-      res.write('event: message_start\ndata: {}\n\n');
-      res.end('event: message_stop\ndata: {}\n\n');
-    });
-  }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
+const startUpstream = () =>
+  startRecordingUpstream((res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_1' });
+    res.write('event: message_start\ndata: {}\n\n');
+    res.end('event: message_stop\ndata: {}\n\n');
+  });
 
 describe("the worker's API key proxy", () => {
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
