@@ -447,58 +447,73 @@ const markdownWithCode = fc
     blocks: parts.flatMap(([part]) => (typeof part === 'string' ? [] : [part])),
   }));
 
+/** Each run renders with cmark-gfm in a process of its own: a thousand take seconds, and more on a busy machine. */
+const PROPERTY_TIMEOUT_MS = 180_000;
+
 describe('visibleMarkdown against GitHub’s rendering', () => {
-  it('keeps no marker GitHub hides', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(markdownOfPieces, markdownOfLines, markdownOfDense, markdownOfLinks),
-        (markdown) => {
-          // References a code block shows as written are read as the agent would read them.
-          const shown = markers(untag(shownText(renderGfm(markdown))));
-          // The language a code block is highlighted as is kept (src/core/visible-text.ts).
-          const languages = codeBlocks(markdown).map((block) => language(block.info));
-          const seen = new Set([...shown, ...markers(languages.join(' '))]);
-          const given = markers(untag(visibleMarkdown(markdown)));
-          const hiddenButGiven = [...given].filter((m) => !seen.has(m));
-          expect(hiddenButGiven).toEqual([]);
-        },
-      ),
-      { numRuns: 1000 },
-    );
-  });
+  it(
+    'keeps no marker GitHub hides',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(markdownOfPieces, markdownOfLines, markdownOfDense, markdownOfLinks),
+          (markdown) => {
+            // References a code block shows as written are read as the agent would read them.
+            const shown = markers(untag(shownText(renderGfm(markdown))));
+            // The language a code block is highlighted as is kept (src/core/visible-text.ts).
+            const languages = codeBlocks(markdown).map((block) => language(block.info));
+            const seen = new Set([...shown, ...markers(languages.join(' '))]);
+            const given = markers(untag(visibleMarkdown(markdown)));
+            const hiddenButGiven = [...given].filter((m) => !seen.has(m));
+            expect(hiddenButGiven).toEqual([]);
+          },
+        ),
+        { numRuns: 1000 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('gives each code block GitHub shows at the top level as written', () => {
-    fc.assert(
-      fc.property(markdownWithCode, ({ markdown, blocks }) => {
-        // A code block's text is hidden too after a comment left open in raw HTML before it.
-        const text = shownText(renderGfm(markdown));
-        const shown = new Set(
-          codeBlocks(markdown)
-            .filter((block) => block.topLevel && text.includes(block.text.replace(INVISIBLE, '')))
-            .map((block) => block.text),
-        );
-        const given = visibleMarkdown(markdown);
-        for (const block of blocks.filter((b) => shown.has(b.text)))
-          expect(given).toContain(block.given.replace(INVISIBLE, ''));
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'gives each code block GitHub shows at the top level as written',
+    () => {
+      fc.assert(
+        fc.property(markdownWithCode, ({ markdown, blocks }) => {
+          // A code block's text is hidden too after a comment left open in raw HTML before it.
+          const text = shownText(renderGfm(markdown));
+          const shown = new Set(
+            codeBlocks(markdown)
+              .filter((block) => block.topLevel && text.includes(block.text.replace(INVISIBLE, '')))
+              .map((block) => block.text),
+          );
+          const given = visibleMarkdown(markdown);
+          for (const block of blocks.filter((b) => shown.has(b.text)))
+            expect(given).toContain(block.given.replace(INVISIBLE, ''));
+        }),
+        { numRuns: 300 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('takes a line for code only where cmark-gfm parses a code block at the top level', () => {
-    fc.assert(
-      fc.property(markdownOfLines, (markdown) => {
-        const code = topLevelCodeLines(markdown);
-        // The text's last line break ends its last line: no empty line follows.
-        const lines = markdown.replace(/\n$/, '').split('\n');
-        const taken = codeBlockLines(lines).flatMap((kind, line) =>
-          kind === 'text' ? [] : [line],
-        );
-        expect(taken.filter((line) => !code.has(line))).toEqual([]);
-      }),
-      { numRuns: 1000 },
-    );
-  });
+  it(
+    'takes a line for code only where cmark-gfm parses a code block at the top level',
+    () => {
+      fc.assert(
+        fc.property(markdownOfLines, (markdown) => {
+          const code = topLevelCodeLines(markdown);
+          // The text's last line break ends its last line: no empty line follows.
+          const lines = markdown.replace(/\n$/, '').split('\n');
+          const taken = codeBlockLines(lines).flatMap((kind, line) =>
+            kind === 'text' ? [] : [line],
+          );
+          expect(taken.filter((line) => !code.has(line))).toEqual([]);
+        }),
+        { numRuns: 1000 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it('models what GitHub hides', () => {
     const html = renderGfm('a m1 <!-- m2 --> m3\n\n<div>\n<!-- m4\n\nb --> m5\n\n[x]: /u "m6"');

@@ -8091,8 +8091,8 @@ function cleanRegex(source) {
   const end = source.endsWith("$") ? source.length - 1 : source.length;
   return source.slice(start, end);
 }
-function floatSafeRemainder(val, step2) {
-  const ratio = val / step2;
+function floatSafeRemainder(val, step3) {
+  const ratio = val / step3;
   const roundedRatio = Math.round(ratio);
   const tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
   if (Math.abs(ratio - roundedRatio) < tolerance)
@@ -27954,6 +27954,43 @@ function fetchingRequest(body) {
 // src/worker/api-usage.ts
 var import_node_zlib = require("node:zlib");
 
+// src/core/markdown-fences.ts
+var CODE_INDENT = 4;
+var INDENTATION = /^[ \t]*/;
+var SPACES_AND_TABS = /^[ \t]*$/;
+function indentColumns(line, upTo = CODE_INDENT) {
+  let columns = 0;
+  for (const char of line) {
+    if (columns >= upTo) break;
+    if (char === " ") columns++;
+    else if (char === "	") columns += CODE_INDENT - columns % CODE_INDENT;
+    else break;
+  }
+  return columns;
+}
+function unindented(line) {
+  return line.slice(INDENTATION.exec(line)[0].length);
+}
+function runLength(text3, from, char) {
+  let end = from;
+  while (text3[end] === char) end++;
+  return end - from;
+}
+function openingFence(rest) {
+  const marker = rest[0];
+  if (marker !== "`" && marker !== "~") return void 0;
+  const length = runLength(rest, 0, marker);
+  if (length < 3) return void 0;
+  if (marker === "`" && rest.includes("`", length)) return void 0;
+  return { kind: "fence", marker, length };
+}
+function closesFence(line, fence) {
+  if (indentColumns(line) >= CODE_INDENT) return false;
+  const rest = unindented(line);
+  const length = runLength(rest, 0, fence.marker);
+  return length >= fence.length && SPACES_AND_TABS.test(rest.slice(length));
+}
+
 // src/protocol/markers.ts
 function taskMarker(issue2, taskId, attempt) {
   return `<!-- agent-coordinator:task issue=${issue2} task=${taskId} attempt=${attempt} -->`;
@@ -28110,7 +28147,7 @@ function jsonFields(names, maxValueChars) {
     const name = parsed(`"${key}"`);
     capturing = typeof name === "string" && names.includes(name) ? name : void 0;
   };
-  const step2 = (c) => {
+  const step3 = (c) => {
     if (closed) {
       if (!WHITESPACE.has(c)) broken = true;
       return;
@@ -28151,7 +28188,7 @@ function jsonFields(names, maxValueChars) {
   };
   return {
     push(text3) {
-      for (let i = 0; i < text3.length && !broken; i++) step2(text3[i]);
+      for (let i = 0; i < text3.length && !broken; i++) step3(text3[i]);
     },
     end() {
       if (!closed || broken) return void 0;
@@ -35763,11 +35800,1025 @@ function sanitizeProse(message) {
   return sanitizeForCode(message, 300);
 }
 
+// src/core/code-blocks.ts
+var TOP = { kind: "top", paragraph: false };
+var PARAGRAPH = { kind: "top", paragraph: true };
+var PARAGRAPH_OR_NOT = [PARAGRAPH, TOP];
+var contained = (of, width, content) => innerAfter(TOP, content).map((inner) => ({ kind: "contained", of, width, empty: false, inner }));
+var LOST = { kind: "lost" };
+var html = (end) => ({ kind: "html", end });
+var MAX_READINGS = 32;
+var BLANK = /^[ \t]*$/;
+var ATX_HEADING = /^#{1,6}(?:[ \t]|$)/;
+var THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+var SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
+var CONTAINER_START = /^(?:>|[-+*](?=[ \t\v\f]|$)|\d{1,9}[.)](?=[ \t\v\f]|$)|\[\^)/;
+var LIST_MARKER = /^(?:[-+*]|(\d{1,9})[.)])(?=[ \t\v\f]|$)/;
+var FOOTNOTE_START = /^\[\^[^\] \t\r\n\0]+\]:/;
+var RAW_START = /^<(?:script|pre|style)(?:[ \t\v\f>]|$)/i;
+var TEXTAREA_START = /^<textarea(?:[ \t\v\f>]|$)/i;
+var RAW_END = /<\/(?:script|pre|style)>/i;
+var TEXTAREA_END = /<\/textarea>/i;
+var DECLARATION = /^<![A-Z]/;
+var LOWER_CASE_DECLARATION = /^<![a-z]/;
+var BLOCK_TAG_START = new RegExp(
+  `^</?(?:${[
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h[1-6]",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul"
+  ].join("|")})(?:[ \\t\\v\\f]|/?>|$)`,
+  "i"
+);
+var TAG_START = /^<\/?[A-Za-z]/;
+var DRAWN = /* @__PURE__ */ new Set(["mermaid", "geojson", "topojson", "stl", "math"]);
+var INFO_SPACE = /[ \t\v\f]/;
+function codeBlockLines(lines) {
+  let readings = [TOP];
+  return lines.map((line, index) => {
+    const variants = index === 0 && line.startsWith("\uFEFF") ? [line, line.slice(1)] : [line];
+    const next = /* @__PURE__ */ new Map();
+    let kind;
+    for (const reading of readings)
+      for (const variant of variants) {
+        const [lineKind, after] = step2(reading, variant);
+        kind = kind === void 0 || kind === lineKind ? lineKind : "text";
+        for (const r of after) next.set(JSON.stringify(r), r);
+      }
+    readings = next.size <= MAX_READINGS ? [...next.values()] : [LOST];
+    return kind ?? "text";
+  });
+}
+function step2(reading, line) {
+  switch (reading.kind) {
+    case "fenced":
+      if (closesFence(line, reading.fence)) return [reading.verbatim ? "fence" : "text", [TOP]];
+      return [reading.verbatim ? "code" : "text", [reading]];
+    case "html":
+      return ["text", afterHtmlLine(reading.end, line)];
+    case "contained":
+      return inContainer(reading, line);
+    case "top":
+      return atTop(reading.paragraph, line);
+    case "lost":
+      return ["text", [LOST]];
+  }
+}
+function atTop(paragraph, line) {
+  if (BLANK.test(line)) return ["text", [TOP]];
+  if (indentColumns(line) >= CODE_INDENT)
+    return paragraph ? ["text", [PARAGRAPH]] : ["code", [TOP]];
+  const rest = unindented(line);
+  const fence = openingFence(rest);
+  if (fence) {
+    const verbatim = showsAsWritten(rest.slice(fence.length));
+    return [verbatim ? "fence" : "text", [{ kind: "fenced", fence, verbatim }]];
+  }
+  if (paragraph && SETEXT_UNDERLINE.test(rest)) return ["text", PARAGRAPH_OR_NOT];
+  if (ATX_HEADING.test(rest) || THEMATIC_BREAK.test(rest)) return ["text", [TOP]];
+  const html2 = htmlBlockStart(rest);
+  if (html2) return ["text", html2];
+  if (rest.startsWith(">")) return ["text", contained("quote", 0, quoted(line))];
+  const footnote = FOOTNOTE_START.exec(rest)?.[0];
+  if (footnote) return ["text", contained("footnote", CODE_INDENT, rest.slice(footnote.length))];
+  return ["text", listItem(line, rest, paragraph) ?? PARAGRAPH_OR_NOT];
+}
+function listItem(line, rest, paragraph) {
+  const marker = LIST_MARKER.exec(rest);
+  if (!marker) return void 0;
+  const empty = BLANK.test(rest.slice(marker[0].length));
+  if (paragraph && (empty || marker[1] !== void 0 && Number(marker[1]) !== 1))
+    return void 0;
+  const markerEnd = line.length - rest.length + marker[0].length;
+  let padding = 0;
+  for (let at = markerEnd; padding <= 5 && (line[at] === " " || line[at] === "	"); at++)
+    padding += line[at] === "	" ? CODE_INDENT - (markerEnd + padding) % CODE_INDENT : 1;
+  const spaces = empty || padding < 1 || padding >= 5 ? 1 : padding;
+  const text3 = line.slice(markerEnd).replace(/^[ \t]*/, " ".repeat(Math.max(0, padding - spaces)));
+  return contained("item", markerEnd + spaces, text3).map((item) => ({ ...item, empty }));
+}
+function inContainer(container, line) {
+  const { of, width, empty, inner } = container;
+  const blank = BLANK.test(line);
+  const columns = indentColumns(line, Infinity);
+  const rest = unindented(line);
+  let goesOn;
+  if (of === "quote") goesOn = columns < CODE_INDENT && rest.startsWith(">");
+  else if (columns >= width) goesOn = true;
+  else goesOn = blank && (of === "footnote" ? line === "" : !empty);
+  if (goesOn) {
+    const content = of === "quote" ? quoted(line) : " ".repeat(Math.max(0, columns - width)) + rest;
+    const after = innerAfter(inner, content);
+    return ["text", after.map((next) => ({ ...container, empty: empty && blank, inner: next }))];
+  }
+  if (blank) return ["text", [TOP]];
+  const [kind, atTopLevel] = atTop(false, line);
+  const paragraph = inner.kind === "nested" ? !inner.afterBlank : inner.kind === "top" && inner.paragraph;
+  const lazy2 = paragraph && (indentColumns(line) >= CODE_INDENT || atTopLevel.includes(PARAGRAPH));
+  return lazy2 ? ["text", [container, ...atTopLevel]] : [kind, atTopLevel];
+}
+function quoted(line) {
+  const marker = line.indexOf(">");
+  const spaced = line[marker + 1] === " " || line[marker + 1] === "	";
+  const text3 = unindented(line.slice(marker + 1));
+  const indentation = columnOf(line, line.length - text3.length) - columnOf(line, marker + 1);
+  return " ".repeat(Math.max(0, indentation - (spaced ? 1 : 0))) + text3;
+}
+function columnOf(line, index) {
+  let column = 0;
+  for (let i = 0; i < index; i++)
+    column += line[i] === "	" ? CODE_INDENT - column % CODE_INDENT : 1;
+  return column;
+}
+function innerAfter(inner, content) {
+  if (inner.kind === "nested") return [{ kind: "nested", afterBlank: BLANK.test(content) }];
+  const nests = inner.kind === "top" && indentColumns(content) < CODE_INDENT && CONTAINER_START.test(unindented(content));
+  if (nests) return [{ kind: "nested", afterBlank: false }];
+  return step2(inner, content)[1].map(
+    (next) => next.kind === "contained" || next.kind === "lost" ? { kind: "nested", afterBlank: false } : next
+  );
+}
+function htmlBlockStart(rest) {
+  if (rest.startsWith("<!--")) return afterHtmlLine("-->", rest);
+  if (rest.startsWith("<?")) return afterHtmlLine("?>", rest);
+  if (rest.startsWith("<![CDATA[")) return afterHtmlLine("]]>", rest);
+  if (DECLARATION.test(rest)) return afterHtmlLine(">", rest);
+  if (LOWER_CASE_DECLARATION.test(rest)) return [...afterHtmlLine(">", rest), ...PARAGRAPH_OR_NOT];
+  if (RAW_START.test(rest)) return afterHtmlLine("raw", rest);
+  if (TEXTAREA_START.test(rest))
+    return [...afterHtmlLine("raw", rest), html("blank"), ...PARAGRAPH_OR_NOT];
+  if (BLOCK_TAG_START.test(rest)) return [html("blank")];
+  if (TAG_START.test(rest)) return [html("blank"), ...PARAGRAPH_OR_NOT];
+  return void 0;
+}
+function afterHtmlLine(end, line) {
+  switch (end) {
+    case "blank":
+      return BLANK.test(line) ? [TOP] : [html(end)];
+    case "raw":
+      if (RAW_END.test(line)) return [TOP];
+      return TEXTAREA_END.test(line) ? [TOP, html(end)] : [html(end)];
+    default:
+      return line.includes(end) ? [TOP] : [html(end)];
+  }
+}
+function showsAsWritten(info) {
+  return !DRAWN.has(fenceLanguage(info));
+}
+function fenceLanguage(info) {
+  const word = info.replace(/^[ \t\v\f]+/, "").split(INFO_SPACE)[0];
+  return word.replace(/\\([!-/:-@[-`{-~])/g, "$1").replace(
+    /&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));/g,
+    (reference, hex3, decimal) => {
+      const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(decimal);
+      return code2 <= 127 ? String.fromCharCode(code2) : reference;
+    }
+  ).toLowerCase();
+}
+
+// src/core/markdown-prefix.ts
+var CONTAINER_PREFIX = /^\ufeff?(?:[ \t>]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*/;
+var BLANK_LINE = /^[ \t]*$/;
+function prefixLength(line) {
+  return CONTAINER_PREFIX.exec(line)[0].length;
+}
+function afterPrefix(line) {
+  return line.slice(prefixLength(line));
+}
+function lineStarts(text3) {
+  const starts = [0];
+  for (let at = text3.indexOf("\n"); at >= 0; at = text3.indexOf("\n", at + 1)) starts.push(at + 1);
+  return starts;
+}
+function paragraphsOf(text3) {
+  const paragraphs = [];
+  let start;
+  let at = 0;
+  for (const line of text3.split("\n")) {
+    if (BLANK_LINE.test(line)) {
+      if (start !== void 0) paragraphs.push({ start, end: at - 1 });
+      start = void 0;
+    } else start ??= at;
+    at += line.length + 1;
+  }
+  if (start !== void 0) paragraphs.push({ start, end: text3.length });
+  return paragraphs;
+}
+
+// src/core/html-tags.ts
+var ALLOWED = new Set(
+  [
+    "h1 h2 h3 h4 h5 h6 br b i strong em a pre code img tt div ins del sup sub p ol ul table",
+    "thead tbody tfoot blockquote dl dt dd kbd q samp var hr ruby rt rp li tr td th s strike",
+    "summary details caption figure figcaption abbr bdo cite dfn mark small span time wbr",
+    "picture source"
+  ].join(" ").split(" ")
+);
+var FILTERED = /^(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)$/i;
+var CONTENTS_HIDDEN = /* @__PURE__ */ new Set(["rp", "template", "svg", "math", "noscript", "select"]);
+var SMALLER = /* @__PURE__ */ new Set(["sub", "sup", "small"]);
+var TOO_SMALL_DEPTH = 3;
+var RAW_BLOCK_OPEN = /^<(?:script|pre|style|textarea)(?:[\s>]|$)/i;
+var RAW_BLOCK_CLOSE = /<\/(?:script|pre|style|textarea)>/i;
+var TAG_OPEN = /<\/?[A-Za-z]/g;
+var AUTOLINK = (
+  // eslint-disable-next-line no-control-regex -- an autolink holds no control character or space
+  /^<(?:[A-Za-z][A-Za-z0-9.+-]{1,31}:[^\x00-\x20<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>/
+);
+var SPACE = /[\t\n\f\r ]/;
+var NAME_END = /[\t\n\f\r />]/;
+var ATTRIBUTE_END = /[\t\n\f\r />=]/;
+var VALUE_END = /[\t\n\f\r >]/;
+var MAX_TAG_LENGTH = 4096;
+function hiddenTags(text3, shown) {
+  const cuts = [];
+  if (!/<\/?[A-Za-z]/.test(text3)) return { cuts, restFrom: void 0 };
+  const lines = linesOf(text3);
+  let restFrom;
+  let depth = 0;
+  let tagsEnd = 0;
+  for (const match of text3.matchAll(TAG_OPEN)) {
+    const at = match.index;
+    if (restFrom !== void 0) break;
+    const tag = readTag(lines, at);
+    if (tag === void 0) continue;
+    if (tag.kind === "rest") {
+      restFrom = at;
+      break;
+    }
+    const inTag = at < tagsEnd;
+    tagsEnd = Math.max(tagsEnd, tag.end);
+    cuts.push(...tag.agreed ? keptTag(text3, at, tag.agreed) : [{ start: at, end: tag.end }]);
+    const { name, closing } = tag;
+    if (!closing && (CONTENTS_HIDDEN.has(name) || FILTERED.test(name))) restFrom = at;
+    else if (SMALLER.has(name)) {
+      if (!closing) depth++;
+      else if (!inTag && tag.agreed && surelyClosing(lines, at, shown))
+        depth = Math.max(0, depth - 1);
+      if (depth >= TOO_SMALL_DEPTH) restFrom = at;
+    }
+  }
+  return { cuts, restFrom };
+}
+function inHtmlBlock(text3) {
+  const lines = linesOf(text3);
+  return (at) => lines.html[lineAt(lines, at)];
+}
+function readTag(lines, at) {
+  const [, slash, name, after] = /^<(\/?)([^\t\n\f\r />]*)([\s\S]?[\s\S]?)/.exec(
+    lines.text.slice(at, at + 40)
+  );
+  if (FILTERED.test(name) && /^(?:[\t\n\v\f\r >]|\/>)/.test(after)) return void 0;
+  if (!lines.html[lineAt(lines, at)] && AUTOLINK.test(lines.text.slice(at, at + 2048)))
+    return void 0;
+  const readings = [scanTag(lines, at, true), scanTag(lines, at, false)];
+  if (readings.some((r) => r.kind === "rest")) return { kind: "rest" };
+  const tags = readings.filter((r) => r.kind === "tag");
+  const ends = readings.flatMap(
+    (r) => r.kind === "tag" ? [r.end] : r.kind === "unclosed" ? [r.stop] : []
+  );
+  if (ends.length === 0) return void 0;
+  const agreed = tags.length === 2 && tags[0].end === tags[1].end ? tags[0] : void 0;
+  return {
+    kind: "hides",
+    end: Math.max(...ends),
+    name: name.toLowerCase(),
+    closing: slash === "/",
+    agreed
+  };
+}
+function keptTag(text3, at, tag) {
+  const name = tag.name.toLowerCase();
+  if (!ALLOWED.has(name)) return [{ start: at, end: tag.end }];
+  const shown = tag.attributes.filter((a) => shownAttribute(name, a.name));
+  if (shown.length === tag.attributes.length) return [];
+  const attributes = shown.map((a) => ` ${text3.slice(a.start, a.end)}`).join("");
+  return [
+    { start: at, end: tag.end, replacement: `<${tag.closing ? "/" : ""}${tag.name}${attributes}>` }
+  ];
+}
+function shownAttribute(element, attribute) {
+  return attribute === "title" || element === "a" && attribute === "href" || element === "img" && attribute === "src";
+}
+function surelyClosing(lines, at, shown) {
+  return lines.text[at - 1] !== "\\" && shown(at) && !lines.backtick[lineAt(lines, at)];
+}
+function scanTag(lines, at, skipPrefixes) {
+  const { text: text3 } = lines;
+  const inBlock = lines.html[lineAt(lines, at)];
+  const limit = Math.min(text3.length, at + MAX_TAG_LENGTH);
+  let pos = at + 1;
+  const closing = text3[pos] === "/";
+  if (closing) pos++;
+  const nameStart = pos;
+  while (pos < limit && !NAME_END.test(text3[pos])) pos++;
+  const name = text3.slice(nameStart, pos);
+  const attributes = [];
+  const skip = (slashes) => {
+    for (; pos < limit; pos++) {
+      const char = text3[pos];
+      if (char === "\n") {
+        const line = lineAt(lines, pos + 1);
+        const next = lineText(lines, line);
+        if (BLANK_LINE.test(next) && !lines.raw[line]) return false;
+        if (skipPrefixes) pos += prefixLength(next);
+        continue;
+      }
+      if (!SPACE.test(char) && !(slashes && char === "/")) return true;
+    }
+    return false;
+  };
+  const unclosed = () => {
+    if (pos >= limit && limit < text3.length) return { kind: "rest" };
+    return inBlock ? { kind: "unclosed", stop: Math.min(pos, text3.length) } : { kind: "text" };
+  };
+  for (; ; ) {
+    if (!skip(true)) return unclosed();
+    if (text3[pos] === ">") return { kind: "tag", end: pos + 1, name, closing, attributes };
+    const start = pos++;
+    while (pos < limit && !ATTRIBUTE_END.test(text3[pos])) pos++;
+    const attribute = text3.slice(start, pos).toLowerCase();
+    const nameEnd = pos;
+    if (!skip(false)) return unclosed();
+    if (text3[pos] !== "=") {
+      attributes.push({ name: attribute, start, end: nameEnd });
+      continue;
+    }
+    pos++;
+    if (!skip(false)) return unclosed();
+    const quote = text3[pos];
+    if (quote === '"' || quote === "'") {
+      const close = closingQuote(lines, pos, inBlock);
+      if (typeof close !== "number") return { kind: close };
+      pos = close + 1;
+    } else while (pos < limit && !VALUE_END.test(text3[pos])) pos++;
+    attributes.push({ name: attribute, start, end: pos });
+  }
+}
+function closingQuote(lines, at, inBlock) {
+  const { text: text3 } = lines;
+  const close = text3.indexOf(text3[at], at + 1);
+  if (close >= 0 && close - at > MAX_TAG_LENGTH) return "rest";
+  const between = text3.slice(at + 1, close < 0 ? text3.length : close);
+  if (inBlock) return close >= 0 && !between.includes("\n") ? close : "rest";
+  if (close < 0 || between.split("\n").some((line) => BLANK_LINE.test(line))) return "text";
+  return close;
+}
+function linesOf(text3) {
+  const starts = lineStarts(text3);
+  const html2 = [];
+  const raw = [];
+  const backtick = [];
+  let inBlock = false;
+  let inRaw = false;
+  let paragraph = [];
+  let paragraphBacktick = false;
+  const endParagraph = () => {
+    for (const line of paragraph) backtick[line] = paragraphBacktick;
+    paragraph = [];
+    paragraphBacktick = false;
+  };
+  text3.split("\n").forEach((line, i) => {
+    const start = afterPrefix(line);
+    let lineRaw = inRaw;
+    if (inRaw) inRaw = !RAW_BLOCK_CLOSE.test(line);
+    else if (RAW_BLOCK_OPEN.test(start)) {
+      lineRaw = true;
+      inRaw = !RAW_BLOCK_CLOSE.test(line);
+    }
+    const blank = BLANK_LINE.test(line);
+    if (blank) inBlock = false;
+    else if (start.startsWith("<")) inBlock = true;
+    html2.push(inBlock || lineRaw);
+    raw.push(lineRaw);
+    if (blank) endParagraph();
+    paragraph.push(i);
+    paragraphBacktick ||= line.includes("`");
+  });
+  endParagraph();
+  return { text: text3, starts, html: html2, raw, backtick };
+}
+function lineAt(lines, at) {
+  let low = 0;
+  let high = lines.starts.length - 1;
+  while (low < high) {
+    const middle = low + high + 1 >> 1;
+    if (lines.starts[middle] <= at) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+function lineEnd(lines, line) {
+  const next = lines.starts[line + 1];
+  return next === void 0 ? lines.text.length : next - 1;
+}
+function lineText(lines, line) {
+  return lines.text.slice(lines.starts[line], lineEnd(lines, line));
+}
+
+// src/core/link-text.ts
+function linkTextCuts(text3) {
+  const cuts = [];
+  if (!text3.includes("![") && !text3.includes("][")) return cuts;
+  for (const paragraph of paragraphsOf(text3)) {
+    const within = text3.slice(paragraph.start, paragraph.end);
+    const lastClose = within.lastIndexOf("]");
+    const special = nextSpecial(within);
+    const closes = matchingBrackets(within);
+    for (const { index } of within.matchAll(/!\[/g)) {
+      const start = index + 2;
+      const close = closes[index + 1];
+      const end = close < 0 || special[start] < close ? lastClose : close;
+      if (end >= start) cuts.push({ start: paragraph.start + start, end: paragraph.start + end });
+    }
+    for (const { index } of within.matchAll(/\]\[/g)) {
+      const start = index + 2;
+      const end = labelClose(within, start);
+      if (end !== void 0)
+        cuts.push({ start: paragraph.start + start, end: paragraph.start + end });
+    }
+  }
+  return cuts;
+}
+function nextSpecial(text3) {
+  const next = new Int32Array(text3.length + 1).fill(text3.length);
+  for (let at = text3.length - 1; at >= 0; at--)
+    next[at] = text3[at] === "`" || text3[at] === "<" ? at : next[at + 1];
+  return next;
+}
+function matchingBrackets(text3) {
+  const closes = new Int32Array(text3.length).fill(-1);
+  const open3 = [];
+  for (let at = 0; at < text3.length; at++) {
+    const char = text3[at];
+    if (char === "\\") at++;
+    else if (char === "[") open3.push(at);
+    else if (char === "]" && open3.length > 0) closes[open3.pop()] = at;
+  }
+  return closes;
+}
+function labelClose(text3, from) {
+  for (let at = from; at < text3.length; at++) {
+    const char = text3[at];
+    if (char === "\\") at++;
+    else if (char === "[") return void 0;
+    else if (char === "]") return at;
+  }
+  return void 0;
+}
+
+// src/core/drawn-blocks.ts
+var MAX_CLOSING_LINES_TRIED = 64;
+function drawnBlocks(lines, language) {
+  const blocks = [];
+  if (!lines.some((line) => line.includes("```") || line.includes("~~~"))) return blocks;
+  const bare = lines.flatMap((line, i) => /^[ \t]*(?:`{3,}|~{3,})[ \t]*$/.test(line) ? [i] : []);
+  lines.forEach((line, open3) => {
+    const rest = unindented(afterPrefix(line));
+    const fence = openingFence(rest);
+    if (!fence || fenceLanguage(rest.slice(fence.length)) !== language) return;
+    const first = firstAfter(bare, open3);
+    const after = bare.slice(first, first + MAX_CLOSING_LINES_TRIED);
+    const close = after.find((i) => closesFence(lines[i], fence)) ?? lines.length;
+    const last = blocks.at(-1);
+    if (last === void 0 || close > last.close) blocks.push({ open: open3, close });
+  });
+  return blocks;
+}
+function firstAfter(values, value) {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = low + high >> 1;
+    if (values[middle] > value) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+// src/core/math-commands.ts
+var GREEK = [
+  "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa varkappa",
+  "lambda mu nu xi omicron pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi",
+  "omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega digamma"
+];
+var SYMBOLS = [
+  // Ordinary symbols and letters.
+  "aleph beth gimel daleth hbar hslash imath jmath ell wp Re Im partial infty prime emptyset",
+  "varnothing nabla top bot angle measuredangle triangle backslash forall exists nexists neg",
+  "lnot flat natural sharp clubsuit diamondsuit heartsuit spadesuit surd checkmark circledR",
+  "complement Bbbk eth mho Finv Game square blacksquare lozenge blacklozenge bigstar degree",
+  // Big operators.
+  "sum prod coprod int iint iiint iiiint oint intop smallint bigcap bigcup bigvee bigwedge",
+  "biguplus bigotimes bigoplus bigodot bigsqcup",
+  // Binary operators.
+  "pm mp times div cdot ast star circ bullet oplus ominus otimes oslash odot bigcirc dagger",
+  "ddagger cap cup uplus sqcap sqcup vee wedge land lor setminus smallsetminus wr amalg",
+  "diamond triangleleft triangleright bigtriangleup bigtriangledown dotplus ltimes rtimes",
+  "boxplus boxminus boxtimes boxdot centerdot intercal barwedge veebar",
+  // Relations.
+  "le leq ge geq lt gt ne neq equiv approx approxeq sim simeq cong propto prec succ preceq",
+  "succeq ll gg lll ggg subset supset subseteq supseteq subsetneq supsetneq sqsubset",
+  "sqsupset sqsubseteq sqsupseteq in ni notin owns mid nmid parallel nparallel perp vdash",
+  "dashv models asymp doteq bowtie smile frown leqslant geqslant lesssim gtrsim lessgtr",
+  "gtrless nless ngtr nleq ngeq nsubseteq nsupseteq therefore because coloneqq eqqcolon",
+  "trianglelefteq trianglerighteq vartriangleleft vartriangleright",
+  // Arrows.
+  "to gets leftarrow rightarrow leftrightarrow Leftarrow Rightarrow Leftrightarrow",
+  "longleftarrow longrightarrow longleftrightarrow Longleftarrow Longrightarrow",
+  "Longleftrightarrow mapsto longmapsto hookleftarrow hookrightarrow uparrow downarrow",
+  "updownarrow Uparrow Downarrow Updownarrow nearrow searrow swarrow nwarrow implies",
+  "impliedby iff leftharpoonup leftharpoondown rightharpoonup rightharpoondown",
+  "rightleftharpoons leftrightarrows rightleftarrows twoheadrightarrow rightarrowtail",
+  "leadsto circlearrowleft circlearrowright nrightarrow nleftarrow",
+  // Dots and punctuation.
+  "ldots cdots vdots ddots dots dotsc dotsb dotsm dotsi dotso ldotp cdotp colon",
+  // Delimiters.
+  "langle rangle lceil rceil lfloor rfloor lbrace rbrace lbrack rbrack vert Vert lvert rvert",
+  "lVert rVert lgroup rgroup"
+];
+var STRUCTURE = [
+  // Fractions, roots, binomials, sizes of delimiters.
+  "frac dfrac tfrac cfrac sqrt binom dbinom tbinom over atop choose left right middle big Big",
+  "bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr bigm Bigm",
+  // Named functions and operators.
+  "arcsin arccos arctan arg cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim",
+  "liminf limsup ln log max min Pr sec sin sinh sup tan tanh operatorname bmod pmod mod",
+  "limits nolimits",
+  // Accents, braces over and under, stacking.
+  "hat widehat bar overline underline vec overrightarrow overleftarrow dot ddot tilde",
+  "widetilde acute grave breve check mathring overbrace underbrace overset underset",
+  "stackrel xrightarrow xleftarrow not boxed",
+  // Fonts and text.
+  "mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathscr boldsymbol rm bf",
+  "it cal sf tt text textrm textbf textit textsf texttt mbox displaystyle textstyle",
+  // Positive spaces, environments and a number for a line.
+  "quad qquad thinspace medspace thickspace enspace begin end tag"
+];
+var MATH_WORDS = new Set(
+  [...GREEK, ...SYMBOLS, ...STRUCTURE].join(" ").split(/\s+/).filter(Boolean)
+);
+var MATH_SYMBOLS = /* @__PURE__ */ new Set([
+  "\\",
+  ",",
+  ":",
+  ";",
+  " ",
+  ">",
+  "{",
+  "}",
+  "|",
+  "#",
+  "$",
+  "%",
+  "&",
+  "_"
+]);
+
+// src/core/math-text.ts
+var MATH_LEFT_OUT = "[math left out]";
+var KNOWN_REFERENCES = /* @__PURE__ */ new Set(["lt", "gt", "amp", "quot", "nbsp"]);
+var REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{0,31}));/g;
+function mathCuts(text3) {
+  const lines = text3.split("\n");
+  const starts = lineStarts(text3);
+  const regions = [
+    ...drawnBlocks(lines, "math").map(({ open: open3, close }) => ({
+      start: starts[open3 + 1] ?? text3.length,
+      end: close < lines.length ? starts[close] - 1 : text3.length
+    })),
+    ...text3.includes("$") ? dollarRegions(text3) : []
+  ];
+  return regions.filter(({ start, end }) => start < end && !drawnAsWritten(text3.slice(start, end))).map(({ start, end }) => ({ start, end, replacement: MATH_LEFT_OUT }));
+}
+function dollarRegions(text3) {
+  const regions = [];
+  const inBlock = inHtmlBlock(text3);
+  let open3;
+  for (const { start, end } of paragraphsOf(text3)) {
+    const paragraph = text3.slice(start, end);
+    const dollars = mathDollars(paragraph, !inBlock(start) && !inBlock(end));
+    if (dollars.length === 0) continue;
+    const first = dollars[0];
+    const last = start + dollars.at(-1) + 1;
+    const displayOpens = [...paragraph.matchAll(/\${2,}/g)].reduce(
+      (count2, [run2]) => count2 + Math.floor(run2.length / 2),
+      0
+    );
+    if (open3 === void 0) {
+      if (displayOpens % 2 === 1) open3 = start + first;
+      else regions.push({ start: start + first, end: last });
+    } else if (displayOpens % 2 === 1) {
+      regions.push({ start: open3, end: last });
+      open3 = void 0;
+    }
+  }
+  if (open3 !== void 0) regions.push({ start: open3, end: text3.length });
+  return regions;
+}
+function mathDollars(paragraph, markdown) {
+  const dollars = [];
+  if (!paragraph.includes("$")) return dollars;
+  const spansSure = markdown && !/<|\]\(|\]:|^[ \t>]*\|?[ \t:|-]*-[ \t:|-]*$/m.test(paragraph);
+  const runs = spansSure ? backtickRuns(paragraph) : [];
+  const next = /* @__PURE__ */ new Map();
+  const closes = runs.map((r, i) => i).reverse().map((i) => {
+    const close = next.get(runs[i].length) ?? -1;
+    next.set(runs[i].length, i);
+    return close;
+  }).reverse();
+  let run2 = 0;
+  for (let at = 0; at < paragraph.length; at++) {
+    if (paragraph[at] === "$") dollars.push(at);
+    if (dollars.length > 0 || run2 >= runs.length || runs[run2].start !== at) continue;
+    const { length, escaped } = runs[run2];
+    const close = closes[run2];
+    run2++;
+    if (escaped || close < 0) continue;
+    at = runs[close].start + length - 1;
+    run2 = close + 1;
+  }
+  return dollars;
+}
+function backtickRuns(text3) {
+  return [...text3.matchAll(/(\\*)(`+)/g)].map((match) => ({
+    start: match.index + match[1].length,
+    length: match[2].length,
+    escaped: match[1].length % 2 === 1
+  }));
+}
+function drawnAsWritten(math) {
+  const unknownReference = [...math.matchAll(REFERENCE)].some(
+    ([, , , name]) => name !== void 0 && !KNOWN_REFERENCES.has(name)
+  );
+  return !unknownReference && commandsDraw(math) && commandsDraw(asRendered(math));
+}
+function commandsDraw(tex) {
+  for (let at = 0; at < tex.length; at++) {
+    const char = tex[at];
+    if (char === "%") return false;
+    if (char !== "\\") continue;
+    const word = /^[A-Za-z]+/.exec(tex.slice(at + 1, at + 64))?.[0];
+    if (word !== void 0) {
+      if (!MATH_WORDS.has(word)) return false;
+      at += word.length;
+      continue;
+    }
+    const symbol2 = tex[at + 1];
+    if (symbol2 === void 0) continue;
+    if (!MATH_SYMBOLS.has(symbol2) || symbol2 === "\\" && tex[at + 2] === "[") return false;
+    at++;
+  }
+  return true;
+}
+function asRendered(text3) {
+  return text3.replace(
+    /\\([!-/:-@[-`{-~])|&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|nbsp));/g,
+    (_, escaped, hex3, decimal, name) => {
+      if (escaped !== void 0) return escaped;
+      if (name !== void 0)
+        return { lt: "<", gt: ">", amp: "&", quot: '"', nbsp: " " }[name];
+      const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(decimal);
+      return code2 > 0 && code2 <= 1114111 ? String.fromCodePoint(code2) : "�";
+    }
+  );
+}
+
+// src/core/mermaid-text.ts
+var COMMENT = /%%/g;
+var ACCESSIBLE = /^[\s>*+-]*acc(?:Title|Descr)\s*:/;
+var ACCESSIBLE_BLOCK = /^[\s>*+-]*accDescr\s*\{/;
+function mermaidCuts(text3) {
+  const lines = text3.split("\n");
+  const starts = lineStarts(text3);
+  return drawnBlocks(lines, "mermaid").flatMap(({ open: open3, close }) => {
+    const start = starts[open3 + 1] ?? text3.length;
+    const end = close < lines.length ? starts[close] - 1 : text3.length;
+    if (start >= end) return [];
+    const body = text3.slice(start, end);
+    return [...commentSpans(body), ...accessibleSpans(body)].map(([from, to]) => ({
+      start: start + from,
+      end: start + to
+    }));
+  });
+}
+function commentSpans(body) {
+  const spans = [];
+  let cursor = 0;
+  for (const { index } of body.matchAll(COMMENT)) {
+    if (index < cursor) continue;
+    const directive = body[index + 2] === "{";
+    const end = directive ? body.indexOf("}%%", index + 3) : body.indexOf("\n", index);
+    cursor = end < 0 ? body.length : directive ? end + 3 : end;
+    spans.push([index, cursor]);
+  }
+  return spans;
+}
+function accessibleSpans(body) {
+  const spans = [];
+  let offset = 0;
+  let inBlock = false;
+  for (const line of body.split("\n")) {
+    const shut = line.indexOf("}", inBlock ? 0 : line.indexOf("{") + 1);
+    if (inBlock || ACCESSIBLE_BLOCK.test(line)) {
+      spans.push([offset, offset + (shut < 0 ? line.length : shut)]);
+      inBlock = shut < 0;
+    } else if (ACCESSIBLE.test(line)) spans.push([offset, offset + line.length]);
+    offset += line.length + 1;
+  }
+  return spans;
+}
+
+// src/core/text-cuts.ts
+function withoutCuts(text3, cuts) {
+  const ordered = [...cuts].sort((a, b) => a.start - b.start || b.end - a.end);
+  let kept = "";
+  let cursor = 0;
+  for (const cut of ordered) {
+    if (cut.start < cursor) {
+      cursor = Math.max(cursor, cut.end);
+      continue;
+    }
+    kept += text3.slice(cursor, cut.start) + (cut.replacement ?? "");
+    cursor = Math.max(cursor, cut.end);
+  }
+  return kept + text3.slice(cursor);
+}
+
+// src/core/visible-text.ts
+var INVISIBLE2 = (
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\p{Default_Ignorable_Code_Point}\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u
+);
+var INVISIBLE_ALL = new RegExp(INVISIBLE2.source, "gu");
+var ENTITY = /&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));|&(?:zwnj|zwj|shy|lrm|rlm);/g;
+var HIDDEN_HTML = /<!--|<!\[CDATA\[|<\?|<![A-Za-z]|<!|<\/(?![A-Za-z])/g;
+var BLOCK_ONLY = /* @__PURE__ */ new Set(["<!", "</"]);
+var CLOSE = { "<!--": "-->", "<![CDATA[": "]]>", "<?": ">" };
+var RAW_BLOCK_OPEN2 = /^<(?:script|pre|style|textarea)(?:[\s>]|$)/i;
+var RAW_BLOCK_CLOSE2 = /<\/(?:script|pre|style|textarea)>/i;
+var DEFINITION_START = /^\[(?:[^\]\\]|\\.)*(?:\]:|$)/;
+var FENCE = /^(`{3,}|~{3,})/;
+var LANGUAGE = /^[A-Za-z0-9][A-Za-z0-9_+#.-]{0,19}$/;
+var LINE_BREAK2 = /\r\n|\r|\n/;
+function withoutInvisibleCharacters(text3) {
+  return text3.replace(INVISIBLE_ALL, "");
+}
+function visibleMarkdown(markdown) {
+  const given = [];
+  for (const run2 of runsOf(markdown.split(LINE_BREAK2))) {
+    if (run2.code) {
+      given.push(run2.text);
+      continue;
+    }
+    const { kept, restHidden } = withoutHiddenText(run2.text);
+    given.push(withoutInvisibleEntities(kept));
+    if (restHidden) break;
+  }
+  return withoutInvisibleCharacters(given.join("\n"));
+}
+function runsOf(lines) {
+  const kinds = codeBlockLines(lines);
+  const runs = [];
+  lines.forEach((line, i) => {
+    const kind = kinds[i];
+    const code2 = kind !== "text";
+    const given = kind === "fence" ? languageOnly(line) : line;
+    const last = runs.at(-1);
+    if (last?.code === code2) last.lines.push(given);
+    else runs.push({ code: code2, lines: [given] });
+  });
+  return runs.map(({ code: code2, lines: lines2 }) => ({ code: code2, text: lines2.join("\n") }));
+}
+function withoutFenceInfo(text3) {
+  return text3.split(LINE_BREAK2).map(languageOnly).join("\n");
+}
+function languageOnly(line) {
+  let kept = "";
+  let at = 0;
+  for (const [start, end] of infoSpans(line)) {
+    kept += line.slice(at, start);
+    at = end;
+  }
+  return kept + line.slice(at);
+}
+function infoSpans(line) {
+  const prefix = prefixLength(line);
+  const fence = FENCE.exec(line.slice(prefix))?.[1];
+  if (fence === void 0) return [];
+  const infoStart = prefix + fence.length;
+  const [, space, word] = /^([ \t]*)([^ \t]*)/.exec(line.slice(infoStart));
+  const wordStart = infoStart + space.length;
+  const wordEnd = wordStart + word.length;
+  return LANGUAGE.test(word) ? [
+    [infoStart, wordStart],
+    [wordEnd, line.length]
+  ] : [[infoStart, line.length]];
+}
+function withoutHiddenText(text3) {
+  const cuts = [];
+  const lines = text3.split("\n");
+  const definitions = definitionLines(lines);
+  let lineStart = 0;
+  let keptBefore = false;
+  lines.forEach((line, i) => {
+    const next = lineStart + line.length + 1;
+    if (definitions[i])
+      cuts.push({
+        start: keptBefore ? lineStart - 1 : lineStart,
+        end: Math.min(text3.length, keptBefore ? next - 1 : next)
+      });
+    else keptBefore = true;
+    for (const [start, end] of infoSpans(line))
+      cuts.push({ start: lineStart + start, end: lineStart + end });
+    lineStart = next;
+  });
+  const html2 = hiddenHtml(text3);
+  const shown = new Uint8Array(text3.length).fill(1);
+  for (const [start, end] of html2.spans) {
+    shown.fill(0, start, end);
+    cuts.push({ start, end });
+  }
+  const tags = hiddenTags(text3, (at) => shown[at] === 1);
+  cuts.push(...tags.cuts, ...linkTextCuts(text3), ...mermaidCuts(text3), ...mathCuts(text3));
+  if (tags.restFrom !== void 0) cuts.push({ start: tags.restFrom, end: text3.length });
+  const kept = withoutCuts(text3, cuts);
+  return {
+    kept: withoutFenceInfo(withoutDefinitions(kept)),
+    restHidden: html2.restHidden || tags.restFrom !== void 0
+  };
+}
+function hiddenHtml(text3) {
+  const commentBlocks = commentBlockStarts(text3);
+  let inBlock;
+  const spans = [];
+  let cursor = 0;
+  for (const match of text3.matchAll(HIDDEN_HTML)) {
+    if (match.index < cursor) continue;
+    if (BLOCK_ONLY.has(match[0]) && !(inBlock ??= inHtmlBlock(text3))(match.index)) continue;
+    const end = hiddenEnd(text3, match.index, match[0], commentBlocks);
+    if (end === void 0)
+      return { spans: [...spans, [match.index, text3.length]], restHidden: true };
+    spans.push([match.index, end]);
+    const comment = text3.indexOf("<!--", match.index + 1);
+    cursor = match[0] !== "<!--" && comment >= 0 && comment < end ? comment : end;
+  }
+  return { spans, restHidden: false };
+}
+function hiddenEnd(text3, at, opening, commentBlocks) {
+  const close = CLOSE[opening] ?? ">";
+  const found = closeAfter(text3, close, at + opening.length);
+  if (opening !== "<!--") return found < 0 ? text3.length : found + close.length;
+  if (found < 0) return void 0;
+  if (!LINE_BREAK2.test(text3.slice(at, found))) return found + close.length;
+  return commentBlocks.has(at) ? found + close.length : void 0;
+}
+function closeAfter(text3, close, from) {
+  let lineStart = -1;
+  let prefixEnd = -1;
+  for (let found = text3.indexOf(close, from); found >= 0; found = text3.indexOf(close, found + 1)) {
+    if (close !== ">") return found;
+    const start = text3.lastIndexOf("\n", found - 1) + 1;
+    if (start !== lineStart) {
+      lineStart = start;
+      const lineEnd2 = text3.indexOf("\n", start);
+      prefixEnd = start + prefixLength(text3.slice(start, lineEnd2 < 0 ? text3.length : lineEnd2));
+    }
+    if (found >= prefixEnd) return found;
+  }
+  return -1;
+}
+function commentBlockStarts(text3) {
+  const starts = /* @__PURE__ */ new Set();
+  let inHtmlBlock2 = false;
+  let inRawBlock = false;
+  let offset = 0;
+  for (const [line, lineBreak] of linesOf2(text3)) {
+    if (!inHtmlBlock2 && !inRawBlock) starts.add(offset);
+    const start = line.slice(prefixLength(line));
+    if (inRawBlock) inRawBlock = !RAW_BLOCK_CLOSE2.test(line);
+    else if (RAW_BLOCK_OPEN2.test(start)) inRawBlock = !RAW_BLOCK_CLOSE2.test(line);
+    if (BLANK_LINE.test(line)) inHtmlBlock2 = false;
+    else if (start.startsWith("<") && !start.startsWith("<!--")) inHtmlBlock2 = true;
+    offset += line.length + lineBreak.length;
+  }
+  return starts;
+}
+function linesOf2(text3) {
+  const parts = text3.split(/(\r\n|\r|\n)/);
+  const lines = [];
+  for (let i = 0; i < parts.length; i += 2) lines.push([parts[i], parts[i + 1] ?? ""]);
+  return lines;
+}
+function withoutDefinitions(text3) {
+  const lines = text3.split(LINE_BREAK2);
+  const definitions = definitionLines(lines);
+  return lines.filter((_, i) => !definitions[i]).join("\n");
+}
+function definitionLines(lines) {
+  const colonAhead = definitionColonAhead(lines);
+  const definitions = [];
+  let state = "text";
+  for (const [i, line] of lines.entries()) {
+    const blank = BLANK_LINE.test(line);
+    if (state === "definition" && blank) state = "after";
+    else if (state === "after" && !blank) state = /^[ \t]/.test(line) ? "definition" : "text";
+    if (state === "text" && colonAhead[i] && DEFINITION_START.test(line.slice(prefixLength(line))))
+      state = "definition";
+    definitions.push(state !== "text");
+  }
+  return definitions;
+}
+function definitionColonAhead(lines) {
+  const ahead = new Array(lines.length).fill(false);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i];
+    if (BLANK_LINE.test(line)) continue;
+    ahead[i] = line.includes("]:") || (ahead[i + 1] ?? false);
+  }
+  return ahead;
+}
+function withoutInvisibleEntities(text3) {
+  return text3.replace(ENTITY, (entity, hex3, decimal) => {
+    if (hex3 === void 0 && decimal === void 0) return "";
+    const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(decimal);
+    if (code2 === 0 || code2 > 1114111 || code2 >= 55296 && code2 <= 57343) return entity;
+    return INVISIBLE2.test(String.fromCodePoint(code2)) ? "" : entity;
+  });
+}
+
 // src/core/plan/markdown.ts
 function parsePlanMarkdown(markdown, limits) {
   const block = extractTasksBlock(markdown);
   if (!block.ok) return { ok: false, errors: [block.error] };
+  if (limits.issue && !shownAsWritten(markdown, block.yaml))
+    return {
+      ok: false,
+      errors: [
+        {
+          code: "hidden_tasks_block",
+          message: "the issue's tasks block is not shown on GitHub as written (part of the issue hides it, or hides text in it), so it is not taken as the plan: show it plainly, or give the plan with `/plan`",
+          line: block.lineOffset
+        }
+      ]
+    };
   return parsePlanYamlAt(block.yaml, limits, block);
+}
+function shownAsWritten(markdown, yaml) {
+  const shown = extractTasksBlock(visibleMarkdown(markdown));
+  return shown.ok && shown.yaml === yaml;
 }
 
 // src/core/plan/format.ts
@@ -35971,8 +37022,8 @@ function pullTitle(env) {
 function summaryContent(attempt, summary) {
   const lines = inertBlock(summary, MAX_SUMMARY);
   if (lines.length === 0) return "";
-  const quoted = lines.map((line) => line === "" ? ">" : `> ${line}`);
-  return [`**What the agent did** (attempt ${attempt}):`, "", ...quoted].join("\n");
+  const quoted2 = lines.map((line) => line === "" ? ">" : `> ${line}`);
+  return [`**What the agent did** (attempt ${attempt}):`, "", ...quoted2].join("\n");
 }
 function promptContent(prompt) {
   const lines = inertBlock(prompt, MAX_PROMPT);
