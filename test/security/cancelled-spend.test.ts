@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAINTAINER, REPO, repositoryIdOf } from '../e2e/harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-worker.js';
-import { SONNET_ANSWER, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answer.js';
+import {
+  apiCallingAgent,
+  SONNET_ANSWER,
+  SONNET_ANSWER_COST,
+} from '../worker/helpers/sonnet-answer.js';
 
 /**
  * An attempt cancelled while its agent runs is charged what the agent spent (docs/worker.md, "A
@@ -15,22 +19,10 @@ import { SONNET_ANSWER, SONNET_ANSWER_COST } from '../worker/helpers/sonnet-answ
  */
 
 /** Calls the API `CALLS` times through the proxy, then works on forever, deaf to SIGTERM. */
-const SPEND_THEN_HANG = String.raw`
-const http = require('node:http');
-process.on('SIGTERM', () => {});
-const base = new URL(process.env.ANTHROPIC_BASE_URL);
-const call = () => new Promise((resolve, reject) => {
-  const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'content-type': 'application/json' };
-  http.request({ host: base.hostname, port: base.port, method: 'POST', path: '/v1/messages', headers }, (res) => {
-    res.resume();
-    res.on('end', resolve);
-  }).on('error', reject).end(JSON.stringify({ model: 'claude-sonnet-5', stream: true }));
-});
-(async () => {
-  for (let i = 0; i < Number(process.env.CALLS); i++) await call();
-  setInterval(() => {}, 1000);
-})();
-`;
+const SPEND_THEN_HANG = apiCallingAgent(
+  '  setInterval(() => {}, 1000);',
+  "process.on('SIGTERM', () => {});",
+);
 
 const CALLS = 2;
 

@@ -28,12 +28,13 @@ export const SONNET_ANSWER = sse([
 export const SONNET_ANSWER_COST = (2000 * 2 + 50_000 * 0.2 + 800 * 10) / 1e6;
 
 /**
- * An agent's script (CommonJS) that calls the API `CALLS` times through the worker's key proxy,
- * then runs `then` (script text); it reports what it likes itself.
+ * An agent's script (CommonJS) that runs `before` (script text), calls the API `CALLS` times
+ * through the worker's key proxy, then runs `then`; it reports what it likes itself.
  */
-export function apiCallingAgent(then: string): string {
+export function apiCallingAgent(then: string, before = ''): string {
   return String.raw`
 const http = require('node:http');
+${before}
 const base = new URL(process.env.ANTHROPIC_BASE_URL);
 const call = () => new Promise((resolve, reject) => {
   const headers = { 'x-api-key': process.env.ANTHROPIC_API_KEY, 'content-type': 'application/json' };
