@@ -86,8 +86,8 @@ export async function closeAgentNetwork(
   };
   const proxy = await startEgressProxy({
     allow,
-    refused: (host) =>
-      say(`the agent's network: refused ${host.slice(0, 200)} (not in worker.network.allow)`),
+    refused: (host, reason) =>
+      say(`the agent's network: refused ${host.slice(0, 200)} (${reason})`),
   }).catch(async (error: unknown) => {
     await opened();
     throw error;

@@ -27520,7 +27520,71 @@ async function kernelHasIpv6() {
 // src/worker/egress-proxy.ts
 var import_node_events = require("node:events");
 var import_node_http = require("node:http");
+var import_node_dns = require("node:dns");
+var import_node_net3 = require("node:net");
+
+// src/worker/public-address.ts
 var import_node_net2 = require("node:net");
+var NOT_PUBLIC_V4 = [
+  ["0.0.0.0", 8],
+  // "this network", 0.0.0.0 itself
+  ["10.0.0.0", 8],
+  // private (RFC 1918)
+  ["100.64.0.0", 10],
+  // carrier-grade NAT (RFC 6598)
+  ["127.0.0.0", 8],
+  // loopback
+  ["169.254.0.0", 16],
+  // link-local: cloud metadata services
+  ["172.16.0.0", 12],
+  // private
+  ["192.0.0.0", 24],
+  // IETF protocol assignments
+  ["192.0.2.0", 24],
+  // documentation
+  ["192.88.99.0", 24],
+  // 6to4 relay anycast (deprecated)
+  ["192.168.0.0", 16],
+  // private
+  ["198.18.0.0", 15],
+  // benchmarking
+  ["198.51.100.0", 24],
+  // documentation
+  ["203.0.113.0", 24],
+  // documentation
+  ["224.0.0.0", 3]
+  // multicast, reserved, broadcast
+];
+var NOT_PUBLIC_V6 = [
+  ["64:ff9b:1::", 48],
+  // NAT64 for local use
+  ["2001::", 23],
+  // IETF protocol assignments, Teredo among them
+  ["2001:db8::", 32],
+  // documentation
+  ["2002::", 16],
+  // 6to4, whose IPv4 address inside goes unchecked
+  ["3fff::", 20]
+  // documentation
+];
+var UNICAST = new import_node_net2.BlockList();
+UNICAST.addSubnet("::ffff:0.0.0.0", 96, "ipv6");
+UNICAST.addSubnet("64:ff9b::", 96, "ipv6");
+UNICAST.addSubnet("2000::", 3, "ipv6");
+var NOT_PUBLIC = new import_node_net2.BlockList();
+for (const [address, prefix] of NOT_PUBLIC_V4) {
+  NOT_PUBLIC.addSubnet(address, prefix, "ipv4");
+  NOT_PUBLIC.addSubnet(`64:ff9b::${address}`, 96 + prefix, "ipv6");
+}
+for (const [address, prefix] of NOT_PUBLIC_V6) NOT_PUBLIC.addSubnet(address, prefix, "ipv6");
+function isPublicAddress(address) {
+  const version2 = (0, import_node_net2.isIP)(address);
+  if (version2 === 0) return false;
+  const family = version2 === 4 ? "ipv4" : "ipv6";
+  return UNICAST.check(address, family) && !NOT_PUBLIC.check(address, family);
+}
+
+// src/worker/egress-proxy.ts
 var NO_PROXY = "127.0.0.1,localhost,::1";
 var HOP_BY_HOP = /* @__PURE__ */ new Set([
   "connection",
@@ -27534,6 +27598,8 @@ var HOP_BY_HOP = /* @__PURE__ */ new Set([
   "upgrade"
 ]);
 var MAX_NAMED_REFUSALS = 100;
+var MAX_UPSTREAMS = 64;
+var MAX_CLIENTS = 2 * MAX_UPSTREAMS;
 async function startEgressProxy(options) {
   const sockets = /* @__PURE__ */ new Set();
   const track = (socket) => {
@@ -27541,19 +27607,57 @@ async function startEgressProxy(options) {
     socket.once("close", () => sockets.delete(socket));
   };
   const told = /* @__PURE__ */ new Set();
-  const allowed = (host) => {
-    if (hostAllowed(options.allow, host)) return true;
+  const refuse = (host, reason, text3) => {
     if (!told.has(host) && told.size < MAX_NAMED_REFUSALS) {
       told.add(host);
-      options.refused(host);
+      options.refused(host, reason);
     }
-    return false;
+    return { status: 403, text: `agent-coordinator: ${text3}` };
   };
-  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, allowed, options.lookup, track));
+  const lookup = options.lookup ?? import_node_dns.lookup;
+  let upstreams = 0;
+  const admit = async (host) => {
+    if (!hostAllowed(options.allow, host))
+      return refuse(host, "not in worker.network.allow", `${host} is not in worker.network.allow`);
+    if (upstreams >= MAX_UPSTREAMS)
+      return {
+        status: 503,
+        text: `agent-coordinator: the proxy holds ${MAX_UPSTREAMS} connections already`
+      };
+    upstreams += 1;
+    let held = true;
+    const release = () => {
+      if (held) upstreams -= 1;
+      held = false;
+    };
+    if ((0, import_node_net3.isIP)(host) !== 0) return { lookup: void 0, release };
+    let answers;
+    try {
+      answers = await resolveAll(lookup, host);
+    } catch (error62) {
+      release();
+      return {
+        status: 502,
+        text: `agent-coordinator: ${host} did not answer: ${error62.message}`
+      };
+    }
+    const barred = answers.find(
+      ({ address }) => !isPublicAddress(address) && !hostAllowed(options.allow, address)
+    );
+    if (!barred) return { lookup: pinned(answers), release };
+    release();
+    return refuse(
+      host,
+      `it resolves to ${barred.address}, not a public address`,
+      `${host} resolves to ${barred.address}, not a public address (list the address itself in worker.network.allow to allow it)`
+    );
+  };
+  const server = (0, import_node_http.createServer)((req, res) => forward(req, res, admit, track));
+  server.maxConnections = MAX_CLIENTS;
   server.on("connection", track);
   server.on(
     "connect",
-    (req, client, head) => tunnel(req, client, head, allowed, options.lookup, track)
+    (req, client, head) => tunnel(req, client, head, admit, track)
   );
   server.listen(0, "127.0.0.1");
   await (0, import_node_events.once)(server, "listening");
@@ -27575,37 +27679,57 @@ async function startEgressProxy(options) {
     }
   };
 }
+function resolveAll(lookup, host) {
+  return new Promise(
+    (resolve, reject) => lookup(host, { all: true }, (error62, answer, family) => {
+      if (error62) return reject(error62);
+      const answers = Array.isArray(answer) ? answer : [{ address: answer, family: family ?? 0 }];
+      if (answers.length === 0) reject(new Error("no address"));
+      else resolve(answers);
+    })
+  );
+}
+function pinned(answers) {
+  return (_host, options, callback) => {
+    if (options.all) callback(null, answers);
+    else callback(null, answers[0].address, answers[0].family);
+  };
+}
 function authority(target) {
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@]+):(\d{1,5})$/.exec(target ?? "");
   const port = Number(match?.[2]);
   if (!match || port < 1 || port > 65535) return void 0;
   return { host: match[1].replace(/^\[(.*)\]$/, "$1"), port };
 }
-function tunnel(req, client, head, allowed, lookup, track) {
+function tunnel(req, client, head, admit, track) {
   track(client);
   client.on("error", () => client.destroy());
   const target = authority(req.url);
   if (!target) return void client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
-  if (!allowed(target.host)) return void client.end(refusedAnswer(target.host));
-  const upstream = (0, import_node_net2.connect)({ host: target.host, port: target.port, lookup });
-  track(upstream);
-  upstream.once("connect", () => {
-    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-    if (head.length > 0) upstream.write(head);
-    upstream.pipe(client);
-    client.pipe(upstream);
-  });
-  upstream.on("error", (error62) => {
-    if (upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r
+  void admit(target.host).then((way) => {
+    if ("status" in way) return void client.end(refusedAnswer(way));
+    if (client.destroyed) return way.release();
+    const upstream = (0, import_node_net3.connect)({ host: target.host, port: target.port, lookup: way.lookup });
+    track(upstream);
+    upstream.once("close", way.release);
+    upstream.once("connect", () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on("error", (error62) => {
+      if (upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r
 \r
 ${error62.message}
 `);
-    else client.destroy();
+      else client.destroy();
+    });
+    client.once("close", () => upstream.destroy());
+    upstream.once("close", () => client.destroy());
   });
-  client.once("close", () => upstream.destroy());
-  upstream.once("close", () => client.destroy());
 }
-function forward(req, res, allowed, lookup, track) {
+function forward(req, res, admit, track) {
   const answer = (status, text3) => {
     req.resume();
     res.writeHead(status, { "content-type": "text/plain", connection: "close" });
@@ -27621,26 +27745,33 @@ function forward(req, res, allowed, lookup, track) {
   if (url3.protocol !== "http:")
     return answer(400, "agent-coordinator: a proxy request names an absolute http:// URL");
   const host = url3.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (!allowed(host)) return answer(403, refusedText(host));
-  const out = (0, import_node_http.request)({
-    host,
-    port: url3.port || 80,
-    path: `${url3.pathname}${url3.search}`,
-    method: req.method,
-    headers: { ...endToEnd(req.headers), host: url3.host },
-    lookup
+  void admit(host).then((way) => {
+    if ("status" in way) return answer(way.status, way.text);
+    const out = (0, import_node_http.request)({
+      host,
+      port: url3.port || 80,
+      path: `${url3.pathname}${url3.search}`,
+      method: req.method,
+      headers: { ...endToEnd(req.headers), host: url3.host },
+      lookup: way.lookup,
+      agent: false
+    });
+    out.on("socket", (socket) => {
+      track(socket);
+      socket.once("close", way.release);
+    });
+    out.on("response", (upstream) => {
+      res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
+      upstream.pipe(res);
+    });
+    out.on("error", (error62) => {
+      way.release();
+      if (!res.headersSent)
+        answer(502, `agent-coordinator: ${host} did not answer: ${error62.message}`);
+      else res.destroy();
+    });
+    req.pipe(out);
   });
-  out.on("socket", track);
-  out.on("response", (upstream) => {
-    res.writeHead(upstream.statusCode ?? 502, endToEnd(upstream.headers));
-    upstream.pipe(res);
-  });
-  out.on("error", (error62) => {
-    if (!res.headersSent)
-      answer(502, `agent-coordinator: ${host} did not answer: ${error62.message}`);
-    else res.destroy();
-  });
-  req.pipe(out);
 }
 function endToEnd(headers) {
   const out = {};
@@ -27648,13 +27779,11 @@ function endToEnd(headers) {
     if (value !== void 0 && !HOP_BY_HOP.has(name) && name !== "host") out[name] = value;
   return out;
 }
-function refusedText(host) {
-  return `agent-coordinator: ${host} is not in worker.network.allow`;
-}
-function refusedAnswer(host) {
-  const body = `${refusedText(host)}
+var REASONS = { 403: "Forbidden", 502: "Bad Gateway", 503: "Service Unavailable" };
+function refusedAnswer({ status, text: text3 }) {
+  const body = `${text3}
 `;
-  return `HTTP/1.1 403 Forbidden\r
+  return `HTTP/1.1 ${status} ${REASONS[status]}\r
 content-type: text/plain\r
 content-length: ${Buffer.byteLength(body)}\r
 connection: close\r
@@ -27781,7 +27910,7 @@ async function closeAgentNetwork(user, allow, say) {
   };
   const proxy = await startEgressProxy({
     allow,
-    refused: (host) => say(`the agent's network: refused ${host.slice(0, 200)} (not in worker.network.allow)`)
+    refused: (host, reason) => say(`the agent's network: refused ${host.slice(0, 200)} (${reason})`)
   }).catch(async (error62) => {
     await opened();
     throw error62;
