@@ -54,9 +54,12 @@ function chainRules(family: Family, resolvers: string[]): string[][] {
 
 /**
  * Puts the rules in place for `uid` in a chain named `chain` (at most 28 characters), with `root`
- * the prefix that runs a command as root (`[]` or `sudo -n`). Throws a FenceError, with every
- * rule it had added taken away again, when a command is missing or refuses a rule; IPv6 is
- * skipped only where the kernel has no IPv6 at all.
+ * the prefix that runs a command as root (`[]` or `sudo -n`). Each family's chain and the OUTPUT
+ * rule that enters it go in as one `iptables-restore --noflush` transaction: the kernel takes all
+ * of them or none, so no half-built chain ever holds the agent's traffic, and one command a
+ * family costs far less than one a rule. Throws a FenceError, with every family it had fenced
+ * taken away again, when a command is missing or refuses the rules; IPv6 is skipped only where
+ * the kernel has no IPv6 at all.
  */
 export async function fenceNetwork(
   root: string[],
@@ -66,59 +69,89 @@ export async function fenceNetwork(
   const entry = ['OUTPUT', '-m', 'owner', '--uid-owner', String(uid), '-j', chain];
   const resolvers = await resolverAddresses();
   const fenced: Family[] = [];
-  const undo = async (family: Family): Promise<string[]> => {
-    const problems: string[] = [];
-    const ipt = (...args: string[]) => run([...root, family.command, '-w', ...args]);
-    for (const args of [
-      ['-D', ...entry],
-      ['-F', chain],
-      ['-X', chain],
-    ]) {
-      const result = await ipt(...args);
-      if (result.code !== 0)
-        problems.push(`${family.command} ${args.join(' ')}: ${result.stderr.trim()}`);
-    }
-    return problems;
-  };
   const fence = async (family: Family): Promise<void> => {
-    const ipt = (...args: string[]) => run([...root, family.command, '-w', ...args]);
-    const created = await ipt('-N', chain);
-    if (created.code !== 0) {
-      if (family.command === 'ip6tables' && !(await kernelHasIpv6())) return;
-      throw new FenceError(refusal(family, ['-N', chain], created));
+    const own = resolvers.filter((address) => isIP(address) === family.ip);
+    const transaction = restoreInput([
+      `:${chain} - [0:0]`,
+      // The chain is whole before the uid's traffic enters it.
+      ...chainRules(family, own).map((rule) => ruleLine(['-A', chain, ...rule])),
+      ruleLine(['-I', ...entry]),
+    ]);
+    const restored = await restore(root, family, transaction);
+    if (restored.code !== 0) {
+      if (family.ip === 6 && !(await kernelHasIpv6())) return;
+      throw new FenceError(refusal(family, transaction, restored));
     }
     fenced.push(family);
-    // The chain is whole before the uid's traffic enters it.
-    const own = resolvers.filter((address) => isIP(address) === family.ip);
-    const rules = chainRules(family, own).map((r) => ['-A', chain, ...r]);
-    for (const rule of [...rules, ['-I', ...entry]]) {
-      const added = await ipt(...rule);
-      if (added.code !== 0) throw new FenceError(refusal(family, rule, added));
-    }
   };
+  const unfence = (family: Family) => removeFamily(root, family, entry, chain);
   // IPv4 and IPv6 have tables of their own: both at once.
   const results = await Promise.allSettled(FAMILIES.map(fence));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
-    await Promise.all(fenced.map(undo));
+    await Promise.all(fenced.map(unfence));
     throw failed.reason;
   }
   return {
     async remove() {
-      const problems = (await Promise.all(fenced.map(undo))).flat();
+      const problems = (await Promise.all(fenced.map(unfence))).flat();
       if (problems.length > 0)
         throw new Error(`the agent's network rules were not all removed: ${problems.join('; ')}`);
     },
   };
 }
 
-function refusal(family: Family, args: string[], result: { code: number; stderr: string }): string {
+/**
+ * Takes a family's rules away in one transaction; when the kernel refuses it (a rule already
+ * gone, say), step by step, each step tried, so what can go does. The problems, if any.
+ */
+async function removeFamily(
+  root: string[],
+  family: Family,
+  entry: string[],
+  chain: string,
+): Promise<string[]> {
+  const steps = [
+    ['-D', ...entry],
+    ['-F', chain],
+    ['-X', chain],
+  ];
+  const whole = await restore(root, family, restoreInput(steps.map(ruleLine)));
+  if (whole.code === 0) return [];
+  const problems: string[] = [];
+  for (const args of steps) {
+    const result = await run([...root, family.command, '-w', ...args]);
+    if (result.code !== 0)
+      problems.push(`${family.command} ${args.join(' ')}: ${result.stderr.trim()}`);
+  }
+  return problems;
+}
+
+/** `iptables-restore` input for the filter table (iptables-restore(8)), committed as a whole. */
+function restoreInput(lines: string[]): string {
+  return ['*filter', ...lines, 'COMMIT', ''].join('\n');
+}
+
+/** A rule as a line of restore input: its words need no quoting (no spaces, no quotes in any). */
+function ruleLine(args: string[]): string {
+  if (args.some((word) => !/^[\w.:/-]+$/.test(word)))
+    throw new FenceError(`a netfilter rule word the restore input cannot carry: ${args.join(' ')}`);
+  return args.join(' ');
+}
+
+/** Feeds `input` to the family's `iptables-restore --noflush`, waiting for the xtables lock. */
+function restore(root: string[], family: Family, input: string) {
+  return run([...root, `${family.command}-restore`, '-w', '--noflush'], input);
+}
+
+function refusal(family: Family, input: string, result: { code: number; stderr: string }): string {
   const missing =
     result.code === 127 || /command not found|No such file/i.test(result.stderr)
-      ? ` (is ${family.command} installed? Debian and Ubuntu: the iptables package)`
+      ? ` (is ${family.command}-restore installed? Debian and Ubuntu: the iptables package)`
       : '';
   const said = result.stderr.trim();
-  return `${family.command} ${args.join(' ')} exited with ${result.code}${missing}${said ? `: ${said}` : ''}`;
+  const rules = input.trim().split('\n').slice(1, -1).join('; ');
+  return `${family.command}-restore --noflush exited with ${result.code}${missing}${said ? `: ${said}` : ''} (rules: ${rules})`;
 }
 
 /**

@@ -172,6 +172,9 @@ export interface ApiKeyProxyOptions {
   closedNetwork?: boolean;
 }
 
+/** The agent's connections to the key proxy at once; Claude Code keeps a few. */
+export const MAX_AGENT_CONNECTIONS = 128;
+
 /**
  * Starts the proxy when the job's environment holds any of the credentials; undefined otherwise
  * (an `AGENT_COMMAND` agent with credentials of its own gets them as before). Throws, as
@@ -193,6 +196,10 @@ export async function startApiKeyProxy(
   const server = createServer((req, res) =>
     forward(req, res, { upstream, held, heldHeaders, meter, calls, closedNetwork }),
   );
+  // Each of the agent's connections holds a descriptor of the worker's, and one upstream while it
+  // asks: an agent that opened thousands could leave the worker none to stop it with
+  // (docs/worker.md, "The agent's network"). Node closes each one past the cap as it comes.
+  server.maxConnections = MAX_AGENT_CONNECTIONS;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

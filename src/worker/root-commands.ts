@@ -13,14 +13,18 @@ export interface Exec {
  * API key and the job's tokens, and a process the agent left behind is still there to read it
  * until the kill reaches it. A command that is not installed ends with 127, as in a shell.
  */
-export function run(argv: string[]): Promise<Exec> {
+export function run(argv: string[], input?: string): Promise<Exec> {
   const [command, ...args] = argv;
   const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' };
   return new Promise((resolve) => {
-    execFile(command!, args, { encoding: 'utf8', env }, (error, stdout, stderr) => {
+    const child = execFile(command!, args, { encoding: 'utf8', env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 127) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
+    // A command that is missing, or exits before reading it all, closes its stdin: the callback
+    // above says how it ended.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input ?? '');
   });
 }
 

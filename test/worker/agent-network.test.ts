@@ -340,8 +340,10 @@ describe("the agent's network", () => {
     try {
       const { run } = await attempt({
         network: { allow: [] },
-        // Few descriptors, for the agent to use up quickly; as many for the agent.
-        as: ['prlimit', '--nofile=256:256'],
+        // Few descriptors, for the agent to use up quickly (fewer than the 128 connections the
+        // egress proxy keeps at most: a runner may give the worker fewer than GitHub's do); as
+        // many for the agent.
+        as: ['prlimit', '--nofile=128:128'],
         env: {
           AGENT_COMMAND: agent.command,
           ...agent.env,
@@ -392,10 +394,10 @@ describe("the agent's network", () => {
         expect(run.code, run.stdout).toBe(1);
         expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(errorLine('network_unrestricted'));
         expect(run.stdout).toContain(
-          "worker.network.allow closes the agent's network, and the worker could not close it: iptables -N ac-agent-",
+          "worker.network.allow closes the agent's network, and the worker could not close it: iptables-restore --noflush exited with 127",
         );
         expect(run.stdout).toContain(
-          '(is iptables installed? Debian and Ubuntu: the iptables package)',
+          '(is iptables-restore installed? Debian and Ubuntu: the iptables package) (rules: :ac-agent-',
         );
         expect(report, 'the agent never starts').toBeUndefined();
         // The user made for the agent is gone again.

@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRecordingUpstream } from './helpers/recording-upstream.js';
 import {
   heldCredentials,
+  MAX_AGENT_CONNECTIONS,
   startApiKeyProxy,
   type ApiKeyProxy,
 } from '../../src/worker/api-key-proxy.js';
@@ -35,6 +37,25 @@ describe("the worker's API key proxy", () => {
     proxy = await startApiKeyProxy({ ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: baseUrl });
     return proxy!;
   };
+
+  it(`closes the agent's connections to it beyond ${MAX_AGENT_CONNECTIONS}, idle or not`, async () => {
+    const { env } = await start();
+    const { port } = new URL(env.ANTHROPIC_BASE_URL!);
+    const sockets: Socket[] = [];
+    const open = async () => {
+      const socket = connect(Number(port), '127.0.0.1');
+      sockets.push(socket);
+      await once(socket, 'connect');
+      return socket;
+    };
+    try {
+      for (let i = 0; i < MAX_AGENT_CONNECTIONS; i++) await open();
+      const extra = await open();
+      await once(extra, 'close');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
 
   it('gives the agent a placeholder and a loopback address, never the key', async () => {
     const { env } = await start();

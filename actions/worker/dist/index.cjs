@@ -27406,14 +27406,16 @@ var import_node_net = require("node:net");
 
 // src/worker/root-commands.ts
 var import_node_child_process = require("node:child_process");
-function run(argv) {
+function run(argv, input2) {
   const [command, ...args] = argv;
   const env = { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin" };
   return new Promise((resolve) => {
-    (0, import_node_child_process.execFile)(command, args, { encoding: "utf8", env }, (error62, stdout, stderr) => {
+    const child = (0, import_node_child_process.execFile)(command, args, { encoding: "utf8", env }, (error62, stdout, stderr) => {
       const code2 = error62 ? typeof error62.code === "number" ? error62.code : 127 : 0;
       resolve({ code: code2, stdout: String(stdout), stderr: String(stderr) });
     });
+    child.stdin?.on("error", () => void 0);
+    child.stdin?.end(input2 ?? "");
   });
 }
 async function privilege() {
@@ -27454,53 +27456,68 @@ async function fenceNetwork(root, uid, chain) {
   const entry = ["OUTPUT", "-m", "owner", "--uid-owner", String(uid), "-j", chain];
   const resolvers = await resolverAddresses();
   const fenced2 = [];
-  const undo = async (family) => {
-    const problems = [];
-    const ipt = (...args) => run([...root, family.command, "-w", ...args]);
-    for (const args of [
-      ["-D", ...entry],
-      ["-F", chain],
-      ["-X", chain]
-    ]) {
-      const result = await ipt(...args);
-      if (result.code !== 0)
-        problems.push(`${family.command} ${args.join(" ")}: ${result.stderr.trim()}`);
-    }
-    return problems;
-  };
   const fence = async (family) => {
-    const ipt = (...args) => run([...root, family.command, "-w", ...args]);
-    const created = await ipt("-N", chain);
-    if (created.code !== 0) {
-      if (family.command === "ip6tables" && !await kernelHasIpv6()) return;
-      throw new FenceError(refusal(family, ["-N", chain], created));
+    const own2 = resolvers.filter((address) => (0, import_node_net.isIP)(address) === family.ip);
+    const transaction = restoreInput([
+      `:${chain} - [0:0]`,
+      // The chain is whole before the uid's traffic enters it.
+      ...chainRules(family, own2).map((rule) => ruleLine(["-A", chain, ...rule])),
+      ruleLine(["-I", ...entry])
+    ]);
+    const restored = await restore(root, family, transaction);
+    if (restored.code !== 0) {
+      if (family.ip === 6 && !await kernelHasIpv6()) return;
+      throw new FenceError(refusal(family, transaction, restored));
     }
     fenced2.push(family);
-    const own2 = resolvers.filter((address) => (0, import_node_net.isIP)(address) === family.ip);
-    const rules = chainRules(family, own2).map((r) => ["-A", chain, ...r]);
-    for (const rule of [...rules, ["-I", ...entry]]) {
-      const added = await ipt(...rule);
-      if (added.code !== 0) throw new FenceError(refusal(family, rule, added));
-    }
   };
+  const unfence = (family) => removeFamily(root, family, entry, chain);
   const results = await Promise.allSettled(FAMILIES.map(fence));
   const failed = results.find((r) => r.status === "rejected");
   if (failed) {
-    await Promise.all(fenced2.map(undo));
+    await Promise.all(fenced2.map(unfence));
     throw failed.reason;
   }
   return {
     async remove() {
-      const problems = (await Promise.all(fenced2.map(undo))).flat();
+      const problems = (await Promise.all(fenced2.map(unfence))).flat();
       if (problems.length > 0)
         throw new Error(`the agent's network rules were not all removed: ${problems.join("; ")}`);
     }
   };
 }
-function refusal(family, args, result) {
-  const missing = result.code === 127 || /command not found|No such file/i.test(result.stderr) ? ` (is ${family.command} installed? Debian and Ubuntu: the iptables package)` : "";
+async function removeFamily(root, family, entry, chain) {
+  const steps = [
+    ["-D", ...entry],
+    ["-F", chain],
+    ["-X", chain]
+  ];
+  const whole = await restore(root, family, restoreInput(steps.map(ruleLine)));
+  if (whole.code === 0) return [];
+  const problems = [];
+  for (const args of steps) {
+    const result = await run([...root, family.command, "-w", ...args]);
+    if (result.code !== 0)
+      problems.push(`${family.command} ${args.join(" ")}: ${result.stderr.trim()}`);
+  }
+  return problems;
+}
+function restoreInput(lines) {
+  return ["*filter", ...lines, "COMMIT", ""].join("\n");
+}
+function ruleLine(args) {
+  if (args.some((word) => !/^[\w.:/-]+$/.test(word)))
+    throw new FenceError(`a netfilter rule word the restore input cannot carry: ${args.join(" ")}`);
+  return args.join(" ");
+}
+function restore(root, family, input2) {
+  return run([...root, `${family.command}-restore`, "-w", "--noflush"], input2);
+}
+function refusal(family, input2, result) {
+  const missing = result.code === 127 || /command not found|No such file/i.test(result.stderr) ? ` (is ${family.command}-restore installed? Debian and Ubuntu: the iptables package)` : "";
   const said = result.stderr.trim();
-  return `${family.command} ${args.join(" ")} exited with ${result.code}${missing}${said ? `: ${said}` : ""}`;
+  const rules = input2.trim().split("\n").slice(1, -1).join("; ");
+  return `${family.command}-restore --noflush exited with ${result.code}${missing}${said ? `: ${said}` : ""} (rules: ${rules})`;
 }
 async function resolverAddresses() {
   const text3 = await (0, import_promises3.readFile)("/etc/resolv.conf", "utf8").catch(() => "");
@@ -28706,6 +28723,7 @@ function customHeaders(jobEnv) {
 function credentialValue(jobEnv, credential) {
   return (jobEnv[credential.name] ?? "").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
+var MAX_AGENT_CONNECTIONS = 128;
 async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS, closedNetwork = false } = {}) {
   const { values, custom: custom2, names } = jobCredentials(jobEnv);
   if (names.length === 0) return void 0;
@@ -28719,6 +28737,7 @@ async function startApiKeyProxy(jobEnv, { drainMs = DRAIN_MS, closedNetwork = fa
   const server = (0, import_node_http3.createServer)(
     (req, res) => forward2(req, res, { upstream, held, heldHeaders, meter, calls, closedNetwork })
   );
+  server.maxConnections = MAX_AGENT_CONNECTIONS;
   server.listen(0, "127.0.0.1");
   await (0, import_node_events2.once)(server, "listening");
   const { port } = server.address();
