@@ -450,6 +450,12 @@ const markdownWithCode = fc
 /** Each run renders with cmark-gfm in a process of its own: a thousand take seconds, and more on a busy machine. */
 const PROPERTY_TIMEOUT_MS = 180_000;
 
+/**
+ * Runs of the two properties over whole documents: each `npm test` draws new ones (fast-check
+ * seeds at random), so the suite samples a few hundred a run; FUZZ_RUNS=5000 searches harder.
+ */
+const DOCUMENT_RUNS = Number(process.env.FUZZ_RUNS ?? 400);
+
 describe('visibleMarkdown against GitHub’s rendering', () => {
   it(
     'keeps no marker GitHub hides',
@@ -468,7 +474,7 @@ describe('visibleMarkdown against GitHub’s rendering', () => {
             expect(hiddenButGiven).toEqual([]);
           },
         ),
-        { numRuns: 1000 },
+        { numRuns: DOCUMENT_RUNS },
       );
     },
     PROPERTY_TIMEOUT_MS,
@@ -509,7 +515,7 @@ describe('visibleMarkdown against GitHub’s rendering', () => {
           );
           expect(taken.filter((line) => !code.has(line))).toEqual([]);
         }),
-        { numRuns: 1000 },
+        { numRuns: DOCUMENT_RUNS },
       );
     },
     PROPERTY_TIMEOUT_MS,
