@@ -86,14 +86,22 @@ export async function createAgentUser(workspace: string): Promise<AgentUser | un
     async finish() {
       // kill(-1) as the agent's uid reaches every process of that uid, daemons included; a
       // process dies a moment after its SIGKILL, so look again a few times before giving up.
-      let survivors: number[] = [];
-      for (let round = 0; round < KILL_ROUNDS; round++) {
-        await run(asAgent(['kill', '-KILL', '-1']));
-        survivors = await processesOf(agentUid);
-        if (survivors.length === 0) break;
-        await delay(KILL_ROUND_MS);
-      }
+      const killAll = async (): Promise<number[]> => {
+        let survivors: number[] = [];
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+          await run(asAgent(['kill', '-KILL', '-1']));
+          survivors = await processesOf(agentUid);
+          if (survivors.length === 0) break;
+          await delay(KILL_ROUND_MS);
+        }
+        return survivors;
+      };
+      // The agent first, so that it adds no job after they are removed; then the jobs; then
+      // whatever a job started in between (cron or at firing before its entry went), which
+      // would otherwise outlive the kill, and the network rules (agent-network.ts).
+      await killAll();
       await removeScheduledJobs(sudo, name);
+      const survivors = await killAll();
       for (const dir of opened) await run([...sudo, 'chmod', 'o-x', dir]);
       await must([...sudo, 'chown', '-R', `${uid}:${gid}`, workspace], 'chown');
       await run([...sudo, 'rm', '-rf', home, ...envDirs]);

@@ -120,6 +120,52 @@ describe('the agent user', () => {
     }
   });
 
+  // cron and at start a job at their own moment: one that fired after the kill and before its
+  // entry was removed would run on, as the agent's user, once the network rules are gone.
+  it('kills what a scheduled job started before the job was removed', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'agent-user-bin-'));
+    chmodSync(bin, 0o755);
+    // A `crontab` whose removal comes as the user's job fires: it starts a process of the user.
+    writeFileSync(
+      join(bin, 'crontab'),
+      '#!/bin/sh\nu=$(id -u "$3"); g=$(id -g "$3")\n' +
+        'setpriv --reuid=$u --regid=$g --clear-groups sleep 300 </dev/null >/dev/null 2>&1 &\n' +
+        'echo $! > "$(dirname "$0")/job-pid"\n',
+      { mode: 0o755 },
+    );
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      user = (await createAgentUser(workspace))!;
+      const uid = user.uid;
+      await user.finish();
+      user = undefined;
+      const job = Number(readFileSync(join(bin, 'job-pid'), 'utf8'));
+      expect(job).toBeGreaterThan(0);
+      const alive = readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .filter((pid) => {
+          const status = (() => {
+            try {
+              return readFileSync(`/proc/${pid}/status`, 'utf8');
+            } catch {
+              return '';
+            }
+          })();
+          return (
+            new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status) && !/^State:\s+[ZX]/m.test(status)
+          );
+        });
+      expect(alive).toEqual([]);
+    } finally {
+      process.env.PATH = saved;
+      // A job the kill missed (without the fix this test checks) is not left running.
+      const pidFile = join(bin, 'job-pid');
+      if (existsSync(pidFile)) spawnSync('kill', ['-KILL', readFileSync(pidFile, 'utf8').trim()]);
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   it('takes back the traversal right it gave to the workspace parents', async () => {
     expect(statSync(root).mode & 0o777).toBe(0o700);
     user = (await createAgentUser(workspace))!;

@@ -27995,14 +27995,19 @@ async function createAgentUser(workspace) {
       await run(asAgent(["kill", `-${signal.replace(/^SIG/, "")}`, "-1"]));
     },
     async finish() {
-      let survivors = [];
-      for (let round = 0; round < KILL_ROUNDS; round++) {
-        await run(asAgent(["kill", "-KILL", "-1"]));
-        survivors = await processesOf(agentUid);
-        if (survivors.length === 0) break;
-        await (0, import_promises6.setTimeout)(KILL_ROUND_MS);
-      }
+      const killAll = async () => {
+        let survivors2 = [];
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+          await run(asAgent(["kill", "-KILL", "-1"]));
+          survivors2 = await processesOf(agentUid);
+          if (survivors2.length === 0) break;
+          await (0, import_promises6.setTimeout)(KILL_ROUND_MS);
+        }
+        return survivors2;
+      };
+      await killAll();
       await removeScheduledJobs(sudo, name);
+      const survivors = await killAll();
       for (const dir of opened) await run([...sudo, "chmod", "o-x", dir]);
       await must([...sudo, "chown", "-R", `${uid}:${gid}`, workspace], "chown");
       await run([...sudo, "rm", "-rf", home, ...envDirs]);
