@@ -4,7 +4,9 @@
  * diagram's accessible title and description (`accTitle: …`, `accDescr: …`, `accDescr { … }`),
  * which only a screen reader reads. Mermaid's own preprocessing drops comments and directives
  * before it parses (mermaid's diagram-api/comments.ts and directives); a `%%` in a quoted label
- * is drawn, and is left out all the same.
+ * is drawn, and is left out all the same. So is the front matter, a YAML block between `---`
+ * lines that opens the diagram (mermaid's `frontMatterRegex`, diagram-api/regexes.ts): its
+ * `config` is never drawn, and its `title`, which is, goes with it.
  */
 
 import { drawnBlocks } from './drawn-blocks.js';
@@ -24,11 +26,24 @@ export function mermaidCuts(text: string): Cut[] {
     const end = close < lines.length ? starts[close]! - 1 : text.length;
     if (start >= end) return [];
     const body = text.slice(start, end);
-    return [...commentSpans(body), ...accessibleSpans(body)].map(([from, to]) => ({
-      start: start + from,
-      end: start + to,
-    }));
+    return [...frontMatterSpan(body), ...commentSpans(body), ...accessibleSpans(body)].map(
+      ([from, to]) => ({
+        start: start + from,
+        end: start + to,
+      }),
+    );
   });
+}
+
+/**
+ * Mermaid's front matter: `---` (after spaces, which the closing line repeats) at the diagram's
+ * very start, to the next such line; one that never closes is no front matter to Mermaid.
+ */
+const FRONT_MATTER = /^([^\S\n]*)-{3}[^\S\n]*\n[\s\S]*?\n\1-{3}[^\S\n]*(?=\n|$)/;
+
+function frontMatterSpan(body: string): Array<[number, number]> {
+  const match = FRONT_MATTER.exec(body);
+  return match ? [[0, match[0].length]] : [];
 }
 
 /** Comments, to their line's end, and directives, to their `}%%` or the diagram's end. */

@@ -224,6 +224,16 @@ describe('visibleMarkdown', () => {
       seen: '```mermaid\ngraph TD\n\nA-->B \n\n\n\n\n}\n```',
     },
     {
+      name: "a Mermaid diagram's front matter, its title too",
+      markdown: `\`\`\`mermaid\n---\ntitle: Seen\nconfig:\n  theme: "${HIDDEN}"\n---\ngraph TD\nA-->B\n\`\`\`\n\n\`\`\`mermaid\n  ---\n  config: ${HIDDEN}\n  ---\nB-->C\n\`\`\``,
+      seen: '```mermaid\n\ngraph TD\nA-->B\n```\n\n```mermaid\n\nB-->C\n```',
+    },
+    {
+      name: "a Mermaid diagram's `---` lines that are no front matter",
+      markdown: '```mermaid\ngraph TD\n---\nA-->B\n---\n```',
+      seen: '```mermaid\ngraph TD\n---\nA-->B\n---\n```',
+    },
+    {
       name: 'math that may draw something as nothing, whole',
       markdown: `Fix it: $\\phantom{${HIDDEN}}$ and $x \\color{white}${HIDDEN}$.`,
       seen: 'Fix it: [math left out].',

@@ -36701,11 +36701,18 @@ function mermaidCuts(text3) {
     const end = close < lines.length ? starts[close] - 1 : text3.length;
     if (start >= end) return [];
     const body = text3.slice(start, end);
-    return [...commentSpans(body), ...accessibleSpans(body)].map(([from, to]) => ({
-      start: start + from,
-      end: start + to
-    }));
+    return [...frontMatterSpan(body), ...commentSpans(body), ...accessibleSpans(body)].map(
+      ([from, to]) => ({
+        start: start + from,
+        end: start + to
+      })
+    );
   });
+}
+var FRONT_MATTER = /^([^\S\n]*)-{3}[^\S\n]*\n[\s\S]*?\n\1-{3}[^\S\n]*(?=\n|$)/;
+function frontMatterSpan(body) {
+  const match = FRONT_MATTER.exec(body);
+  return match ? [[0, match[0].length]] : [];
 }
 function commentSpans(body) {
   const spans = [];
