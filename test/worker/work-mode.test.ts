@@ -272,16 +272,19 @@ describe('work mode', () => {
   it('kills the agent and its children on timeout and fails with timeout', async () => {
     const pidsFile = join(h.shared, 'pids.json');
     const before = h.fx.originRev(BRANCH);
-    // The agent never exits by itself: the run ends only because the worker kills it.
+    // The agent never exits by itself: the run ends only because the worker kills it. The limit
+    // counts from the step's start, user and network rules included: 3 s was not always enough
+    // on a loaded 2-core machine for the agent to start and write its pids.
     const result = await h.run({
       FAKE_AGENT: 'hang',
       FAKE_AGENT_PIDS: pidsFile,
-      timeout_minutes: '0.05',
+      timeout_minutes: '0.15',
     });
     expect(result.outcome).toMatchObject({ ok: false, reason: 'timeout' });
     expect(result.log).toMatch(errorLine('timeout', 'm'));
     expect(h.fx.originRev(BRANCH)).toBe(before);
 
+    expect(existsSync(pidsFile), 'the agent started before its time ran out').toBe(true);
     const pids = JSON.parse(readFileSync(pidsFile, 'utf8')) as number[];
     for (const pid of pids) await waitUntilDead(pid);
   });
