@@ -46,6 +46,22 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/** Live processes whose real uid is `uid` (a zombie is dead). */
+function liveProcessesOf(uid: number): string[] {
+  const status = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/status`, 'utf8');
+    } catch {
+      return ''; // gone since the listing
+    }
+  };
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    const text = status(pid);
+    return new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(text) && !/^State:\s+[ZX]/m.test(text);
+  });
+}
+
 const SECRET = 'sk-ant-api03-it\'s "secret"\n$HOME `id`';
 
 describe('the agent user', () => {
@@ -142,21 +158,7 @@ describe('the agent user', () => {
       user = undefined;
       const job = Number(readFileSync(join(bin, 'job-pid'), 'utf8'));
       expect(job).toBeGreaterThan(0);
-      const alive = readdirSync('/proc')
-        .filter((d) => /^\d+$/.test(d))
-        .filter((pid) => {
-          const status = (() => {
-            try {
-              return readFileSync(`/proc/${pid}/status`, 'utf8');
-            } catch {
-              return '';
-            }
-          })();
-          return (
-            new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status) && !/^State:\s+[ZX]/m.test(status)
-          );
-        });
-      expect(alive).toEqual([]);
+      expect(liveProcessesOf(uid)).toEqual([]);
     } finally {
       process.env.PATH = saved;
       // A job the kill missed (without the fix this test checks) is not left running.
