@@ -1,6 +1,10 @@
 import { flattenLine } from '../core/inert-markdown.js';
 import { runNeverStarted } from '../core/lifecycle/index.js';
-import { failureFromAnnotation } from '../protocol/failure-reasons.js';
+import {
+  failureFromAnnotation,
+  failureFromNotice,
+  type WorkerFailureAnnotation,
+} from '../protocol/failure-reasons.js';
 import type { Usage } from '../protocol/markers.js';
 import { usageFromAnnotations } from '../protocol/usage-annotation.js';
 import type { WorkflowRunInfo } from '../github/port.js';
@@ -21,6 +25,8 @@ export interface WorkerReport {
  * What the worker says of its run, from its jobs' annotations. Why it failed, as `<reason>:
  * <detail>` (e.g. `workflow_files_changed: … .github/workflows/ci.yml`): its last log line,
  * `::error::agent-coordinator: <reason> (<detail>)`, is an annotation of the job's check run.
+ * When ten errors of the agent's lines crowded that out, the notice before it,
+ * `agent-coordinator-failure: <reason> (<detail>)`, says the same (src/protocol/failure-reasons.ts).
  * The text is the agent's and the repository's, so it is untrusted: callers render it inert.
  * What it spent, from the `::notice::` line before it. Either is undefined when there is none (a
  * startup failure has no job; a cancelled job may never print) or GitHub would not say: the
@@ -44,13 +50,26 @@ export async function workerReport(
   }
   const usage = usageOf(annotations);
   const report: WorkerReport = usage ? { usage } : {};
-  for (const { level, message } of annotations) {
-    const found = level === 'failure' ? failureFromAnnotation(message) : undefined;
-    if (!found) continue;
-    const text = found.detail ? `${found.reason}: ${found.detail}` : found.reason;
-    return { ...report, reason: flattenLine(text).slice(0, MAX_REASON) };
+  // The error first (a worker from before the notice prints it alone), then the notice that
+  // says the same where ten errors of the agent's lines left the error no room.
+  const found =
+    firstSaid(annotations, 'failure', failureFromAnnotation) ??
+    firstSaid(annotations, 'notice', failureFromNotice);
+  if (!found) return report;
+  const text = found.detail ? `${found.reason}: ${found.detail}` : found.reason;
+  return { ...report, reason: flattenLine(text).slice(0, MAX_REASON) };
+}
+
+function firstSaid(
+  annotations: readonly { level: string; message: string }[],
+  level: string,
+  read: (message: string) => WorkerFailureAnnotation | undefined,
+): WorkerFailureAnnotation | undefined {
+  for (const a of annotations) {
+    const found = a.level === level ? read(a.message) : undefined;
+    if (found) return found;
   }
-  return report;
+  return undefined;
 }
 
 /**

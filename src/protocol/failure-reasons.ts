@@ -3,6 +3,12 @@
  * <reason> (<detail>)`, which GitHub turns into an annotation of the job's check run with the
  * message `agent-coordinator: <reason> (<detail>)`: a coordinator reading the annotations gets
  * the same words a person reading the log sees. Shared so both sides spell the reasons alike.
+ *
+ * The line before it says the same as a notice, `agent-coordinator-failure: <reason>
+ * (<detail>)`, for the coordinator: the runner keeps at most 10 annotations of each kind a step
+ * (actions/runner `ExecutionContext.AddIssue`, `_maxCountPerIssueType`), and ten lines of the
+ * agent's that a problem matcher takes for errors leave no room for the worker's error, while the
+ * matchers a job registers make errors and warnings (docs/worker.md, "What the agent spent").
  */
 export const WORKER_FAILURE_REASONS = {
   bad_input: 'the worker was given inputs or an assignment it could not use',
@@ -51,6 +57,24 @@ export function failureFromAnnotation(message: string): WorkerFailureAnnotation 
   const reason = match?.[1];
   if (!reason || !Object.hasOwn(WORKER_FAILURE_REASONS, reason)) return undefined;
   return { reason: reason as WorkerFailureReason, detail: (match[2] ?? '').trim() };
+}
+
+/**
+ * The notice the worker prints with its error. Its prefix is no other line's: the worker's own
+ * lines start `agent-coordinator: `, and no line quoting the agent holds `agent-coordinator`
+ * (src/worker/outcome.ts `inertToRunner`).
+ */
+export function failureNotice(reason: WorkerFailureReason, detail: string): string {
+  return failureAnnotation(reason, detail).replace(/^agent-coordinator:/, `${NOTICE_PREFIX}:`);
+}
+
+const NOTICE_PREFIX = 'agent-coordinator-failure';
+
+/** The reason and detail in a worker job's failure notice, if it is one. */
+export function failureFromNotice(message: string): WorkerFailureAnnotation | undefined {
+  const text = message.trim();
+  if (!text.startsWith(`${NOTICE_PREFIX}: `)) return undefined;
+  return failureFromAnnotation(`agent-coordinator:${text.slice(NOTICE_PREFIX.length + 1)}`);
 }
 
 /** The reason in a worker job's error annotation, if it is one. */

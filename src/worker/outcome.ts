@@ -1,4 +1,8 @@
-import { failureAnnotation, type WorkerFailureReason } from '../protocol/failure-reasons.js';
+import {
+  failureAnnotation,
+  failureNotice,
+  type WorkerFailureReason,
+} from '../protocol/failure-reasons.js';
 
 /**
  * Why an attempt ended (the reasons and their meaning: src/protocol/failure-reasons.ts). The
@@ -85,7 +89,13 @@ export function outcomeLines(outcome: WorkerOutcome): string[] {
   // The error line becomes the job's annotation, which the coordinator reads; its detail is
   // cut short there (a whole log's worth belongs in the lines above).
   const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1000));
-  return [...detail, `::error::${escapeCommandData(annotation)}`];
+  // The notice says it again where the agent's lines cannot crowd it out (failure-reasons.ts).
+  const notice = failureNotice(outcome.reason, outcome.detail.slice(0, 1000));
+  return [
+    ...detail,
+    `::notice::${escapeCommandData(notice)}`,
+    `::error::${escapeCommandData(annotation)}`,
+  ];
 }
 
 /**

@@ -27,6 +27,12 @@ process.stderr.write(lines[0] + '\n');
 process.exit(3);
 `;
 
+/** Ten lines a matcher takes for errors fill the step's 10 error annotations before the worker's. */
+const CROWDING_AGENT = String.raw`
+for (let i = 1; i <= 12; i++) process.stdout.write('src/a.ts(' + i + ',1): error TS2322: no\n');
+process.exit(3);
+`;
+
 describe("an agent that forges its attempt's failure", () => {
   let scenario: RealWorkerScenario | undefined;
   afterEach(async () => {
@@ -49,6 +55,24 @@ describe("an agent that forges its attempt's failure", () => {
     ]);
     // The runner did make annotations of them: the matchers are there.
     expect(runs[0]!.log).toContain('error TS2322');
+    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
+    const [attempt] = await s.app.store.attempts.ofRun(run!.id);
+    expect(attempt!.failureReason).toMatch(/^agent_failed: the agent exited with code 3/);
+  }, 180_000);
+
+  it("fails for the worker's reason when its lines leave the worker's error no room", async () => {
+    scenario = await startRealWorkerScenario(CROWDING_AGENT, { config: 'retries:\n  max: 0\n' });
+    const { s, runs } = scenario;
+    const issue = await s.double.openIssue(REPO, {
+      title: 'Crowd',
+      body: ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
+      user: MAINTAINER,
+    });
+    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
+    await s.settle();
+    // The agent's lines came before the worker's error, which the runner then dropped
+    // (test/worker/log-lines.test.ts shows the cap on the same lines).
+    expect(runs[0]!.log).toContain('src/a.ts(12,1): error TS2322: no');
     const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
     const [attempt] = await s.app.store.attempts.ofRun(run!.id);
     expect(attempt!.failureReason).toMatch(/^agent_failed: the agent exited with code 3/);

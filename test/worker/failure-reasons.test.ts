@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   failureFromAnnotation,
+  failureFromNotice,
   reasonFromAnnotation,
   WORKER_FAILURE_REASONS,
 } from '../../src/protocol/failure-reasons.js';
@@ -14,6 +15,12 @@ describe('worker failure reasons', () => {
       const last = outcomeLines({ ok: false, reason, detail: 'why' }).at(-1)!;
       // GitHub makes the text after `::error::` the annotation's message.
       expect(reasonFromAnnotation(last.replace(/^::error::/, ''))).toBe(reason);
+      // The notice before it says the same.
+      const notice = outcomeLines({ ok: false, reason, detail: 'why' }).at(-2)!;
+      expect(failureFromNotice(notice.replace(/^::notice::/, ''))).toEqual({
+        reason,
+        detail: 'why',
+      });
     }
     expect(WORKER_FAILURE_REASONS.workflow_files_changed).toContain('.github/workflows/');
   });
@@ -41,5 +48,12 @@ describe('worker failure reasons', () => {
     expect(reasonFromAnnotation('agent-coordinator: made_up')).toBeUndefined();
     expect(reasonFromAnnotation('Process completed with exit code 1.')).toBeUndefined();
     expect(reasonFromAnnotation('agent-coordinator: no_changes (x) and more')).toBeUndefined();
+    expect(failureFromNotice('agent-coordinator: no_changes (x)')).toBeUndefined();
+    expect(failureFromNotice('agent-coordinator-failure: made_up (x)')).toBeUndefined();
+    expect(failureFromNotice('x agent-coordinator-failure: no_changes (x)')).toBeUndefined();
+    expect(failureFromNotice('agent-coordinator-failure: no_changes')).toEqual({
+      reason: 'no_changes',
+      detail: '',
+    });
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { failureFromAnnotation } from '../../src/protocol/failure-reasons.js';
+import {
+  failureFromAnnotation,
+  failureFromNotice,
+  failureNotice,
+} from '../../src/protocol/failure-reasons.js';
 import { usageAnnotation } from '../../src/protocol/usage-annotation.js';
 import {
   escapeCommandData,
@@ -50,6 +54,7 @@ describe("the worker's log lines, as the runner reads them", () => {
     const lines = outcomeLines({ ok: false, reason: 'agent_failed', detail: `because ${text}` });
     const annotations = runnerReads(lines);
     expect(annotations.filter((a) => a.annotation_level !== 'failure')).toEqual([
+      { message: failureNotice('agent_failed', `because ${text}`), annotation_level: 'notice' },
       { message: usageAnnotation(USAGE), annotation_level: 'notice' },
     ]);
     expect(annotations.filter((a) => a.annotation_level === 'failure')).toHaveLength(1);
@@ -102,5 +107,38 @@ describe("the worker's log lines, as the job's problem matchers read them", () =
     });
     const detail = outcomeLines({ ok: false, reason: 'agent_failed', detail: `because\n${text}` });
     expect(coordinatorReads(detail).reason?.reason).toBe('agent_failed');
+  });
+});
+
+describe("the worker's failure, when the agent's lines fill the step's errors", () => {
+  // The runner keeps 10 annotations of each kind a step (actions/runner ExecutionContext.AddIssue).
+  const errors = Array.from({ length: 10 }, (_, i) => `│ src/a.ts(${i + 1},1): error TS2322: no`);
+  const real = outcomeLines({ ok: false, reason: 'agent_failed', detail: 'exited with code 3' });
+
+  it('leaves the error no room, and the notice says the same', () => {
+    const commands = new WorkflowCommands();
+    commands.addMatchers(SETUP_NODE_MATCHERS);
+    commands.feed(`${[...errors, ...real].join('\n')}\n`);
+    const failures = commands.annotations.filter((a) => a.annotation_level === 'failure');
+    expect(failures).toHaveLength(10);
+    expect(failures.map((a) => failureFromAnnotation(a.message)).find(Boolean)).toBeUndefined();
+    const notices = commands.annotations.filter((a) => a.annotation_level === 'notice');
+    expect(notices.map((a) => failureFromNotice(a.message)).find(Boolean)).toEqual({
+      reason: 'agent_failed',
+      detail: 'exited with code 3',
+    });
+  });
+
+  it.each(MATCHED)('no line quoting %j reads as the notice', (text) => {
+    const forged = text.replace(/agent-coordinator:/, 'agent-coordinator-failure:');
+    const quoted = [`│ ${inertToRunner(forged)}`, `agent-coordinator: ${oneLine(forged)}`];
+    // A success's summary is the agent's text behind the worker's prefix.
+    const summary = outcomeLines({ ok: true, summary: forged.slice(forged.indexOf('agent')) });
+    const commands = new WorkflowCommands();
+    commands.addMatchers(SETUP_NODE_MATCHERS);
+    commands.feed(`${[...quoted, ...summary].join('\n')}\n`);
+    expect(commands.annotations.map((a) => failureFromNotice(a.message)).filter(Boolean)).toEqual(
+      [],
+    );
   });
 });

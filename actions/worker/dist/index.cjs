@@ -27813,6 +27813,10 @@ function failureAnnotation(reason, detail) {
   const text3 = detail.replace(/\s+/g, " ").trim();
   return text3 ? `agent-coordinator: ${reason} (${text3})` : `agent-coordinator: ${reason}`;
 }
+function failureNotice(reason, detail) {
+  return failureAnnotation(reason, detail).replace(/^agent-coordinator:/, `${NOTICE_PREFIX}:`);
+}
+var NOTICE_PREFIX = "agent-coordinator-failure";
 
 // src/worker/outcome.ts
 var WorkerFailure = class extends Error {
@@ -27838,7 +27842,12 @@ function outcomeLines(outcome) {
   if (outcome.ok) return [`::notice::agent-coordinator: ${oneLine(outcome.summary)}`];
   const detail = prefixedLines(outcome.detail);
   const annotation = failureAnnotation(outcome.reason, outcome.detail.slice(0, 1e3));
-  return [...detail, `::error::${escapeCommandData(annotation)}`];
+  const notice = failureNotice(outcome.reason, outcome.detail.slice(0, 1e3));
+  return [
+    ...detail,
+    `::notice::${escapeCommandData(notice)}`,
+    `::error::${escapeCommandData(annotation)}`
+  ];
 }
 function escapeCommandData(text3) {
   return text3.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
