@@ -11,13 +11,15 @@ import { connect, isIP, type AddressInfo, type LookupFunction, type Socket } fro
 import type { Duplex } from 'node:stream';
 import { hostAllowed } from '../protocol/network.js';
 import { isPublicAddress } from './public-address.js';
+import { ACCESS_DENIED_ALERT, awaitClientHello } from './tunnel-hello.js';
 
 /**
  * The agent's one way off the machine while its network is closed (docs/worker.md, "The agent's
  * network"): an HTTP proxy of the worker's, on the loopback interface, that takes the agent to the
  * hosts `worker.network.allow` lists and to no other. HTTPS goes through `CONNECT host:port` (a
- * tunnel: the proxy sees the host, never what passes), plain HTTP as a request for an absolute
- * URL. It runs as the worker's user, which the agent's netfilter rules do not hold back.
+ * tunnel: the proxy sees the host, and the TLS ClientHello that must name it (tunnel-hello.ts),
+ * never what passes after), plain HTTP as a request for an absolute URL. It runs as the worker's
+ * user, which the agent's netfilter rules do not hold back.
  *
  * Node's http server hands both over as they are (its `connect` event, and `req.url` holding the
  * absolute URL), so the proxy is these two handlers rather than a dependency: proxy-chain, the
@@ -89,11 +91,14 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     socket.once('close', () => sockets.delete(socket));
   };
   const told = new Set<string>();
-  const refuse = (host: string, reason: string, text: string): Refusal => {
+  const tell = (host: string, reason: string) => {
     if (!told.has(host) && told.size < MAX_NAMED_REFUSALS) {
       told.add(host);
       options.refused(host, reason);
     }
+  };
+  const refuse = (host: string, reason: string, text: string): Refusal => {
+    tell(host, reason);
     return { status: 403, text: `agent-coordinator: ${text}` };
   };
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
@@ -147,7 +152,7 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
   server.maxConnections = MAX_CLIENTS;
   server.on('connection', track);
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) =>
-    tunnel(req, client, head, admit, track),
+    tunnel(req, client, head, admit, track, tell),
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -204,6 +209,7 @@ function tunnel(
   head: Buffer,
   admit: (host: string) => Promise<Way>,
   track: (socket: Duplex) => void,
+  tell: (host: string, reason: string) => void,
 ): void {
   track(client);
   client.on('error', () => client.destroy());
@@ -215,11 +221,24 @@ function tunnel(
     const upstream: Socket = connect({ host: target.host, port: target.port, lookup: way.lookup });
     track(upstream);
     upstream.once('close', way.release);
+    // The upstream is connected before the answer, so that a host that does not answer gets 502
+    // and why; it gets none of the agent's bytes before they are checked (docs/worker.md, "The
+    // agent's network"). Each way out of here closes the client, and so the upstream, which
+    // releases the way.
     upstream.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      void awaitClientHello(client, head, target.host).then((start) => {
+        if (start.kind === 'closed') return void client.destroy();
+        if (start.kind === 'refused') {
+          tell(target.host, start.reason);
+          if (start.alert) client.end(ACCESS_DENIED_ALERT, () => client.destroy());
+          else client.destroy();
+          return;
+        }
+        upstream.write(start.bytes);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
     });
     upstream.on('error', (error) => {
       if (upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${error.message}\n`);

@@ -13,10 +13,11 @@ export interface TestCertificates {
 
 /**
  * A certificate authority of the test's own and a server certificate for `127.0.0.1` and
- * `localhost` signed by it: what a hosted Postgres with a CA of its own presents. Every file
- * is world-readable, for a server that drops to another user (PgBouncer's `-u postgres`).
+ * `localhost` signed by it: what a hosted Postgres with a CA of its own presents. `names` are
+ * more subject alternative names (`DNS:*.example.test`, `IP:198.18.0.2`). Every file is
+ * world-readable, for a server that drops to another user (PgBouncer's `-u postgres`).
  */
-export function makeTestCertificates(): TestCertificates {
+export function makeTestCertificates(names: string[] = []): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), 'ac-tls-'));
   chmodSync(dir, 0o755);
   const file = (name: string) => join(dir, name);
@@ -53,7 +54,8 @@ export function makeTestCertificates(): TestCertificates {
     file('server.csr'),
   ]);
   // The names a client checks the server by (verify-full): SAN, not the CN.
-  writeFileSync(file('server.ext'), 'subjectAltName = IP:127.0.0.1, DNS:localhost\n');
+  const alternativeNames = ['IP:127.0.0.1', 'DNS:localhost', ...names].join(', ');
+  writeFileSync(file('server.ext'), `subjectAltName = ${alternativeNames}\n`);
   openssl([
     'x509',
     '-req',

@@ -46,6 +46,7 @@ interface Report {
   dns: string[];
   dnsDirect?: string[];
   viaConnect?: string;
+  plainViaConnect?: string;
   viaAbsolute?: string;
   refused?: string[];
   keyProxy?: string;
@@ -187,6 +188,7 @@ describe("the agent's network", () => {
         RUNNER_TEMP: temps[1],
         AGENT_COMMAND: writeNetworkAgent(fx.root),
         NET_OUTSIDE: outside.address,
+        NET_CA: outside.caFile,
         NET_DNS: resolver.address,
         NET_REPORT: report,
         ANTHROPIC_API_KEY: 'sk-ant-api03-held-by-the-worker',
@@ -233,6 +235,8 @@ describe("the agent's network", () => {
       // datagram the rules refuse is not sent (EPERM), a connection is reset.
       dns: ['EPERM', 'ECONNREFUSED', 'EPERM', 'EPERM'],
       viaConnect: '200 outside /via-connect',
+      // A tunnel carries TLS that names the host connected to, and nothing else.
+      plainViaConnect: '200 closed',
       viaAbsolute: '200 outside /via-absolute',
       refused: ['403', '403', '403 agent-coordinator: 203.0.113.9 is not in worker.network.allow'],
       // Loopback stays open: its model API, through the worker's key proxy.
@@ -256,6 +260,7 @@ describe("the agent's network", () => {
     // Each refused host once, however often the agent asked.
     const refusals = run.stdout.split('\n').filter((l) => l.includes('network: refused'));
     expect(refusals).toEqual([
+      `agent-coordinator: the agent's network: refused ${outside.address} (the tunnel does not begin with a TLS ClientHello: its first byte is 71, not a TLS handshake record's (22))`,
       "agent-coordinator: the agent's network: refused exfil.example (not in worker.network.allow)",
       "agent-coordinator: the agent's network: refused 203.0.113.9 (not in worker.network.allow)",
     ]);

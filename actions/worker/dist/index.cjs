@@ -8681,8 +8681,8 @@ function base64urlToUint8Array(base64url3) {
 function uint8ArrayToBase64url(bytes) {
   return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
 }
-function hexToUint8Array(hex3) {
-  const cleanHex = hex3.replace(/^0x/, "");
+function hexToUint8Array(hex4) {
+  const cleanHex = hex4.replace(/^0x/, "");
   if (cleanHex.length % 2 !== 0) {
     throw new Error("Invalid hex string length");
   }
@@ -27538,7 +27538,7 @@ async function kernelHasIpv6() {
 var import_node_events = require("node:events");
 var import_node_http = require("node:http");
 var import_node_dns = require("node:dns");
-var import_node_net3 = require("node:net");
+var import_node_net4 = require("node:net");
 
 // src/worker/public-address.ts
 var import_node_net2 = require("node:net");
@@ -27601,6 +27601,226 @@ function isPublicAddress(address) {
   return UNICAST.check(address, family) && !NOT_PUBLIC.check(address, family);
 }
 
+// src/worker/tunnel-hello.ts
+var import_node_net3 = require("node:net");
+
+// src/worker/tls-client-hello.ts
+var MAX_CLIENT_HELLO_BYTES = 64 * 1024;
+var HANDSHAKE_RECORD = 22;
+var CLIENT_HELLO = 1;
+var RECORD_HEADER = 5;
+var MAX_FRAGMENT = 2 ** 14;
+var MAX_CLIENT_HELLO_RECORDS = 64;
+var SERVER_NAME = 0;
+var HOST_NAME = 0;
+var ENCRYPTED_CLIENT_HELLO = /* @__PURE__ */ new Set([65037, 65036, 65035, 65034, 65033, 65032, 65486]);
+var Malformed = class extends Error {
+};
+function readClientHello(bytes) {
+  try {
+    return readRecords(bytes);
+  } catch (error62) {
+    if (error62 instanceof Malformed) return { kind: "not-tls", why: error62.message };
+    throw error62;
+  }
+}
+function readRecords(bytes) {
+  const fragments = [];
+  const header = [];
+  let handshakeBytes = 0;
+  let offset = 0;
+  for (; ; ) {
+    if (fragments.length === MAX_CLIENT_HELLO_RECORDS)
+      throw new Malformed(`its ClientHello did not end within ${MAX_CLIENT_HELLO_RECORDS} records`);
+    const record2 = recordAt(bytes.subarray(offset), offset === 0);
+    for (const byte of record2.fragment.subarray(0, 4 - header.length)) header.push(byte);
+    const hello = helloLength(header);
+    if (!record2.whole) break;
+    fragments.push(record2.fragment);
+    handshakeBytes += record2.fragment.length;
+    offset += RECORD_HEADER + record2.fragment.length;
+    if (offset > MAX_CLIENT_HELLO_BYTES) throw tooLong();
+    if (hello !== void 0 && handshakeBytes >= 4 + hello)
+      return readHello(Buffer.concat(fragments).subarray(4, 4 + hello));
+  }
+  if (bytes.length >= MAX_CLIENT_HELLO_BYTES) throw tooLong();
+  return { kind: "incomplete" };
+}
+function tooLong() {
+  return new Malformed(`its ClientHello did not end within ${MAX_CLIENT_HELLO_BYTES} bytes`);
+}
+function recordAt(bytes, first) {
+  if (bytes.length >= 1 && bytes[0] !== HANDSHAKE_RECORD)
+    throw new Malformed(
+      first ? `its first byte is ${bytes[0]}, not a TLS handshake record's (22)` : `a record of type ${bytes[0]} before its ClientHello ended`
+    );
+  if (bytes.length >= 2 && bytes[1] !== 3 || bytes.length >= 3 && bytes[2] > 3)
+    throw new Malformed(`a record of version ${hex3(bytes.subarray(1, 3))}, not TLS's`);
+  if (bytes.length < RECORD_HEADER) return { fragment: new Uint8Array(0), whole: false };
+  const length = bytes[3] << 8 | bytes[4];
+  if (length === 0) throw new Malformed("an empty handshake record");
+  if (length > MAX_FRAGMENT)
+    throw new Malformed(`a record of ${length} bytes, more than ${MAX_FRAGMENT}`);
+  const fragment = bytes.subarray(RECORD_HEADER, RECORD_HEADER + length);
+  return { fragment, whole: fragment.length === length };
+}
+function helloLength(header) {
+  if (header.length >= 1 && header[0] !== CLIENT_HELLO)
+    throw new Malformed(`a handshake message of type ${header[0]}, not a ClientHello (1)`);
+  if (header.length < 4) return void 0;
+  const length = header[1] << 16 | header[2] << 8 | header[3];
+  const wire = 4 + length + RECORD_HEADER * Math.ceil((4 + length) / MAX_FRAGMENT);
+  if (wire > MAX_CLIENT_HELLO_BYTES)
+    throw new Malformed(
+      `a ClientHello of ${length} bytes, more than ${MAX_CLIENT_HELLO_BYTES} with its records`
+    );
+  return length;
+}
+function readHello(body) {
+  const hello = new Cursor(body, "the ClientHello");
+  const version2 = hello.u16("legacy_version");
+  if (version2 >> 8 !== 3) throw new Malformed(`a ClientHello of version ${version2.toString(16)}`);
+  hello.take(32, "random");
+  if (hello.vector(1, "legacy_session_id").left > 32)
+    throw new Malformed("a legacy_session_id longer than 32 bytes");
+  const suites = hello.vector(2, "cipher_suites").left;
+  if (suites < 2 || suites % 2 !== 0) throw new Malformed(`cipher_suites of ${suites} bytes`);
+  if (hello.vector(1, "legacy_compression_methods").left < 1)
+    throw new Malformed("no legacy_compression_methods");
+  if (hello.left === 0) return { kind: "hello", encryptedClientHello: false };
+  const extensions = hello.vector(2, "extensions");
+  if (hello.left !== 0) throw new Malformed("bytes after the ClientHello's extensions");
+  const seen = /* @__PURE__ */ new Set();
+  let serverName;
+  let encryptedClientHello = false;
+  while (extensions.left > 0) {
+    const type = extensions.u16("an extension type");
+    const data = extensions.vector(2, `extension ${type}`);
+    if (seen.has(type)) throw new Malformed(`extension ${type} twice`);
+    seen.add(type);
+    if (type === SERVER_NAME) serverName = readServerName(data);
+    if (ENCRYPTED_CLIENT_HELLO.has(type)) encryptedClientHello = true;
+  }
+  return { kind: "hello", encryptedClientHello, ...serverName !== void 0 && { serverName } };
+}
+function readServerName(data) {
+  const list = data.vector(2, "server_name_list");
+  if (data.left !== 0) throw new Malformed("bytes after the server_name_list");
+  const type = list.u8("a name_type");
+  if (type !== HOST_NAME) throw new Malformed(`a server name of type ${type}, not host_name (0)`);
+  const name = list.vector(2, "a host_name").rest();
+  if (list.left !== 0) throw new Malformed("more than one server name");
+  if (name.length === 0) throw new Malformed("an empty server name");
+  if (name.some((byte) => byte < 33 || byte > 126))
+    throw new Malformed("a server name with a byte that is not printable ASCII");
+  return Buffer.from(name).toString("latin1");
+}
+var Cursor = class _Cursor {
+  constructor(bytes, what) {
+    this.bytes = bytes;
+    this.what = what;
+  }
+  bytes;
+  what;
+  at = 0;
+  get left() {
+    return this.bytes.length - this.at;
+  }
+  take(count2, what) {
+    if (count2 > this.left) throw new Malformed(`${what} runs past the end of ${this.what}`);
+    const taken = this.bytes.subarray(this.at, this.at + count2);
+    this.at += count2;
+    return taken;
+  }
+  u8(what) {
+    return this.take(1, what)[0];
+  }
+  u16(what) {
+    const [high, low] = this.take(2, what);
+    return high << 8 | low;
+  }
+  /** A vector with a length of `size` bytes in front (RFC 8446 §3.4), as a cursor of its own. */
+  vector(size, what) {
+    const length = size === 1 ? this.u8(`${what}'s length`) : this.u16(`${what}'s length`);
+    return new _Cursor(this.take(length, what), what);
+  }
+  rest() {
+    return this.take(this.left, this.what);
+  }
+};
+function hex3(bytes) {
+  return `0x${Buffer.from(bytes).toString("hex")}`;
+}
+
+// src/worker/tunnel-hello.ts
+var HELLO_TIMEOUT_MS = 1e4;
+var ACCESS_DENIED_ALERT = Buffer.from([21, 3, 3, 0, 2, 2, 49]);
+function helloRefusal(host, hello) {
+  if (hello.encryptedClientHello)
+    return "the tunnel's TLS ClientHello hides its server name (Encrypted Client Hello)";
+  if (hello.serverName === void 0)
+    return (0, import_node_net3.isIP)(host) !== 0 ? void 0 : "the tunnel's TLS ClientHello names no server";
+  const named = hostName(hello.serverName)?.host;
+  if (named !== void 0 && named === hostName(host)?.host) return void 0;
+  return `the tunnel's TLS server name is ${hello.serverName.slice(0, 200)}`;
+}
+function awaitClientHello(client, head, host) {
+  return new Promise((resolve) => {
+    let read = Buffer.alloc(Math.max(head.length, 4096));
+    let filled = 0;
+    const append = (chunk) => {
+      if (filled + chunk.length > read.length) {
+        const grown = Buffer.alloc(Math.max(2 * read.length, filled + chunk.length));
+        read.copy(grown, 0, 0, filled);
+        read = grown;
+      }
+      chunk.copy(read, filled);
+      filled += chunk.length;
+    };
+    const finish = (start) => {
+      clearTimeout(timer);
+      client.off("data", onData);
+      client.off("end", onClosed);
+      client.off("close", onClosed);
+      client.pause();
+      resolve(start);
+    };
+    const decide = () => {
+      const hello = readClientHello(read.subarray(0, filled));
+      if (hello.kind === "incomplete") return false;
+      if (hello.kind === "not-tls") {
+        const reason2 = `the tunnel does not begin with a TLS ClientHello: ${hello.why}`;
+        finish({ kind: "refused", reason: reason2, alert: false });
+        return true;
+      }
+      const reason = helloRefusal(host, hello);
+      finish(
+        reason === void 0 ? { kind: "pass", bytes: read.subarray(0, filled) } : { kind: "refused", reason, alert: true }
+      );
+      return true;
+    };
+    const onData = (chunk) => {
+      append(chunk);
+      decide();
+    };
+    const onClosed = () => finish({ kind: "closed" });
+    const timer = setTimeout(
+      () => finish({
+        kind: "refused",
+        reason: `the tunnel sent no whole TLS ClientHello within ${HELLO_TIMEOUT_MS / 1e3} s`,
+        alert: false
+      }),
+      HELLO_TIMEOUT_MS
+    );
+    if (client.destroyed) return finish({ kind: "closed" });
+    append(head);
+    if (decide()) return;
+    client.on("data", onData);
+    client.once("end", onClosed);
+    client.once("close", onClosed);
+  });
+}
+
 // src/worker/egress-proxy.ts
 var NO_PROXY = "127.0.0.1,localhost,::1";
 var HOP_BY_HOP = /* @__PURE__ */ new Set([
@@ -27624,11 +27844,14 @@ async function startEgressProxy(options) {
     socket.once("close", () => sockets.delete(socket));
   };
   const told = /* @__PURE__ */ new Set();
-  const refuse = (host, reason, text3) => {
+  const tell = (host, reason) => {
     if (!told.has(host) && told.size < MAX_NAMED_REFUSALS) {
       told.add(host);
       options.refused(host, reason);
     }
+  };
+  const refuse = (host, reason, text3) => {
+    tell(host, reason);
     return { status: 403, text: `agent-coordinator: ${text3}` };
   };
   const lookup = options.lookup ?? import_node_dns.lookup;
@@ -27647,7 +27870,7 @@ async function startEgressProxy(options) {
       if (held) upstreams -= 1;
       held = false;
     };
-    if ((0, import_node_net3.isIP)(host) !== 0) return { lookup: void 0, release };
+    if ((0, import_node_net4.isIP)(host) !== 0) return { lookup: void 0, release };
     let answers;
     try {
       answers = await resolveAll(lookup, host);
@@ -27674,7 +27897,7 @@ async function startEgressProxy(options) {
   server.on("connection", track);
   server.on(
     "connect",
-    (req, client, head) => tunnel(req, client, head, admit, track)
+    (req, client, head) => tunnel(req, client, head, admit, track, tell)
   );
   server.listen(0, "127.0.0.1");
   await (0, import_node_events.once)(server, "listening");
@@ -27718,7 +27941,7 @@ function authority(target) {
   if (!match || port < 1 || port > 65535) return void 0;
   return { host: match[1].replace(/^\[(.*)\]$/, "$1"), port };
 }
-function tunnel(req, client, head, admit, track) {
+function tunnel(req, client, head, admit, track, tell) {
   track(client);
   client.on("error", () => client.destroy());
   const target = authority(req.url);
@@ -27726,14 +27949,23 @@ function tunnel(req, client, head, admit, track) {
   void admit(target.host).then((way) => {
     if ("status" in way) return void client.end(refusedAnswer(way));
     if (client.destroyed) return way.release();
-    const upstream = (0, import_node_net3.connect)({ host: target.host, port: target.port, lookup: way.lookup });
+    const upstream = (0, import_node_net4.connect)({ host: target.host, port: target.port, lookup: way.lookup });
     track(upstream);
     upstream.once("close", way.release);
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      void awaitClientHello(client, head, target.host).then((start) => {
+        if (start.kind === "closed") return void client.destroy();
+        if (start.kind === "refused") {
+          tell(target.host, start.reason);
+          if (start.alert) client.end(ACCESS_DENIED_ALERT, () => client.destroy());
+          else client.destroy();
+          return;
+        }
+        upstream.write(start.bytes);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
     });
     upstream.on("error", (error62) => {
       if (upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r
@@ -28912,7 +29144,7 @@ function isMessageBatches(upstream, target) {
   for (let i = 0; i < 3; i++)
     path3 = path3.replace(
       /%([0-9a-f]{2})/gi,
-      (_, hex3) => String.fromCharCode(parseInt(hex3, 16))
+      (_, hex4) => String.fromCharCode(parseInt(hex4, 16))
     );
   path3 = path3.replace(/[\\/]+/g, "/").toLowerCase();
   return /^\/v1\/messages\/batches(?![a-z0-9_-])/.test(path3);
@@ -36183,8 +36415,8 @@ function fenceLanguage(info) {
   const word = info.replace(/^[ \t\v\f]+/, "").split(INFO_SPACE)[0];
   return word.replace(/\\([!-/:-@[-`{-~])/g, "$1").replace(
     /&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));/g,
-    (reference, hex3, decimal) => {
-      const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(decimal);
+    (reference, hex4, decimal) => {
+      const code2 = hex4 !== void 0 ? parseInt(hex4, 16) : Number(decimal);
       return code2 <= 127 ? String.fromCharCode(code2) : reference;
     }
   ).toLowerCase();
@@ -36688,11 +36920,11 @@ function commandsDraw(tex) {
 function asRendered(text3) {
   return text3.replace(
     /\\([!-/:-@[-`{-~])|&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|nbsp));/g,
-    (_, escaped, hex3, decimal, name) => {
+    (_, escaped, hex4, decimal, name) => {
       if (escaped !== void 0) return escaped;
       if (name !== void 0)
         return { lt: "<", gt: ">", amp: "&", quot: '"', nbsp: " " }[name];
-      const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(decimal);
+      const code2 = hex4 !== void 0 ? parseInt(hex4, 16) : Number(decimal);
       return code2 > 0 && code2 <= 1114111 ? String.fromCodePoint(code2) : "�";
     }
   );
@@ -36960,9 +37192,9 @@ function definitionColonAhead(lines) {
   return ahead;
 }
 function withoutInvisibleEntities(text3) {
-  return text3.replace(ENTITY, (entity, hex3, decimal) => {
-    if (hex3 === void 0 && decimal === void 0) return "";
-    const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(decimal);
+  return text3.replace(ENTITY, (entity, hex4, decimal) => {
+    if (hex4 === void 0 && decimal === void 0) return "";
+    const code2 = hex4 !== void 0 ? parseInt(hex4, 16) : Number(decimal);
     if (code2 === 0 || code2 > 1114111 || code2 >= 55296 && code2 <= 57343) return entity;
     return INVISIBLE2.test(String.fromCodePoint(code2)) ? "" : entity;
   });

@@ -11,7 +11,10 @@ import { join } from 'node:path';
  * - `dnsDirect`: with NET_DNS_PORT, the same to that port of the stand-in (where a resolver that
  *   port 53 is forwarded to listens);
  * - `viaConnect`, `viaAbsolute`: the outside host through the proxy its environment names
- *   (`CONNECT` for https, an absolute URL for http), when it names one;
+ *   (`CONNECT` to port 443 and TLS, checked with NET_CA, for https; an absolute URL for http),
+ *   when it names one;
+ * - `plainViaConnect`: plain HTTP to the outside host's port 80 through a `CONNECT` tunnel, which
+ *   a proxy that checks what a tunnel carries closes (`200 closed`);
  * - `refused`: hosts not on the list through that proxy (one asked twice);
  * - `keyProxy`: a request to its model API through the worker's key proxy, on loopback.
  *
@@ -23,6 +26,7 @@ const SCRIPT = String.raw`
 const fs = require('node:fs');
 const net = require('node:net');
 const http = require('node:http');
+const tls = require('node:tls');
 const dgram = require('node:dgram');
 const path = require('node:path');
 const env = process.env;
@@ -50,15 +54,19 @@ const udp = (host, port) => new Promise((resolve) => {
   socket.connect(port, host, () => socket.send('exfil.example', (e) => e && done(e.code)));
   setTimeout(() => done('no answer'), 5000);
 });
-const connectVia = (proxy, host, port, target) => new Promise((resolve) => {
+// With ca, TLS inside the tunnel; else plain HTTP, whose tunnel closing is 'closed'.
+const connectVia = (proxy, host, port, target, ca) => new Promise((resolve) => {
   const p = new URL(proxy);
   const req = http.request({ host: p.hostname, port: p.port, method: 'CONNECT', path: host + ':' + port, agent: false });
   req.on('connect', (res, socket) => {
     if (res.statusCode !== 200) { socket.destroy(); return resolve(String(res.statusCode)); }
-    socket.write('GET ' + target + ' HTTP/1.1\r\nHost: ' + host + '\r\nConnection: close\r\n\r\n');
+    const stream = ca ? tls.connect({ socket, host, ca }) : socket;
     let text = '';
-    socket.on('data', (c) => (text += c));
-    socket.on('end', () => resolve('200 ' + (text.split('\r\n\r\n')[1] ?? '').trim()));
+    let error = '';
+    stream.on('error', (e) => (error = ca ? e.code : ''));
+    stream.write('GET ' + target + ' HTTP/1.1\r\nHost: ' + host + '\r\nConnection: close\r\n\r\n');
+    stream.on('data', (c) => (text += c));
+    stream.on('close', () => resolve('200 ' + (text ? (text.split('\r\n\r\n')[1] ?? '').trim() : error || 'closed')));
   });
   req.on('response', (res) => resolve(String(res.statusCode)));
   req.on('error', (e) => resolve(e.code));
@@ -95,7 +103,8 @@ const waitFor = async (file) => {
   }
   const proxy = env.HTTPS_PROXY;
   if (proxy) {
-    report.viaConnect = await connectVia(proxy, outside, 80, '/via-connect');
+    report.viaConnect = await connectVia(proxy, outside, 443, '/via-connect', fs.readFileSync(env.NET_CA));
+    report.plainViaConnect = await connectVia(proxy, outside, 80, '/plain-via-connect');
     const p = new URL(env.HTTP_PROXY);
     report.viaAbsolute = await get({ host: p.hostname, port: p.port, path: 'http://' + outside + '/via-absolute' });
     report.refused = [

@@ -5,16 +5,20 @@ import { once } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
+import { makeTestCertificates } from '../../helpers/tls-certificates.js';
 
 /**
- * A host of the internet, as the agent would reach it: an HTTP server on port 80 in a network
- * namespace of the test's own, behind a veth pair, so that traffic to it leaves the machine's own
- * namespace through a non-loopback interface. Its addresses are a /30 of 198.18.0.0/15 (RFC 2544,
- * for tests; never routed), drawn for each host so that test files running at once do not meet.
+ * A host of the internet, as the agent would reach it: an HTTP server on port 80, and HTTPS on 443
+ * with a certificate for its address, in a network namespace of the test's own, behind a veth
+ * pair, so that traffic to it leaves the machine's own namespace through a non-loopback interface.
+ * Its addresses are a /30 of 198.18.0.0/15 (RFC 2544, for tests; never routed), drawn for each host
+ * so that test files running at once do not meet.
  */
 export interface OutsideHost {
   /** Its address in the namespace. */
   address: string;
+  /** The PEM file of the authority that signed its certificate, readable by every user. */
+  caFile: string;
   /** The paths of the requests it heard, in order. */
   heard(): string[];
   close(): Promise<void>;
@@ -25,13 +29,23 @@ function ip(...args: string[]): void {
   expect(run.status, `ip ${args.join(' ')}: ${run.stderr}`).toBe(0);
 }
 
-/** Answers `outside <path>` and says each request's path on a line of its own. */
+/**
+ * Answers `outside <path>` over HTTP and HTTPS (the certificate and key files its second and third
+ * arguments name) and says each request's path on a line of its own.
+ */
 const SERVER = String.raw`
+const fs = require('node:fs');
 const http = require('node:http');
-http.createServer((req, res) => {
+const https = require('node:https');
+const [address, cert, key] = process.argv.slice(1);
+const answer = (req, res) => {
   console.log('heard ' + req.url);
   res.end('outside ' + req.url + '\n');
-}).listen(80, process.argv[1], () => console.log('listening'));
+};
+const tls = { cert: fs.readFileSync(cert), key: fs.readFileSync(key) };
+http.createServer(answer).listen(80, address, () =>
+  https.createServer(tls, answer).listen(443, address, () => console.log('listening')),
+);
 `;
 
 export async function startOutsideHost(): Promise<OutsideHost> {
@@ -49,9 +63,20 @@ export async function startOutsideHost(): Promise<OutsideHost> {
   ip('-n', namespace, 'link', 'set', theirs, 'up');
   ip('-n', namespace, 'link', 'set', 'lo', 'up');
 
+  const certificates = makeTestCertificates([`IP:${at(2)}`]);
   const server: ChildProcess = spawn(
     'ip',
-    ['netns', 'exec', namespace, process.execPath, '-e', SERVER, at(2)],
+    [
+      'netns',
+      'exec',
+      namespace,
+      process.execPath,
+      '-e',
+      SERVER,
+      at(2),
+      certificates.certFile,
+      certificates.keyFile,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
@@ -65,6 +90,7 @@ export async function startOutsideHost(): Promise<OutsideHost> {
   await listening;
   return {
     address: at(2),
+    caFile: certificates.caFile,
     heard: () =>
       out
         .split('\n')
@@ -76,6 +102,7 @@ export async function startOutsideHost(): Promise<OutsideHost> {
       // The namespace's end of the pair goes with it, and ours with that.
       spawnSync('ip', ['netns', 'del', namespace]);
       spawnSync('ip', ['link', 'del', ours]);
+      certificates.remove();
     },
   };
 }
