@@ -449,18 +449,43 @@ describe("the worker's egress proxy", () => {
       },
     );
 
-    it('refuses Encrypted Client Hello, whose outer name is not where it goes', async () => {
+    it('refuses ESNI, whose hidden name nothing binds to the name in the clear', async () => {
+      const upstream = await recorder();
+      const { socket, refused } = await tunnelTo(`svc.example.test:${upstream.port}`);
+      socket.write(clientHello('svc.example.test', extension(0xffce, Buffer.alloc(200, 5))));
+      expect(await readUntilClosed(socket)).toEqual(ACCESS_DENIED_ALERT);
+      expect(refused).toEqual([
+        ['svc.example.test', "the tunnel's TLS ClientHello hides its server name (ESNI)"],
+      ]);
+      expect(await upstream.heard(1)).toBe(0);
+    });
+
+    it('takes Encrypted Client Hello by its outer name, as Chromium sends it without a configuration', async () => {
+      const upstream = await recorder();
+      const { socket, refused } = await tunnelTo(`svc.example.test:${upstream.port}`);
+      const hello = clientHello(
+        'svc.example.test',
+        extension(ENCRYPTED_CLIENT_HELLO, Buffer.alloc(200, 5)),
+      );
+      socket.write(hello);
+      // The recorder closes at the first bytes it hears: the hello went upstream.
+      expect(await upstream.heard(1)).toBeGreaterThan(0);
+      expect(refused).toEqual([]);
+      socket.destroy();
+    });
+
+    it('refuses Encrypted Client Hello whose outer name is another host', async () => {
       const upstream = await recorder();
       const { socket, refused } = await tunnelTo(`svc.example.test:${upstream.port}`);
       socket.write(
-        clientHello('svc.example.test', extension(ENCRYPTED_CLIENT_HELLO, Buffer.alloc(200, 5))),
+        clientHello(
+          'cdn-ech.example.test',
+          extension(ENCRYPTED_CLIENT_HELLO, Buffer.alloc(200, 5)),
+        ),
       );
       expect(await readUntilClosed(socket)).toEqual(ACCESS_DENIED_ALERT);
       expect(refused).toEqual([
-        [
-          'svc.example.test',
-          "the tunnel's TLS ClientHello hides its server name (Encrypted Client Hello)",
-        ],
+        ['svc.example.test', "the tunnel's TLS server name is cdn-ech.example.test"],
       ]);
       expect(await upstream.heard(1)).toBe(0);
     });

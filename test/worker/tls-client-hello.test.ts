@@ -26,12 +26,12 @@ import {
  * test/worker/egress-proxy.test.ts.
  */
 
-const named = (serverName: string, encryptedClientHello = false) => ({
+const named = (serverName: string, encryptedServerName = false) => ({
   kind: 'hello',
   serverName,
-  encryptedClientHello,
+  encryptedServerName,
 });
-const nameless = { kind: 'hello', encryptedClientHello: false };
+const nameless = { kind: 'hello', encryptedServerName: false };
 const notTls = (why: string) => ({ kind: 'not-tls', why });
 
 /** A hello whose body is `body`, in one record. */
@@ -99,12 +99,12 @@ describe('readClientHello', () => {
     [
       'Encrypted Client Hello',
       clientHello('public.example', extension(ENCRYPTED_CLIENT_HELLO, Buffer.alloc(40, 3))),
-      named('public.example', true),
+      named('public.example'),
     ],
     [
       "ESNI, ECH's forerunner",
       clientHello(undefined, extension(0xffce, Buffer.alloc(40, 3))),
-      { ...nameless, encryptedClientHello: true },
+      { ...nameless, encryptedServerName: true },
     ],
     ['a record of version 0x0303', record(handshake(helloBody(null)), 22, 0x0303), nameless],
     [
