@@ -40,8 +40,9 @@ describe("an agent that forges its attempt's failure", () => {
     scenario = undefined;
   });
 
-  it("fails for the worker's reason, though its lines are errors a problem matcher reads", async () => {
-    scenario = await startRealWorkerScenario(FORGING_AGENT, { config: 'retries:\n  max: 0\n' });
+  /** One task run by `agent`, with no retry: the worker's log, and the attempt's stored reason. */
+  async function failedAttempt(agent: string) {
+    scenario = await startRealWorkerScenario(agent, { config: 'retries:\n  max: 0\n' });
     const { s, runs } = scenario;
     const issue = await s.double.openIssue(REPO, {
       title: 'Forge',
@@ -53,28 +54,23 @@ describe("an agent that forges its attempt's failure", () => {
     expect(runs.map((r) => r.jobs.map((j) => `${j.job}:${j.conclusion}`))).toEqual([
       ['assignment:success', 'agent:failure', 'publish:skipped'],
     ]);
-    // The runner did make annotations of them: the matchers are there.
-    expect(runs[0]!.log).toContain('error TS2322');
     const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
     const [attempt] = await s.app.store.attempts.ofRun(run!.id);
-    expect(attempt!.failureReason).toMatch(/^agent_failed: the agent exited with code 3/);
+    return { log: runs[0]!.log, reason: attempt!.failureReason };
+  }
+
+  it("fails for the worker's reason, though its lines are errors a problem matcher reads", async () => {
+    const { log, reason } = await failedAttempt(FORGING_AGENT);
+    // The runner did make annotations of them: the matchers are there.
+    expect(log).toContain('error TS2322');
+    expect(reason).toMatch(/^agent_failed: the agent exited with code 3/);
   }, 180_000);
 
   it("fails for the worker's reason when its lines leave the worker's error no room", async () => {
-    scenario = await startRealWorkerScenario(CROWDING_AGENT, { config: 'retries:\n  max: 0\n' });
-    const { s, runs } = scenario;
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Crowd',
-      body: ['```tasks', '- id: a', '  title: A', '```'].join('\n'),
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
+    const { log, reason } = await failedAttempt(CROWDING_AGENT);
     // The agent's lines came before the worker's error, which the runner then dropped
     // (test/worker/log-lines.test.ts shows the cap on the same lines).
-    expect(runs[0]!.log).toContain('src/a.ts(12,1): error TS2322: no');
-    const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), issue);
-    const [attempt] = await s.app.store.attempts.ofRun(run!.id);
-    expect(attempt!.failureReason).toMatch(/^agent_failed: the agent exited with code 3/);
+    expect(log).toContain('src/a.ts(12,1): error TS2322: no');
+    expect(reason).toMatch(/^agent_failed: the agent exited with code 3/);
   }, 180_000);
 });
