@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, readdir, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, readdir, rm, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
 /**
@@ -51,4 +51,25 @@ export async function readRegularFile(
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Removes `root` (the checkout's `.git/`, which the agent owned) whatever modes the agent left in
+ * it. Unlinking an entry takes write permission on its folder, its owner's too unless the worker
+ * is root: on GitHub's runners the worker is the runner's user (with sudo), who gets the checkout
+ * back from the agent's user with the modes the agent set, and a `.git/` without write permission
+ * kept `.git/config`, where actions/checkout's post step then ran git, the agent's `core.fsmonitor`
+ * with it (docs/worker.md, "Threat model"). So each folder gets its owner's rights back first (the
+ * worker owns them all by then); links are not followed.
+ */
+export async function removeAgentTree(root: string): Promise<void> {
+  const open = async (dir: string): Promise<void> => {
+    const stats = await lstat(dir).catch(() => undefined);
+    if (!stats?.isDirectory()) return;
+    if ((stats.mode & 0o700) !== 0o700) await chmod(dir, stats.mode | 0o700).catch(() => {});
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) if (entry.isDirectory()) await open(join(dir, entry.name));
+  };
+  await open(root);
+  await rm(root, { recursive: true, force: true });
 }
