@@ -54,22 +54,28 @@ export async function readRegularFile(
 }
 
 /**
+ * Gives every folder under `root` (`root` too) its owner's rights back, links not followed. The
+ * worker owns what the agent left once the checkout is handed back, but with the modes the agent
+ * set, and unless the worker is root (on GitHub's runners it is the runner's user, with sudo)
+ * those bind it too: a folder without read permission hid a FIFO from removeSpecialFiles while
+ * git, which opens a `.gitattributes` by its path, waited on it; one without write permission kept
+ * its files from being unlinked (docs/worker.md, "Threat model").
+ */
+export async function takeBackFolders(root: string): Promise<void> {
+  const stats = await lstat(root).catch(() => undefined);
+  if (!stats?.isDirectory()) return;
+  if ((stats.mode & 0o700) !== 0o700) await chmod(root, stats.mode | 0o700).catch(() => {});
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries)
+    if (entry.isDirectory()) await takeBackFolders(join(root, entry.name));
+}
+
+/**
  * Removes `root` (the checkout's `.git/`, which the agent owned) whatever modes the agent left in
- * it. Unlinking an entry takes write permission on its folder, its owner's too unless the worker
- * is root: on GitHub's runners the worker is the runner's user (with sudo), who gets the checkout
- * back from the agent's user with the modes the agent set, and a `.git/` without write permission
- * kept `.git/config`, where actions/checkout's post step then ran git, the agent's `core.fsmonitor`
- * with it (docs/worker.md, "Threat model"). So each folder gets its owner's rights back first (the
- * worker owns them all by then); links are not followed.
+ * it: a `.git/` it left without write permission kept `.git/config`, where actions/checkout's post
+ * step ran git as the runner's user, the agent's `core.fsmonitor` with it.
  */
 export async function removeAgentTree(root: string): Promise<void> {
-  const open = async (dir: string): Promise<void> => {
-    const stats = await lstat(dir).catch(() => undefined);
-    if (!stats?.isDirectory()) return;
-    if ((stats.mode & 0o700) !== 0o700) await chmod(dir, stats.mode | 0o700).catch(() => {});
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) if (entry.isDirectory()) await open(join(dir, entry.name));
-  };
-  await open(root);
+  await takeBackFolders(root);
   await rm(root, { recursive: true, force: true });
 }

@@ -27,6 +27,11 @@ fs.readFileSync(0);
 cp.spawnSync('git', ['config', 'core.fsmonitor', 'echo ran >> ' + JSON.stringify(process.env.TRAP) + ' #']);
 fs.writeFileSync('feature.txt', 'done\n');
 fs.chmodSync('.git', 0o555);
+// A FIFO where git reads after the agent, in a folder the worker may not list (the checkout).
+if (process.env.HIDDEN_FIFO) {
+  cp.spawnSync('mkfifo', ['.gitattributes']);
+  fs.chmodSync('.', 0o311);
+}
 console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', total_cost_usd: 0, usage: { input_tokens: 1, output_tokens: 1 } }));
 `;
 
@@ -49,7 +54,8 @@ describe("the agent job's cleanup of .git/", () => {
     fx?.cleanup();
   });
 
-  it('removes a .git/ the agent left without write permission, so no post step runs its git', async () => {
+  /** The assignment job, then the agent job as a user without privilege, with `agentEnv`. */
+  async function agentJob(agentEnv: NodeJS.ProcessEnv) {
     fx = createGitFixture('agent/7/task_001');
     const agent = join(fx.root, 'read-only-git-agent.cjs');
     writeFileSync(agent, READ_ONLY_GIT_AGENT);
@@ -75,6 +81,7 @@ describe("the agent job's cleanup of .git/", () => {
       GITHUB_SERVER_URL: 'https://github.com',
       AGENT_COMMAND: `"${process.execPath}" "${agent}"`,
       TRAP: trap,
+      ...agentEnv,
     };
     const temps = [0, 1].map(() => mkdtempSync(join(fx!.root, 'runner-temp-')));
     const assignment = await runBundle(
@@ -91,28 +98,40 @@ describe("the agent job's cleanup of .git/", () => {
     cpSync(join(temps[0]!, 'agent-coordinator'), join(temps[1]!, 'agent-coordinator'), {
       recursive: true,
     });
-
     const runner = withoutPrivilege();
     const { uid, gid } = statSync(fx.root);
     chownAll(fx.root, '65534:65534', runner.prefix);
-    let step;
     try {
-      step = await runBundle(
+      const step = await runBundle(
         { ...env, INPUT_STEP: 'agent', RUNNER_TEMP: temps[1] },
         fx.workspace,
         runner.prefix,
       );
+      return { step, workspace: fx.workspace, trap };
     } finally {
       chownAll(fx.root, `${uid}:${gid}`, runner.prefix);
     }
+  }
+
+  it('removes a .git/ the agent left without write permission, so no post step runs its git', async () => {
+    const { step, workspace, trap } = await agentJob({});
     expect(step.code, step.stdout).toBe(0);
     // What actions/checkout's post step looks for before it runs git in the workspace.
-    expect(existsSync(join(fx.workspace, '.git', 'config'))).toBe(false);
+    expect(existsSync(join(workspace, '.git', 'config'))).toBe(false);
     // And what it runs there, which would read the index and start the fsmonitor.
     spawnSync('git', ['submodule', 'foreach', '--recursive', 'true'], {
-      cwd: fx.workspace,
+      cwd: workspace,
       env: isolatedEnv,
     });
     expect(existsSync(trap) ? readFileSync(trap, 'utf8') : '').toBe('');
+  });
+
+  // Held, the snapshot's git waited on the FIFO until its timeout, the agent's deadline.
+  it('removes a FIFO in a folder the agent left unreadable before git reads there', async () => {
+    const { step } = await agentJob({ HIDDEN_FIFO: '1' });
+    expect(step.code, step.stdout).toBe(0);
+    expect(step.stdout).toContain(
+      'removed what git cannot record (FIFOs, sockets): .gitattributes',
+    );
   });
 });

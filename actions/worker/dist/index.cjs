@@ -27398,16 +27398,17 @@ async function readRegularFile(path3, maxBytes = 1 << 20) {
     await file2.close();
   }
 }
+async function takeBackFolders(root) {
+  const stats = await (0, import_promises2.lstat)(root).catch(() => void 0);
+  if (!stats?.isDirectory()) return;
+  if ((stats.mode & 448) !== 448) await (0, import_promises2.chmod)(root, stats.mode | 448).catch(() => {
+  });
+  const entries = await (0, import_promises2.readdir)(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries)
+    if (entry.isDirectory()) await takeBackFolders((0, import_node_path2.join)(root, entry.name));
+}
 async function removeAgentTree(root) {
-  const open3 = async (dir) => {
-    const stats = await (0, import_promises2.lstat)(dir).catch(() => void 0);
-    if (!stats?.isDirectory()) return;
-    if ((stats.mode & 448) !== 448) await (0, import_promises2.chmod)(dir, stats.mode | 448).catch(() => {
-    });
-    const entries = await (0, import_promises2.readdir)(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) if (entry.isDirectory()) await open3((0, import_node_path2.join)(dir, entry.name));
-  };
-  await open3(root);
+  await takeBackFolders(root);
   await (0, import_promises2.rm)(root, { recursive: true, force: true });
 }
 
@@ -30063,6 +30064,7 @@ async function configSource(ctx, base, baseSha) {
 }
 async function describe3(ctx, before, trees, prepared, run2) {
   const stopped = run2?.stopped ?? false;
+  await takeBackFolders(ctx.cwd);
   const special = await removeSpecialFiles(ctx.cwd);
   if (special.length > 0)
     log(ctx, `removed what git cannot record (FIFOs, sockets): ${special.join(", ")}`);
