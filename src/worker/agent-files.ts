@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, readdir, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, readdir, rm, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
 /**
@@ -51,4 +51,31 @@ export async function readRegularFile(
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Gives every folder under `root` (`root` too) its owner's rights back, links not followed. The
+ * worker owns what the agent left once the checkout is handed back, but with the modes the agent
+ * set, and unless the worker is root (on GitHub's runners it is the runner's user, with sudo)
+ * those bind it too: a folder without read permission hid a FIFO from removeSpecialFiles while
+ * git, which opens a `.gitattributes` by its path, waited on it; one without write permission kept
+ * its files from being unlinked (docs/worker.md, "Threat model").
+ */
+export async function takeBackFolders(root: string): Promise<void> {
+  const stats = await lstat(root).catch(() => undefined);
+  if (!stats?.isDirectory()) return;
+  if ((stats.mode & 0o700) !== 0o700) await chmod(root, stats.mode | 0o700).catch(() => {});
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries)
+    if (entry.isDirectory()) await takeBackFolders(join(root, entry.name));
+}
+
+/**
+ * Removes `root` (the checkout's `.git/`, which the agent owned) whatever modes the agent left in
+ * it: a `.git/` it left without write permission kept `.git/config`, where actions/checkout's post
+ * step ran git as the runner's user, the agent's `core.fsmonitor` with it.
+ */
+export async function removeAgentTree(root: string): Promise<void> {
+  await takeBackFolders(root);
+  await rm(root, { recursive: true, force: true });
 }

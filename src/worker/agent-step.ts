@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keepBranchConfig, restoreFromBase } from './agent-config.js';
-import { readRegularFile, removeSpecialFiles } from './agent-files.js';
+import {
+  readRegularFile,
+  removeAgentTree,
+  removeSpecialFiles,
+  takeBackFolders,
+} from './agent-files.js';
 import { closeAgentNetwork, describeNetwork, networkSetting } from './agent-network.js';
 import { createAgentUser } from './agent-user.js';
 import { heldCredentials } from './api-key-proxy.js';
@@ -55,8 +59,8 @@ export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
   } finally {
     // The agent, the planner's too, owned .git/: a later step of this job (actions/checkout's
     // post step runs `git submodule foreach` there) or a reused runner must find none of its
-    // config, hooks or fsmonitor.
-    await rm(join(ctx.cwd, '.git'), { recursive: true, force: true });
+    // config, hooks or fsmonitor, whatever modes it left there.
+    await removeAgentTree(join(ctx.cwd, '.git'));
   }
 }
 
@@ -130,7 +134,9 @@ async function describe(
   run: AgentRun | undefined,
 ): Promise<AgentOutput> {
   const stopped = run?.stopped ?? false;
-  // The agent's processes are gone; a FIFO it left would hold any read of it (git's too).
+  // The agent's processes are gone; a FIFO it left would hold any read of it (git's too), and
+  // one in a folder it made unreadable would be found by git alone.
+  await takeBackFolders(ctx.cwd);
   const special = await removeSpecialFiles(ctx.cwd);
   if (special.length > 0)
     log(ctx, `removed what git cannot record (FIFOs, sockets): ${special.join(', ')}`);

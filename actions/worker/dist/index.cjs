@@ -7365,12 +7365,11 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises14 = require("node:fs/promises");
+var import_promises13 = require("node:fs/promises");
 var import_node_path10 = require("node:path");
 
 // src/worker/agent-step.ts
 var import_node_fs2 = require("node:fs");
-var import_promises10 = require("node:fs/promises");
 var import_node_path7 = require("node:path");
 
 // src/worker/agent-config.ts
@@ -27399,6 +27398,19 @@ async function readRegularFile(path3, maxBytes = 1 << 20) {
     await file2.close();
   }
 }
+async function takeBackFolders(root) {
+  const stats = await (0, import_promises2.lstat)(root).catch(() => void 0);
+  if (!stats?.isDirectory()) return;
+  if ((stats.mode & 448) !== 448) await (0, import_promises2.chmod)(root, stats.mode | 448).catch(() => {
+  });
+  const entries = await (0, import_promises2.readdir)(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries)
+    if (entry.isDirectory()) await takeBackFolders((0, import_node_path2.join)(root, entry.name));
+}
+async function removeAgentTree(root) {
+  await takeBackFolders(root);
+  await (0, import_promises2.rm)(root, { recursive: true, force: true });
+}
 
 // src/worker/agent-firewall.ts
 var import_promises3 = require("node:fs/promises");
@@ -30234,7 +30246,7 @@ async function runAgentStep(ctx) {
     const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
     return ctx.env.mode === "plan" ? await planStep(ctx, base) : await changeStep(ctx, base);
   } finally {
-    await (0, import_promises10.rm)((0, import_node_path7.join)(ctx.cwd, ".git"), { recursive: true, force: true });
+    await removeAgentTree((0, import_node_path7.join)(ctx.cwd, ".git"));
   }
 }
 async function changeStep(ctx, startBase) {
@@ -30283,6 +30295,7 @@ async function configSource(ctx, base, baseSha) {
 }
 async function describe3(ctx, before, trees, prepared, run2) {
   const stopped = run2?.stopped ?? false;
+  await takeBackFolders(ctx.cwd);
   const special = await removeSpecialFiles(ctx.cwd);
   if (special.length > 0)
     log(ctx, `removed what git cannot record (FIFOs, sockets): ${special.join(", ")}`);
@@ -30493,7 +30506,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises11 = require("node:timers/promises");
+var import_promises10 = require("node:timers/promises");
 
 // src/protocol/review-feedback.ts
 var FEEDBACK_LIMITS = {
@@ -30753,7 +30766,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises11.setTimeout)(wait);
+    await (0, import_promises10.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -35079,7 +35092,7 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises12 = require("node:fs/promises");
+var import_promises11 = require("node:fs/promises");
 var import_node_path8 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
@@ -35090,8 +35103,8 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises12.mkdir)(dir, { recursive: true });
-  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises11.mkdir)(dir, { recursive: true });
+  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
@@ -35132,11 +35145,11 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises12.rm)(dir, { recursive: true, force: true });
-  await (0, import_promises12.mkdir)(dir, { recursive: true });
-  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises11.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises11.mkdir)(dir, { recursive: true });
+  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises12.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
   const value = await readJson((0, import_node_path8.join)(dir, RESULT_FILE), "the agent job");
@@ -35145,14 +35158,14 @@ async function readResult(dir) {
     const problems = parsed2.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises12.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises11.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed2.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises12.readFile)(file2, "utf8");
+    raw = await (0, import_promises11.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -35170,7 +35183,7 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises13 = require("node:fs/promises");
+var import_promises12 = require("node:fs/promises");
 var import_node_path9 = require("node:path");
 
 // src/worker/attempt-record.ts
@@ -37756,7 +37769,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises13.rm)(index, { force: true });
+    await (0, import_promises12.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -37937,7 +37950,7 @@ ${outcome.summary}
 
 ${fenced("text", outcome.detail)}
 `;
-  await (0, import_promises14.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises13.appendFile)(file2, text3).catch(() => {
   });
 }
 
