@@ -409,6 +409,11 @@ async function checkedBody(
 function targetOf(upstream: URL, requestTarget: string | undefined): URL | undefined {
   if (!requestTarget?.startsWith('/')) return undefined;
   const query = requestTarget.indexOf('?');
+  // A slash or backslash escaped in the path (`..%2F`, at any depth of escaping) is no separator
+  // to the URL, but a gateway that decodes it before it routes would climb out of the base with
+  // the real key; no client of the API writes one.
+  if (/%(?:25)*(?:2f|5c)/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query)))
+    return undefined;
   const base = upstream.pathname.replace(/\/+$/, '');
   const target = new URL(upstream.origin);
   target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));

@@ -256,7 +256,16 @@ describe("the worker's API key proxy", () => {
     }
   });
 
-  it.each(['/../v1/messages', '/%2e%2e/v1/messages', '/v1/../../admin'])(
+  it.each([
+    '/../v1/messages',
+    '/%2e%2e/v1/messages',
+    '/v1/../../admin',
+    // A gateway that decodes an escaped separator before it routes would climb out too.
+    '/..%2F..%2Fadmin',
+    '/v1/..%2f..%2fadmin',
+    '/..%5C..%5Cadmin',
+    '/..%252F..%252Fadmin',
+  ])(
     'refuses %s, which would climb out of the base path, and the upstream hears nothing',
     async (path) => {
       const { env } = await start();

@@ -29143,6 +29143,8 @@ async function checkedBody(req) {
 function targetOf(upstream, requestTarget) {
   if (!requestTarget?.startsWith("/")) return void 0;
   const query = requestTarget.indexOf("?");
+  if (/%(?:25)*(?:2f|5c)/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query)))
+    return void 0;
   const base = upstream.pathname.replace(/\/+$/, "");
   const target = new URL(upstream.origin);
   target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));
