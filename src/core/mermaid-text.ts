@@ -1,21 +1,29 @@
 /**
- * What a Mermaid diagram holds but does not draw (docs/security.md, "Text nobody saw"): comments
- * (`%%` to the end of the line), directives (`%%{…}%%`, over lines if they run on) and the
- * diagram's accessible title and description (`accTitle: …`, `accDescr: …`, `accDescr { … }`),
- * which only a screen reader reads. Mermaid's own preprocessing drops comments and directives
- * before it parses (mermaid's diagram-api/comments.ts and directives); a `%%` in a quoted label
- * is drawn, and is left out all the same. So is the front matter, a YAML block between `---`
- * lines that opens the diagram (mermaid's `frontMatterRegex`, diagram-api/regexes.ts): its
- * `config` is never drawn, and its `title`, which is, goes with it.
+ * What a Mermaid diagram holds but does not draw (docs/security.md, "Text nobody saw"). A diagram
+ * that may restyle its text, or show some of it only on hover (a directive, a front matter, a
+ * `style`, `classDef`, `class`, `:::`, `click` …: mermaid-whole.ts), is left out whole: which
+ * labels a style hides is not worked out, and losing a diagram a person saw is the safe side.
+ * Of the others, comments (`%%` to the end of the line, which Mermaid's preprocessing drops:
+ * mermaid's diagram-api/comments.ts), the accessible title and description (`accTitle: …`,
+ * `accDescr: …`, `accDescr { … }`, which only a screen reader reads), the ids a label hides and
+ * the lines some kinds do not draw are cut: a flowchart's (mermaid-flowchart.ts), a sequence
+ * diagram's (mermaid-sequence.ts), and the `#` comments, direction lines and node ids of other
+ * kinds (mermaid-lines.ts). A `%%` in a quoted label is drawn, and is left out all the same.
+ * A diagram in a quote or a list item is read without the containers' marks, as GitHub gives it
+ * to Mermaid.
  */
 
 import { drawnBlocks } from './drawn-blocks.js';
-import { lineStarts } from './markdown-prefix.js';
+import { flowchartCuts } from './mermaid-flowchart.js';
+import { lineCuts } from './mermaid-lines.js';
+import { diagramKind } from './mermaid-kind.js';
+import { leftOutWhole } from './mermaid-whole.js';
+import { sequenceCuts } from './mermaid-sequence.js';
+import { lineStarts, prefixLength } from './markdown-prefix.js';
 import type { Cut } from './text-cuts.js';
 
-const COMMENT = /%%/g;
-const ACCESSIBLE = /^[\s>*+-]*acc(?:Title|Descr)\s*:/;
-const ACCESSIBLE_BLOCK = /^[\s>*+-]*accDescr\s*\{/;
+const COMMENT = /%%[^\n]*/g;
+const ACCESSIBLE = /(?:^|[;}])[^\S\n]*(acc(?:Title|Descr)\s*:[^\n]*|accDescr\s*\{[^}]*)/gm;
 
 /** The spans of the text's Mermaid diagrams that are not drawn. */
 export function mermaidCuts(text: string): Cut[] {
@@ -25,53 +33,59 @@ export function mermaidCuts(text: string): Cut[] {
     const start = starts[open + 1] ?? text.length;
     const end = close < lines.length ? starts[close]! - 1 : text.length;
     if (start >= end) return [];
-    const body = text.slice(start, end);
-    return [...frontMatterSpan(body), ...commentSpans(body), ...accessibleSpans(body)].map(
-      ([from, to]) => ({
-        start: start + from,
-        end: start + to,
-      }),
-    );
+    return hiddenInDiagram(text.slice(start, end)).map((cut) => ({
+      start: start + cut.start,
+      end: start + cut.end,
+    }));
   });
 }
 
+/** The cuts of a diagram's text, the lines between its fences. */
+function hiddenInDiagram(written: string): Cut[] {
+  const body = withoutPrefixes(written);
+  const whole = [{ start: 0, end: body.length }];
+  const undrawn = [...commentCuts(body), ...accessibleCuts(body)];
+  const read = blanked(body, undrawn);
+  const kind = diagramKind(read);
+  if (leftOutWhole(body, read, kind)) return whole;
+  const lines = lineCuts(read, kind);
+  const rest = blanked(read, lines);
+  const own =
+    kind === 'flowchart' ? flowchartCuts(rest) : kind === 'sequence' ? sequenceCuts(rest) : [];
+  return own === undefined ? whole : [...undrawn, ...lines, ...own];
+}
+
+/** The lines with what may be a container's marks (a quote's `>`) as spaces: offsets kept. */
+function withoutPrefixes(written: string): string {
+  return written
+    .split('\n')
+    .map((line) => ' '.repeat(prefixLength(line)) + line.slice(prefixLength(line)))
+    .join('\n');
+}
+
+/** The text with the cuts' characters but line breaks as spaces: offsets kept. */
+function blanked(text: string, cuts: readonly Cut[]): string {
+  const kept = text.split('');
+  for (const { start, end } of cuts)
+    for (let at = start; at < end; at++) if (kept[at] !== '\n') kept[at] = ' ';
+  return kept.join('');
+}
+
+/** Comments, to their line's end. */
+function commentCuts(body: string): Cut[] {
+  return [...body.matchAll(COMMENT)].map((match) => ({
+    start: match.index,
+    end: match.index + match[0].length,
+  }));
+}
+
 /**
- * Mermaid's front matter: `---` (after spaces, which the closing line repeats) at the diagram's
- * very start, to the next such line; one that never closes is no front matter to Mermaid.
+ * Accessible titles and descriptions, at a statement's start (a line's, or after `;` or `}`):
+ * to the line's end, or to a description block's `}`.
  */
-const FRONT_MATTER = /^([^\S\n]*)-{3}[^\S\n]*\n[\s\S]*?\n\1-{3}[^\S\n]*(?=\n|$)/;
-
-function frontMatterSpan(body: string): Array<[number, number]> {
-  const match = FRONT_MATTER.exec(body);
-  return match ? [[0, match[0].length]] : [];
-}
-
-/** Comments, to their line's end, and directives, to their `}%%` or the diagram's end. */
-function commentSpans(body: string): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  let cursor = 0;
-  for (const { index } of body.matchAll(COMMENT)) {
-    if (index < cursor) continue;
-    const directive = body[index + 2] === '{';
-    const end = directive ? body.indexOf('}%%', index + 3) : body.indexOf('\n', index);
-    cursor = end < 0 ? body.length : directive ? end + 3 : end;
-    spans.push([index, cursor]);
-  }
-  return spans;
-}
-
-/** Accessible titles and descriptions: to the line's end, or to a description block's `}`. */
-function accessibleSpans(body: string): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  let offset = 0;
-  let inBlock = false;
-  for (const line of body.split('\n')) {
-    const shut = line.indexOf('}', inBlock ? 0 : line.indexOf('{') + 1);
-    if (inBlock || ACCESSIBLE_BLOCK.test(line)) {
-      spans.push([offset, offset + (shut < 0 ? line.length : shut)]);
-      inBlock = shut < 0;
-    } else if (ACCESSIBLE.test(line)) spans.push([offset, offset + line.length]);
-    offset += line.length + 1;
-  }
-  return spans;
+function accessibleCuts(body: string): Cut[] {
+  return [...body.matchAll(ACCESSIBLE)].map((match) => {
+    const start = match.index + match[0].length - match[1]!.length;
+    return { start, end: start + match[1]!.length };
+  });
 }

@@ -38,14 +38,14 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 var require_identity = __commonJS({
   "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
-    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
+    var ALIAS2 = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
     var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
     var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
     var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
     var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
-    var isAlias4 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === ALIAS;
+    var isAlias4 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === ALIAS2;
     var isDocument = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === DOC;
     var isMap4 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
     var isPair = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === PAIR;
@@ -63,7 +63,7 @@ var require_identity = __commonJS({
     function isNode(node2) {
       if (node2 && typeof node2 === "object")
         switch (node2[NODE_TYPE]) {
-          case ALIAS:
+          case ALIAS2:
           case MAP:
           case SCALAR:
           case SEQ:
@@ -72,7 +72,7 @@ var require_identity = __commonJS({
       return false;
     }
     var hasAnchor = (node2) => (isScalar2(node2) || isCollection(node2)) && !!node2.anchor;
-    exports2.ALIAS = ALIAS;
+    exports2.ALIAS = ALIAS2;
     exports2.DOC = DOC;
     exports2.MAP = MAP;
     exports2.NODE_TYPE = NODE_TYPE;
@@ -36944,10 +36944,314 @@ function asRendered(text3) {
   );
 }
 
+// src/core/mermaid-shapes.ts
+var SHAPES = [
+  ["(((", [")))"]],
+  ["(-", ["-)", "/)", "))"]],
+  ["([", ["])"]],
+  ["[[", ["]]"]],
+  ["[|", ["]"]],
+  ["[(", [")]"]],
+  ["[/", ["/]", "\\]"]],
+  ["[\\", ["\\]", "/]"]],
+  ["((", ["))"]],
+  ["{{", ["}}"]],
+  [">", ["]"]],
+  ["[", ["]"]],
+  ["(", [")"]],
+  ["{", ["}"]],
+  ["|", ["|"]]
+];
+var TEXT_END = /["[\](){}|]/g;
+var TRAPEZOID_TEXT_END = /["[\](){}|]|[/\\](?=\])/g;
+var ELLIPSE_TEXT_END = /["[\](){}|]|[-/)](?=\))/g;
+var LABEL_KEY = /["']?label["']?\s*:[^\S\n]*/y;
+var LABEL_VALUE = /"[^"]*"|'(?:[^'}]|'')*'|[^,\n}]*/y;
+function matchAt(pattern, text3, at) {
+  pattern.lastIndex = at;
+  return pattern.exec(text3);
+}
+function stringEnd(read, at) {
+  const markdown = read.startsWith('"`', at);
+  const close = read.indexOf(markdown ? '`"' : '"', at + (markdown ? 2 : 1));
+  return close < 0 ? void 0 : close + (markdown ? 2 : 1);
+}
+function readLabel(read, at, opening, closing, pieces) {
+  let start = at + opening.length;
+  if (opening === "[|") {
+    const props = read.indexOf("|", start);
+    if (props < 0) return void 0;
+    pieces.push({ kind: "hidden", start, end: props });
+    start = props + 1;
+  }
+  const ends = opening === "(-" ? ELLIPSE_TEXT_END : /^\[[/\\]$/.test(opening) ? TRAPEZOID_TEXT_END : TEXT_END;
+  let end = start;
+  for (; ; ) {
+    ends.lastIndex = end;
+    const found = ends.exec(read);
+    if (!found) return void 0;
+    end = found.index;
+    if (found[0] !== '"') break;
+    const past = stringEnd(read, end);
+    if (past === void 0) return void 0;
+    end = past;
+  }
+  const close = closing.find((candidate) => read.startsWith(candidate, end));
+  if (close === void 0) return void 0;
+  if (opening === "|") pieces.push({ kind: "gap", start: at, end: end + close.length });
+  else pieces.push({ kind: "label", start: at, end: end + close.length, text: { start, end } });
+  return end + close.length;
+}
+function readShapeData(read, at, pieces) {
+  let end = at + 2;
+  let label2;
+  while (end < read.length && read[end] !== "}") {
+    if (read[end] === '"') {
+      const past = stringEnd(read, end);
+      if (past === void 0) return void 0;
+      end = past;
+      continue;
+    }
+    const key = /[\s,{]/.test(read[end - 1]) ? matchAt(LABEL_KEY, read, end) : null;
+    if (key && label2 === void 0) {
+      const start = end + key[0].length;
+      label2 = { start, end: start + matchAt(LABEL_VALUE, read, start)[0].length };
+      end = label2.end;
+      continue;
+    }
+    end++;
+  }
+  if (end >= read.length) return void 0;
+  pieces.push({ kind: "data", start: at, end: end + 1, ...label2 ? { label: label2 } : {} });
+  return end + 1;
+}
+
+// src/core/mermaid-flowchart.ts
+var RESTYLING = /(?:style|linkStyle|interpolate|classDef|class)\b|(?:href|click|call)\s|:::/y;
+var SUBGRAPH = /subgraph\b/y;
+var SPACES = /\s+/y;
+var HEADER = /(?:flowchart-elk|graph|flowchart)\b[^;\n]*/y;
+var OTHER_KEYWORD = /end\b\s*|_(?:self|blank|parent|top)\b/y;
+var ID_PIECE = new RegExp("[0-9]+|[#:&,*]|v\\b|(?:[A-Za-z0-9!\"#$%&'*+.`?\\\\_/]|-(?=[^>\\-.])|=(?!=))+|-|\\p{L}", "uy");
+var LINKS = [
+  [/\s*[xo<]?--+[-xo>]\s*/y, /\s*[xo<]?--\s*/y, /\s*[xo<]?--+[-xo>]\s*/g],
+  [/\s*[xo<]?==+[=xo>]\s*/y, /\s*[xo<]?==\s*/y, /\s*[xo<]?==+[=xo>]\s*/g],
+  [/\s*[xo<]?-?\.+-[xo>]?\s*/y, /\s*[xo<]?-\.\s*/y, /\s*[xo<]?-?\.+-[xo>]?\s*/g]
+];
+var INVISIBLE_LINK = /\s*~~~+\s*/y;
+function flowchartCuts(read) {
+  const pieces = [];
+  const linkIds = linkIdEnds(read);
+  for (let at = 0; at < read.length; ) {
+    const next = readPiece(read, at, pieces, linkIds);
+    if (next === void 0) return void 0;
+    at = next;
+  }
+  return cutsOf(read, pieces);
+}
+function readPiece(read, at, pieces, linkIds) {
+  const push2 = (kind, end) => {
+    pieces.push({ kind, start: at, end });
+    return end;
+  };
+  if (read.startsWith("@{", at)) return readShapeData(read, at, pieces);
+  if (read[at] === '"') {
+    const end = stringEnd(read, at);
+    return end === void 0 ? void 0 : push2("gap", end);
+  }
+  if (matchAt(RESTYLING, read, at)) return void 0;
+  if (matchAt(SUBGRAPH, read, at)) return readSubgraph(read, at, pieces);
+  for (const keyword of [HEADER, OTHER_KEYWORD]) {
+    const found = matchAt(keyword, read, at);
+    if (found) return push2("gap", at + found[0].length);
+  }
+  if (linkIds[at] >= 0) return push2("hidden", linkIds[at]);
+  if (/[0-9#:&,*]/.test(read[at])) return push2("id", at + matchAt(ID_PIECE, read, at)[0].length);
+  for (const [link, opening, closing] of LINKS) {
+    const found = matchAt(link, read, at);
+    if (found) return push2("gap", at + found[0].length);
+    const opened = matchAt(opening, read, at);
+    if (!opened) continue;
+    closing.lastIndex = at + opened[0].length;
+    const closed = closing.exec(read);
+    return closed ? push2("gap", closed.index + closed[0].length) : void 0;
+  }
+  const invisible = matchAt(INVISIBLE_LINK, read, at);
+  if (invisible) return push2("gap", at + invisible[0].length);
+  const spaces = matchAt(SPACES, read, at);
+  if (spaces) return push2("gap", at + spaces[0].length);
+  const shape = SHAPES.find(([opening]) => read.startsWith(opening, at));
+  if (shape) return readLabel(read, at, shape[0], shape[1], pieces);
+  const id = matchAt(ID_PIECE, read, at);
+  if (id) return push2("id", at + id[0].length);
+  return push2("gap", at + 1);
+}
+function readSubgraph(read, at, pieces) {
+  const after = at + "subgraph".length;
+  const ends = ["\n", ";"].map((end) => read.indexOf(end, after)).filter((end) => end >= 0);
+  const lineEnd2 = Math.min(read.length, ...ends);
+  let title = after;
+  while (title < lineEnd2 && read[title] !== "[")
+    title = read[title] === '"' ? stringEnd(read, title) ?? lineEnd2 : title + 1;
+  if (title >= lineEnd2) {
+    pieces.push({ kind: "gap", start: at, end: lineEnd2 });
+    return lineEnd2;
+  }
+  pieces.push({ kind: "gap", start: at, end: after });
+  pieces.push({ kind: "hidden", start: after, end: title, id: read.slice(after, title).trim() });
+  return title;
+}
+function linkIdEnds(read) {
+  const ends = new Int32Array(read.length).fill(-1);
+  let end = -1;
+  for (let at = read.length - 1; at >= 0; at--) {
+    const char = read[at];
+    if (char === '"' || /\s/.test(char)) {
+      end = -1;
+      continue;
+    }
+    ends[at] = end;
+    if (char === "@" && end < 0 && at + 1 < read.length && !/[{"]/.test(read[at + 1]))
+      end = at + 1;
+  }
+  return ends;
+}
+function cutsOf(read, pieces) {
+  const ids = [];
+  const hiddenIds = /* @__PURE__ */ new Set();
+  const labels = /* @__PURE__ */ new Map();
+  const cuts = [];
+  let vertex;
+  for (const piece of pieces) {
+    if (piece.kind === "id") {
+      const last = ids.at(-1);
+      if (last?.end === piece.start) last.end = piece.end;
+      else ids.push({ start: piece.start, end: piece.end });
+      vertex = { id: read.slice(ids.at(-1).start, piece.end), end: piece.end };
+      continue;
+    }
+    if (piece.kind === "hidden") {
+      cuts.push({ start: piece.start, end: piece.end });
+      if (piece.id) hiddenIds.add(piece.id);
+    }
+    if (piece.kind === "data") cuts.push(...aroundLabel(piece.start, piece.end, piece.label));
+    const labelled = piece.kind === "label" || piece.kind === "data";
+    if (!labelled || vertex?.end !== piece.start) continue;
+    hiddenIds.add(vertex.id);
+    vertex.end = piece.end;
+    const text3 = piece.kind === "label" ? piece.text : piece.label;
+    if (text3 === void 0) continue;
+    const written = read.slice(text3.start, text3.end);
+    if ((labels.get(vertex.id) ?? written) !== written) return void 0;
+    labels.set(vertex.id, written);
+  }
+  for (const id of ids) if (hiddenIds.has(read.slice(id.start, id.end))) cuts.push(id);
+  return cuts;
+}
+function aroundLabel(start, end, label2) {
+  if (!label2) return [{ start, end }];
+  return [
+    { start, end: label2.start },
+    { start: label2.end, end }
+  ];
+}
+
+// src/core/mermaid-lines.ts
+var HASH_COMMENT = /#[^\n]*/g;
+var DIRECTION = /^.*direction\s+(?:TB|BT|RL|LR|TD)[^\n]*/gim;
+var NODE_ID = /^[^\S\n]*(?!::icon\(|:::)([^([\n){}]+)(?=[([){])/gm;
+var HASH_COMMENTS = /* @__PURE__ */ new Set(["sequence", "state", "hash-comments"]);
+var DIRECTIONS = /* @__PURE__ */ new Set(["flowchart", "class", "state", "c4"]);
+var NODE_IDS = /* @__PURE__ */ new Set(["mindmap", "kanban"]);
+function lineCuts(read, kind) {
+  const cuts = [];
+  const add = (pattern, group = 0) => {
+    for (const match of read.matchAll(pattern)) {
+      const start = match.index + match[0].length - match[group].length;
+      cuts.push({ start, end: start + match[group].length });
+    }
+  };
+  if (HASH_COMMENTS.has(kind)) add(HASH_COMMENT);
+  if (DIRECTIONS.has(kind)) add(DIRECTION);
+  if (NODE_IDS.has(kind)) add(NODE_ID, 1);
+  return cuts;
+}
+
+// src/core/mermaid-kind.ts
+var KINDS = [
+  [/^\s*C4\w*/i, "c4"],
+  [/^\s*(?:graph|flowchart)/i, "flowchart"],
+  [/^\s*sequenceDiagram/i, "sequence"],
+  [/^\s*classDiagram/i, "class"],
+  [/^\s*stateDiagram/i, "state"],
+  [/^\s*mindmap/i, "mindmap"],
+  [/^\s*kanban/i, "kanban"],
+  [/^\s*(?:requirement|timeline|journey)/i, "hash-comments"]
+];
+function diagramKind(read) {
+  return KINDS.find(([opening]) => opening.test(read))?.[1] ?? "other";
+}
+
+// src/core/mermaid-whole.ts
+var STATEMENT_START = String.raw`(?:^|[;{}])[^\S\n]*`;
+var STYLING = String.raw`(?:style|classDef|cssClass|linkStyle|click|href|call|callback|Update\w*Style)\b`;
+var CLASS = String.raw`class\b`;
+var KIND_STATEMENTS = {
+  class: String.raw`link\b`,
+  sequence: String.raw`(?:box|rect|links?|properties|details)\b`
+};
+var DIRECTIVE = /%%\{/;
+var FRONT_MATTER = /^\s*---/;
+var CLASS_SHORTHAND = /:::/;
+var SHAPE_DATA = /@\{/;
+var C4_PARAMETER = /\$\w+\s*=/;
+var TITLE = new RegExp(`${STATEMENT_START}title\\b`, "gim");
+var UNTITLED = /* @__PURE__ */ new Set(["flowchart", "mindmap", "kanban"]);
+function leftOutWhole(body, read, kind) {
+  if (DIRECTIVE.test(body) || FRONT_MATTER.test(body) || CLASS_SHORTHAND.test(read)) return true;
+  if ((kind === "sequence" || kind === "kanban") && SHAPE_DATA.test(read)) return true;
+  if (kind === "c4" && C4_PARAMETER.test(read)) return true;
+  if (!UNTITLED.has(kind) && [...read.matchAll(TITLE)].length > 1) return true;
+  const keywords = [STYLING, ...kind === "class" ? [] : [CLASS]];
+  const own2 = KIND_STATEMENTS[kind];
+  if (own2 !== void 0) keywords.push(own2);
+  return new RegExp(`${STATEMENT_START}(?:${keywords.join("|")})`, "im").test(read);
+}
+
+// src/core/mermaid-sequence.ts
+var ALIAS = /\b(?:participant|actor)[^\S\n]+([^<>:\n,;@\s]+)\s+as\s/gi;
+var TEXT_STATEMENT = /^\s*(?:box|loop|rect|opt|alt|else|par_over|par|and|critical|option|break|title|autonumber)\b/i;
+var AS = /\s+as\s/i;
+var STATEMENT = /[^\n;]+/g;
+function sequenceCuts(read) {
+  const aliased = new Set([...read.matchAll(ALIAS)].map((match) => match[1]));
+  if (aliased.size === 0) return [];
+  const names = nameFinder(aliased);
+  const cuts = [];
+  for (const { 0: statement, index } of read.matchAll(STATEMENT)) {
+    if (TEXT_STATEMENT.test(statement)) continue;
+    const textAt = Math.min(
+      ...[statement.indexOf(":"), statement.search(AS)].map((at) => at < 0 ? Infinity : at)
+    );
+    const text3 = statement.slice(0, textAt);
+    for (const { 0: word, index: at } of text3.matchAll(names)) {
+      const afterCross = word.startsWith("x") && text3[at - 1] === "-" && !aliased.has(word);
+      const name = afterCross ? word.slice(1) : word;
+      const start = index + at + word.length - name.length;
+      if (aliased.has(name)) cuts.push({ start, end: start + name.length });
+    }
+  }
+  return cuts;
+}
+function nameFinder(ids) {
+  const others = [...ids].filter((id) => !/^\w+$/.test(id)).sort((a, b) => b.length - a.length).map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const other = others.length > 0 ? `(?<=^|[^\\w]|-x)(?:${others.join("|")})(?!\\w)|` : "";
+  return new RegExp(`${other}\\w+`, "g");
+}
+
 // src/core/mermaid-text.ts
-var COMMENT = /%%/g;
-var ACCESSIBLE = /^[\s>*+-]*acc(?:Title|Descr)\s*:/;
-var ACCESSIBLE_BLOCK = /^[\s>*+-]*accDescr\s*\{/;
+var COMMENT = /%%[^\n]*/g;
+var ACCESSIBLE = /(?:^|[;}])[^\S\n]*(acc(?:Title|Descr)\s*:[^\n]*|accDescr\s*\{[^}]*)/gm;
 function mermaidCuts(text3) {
   const lines = text3.split("\n");
   const starts = lineStarts(text3);
@@ -36955,45 +37259,44 @@ function mermaidCuts(text3) {
     const start = starts[open3 + 1] ?? text3.length;
     const end = close < lines.length ? starts[close] - 1 : text3.length;
     if (start >= end) return [];
-    const body = text3.slice(start, end);
-    return [...frontMatterSpan(body), ...commentSpans(body), ...accessibleSpans(body)].map(
-      ([from, to]) => ({
-        start: start + from,
-        end: start + to
-      })
-    );
+    return hiddenInDiagram(text3.slice(start, end)).map((cut) => ({
+      start: start + cut.start,
+      end: start + cut.end
+    }));
   });
 }
-var FRONT_MATTER = /^([^\S\n]*)-{3}[^\S\n]*\n[\s\S]*?\n\1-{3}[^\S\n]*(?=\n|$)/;
-function frontMatterSpan(body) {
-  const match = FRONT_MATTER.exec(body);
-  return match ? [[0, match[0].length]] : [];
+function hiddenInDiagram(written) {
+  const body = withoutPrefixes(written);
+  const whole = [{ start: 0, end: body.length }];
+  const undrawn = [...commentCuts(body), ...accessibleCuts(body)];
+  const read = blanked(body, undrawn);
+  const kind = diagramKind(read);
+  if (leftOutWhole(body, read, kind)) return whole;
+  const lines = lineCuts(read, kind);
+  const rest = blanked(read, lines);
+  const own2 = kind === "flowchart" ? flowchartCuts(rest) : kind === "sequence" ? sequenceCuts(rest) : [];
+  return own2 === void 0 ? whole : [...undrawn, ...lines, ...own2];
 }
-function commentSpans(body) {
-  const spans = [];
-  let cursor = 0;
-  for (const { index } of body.matchAll(COMMENT)) {
-    if (index < cursor) continue;
-    const directive = body[index + 2] === "{";
-    const end = directive ? body.indexOf("}%%", index + 3) : body.indexOf("\n", index);
-    cursor = end < 0 ? body.length : directive ? end + 3 : end;
-    spans.push([index, cursor]);
-  }
-  return spans;
+function withoutPrefixes(written) {
+  return written.split("\n").map((line) => " ".repeat(prefixLength(line)) + line.slice(prefixLength(line))).join("\n");
 }
-function accessibleSpans(body) {
-  const spans = [];
-  let offset = 0;
-  let inBlock = false;
-  for (const line of body.split("\n")) {
-    const shut = line.indexOf("}", inBlock ? 0 : line.indexOf("{") + 1);
-    if (inBlock || ACCESSIBLE_BLOCK.test(line)) {
-      spans.push([offset, offset + (shut < 0 ? line.length : shut)]);
-      inBlock = shut < 0;
-    } else if (ACCESSIBLE.test(line)) spans.push([offset, offset + line.length]);
-    offset += line.length + 1;
-  }
-  return spans;
+function blanked(text3, cuts) {
+  const kept = text3.split("");
+  for (const { start, end } of cuts)
+    for (let at = start; at < end; at++) if (kept[at] !== "\n") kept[at] = " ";
+  return kept.join("");
+}
+function commentCuts(body) {
+  return [...body.matchAll(COMMENT)].map((match) => ({
+    start: match.index,
+    end: match.index + match[0].length
+  }));
+}
+function accessibleCuts(body) {
+  return [...body.matchAll(ACCESSIBLE)].map((match) => {
+    const start = match.index + match[0].length - match[1].length;
+    return { start, end: start + match[1].length };
+  });
 }
 
 // src/core/text-cuts.ts
@@ -37371,7 +37674,7 @@ ${rendered}
 `;
 }
 var HISTORY_HEADING = "### Attempts";
-var HEADER = [
+var HEADER2 = [
   "| attempt | mode | conclusion | cost | tokens (in / out) | log | feedback |",
   "| ---: | --- | --- | ---: | ---: | --- | --- |"
 ];
@@ -37393,7 +37696,7 @@ function historyWith(content, record2) {
   }
   rows.set(record2.attempt, historyRow(record2));
   const ordered = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
-  return [HISTORY_HEADING, "", ...HEADER, ...ordered].join("\n");
+  return [HISTORY_HEADING, "", ...HEADER2, ...ordered].join("\n");
 }
 var AGENT_CONFIG_FILES = "`.claude/`, `.mcp.json`, `CLAUDE.md`, `AGENTS.md`, and the `.gitattributes` and `.lfsconfig` that set what git runs for them and what reviewers see";
 function agentConfigContent(paths) {
