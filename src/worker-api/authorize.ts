@@ -22,11 +22,14 @@ export type Authorization =
 
 const digits = z.string().regex(/^[1-9]\d{0,19}$/);
 
+/** GitHub's `run_attempt` of a run's own jobs, before anyone re-runs them. */
+const FIRST_RUN_ATTEMPT = '1';
+
 /**
  * The token verified; now whether it belongs to the attempt the body names: dispatched by us
  * (event_name), from a repository of ours (repository_id), on that attempt's branch (ref) by
- * the configured worker workflow (workflow_ref), as the run we dispatched (run_id), which has
- * not finished. Each check refuses with its own claim.
+ * the configured worker workflow (workflow_ref), as the run we dispatched (run_id) in its first
+ * attempt (run_attempt), which has not finished. Each check refuses with its own claim.
  */
 export async function authorizeAssignment(
   engine: Engine,
@@ -64,6 +67,11 @@ export async function authorizeAssignment(
   if (attempt.phase === 'completed') return refuse('run_finished');
   const runId = digits.safeParse(claims['run_id']);
   if (!runId.success) return refuse('run_id');
+  // The attempt is the run's first attempt: a re-run of its jobs (`run_attempt` 2 and on, by
+  // anyone with write access or a workflow that may write actions) starts after the run ended,
+  // and so after the attempt, whether or not the coordinator has handled that end yet
+  // (docs/worker.md, "What the agent spent").
+  if (claims['run_attempt'] !== FIRST_RUN_ATTEMPT) return refuse('run_attempt');
 
   const scope = await loadRunScope(engine, target.run);
   let recorded = attempt.workflowRunId;
@@ -88,6 +96,8 @@ export async function authorizeAssignment(
   const current = await scope.port.workflowRun(scope.repo, recorded);
   if (!current) return refuse('run_id');
   if (current.status === 'completed') return refuse('run_finished');
+  // GitHub shows the run going again: a re-run, so the first attempt's jobs, this token's, ended.
+  if ((current.runAttempt ?? 1) > 1) return refuse('run_attempt');
   return {
     ok: true,
     grant: {

@@ -56,6 +56,11 @@ export const REFUSALS = {
     status: 403,
     error: 'run_id: not the workflow run the coordinator dispatched for this attempt',
   },
+  run_attempt: {
+    status: 403,
+    error:
+      "run_attempt: a re-run of the workflow run's jobs; the attempt ended with the run's first attempt",
+  },
   run_finished: {
     status: 403,
     error: 'run_id: the workflow run of this attempt has finished',
