@@ -1,7 +1,7 @@
 import { isRunCancelled, isRunDone, tasksToCancel } from '../core/lifecycle/index.js';
 import type { Engine, RunScope } from './context.js';
 import { advanceRun } from './merge/index.js';
-import { completePlannerAttempt, isPlannerTask } from './planner.js';
+import { cancelAttempt } from './cancel-attempt.js';
 
 /** Cancel a run: nothing new is dispatched, running workflow runs are cancelled, PRs stay open. */
 export async function cancelRun(engine: Engine, scope: RunScope, why: string): Promise<boolean> {
@@ -16,18 +16,12 @@ export async function cancelRun(engine: Engine, scope: RunScope, why: string): P
   const tasks = await engine.store.runs.tasksOf(scope.run.id);
   for (const task of tasksToCancel(tasks))
     await engine.store.runs.transitionTask(task.id, 'cancelled');
-  // The planner's run too, if it is still out: its task is no part of the graph above.
+  // The planner's run too, if it is still out: its task is no part of the graph above. An
+  // attempt whose run is not known yet ends as well: left open, the sweep would go on looking
+  // for its run, and adopt it (src/engine/cancel-attempt.ts).
   const open = await engine.store.attempts.open();
-  const ofRun = open.filter((o) => o.run.id === scope.run.id && o.attempt.workflowRunId !== null);
-  for (const { attempt, task } of ofRun) {
-    await scope.port.cancelWorkflowRun(scope.repo, attempt.workflowRunId!);
-    if (isPlannerTask(task)) await completePlannerAttempt(engine, task, attempt, 'cancelled');
-    else
-      await engine.store.attempts.complete(attempt.id, {
-        conclusion: 'cancelled',
-        failureReason: why,
-      });
-  }
+  for (const { attempt, task } of open.filter((o) => o.run.id === scope.run.id))
+    await cancelAttempt(engine, scope, task, attempt, why);
   engine.log.info({ run: scope.run.id, issue: scope.run.issueNumber, why }, 'run cancelled');
   engine.requestStatus(scope.run.id);
   // Its PRs stay open, and a cancelled task awaits no merge: an order check that passed on an

@@ -4,16 +4,13 @@ import {
   type Command,
   type CommandEffect,
 } from '../core/commands/index.js';
-import {
-  approvalReadsHeadParents,
-  commandApproval,
-  isAttemptOpen,
-} from '../core/lifecycle/index.js';
+import { approvalReadsHeadParents, commandApproval } from '../core/lifecycle/index.js';
 import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository, schedulingOnce } from './dispatch.js';
 import { cancelRun } from './cancel.js';
+import { cancelLatestAttempt } from './cancel-attempt.js';
 import { enforceBudget } from './budget.js';
 import { recordApproval } from './approval.js';
 import { advanceRun } from './merge/index.js';
@@ -149,17 +146,9 @@ async function apply(
       });
       return undefined;
 
-    case 'cancelAttempt': {
-      const latest = await engine.store.attempts.latestOf(taskOf(effect.task).id);
-      if (latest && isAttemptOpen(latest.phase) && latest.workflowRunId !== null) {
-        await scope.port.cancelWorkflowRun(scope.repo, latest.workflowRunId);
-        await engine.store.attempts.complete(latest.id, {
-          conclusion: 'cancelled',
-          failureReason: effect.why,
-        });
-      }
+    case 'cancelAttempt':
+      await cancelLatestAttempt(engine, scope, taskOf(effect.task), effect.why);
       return undefined;
-    }
 
     case 'approve': {
       // The head as GitHub shows it now: the PR may be newer than anything handled so far.

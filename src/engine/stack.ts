@@ -1,5 +1,5 @@
 import type { RepoConfig } from '../config/schema.js';
-import { isAttemptOpen, isOpenPull, isTaskMerged, NO_APPROVAL } from '../core/lifecycle/index.js';
+import { isOpenPull, isTaskMerged, NO_APPROVAL } from '../core/lifecycle/index.js';
 import {
   checksLetStack,
   decideStacks,
@@ -16,6 +16,7 @@ import type { PullRow } from '../store/pulls.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
+import { cancelLatestAttempt } from './cancel-attempt.js';
 import { clearApproval } from './approval.js';
 import { checksOf } from './merge/gather.js';
 import { sendBack } from './merge/outcomes.js';
@@ -343,15 +344,7 @@ async function cancelStacked(
   decision: Extract<StackDecision, { kind: 'cancel' }>,
 ): Promise<void> {
   const why = `the dependency it was stacked on (${decision.parent}) will not merge`;
-  const latest = await engine.store.attempts.latestOf(task.id);
-  if (latest && isAttemptOpen(latest.phase)) {
-    if (latest.workflowRunId !== null)
-      await scope.port.cancelWorkflowRun(scope.repo, latest.workflowRunId);
-    await engine.store.attempts.complete(latest.id, {
-      conclusion: 'cancelled',
-      failureReason: why,
-    });
-  }
+  await cancelLatestAttempt(engine, scope, task, why);
   if (row && decision.retargetTo !== undefined) {
     if (await scope.port.changePullBase(scope.repo, row.number, decision.retargetTo))
       await engine.store.pulls.update(row.id, { baseRef: decision.retargetTo });
