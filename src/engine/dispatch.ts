@@ -201,12 +201,18 @@ export async function performDispatch(
       inputs,
     });
     crashPoint('dispatch.called');
-    await engine.store.attempts.update(attempt.id, {
-      phase: 'dispatched',
+    const recorded = await engine.store.attempts.recordDispatched(attempt.id, {
       dispatchedAt: engine.now(),
       workflowRunId: result.runId ?? null,
       workflowRunUrl: result.runUrl ?? null,
     });
+    if (!recorded) {
+      // Its task was cancelled while the dispatch was out (src/engine/cancel-attempt.ts): the
+      // attempt stays completed, so the run gets no assignment, and is cancelled once known.
+      log.info({ workflowRun: result.runId }, 'attempt ended while its dispatch was out');
+      if (result.runId !== undefined) await cancelUnwantedRun(s, result.runId, log);
+      return;
+    }
     crashPoint('dispatch.run-recorded');
     log.info(
       { workflowRun: result.runId, name: runName(run.issueNumber, task.taskKey, attempt.attempt) },
@@ -230,5 +236,17 @@ export async function performDispatch(
       return;
     }
     log.warn({ err: error }, 'dispatch failed; the sweep will retry it');
+  }
+}
+
+/**
+ * A best effort, and no failure of the dispatch: the run's attempt is completed, so its
+ * assignment is refused (`run_finished`) whether or not GitHub cancels it.
+ */
+async function cancelUnwantedRun(s: RunScope, runId: number, log: Engine['log']): Promise<void> {
+  try {
+    await s.port.cancelWorkflowRun(s.repo, runId);
+  } catch (error) {
+    log.warn({ err: error, workflowRun: runId }, 'the run of an ended attempt was not cancelled');
   }
 }

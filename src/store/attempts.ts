@@ -189,6 +189,33 @@ export class AttemptStore {
   }
 
   /**
+   * The dispatch went out: the attempt is `dispatched`, with its run when GitHub named it, only
+   * while it is open. An attempt completed while its dispatch was out (its task cancelled,
+   * src/engine/cancel-attempt.ts) stays completed: reopened, its run would get the assignment.
+   * Returns whether it took.
+   */
+  async recordDispatched(
+    id: number,
+    values: { dispatchedAt: Date; workflowRunId: number | null; workflowRunUrl: string | null },
+  ): Promise<boolean> {
+    const rows = await this.prepared
+      .get('attempt_dispatched', (db) =>
+        db
+          .update(attempts)
+          .set({
+            phase: 'dispatched',
+            dispatchedAt: sql.placeholder('dispatchedAt') as never,
+            workflowRunId: sql.placeholder('workflowRunId') as never,
+            workflowRunUrl: sql.placeholder('workflowRunUrl') as never,
+          })
+          .where(and(eq(attempts.id, sql.placeholder('id')), sql`${attempts.phase} <> 'completed'`))
+          .returning({ id: attempts.id }),
+      )
+      .execute({ id, ...values });
+    return rows.length > 0;
+  }
+
+  /**
    * What the attempt's worker said its agent spent (the publish job's request): the attempt is
    * charged it, or what it was charged already where that is more, figure by figure. A
    * successful completion then keeps it (core's AttemptSpend `own`).

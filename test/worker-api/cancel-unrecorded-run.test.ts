@@ -22,11 +22,11 @@ describe('a worker run whose id was not recorded yet, after /cancel', () => {
   afterEach(() => closeScenario(s));
 
   /** Task `a` with its agent PR in review, once the sweep has seen its first run end. */
-  const startInReview = async () => {
+  const startInReview = async ({ runIds = false } = {}) => {
     s = await startScenario({
       subscribedEvents: ['issues', 'issue_comment', 'pull_request', 'pull_request_review'],
     });
-    s.double.dispatchReturnsNoContent = true;
+    s.double.dispatchReturnsNoContent = !runIds;
     s.double.setWorker(() => ({ kind: 'pr' }));
     // Task `b` keeps the run going: the assignment then answers for `a`'s attempt alone.
     const issue = await startIssue(s, ['a', 'b']);
@@ -86,5 +86,46 @@ describe('a worker run whose id was not recorded yet, after /cancel', () => {
     s.clock.advance(5 * 60_000);
     expect((await s.app.sweep())?.adopted).toBe(0);
     expect(listings()).toBe(before);
+  });
+
+  it('a dispatch still out when /cancel lands does not reopen the attempt; its run is cancelled', async () => {
+    const { issue, pr } = await startInReview({ runIds: true });
+    const dispatches = /\/actions\/workflows\/[^/]+\/dispatches$/;
+    // The fix attempt's first dispatch fails: its intent waits for the sweep to send it again.
+    s.double.faults.add({ method: 'POST', path: dispatches, status: 502 });
+    await say(pr, '/retry use the builder');
+    expect(runsOn(s, issue, 'a')).toHaveLength(1);
+
+    // The sweep's dispatch is held at GitHub while the maintainer's /cancel is handled.
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    s.double.faults.add({
+      method: 'POST',
+      path: dispatches,
+      hold: () => {
+        arrived();
+        return gate;
+      },
+    });
+    s.clock.advance(5 * 60_000);
+    const sweeping = s.app.sweep();
+    await reached;
+    await say(pr, '/cancel');
+    release();
+    expect((await sweeping)?.redispatched).toBe(1);
+    await s.settle();
+
+    expect(await s.app.store.attempts.open()).toEqual([]);
+    const fix = runsOn(s, issue, 'a')[1]!;
+    const token = await s.double.oidc.mint(fix.id as number, { audience: TEST_PUBLIC_URL });
+    const answer = await ask(s, `Bearer ${token}`, bodyOf(fix));
+    expect(answer.json).toEqual({ error: REFUSALS.run_finished.error });
+    expect(answer.status).toBe(403);
+    expect(runsOn(s, issue, 'a')[1]).toMatchObject({
+      status: 'completed',
+      conclusion: 'cancelled',
+    });
   });
 });

@@ -7,6 +7,9 @@ export interface FaultRule {
   headers?: Record<string, string>;
   body?: unknown;
   delayMs?: number;
+  // Called as the request arrives; it is handled once the promise returned settles (a test
+  // holds a call to make something else happen meanwhile).
+  hold?: () => Promise<void>;
   // Destroy the socket without answering.
   drop?: boolean;
   times?: number;

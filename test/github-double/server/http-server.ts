@@ -118,6 +118,7 @@ async function handle(
 
   const fault = deps.faults.take(method, logPath);
   if (fault?.delayMs) await delay(fault.delayMs);
+  await fault?.hold?.();
   if (fault?.drop) {
     record(core, { method, logPath, url, receivedAtMs, status: 0, body, route: null, actor: null });
     req.socket.destroy();
