@@ -82,12 +82,14 @@ export async function findTrackedRun(
     return null;
   }
   if (adoption.kind === 'adopt') {
-    await store.attempts.update(attempt.id, {
+    const adopted = await store.attempts.adoptRun(attempt, {
       workflowRunId: wr.id,
       workflowRunUrl: wr.htmlUrl,
       phase: phaseWithRun(attempt.phase),
       dispatchedAt: attempt.dispatchedAt ?? engine.now(),
     });
+    // The attempt moved since it was read (cancelled, or its run recorded): decide on it again.
+    if (!adopted) return findTrackedRun(engine, repositoryId, wr);
   }
   return {
     run,

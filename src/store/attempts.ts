@@ -216,6 +216,30 @@ export class AttemptStore {
   }
 
   /**
+   * A workflow run found by its branch and run-name becomes the attempt's (src/engine/track.ts),
+   * only while the attempt is as it was read: with no run, in `phase`. One cancelled meanwhile
+   * (src/engine/cancel-attempt.ts) is not reopened by a phase decided from the older read.
+   * Returns whether it took.
+   */
+  async adoptRun(
+    read: { id: number; phase: string },
+    values: { phase: string; dispatchedAt: Date; workflowRunId: number; workflowRunUrl: string },
+  ): Promise<boolean> {
+    const rows = await this.db
+      .update(attempts)
+      .set(values)
+      .where(
+        and(
+          eq(attempts.id, read.id),
+          eq(attempts.phase, read.phase),
+          sql`${attempts.workflowRunId} is null`,
+        ),
+      )
+      .returning({ id: attempts.id });
+    return rows.length > 0;
+  }
+
+  /**
    * What the attempt's worker said its agent spent (the publish job's request): the attempt is
    * charged it, or what it was charged already where that is more, figure by figure. A
    * successful completion then keeps it (core's AttemptSpend `own`).

@@ -295,6 +295,31 @@ describe.each(ENGINES)('task transitions on $name', (engine) => {
     expect(row!.state).toBe('cancelled');
   });
 
+  it('adopts a run found by its name only while the attempt is as it was read', async () => {
+    await runWith(40, [spec('a')]);
+    const [a] = await claimReady();
+    const read = (await store.attempts.byTaskAttempt(a!.task.id, 1))!;
+    const run = { dispatchedAt: new Date(), workflowRunUrl: 'https://github.test/run/7' };
+    // Cancelled between the read and the adoption: the adoption does not reopen it.
+    await store.attempts.complete(read.id, { conclusion: 'cancelled', failureReason: '/cancel' });
+    expect(
+      await store.attempts.adoptRun(read, { ...run, phase: 'dispatched', workflowRunId: 7 }),
+    ).toBe(false);
+    const [kept] = await handle.db.select().from(attempts).where(eq(attempts.id, read.id));
+    expect(kept).toMatchObject({ phase: 'completed', workflowRunId: null });
+    // Read again, it is adopted as it now is: the run is recorded, the attempt stays completed.
+    const again = (await store.attempts.byTaskAttempt(a!.task.id, 1))!;
+    expect(
+      await store.attempts.adoptRun(again, { ...run, phase: again.phase, workflowRunId: 7 }),
+    ).toBe(true);
+    const [adopted] = await handle.db.select().from(attempts).where(eq(attempts.id, read.id));
+    expect(adopted).toMatchObject({ phase: 'completed', workflowRunId: 7 });
+    // A run once recorded is not replaced by another found by its name.
+    expect(
+      await store.attempts.adoptRun(again, { ...run, phase: again.phase, workflowRunId: 8 }),
+    ).toBe(false);
+  });
+
   it('records a PR’s order check with its merge claim, in the claim’s statement, moved or not', async () => {
     await runWith(16, [spec('a')]);
     const [a] = await claimReady();
