@@ -1,17 +1,15 @@
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chownAll, runBundle, startCoordinator, withoutPrivilege } from './helpers/bundle.js';
+import {
+  chownAll,
+  runAssignmentJob,
+  runBundle,
+  startCoordinator,
+  withoutPrivilege,
+} from './helpers/bundle.js';
 import { createGitFixture, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
 import { assignmentFixture } from './helpers/harness.js';
 
@@ -84,20 +82,7 @@ describe("the agent job's cleanup of .git/", () => {
       ...agentEnv,
     };
     const temps = [0, 1].map(() => mkdtempSync(join(fx!.root, 'runner-temp-')));
-    const assignment = await runBundle(
-      {
-        ...env,
-        INPUT_STEP: 'assignment',
-        RUNNER_TEMP: temps[0],
-        ACTIONS_ID_TOKEN_REQUEST_URL: `${coordinator.url}/oidc?api-version=2.0`,
-        ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-bearer',
-      },
-      fx.workspace,
-    );
-    expect(assignment.code, assignment.stdout).toBe(0);
-    cpSync(join(temps[0]!, 'agent-coordinator'), join(temps[1]!, 'agent-coordinator'), {
-      recursive: true,
-    });
+    await runAssignmentJob(env, fx.workspace, coordinator.url, temps);
     const runner = withoutPrivilege();
     const { uid, gid } = statSync(fx.root);
     chownAll(fx.root, '65534:65534', runner.prefix);

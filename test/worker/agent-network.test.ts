@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
   chmodSync,
-  cpSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -18,7 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { errorLine } from './error-line.js';
-import { chownAll, runBundle, startCoordinator, withoutPrivilege } from './helpers/bundle.js';
+import {
+  chownAll,
+  runAssignmentJob,
+  runBundle,
+  startCoordinator,
+  withoutPrivilege,
+} from './helpers/bundle.js';
 import { createGitFixture, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
 import { assignmentFixture } from './helpers/harness.js';
 import { writeNetworkAgent } from './helpers/network-agent.js';
@@ -161,20 +166,7 @@ describe("the agent's network", () => {
       GITHUB_WORKSPACE: fx.workspace,
       GITHUB_SERVER_URL: 'https://github.com',
     };
-    const first = await runBundle(
-      {
-        ...env,
-        INPUT_STEP: 'assignment',
-        RUNNER_TEMP: temps[0],
-        ACTIONS_ID_TOKEN_REQUEST_URL: `${coordinator.url}/oidc?api-version=2.0`,
-        ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-bearer',
-      },
-      fx.workspace,
-    );
-    expect(first.code, first.stdout).toBe(0);
-    cpSync(join(temps[0]!, 'agent-coordinator'), join(temps[1]!, 'agent-coordinator'), {
-      recursive: true,
-    });
+    await runAssignmentJob(env, fx.workspace, coordinator.url, temps);
     options.before?.(fx);
     // Where the agent, a user of its own, writes what it found.
     const reports = mkdtempSync(join(tmpdir(), 'agent-network-report-'));

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -78,6 +79,34 @@ export async function runBundle(
   child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
+}
+
+/**
+ * The assignment job against `coordinatorUrl` (startCoordinator), its OIDC request variables
+ * set; what it leaves in its runner temp is handed to the agent job's (`temps[1]`), as the
+ * workflow's artifact does on GitHub.
+ */
+export async function runAssignmentJob(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  coordinatorUrl: string,
+  temps: readonly string[],
+): Promise<BundleRun> {
+  const run = await runBundle(
+    {
+      ...env,
+      INPUT_STEP: 'assignment',
+      RUNNER_TEMP: temps[0],
+      ACTIONS_ID_TOKEN_REQUEST_URL: `${coordinatorUrl}/oidc?api-version=2.0`,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-bearer',
+    },
+    cwd,
+  );
+  expect(run.code, run.stdout).toBe(0);
+  cpSync(join(temps[0]!, 'agent-coordinator'), join(temps[1]!, 'agent-coordinator'), {
+    recursive: true,
+  });
+  return run;
 }
 
 /**
