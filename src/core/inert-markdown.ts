@@ -139,6 +139,21 @@ export function inertPlainText(text: string): string {
     .replace(SKIP_INSTRUCTION, `[${WORD_JOINER}`);
 }
 
+// GitHub draws a colour swatch beside a code span that holds only a colour (`#0969DA`,
+// `rgb(9, 105, 218)`, `hsl(…)`: "Supported color models").
+const COLOUR = /^(?:#[0-9a-f]{3,8}|(?:rgb|hsl)a?\(.*\))$/i;
+
+/**
+ * A code span's text that GitHub draws no swatch for: a word joiner after the first character
+ * of a colour keeps it text that reads the same.
+ */
+export function breakColour(text: string): string {
+  const colour = text.trim();
+  if (!COLOUR.test(colour)) return text;
+  const at = text.indexOf(colour) + 1;
+  return `${text.slice(0, at)}${WORD_JOINER}${text.slice(at)}`;
+}
+
 /**
  * `<!--` that can open no HTML comment, in prose and in code alike: a marker look-alike
  * (`<!-- agent-coordinator:… -->`) in text we echo never reads as one of our markers.

@@ -6,7 +6,7 @@ import {
   parsePlanMarker,
 } from '../../src/protocol/markers.js';
 import { orderCheck, type MergeTask } from '../../src/core/merge/index.js';
-import { formatPlanErrors } from '../../src/core/plan/index.js';
+import { formatPlanErrors, parsePlanYaml } from '../../src/core/plan/index.js';
 import {
   renderFailureComment,
   renderStatusComment,
@@ -23,7 +23,7 @@ import {
   visibleText,
   type HtmlToken,
 } from './cmark-gfm.js';
-import { githubReferences } from './github-references.js';
+import { colourSwatches, githubReferences } from './github-references.js';
 import { asRead, HOSTILE_TEXT, readsAs } from './hostile-text.js';
 
 /**
@@ -338,6 +338,36 @@ describe('cmark-gfm renders untrusted text as written and inert', () => {
         expectInertText(item, asRead(text));
       },
     );
+
+    // The planner writes the plan: the values its errors quote (a key, a dependency, a value,
+    // and the path naming where) are its words, shown as code.
+    const PLACES: ReadonlyArray<readonly [place: string, plan: (value: string) => string]> = [
+      ['an unknown key', (v) => `- id: a\n  title: t\n  ${JSON.stringify(v)}: 1\n`],
+      ['an unknown dependency', (v) => `- id: a\n  title: t\n  deps: [${JSON.stringify(v)}]\n`],
+      ['a priority', (v) => `- id: a\n  title: t\n  priority: ${JSON.stringify(v)}\n`],
+    ];
+    const COLOURS = ['#0969DA', '#fff', ' #f00 ', 'rgb(9, 105, 218)', 'hsl(212, 92%, 45%)'];
+    const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+    it.each(PLACES)('quotes %s that is a colour without a swatch', (_place, plan) => {
+      for (const colour of COLOURS) {
+        const result = parsePlanYaml(plan(colour), { maxTasks: 10, planner: true });
+        expect(result.ok).toBe(false);
+        if (result.ok) continue;
+        const tokens = tokenize(renderGfm(formatPlanErrors(result.errors)));
+        expect(visibleText(tokens)).toContain(colour.trim());
+        expect(colourSwatches(tokens)).toEqual([]);
+      }
+    });
+
+    it.each(PLACES)('quotes %s holding a bidi override without it', (_place, plan) => {
+      const result = parsePlanYaml(plan('\u202ekcatta'), { maxTasks: 10, planner: true });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      const tokens = tokenize(renderGfm(formatPlanErrors(result.errors)));
+      expect(visibleText(tokens)).toContain('kcatta');
+      expect(visibleText(tokens)).not.toMatch(BIDI);
+    });
   });
 });
 

@@ -42,3 +42,23 @@ export function githubReferences(tokens: readonly HtmlToken[]): Reference[] {
   flush();
   return found;
 }
+
+/**
+ * Code spans GitHub draws a colour swatch beside ("Supported color models": `#RRGGBB`,
+ * `rgb(R,G,B)`, `hsl(H,S,L)`, a code span holding only the colour), modelled looser than
+ * GitHub's: any 3 to 8 hex digits, and the `a` forms.
+ */
+export function colourSwatches(tokens: readonly HtmlToken[]): string[] {
+  const found: string[] = [];
+  let span: string | undefined;
+  for (const token of tokens) {
+    if (token.kind === 'tag' && token.name === 'code') {
+      if (!token.closing) span = '';
+      else if (span !== undefined) {
+        if (/^(?:#[0-9a-f]{3,8}|(?:rgb|hsl)a?\(.*\))$/i.test(span.trim())) found.push(span);
+        span = undefined;
+      }
+    } else if (token.kind === 'text' && span !== undefined) span += token.text;
+  }
+  return found;
+}

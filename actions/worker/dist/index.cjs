@@ -29316,6 +29316,13 @@ var SKIP_INSTRUCTION = /\[(?=\s*(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|ac
 function inertPlainText(text3) {
   return flattenLine(text3).replaceAll("#", `#${WORD_JOINER}`).replace(/\b(GH)-(?=[0-9])/gi, `$1-${WORD_JOINER}`).replaceAll("://", `:${WORD_JOINER}//`).replace(SKIP_INSTRUCTION, `[${WORD_JOINER}`);
 }
+var COLOUR = /^(?:#[0-9a-f]{3,8}|(?:rgb|hsl)a?\(.*\))$/i;
+function breakColour(text3) {
+  const colour = text3.trim();
+  if (!COLOUR.test(colour)) return text3;
+  const at = text3.indexOf(colour) + 1;
+  return `${text3.slice(0, at)}${WORD_JOINER}${text3.slice(at)}`;
+}
 function neutraliseHtmlComments(text3) {
   return text3.replaceAll("<!--", `<${WORD_JOINER}!--`);
 }
@@ -35513,7 +35520,9 @@ function truncate(text3, max) {
 }
 function sanitizeForCode(text3, max = 80) {
   const clean = neutraliseHtmlComments(
-    truncate(text3, max).replace(/`/g, "ˋ").replace(LINE_BREAKS_AND_CONTROLS, " ")
+    breakColour(
+      stripInvisible(truncate(text3, max).replace(/`/g, "ˋ").replace(LINE_BREAKS_AND_CONTROLS, " "))
+    )
   );
   return clean === "" ? '""' : clean;
 }

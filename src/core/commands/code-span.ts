@@ -1,9 +1,6 @@
-import { neutraliseHtmlComments, stripInvisible, WORD_JOINER } from '../inert-markdown.js';
+import { breakColour, neutraliseHtmlComments, stripInvisible } from '../inert-markdown.js';
 
 const MAX_LENGTH = 60;
-// GitHub draws a colour swatch for a code span that holds only a colour (`#0969DA`,
-// `rgb(9, 105, 218)`, `hsl(…)`); a word joiner after its first character keeps it text.
-const COLOUR = /^(?:#[0-9a-f]{3,8}|(?:rgb|hsl)a?\(.*\))$/i;
 
 /**
  * Wraps commenter text in an inline code span that renders it literally: GitHub neither
@@ -21,8 +18,7 @@ export function codeSpan(raw: string, maxLength = MAX_LENGTH): string {
     text = `${text.slice(0, cut)}…`;
   }
   if (text === '') return '` `';
-  if (COLOUR.test(text)) text = `${text.slice(0, 1)}${WORD_JOINER}${text.slice(1)}`;
-  text = neutraliseHtmlComments(text);
+  text = neutraliseHtmlComments(breakColour(text));
   let longestRun = 0;
   for (const run of text.match(/`+/g) ?? []) longestRun = Math.max(longestRun, run.length);
   const fence = '`'.repeat(longestRun + 1);

@@ -1,4 +1,4 @@
-import { neutraliseHtmlComments } from '../inert-markdown.js';
+import { breakColour, neutraliseHtmlComments, stripInvisible } from '../inert-markdown.js';
 // Every untrusted value that goes into a PlanError message passes through here, so the
 // message's backtick spans are always well-formed and formatPlanErrors can trust them.
 
@@ -12,10 +12,16 @@ export function truncate(text: string, max: number): string {
   return points.length <= max ? text : points.slice(0, max).join('') + '…';
 }
 
-/** The text a code span may hold: one line, no backticks, no `<!--` that reads as a marker. */
+/**
+ * The text a code span may hold: one line, no backticks, no `<!--` that reads as a marker, no
+ * bidi control (which would reorder the rest of the error's line, the App's words included) and
+ * no colour GitHub draws a swatch for (the plan's values are the planner's to choose).
+ */
 export function sanitizeForCode(text: string, max = 80): string {
   const clean = neutraliseHtmlComments(
-    truncate(text, max).replace(/`/g, 'ˋ').replace(LINE_BREAKS_AND_CONTROLS, ' '),
+    breakColour(
+      stripInvisible(truncate(text, max).replace(/`/g, 'ˋ').replace(LINE_BREAKS_AND_CONTROLS, ' ')),
+    ),
   );
   return clean === '' ? '""' : clean;
 }
