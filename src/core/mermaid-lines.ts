@@ -15,8 +15,12 @@ const HASH_COMMENT = /#[^\n]*/g;
  * (flowchart, class, state, C4).
  */
 const DIRECTION = /^.*direction\s+(?:TB|BT|RL|LR|TD)[^\n]*/gim;
-/** A mindmap's or kanban board's node id, which a shape after it replaces with its text. */
-const NODE_ID = /^[^\S\n]*(?!::icon\(|:::)([^([\n){}]+)(?=[([){])/gm;
+/**
+ * A mindmap's or kanban board's node id, which a shape after it replaces with its text. It starts
+ * at a non-space, so the indent and the id cannot trade spaces: a long line of them would cost
+ * quadratic time.
+ */
+const NODE_ID = /^[^\S\n]*(?!::icon\(|:::)([^([\n){}\s][^([\n){}]*)(?=[([){])/gm;
 
 const HASH_COMMENTS: ReadonlySet<DiagramKind> = new Set(['sequence', 'state', 'hash-comments']);
 const DIRECTIONS: ReadonlySet<DiagramKind> = new Set(['flowchart', 'class', 'state', 'c4']);
