@@ -411,8 +411,11 @@ function targetOf(upstream: URL, requestTarget: string | undefined): URL | undef
   const query = requestTarget.indexOf('?');
   // A slash or backslash escaped in the path (`..%2F`, at any depth of escaping) is no separator
   // to the URL, but a gateway that decodes it before it routes would climb out of the base with
-  // the real key; no client of the API writes one.
-  if (/%(?:25)*(?:2f|5c)/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query)))
+  // the real key; so would a dot escaped twice (`%252e%252e/`), which the URL resolves only once
+  // decoded, and a gateway that decodes twice would. No client of the API writes either.
+  if (
+    /%(?:25)*(?:2f|5c)|%(?:25)+2e/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query))
+  )
     return undefined;
   const base = upstream.pathname.replace(/\/+$/, '');
   const target = new URL(upstream.origin);

@@ -265,6 +265,8 @@ describe("the worker's API key proxy", () => {
     '/v1/..%2f..%2fadmin',
     '/..%5C..%5Cadmin',
     '/..%252F..%252Fadmin',
+    '/%252e%252e/admin',
+    '/v1/%25252E%25252E/%25252e%25252e/admin',
   ])(
     'refuses %s, which would climb out of the base path, and the upstream hears nothing',
     async (path) => {

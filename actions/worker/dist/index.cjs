@@ -29143,7 +29143,7 @@ async function checkedBody(req) {
 function targetOf(upstream, requestTarget) {
   if (!requestTarget?.startsWith("/")) return void 0;
   const query = requestTarget.indexOf("?");
-  if (/%(?:25)*(?:2f|5c)/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query)))
+  if (/%(?:25)*(?:2f|5c)|%(?:25)+2e/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query)))
     return void 0;
   const base = upstream.pathname.replace(/\/+$/, "");
   const target = new URL(upstream.origin);
@@ -37168,7 +37168,7 @@ function aroundLabel(start, end, label2) {
 // src/core/mermaid-lines.ts
 var HASH_COMMENT = /#[^\n]*/g;
 var DIRECTION = /^.*direction\s+(?:TB|BT|RL|LR|TD)[^\n]*/gim;
-var NODE_ID = /^[^\S\n]*(?!::icon\(|:::)([^([\n){}]+)(?=[([){])/gm;
+var NODE_ID = /^[^\S\n]*(?!::icon\(|:::)([^([\n){}\s][^([\n){}]*)(?=[([){])/gm;
 var HASH_COMMENTS = /* @__PURE__ */ new Set(["sequence", "state", "hash-comments"]);
 var DIRECTIONS = /* @__PURE__ */ new Set(["flowchart", "class", "state", "c4"]);
 var NODE_IDS = /* @__PURE__ */ new Set(["mindmap", "kanban"]);
