@@ -88,6 +88,14 @@ export async function runPlanning(report: Report, options: { quick: boolean }): 
   // works line by line, so these stay at a few hundred milliseconds.
   const hostile = `${'[a\n'.repeat(20_000)}${'<!-- x\n'.repeat(5_000)}`;
   report.figure('visible_text_hostile_ms', p50(time(runs, () => visibleMarkdown(hostile))), 'ms');
+  // A Mermaid diagram's lines are read by patterns per diagram kind: a mindmap line of 64 KiB
+  // of spaces and tabs (an issue body's most) once cost seconds, an indent and an id trading them.
+  const mindmap = `\`\`\`mermaid\nmindmap\n${' \t'.repeat(32 * 1024)}x\n\`\`\``;
+  report.figure(
+    'visible_text_mermaid_hostile_ms',
+    p50(time(runs, () => visibleMarkdown(mindmap))),
+    'ms',
+  );
   const fences = Array.from(
     { length: 60_000 },
     (_, i) => ['- a', ' ```', '<span>', '````', '~~~', '<!--', ''][i % 7]!,

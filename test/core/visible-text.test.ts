@@ -399,11 +399,11 @@ describe('withoutInvisibleCharacters', () => {
 
 describe('visibleMarkdown on a long Mermaid line', () => {
   // A mindmap's node ids are read line by line; an indent and an id that could trade spaces made
-  // a line of 64 KiB of spaces (an issue body's most) cost seconds of the coordinator's event loop.
-  it('reads a mindmap line of 64 KiB of spaces in linear time', () => {
+  // a line of 64 KiB of spaces (an issue body's most) cost seconds of the coordinator's event loop
+  // (4.6 s before src/core/mermaid-lines.ts's NODE_ID began at a non-space, 3 ms after; speed
+  // belongs in bench/, not in a timed test). Here: what such a line reads as.
+  it('reads a mindmap line of 64 KiB of spaces as written', () => {
     const markdown = `\`\`\`mermaid\nmindmap\n${' \t'.repeat(32 * 1024)}x\n\`\`\``;
-    const started = performance.now();
     expect(visibleMarkdown(markdown)).toBe(markdown);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
