@@ -17,7 +17,7 @@ export type ClientHelloRead =
   /** Well-formed so far; more bytes are needed. */
   | { kind: 'incomplete' }
   /** A whole ClientHello; bytes after it (early data, more records) are not read. */
-  | { kind: 'hello'; serverName?: string; encryptedServerName: boolean }
+  | { kind: 'hello'; serverName?: string; hiddenServerName: boolean }
   /** Not a ClientHello this reader takes: not TLS, malformed, or larger than the limit. */
   | { kind: 'not-tls'; why: string };
 
@@ -39,12 +39,12 @@ export const MAX_CLIENT_HELLO_RECORDS = 64;
 const SERVER_NAME = 0x0000;
 const HOST_NAME = 0;
 /**
- * ESNI (draft-ietf-tls-esni up to -02), Encrypted Client Hello's forerunner: it carries the name
- * the server routes by out of sight, bound to nothing the proxy reads. Encrypted Client Hello
- * itself (0xfe0d) binds its inner hello to the outer one's name (docs/worker.md, "The agent's
- * network"), and is read like any hello.
+ * Encrypted Client Hello (draft-ietf-tls-esni, 0xfe0d), its earlier drafts' code points
+ * (0xfe08–0xfe0c) and ESNI's (0xffce): each carries the name the server routes by out of sight.
+ * The name in the clear binds nothing: a server opens the encrypted part with the configuration
+ * its `config_id` names, whatever name the outer hello carries.
  */
-const ENCRYPTED_SERVER_NAME = 0xffce;
+const HIDDEN_SERVER_NAME = new Set([0xfe0d, 0xfe0c, 0xfe0b, 0xfe0a, 0xfe09, 0xfe08, 0xffce]);
 
 class Malformed extends Error {}
 
@@ -137,12 +137,12 @@ function readHello(body: Uint8Array): ClientHelloRead {
   if (hello.vector(1, 'legacy_compression_methods').left < 1)
     throw new Malformed('no legacy_compression_methods');
   // A TLS 1.2 ClientHello may end here, without extensions (RFC 5246 §7.4.1.2).
-  if (hello.left === 0) return { kind: 'hello', encryptedServerName: false };
+  if (hello.left === 0) return { kind: 'hello', hiddenServerName: false };
   const extensions = hello.vector(2, 'extensions');
   if (hello.left !== 0) throw new Malformed("bytes after the ClientHello's extensions");
   const seen = new Set<number>();
   let serverName: string | undefined;
-  let encryptedServerName = false;
+  let hiddenServerName = false;
   while (extensions.left > 0) {
     const type = extensions.u16('an extension type');
     const data = extensions.vector(2, `extension ${type}`);
@@ -151,9 +151,9 @@ function readHello(body: Uint8Array): ClientHelloRead {
     if (seen.has(type)) throw new Malformed(`extension ${type} twice`);
     seen.add(type);
     if (type === SERVER_NAME) serverName = readServerName(data);
-    if (type === ENCRYPTED_SERVER_NAME) encryptedServerName = true;
+    if (HIDDEN_SERVER_NAME.has(type)) hiddenServerName = true;
   }
-  return { kind: 'hello', encryptedServerName, ...(serverName !== undefined && { serverName }) };
+  return { kind: 'hello', hiddenServerName, ...(serverName !== undefined && { serverName }) };
 }
 
 /**

@@ -36,12 +36,11 @@ export function helloRefusal(
   host: string,
   hello: Extract<ClientHelloRead, { kind: 'hello' }>,
 ): string | undefined {
-  // Encrypted Client Hello passes on its outer name: the server opens the inner hello only with
-  // the ECH configuration whose public name that is, since the HPKE context binds the whole
-  // configuration, name and all (draft-ietf-tls-esni §6.1: info = "tls ech" || 0 || ECHConfig).
-  // So its inner name may differ only where an allowed host is a CDN's ECH public name; and the
-  // GREASE form Chromium sends without a configuration passes. ESNI binds nothing.
-  if (hello.encryptedServerName) return "the tunnel's TLS ClientHello hides its server name (ESNI)";
+  // The server routes by the encrypted name, opened with the configuration its config_id names:
+  // the outer name, whatever the client writes there, binds nothing. Chromium's GREASE form,
+  // sent with no configuration, looks the same and is refused too (docs/worker.md).
+  if (hello.hiddenServerName)
+    return "the tunnel's TLS ClientHello hides its server name (Encrypted Client Hello)";
   if (hello.serverName === undefined)
     return isIP(host) !== 0 ? undefined : "the tunnel's TLS ClientHello names no server";
   // One spelling for both: lower-case, without a final dot (src/protocol/network.ts).

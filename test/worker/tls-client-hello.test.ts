@@ -26,12 +26,12 @@ import {
  * test/worker/egress-proxy.test.ts.
  */
 
-const named = (serverName: string, encryptedServerName = false) => ({
+const named = (serverName: string, hiddenServerName = false) => ({
   kind: 'hello',
   serverName,
-  encryptedServerName,
+  hiddenServerName,
 });
-const nameless = { kind: 'hello', encryptedServerName: false };
+const nameless = { kind: 'hello', hiddenServerName: false };
 const notTls = (why: string) => ({ kind: 'not-tls', why });
 
 /** A hello whose body is `body`, in one record. */
@@ -99,12 +99,12 @@ describe('readClientHello', () => {
     [
       'Encrypted Client Hello',
       clientHello('public.example', extension(ENCRYPTED_CLIENT_HELLO, Buffer.alloc(40, 3))),
-      named('public.example'),
+      named('public.example', true),
     ],
     [
       "ESNI, ECH's forerunner",
       clientHello(undefined, extension(0xffce, Buffer.alloc(40, 3))),
-      { ...nameless, encryptedServerName: true },
+      { ...nameless, hiddenServerName: true },
     ],
     ['a record of version 0x0303', record(handshake(helloBody(null)), 22, 0x0303), nameless],
     [

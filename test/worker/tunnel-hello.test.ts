@@ -9,9 +9,9 @@ import { clientHello, realClientHello } from './helpers/client-hello.js';
  * they come. Through the proxy, with real TLS clients: test/worker/egress-proxy.test.ts.
  */
 
-const hello = (serverName?: string, encryptedServerName = false) => ({
+const hello = (serverName?: string, hiddenServerName = false) => ({
   kind: 'hello' as const,
-  encryptedServerName,
+  hiddenServerName,
   ...(serverName !== undefined && { serverName }),
 });
 
@@ -64,9 +64,9 @@ describe('helloRefusal', () => {
   it.each([
     ['svc.example.test', 'svc.example.test'],
     ['192.0.2.1', undefined],
-  ])('refuses CONNECT %s with ESNI, whatever its name in the clear', (host, name) => {
+  ])('refuses CONNECT %s with Encrypted Client Hello, whatever its outer name', (host, name) => {
     expect(helloRefusal(host, hello(name, true))).toBe(
-      "the tunnel's TLS ClientHello hides its server name (ESNI)",
+      "the tunnel's TLS ClientHello hides its server name (Encrypted Client Hello)",
     );
   });
 });

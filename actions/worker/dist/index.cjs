@@ -27625,7 +27625,7 @@ var MAX_FRAGMENT = 2 ** 14;
 var MAX_CLIENT_HELLO_RECORDS = 64;
 var SERVER_NAME = 0;
 var HOST_NAME = 0;
-var ENCRYPTED_SERVER_NAME = 65486;
+var HIDDEN_SERVER_NAME = /* @__PURE__ */ new Set([65037, 65036, 65035, 65034, 65033, 65032, 65486]);
 var Malformed = class extends Error {
 };
 function readClientHello(bytes) {
@@ -27699,21 +27699,21 @@ function readHello(body) {
   if (suites < 2 || suites % 2 !== 0) throw new Malformed(`cipher_suites of ${suites} bytes`);
   if (hello.vector(1, "legacy_compression_methods").left < 1)
     throw new Malformed("no legacy_compression_methods");
-  if (hello.left === 0) return { kind: "hello", encryptedServerName: false };
+  if (hello.left === 0) return { kind: "hello", hiddenServerName: false };
   const extensions = hello.vector(2, "extensions");
   if (hello.left !== 0) throw new Malformed("bytes after the ClientHello's extensions");
   const seen = /* @__PURE__ */ new Set();
   let serverName;
-  let encryptedServerName = false;
+  let hiddenServerName = false;
   while (extensions.left > 0) {
     const type = extensions.u16("an extension type");
     const data = extensions.vector(2, `extension ${type}`);
     if (seen.has(type)) throw new Malformed(`extension ${type} twice`);
     seen.add(type);
     if (type === SERVER_NAME) serverName = readServerName(data);
-    if (type === ENCRYPTED_SERVER_NAME) encryptedServerName = true;
+    if (HIDDEN_SERVER_NAME.has(type)) hiddenServerName = true;
   }
-  return { kind: "hello", encryptedServerName, ...serverName !== void 0 && { serverName } };
+  return { kind: "hello", hiddenServerName, ...serverName !== void 0 && { serverName } };
 }
 function readServerName(data) {
   const list = data.vector(2, "server_name_list");
@@ -27768,7 +27768,8 @@ function hex3(bytes) {
 var HELLO_TIMEOUT_MS = 1e4;
 var ACCESS_DENIED_ALERT = Buffer.from([21, 3, 3, 0, 2, 2, 49]);
 function helloRefusal(host, hello) {
-  if (hello.encryptedServerName) return "the tunnel's TLS ClientHello hides its server name (ESNI)";
+  if (hello.hiddenServerName)
+    return "the tunnel's TLS ClientHello hides its server name (Encrypted Client Hello)";
   if (hello.serverName === void 0)
     return (0, import_node_net3.isIP)(host) !== 0 ? void 0 : "the tunnel's TLS ClientHello names no server";
   const named = hostName(hello.serverName)?.host;
