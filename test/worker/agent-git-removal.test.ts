@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  attemptJobEnv,
   chownAll,
   runAssignmentJob,
   runBundle,
@@ -66,17 +67,7 @@ describe("the agent job's cleanup of .git/", () => {
     }));
     server = coordinator.server;
     const env = {
-      ...isolatedEnv,
-      INPUT_TASK_ID: 'task_001',
-      INPUT_ISSUE: '7',
-      INPUT_ATTEMPT: '1',
-      INPUT_MODE: 'work',
-      INPUT_COORDINATOR_URL: coordinator.url,
-      GITHUB_ACTIONS: 'true',
-      GITHUB_REPOSITORY: 'acme/widgets',
-      GITHUB_RUN_ID: '987654321',
-      GITHUB_WORKSPACE: fx.workspace,
-      GITHUB_SERVER_URL: 'https://github.com',
+      ...attemptJobEnv(coordinator.url, fx.workspace),
       AGENT_COMMAND: `"${process.execPath}" "${agent}"`,
       TRAP: trap,
       ...agentEnv,

@@ -18,13 +18,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { errorLine } from './error-line.js';
 import {
+  attemptJobEnv,
   chownAll,
   runAssignmentJob,
   runBundle,
   startCoordinator,
   withoutPrivilege,
 } from './helpers/bundle.js';
-import { createGitFixture, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
+import { createGitFixture, type GitFixture } from './helpers/git-fixture.js';
 import { assignmentFixture } from './helpers/harness.js';
 import { writeNetworkAgent } from './helpers/network-agent.js';
 import { writeSurvivorAgent } from './helpers/survivor-agent.js';
@@ -154,17 +155,7 @@ describe("the agent's network", () => {
     servers.push(coordinator.server);
     const temps = [0, 1].map(() => mkdtempSync(join(fx.root, 'runner-temp-')));
     const env = {
-      ...isolatedEnv,
-      INPUT_TASK_ID: 'task_001',
-      INPUT_ISSUE: '7',
-      INPUT_ATTEMPT: '1',
-      INPUT_MODE: 'work',
-      INPUT_COORDINATOR_URL: coordinator.url,
-      GITHUB_ACTIONS: 'true',
-      GITHUB_REPOSITORY: 'acme/widgets',
-      GITHUB_RUN_ID: '987654321',
-      GITHUB_WORKSPACE: fx.workspace,
-      GITHUB_SERVER_URL: 'https://github.com',
+      ...attemptJobEnv(coordinator.url, fx.workspace),
     };
     await runAssignmentJob(env, fx.workspace, coordinator.url, temps);
     options.before?.(fx);

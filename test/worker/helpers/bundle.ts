@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { ACTION_BUNDLE } from '../../../scripts/action-bundle.js';
 import { ASSIGNMENT_PATH } from '../../../src/protocol/assignment.js';
+import { isolatedEnv } from './git-fixture.js';
 
 /** The committed action bundle, and how the tests run it as GitHub's runner does. */
 
@@ -79,6 +80,23 @@ export async function runBundle(
   child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
+}
+
+/** What the runner gives each job of attempt 1 of task_001 on issue 7 (acme/widgets). */
+export function attemptJobEnv(coordinatorUrl: string, workspace: string): NodeJS.ProcessEnv {
+  return {
+    ...isolatedEnv,
+    INPUT_TASK_ID: 'task_001',
+    INPUT_ISSUE: '7',
+    INPUT_ATTEMPT: '1',
+    INPUT_MODE: 'work',
+    INPUT_COORDINATOR_URL: coordinatorUrl,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_REPOSITORY: 'acme/widgets',
+    GITHUB_RUN_ID: '987654321',
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_SERVER_URL: 'https://github.com',
+  };
 }
 
 /**
