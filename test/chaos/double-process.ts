@@ -171,8 +171,11 @@ function playMaintainer(double: GitHubDouble, play: StackPlay): void {
   const children = ['task_002', 'task_003'];
   const wait = (description: string, predicate: () => boolean) =>
     double.waitFor(() => predicate() || undefined, { timeoutMs: 180_000, description });
-  const comment = (task: string, body: string) =>
-    double.comment(REPO, prOf(task)!.number, body, MAINTAINER);
+  const comment = (task: string, body: string) => {
+    // The maintainer reads the head first: GitHub dates the comment a second after its push.
+    double.advanceClock(1_000);
+    return double.comment(REPO, prOf(task)!.number, body, MAINTAINER);
+  };
   const attemptDone = (task: string, attempt: string) =>
     double
       .runs(REPO)

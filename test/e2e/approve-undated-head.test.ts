@@ -97,7 +97,8 @@ describe('a plain /approve of a head whose push has not been delivered yet', () 
       expect(task?.approvedSha).toBeNull();
       expect(pullOf().merged).toBe(false);
 
-      // The push delivered, a plain /approve written now covers the head it shows.
+      // The push delivered, a plain /approve written now (a second on) covers the head it shows.
+      s.double.advanceClock(1_000);
       await s.double.comment(REPO, pr, '/approve', MAINTAINER);
       await s.settle();
       expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');

@@ -143,6 +143,8 @@ describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery se
     expect((await s.app.store.runs.tasksOf(run!.id)).map((t) => t.taskKey)).toEqual(['a', 'b']);
     expect(run?.planSource).toBe('command');
     await say(issue, '/unhold');
+    // A person reviews the head the new plan's worker pushed: GitHub dates the comment after it.
+    s.double.advanceClock(1_000);
     await say(prOf('a')!.number, '/approve');
     expect((await task(issue, 'a'))?.state).toBe('merged');
     const refused = await say(issue, `/plan\n${CHAIN}`);
@@ -208,6 +210,8 @@ describe.each(DELIVERY_SEEDS)('commands on the issue (GitHub double, delivery se
     await s.double.setCheck(REPO, a.head.sha, 'ci', 'completed', 'success');
     await s.settle();
     expect((await task(issue, 'a'))?.state).not.toBe('merged');
+    // A person reviews the new head: GitHub dates their comment after the push.
+    s.double.advanceClock(1_000);
     await say(a.number, '/approve');
     expect((await task(issue, 'a'))?.approvedSha).toBe(newHead);
     expect((await task(issue, 'a'))?.state).toBe('merged');

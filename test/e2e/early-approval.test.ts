@@ -98,6 +98,8 @@ describe('an approval given while the worker is still finishing', () => {
       `The \`/approve\` of \`${approvedHead.slice(0, 7)}\` was written before new commits`,
     );
 
+    // A person reviews the new head: GitHub dates their comment after the push.
+    s.double.advanceClock(1_000);
     await s.double.comment(REPO, pr, '/approve', MAINTAINER);
     await s.settle();
     expect((await taskOf(s, issue, 'a'))?.state).toBe('merged');

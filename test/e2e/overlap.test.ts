@@ -87,6 +87,8 @@ describe('overlapping files (GitHub double)', () => {
     return issue;
   };
   const approve = async (task: string) => {
+    // A person reviews the head first: GitHub dates the comment a second after its push.
+    s.double.advanceClock(1_000);
     await s.double.comment(REPO, prOf(task)!.number, '/approve', MAINTAINER);
     await s.settle();
   };

@@ -52,6 +52,8 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
     return issue;
   };
   const approveAllOpen = async () => {
+    // A person reviews the head first: GitHub dates the comment a second after its push.
+    s.double.advanceClock(1_000);
     for (const pr of pulls().filter((p) => p.state === 'open'))
       await s.double.comment(REPO, pr.number, '/approve', MAINTAINER);
     await s.settle();

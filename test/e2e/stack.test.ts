@@ -54,6 +54,8 @@ describe('stacked dispatch (GitHub double)', () => {
       .filter((d) => (d.payload.pull_request as { merged: boolean }).merged)
       .map((d) => (d.payload.pull_request as { head: { ref: string } }).head.ref.split('/')[2]);
   const approve = async (task: string) => {
+    // A person reviews the head first: GitHub dates the comment a second after its push.
+    s.double.advanceClock(1_000);
     await s.double.comment(REPO, prOf(task).number, '/approve', MAINTAINER);
     await s.settle();
   };

@@ -99,7 +99,9 @@ describe("the checks of runs on an agent PR's commit that the App did not start"
     expect(pushed.actor.login).toBe(MAINTAINER);
     await s.double.releaseCi(pushed.id);
     await s.settle();
-    // At the merge decision the red check of the maintainer's run sends the task back.
+    // At the merge decision the red check of the maintainer's run sends the task back (the
+    // /approve a second after the push: nobody approves new work in the second it lands).
+    s.double.advanceClock(1_000);
     await s.double.comment(REPO, prOf(s, issue, 'a')!.number, '/approve', MAINTAINER);
     await s.settle();
     expect(prOf(s, issue, 'a')!.merged).toBe(false);
@@ -130,6 +132,8 @@ describe("the checks of runs on an agent PR's commit that the App did not start"
     // Removed within that minute; then her run fails with a message for the agent.
     await s.double.setPermission(REPO, CAROL, 'read');
     await s.double.releaseCi(hers.id);
+    // Her push reviewed: GitHub dates the /approve a second after it.
+    s.double.advanceClock(1_000);
     await s.double.comment(REPO, pr, '/approve', MAINTAINER);
     await s.settle();
     expect(workerModes()).toEqual(['work']);

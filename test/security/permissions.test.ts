@@ -273,6 +273,8 @@ describe.each(ALLOWED.map((a) => [a.label, a] as const))('commands from %s', (_,
 
   /** Post as the actor; the comment must get the app's +1 and, unless `reply`, no answer. */
   const command = async (where: number, body: string, reply = false) => {
+    // The person reads what the last command's work pushed: GitHub dates the comment a second on.
+    s.double.advanceClock(1_000);
     const id = await s.double.comment(REPO, where, body, actor.login);
     await s.settle();
     const after = comments(s, where);

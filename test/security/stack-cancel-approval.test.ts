@@ -46,6 +46,8 @@ describe('a stacked child cancelled because its parent was vetoed', () => {
       const files = { [`src/${task}.txt`]: `${task} attempt ${run.inputs['attempt']}\n` };
       if (task === 'b') {
         const a = prOf('a');
+        // a's fix reviewed: GitHub dates the /approve a second after its push.
+        s.double.advanceClock(1_000);
         await s.double.comment(REPO, a.number, '/approve', MAINTAINER);
         await s.double.waitFor((d) => (d.pull(REPO, a.number) as { merged?: boolean }).merged, {
           description: 'a merged',

@@ -165,13 +165,23 @@ export function commandApproval(facts: CommandApprovalFacts): CommandApproval {
       };
     return { ok: true, approval: { sha: head, currentHead: head, by } };
   }
-  if (workPushedAt !== null && workPushedAt.getTime() > writtenAt.getTime())
+  if (workPushedAt !== null && !datedBefore(workPushedAt, writtenAt))
     return { ok: false, reason: pushedAfter(head) };
   const dated =
     head === deliveredHead ||
     (deliveredHead !== null && isCoordinatorUpdate(deliveredHead, updateFrom, headParents));
   if (!dated) return { ok: false, reason: pushNotSeen(head) };
   return { ok: true, approval: { sha: head, currentHead: head, writtenAt, by } };
+}
+
+/**
+ * Whether a push GitHub dates `pushedAt` came before a comment it dates `writtenAt`
+ * (docs/commands.md, "Approvals"). GitHub dates both to the second: a push in the comment's own
+ * second may have come after it, unseen by its author, and nobody reviews new work in the second
+ * it lands. Only a push dated an earlier second came before.
+ */
+function datedBefore(pushedAt: Date, writtenAt: Date): boolean {
+  return pushedAt.getTime() < writtenAt.getTime();
 }
 
 function pushNotSeen(head: string): string {
@@ -184,15 +194,16 @@ function pushedAfter(head: string): string {
 
 /**
  * A push of new work (`pull_request.synchronize`, not the coordinator's own update) that GitHub
- * dates after a plain `/approve` was written: that approval covers none of the heads from then on,
- * whichever of the two deliveries was handled first. `withdraw` carries the reply.
+ * dates after a plain `/approve` was written, or in the same second (`datedBefore`): that approval
+ * covers none of the heads from then on, whichever of the two deliveries was handled first.
+ * `withdraw` carries the reply.
  */
 export function approvalAfterPush(
   task: { approvedSha: string | null; approvedAt: Date | null },
   push: { head: string; at: Date },
 ): { kind: 'stands' } | { kind: 'withdraw'; reply: string } {
   if (task.approvedSha === null || task.approvedAt === null) return { kind: 'stands' };
-  if (push.at.getTime() <= task.approvedAt.getTime()) return { kind: 'stands' };
+  if (datedBefore(push.at, task.approvedAt)) return { kind: 'stands' };
   return {
     kind: 'withdraw',
     reply: `The \`/approve\` of \`${shortSha(task.approvedSha)}\` was written before new commits reached this pull request: it does not count for its head \`${shortSha(push.head)}\`. Review it and \`/approve\` again, or \`/approve ${shortSha(push.head)}\`.`,

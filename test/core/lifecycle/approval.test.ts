@@ -186,9 +186,9 @@ describe('commandApproval: an approval covers only a head its author could have 
       expected: approves(T0),
     },
     {
-      name: 'the last push in the same second as the comment (not later)',
+      name: 'the last push in the same second as the comment (GitHub dates to the second): nothing approved',
       facts: facts({ workPushedAt: T0 }),
-      expected: approves(T0),
+      expected: pushedAfter,
     },
     {
       name: 'new work pushed after the comment was written: nothing approved',
@@ -299,10 +299,10 @@ describe('approvalAfterPush: new work withdraws a plain /approve written before 
       kind: 'stands',
     },
     {
-      name: 'a push in the same second as the /approve',
-      task: { approvedSha: OLD, approvedAt: T0 },
+      name: 'a push in the same second as the /approve (GitHub dates to the second)',
+      task: { approvedSha: NEW_HEAD, approvedAt: T0 },
       at: T0,
-      kind: 'stands',
+      kind: 'withdraw',
     },
     {
       name: 'a push after the /approve that recorded the new head (handled first)',
