@@ -40,9 +40,18 @@ describe('the worker action on a stacked child whose parent merges while it work
   const prOf = (s: Scenario, task: string) =>
     (s.double.pulls(REPO) as Pull[]).find((p) => p.head.ref === `agent/1/${task}`)!;
 
+  /**
+   * A person's `/approve` of the task's PR, after reading its head: GitHub dates the comment a
+   * second after the push (docs/commands.md, "Approvals").
+   */
+  async function approve(s: Scenario, task: string): Promise<void> {
+    s.double.advanceClock(1_000);
+    await s.double.comment(REPO, prOf(s, task).number, '/approve', MAINTAINER);
+  }
+
   /** The parent approved and merged, and the coordinator has recorded the merge. */
   async function mergeParent(s: Scenario): Promise<void> {
-    await s.double.comment(REPO, prOf(s, 'a').number, '/approve', MAINTAINER);
+    await approve(s, 'a');
     await s.double.waitFor((d) => (d.pull(REPO, prOf(s, 'a').number) as Pull).merged, {
       description: 'a merged',
     });
@@ -106,7 +115,7 @@ describe('the worker action on a stacked child whose parent merges while it work
       ]);
       const b = prOf(s, 'b');
       expect(b.base.ref).toBe('main');
-      await s.double.comment(REPO, b.number, '/approve', MAINTAINER);
+      await approve(s, 'b');
       await s.settle();
       expect(prOf(s, 'b').merged).toBe(true);
       expect(s.double.file(REPO, 'main', 'src/a.txt')).toBe('a\n');
@@ -135,9 +144,9 @@ describe('the worker action on a stacked child whose parent merges while it work
     expect(updates).toEqual([]);
     const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), 1);
     expect((await s.app.store.runs.task(run!.id, 'b'))?.stackParentHead).toBe(parentHead);
-    await s.double.comment(REPO, prOf(s, 'a').number, '/approve', MAINTAINER);
+    await approve(s, 'a');
     await s.settle();
-    await s.double.comment(REPO, prOf(s, 'b').number, '/approve', MAINTAINER);
+    await approve(s, 'b');
     await s.settle();
     expect(prOf(s, 'b').merged).toBe(true);
     expect(s.double.file(REPO, 'main', 'src/a-notes.txt')).toBe('notes\n');
@@ -170,9 +179,9 @@ describe('the worker action on a stacked child whose parent merges while it work
     const [own, merged] = s.double.commitParents(REPO, b.head.sha);
     expect(merged).toBe(parentHead);
     expect(s.double.commitParents(REPO, own!)).toEqual([started]);
-    await s.double.comment(REPO, prOf(s, 'a').number, '/approve', MAINTAINER);
+    await approve(s, 'a');
     await s.settle();
-    await s.double.comment(REPO, prOf(s, 'b').number, '/approve', MAINTAINER);
+    await approve(s, 'b');
     await s.settle();
     expect(prOf(s, 'b').merged).toBe(true);
     expect(s.double.file(REPO, 'main', 'src/a-notes.txt')).toBe('notes\n');
