@@ -2,18 +2,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   closeScenario,
   MAINTAINER,
-  ONE_TASK_PLAN,
   REPO,
   startRun,
   startScenario,
   taskOf,
   type Scenario,
+  APP_BOT,
+  workerOpensPr as openPrOfWorker,
 } from './harness.js';
 
 type Pull = { number: number; state: string; merged: boolean; head: { ref: string; sha: string } };
 type Delivery = { event: string; payload: unknown; guid: string };
 
-const APP_BOT = 'agent-coordinator[bot]';
 const NOT_SEEN = 'whose push the coordinator has not handled yet';
 
 /**
@@ -40,24 +40,7 @@ describe('a plain /approve of a head whose push has not been delivered yet', () 
   /** The worker has pushed and opened its PR; its run is still going. */
   const workerOpensPr = async () => {
     s = await startScenario();
-    s.double.setWorker(null);
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Feature',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
-    const runId = s.double.runs(REPO).find((r) => r.head_branch === 'agent/1/a')!.id as number;
-    await s.double.startWorkflowRun(runId);
-    await s.double.pushCommit(REPO, 'agent/1/a', {
-      message: 'a: A',
-      files: { 'a.txt': 'A\n' },
-      by: APP_BOT,
-    });
-    const pr = await s.double.openPr(REPO, { head: 'agent/1/a', title: 'A', by: APP_BOT });
-    await s.settle();
-    return { issue, pr, runId };
+    return openPrOfWorker(s);
   };
   const pushMore = () =>
     s.double.pushCommit(REPO, 'agent/1/a', {

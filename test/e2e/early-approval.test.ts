@@ -6,13 +6,12 @@ import {
   startScenario,
   taskOf,
   type Scenario,
-  ONE_TASK_PLAN,
+  APP_BOT,
+  workerOpensPr as openPrOfWorker,
 } from './harness.js';
 
 type Pull = { number: number; head: { ref: string; sha: string } };
 type Comment = { body: string; reaction_contents: string[] };
-
-const APP_BOT = 'agent-coordinator[bot]';
 
 /**
  * On GitHub the worker opens its PR seconds before its job ends, so a reviewer's approval is
@@ -28,26 +27,9 @@ describe('an approval given while the worker is still finishing', () => {
   /** The run is dispatched and started; the worker has pushed and opened its PR, no more. */
   const workerOpensPr = async () => {
     s = await startScenario();
-    s.double.setWorker(null);
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Feature',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
-    const run = s.double.runs(REPO).find((r) => r.head_branch === 'agent/1/a')!;
-    const runId = run.id as number;
-    await s.double.startWorkflowRun(runId);
-    await s.double.pushCommit(REPO, 'agent/1/a', {
-      message: 'a: A',
-      files: { 'a.txt': 'A\n' },
-      by: APP_BOT,
-    });
-    const pr = await s.double.openPr(REPO, { head: 'agent/1/a', title: 'A', by: APP_BOT });
-    await s.settle();
-    expect((await taskOf(s, issue, 'a'))?.state).toBe('running');
-    return { issue, pr, runId };
+    const opened = await openPrOfWorker(s);
+    expect((await taskOf(s, opened.issue, 'a'))?.state).toBe('running');
+    return opened;
   };
 
   it('merges an /approve handled before the run completed, once it completes', async () => {

@@ -251,6 +251,30 @@ export async function startRun(
   return number;
 }
 
+/** The App's bot account, which pushes the worker's commits and opens its PRs. */
+export const APP_BOT = 'agent-coordinator[bot]';
+
+/**
+ * ONE_TASK_PLAN labelled with no worker of the double's: task a's run is started, and its
+ * commit pushed and its PR opened as the worker does, while the run is still going.
+ */
+export async function workerOpensPr(
+  s: Pick<Scenario, 'double' | 'settle'>,
+): Promise<{ issue: number; pr: number; runId: number }> {
+  s.double.setWorker(null);
+  const issue = await startRun(s, { title: 'Feature' });
+  const runId = s.double.runs(REPO).find((r) => r.head_branch === 'agent/1/a')!.id as number;
+  await s.double.startWorkflowRun(runId);
+  await s.double.pushCommit(REPO, 'agent/1/a', {
+    message: 'a: A',
+    files: { 'a.txt': 'A\n' },
+    by: APP_BOT,
+  });
+  const pr = await s.double.openPr(REPO, { head: 'agent/1/a', title: 'A', by: APP_BOT });
+  await s.settle();
+  return { issue, pr, runId };
+}
+
 /** The statuses GitHub answered the coordinator's update-branch of a PR with, in order. */
 export function updateBranchAnswers(s: Pick<Scenario, 'double'>, pr: number): number[] {
   return s.double.requests

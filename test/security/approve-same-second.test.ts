@@ -2,17 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   closeScenario,
   MAINTAINER,
-  ONE_TASK_PLAN,
   REPO,
   startScenario,
   taskOf,
   type Scenario,
+  APP_BOT,
+  workerOpensPr,
 } from '../e2e/harness.js';
 
 type Pull = { number: number; merged: boolean; head: { ref: string; sha: string } };
 type Delivery = { event: string; payload: unknown; guid: string };
-
-const APP_BOT = 'agent-coordinator[bot]';
 
 /**
  * docs/commands.md "Approvals": a plain `/approve` covers only a head its author could have seen.
@@ -35,23 +34,7 @@ describe('a push dated the same second as a plain /approve', () => {
     'is not approved by it (%s handled first)',
     async (first) => {
       s = await startScenario();
-      s.double.setWorker(null);
-      const issue = await s.double.openIssue(REPO, {
-        title: 'Feature',
-        body: ONE_TASK_PLAN,
-        user: MAINTAINER,
-      });
-      await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-      await s.settle();
-      const runId = s.double.runs(REPO).find((r) => r.head_branch === 'agent/1/a')!.id as number;
-      await s.double.startWorkflowRun(runId);
-      await s.double.pushCommit(REPO, 'agent/1/a', {
-        message: 'a: A',
-        files: { 'a.txt': 'A\n' },
-        by: APP_BOT,
-      });
-      const pr = await s.double.openPr(REPO, { head: 'agent/1/a', title: 'A', by: APP_BOT });
-      await s.settle();
+      const { issue, pr, runId } = await workerOpensPr(s);
 
       // GitHub's clock at the start of a second: the comment and the push land within it.
       s.double.advanceClock(1000 - (Date.now() % 1000));

@@ -17,10 +17,11 @@ import { ASSIGNMENT_PATH } from '../../src/protocol/assignment.js';
 import { startGitHubDouble } from '../github-double/index.js';
 import type { GitHubDouble } from '../github-double/scenario.js';
 import { writeFakeAgent } from './helpers/fake-agent.js';
-import { createGitFixture, git, isolatedEnv, type GitFixture } from './helpers/git-fixture.js';
+import { createGitFixture, git, type GitFixture } from './helpers/git-fixture.js';
 import { assignmentFixture } from './helpers/harness.js';
 import { errorLine } from './error-line.js';
 import {
+  attemptJobEnv,
   BUNDLE,
   chownAll,
   runBundle,
@@ -57,18 +58,8 @@ describe('the action bundle, run as GitHub runs it', () => {
   });
 
   const actionEnv = (coordinatorUrl: string, workspace: string, agent: string) => ({
-    ...isolatedEnv,
+    ...attemptJobEnv(coordinatorUrl, workspace),
     INPUT_STEP: 'assignment',
-    INPUT_TASK_ID: 'task_001',
-    INPUT_ISSUE: '7',
-    INPUT_ATTEMPT: '1',
-    INPUT_MODE: 'work',
-    INPUT_COORDINATOR_URL: coordinatorUrl,
-    GITHUB_ACTIONS: 'true',
-    GITHUB_REPOSITORY: 'acme/widgets',
-    GITHUB_RUN_ID: '987654321',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_SERVER_URL: 'https://github.com',
     ACTIONS_ID_TOKEN_REQUEST_URL: `${coordinatorUrl}/oidc?api-version=2.0`,
     ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-bearer',
     AGENT_COMMAND: agent,
