@@ -59,7 +59,10 @@ function hiddenInDiagram(written: string): Cut[] {
 function withoutPrefixes(written: string): string {
   return written
     .split('\n')
-    .map((line) => ' '.repeat(prefixLength(line)) + line.slice(prefixLength(line)))
+    .map((line) => {
+      const prefix = prefixLength(line);
+      return ' '.repeat(prefix) + line.slice(prefix);
+    })
     .join('\n');
 }
 

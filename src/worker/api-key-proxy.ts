@@ -409,17 +409,15 @@ async function checkedBody(
 function targetOf(upstream: URL, requestTarget: string | undefined): URL | undefined {
   if (!requestTarget?.startsWith('/')) return undefined;
   const query = requestTarget.indexOf('?');
+  const path = query < 0 ? requestTarget : requestTarget.slice(0, query);
   // A slash or backslash escaped in the path (`..%2F`, at any depth of escaping) is no separator
   // to the URL, but a gateway that decodes it before it routes would climb out of the base with
   // the real key; so would a dot escaped twice (`%252e%252e/`), which the URL resolves only once
   // decoded, and a gateway that decodes twice would. No client of the API writes either.
-  if (
-    /%(?:25)*(?:2f|5c)|%(?:25)+2e/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query))
-  )
-    return undefined;
+  if (/%(?:25)*(?:2f|5c)|%(?:25)+2e/i.test(path)) return undefined;
   const base = upstream.pathname.replace(/\/+$/, '');
   const target = new URL(upstream.origin);
-  target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));
+  target.pathname = base + path;
   if (query >= 0) target.search = requestTarget.slice(query);
   // `..` segments (`%2e%2e` too) are resolved by the URL: they must not climb out of the base.
   const under = target.pathname === base || target.pathname.startsWith(`${base}/`);

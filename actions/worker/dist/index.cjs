@@ -29144,11 +29144,11 @@ async function checkedBody(req) {
 function targetOf(upstream, requestTarget) {
   if (!requestTarget?.startsWith("/")) return void 0;
   const query = requestTarget.indexOf("?");
-  if (/%(?:25)*(?:2f|5c)|%(?:25)+2e/i.test(query < 0 ? requestTarget : requestTarget.slice(0, query)))
-    return void 0;
+  const path3 = query < 0 ? requestTarget : requestTarget.slice(0, query);
+  if (/%(?:25)*(?:2f|5c)|%(?:25)+2e/i.test(path3)) return void 0;
   const base = upstream.pathname.replace(/\/+$/, "");
   const target = new URL(upstream.origin);
-  target.pathname = base + (query < 0 ? requestTarget : requestTarget.slice(0, query));
+  target.pathname = base + path3;
   if (query >= 0) target.search = requestTarget.slice(query);
   const under = target.pathname === base || target.pathname.startsWith(`${base}/`);
   return target.origin === upstream.origin && under ? target : void 0;
@@ -37288,7 +37288,10 @@ function hiddenInDiagram(written) {
   return own2 === void 0 ? whole : [...undrawn, ...lines, ...own2];
 }
 function withoutPrefixes(written) {
-  return written.split("\n").map((line) => " ".repeat(prefixLength(line)) + line.slice(prefixLength(line))).join("\n");
+  return written.split("\n").map((line) => {
+    const prefix = prefixLength(line);
+    return " ".repeat(prefix) + line.slice(prefix);
+  }).join("\n");
 }
 function blanked(text3, cuts) {
   const kept = text3.split("");
