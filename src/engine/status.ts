@@ -52,6 +52,7 @@ export async function renderRunStatus(
       budgetWaived: run.budgetWaived,
       maxParallel: config.concurrency.maxParallel,
       maxCostUsdPerRun: config.budget.maxCostUsdPerRun,
+      baseBranch: run.baseBranch,
     },
     tasks: tasks.map((t) => ({ ...t, nextAttemptAt: t.nextAttemptAt?.getTime() ?? null })),
     depsOf,

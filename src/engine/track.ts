@@ -692,14 +692,19 @@ async function pullRequestClosed(
   const { run, task } = linked;
   // Asked of GitHub, not the minute's cache, as for `/veto`: the rejection is what write grants.
   const closerRole = reads ? await freshRoleOf(engine, port, repo, closedBy.login) : undefined;
-  const event = { ...closed, number: pull.number, ...(closerRole ? { closerRole } : {}) };
+  const event = {
+    ...closed,
+    number: pull.number,
+    baseRef: pull.baseRef,
+    ...(closerRole ? { closerRole } : {}),
+  };
   let refusal: PullRefusal | undefined;
   let reopened = false;
   const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
   let scope: RunScope | undefined;
   const scopeOf = async () =>
     (scope ??= await loadRunScope(engine, run, undefined, linked.repository));
-  const snapshot = { task, ...(current ? { now: current } : {}) };
+  const snapshot = { task, runBase: run.baseBranch, ...(current ? { now: current } : {}) };
   for (const effect of decidePullClosed(snapshot, event)) {
     switch (effect.kind) {
       case 'none':
@@ -713,7 +718,12 @@ async function pullRequestClosed(
         break;
       case 'blockDependents': {
         const blocked = await blockDependents(engine, run.id, task.taskKey);
-        log.info({ by: closedBy.login, blocked }, 'PR closed unmerged; task rejected');
+        log.info(
+          { by: closedBy.login, blocked, merged: pull.merged, base: pull.baseRef },
+          pull.merged
+            ? "PR merged into another branch than the run's base; task rejected"
+            : 'PR closed unmerged; task rejected',
+        );
         break;
       }
       case 'requestStatus':

@@ -1,6 +1,7 @@
 import { WRITE_ROLES, type RoleName } from '../roles.js';
 import type { TaskState } from '../states.js';
 import { canMoveTask } from '../transitions.js';
+import { offRunBase } from '../merge/run-base.js';
 import { nothing, type NoEffect } from '../no-effect.js';
 import { isOpenPull } from './facts.js';
 import { isEarlierPull } from './pull-link.js';
@@ -10,6 +11,8 @@ export interface PullClosedEvent {
   /** The PR's number. */
   number: number;
   merged: boolean;
+  /** The branch the PR targeted when it was closed: where a merge landed. */
+  baseRef: string;
   /** Closed by a bot: the coordinator and workers never close agent PRs on purpose. */
   closedByBot: boolean;
   /** The closer's permission on the repository, read when `readsCloserRole` says so. */
@@ -19,6 +22,8 @@ export interface PullClosedEvent {
 /** The PR's task, as linking the PR read it, and the PR as GitHub shows it now. */
 export interface PullClosedSnapshot {
   task: { state: TaskState; prNumber: number | null };
+  /** The branch the run merges into; null for a run recorded before its base was. */
+  runBase: string | null;
   /**
    * The PR as GitHub shows it now, read with the closer's role (`readsCloserRole`): the delivery
    * may be sent again under a new delivery id, or late, and a person may have opened the PR again
@@ -71,13 +76,22 @@ export function readsCloserRole(event: Pick<PullClosedEvent, 'merged' | 'closedB
  * docs/lifecycle.md: a merged agent PR (by the coordinator, the queue or a person) merges its
  * task and frees its dependents; one a person with write access closed unmerged rejects the task
  * and blocks what depends on it, as `/veto` would (write access, docs/commands.md). GitHub lets
- * the triage role close any PR: such a close rejects nothing, and the PR is opened again.
+ * the triage role close any PR: such a close rejects nothing, and the PR is opened again. A PR
+ * merged into another branch than the run's ("Which base counts") is closed unmerged as far as
+ * the run goes, by someone who could merge it: the task is rejected.
  */
 export function decidePullClosed(
   snapshot: PullClosedSnapshot,
   event: PullClosedEvent,
 ): PullClosedEffect[] {
-  if (event.merged) return [{ kind: 'markMerged' }, { kind: 'advance' }];
+  if (event.merged && mergedIntoRunBase(event.baseRef, snapshot.runBase))
+    return [{ kind: 'markMerged' }, { kind: 'advance' }];
+  if (event.merged) {
+    const { state } = snapshot.task;
+    if (!canMoveTask(state, 'rejected'))
+      return nothing(`merged into ${event.baseRef}, and the task is ${state}: nothing to reject`);
+    return rejected();
+  }
   if (event.closedByBot)
     return nothing('closed by a bot: the coordinator and workers never close agent PRs on purpose');
   if (snapshot.now && isOpenPull(snapshot.now))
@@ -91,15 +105,23 @@ export function decidePullClosed(
     return nothing(`the task is ${state}: it cannot be rejected`);
   const role = event.closerRole ?? 'none';
   if (!WRITE_ROLES.has(role)) return [{ kind: 'reopen' }, { kind: 'refuse', role }];
-  return [
-    { kind: 'reject' },
-    { kind: 'blockDependents' },
-    // Its head's order check, passing if it was approved, must stop passing: reopened, the PR
-    // would merge by it (core's closedPullKeepsOrderCheck).
-    { kind: 'advance' },
-    { kind: 'requestStatus' },
-    { kind: 'settle' },
-  ];
+  return rejected();
+}
+
+/** Fresh each time: callers own the effects they are given. */
+const rejected = (): PullClosedEffect[] => [
+  { kind: 'reject' },
+  { kind: 'blockDependents' },
+  // Its head's order check, passing if it was approved, must stop passing: reopened, the PR
+  // would merge by it (core's closedPullKeepsOrderCheck).
+  { kind: 'advance' },
+  { kind: 'requestStatus' },
+  { kind: 'settle' },
+];
+
+/** A task is merged when its PR merged into the run's base (core/merge/run-base.ts). */
+function mergedIntoRunBase(baseRef: string, runBase: string | null): boolean {
+  return runBase === null || offRunBase({ baseRef }, runBase) === undefined;
 }
 
 /**

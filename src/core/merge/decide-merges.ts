@@ -55,7 +55,7 @@ function mergeInFlight(
  * current view of them; the others decide the same from the snapshot (see needsGitHubView).
  */
 export function pullsNeedingGitHubView(
-  snapshot: Pick<MergeSnapshot, 'tasks' | 'pulls' | 'runHeld' | 'requireApproval'>,
+  snapshot: Pick<MergeSnapshot, 'tasks' | 'pulls' | 'runBase' | 'runHeld' | 'requireApproval'>,
 ): Set<number> {
   const ctx = stopContext(snapshot);
   return new Set(snapshot.pulls.filter((p) => needsGitHubView(ctx, p)).map((p) => p.number));
@@ -70,7 +70,14 @@ export function pullsNeedingGitHubView(
 export function approversToRead(
   snapshot: Pick<
     MergeSnapshot,
-    'tasks' | 'pulls' | 'runHeld' | 'requireApproval' | 'mergeQueue' | 'approvers' | 'inFlightPrs'
+    | 'tasks'
+    | 'pulls'
+    | 'runBase'
+    | 'runHeld'
+    | 'requireApproval'
+    | 'mergeQueue'
+    | 'approvers'
+    | 'inFlightPrs'
   >,
 ): Set<string> {
   const ctx: EvaluationContext = {
@@ -94,7 +101,7 @@ export function approversToRead(
 }
 
 function stopContext(
-  snapshot: Pick<MergeSnapshot, 'tasks' | 'pulls' | 'runHeld' | 'requireApproval'>,
+  snapshot: Pick<MergeSnapshot, 'tasks' | 'pulls' | 'runBase' | 'runHeld' | 'requireApproval'>,
 ): StopContext {
   const tasksById = new Map<string, MergeTask>();
   for (const task of snapshot.tasks) tasksById.set(task.taskId, task);

@@ -5,6 +5,7 @@ import { stackedOnText } from '../stack/index.js';
 import { summarizeChecks } from './checks.js';
 import { updateRefusedAtHead, updateRefusedDetail } from './classify-update-refusal.js';
 import { unmergedDeps } from './dependency-order.js';
+import { offRunBase } from './run-base.js';
 import type {
   MergeDecision,
   MergePull,
@@ -15,7 +16,10 @@ import type {
 
 export interface EvaluationContext {
   /** What a PR's own verdict reads; the base branch's slot (merge-pool.ts) reads the rest. */
-  snapshot: Pick<MergeSnapshot, 'runHeld' | 'requireApproval' | 'mergeQueue' | 'approvers'>;
+  snapshot: Pick<
+    MergeSnapshot,
+    'runBase' | 'runHeld' | 'requireApproval' | 'mergeQueue' | 'approvers'
+  >;
   tasksById: ReadonlyMap<string, MergeTask>;
   /** Each task's lowest-numbered open PR: the one that is the task's. */
   openPrByTask: ReadonlyMap<string, number>;
@@ -24,7 +28,7 @@ export interface EvaluationContext {
 
 /** What deciding whether a PR may move at all takes: no GitHub view of it. */
 export type StopContext = Pick<EvaluationContext, 'tasksById' | 'openPrByTask'> & {
-  snapshot: Pick<MergeSnapshot, 'runHeld' | 'requireApproval'>;
+  snapshot: Pick<MergeSnapshot, 'runBase' | 'runHeld' | 'requireApproval'>;
 };
 
 /**
@@ -109,6 +113,8 @@ function stopReason(
       detail: `${stackedOnText(task.stackedOn)}, which merged: waiting to be retargeted`,
     };
   }
+  const offBase = offRunBase(pull, ctx.snapshot.runBase);
+  if (offBase) return { reason: 'off_base', detail: offBase };
   // Its approval was withdrawn while GitHub's queue held it (a dismissed review): left there,
   // the queue would land it on the merge group's checks alone, and a group checked before the
   // withdrawal may already have passed (docs/lifecycle.md "Reviews").

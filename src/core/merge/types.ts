@@ -68,6 +68,13 @@ export interface MergeSnapshot {
   tasks: readonly MergeTask[];
   /** Open agent PRs of the run. */
   pulls: readonly MergePull[];
+  /**
+   * The branch the run merges into (`runs.base_branch`). A PR into any other branch never merges
+   * or enters a queue: a person retargeted it (a stacked child's own base is its parent's branch
+   * until the stack retargets it), and merged there its change would miss the base while its task
+   * counted as merged (docs/lifecycle.md, "Which base counts").
+   */
+  runBase: string;
   /** `/hold` on the issue. The budget hold does NOT stop merges: leave it out. */
   runHeld: boolean;
   /** merge.requireApproval */
@@ -137,7 +144,9 @@ export type WaitReasonKind =
   // push): a person merges the base into it.
   | 'update_refused'
   // Ready, but another PR of this run takes the base branch's one merge/update slot first.
-  | 'waiting_turn';
+  | 'waiting_turn'
+  // The PR targets a branch other than the run's base (a person retargeted it).
+  | 'off_base';
 
 export type MergeDecision =
   | { kind: 'wait'; pr: number; taskId: string; reason: WaitReasonKind; detail: string }

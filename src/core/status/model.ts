@@ -1,4 +1,5 @@
 import { updateRefusedAtHead } from '../merge/classify-update-refusal.js';
+import { offRunBase } from '../merge/run-base.js';
 import {
   explainRun,
   filesOutsideDeclaration,
@@ -42,6 +43,8 @@ export interface StatusSnapshot {
     budgetWaived: boolean;
     maxParallel: number;
     maxCostUsdPerRun: number;
+    /** The branch the run merges into; null for a run recorded before its base was. */
+    baseBranch?: string | null;
   };
   tasks: readonly {
     id: number;
@@ -107,7 +110,14 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
   const agentConfig = new Map<string, readonly string[]>();
   // A PR GitHub would not let the App update, while that is still its head.
   const refused = new Map<string, { base: string; message: string }>();
+  // A PR someone retargeted off the run's base, which never merges there (offRunBase).
+  const offBase = new Map<string, string>();
   for (const p of s.pulls) {
+    const off =
+      p.taskId !== null && p.baseRef && run.baseBranch
+        ? offRunBase({ baseRef: p.baseRef }, run.baseBranch)
+        : undefined;
+    if (off) offBase.set(`${p.taskId}#${p.number}`, off);
     if (
       p.taskId !== null &&
       updateRefusedAtHead({ headSha: p.headSha, updateRefusedSha: p.updateRefusedSha ?? undefined })
@@ -211,6 +221,7 @@ export function statusViewOf(s: StatusSnapshot): StatusView {
       waiting:
         (IN_REVIEW_TASK_STATES.has(t.state) ? rerunning.get(t.id) : undefined) ??
         stackedOf(t) ??
+        (IN_REVIEW_TASK_STATES.has(t.state) ? offBase.get(`${t.id}#${t.prNumber}`) : undefined) ??
         (reason ? formatWaitReason(reason) : failure),
     };
   });

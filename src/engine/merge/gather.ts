@@ -24,6 +24,8 @@ export interface MergeView {
   tasks: MergeTask[];
   /** The run's open agent PRs, in the order the database lists them. */
   targets: MergeTarget[];
+  /** The branch the run merges into: core's `runBase`. */
+  runBase: string;
   /** Base branch → whether PRs into it go through GitHub's merge queue. */
   mergeQueueByBase: Map<string, boolean>;
   /** Slots of the repository's base branches other runs hold (one pool per repository and base). */
@@ -91,9 +93,12 @@ export async function gatherMergeView(
   }
   // Only a PR that could move needs GitHub's view: asking GitHub for every PR on every event
   // would cost O(PRs²) calls across a run.
+  // Runs recorded before their base was (start-run.ts) merge into the default branch.
+  const runBase = run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
   const needView = pullsNeedingGitHubView({
     tasks: mergeTasks,
     pulls: stored.map((s) => s.pull),
+    runBase,
     runHeld: run.held,
     requireApproval: scope.config.merge.requireApproval,
   });
@@ -109,13 +114,16 @@ export async function gatherMergeView(
     if (fresh) targets.push(fresh);
   }
 
+  // Only PRs into the run's base ever merge or enter a queue (core's `runBase`): another base's
+  // queue is not asked about.
   const mergeQueueByBase = new Map<string, boolean>();
   for (const { pull } of targets) {
-    if (!mergeQueueByBase.has(pull.baseRef))
-      mergeQueueByBase.set(pull.baseRef, await usesMergeQueue(engine, scope, pull.baseRef));
+    if (mergeQueueByBase.has(pull.baseRef)) continue;
+    const queue = pull.baseRef === runBase && (await usesMergeQueue(engine, scope, runBase));
+    mergeQueueByBase.set(pull.baseRef, queue);
   }
   // Read last, once everything else that could hold a PR back is known.
-  const unread = { tasks: mergeTasks, targets, mergeQueueByBase, slotsHeldElsewhere };
+  const unread = { tasks: mergeTasks, targets, runBase, mergeQueueByBase, slotsHeldElsewhere };
   const approvers = await readApprovers(engine, scope, baseSnapshots(scope, unread));
   // The rows GitHub's view wrote (a new head, a re-run settled) replace those read.
   const viewedPullOf = new Map(pullOf);
@@ -124,18 +132,23 @@ export async function gatherMergeView(
 }
 
 /**
- * What core decides each base branch's merges on: runs rarely mix bases, but when they do, each
- * gets its own merge path. Without `approvers`, no approver's permission is known yet.
+ * What core decides each base branch's merges on: the run's base, and any other a PR targets (a
+ * stacked child's parent branch, a retarget), whose PRs only wait or leave a queue. Without
+ * `approvers`, no approver's permission is known yet.
  */
 export function baseSnapshots(
   scope: RunScope,
-  view: Pick<MergeView, 'tasks' | 'targets' | 'mergeQueueByBase' | 'slotsHeldElsewhere'> &
+  view: Pick<
+    MergeView,
+    'tasks' | 'targets' | 'runBase' | 'mergeQueueByBase' | 'slotsHeldElsewhere'
+  > &
     Partial<Pick<MergeView, 'approvers'>>,
 ): MergeSnapshot[] {
   const { merge } = scope.config;
   return [...view.mergeQueueByBase].map(([base, mergeQueue]) => ({
     tasks: view.tasks,
     pulls: view.targets.filter((t) => t.pull.baseRef === base).map((t) => t.pull),
+    runBase: view.runBase,
     runHeld: scope.run.held,
     requireApproval: merge.requireApproval,
     mergeQueue,

@@ -23,7 +23,8 @@ describe('decidePullClosed', () => {
   it.each<{
     name: string;
     state: TaskState;
-    event: Omit<PullClosedEvent, 'number'>;
+    event: Omit<PullClosedEvent, 'number' | 'baseRef'> & { baseRef?: string };
+    runBase?: string | null;
     expected: PullClosedEffect[];
   }>([
     ...(
@@ -38,6 +39,34 @@ describe('decidePullClosed', () => {
       name: 'merged by a bot (the merge queue) merges too',
       state: 'merging',
       event: { merged: true, closedByBot: true },
+      expected: merges,
+    },
+    // docs/lifecycle.md "Which base counts": a person retargeted the PR and merged it there.
+    ...(['in_review', 'approved', 'pending', 'running'] as const).map((state) => ({
+      name: `merged into another branch while ${state}: rejected, dependents blocked`,
+      state,
+      event: { merged: true, closedByBot: false, baseRef: 'release' },
+      expected: rejects,
+    })),
+    {
+      name: 'merged into another branch by a bot: rejected too',
+      state: 'in_review',
+      event: { merged: true, closedByBot: true, baseRef: 'release' },
+      expected: rejects,
+    },
+    {
+      name: 'merged into another branch once the task ended: nothing to reject',
+      state: 'vetoed',
+      event: { merged: true, closedByBot: false, baseRef: 'release' },
+      expected: [
+        { kind: 'none', reason: 'merged into release, and the task is vetoed: nothing to reject' },
+      ],
+    },
+    {
+      name: 'merged into any branch of a run recorded before its base: merged',
+      state: 'in_review',
+      event: { merged: true, closedByBot: false, baseRef: 'release' },
+      runBase: null,
       expected: merges,
     },
     ...(['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'] as const).map(
@@ -84,10 +113,13 @@ describe('decidePullClosed', () => {
         ] as PullClosedEffect[],
       }),
     ),
-  ])('$name', ({ state, event, expected }) => {
-    expect(decidePullClosed({ task: { state, prNumber: 7 } }, { number: 7, ...event })).toEqual(
-      expected,
-    );
+  ])('$name', ({ state, event, runBase, expected }) => {
+    expect(
+      decidePullClosed(
+        { task: { state, prNumber: 7 }, runBase: runBase === undefined ? 'main' : runBase },
+        { number: 7, baseRef: 'main', ...event },
+      ),
+    ).toEqual(expected);
   });
 
   /**
@@ -96,6 +128,7 @@ describe('decidePullClosed', () => {
    */
   const writerClose = {
     number: 7,
+    baseRef: 'main',
     merged: false,
     closedByBot: false,
     closerRole: 'write' as const,
@@ -131,7 +164,11 @@ describe('decidePullClosed', () => {
       expected: "the task's PR is #9 now: this close is of an earlier one",
     },
   ])('closed unmerged by a writer, $name', ({ prNumber, now, expected }) => {
-    const snapshot = { task: { state: 'in_review' as const, prNumber }, ...(now ? { now } : {}) };
+    const snapshot = {
+      task: { state: 'in_review' as const, prNumber },
+      runBase: 'main',
+      ...(now ? { now } : {}),
+    };
     expect(decidePullClosed(snapshot, writerClose)).toEqual(
       typeof expected === 'string' ? [{ kind: 'none', reason: expected }] : expected,
     );

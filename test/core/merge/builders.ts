@@ -44,6 +44,7 @@ export function snapshot(overrides: Partial<MergeSnapshot> = {}): MergeSnapshot 
   return {
     tasks: [task()],
     pulls: [pr()],
+    runBase: 'main',
     runHeld: false,
     requireApproval: true,
     mergeQueue: false,

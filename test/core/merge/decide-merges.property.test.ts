@@ -104,6 +104,7 @@ const snapshotArb: fc.Arbitrary<MergeSnapshot> = fc
             number: numbers[n] as number,
           })),
         ]),
+      runBase: fc.constantFrom('main', 'release'),
       runHeld: rareTrue,
       requireApproval: fc.boolean(),
       mergeQueue: fc.boolean(),
@@ -151,7 +152,7 @@ describe('decideMerges properties', () => {
     );
   });
 
-  it('acts only on an approved, green, unheld, unvetoed PR that is not already merging', () => {
+  it("acts only on an approved, green, unheld, unvetoed PR into the run's base that is not already merging", () => {
     fc.assert(
       fc.property(snapshotArb, (snap) => {
         const byId = new Map(snap.tasks.map((t) => [t.taskId, t]));
@@ -161,6 +162,7 @@ describe('decideMerges properties', () => {
           const task = byId.get(d.taskId) as MergeTask;
           const pull = pulls.get(d.pr) as MergePull;
           expect(['in_review', 'approved']).toContain(task.state);
+          expect(pull.baseRef).toBe(snap.runBase);
           expect(task.held || snap.runHeld || task.vetoReason !== undefined).toBe(false);
           expect(pull.inMergeQueue || pull.draft).toBe(false);
           expect(snap.inFlightPrs).not.toContain(d.pr);

@@ -77,6 +77,22 @@ describe('decideMerges: one PR', () => {
       ),
     },
     {
+      // docs/lifecycle.md "Which base counts": a person retargeted it; merged there, its change
+      // would miss main while its task counted as merged.
+      name: "retargeted off the run's base: waits, however ready",
+      pull: { baseRef: 'release' },
+      expected: waitFor(
+        'off_base',
+        "targets release, not the run's base main: retarget it to main to merge",
+      ),
+    },
+    {
+      name: "retargeted off the run's base and behind: not updated against the other branch",
+      pull: { baseRef: 'release', mergeableState: 'behind' },
+      snap: { mergeQueue: true },
+      expected: waitFor('off_base'),
+    },
+    {
       name: 'the update refused at this head, yet clean: it merges',
       pull: { updateRefusedSha: HEAD, updateRefusedMessage: 'no' },
       expected: { kind: 'merge', sha: HEAD },
@@ -242,6 +258,7 @@ describe('decideMerges: one PR', () => {
     {
       name: 'conflicts go back to the worker',
       pull: { mergeableState: 'dirty', mergeable: false, baseRef: 'develop' },
+      snap: { runBase: 'develop' },
       expected: {
         kind: 'send_back_to_worker',
         mode: 'fix',
@@ -388,6 +405,11 @@ describe('decideMerges: one PR', () => {
     },
     { name: 'held', task: { held: true }, expected: { reason: 'held' } },
     { name: 'run held', snap: { runHeld: true }, expected: { reason: 'run_held' } },
+    {
+      name: "retargeted off the run's base",
+      snap: { runBase: 'release' },
+      expected: { reason: 'off_base' },
+    },
     { name: 'cancelled', task: { state: 'cancelled' }, expected: { reason: 'task_state' } },
     {
       // A writer asked for changes there: the task went back to its worker (docs/lifecycle.md).
@@ -582,15 +604,24 @@ describe('decideMerges: one merge slot per base branch', () => {
   it('waits while another run of the repository holds the base branch', () => {
     const merging = two(
       {},
-      { baseRef: 'release' },
+      {},
       {
         slotsHeldElsewhere: [{ baseRef: 'main', pr: 90, kind: 'merging' }],
       },
     );
-    expect(summary(merging)).toEqual(['#1 wait waiting_turn', '#2 merge']);
+    expect(summary(merging)).toEqual(['#1 wait waiting_turn', '#2 wait waiting_turn']);
     expect(merging[0]).toMatchObject({
       detail: 'waiting for #90 (another run) to finish merging into main',
     });
+    // Another base's slot holds nothing of this one.
+    const elsewhere = two(
+      {},
+      {},
+      {
+        slotsHeldElsewhere: [{ baseRef: 'release', pr: 90, kind: 'merging' }],
+      },
+    );
+    expect(summary(elsewhere)).toEqual(['#1 merge', '#2 wait waiting_turn']);
     const updated = two(
       { mergeableState: 'behind' },
       { mergeableState: 'behind' },
@@ -642,8 +673,8 @@ describe('decideMerges: one merge slot per base branch', () => {
     expect(summary(decisions)).toEqual(['#1 wait mergeability_unknown', '#2 wait draft']);
   });
 
-  it('acts on each base branch on its own', () => {
-    expect(summary(two({}, { baseRef: 'release' }))).toEqual(['#1 merge', '#2 merge']);
+  it('leaves the slot to the base’s own PR when one was retargeted to another branch', () => {
+    expect(summary(two({ baseRef: 'release' }, {}))).toEqual(['#1 wait off_base', '#2 merge']);
   });
 
   it('a send-back does not take the slot', () => {

@@ -199,6 +199,37 @@ describe('statusViewOf', () => {
     ).toBeUndefined();
   });
 
+  it("shows an approved PR someone retargeted off the run's base waiting to be retargeted back", () => {
+    const pull: StatusSnapshot['pulls'][number] = {
+      taskId: 2,
+      number: 12,
+      headSha: 'abc',
+      checksRerunning: null,
+      checksRerunSha: null,
+      agentConfigChanged: [],
+      baseRef: 'release',
+    };
+    const waitingOf = (
+      baseBranch: string | null,
+      state: StatusSnapshot['tasks'][number]['state'],
+      baseRef = 'release',
+    ) =>
+      statusViewOf(
+        snapshot({
+          run: { ...snapshot().run, baseBranch },
+          tasks: [task({ id: 2, taskKey: 'b', state, prNumber: 12 })],
+          pulls: [{ ...pull, baseRef }],
+        }),
+      ).tasks[0]!.waiting;
+    const off = "targets release, not the run's base main: retarget it to main to merge";
+    expect(waitingOf('main', 'approved')).toBe(off);
+    expect(waitingOf('main', 'in_review')).toBe(off);
+    expect(waitingOf('main', 'approved', 'main')).toBeUndefined();
+    expect(waitingOf('main', 'rejected')).toBeUndefined();
+    // A run recorded before its base was merges into whatever its PRs target.
+    expect(waitingOf(null, 'approved')).toBeUndefined();
+  });
+
   it("notes the run's phase, the write budget, and a hold's reason", () => {
     const planning = statusViewOf(snapshot({ run: { ...snapshot().run, state: 'planning' } }));
     expect(planning.notes).toEqual(['Planning: waiting for the planner job to post a plan.']);
