@@ -7,9 +7,11 @@ import { visibleMarkdown } from './visible-text.js';
  * writer's. A quote whose words are, in order, words of a comment vetting left out is replaced
  * by a line that says so; any other quote is the writer's and stays.
  *
- * Words, not markup, are compared: "Quote reply" writes GitHub's rendering of the selection
- * back as markdown, so emphasis, links, lists and entities may be spelt differently from the
- * outsider's source, and a selection may start or end anywhere in it.
+ * Letters and digits, not markup, are compared: "Quote reply" writes GitHub's rendering of the
+ * selection back as markdown, so emphasis, links, lists and entities may be spelt differently
+ * from the outsider's source, and a selection may start or end anywhere in it. Where words break
+ * is not compared either: markup GitHub renders as nothing (`IG<b></b>NORE`) splits a word in the
+ * source and not in the quote, and an outsider can write it on purpose.
  */
 
 export const QUOTE_LEFT_OUT =
@@ -21,10 +23,10 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const TAG = /<[^<>]*>/g;
 const REFERENCE = /&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});/gi;
 
-function words(text: string): string[] {
-  return (text.replace(TAG, ' ').replace(REFERENCE, decodeReference).match(WORD) ?? []).map((w) =>
-    w.toLowerCase(),
-  );
+/** The text's letters and digits, in order, lower-cased: what it says, however it is marked up. */
+function letters(text: string): string {
+  const words = text.replace(TAG, ' ').replace(REFERENCE, decodeReference).match(WORD) ?? [];
+  return words.join('').toLowerCase();
 }
 
 function decodeReference(reference: string, name: string): string {
@@ -42,26 +44,17 @@ function decodeReference(reference: string, name: string): string {
 /** The named references an outsider could spell a letter with and a renderer shows as one. */
 const NAMED: Record<string, number> = { amp: 38, lt: 60, gt: 62, quot: 34, apos: 39, nbsp: 160 };
 
-/** The left-out comments, as the words their readers were shown. */
-export function leftOutWords(bodies: readonly string[]): string[][] {
-  return bodies.map((body) => words(visibleMarkdown(body))).filter((w) => w.length > 0);
-}
-
-function within(needle: readonly string[], haystack: readonly string[]): boolean {
-  if (needle.length === 0 || needle.length > haystack.length) return false;
-  outer: for (let start = 0; start + needle.length <= haystack.length; start++) {
-    for (let i = 0; i < needle.length; i++) if (haystack[start + i] !== needle[i]) continue outer;
-    return true;
-  }
-  return false;
+/** The left-out comments, as the letters and digits their readers were shown. */
+export function leftOutLetters(bodies: readonly string[]): string[] {
+  return bodies.map((body) => letters(visibleMarkdown(body))).filter((l) => l.length > 0);
 }
 
 /**
- * `body` with each quote of `leftOut` (leftOutWords) replaced by QUOTE_LEFT_OUT. A quote is a
+ * `body` with each quote of `leftOut` (leftOutLetters) replaced by QUOTE_LEFT_OUT. A quote is a
  * run of lines starting with `>`, as "Quote reply" writes one; a line after it without `>` (a
  * lazy continuation, shown inside the quote) is the writer's own typing and stays.
  */
-export function withoutQuotesOf(body: string, leftOut: readonly string[][]): string {
+export function withoutQuotesOf(body: string, leftOut: readonly string[]): string {
   if (leftOut.length === 0) return body;
   const lines = body.split(LINE_BREAK);
   const out: string[] = [];
@@ -73,8 +66,8 @@ export function withoutQuotesOf(body: string, leftOut: readonly string[][]): str
     const start = i;
     while (i < lines.length && QUOTE_LINE.test(lines[i]!)) i++;
     const quote = lines.slice(start, i);
-    const quoted = words(quote.map((line) => line.replace(/^(?: {0,3}>)+/, '')).join('\n'));
-    if (leftOut.some((text) => within(quoted, text))) out.push(QUOTE_LEFT_OUT);
+    const quoted = letters(quote.map((line) => line.replace(/^(?: {0,3}>)+/, '')).join('\n'));
+    if (quoted !== '' && leftOut.some((text) => text.includes(quoted))) out.push(QUOTE_LEFT_OUT);
     else out.push(...quote);
   }
   return out.join('\n');

@@ -1,5 +1,5 @@
 import { parseReplyMarker } from '../protocol/markers.js';
-import { leftOutWords, withoutQuotesOf } from './quoted-text.js';
+import { leftOutLetters, withoutQuotesOf } from './quoted-text.js';
 
 /**
  * Which review comments a `fix` attempt is given (docs/lifecycle.md, "Reviews"): only what
@@ -69,8 +69,8 @@ export function vetThreads<
       const verdict = commentVerdict(comment, writers);
       if (verdict === 'no_write_access' || verdict === 'bot') leftOut.push(comment.body);
     }
-  const words = leftOutWords(leftOut);
-  const withoutLeftOutQuotes = (body: string) => withoutQuotesOf(body, words);
+  const leftOutText = leftOutLetters(leftOut);
+  const withoutLeftOutQuotes = (body: string) => withoutQuotesOf(body, leftOutText);
   const kept: Array<T & { comments: C[] }> = [];
   let omittedComments = 0;
   for (const thread of threads) {
