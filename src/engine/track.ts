@@ -647,12 +647,22 @@ export async function recordedAgentPull(engine: Engine, repositoryId: number, pu
  * A merged agent PR merges its task and frees its dependents; one closed unmerged by a person
  * rejects the task and blocks what depends on it.
  */
+/**
+ * Who closed the PR, and whether the refusal budget (docs/commands.md, "Answers") still answers
+ * them, asked only of a close by someone below write.
+ */
+export interface ClosedBy {
+  login: string;
+  isBot: boolean;
+  refusalWithinBudget: () => Promise<boolean>;
+}
+
 export function onPullRequestClosed(
   engine: Engine,
   github: { port: GitHubPort; repo: RepoCoords },
   repositoryId: number,
   pull: PullEventInfo,
-  closedBy: { login: string; isBot: boolean },
+  closedBy: ClosedBy,
 ): Promise<PullRefusal | undefined> {
   return schedulingOnce(engine, () =>
     pullRequestClosed(engine, github, repositoryId, pull, closedBy),
@@ -664,7 +674,7 @@ async function pullRequestClosed(
   { port, repo }: { port: GitHubPort; repo: RepoCoords },
   repositoryId: number,
   pull: PullEventInfo,
-  closedBy: { login: string; isBot: boolean },
+  closedBy: ClosedBy,
 ): Promise<PullRefusal | undefined> {
   const closed = { merged: pull.merged, closedByBot: closedBy.isBot };
   // Merged by the coordinator (or seen merged before): the task's merge freed its dependents in
@@ -704,7 +714,13 @@ async function pullRequestClosed(
   let scope: RunScope | undefined;
   const scopeOf = async () =>
     (scope ??= await loadRunScope(engine, run, undefined, linked.repository));
-  const snapshot = { task, runBase: run.baseBranch, ...(current ? { now: current } : {}) };
+  const snapshot = {
+    task,
+    runBase: run.baseBranch,
+    ...(current ? { now: current } : {}),
+    // Core asks it only of someone below write; a database read, read with the role.
+    ...(reads ? { reopenWithinBudget: await closedBy.refusalWithinBudget() } : {}),
+  };
   for (const effect of decidePullClosed(snapshot, event)) {
     switch (effect.kind) {
       case 'none':
@@ -747,7 +763,10 @@ async function pullRequestClosed(
           name: 'close',
           runId: run.id,
           role: effect.role,
-          reason: closeRefusalReason(effect.role, reopened),
+          reason: closeRefusalReason(
+            effect.role,
+            effect.leftClosed ? 'left_closed' : reopened ? 'reopened' : 'refused_by_github',
+          ),
         };
         break;
     }

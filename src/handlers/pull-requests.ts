@@ -5,6 +5,7 @@ import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '.
 import { onReviewSubmitted } from '../engine/review.js';
 import { onReviewDismissed } from '../engine/review-dismissed.js';
 import { refuse } from './refuse.js';
+import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
 import type { PullRefusal } from '../engine/look-alike.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 
@@ -90,7 +91,21 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       { port, repo },
       repository.id,
       pullInfo(pr),
-      { login: sender.login, isBot: sender.type === 'Bot' },
+      {
+        login: sender.login,
+        isBot: sender.type === 'Bot',
+        refusalWithinBudget: () =>
+          mayAnswerRefusal(
+            services.store,
+            {
+              repositoryId: repository.id,
+              issueNumber: pr.number,
+              actor: sender.login,
+              commentId: labelRefusalKey(context.id),
+            },
+            services.engine.now(),
+          ),
+      },
     );
     if (refused)
       await answerRefusal(services, port, repo, context.id, {

@@ -47,12 +47,30 @@ describe('closing an agent PR without write access', () => {
       '@triager closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); it was reopened.',
     ]);
 
-    // Again within the hour: reopened again, not answered again (the refusal budget).
-    await s.double.closePr(REPO, pr, TRIAGER);
+    await s.double.comment(REPO, pr, '/approve', MAINTAINER);
     await s.settle();
-    expect(stateOf(pr)).toBe('open');
-    expect(replies(pr)).toHaveLength(1);
+    expect(await taskState(s, issue, 'a')).toBe('merged');
+  });
 
+  it('opens it again as often as the refusal budget answers, then leaves it closed for a writer', async () => {
+    const { issue, pr } = await start();
+    const reopensByApp = () =>
+      s.double
+        .deliveries({ event: 'pull_request', action: 'reopened' })
+        .filter((d) => (d.payload.sender as { login: string }).login === APP_BOT);
+    // Each reopen is a write of the installation's and runs the PR's workflows again as the App's.
+    for (let close = 0; close < 5; close++) {
+      await s.double.closePr(REPO, pr, TRIAGER);
+      await s.settle();
+    }
+    expect(reopensByApp()).toHaveLength(1);
+    expect(replies(pr)).toHaveLength(1);
+    expect(stateOf(pr)).toBe('closed');
+    expect(await taskState(s, issue, 'a')).toBe('in_review');
+    expect(await taskState(s, issue, 'b')).toBe('pending');
+
+    // A writer opens it again, and it goes on.
+    await s.double.reopenPr(REPO, pr, MAINTAINER);
     await s.double.comment(REPO, pr, '/approve', MAINTAINER);
     await s.settle();
     expect(await taskState(s, issue, 'a')).toBe('merged');

@@ -30,6 +30,12 @@ export interface PullClosedSnapshot {
    * since. Undefined when not read.
    */
   now?: { state: string; merged: boolean };
+  /**
+   * Whether a refused close may still be answered by opening the PR again: the refusal budget
+   * (docs/commands.md, "Answers") has room for the closer. Read with the closer's role; undefined
+   * when not read.
+   */
+  reopenWithinBudget?: boolean;
 }
 
 /**
@@ -55,9 +61,10 @@ export type PullClosedEffect =
   | { kind: 'reopen' }
   /**
    * The close is refused: recorded, and the closer told why (within the refusal budget), in the
-   * words of `closeRefusalReason` for whether the PR could be opened again.
+   * words of `closeRefusalReason` for whether the PR could be opened again. `leftClosed`: it was
+   * not asked, the budget spent.
    */
-  | { kind: 'refuse'; role: RoleName };
+  | { kind: 'refuse'; role: RoleName; leftClosed?: true };
 
 /**
  * A merged PR is recorded first by a statement that closes its row only when its task is merged
@@ -104,6 +111,10 @@ export function decidePullClosed(
   if (!canMoveTask(state, 'rejected'))
     return nothing(`the task is ${state}: it cannot be rejected`);
   const role = event.closerRole ?? 'none';
+  // Each reopen is a write of the installation's and a `reopened` event that runs the
+  // repository's PR workflows again as the App's: as many as the refusal budget answers, no more.
+  if (!WRITE_ROLES.has(role) && snapshot.reopenWithinBudget === false)
+    return [{ kind: 'refuse', role, leftClosed: true }];
   if (!WRITE_ROLES.has(role)) return [{ kind: 'reopen' }, { kind: 'refuse', role }];
   return rejected();
 }
@@ -126,12 +137,20 @@ function mergedIntoRunBase(baseRef: string, runBase: string | null): boolean {
 
 /**
  * What a refused close is answered. GitHub may refuse to open the PR again (its head branch is
- * gone, or another open PR has the same head and base): then the task waits, closed, for someone
- * with write access to open it again or to `/veto` it.
+ * gone, or another open PR has the same head and base), or the refusal budget left it closed:
+ * then the task waits, closed, for someone with write access to open it again or to `/veto` it.
  */
-export function closeRefusalReason(role: RoleName, reopened: boolean): string {
+export function closeRefusalReason(
+  role: RoleName,
+  reopen: 'reopened' | 'refused_by_github' | 'left_closed',
+): string {
   const refused = `closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: ${role})`;
-  return reopened
-    ? `${refused}; it was reopened`
-    : `${refused}; GitHub refused to open it again, so it waits for someone with write access`;
+  switch (reopen) {
+    case 'reopened':
+      return `${refused}; it was reopened`;
+    case 'refused_by_github':
+      return `${refused}; GitHub refused to open it again, so it waits for someone with write access`;
+    case 'left_closed':
+      return `${refused}; it was reopened for you within the hour already, so it waits, closed, for someone with write access`;
+  }
 }

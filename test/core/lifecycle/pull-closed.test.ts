@@ -174,12 +174,42 @@ describe('decidePullClosed', () => {
     );
   });
 
-  it('answers a refused close by whether GitHub let the PR be opened again', () => {
-    expect(closeRefusalReason('triage', true)).toBe(
-      'closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); it was reopened',
+  it('opens a refused close again only while the refusal budget answers the closer', () => {
+    const triageClose = { number: 7, baseRef: 'main', merged: false, closedByBot: false };
+    const decide = (reopenWithinBudget: boolean) =>
+      decidePullClosed(
+        {
+          task: { state: 'in_review', prNumber: 7 },
+          runBase: 'main',
+          now: { state: 'closed', merged: false },
+          reopenWithinBudget,
+        },
+        { ...triageClose, closerRole: 'triage' },
+      );
+    expect(decide(true)).toEqual([{ kind: 'reopen' }, { kind: 'refuse', role: 'triage' }]);
+    expect(decide(false)).toEqual([{ kind: 'refuse', role: 'triage', leftClosed: true }]);
+    // A writer's close is theirs to make, whatever the budget.
+    expect(
+      decidePullClosed(
+        {
+          task: { state: 'in_review', prNumber: 7 },
+          runBase: 'main',
+          reopenWithinBudget: false,
+        },
+        { ...triageClose, closerRole: 'write' },
+      ),
+    ).toEqual(rejects);
+  });
+
+  it('answers a refused close by whether the PR was opened again', () => {
+    const refused =
+      'closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage)';
+    expect(closeRefusalReason('triage', 'reopened')).toBe(`${refused}; it was reopened`);
+    expect(closeRefusalReason('triage', 'refused_by_github')).toBe(
+      `${refused}; GitHub refused to open it again, so it waits for someone with write access`,
     );
-    expect(closeRefusalReason('triage', false)).toBe(
-      'closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); GitHub refused to open it again, so it waits for someone with write access',
+    expect(closeRefusalReason('triage', 'left_closed')).toBe(
+      `${refused}; it was reopened for you within the hour already, so it waits, closed, for someone with write access`,
     );
   });
 
