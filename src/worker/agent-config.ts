@@ -27,6 +27,10 @@ const ANYWHERE = [
   'claude.md',
   'claude.local.md',
   'agents.md',
+  // Codex reads it before the AGENTS.md beside it, which the base's would no longer govern.
+  'agents.override.md',
+  '.codex',
+  '.agents',
   'gemini.md',
   '.gemini',
   '.cursor',

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
-import { chmod, lstat, open, readdir, rm, unlink } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { chmod, lstat, mkdtemp, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 
 /**
  * Reading what the agent left without blocking (docs/worker.md, "Threat model"). Opening a
@@ -71,11 +71,68 @@ export async function takeBackFolders(root: string): Promise<void> {
 }
 
 /**
- * Removes `root` (the checkout's `.git/`, which the agent owned) whatever modes the agent left in
- * it: a `.git/` it left without write permission kept `.git/config`, where actions/checkout's post
- * step ran git as the runner's user, the agent's `core.fsmonitor` with it.
+ * The checkout's `.git/`, which the agent owned (docs/worker.md, "Threat model"). actions/checkout's
+ * post step runs git there as the runner's user (`git submodule foreach`, which starts a
+ * `core.fsmonitor`), whatever became of the worker's step: so it leaves the checkout with a rename,
+ * which reads nothing of it, as soon as the agent is done and before the worker reads anything the
+ * agent left. That reading takes as long, and as much memory, as the agent's tree makes it, and
+ * whatever ends the worker meanwhile (the run's cancel at its deadline, the runner's kill) skips
+ * the removal at its end.
  */
-export async function removeAgentTree(root: string): Promise<void> {
-  await takeBackFolders(root);
-  await rm(root, { recursive: true, force: true });
+export interface AgentGitDir {
+  /** Where it is: in the checkout, or beside it once moved out. */
+  readonly path: string;
+  /**
+   * Moves it beside the checkout, into a folder of the worker's own; where that cannot be done
+   * (nothing there, another file system) it stays for remove(). Call once no process of the
+   * agent's is left to make another.
+   */
+  moveOut(): Promise<void>;
+  /** Removes it, wherever it is, whatever modes the agent left in it. */
+  remove(): Promise<void>;
+}
+
+export function agentGitDir(checkout: string): AgentGitDir {
+  const inCheckout = join(checkout, '.git');
+  let aside: string | undefined;
+  const moveOut = async () => {
+    if (aside) return;
+    const stats = await lstat(inCheckout).catch(() => undefined);
+    if (!stats) return;
+    // A rename writes the checkout's entry and a moved folder's `..`: the agent may have left
+    // either without write permission.
+    await ownerRights(checkout);
+    if (stats.isDirectory()) await ownerRights(inCheckout);
+    const folder = await mkdtemp(join(dirname(checkout), '.agent-coordinator-git-')).catch(
+      () => undefined,
+    );
+    if (!folder) return;
+    try {
+      await rename(inCheckout, join(folder, 'git'));
+      aside = folder;
+    } catch {
+      await rm(folder, { recursive: true, force: true });
+    }
+  };
+  return {
+    get path() {
+      return aside ? join(aside, 'git') : inCheckout;
+    },
+    moveOut,
+    async remove() {
+      await moveOut();
+      for (const root of aside ? [aside, inCheckout] : [inCheckout]) {
+        // A `.git/` left without write permission kept `.git/config` from being unlinked.
+        await takeBackFolders(root);
+        await rm(root, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** Gives the folder `path` (never through a link) its owner's rights, as takeBackFolders does. */
+async function ownerRights(path: string): Promise<void> {
+  const stats = await lstat(path).catch(() => undefined);
+  if (stats?.isDirectory() && (stats.mode & 0o700) !== 0o700)
+    await chmod(path, stats.mode | 0o700).catch(() => {});
 }

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keepBranchConfig, restoreFromBase } from './agent-config.js';
 import {
+  agentGitDir,
   readRegularFile,
-  removeAgentTree,
   removeSpecialFiles,
   takeBackFolders,
+  type AgentGitDir,
 } from './agent-files.js';
 import { closeAgentNetwork, describeNetwork, networkSetting } from './agent-network.js';
 import { createAgentUser } from './agent-user.js';
@@ -53,19 +54,26 @@ interface Prepared {
  * no GitHub credential, and after the agent has run it reads the checkout only as files.
  */
 export async function runAgentStep(ctx: AgentContext): Promise<AgentOutput> {
+  // The agent, the planner's too, owns .git/: a later step of this job (actions/checkout's post
+  // step runs `git submodule foreach` there) or a reused runner must find none of its config,
+  // hooks or fsmonitor, whatever modes it left there and however the worker ends.
+  const agentGit = agentGitDir(ctx.cwd);
   try {
     const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
-    return ctx.env.mode === 'plan' ? await planStep(ctx, base) : await changeStep(ctx, base);
+    return ctx.env.mode === 'plan'
+      ? await planStep(ctx, base)
+      : await changeStep(ctx, base, agentGit);
   } finally {
-    // The agent, the planner's too, owned .git/: a later step of this job (actions/checkout's
-    // post step runs `git submodule foreach` there) or a reused runner must find none of its
-    // config, hooks or fsmonitor, whatever modes it left there.
-    await removeAgentTree(join(ctx.cwd, '.git'));
+    await agentGit.remove();
   }
 }
 
 /** `work` and `fix`: the agent changes the branch; the change is read as a patch. */
-async function changeStep(ctx: AgentContext, startBase: string): Promise<AgentOutput> {
+async function changeStep(
+  ctx: AgentContext,
+  startBase: string,
+  agentGit: AgentGitDir,
+): Promise<AgentOutput> {
   const { env } = ctx;
   let base = startBase;
 
@@ -101,7 +109,7 @@ async function changeStep(ctx: AgentContext, startBase: string): Promise<AgentOu
   let run: AgentRun | undefined;
   try {
     if (prepared.needsAgent) run = await isolated(ctx, () => invokeAgent(ctx, prepared.prompt));
-    return await describe(ctx, before, trees, prepared, run);
+    return await describe(ctx, agentGit, before, trees, prepared, run);
   } finally {
     await before.close();
   }
@@ -128,14 +136,17 @@ async function configSource(
 /** The change, read through a git directory the agent never saw (src/worker/snapshot.ts). */
 async function describe(
   ctx: AgentContext,
+  agentGit: AgentGitDir,
   before: Snapshotter,
   trees: { before: string; restored: string },
   prepared: Prepared,
   run: AgentRun | undefined,
 ): Promise<AgentOutput> {
   const stopped = run?.stopped ?? false;
-  // The agent's processes are gone; a FIFO it left would hold any read of it (git's too), and
-  // one in a folder it made unreadable would be found by git alone.
+  // The agent's processes are gone: its .git/ leaves the checkout before anything it left is read.
+  await agentGit.moveOut();
+  // A FIFO it left would hold any read of it (git's too), and one in a folder it made unreadable
+  // would be found by git alone.
   await takeBackFolders(ctx.cwd);
   const special = await removeSpecialFiles(ctx.cwd);
   if (special.length > 0)
@@ -161,7 +172,8 @@ async function describe(
           : 'the agent left no changes to commit',
       );
     }
-    if (prepared.conflicts.length > 0) await checkResolved(ctx, snap, final, prepared, stopped);
+    if (prepared.conflicts.length > 0)
+      await checkResolved(ctx, agentGit, snap, final, prepared, stopped);
     const patch = (
       await snap.git(['diff', '--binary', '--full-index', '--no-renames', first, final])
     ).raw;
@@ -186,13 +198,14 @@ async function describe(
 
 async function checkResolved(
   ctx: AgentContext,
+  agentGit: AgentGitDir,
   snap: Snapshotter,
   tree: string,
   prepared: Prepared,
   stopped: boolean,
 ): Promise<void> {
   // A file read, not git: the agent's .git/ runs nothing of ours. Gone means it gave up.
-  const merging = (await readRegularFile(join(ctx.cwd, '.git', 'MERGE_HEAD'))) ?? '';
+  const merging = (await readRegularFile(join(agentGit.path, 'MERGE_HEAD'))) ?? '';
   if (merging.trim() !== prepared.parents[1]) {
     if (stopped) failStoppedEmpty(ctx, 'the merge it was resolving is gone');
     fail('agent_failed', 'the agent abandoned the merge');

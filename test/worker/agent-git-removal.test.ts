@@ -1,10 +1,14 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   attemptJobEnv,
+  BUNDLE,
+  type BundleRun,
   chownAll,
   runAssignmentJob,
   runBundle,
@@ -31,6 +35,14 @@ if (process.env.HIDDEN_FIFO) {
   cp.spawnSync('mkfifo', ['.gitattributes']);
   fs.chmodSync('.', 0o311);
 }
+// A nested repository whose branch leads to a FIFO outside the checkout: git, recording it as a
+// submodule, waits there until its timeout (docs/worker.md, "What the agent job hands over").
+if (process.env.HOLD) {
+  fs.mkdirSync('nested/.git/objects', { recursive: true });
+  fs.mkdirSync('nested/.git/refs/heads', { recursive: true });
+  fs.writeFileSync('nested/.git/HEAD', 'ref: refs/heads/main\n');
+  fs.symlinkSync(process.env.HOLD, 'nested/.git/refs/heads/main');
+}
 console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', total_cost_usd: 0, usage: { input_tokens: 1, output_tokens: 1 } }));
 `;
 
@@ -54,13 +66,16 @@ describe("the agent job's cleanup of .git/", () => {
   });
 
   /** The assignment job, then the agent job as a user without privilege, with `agentEnv`. */
-  async function agentJob(agentEnv: NodeJS.ProcessEnv) {
+  async function agentJob(agentEnv: NodeJS.ProcessEnv, during?: AgentJobHook) {
     fx = createGitFixture('agent/7/task_001');
     const agent = join(fx.root, 'read-only-git-agent.cjs');
     writeFileSync(agent, READ_ONLY_GIT_AGENT);
     const traps = mkdtempSync(join(fx.root, 'traps-'));
     chmodSync(traps, 0o777);
     const trap = join(traps, 'fsmonitor-ran');
+    // Where a nested repository's HEAD leads (the agent's HOLD): a FIFO outside the checkout.
+    const hold = join(traps, 'head');
+    spawnSync('mkfifo', ['-m', '666', hold]);
     const coordinator = await startCoordinator(() => ({
       status: 200,
       body: assignmentFixture('ghs_unused'),
@@ -71,6 +86,7 @@ describe("the agent job's cleanup of .git/", () => {
       AGENT_COMMAND: `"${process.execPath}" "${agent}"`,
       TRAP: trap,
       ...agentEnv,
+      ...(agentEnv.HOLD && { HOLD: hold }),
     };
     const temps = [0, 1].map(() => mkdtempSync(join(fx!.root, 'runner-temp-')));
     await runAssignmentJob(env, fx.workspace, coordinator.url, temps);
@@ -78,11 +94,10 @@ describe("the agent job's cleanup of .git/", () => {
     const { uid, gid } = statSync(fx.root);
     chownAll(fx.root, '65534:65534', runner.prefix);
     try {
-      const step = await runBundle(
-        { ...env, INPUT_STEP: 'agent', RUNNER_TEMP: temps[1] },
-        fx.workspace,
-        runner.prefix,
-      );
+      const jobEnv = { ...env, INPUT_STEP: 'agent', RUNNER_TEMP: temps[1] };
+      const step = during
+        ? await runBundleWith(jobEnv, fx.workspace, runner.prefix, (child) => during(child, hold))
+        : await runBundle(jobEnv, fx.workspace, runner.prefix);
       return { step, workspace: fx.workspace, trap };
     } finally {
       chownAll(fx.root, `${uid}:${gid}`, runner.prefix);
@@ -110,4 +125,48 @@ describe("the agent job's cleanup of .git/", () => {
       'removed what git cannot record (FIFOs, sockets): .gitattributes',
     );
   });
+
+  // The run's cancel (at its deadline, which the time the worker spends reading what the agent
+  // left can reach) or anything else that ends the worker there skips its last step: the
+  // agent's .git/ must already be out of the post step's way.
+  it('takes .git/ out of the checkout before it reads what the agent left, so a cancel meanwhile leaves none', async () => {
+    const { step, workspace, trap } = await agentJob({ HOLD: '1' }, async (child, hold) => {
+      // Opening the FIFO to write returns once git has opened it to read: the worker is reading
+      // what the agent left. Then the runner's SIGINT, as for a cancelled run.
+      const writer = await open(hold, 'w');
+      child.kill('SIGINT');
+      await once(child, 'exit');
+      await writer.close();
+    });
+    // Killed by the signal, as a step is that has stopped listening for it.
+    expect(step.code, step.stdout).toBeNull();
+    expect(existsSync(join(workspace, '.git', 'config'))).toBe(false);
+    spawnSync('git', ['submodule', 'foreach', '--recursive', 'true'], {
+      cwd: workspace,
+      env: isolatedEnv,
+    });
+    expect(existsSync(trap) ? readFileSync(trap, 'utf8') : '').toBe('');
+  });
 });
+
+/** What happens while the agent job runs, given its process and the FIFO a held git waits on. */
+type AgentJobHook = (child: ChildProcess, hold: string) => Promise<void>;
+
+/** runBundle, with `during` given the step's process while it runs (a runner's signal). */
+async function runBundleWith(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  as: string[],
+  during: (child: ChildProcess) => Promise<void>,
+): Promise<BundleRun> {
+  const [command, ...args] = [...as, process.execPath, BUNDLE];
+  const child = spawn(command!, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  const closed = once(child, 'close') as Promise<[number | null]>;
+  await during(child);
+  const [code] = await closed;
+  return { code, stdout, stderr };
+}

@@ -79,6 +79,12 @@ describe('protected paths, as a case-insensitive file system reads them', () => 
       'packages/api/.claude/commands/deploy.md',
       'src/.claude/skills/x/SKILL.md',
       'docs/AGENTS.md',
+      // Codex reads an AGENTS.override.md before the AGENTS.md beside it, project settings in
+      // .codex/ and skills in .agents/skills/.
+      'AGENTS.override.md',
+      'lib/Agents.Override.md',
+      '.codex/config.toml',
+      'packages/api/.agents/skills/deploy/SKILL.md',
       'CLAUDE.local.md',
       'GEMINI.md',
       '.gemini/settings.json',

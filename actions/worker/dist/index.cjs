@@ -27293,6 +27293,10 @@ var ANYWHERE = [
   "claude.md",
   "claude.local.md",
   "agents.md",
+  // Codex reads it before the AGENTS.md beside it, which the base's would no longer govern.
+  "agents.override.md",
+  ".codex",
+  ".agents",
   "gemini.md",
   ".gemini",
   ".cursor"
@@ -27407,9 +27411,45 @@ async function takeBackFolders(root) {
   for (const entry of entries)
     if (entry.isDirectory()) await takeBackFolders((0, import_node_path2.join)(root, entry.name));
 }
-async function removeAgentTree(root) {
-  await takeBackFolders(root);
-  await (0, import_promises2.rm)(root, { recursive: true, force: true });
+function agentGitDir(checkout) {
+  const inCheckout = (0, import_node_path2.join)(checkout, ".git");
+  let aside;
+  const moveOut = async () => {
+    if (aside) return;
+    const stats = await (0, import_promises2.lstat)(inCheckout).catch(() => void 0);
+    if (!stats) return;
+    await ownerRights(checkout);
+    if (stats.isDirectory()) await ownerRights(inCheckout);
+    const folder = await (0, import_promises2.mkdtemp)((0, import_node_path2.join)((0, import_node_path2.dirname)(checkout), ".agent-coordinator-git-")).catch(
+      () => void 0
+    );
+    if (!folder) return;
+    try {
+      await (0, import_promises2.rename)(inCheckout, (0, import_node_path2.join)(folder, "git"));
+      aside = folder;
+    } catch {
+      await (0, import_promises2.rm)(folder, { recursive: true, force: true });
+    }
+  };
+  return {
+    get path() {
+      return aside ? (0, import_node_path2.join)(aside, "git") : inCheckout;
+    },
+    moveOut,
+    async remove() {
+      await moveOut();
+      for (const root of aside ? [aside, inCheckout] : [inCheckout]) {
+        await takeBackFolders(root);
+        await (0, import_promises2.rm)(root, { recursive: true, force: true });
+      }
+    }
+  };
+}
+async function ownerRights(path3) {
+  const stats = await (0, import_promises2.lstat)(path3).catch(() => void 0);
+  if (stats?.isDirectory() && (stats.mode & 448) !== 448)
+    await (0, import_promises2.chmod)(path3, stats.mode | 448).catch(() => {
+    });
 }
 
 // src/worker/agent-firewall.ts
@@ -30252,14 +30292,15 @@ function pushedOutcome(ctx, head, pr, stopped, note = "") {
 // src/worker/agent-step.ts
 var CONFLICT_MARKER = /^(<{7}|>{7})(\s|$)/m;
 async function runAgentStep(ctx) {
+  const agentGit = agentGitDir(ctx.cwd);
   try {
     const base = ctx.env.base ?? defaultBranchOf(ctx.rawEnv);
-    return ctx.env.mode === "plan" ? await planStep(ctx, base) : await changeStep(ctx, base);
+    return ctx.env.mode === "plan" ? await planStep(ctx, base) : await changeStep(ctx, base, agentGit);
   } finally {
-    await removeAgentTree((0, import_node_path7.join)(ctx.cwd, ".git"));
+    await agentGit.remove();
   }
 }
-async function changeStep(ctx, startBase) {
+async function changeStep(ctx, startBase, agentGit) {
   const { env } = ctx;
   let base = startBase;
   await ensureOnTaskBranch(ctx);
@@ -30290,7 +30331,7 @@ async function changeStep(ctx, startBase) {
   let run2;
   try {
     if (prepared.needsAgent) run2 = await isolated(ctx, () => invokeAgent(ctx, prepared.prompt));
-    return await describe3(ctx, before, trees, prepared, run2);
+    return await describe3(ctx, agentGit, before, trees, prepared, run2);
   } finally {
     await before.close();
   }
@@ -30303,8 +30344,9 @@ async function configSource(ctx, base, baseSha) {
     fail("bad_input", `the checkout has no origin/${runBase}: check out with fetch-depth: 0`);
   return { branch: runBase, sha };
 }
-async function describe3(ctx, before, trees, prepared, run2) {
+async function describe3(ctx, agentGit, before, trees, prepared, run2) {
   const stopped = run2?.stopped ?? false;
+  await agentGit.moveOut();
   await takeBackFolders(ctx.cwd);
   const special = await removeSpecialFiles(ctx.cwd);
   if (special.length > 0)
@@ -30324,7 +30366,8 @@ async function describe3(ctx, before, trees, prepared, run2) {
         ctx.env.mode === "fix" ? `already up to date with the base and the agent changed nothing` : "the agent left no changes to commit"
       );
     }
-    if (prepared.conflicts.length > 0) await checkResolved(ctx, snap, final, prepared, stopped);
+    if (prepared.conflicts.length > 0)
+      await checkResolved(ctx, agentGit, snap, final, prepared, stopped);
     const patch = (await snap.git(["diff", "--binary", "--full-index", "--no-renames", first, final])).raw;
     const report = run2?.report;
     return {
@@ -30344,8 +30387,8 @@ async function describe3(ctx, before, trees, prepared, run2) {
     await snap.close();
   }
 }
-async function checkResolved(ctx, snap, tree, prepared, stopped) {
-  const merging = await readRegularFile((0, import_node_path7.join)(ctx.cwd, ".git", "MERGE_HEAD")) ?? "";
+async function checkResolved(ctx, agentGit, snap, tree, prepared, stopped) {
+  const merging = await readRegularFile((0, import_node_path7.join)(agentGit.path, "MERGE_HEAD")) ?? "";
   if (merging.trim() !== prepared.parents[1]) {
     if (stopped) failStoppedEmpty(ctx, "the merge it was resolving is gone");
     fail("agent_failed", "the agent abandoned the merge");
