@@ -42,7 +42,8 @@ const LOG_TAIL_LINES = 80;
  * FEEDBACK_LIMITS sends. Anyone can start threads on a public repository's PR, and threads left
  * out by vetting (nobody with write access in them) were read first: a hundred from an outsider
  * used to crowd every maintainer's older thread out of a `/retry`. A PR has so many threads only
- * then, and its reads are asked for by a person with write access, never by the outsider.
+ * then, and its reads are asked for by a person with write access, never by the outsider; past
+ * REVIEW_THREADS_READ_MAX the feedback says how many were not read.
  */
 const THREADS_READ = REVIEW_THREADS_READ_MAX;
 
@@ -62,10 +63,11 @@ function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): Review
 
 /**
  * The PR's unresolved review threads, newest first, with the review that asked for changes
- * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted.
- * Only comments by people with write access are kept (core's vetFeedback): the rest, and the
- * threads left with none, are left out and counted in `omittedComments`; a thread's comments past
- * its first read are read as far as core's laterCommentPages shares the reads out. The review itself comes from a write+
+ * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted, and
+ * so are the threads past what the port reads (`unreadThreads`, logged). Only comments by people
+ * with write access are kept (core's vetFeedback): the rest, and the threads left with none, are
+ * left out and counted in `omittedComments`; a thread's comments past its first read are read as
+ * far as core's laterCommentPages shares the reads out. The review itself comes from a write+
  * person already: its sender passed the same check, asked of GitHub (decideChangesRequested, the
  * commands' check for `/retry`). Its body, the kept comments and `text` (the `/retry` feedback)
  * keep only the quotes found in writers' words or the threads' diff (core's quoted-text.ts).
@@ -80,8 +82,13 @@ export async function reviewFeedbackOf(
 ): Promise<{ review: ReviewFeedback; text: string }> {
   const read =
     prNumber === null
-      ? { threads: [], leftOut: 0 }
+      ? { threads: [], leftOut: 0, unread: 0 }
       : await scope.port.reviewThreads(scope.repo, prNumber, { limit: THREADS_READ });
+  if (read.unread > 0)
+    engine.log.warn(
+      { run: scope.run.id, pr: prNumber, read: read.threads.length, unread: read.unread },
+      'review threads past the most read were not read; the feedback says how many',
+    );
   // A thread whose first comment GitHub does not name cannot be answered: counted, not sent.
   const answerable = read.threads.filter(
     (t): t is ReviewThreadInfo & { firstCommentId: number } =>
@@ -115,6 +122,7 @@ export async function reviewFeedbackOf(
       threads: vetted.threads.map(toThread),
       omittedThreads: read.leftOut + (read.threads.length - answerable.length),
       omittedComments: vetted.omittedComments,
+      ...(read.unread > 0 ? { unreadThreads: read.unread } : {}),
     }),
     text: vetted.texts[1]!,
   };
