@@ -1,32 +1,34 @@
-import { visibleMarkdown } from './visible-text.js';
-
 /**
- * Quotes of left-out text (docs/lifecycle.md, "Vetted feedback"): a person with write access
- * who answers an outsider in a review thread often quotes them first (GitHub's "Quote reply"),
- * and a quote in the writer's comment would carry the outsider's words to the agent as the
- * writer's. A quote whose words are, in order, words of a comment vetting left out is replaced
- * by a line that says so; any other quote is the writer's and stays.
+ * Quotes in what people with write access wrote (docs/lifecycle.md, "Vetted feedback"). Only their
+ * text may reach the agent, and a quote is words the writer carried in from somewhere: GitHub's
+ * "Quote reply" copies an outsider's comment into a writer's as readily as a writer's. Whose words
+ * they were cannot be told from what a send-back reads: the quoted comment may have been edited or
+ * deleted by its author since, be in a resolved thread, past the threads read, in the PR's or the
+ * issue's conversation, anywhere. So a quote is kept only when it is provably a writer's: what it
+ * spells is found, in order, in what writers wrote in the threads and texts the same feedback is
+ * made of (outside their own quotes), or in the diff hunk of a thread it gives (the agent's own
+ * change and the base around it, in its tree and in the feedback already). Every other quote is
+ * replaced by a line that says so: at worst the agent loses a reminder the writer can repeat.
  *
- * Letters and digits, not markup, are compared: "Quote reply" writes GitHub's rendering of the
- * selection back as markdown, so emphasis, links, lists and entities may be spelt differently
- * from the outsider's source, and a selection may start or end anywhere in it. Where words break
- * is not compared either: markup GitHub renders as nothing (`IG<b></b>NORE`) splits a word in the
- * source and not in the quote, and an outsider can write it on purpose.
+ * What is compared is what a text spells: every character but spaces, punctuation and symbols,
+ * character references decoded, lower-cased. Markup is left aside ("Quote reply" writes back
+ * GitHub's rendering of the selection, emphasis, links and lists spelt its own way, and a selection
+ * may start or end anywhere); a tag's text and characters that render as nothing (zero-width, bidi,
+ * Unicode tags spelling ASCII, variation selectors) are not, since the agent reads them: a quote
+ * holding any is kept only when the writer's text holds them too.
  */
 
 export const QUOTE_LEFT_OUT =
-  '> (a quote of a comment left out here: its author has no write access)';
+  '> (a quote left out here: its words are not among those people with write access wrote)';
 
 const QUOTE_LINE = /^ {0,3}>/;
 const LINE_BREAK = /\r\n|\r|\n/;
-const WORD = /[\p{L}\p{N}]+/gu;
-const TAG = /<[^<>]*>/g;
+const SPACE_AND_MARKUP = /[\s\p{P}\p{S}]+/gu;
 const REFERENCE = /&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});/gi;
 
-/** The text's letters and digits, in order, lower-cased: what it says, however it is marked up. */
-function letters(text: string): string {
-  const words = text.replace(TAG, ' ').replace(REFERENCE, decodeReference).match(WORD) ?? [];
-  return words.join('').toLowerCase();
+/** What the text spells, however it is marked up. */
+function spelling(text: string): string {
+  return text.replace(REFERENCE, decodeReference).replace(SPACE_AND_MARKUP, '').toLowerCase();
 }
 
 function decodeReference(reference: string, name: string): string {
@@ -41,21 +43,35 @@ function decodeReference(reference: string, name: string): string {
     : reference;
 }
 
-/** The named references an outsider could spell a letter with and a renderer shows as one. */
+/** The named references a renderer shows as one character that markdown also writes plain. */
 const NAMED: Record<string, number> = { amp: 38, lt: 60, gt: 62, quot: 34, apos: 39, nbsp: 160 };
 
-/** The left-out comments, as the letters and digits their readers were shown. */
-export function leftOutLetters(bodies: readonly string[]): string[] {
-  return bodies.map((body) => letters(visibleMarkdown(body))).filter((l) => l.length > 0);
+/** The text without its quotes: what its writer typed. */
+function outsideQuotes(text: string): string {
+  return text
+    .split(LINE_BREAK)
+    .filter((line) => !QUOTE_LINE.test(line))
+    .join('\n');
 }
 
 /**
- * `body` with each quote of `leftOut` (leftOutLetters) replaced by QUOTE_LEFT_OUT. A quote is a
- * run of lines starting with `>`, as "Quote reply" writes one; a line after it without `>` (a
- * lazy continuation, shown inside the quote) is the writer's own typing and stays.
+ * What a feedback's quotes may be found in to be kept: `written`, the texts it gives as writers'
+ * (each without its own quotes), and `diffHunks`, those of the threads it gives, as GitHub wrote
+ * them.
  */
-export function withoutQuotesOf(body: string, leftOut: readonly string[]): string {
-  if (leftOut.length === 0) return body;
+export function quoteEvidence(written: readonly string[], diffHunks: readonly string[]): string[] {
+  return [...written.map(outsideQuotes), ...diffHunks]
+    .map(spelling)
+    .filter((spelt) => spelt.length > 0);
+}
+
+/**
+ * `body` with each quote not found in `evidence` (quoteEvidence) replaced by QUOTE_LEFT_OUT. A
+ * quote is a run of lines starting with `>`, as "Quote reply" writes one; a line after it without
+ * `>` (a lazy continuation, shown inside the quote) is the writer's own typing and stays, and so
+ * does a quote that spells nothing (`> ---`).
+ */
+export function withoutUnprovenQuotes(body: string, evidence: readonly string[]): string {
   const lines = body.split(LINE_BREAK);
   const out: string[] = [];
   for (let i = 0; i < lines.length;) {
@@ -66,9 +82,9 @@ export function withoutQuotesOf(body: string, leftOut: readonly string[]): strin
     const start = i;
     while (i < lines.length && QUOTE_LINE.test(lines[i]!)) i++;
     const quote = lines.slice(start, i);
-    const quoted = letters(quote.map((line) => line.replace(/^(?: {0,3}>)+/, '')).join('\n'));
-    if (quoted !== '' && leftOut.some((text) => text.includes(quoted))) out.push(QUOTE_LEFT_OUT);
-    else out.push(...quote);
+    const spelt = spelling(quote.join('\n'));
+    if (spelt === '' || evidence.some((text) => text.includes(spelt))) out.push(...quote);
+    else out.push(QUOTE_LEFT_OUT);
   }
   return out.join('\n');
 }

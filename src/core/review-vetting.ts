@@ -1,5 +1,5 @@
 import { parseReplyMarker } from '../protocol/markers.js';
-import { leftOutLetters, withoutQuotesOf } from './quoted-text.js';
+import { quoteEvidence, withoutUnprovenQuotes } from './quoted-text.js';
 
 /**
  * Which review comments a `fix` attempt is given (docs/lifecycle.md, "Reviews"): only what
@@ -46,31 +46,26 @@ export function loginsToVet(
 }
 
 /**
- * The threads with only their kept comments, in their order; a thread left with none is
- * dropped whole. `omittedComments` counts the comments left out but the worker's own replies,
- * and a thread's comments that were not read (`commentsLeftOut`), whoever wrote them. A kept
- * comment's quotes of a left-out one are left out too (quoted-text.ts); `withoutLeftOutQuotes`
- * does the same to the review the threads go with.
+ * The feedback a writer asked for, as the agent may be given it: the threads with only their kept
+ * comments, in their order (a thread left with none is dropped whole), and `texts`, what the writer
+ * sent them with (the review's body, `/retry` feedback). `omittedComments` counts the comments left
+ * out but the worker's own replies, and a thread's comments that were not read (`commentsLeftOut`),
+ * whoever wrote them. In every kept comment and text, a quote that is not provably a writer's is
+ * left out (quoted-text.ts): it is looked for in the kept comments, the texts and the kept threads'
+ * diff hunks.
  */
-export function vetThreads<
+export function vetFeedback<
   C extends VettableComment,
-  T extends { comments: readonly C[]; commentsLeftOut?: number },
+  T extends { comments: readonly C[]; commentsLeftOut?: number; diffHunk?: string },
 >(
   threads: readonly T[],
   writers: ReadonlySet<string>,
+  texts: readonly string[],
 ): {
   threads: Array<T & { comments: C[] }>;
   omittedComments: number;
-  withoutLeftOutQuotes: (body: string) => string;
+  texts: string[];
 } {
-  const leftOut: string[] = [];
-  for (const thread of threads)
-    for (const comment of thread.comments) {
-      const verdict = commentVerdict(comment, writers);
-      if (verdict === 'no_write_access' || verdict === 'bot') leftOut.push(comment.body);
-    }
-  const leftOutText = leftOutLetters(leftOut);
-  const withoutLeftOutQuotes = (body: string) => withoutQuotesOf(body, leftOutText);
   const kept: Array<T & { comments: C[] }> = [];
   let omittedComments = 0;
   for (const thread of threads) {
@@ -78,13 +73,24 @@ export function vetThreads<
     const comments: C[] = [];
     for (const comment of thread.comments) {
       const verdict = commentVerdict(comment, writers);
-      if (verdict === 'kept')
-        comments.push({ ...comment, body: withoutLeftOutQuotes(comment.body) });
+      if (verdict === 'kept') comments.push(comment);
       else if (verdict !== 'worker_reply') omittedComments += 1;
     }
     if (comments.length > 0) kept.push({ ...thread, comments });
   }
-  return { threads: kept, omittedComments, withoutLeftOutQuotes };
+  const evidence = quoteEvidence(
+    [...texts, ...kept.flatMap((t) => t.comments.map((c) => c.body))],
+    kept.flatMap((t) => (t.diffHunk ? [t.diffHunk] : [])),
+  );
+  const vetted = (text: string) => withoutUnprovenQuotes(text, evidence);
+  return {
+    threads: kept.map((t) => ({
+      ...t,
+      comments: t.comments.map((c) => ({ ...c, body: vetted(c.body) })),
+    })),
+    omittedComments,
+    texts: texts.map(vetted),
+  };
 }
 
 /**

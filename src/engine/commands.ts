@@ -124,15 +124,15 @@ async function apply(
     case 'transition': {
       const task = taskOf(effect.task);
       const values =
-        effect.withOpenThreadsFrom === undefined || task.prNumber === null
+        effect.feedbackFrom === undefined
           ? effect.values
           : {
               ...effect.values,
-              ...(await openThreadsOf(
+              ...(await retryFeedbackOf(
                 engine,
                 scope,
                 task.prNumber,
-                effect.withOpenThreadsFrom,
+                effect.feedbackFrom,
                 effect.values?.pendingFeedback,
               )),
             };
@@ -187,24 +187,26 @@ async function apply(
 }
 
 /**
- * The PR's unresolved review threads, for the next attempt (read before the task moves, so
- * the scheduler never dispatches it without them); nothing when there are none. The command's
- * own feedback comes back without its quotes of the comments left out.
+ * A `/retry`'s feedback, vetted (docs/lifecycle.md, "Vetted feedback"), and the unresolved review
+ * threads of the task's PR when it has one, for the next attempt (read before the task moves, so
+ * the scheduler never dispatches it without them).
  */
-async function openThreadsOf(
+async function retryFeedbackOf(
   engine: Engine,
   scope: RunScope,
-  prNumber: number,
+  prNumber: number | null,
   actor: string,
   feedback: string | null | undefined,
 ): Promise<{ pendingReview?: StoredFeedback; pendingFeedback?: string }> {
-  const pull = await scope.port.pull(scope.repo, prNumber);
-  const { review, withoutLeftOutQuotes } = await reviewFeedbackOf(engine, scope, prNumber, {
-    reviewer: actor,
-    body: '',
-    url: pull?.htmlUrl ?? '',
-  });
-  const text = feedback ? { pendingFeedback: withoutLeftOutQuotes(feedback) } : {};
+  const pull = prNumber === null ? null : await scope.port.pull(scope.repo, prNumber);
+  const { review, text: vetted } = await reviewFeedbackOf(
+    engine,
+    scope,
+    prNumber,
+    { reviewer: actor, body: '', url: pull?.htmlUrl ?? '' },
+    feedback ?? '',
+  );
+  const text = feedback ? { pendingFeedback: vetted } : {};
   // Threads left out are still said to the worker: how many, never their words.
   if (review.threads.length === 0 && review.omittedThreads === 0 && !review.omittedComments)
     return text;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   laterCommentPages,
   loginsToVet,
-  vetThreads,
+  vetFeedback,
   type VettableComment,
 } from '../core/review-vetting.js';
 import {
@@ -42,7 +42,8 @@ const LOG_TAIL_LINES = 80;
  * FEEDBACK_LIMITS sends. Anyone can start threads on a public repository's PR, and threads left
  * out by vetting (nobody with write access in them) were read first: a hundred from an outsider
  * used to crowd every maintainer's older thread out of a `/retry`. A PR has so many threads only
- * then, and its reads are asked for by a person with write access, never by the outsider.
+ * then, and its reads are asked for by a person with write access, never by the outsider; past
+ * REVIEW_THREADS_READ_MAX the feedback says how many were not read.
  */
 const THREADS_READ = REVIEW_THREADS_READ_MAX;
 
@@ -62,25 +63,32 @@ function toThread(thread: ReviewThreadInfo & { firstCommentId: number }): Review
 
 /**
  * The PR's unresolved review threads, newest first, with the review that asked for changes
- * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted.
- * Only comments by people with write access are kept (core's vetThreads): the rest, and the
- * threads left with none, are left out and counted in `omittedComments`; a thread's comments
- * past its first read are read as far as core's laterCommentPages shares the reads out. The
- * review itself comes from a write+ person already: its sender passed the same check, asked of
- * GitHub (decideChangesRequested, the commands' check for `/retry`); its quotes of left-out
- * comments are left out (core's quoted-text.ts).
+ * (or the `/retry` that gave them), bounded (FEEDBACK_LIMITS): what does not fit is counted, and
+ * so are the threads past what the port reads (`unreadThreads`, logged). Only comments by people
+ * with write access are kept (core's vetFeedback): the rest, and the threads left with none, are
+ * left out and counted in `omittedComments`; a thread's comments past its first read are read as
+ * far as core's laterCommentPages shares the reads out. The review itself comes from a write+
+ * person already: its sender passed the same check, asked of GitHub (decideChangesRequested, the
+ * commands' check for `/retry`). Its body, the kept comments and `text` (the `/retry` feedback)
+ * keep only the quotes found in writers' words or the threads' diff (core's quoted-text.ts).
+ * With no PR (`/retry` of a task that has none) nothing is read, and `text` is vetted alone.
  */
 export async function reviewFeedbackOf(
   engine: Engine,
   scope: RunScope,
-  prNumber: number,
+  prNumber: number | null,
   review: { reviewer: string; body: string; url: string },
-): Promise<{
-  review: ReviewFeedback;
-  /** Other text of the same writer's (`/retry` feedback), with its quotes of left-out comments left out. */
-  withoutLeftOutQuotes: (text: string) => string;
-}> {
-  const read = await scope.port.reviewThreads(scope.repo, prNumber, { limit: THREADS_READ });
+  text = '',
+): Promise<{ review: ReviewFeedback; text: string }> {
+  const read =
+    prNumber === null
+      ? { threads: [], leftOut: 0, unread: 0 }
+      : await scope.port.reviewThreads(scope.repo, prNumber, { limit: THREADS_READ });
+  if (read.unread > 0)
+    engine.log.warn(
+      { run: scope.run.id, pr: prNumber, read: read.threads.length, unread: read.unread },
+      'review threads past the most read were not read; the feedback says how many',
+    );
   // A thread whose first comment GitHub does not name cannot be answered: counted, not sent.
   const answerable = read.threads.filter(
     (t): t is ReviewThreadInfo & { firstCommentId: number } =>
@@ -106,16 +114,17 @@ export async function reviewFeedbackOf(
     whole.push(n ? { ...thread, ...(await scope.port.laterReviewComments(thread, n)) } : thread);
   }
   await vet(whole);
-  const vetted = vetThreads(whole, writers);
+  const vetted = vetFeedback(whole, writers, [review.body, text]);
   return {
     review: boundReview({
       ...review,
-      body: vetted.withoutLeftOutQuotes(review.body),
+      body: vetted.texts[0]!,
       threads: vetted.threads.map(toThread),
       omittedThreads: read.leftOut + (read.threads.length - answerable.length),
       omittedComments: vetted.omittedComments,
+      ...(read.unread > 0 ? { unreadThreads: read.unread } : {}),
     }),
-    withoutLeftOutQuotes: vetted.withoutLeftOutQuotes,
+    text: vetted.texts[1]!,
   };
 }
 

@@ -150,6 +150,8 @@ export interface ReviewThreads {
   threads: ReviewThreadInfo[];
   /** Threads not in `threads` that might have been (an upper bound: unread ones count). */
   leftOut: number;
+  /** Of those, the older threads not read at all: past `limit`, or REVIEW_THREADS_READ_MAX. */
+  unread: number;
 }
 
 export interface JobLogTail {
@@ -303,7 +305,7 @@ export interface GitHubPort {
   /**
    * The PR's review threads, newest first, with their first REVIEW_THREAD_COMMENTS comments
    * (GraphQL `reviewThreads`): unresolved ones only unless `includeResolved`; at most `limit`
-   * threads, read in pages.
+   * threads, read in pages, and no more than the newest REVIEW_THREADS_READ_MAX read.
    */
   reviewThreads(
     repo: RepoCoords,
@@ -359,8 +361,12 @@ export const REVIEW_THREAD_COMMENT_PAGE = 100;
  * access asks for the threads (a review, `/retry`).
  */
 export const REVIEW_THREAD_COMMENT_PAGES_MAX = 20;
-/** The most review threads the port reads of a PR, newest first (ten GraphQL pages of 50). */
-export const REVIEW_THREADS_READ_MAX = 500;
+/**
+ * The most review threads the port reads of a PR, newest first (twenty GraphQL pages of 50). Anyone
+ * can open that many on a public repository's PR with one review: past them a send-back says how
+ * many were not read (docs/lifecycle.md, "Vetted feedback"), so that none goes missing unsaid.
+ */
+export const REVIEW_THREADS_READ_MAX = 1_000;
 export const LOG_LINE_CHARS = 500;
 
 export function statusOf(error: unknown): number | undefined {

@@ -12,7 +12,7 @@ import {
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
 // Threads per GraphQL page, and pages read at most: a PR with more threads than this is read
-// from its newest, and the rest counted as left out.
+// from its newest, and the rest counted as unread.
 const PAGE = 50;
 const MAX_PAGES = REVIEW_THREADS_READ_MAX / PAGE;
 
@@ -169,7 +169,8 @@ export async function readReviewThreads(
     if (!connection.pageInfo.hasPreviousPage || threads.length >= limit) break;
     before = connection.pageInfo.startCursor;
   }
-  return { threads, leftOut: matchingBeyond + Math.max(total - examined, 0) };
+  const unread = Math.max(total - examined, 0);
+  return { threads, leftOut: matchingBeyond + unread, unread };
 }
 
 /** See GitHubPort.laterReviewComments: pages forwards (`first`/`after`). */

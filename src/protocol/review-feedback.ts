@@ -60,8 +60,14 @@ export const reviewFeedbackSchema = z.object({
   body: z.string().max(L.reviewBodyChars),
   url,
   threads: z.array(reviewThreadSchema).max(L.threads),
-  /** Unresolved threads left out past the bound. */
+  /** Unresolved threads left out past the bound, and those not read (`unreadThreads`). */
   omittedThreads: z.number().int().nonnegative(),
+  /**
+   * Of `omittedThreads`, the older threads the coordinator did not read at all: the PR has more
+   * than it reads, and a thread of a person with write access may be among them. Optional: a
+   * coordinator that leaves it out read every thread it counts.
+   */
+  unreadThreads: z.number().int().nonnegative().optional(),
   /**
    * Comments in the threads read that were left out because no person with write access wrote
    * them (src/core/review-vetting.ts). Optional: a coordinator that leaves it out vetted nothing.
@@ -128,6 +134,7 @@ export function boundReview(review: ReviewFeedback): ReviewFeedback {
     })),
     omittedThreads: review.omittedThreads + (review.threads.length - kept.length),
     omittedComments: review.omittedComments ?? 0,
+    ...(review.unreadThreads ? { unreadThreads: review.unreadThreads } : {}),
   };
 }
 

@@ -21,10 +21,12 @@ const MAX_TEXT_FEEDBACK = 120;
 export function feedbackSummary(env: RecordEnv, conflicts: readonly string[] = []): string {
   const parts: string[] = [];
   if (env.review) {
-    const { reviewer, threads, omittedThreads } = env.review;
+    const { reviewer, threads, omittedThreads, unreadThreads } = env.review;
     const n = threads.length + omittedThreads;
+    // Threads not read are said where the people who asked see it: the PR's history of attempts.
+    const unread = unreadThreads ? ` (${unreadThreads} not read)` : '';
     parts.push(
-      `changes requested by ${reviewer} (${n} thread${n === 1 ? '' : 's'}${omittedThreads > 0 ? `, ${omittedThreads} left out` : ''})`,
+      `changes requested by ${reviewer} (${n} thread${n === 1 ? '' : 's'}${omittedThreads > 0 ? `, ${omittedThreads} left out${unread}` : ''})`,
     );
   }
   if (env.checks.length > 0) parts.push(`failing: ${env.checks.map((c) => c.name).join(', ')}`);

@@ -61,13 +61,19 @@ export function reviewSection(review: ReviewFeedback | undefined): string[] {
   else if (review.body.trim()) lines.push('Address the review below.');
   if (review.body.trim()) lines.push('', 'The review says:', '', fenced('text', review.body));
   review.threads.forEach((thread, i) => lines.push(...threadLines(thread, i + 1)));
-  if (review.omittedThreads > 0) {
-    const m = review.omittedThreads;
+  const unread = review.unreadThreads ?? 0;
+  const shortened = review.omittedThreads - unread;
+  if (shortened > 0)
     lines.push(
       '',
-      `${m} more unresolved thread${m === 1 ? ' was' : 's were'} left out to keep this prompt short.`,
+      `${shortened} more unresolved thread${shortened === 1 ? ' was' : 's were'} left out to keep this prompt short.`,
     );
-  }
+  if (unread > 0)
+    // The PR has more threads than the coordinator reads (docs/lifecycle.md, "Vetted feedback").
+    lines.push(
+      '',
+      `${unread} older review thread${unread === 1 ? ' was' : 's were'} not read: the pull request has more threads than are read, so part of the review may be missing here.`,
+    );
   const omitted = review.omittedComments ?? 0;
   if (omitted > 0) {
     // Only what people with write access wrote is feedback (docs/worker.md, "Review feedback").

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  assignmentFor,
   closeScenario,
   MAINTAINER,
   REPO,
@@ -7,6 +8,7 @@ import {
   startScenario,
   type Scenario,
 } from './harness.js';
+import { REVIEW_THREADS_READ_MAX } from '../../src/github/port.js';
 
 const CHAIN = [
   '```tasks',
@@ -84,4 +86,52 @@ describe('reads of agent PRs (GitHub double)', () => {
     expect(count('GET /repos/{owner}/{repo}/commits/{ref}/check-runs')).toBe(1);
     expect(count('GET /repos/{owner}/{repo}/actions/runs')).toBe(1);
   });
+
+  // docs/lifecycle.md, "Vetted feedback": threads past the most read are counted and said, not read.
+  it(
+    "reads a send-back's review threads 50 a read, up to REVIEW_THREADS_READ_MAX, and says how many it did not read",
+    { timeout: 300_000 },
+    async () => {
+      s = await startScenario({ private: false });
+      s.double.setWorker(() => ({ kind: 'pr', files: { 'src/app.ts': 'a\nb\nc\n' } }));
+      await startRun(s);
+      const [pull] = s.double.pulls(REPO) as Array<{ number: number }>;
+      await s.double.review(REPO, pull!.number, {
+        event: 'COMMENT',
+        body: 'First notes.',
+        by: MAINTAINER,
+        comments: [{ path: 'src/app.ts', line: 2, body: 'Rename this.' }],
+      });
+      // One review of an outsider's, one API call: more threads than are read, all newer.
+      await s.double.review(REPO, pull!.number, {
+        event: 'COMMENT',
+        body: 'More.',
+        by: 'outsider',
+        comments: Array.from({ length: REVIEW_THREADS_READ_MAX }, (_, i) => ({
+          path: 'src/app.ts',
+          line: 1 + (i % 3),
+          body: `noise ${i}`,
+        })),
+      });
+      const threadReads = () =>
+        s.double.requests.filter(
+          (r) =>
+            r.path === '/graphql' &&
+            r.actor !== MAINTAINER &&
+            JSON.stringify(r.body).includes('reviewThreads('),
+        ).length;
+      const before = threadReads();
+      await s.double.comment(REPO, pull!.number, '/retry', MAINTAINER);
+      await s.settle();
+      expect(threadReads() - before).toBe(REVIEW_THREADS_READ_MAX / 50);
+      const [fix] = s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix');
+      // The maintainer's thread is the one not read, and the worker is told one was not.
+      expect((await assignmentFor(s, fix!)).review).toMatchObject({
+        threads: [],
+        omittedThreads: 1,
+        omittedComments: REVIEW_THREADS_READ_MAX,
+        unreadThreads: 1,
+      });
+    },
+  );
 });

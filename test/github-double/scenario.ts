@@ -65,7 +65,7 @@ import {
 } from './ops/pulls.js';
 import { deleteBranch, pushCommit, pushMerge } from './ops/refs.js';
 import { landBranchUpdate } from './ops/update-branch.js';
-import { resolveThread, type DraftComment } from './ops/review-threads.js';
+import { changeReviewComment, resolveThread, type DraftComment } from './ops/review-threads.js';
 import {
   addWorkflow,
   createRepo,
@@ -460,6 +460,45 @@ export class GitHubDouble extends DoubleQueries {
     );
     await settle(sent);
     return comment.id;
+  }
+
+  /** Review comment `commentId` edited to `body` by `by` (its author, or a person with write access). */
+  async editReviewComment(
+    repo: string,
+    pr: number,
+    commentId: number,
+    body: string,
+    by: string,
+  ): Promise<void> {
+    await settle(this.changeReviewComment(repo, pr, commentId, body, by));
+  }
+
+  /** Review comment `commentId` deleted by `by` (its author, or a person with write access). */
+  async deleteReviewComment(
+    repo: string,
+    pr: number,
+    commentId: number,
+    by: string,
+  ): Promise<void> {
+    await settle(this.changeReviewComment(repo, pr, commentId, null, by));
+  }
+
+  private changeReviewComment(
+    repo: string,
+    pr: number,
+    commentId: number,
+    body: string | null,
+    by: string,
+  ) {
+    const r = this.repoOf(repo);
+    return changeReviewComment(
+      this.core,
+      r,
+      this.pullOf(repo, pr),
+      commentId,
+      body,
+      this.core.account(by),
+    );
   }
 
   /** "Resolve conversation" (or "Unresolve" with `resolved: false`) on a thread, by its node id. */

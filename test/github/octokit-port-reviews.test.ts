@@ -56,7 +56,7 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
     });
 
     const read = await port().reviewThreads(repo, pr, { limit: 10 });
-    expect(read.leftOut).toBe(0);
+    expect(read).toMatchObject({ leftOut: 0, unread: 0 });
     expect(read.threads.map((t) => t.id)).toEqual([second!.id, first!.id]);
     expect(read.threads[0]).toEqual({
       id: second!.id,
@@ -125,11 +125,13 @@ describe("the GitHub port's review threads, check evidence and re-runs", () => {
     expect(read.threads.map((t) => t.originalLine)).toEqual(
       Array.from({ length: 52 }, (_, i) => 55 - i),
     );
-    expect(read.leftOut).toBe(3);
+    // Read but past the limit: left out, not unread.
+    expect(read).toMatchObject({ leftOut: 3, unread: 0 });
     expect(graphqlCalls() - before).toBe(2);
     const few = await port().reviewThreads(repo, pr, { limit: 5 });
     expect(few.threads).toHaveLength(5);
-    expect(few.leftOut).toBe(50);
+    // The older five are on a page not read.
+    expect(few).toMatchObject({ leftOut: 50, unread: 5 });
     expect(graphqlCalls() - before).toBe(3);
   });
 

@@ -170,6 +170,25 @@ describe('the fix prompt with a review and a failing check', () => {
     expect(fixPrompt({ ...env, review: unvetted, checks: [] })).not.toContain('write access');
   });
 
+  it('says how many older threads were not read, apart from those left out for length', () => {
+    const review = { ...THREE_THREAD_REVIEW, omittedThreads: 1002, unreadThreads: 1000 };
+    const prompt = fixPrompt({ ...env, review, checks: [] });
+    expect(prompt).toContain(
+      [
+        '2 more unresolved threads were left out to keep this prompt short.',
+        '',
+        '1000 older review threads were not read: the pull request has more threads than are read, so part of the review may be missing here.',
+      ].join('\n'),
+    );
+    const one = fixPrompt({
+      ...env,
+      review: { ...review, omittedThreads: 1, unreadThreads: 1 },
+      checks: [],
+    });
+    expect(one).toContain('1 older review thread was not read:');
+    expect(one).not.toContain('to keep this prompt short');
+  });
+
   it('says nothing of reviews or checks when there are none', () => {
     const prompt = fixPrompt({ ...env, review: undefined, checks: [] });
     expect(prompt).not.toMatch(/fenced blocks|Review to address|Failing checks/);

@@ -29414,13 +29414,18 @@ function reviewSection(review) {
   else if (review.body.trim()) lines.push("Address the review below.");
   if (review.body.trim()) lines.push("", "The review says:", "", fenced("text", review.body));
   review.threads.forEach((thread, i) => lines.push(...threadLines(thread, i + 1)));
-  if (review.omittedThreads > 0) {
-    const m = review.omittedThreads;
+  const unread = review.unreadThreads ?? 0;
+  const shortened = review.omittedThreads - unread;
+  if (shortened > 0)
     lines.push(
       "",
-      `${m} more unresolved thread${m === 1 ? " was" : "s were"} left out to keep this prompt short.`
+      `${shortened} more unresolved thread${shortened === 1 ? " was" : "s were"} left out to keep this prompt short.`
     );
-  }
+  if (unread > 0)
+    lines.push(
+      "",
+      `${unread} older review thread${unread === 1 ? " was" : "s were"} not read: the pull request has more threads than are read, so part of the review may be missing here.`
+    );
   const omitted = review.omittedComments ?? 0;
   if (omitted > 0) {
     lines.push(
@@ -30611,8 +30616,14 @@ var reviewFeedbackSchema = external_exports.object({
   body: external_exports.string().max(L.reviewBodyChars),
   url: url2,
   threads: external_exports.array(reviewThreadSchema).max(L.threads),
-  /** Unresolved threads left out past the bound. */
+  /** Unresolved threads left out past the bound, and those not read (`unreadThreads`). */
   omittedThreads: external_exports.number().int().nonnegative(),
+  /**
+   * Of `omittedThreads`, the older threads the coordinator did not read at all: the PR has more
+   * than it reads, and a thread of a person with write access may be among them. Optional: a
+   * coordinator that leaves it out read every thread it counts.
+   */
+  unreadThreads: external_exports.number().int().nonnegative().optional(),
   /**
    * Comments in the threads read that were left out because no person with write access wrote
    * them (src/core/review-vetting.ts). Optional: a coordinator that leaves it out vetted nothing.
@@ -35247,10 +35258,11 @@ var MAX_TEXT_FEEDBACK = 120;
 function feedbackSummary(env, conflicts = []) {
   const parts = [];
   if (env.review) {
-    const { reviewer, threads, omittedThreads } = env.review;
+    const { reviewer, threads, omittedThreads, unreadThreads } = env.review;
     const n = threads.length + omittedThreads;
+    const unread = unreadThreads ? ` (${unreadThreads} not read)` : "";
     parts.push(
-      `changes requested by ${reviewer} (${n} thread${n === 1 ? "" : "s"}${omittedThreads > 0 ? `, ${omittedThreads} left out` : ""})`
+      `changes requested by ${reviewer} (${n} thread${n === 1 ? "" : "s"}${omittedThreads > 0 ? `, ${omittedThreads} left out${unread}` : ""})`
     );
   }
   if (env.checks.length > 0) parts.push(`failing: ${env.checks.map((c) => c.name).join(", ")}`);

@@ -80,10 +80,11 @@ export type CommandEffect =
       values?: TaskValues;
       otherwise?: string;
       /**
-       * The PR's unresolved review threads go to the next attempt with it, as feedback from
-       * this person (`/retry` on a PR with open threads, docs/commands.md).
+       * `values.pendingFeedback` is this person's (`/retry`, docs/commands.md): its quotes are
+       * vetted (docs/lifecycle.md, "Vetted feedback"), and the unresolved review threads of the
+       * task's PR, when it has one, go to the next attempt with it.
        */
-      withOpenThreadsFrom?: string;
+      feedbackFrom?: string;
     }
   /** Fields only, written while the task is still in the state it was read in. */
   | { kind: 'updateTask'; task: string; whileIn: TaskState; values: TaskValues }

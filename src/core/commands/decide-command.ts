@@ -211,9 +211,11 @@ function decideRetry(
 ): CommandDecision {
   if (!canMoveTask(task.state, 'retried'))
     return refuse(`${taskInState(task.taskKey, task.state)}: it is already running or merged`);
-  // The veto's reason is feedback for the worker too: it says what was wrong.
+  // The veto's reason is feedback for the worker too: it says what was wrong. One that opens with
+  // a quote starts a line of its own, where vetting sees the quote (src/core/quoted-text.ts).
+  const reason = task.state === 'vetoed' ? (task.vetoReason ?? '') : '';
   const feedback = [
-    task.state === 'vetoed' && task.vetoReason ? `Veto: ${task.vetoReason}` : '',
+    reason ? `Veto:${reason.startsWith('>') ? '\n' : ' '}${reason}` : '',
     extra ?? '',
   ]
     .filter(Boolean)
@@ -231,7 +233,7 @@ function decideRetry(
       kind: 'transition',
       task: task.taskKey,
       move: 'retried',
-      ...(task.prNumber === null ? {} : { withOpenThreadsFrom: actor }),
+      feedbackFrom: actor,
       values: {
         nextMode: task.prNumber === null ? 'work' : 'fix',
         pendingFeedback: feedback || null,

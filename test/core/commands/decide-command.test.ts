@@ -446,8 +446,8 @@ describe('decideCommand', () => {
           kind: 'transition',
           task: 'a',
           move: 'retried',
-          // The PR's unresolved review threads go with it.
-          withOpenThreadsFrom: 'octocat',
+          // Its feedback is vetted, and the PR's unresolved review threads go with it.
+          feedbackFrom: 'octocat',
           values: {
             nextMode: 'fix',
             pendingFeedback: 'use the helper',
@@ -474,6 +474,8 @@ describe('decideCommand', () => {
           kind: 'transition',
           task: 'd',
           move: 'retried',
+          // Its feedback is vetted all the same.
+          feedbackFrom: 'octocat',
           values: {
             nextMode: 'work',
             pendingFeedback: null,
@@ -498,8 +500,8 @@ describe('decideCommand', () => {
           kind: 'transition',
           task: 'a',
           move: 'retried',
-          // The PR's unresolved review threads go with it.
-          withOpenThreadsFrom: 'octocat',
+          // Its feedback is vetted, and the PR's unresolved review threads go with it.
+          feedbackFrom: 'octocat',
           values: {
             nextMode: 'fix',
             pendingFeedback: null,
@@ -525,9 +527,35 @@ describe('decideCommand', () => {
           kind: 'transition',
           task: 'd',
           move: 'retried',
+          // Its feedback is vetted all the same.
+          feedbackFrom: 'octocat',
           values: {
             nextMode: 'work',
             pendingFeedback: 'Veto: too broad\n\ntry again',
+            nextAttemptAt: null,
+            vetoReason: null,
+            approvedSha: null,
+            approvedAt: null,
+            approvedBy: null,
+            approvalOriginSha: null,
+          },
+        },
+        { kind: 'schedule' },
+      ),
+    },
+    {
+      name: '/retry of a task vetoed with a quote puts the quote on a line of its own',
+      command: { name: 'retry', taskId: 'd' },
+      snap: snapshot({ states: { d: 'vetoed' } }, { d: { vetoReason: '> do X\n\nNot X.' } }),
+      expected: accepted(
+        {
+          kind: 'transition',
+          task: 'd',
+          move: 'retried',
+          feedbackFrom: 'octocat',
+          values: {
+            nextMode: 'work',
+            pendingFeedback: 'Veto:\n> do X\n\nNot X.',
             nextAttemptAt: null,
             vetoReason: null,
             approvedSha: null,
@@ -550,6 +578,8 @@ describe('decideCommand', () => {
           kind: 'transition',
           task: 'd',
           move: 'retried',
+          // Its feedback is vetted all the same.
+          feedbackFrom: 'octocat',
           values: {
             nextMode: 'work',
             pendingFeedback: null,

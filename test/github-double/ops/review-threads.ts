@@ -13,7 +13,8 @@ import type {
 } from '../model.js';
 import { pullJson } from '../render/pulls.js';
 import { reviewCommentJson } from '../render/review-comments.js';
-import { notFound, validationFailed } from '../server/http.js';
+import { HttpError, notFound, validationFailed } from '../server/http.js';
+import { roleOf } from './repos.js';
 import type { Sent } from './pull-events.js';
 
 /** A line comment as `POST /pulls/{n}/reviews` takes it in `comments[]`. */
@@ -205,6 +206,61 @@ export function sendCommentCreated(
       comment: reviewCommentJson(core, repo, pull, comment),
       pull_request: pullJson(core, repo, pull),
     },
+  });
+}
+
+/**
+ * A review comment edited (`body`) or deleted (`null`), as `PATCH`/`DELETE /pulls/comments/{id}`
+ * do: by its author, whenever they like, or by a person with write access. It reads as edited from
+ * then on (GitHub keeps an edit history its author may delete from, which the double does not
+ * model); a deleted one is gone, and a thread left with no comment with it (the double's reading).
+ * `pull_request_review_comment.edited` or `.deleted` follows.
+ */
+export function changeReviewComment(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  commentId: number,
+  body: string | null,
+  by: Account,
+): Sent {
+  const thread = threadOf(pull, commentId);
+  const comment = thread?.comments.find((c) => c.id === commentId);
+  if (!thread || !comment) throw notFound();
+  const role = roleOf(repo, by.login);
+  if (comment.user !== by && role !== 'write' && role !== 'maintain' && role !== 'admin')
+    throw new HttpError(403, 'Must have admin rights to Repository.');
+  const from = comment.body;
+  if (body === null) {
+    // A deleted comment's payload shows it as it was.
+    const shown = reviewCommentJson(core, repo, pull, comment);
+    thread.comments = thread.comments.filter((c) => c !== comment);
+    if (thread.comments.length === 0) pull.threads = pull.threads.filter((t) => t !== thread);
+    return [sendCommentChange(core, repo, pull, by, 'deleted', { comment: shown }, commentId)];
+  }
+  comment.body = body;
+  comment.updatedAt = core.now();
+  const shown = reviewCommentJson(core, repo, pull, comment);
+  const change = { changes: { body: { from } }, comment: shown };
+  return [sendCommentChange(core, repo, pull, by, 'edited', change, commentId)];
+}
+
+function sendCommentChange(
+  core: Core,
+  repo: Repo,
+  pull: Pull,
+  sender: Account,
+  action: 'edited' | 'deleted',
+  body: Record<string, unknown>,
+  id: number,
+): Promise<unknown> {
+  core.changed('review-comment', { repo: repo.fullName, number: pull.number, id });
+  return core.webhooks.sendWebhook({
+    event: 'pull_request_review_comment',
+    action,
+    repo,
+    sender,
+    body: { ...body, pull_request: pullJson(core, repo, pull) },
   });
 }
 
