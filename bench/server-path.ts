@@ -51,7 +51,7 @@ const WRITES: Partial<Record<keyof GitHubPort, { method: string; url: string }>>
   createCheckRun: { method: 'POST', url: '/repos/o/r/check-runs' },
   updateCheckRun: { method: 'PATCH', url: '/repos/o/r/check-runs/1' },
   mergePull: { method: 'PUT', url: '/repos/o/r/pulls/1/merge' },
-  updateBranch: { method: 'PUT', url: '/repos/o/r/pulls/1/update-branch' },
+  mergeIntoBranch: { method: 'POST', url: '/repos/o/r/merges' },
   requestReviewers: { method: 'POST', url: '/repos/o/r/pulls/1/requested_reviewers' },
   rerunFailedJobs: { method: 'POST', url: '/repos/o/r/actions/runs/1/rerun-failed-jobs' },
 };

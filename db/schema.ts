@@ -326,8 +326,13 @@ export const pullRequests = pgTable(
     orderCheckRunId: githubId('order_check_run_id'),
     orderCheckSha: text('order_check_sha'),
     orderCheckConclusion: text('order_check_conclusion'),
-    /** The head SHA the coordinator's own update-branch started from: approval carries over it. */
+    /**
+     * The head the coordinator's own update of the branch merges the base into, recorded before
+     * it asks GitHub (`POST /merges`), and the merge commit GitHub answered with, once recorded:
+     * the approval of `from` carries over to exactly that commit's push (core's decidePush).
+     */
     updatedByCoordinatorFrom: text('updated_by_coordinator_from'),
+    updatedByCoordinatorTo: text('updated_by_coordinator_to'),
     /**
      * The latest `pull_request.updated_at` of a push of new work (a `synchronize` other than the
      * coordinator's own update): the head GitHub shows reached the PR then.
@@ -343,7 +348,7 @@ export const pullRequests = pgTable(
     /** Head SHA already sent back to the worker (conflicts, failing checks): once per SHA. */
     sentBackForSha: text('sent_back_for_sha'),
     /**
-     * The head GitHub refused the App's update-branch at with a 403 (a merge the App may not
+     * The head GitHub refused the App's update of the branch at with a 403 (a merge the App may not
      * push, such as a workflow file's change), and GitHub's message: no update is asked for at
      * that head again, and the PR waits for a person's push (docs/lifecycle.md step 9).
      */

@@ -36,7 +36,9 @@ export const CRASH_POINTS = [
   'merge.called', // PR merged on GitHub, task not marked merged yet
   'merge.enqueued', // PR added to the merge queue, not recorded yet
   'merge.dependents-freed', // task merged and its dependents freed (one statement), not scheduled yet
-  'merge.update-refusal-told', // GitHub refused the App an update-branch (403) and the PR was told, the refusal not recorded yet
+  'merge.update-asked', // a PR's update recorded as asked, GitHub not asked yet to merge the base into its branch
+  'merge.branch-merged', // GitHub merged the base into a PR's branch (201), the merge commit not recorded yet
+  'merge.update-refusal-told', // GitHub refused the App the update of a PR's branch (403) and the PR was told, the refusal not recorded yet
   // Stacked dispatch (dispatch.stack).
   'stack.permitted', // a task's permit to stack on its dependency's PR recorded, not scheduled yet
   'stack.restacked', // a stacked PR updated with its parent's new head, the head not recorded yet

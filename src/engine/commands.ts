@@ -4,7 +4,7 @@ import {
   type Command,
   type CommandEffect,
 } from '../core/commands/index.js';
-import { approvalReadsHeadParents, commandApproval } from '../core/lifecycle/index.js';
+import { commandApproval } from '../core/lifecycle/index.js';
 import { runTransition } from '../core/transitions.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
 import type { Engine, RunScope } from './context.js';
@@ -154,18 +154,15 @@ async function apply(
       // The head as GitHub shows it now: the PR may be newer than anything handled so far.
       const current = await currentPullOf(engine, scope, taskOf(effect.task));
       if (!current) return effect.otherwise;
-      const { pull, task, workPushedAt, deliveredHead, updateFrom } = current;
-      const facts = { named: effect.named, head: pull.headSha, deliveredHead, updateFrom };
-      // A failed read throws: the delivery is handled again.
-      const headParents = approvalReadsHeadParents(facts)
-        ? await scope.port.commitParents(scope.repo, pull.headSha)
-        : null;
+      const { pull, task, workPushedAt, deliveredHead, update } = current;
       const decided = commandApproval({
-        ...facts,
+        named: effect.named,
+        head: pull.headSha,
+        deliveredHead,
+        update,
         writtenAt: effect.writtenAt,
         workPushedAt,
         by: effect.by,
-        headParents,
       });
       if (!decided.ok) return decided.reason;
       const approved = await recordApproval(engine, task, decided.approval);

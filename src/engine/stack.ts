@@ -62,9 +62,7 @@ export async function advanceStacks(
             number: row.number,
             headSha: row.headSha,
             baseRef: row.baseRef,
-            ...(row.updatedByCoordinatorFrom !== null && {
-              updatedFrom: row.updatedByCoordinatorFrom,
-            }),
+            ...updateFields(row),
             ...(row.updateRefusedSha !== null && { updateRefusedSha: row.updateRefusedSha }),
           },
         ]
@@ -114,17 +112,27 @@ async function droppedParentHeads(
  * Each merged task's PR head: the head it merged at, as GitHub showed the closed PR (a person's
  * merge), or as the coordinator read it for its own merge, guarded by that head (merge/gather.ts).
  */
-function mergedHeads(graph: RunGraph): Map<string, { head: string; updatedFrom?: string }> {
-  const heads = new Map<string, { head: string; updatedFrom?: string }>();
+function mergedHeads(
+  graph: RunGraph,
+): Map<string, { head: string; updatedFrom?: string; updatedTo?: string }> {
+  const heads = new Map<string, { head: string; updatedFrom?: string; updatedTo?: string }>();
   for (const t of graph.tasks) {
     const row = graph.pullOf.get(t.id);
     if (isTaskMerged(t.state) && row)
       heads.set(t.taskKey, {
         head: row.headSha,
-        ...(row.updatedByCoordinatorFrom !== null && { updatedFrom: row.updatedByCoordinatorFrom }),
+        ...updateFields(row),
       });
   }
   return heads;
+}
+
+/** The coordinator's last update of the PR's branch, as its row records it (StackPull). */
+function updateFields(row: PullRow): { updatedFrom?: string; updatedTo?: string } {
+  return {
+    ...(row.updatedByCoordinatorFrom !== null && { updatedFrom: row.updatedByCoordinatorFrom }),
+    ...(row.updatedByCoordinatorTo !== null && { updatedTo: row.updatedByCoordinatorTo }),
+  };
 }
 
 const UNSTACKED = { stackParent: null, stackParentPr: null, stackParentHead: null };
@@ -265,27 +273,11 @@ async function tellParentRewritten(
 }
 
 /**
- * Whether the child's head holds its base's head. GitHub's 422 "nothing to bring in" is taken as
- * such only when a comparison agrees: taken as up to date, a child that is not would keep its
- * approval while its diff against the parent hides what the parent's later commits changed, which
- * the retarget to the run's base would then merge unseen.
- */
-async function holdsBase(
-  scope: RunScope,
-  head: string,
-  base: string,
-  baseHead?: string,
-): Promise<boolean> {
-  const commit = baseHead ?? (await scope.port.branchHead(scope.repo, base));
-  return commit !== null && (await scope.port.holdsCommit(scope.repo, head, commit));
-}
-
-/**
- * GitHub's update-branch on the child's PR (its base merged into its head). The push it makes is
- * the coordinator's own (`updatedByCoordinatorFrom`): it keeps the approval (decidePush). A
- * conflict, or a refusal the child's head does not explain, goes back to the worker in
- * `mode=fix`; a branch already up to date counts as updated; a push GitHub refuses the App
- * (a workflow file's change) waits for a person, its approval void (update-branch.ts).
+ * The coordinator's update of the child's PR: its base (or the parent's head a restack decided on)
+ * merged into its head. The push it makes is the coordinator's own: it keeps the approval
+ * (decidePush). A conflict of the child's head goes back to the worker in `mode=fix`; a branch that
+ * holds what it was to take in already (GitHub's 204) counts as updated; a push GitHub refuses the
+ * App (a workflow file's change) waits for a person, its approval void (update-branch.ts).
  */
 async function updateChild(
   engine: Engine,
@@ -298,36 +290,32 @@ async function updateChild(
     baseHead,
   }: {
     base?: string;
-    /** The base's head as the decision saw it (a restack's parent head), else read from GitHub. */
+    /** The base's head as the decision saw it (a restack's parent head), else the base's now. */
     baseHead?: string;
   } = {},
 ): Promise<'updated' | 'up_to_date' | 'conflict' | 'held' | 'later'> {
   const update = await updatePullBranch(engine, scope, { row, task }, expectedHeadSha, {
     base,
+    ...(baseHead !== undefined && { with: baseHead }),
     stacked: true,
   });
   switch (update.kind) {
     case 'updated':
+    case 'up_to_date':
     case 'held':
       return update.kind;
-    case 'up_to_date':
-      if (await holdsBase(scope, expectedHeadSha, base, baseHead)) return 'up_to_date';
-      break;
-    case 'conflict':
-      break;
     case 'stale_head':
     case 'unknown':
       return 'later';
+    case 'conflict':
+      await sendBack(
+        engine,
+        scope,
+        { row, task, pull: { headSha: expectedHeadSha } },
+        `The branch has conflicts with ${base}, which it is stacked on; merge ${base} into it and resolve them.`,
+      );
+      return 'conflict';
   }
-  await sendBack(
-    engine,
-    scope,
-    { row, task, pull: { headSha: expectedHeadSha } },
-    update.kind === 'conflict'
-      ? `The branch has conflicts with ${base}, which it is stacked on; merge ${base} into it and resolve them.`
-      : `GitHub refused to bring the branch up to date with ${base}, which it is stacked on, though it does not hold ${base}'s head; merge ${base} into it.`,
-  );
-  return 'conflict';
 }
 
 /**

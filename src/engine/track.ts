@@ -25,6 +25,7 @@ import { recordChangedFiles } from './changed-files.js';
 import { appPullForBranch } from './app-pulls.js';
 import { freshRoleOf } from './roles.js';
 import { onLookAlikePull, type PullRefusal } from './look-alike.js';
+import { rowAfterMergeTurn, updateOf } from './update-branch.js';
 import {
   closedRecordsMergeFirst,
   closeRefusalReason,
@@ -39,12 +40,12 @@ import {
   isAgentPull,
   isOpenAppPull,
   isOpenedByApp,
-  mayBeCoordinatorUpdate,
   readsCloserRole,
   namedWorkerRun,
   phaseWithRun,
   readsAgentPull,
   type AttemptCompletedEvent,
+  type BranchUpdate,
 } from '../core/lifecycle/index.js';
 
 export type TrackedRun = {
@@ -339,7 +340,7 @@ export async function currentPullOf(
   task: TaskRow;
   workPushedAt: Date | null;
   deliveredHead: string | null;
-  updateFrom: string | null;
+  update: BranchUpdate | null;
 } | null> {
   const pull = (await openAgentPullOf(engine, scope, task))?.pull;
   if (!pull) return null;
@@ -352,7 +353,7 @@ export async function currentPullOf(
         task: linked.task,
         workPushedAt: linked.workPushedAt,
         deliveredHead: linked.deliveredHead,
-        updateFrom: linked.updateFrom,
+        update: linked.update,
       }
     : null;
 }
@@ -423,11 +424,6 @@ export async function linkPullRequest(
   options: {
     /** The run and task the caller read already: used when the branch names them. */
     known?: { run: RunRow; task: TaskRow };
-    /**
-     * Where a push's head commit is read (with `pull.before`), when the push may be the
-     * coordinator's update: without it, every push is new work.
-     */
-    github?: { port: GitHubPort; repo: RepoCoords };
   } = {},
 ): Promise<{
   run: RunRow;
@@ -437,8 +433,8 @@ export async function linkPullRequest(
   workPushedAt: Date | null;
   /** The head of the latest-dated `opened` or `synchronize` delivery handled. */
   deliveredHead: string | null;
-  /** The head the coordinator's update of the branch is from, while it is pending. */
-  updateFrom: string | null;
+  /** The coordinator's update of the branch, while its push is still to be handled. */
+  update: BranchUpdate | null;
   /** This sighting is a push of new work: not the coordinator's own update of the branch. */
   pushOfWork: boolean;
 } | null> {
@@ -451,7 +447,7 @@ export async function linkPullRequest(
     return null;
   }
   const parsed = parseTaskBranch(pull.headRef)!;
-  const { known, github } = options;
+  const { known } = options;
   const isKnown =
     known?.run.issueNumber === parsed.issueNumber && known.task.taskKey === parsed.taskKey;
   const found = isKnown
@@ -460,7 +456,7 @@ export async function linkPullRequest(
   if (!found?.task) return null;
   const { run } = found;
   let { task } = found;
-  const row = await recordPull(
+  let row = await recordPull(
     engine,
     repositoryId,
     task.id,
@@ -468,29 +464,26 @@ export async function linkPullRequest(
     undefined,
     { asDelivered: pull.asDelivered },
   );
-  // One read, only for a push from the head the coordinator updated from: whether its commit is
-  // the update's merge (decidePush). A failed read throws, so the delivery is handled again.
-  const headParents =
-    github &&
-    pull.before !== undefined &&
-    mayBeCoordinatorUpdate({ before: pull.before, updateFrom: row.updatedByCoordinatorFrom })
-      ? await github.port.commitParents(github.repo, pull.headSha)
-      : undefined;
-  const { pushOfWork, effects } = decidePullLink(
-    { task, row },
-    {
-      number: pull.number,
-      head: pull.headSha,
-      state: pull.state,
-      merged: pull.merged,
-      ...(pull.before === undefined ? {} : { before: pull.before }),
-      ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
-      ...(pull.headArrivedAt === undefined ? {} : { headArrivedAt: pull.headArrivedAt }),
-      ...(headParents === undefined ? {} : { headParents }),
-      ...(pull.body === undefined ? {} : { body: pull.body }),
-    },
-  );
-  let { workPushedAt, deliveredHead, updatedByCoordinatorFrom: updateFrom } = row;
+  const event = {
+    number: pull.number,
+    head: pull.headSha,
+    state: pull.state,
+    merged: pull.merged,
+    ...(pull.before === undefined ? {} : { before: pull.before }),
+    ...(pull.pushedAt === undefined ? {} : { pushedAt: pull.pushedAt }),
+    ...(pull.headArrivedAt === undefined ? {} : { headArrivedAt: pull.headArrivedAt }),
+    ...(pull.body === undefined ? {} : { body: pull.body }),
+  };
+  const asRead = decidePullLink({ task, row }, event);
+  if ('awaitUpdate' in asRead) {
+    // A push from the head an update is out for: every update is asked and answered within the
+    // repository's merge turn, so once that turn is over the row says whether this is it.
+    row = await rowAfterMergeTurn(engine, repositoryId, row);
+  }
+  const { pushOfWork, effects } =
+    'awaitUpdate' in asRead ? decidePullLink({ task, row, afterTurn: true }, event) : asRead;
+  let { workPushedAt, deliveredHead } = row;
+  let update = updateOf(row);
   for (const effect of effects) {
     switch (effect.kind) {
       case 'recordAgentConfig':
@@ -517,8 +510,8 @@ export async function linkPullRequest(
           )) ?? task;
         break;
       case 'clearUpdate':
-        await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: null });
-        updateFrom = null;
+        if (update) await engine.store.pulls.clearUpdate(row.id, update.from);
+        update = null;
         break;
       case 'linkTask':
         task =
@@ -539,7 +532,7 @@ export async function linkPullRequest(
     repository: 'repository' in found ? found.repository : undefined,
     workPushedAt,
     deliveredHead,
-    updateFrom,
+    update,
     pushOfWork,
   };
 }
@@ -566,26 +559,21 @@ export async function onPullRequestChanged(
   // merge decision. GitHub computes its mergeability from its creation on.
   const current =
     !pull.asDelivered && repo.owner && repo.repo ? await port.pull(repo, pull.number) : null;
-  const linked = await linkPullRequest(
-    engine,
-    repositoryId,
-    {
-      ...pull,
-      // GitHub's base now: a late delivery's base may predate a retarget (docs/stacking.md).
-      ...(current
-        ? {
-            state: current.state,
-            merged: current.merged,
-            body: current.body,
-            baseRef: current.baseRef,
-            userLogin: current.userLogin,
-          }
-        : {}),
-      ...(pull.asDelivered ? { body: undefined } : {}),
-      currentHeadSha: current?.headSha,
-    },
-    repo.owner && repo.repo ? { github: { port, repo } } : {},
-  );
+  const linked = await linkPullRequest(engine, repositoryId, {
+    ...pull,
+    // GitHub's base now: a late delivery's base may predate a retarget (docs/stacking.md).
+    ...(current
+      ? {
+          state: current.state,
+          merged: current.merged,
+          body: current.body,
+          baseRef: current.baseRef,
+          userLogin: current.userLogin,
+        }
+      : {}),
+    ...(pull.asDelivered ? { body: undefined } : {}),
+    currentHeadSha: current?.headSha,
+  });
   const head = current?.headSha ?? pull.headSha;
   const effects = decidePullChanged(
     linked && {

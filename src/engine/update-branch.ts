@@ -1,43 +1,97 @@
-import { isOpenPull } from '../core/lifecycle/index.js';
+import { isOpenPull, type BranchUpdate } from '../core/lifecycle/index.js';
 import {
   classifyUpdateRefusal,
+  decideUpdateAnswer,
   decideUpdateHold,
   refusalNeedsPull,
+  type BranchMergeRefusal,
   type UpdateRefusal,
 } from '../core/merge/index.js';
 import { crashPoint } from '../crash-points.js';
 import type { PullRow } from '../store/pulls.js';
-import type { TaskRow } from '../store/runs.js';
+import type { RunGraph, TaskRow } from '../store/runs.js';
 import { clearApproval } from './approval.js';
 import type { Engine, RunScope } from './context.js';
 
-export type BranchUpdate =
+export type UpdateOutcome =
   | { kind: 'updated' }
+  /** The branch holds what it was to be brought up to date with already (GitHub's 204). */
+  | { kind: 'up_to_date' }
   /** GitHub refused the App the update's push (a 403): the PR waits for a person at this head. */
   | { kind: 'held' }
   | Exclude<UpdateRefusal, { kind: 'needs_person' }>;
 
 /**
- * GitHub's update-branch of an agent PR (its base merged into its head), for the merge path
- * (merge/act.ts) and stacking (stack.ts), which each handle a 422 their way. A 403 is handled
- * here for both (holdForPerson). `base`: the branch the update brings in, as the caller knows it
- * (a retarget has just changed it); `stacked`: the PR is a stacked child's.
+ * The coordinator's update of an agent PR's branch: GitHub merges what it is brought up to date
+ * with into it (`POST /repos/{o}/{r}/merges`), for the merge path (merge/act.ts) and stacking
+ * (stack.ts), which each handle a conflict their way. A 403 is handled here for both
+ * (holdForPerson). `base`: the branch the update brings in, as the caller knows it (a retarget has
+ * just changed it); `with`: the commit of it to merge (the parent's head a restack decided on),
+ * else the branch's head as GitHub has it; `stacked`: the PR is a stacked child's.
+ *
+ * docs/lifecycle.md step 8: the update's push keeps the approval, and only that push. GitHub
+ * answers with the merge commit it made, so the coordinator knows which commit is its own; a
+ * commit anyone else pushes, a merge of the base into the approved head included, is new work.
+ * The update is recorded as asked before GitHub is asked, and its answer once it is in, within
+ * the repository's merge turn: a push from the head it started from, handled before the answer is
+ * recorded, waits for the turn to end (track.ts), and until the push is handled no other PR into
+ * the same base is updated (merge-pool.ts).
  */
 export async function updatePullBranch(
   engine: Engine,
   scope: RunScope,
   target: { row: PullRow; task: TaskRow },
   expectedHeadSha: string,
-  options: { base: string; stacked: boolean },
-): Promise<BranchUpdate> {
+  options: { base: string; with?: string; stacked: boolean },
+): Promise<UpdateOutcome> {
   const { row } = target;
-  const answer = await scope.port.updateBranch(scope.repo, row.number, expectedHeadSha);
-  if (answer.ok) {
-    // docs/lifecycle.md step 8: the update's push keeps the approval (decidePush), and until its
-    // checks settle no other PR into the same base is updated (merge-pool.ts).
-    await engine.store.pulls.update(row.id, { updatedByCoordinatorFrom: expectedHeadSha });
-    return { kind: 'updated' };
+  const { pulls } = engine.store;
+  await pulls.recordUpdateAsked(row.id, expectedHeadSha);
+  crashPoint('merge.update-asked');
+  let answer;
+  try {
+    answer = await scope.port.mergeIntoBranch(scope.repo, {
+      into: row.headRef,
+      head: options.with ?? options.base,
+      message: `Merge branch '${options.base}' into ${row.headRef}`,
+    });
+  } catch (error) {
+    // No answer: whatever GitHub made, its push is taken for new work.
+    await pulls.recordUpdateAnswer(row.id, expectedHeadSha, null);
+    throw error;
   }
+  const meant = decideUpdateAnswer(expectedHeadSha, answer);
+  if (meant.kind === 'updated') crashPoint('merge.branch-merged');
+  await pulls.recordUpdateAnswer(
+    row.id,
+    expectedHeadSha,
+    meant.kind === 'updated' ? meant.to : null,
+  );
+  switch (meant.kind) {
+    case 'updated':
+    case 'up_to_date':
+      return { kind: meant.kind };
+    case 'merged_other_head':
+      engine.log.info(
+        { run: scope.run.id, task: target.task.taskKey, pr: row.number, parents: meant.parents },
+        "merged into the branch after a push moved its head: the merge is that push's work",
+      );
+      return { kind: 'stale_head' };
+    case 'refused':
+      return refused(engine, scope, target, expectedHeadSha, options, meant.refusal);
+  }
+}
+
+/** A refused update: a 403 holds the PR for a person; the rest is for the caller to sort. */
+async function refused(
+  engine: Engine,
+  scope: RunScope,
+  target: { row: PullRow; task: TaskRow },
+  expectedHeadSha: string,
+  options: { base: string; stacked: boolean },
+  answer: BranchMergeRefusal,
+): Promise<UpdateOutcome> {
+  const { row } = target;
   const current = refusalNeedsPull(answer) ? await scope.port.pull(scope.repo, row.number) : null;
   const refusal = classifyUpdateRefusal(
     answer,
@@ -46,7 +100,7 @@ export async function updatePullBranch(
   );
   engine.log.info(
     { run: scope.run.id, task: target.task.taskKey, pr: row.number, refusal: refusal.kind },
-    'update-branch refused',
+    'update of the branch refused',
   );
   if (refusal.kind !== 'needs_person') return refusal;
   await holdForPerson(engine, scope, target, expectedHeadSha, {
@@ -54,6 +108,52 @@ export async function updatePullBranch(
     message: refusal.message,
   });
   return { kind: 'held' };
+}
+
+/**
+ * The run's PRs whose update is recorded as asked with no answer, seen within the repository's
+ * merge turn, in which every update is asked and answered: the process asking died before it
+ * recorded GitHub's answer. The answer is lost: whatever GitHub made is taken for new work, and
+ * the update is spent, so that the PR is decided afresh and holds its base's slot no longer.
+ * Returns the graph with those rows as written.
+ */
+export async function spendLostUpdates(engine: Engine, graph: RunGraph): Promise<RunGraph> {
+  let pullOf: RunGraph['pullOf'] | undefined;
+  for (const [taskId, row] of graph.pullOf) {
+    const from = row.updatedByCoordinatorFrom;
+    if (from === null || row.updatedByCoordinatorTo !== null) continue;
+    await engine.store.pulls.recordUpdateAnswer(row.id, from, null);
+    (pullOf ??= new Map(graph.pullOf)).set(taskId, { ...row, updatedByCoordinatorFrom: null });
+    engine.log.warn(
+      { pr: row.number, from },
+      'an update of the branch whose answer was never recorded: its push, if any, is new work',
+    );
+  }
+  return pullOf ? { ...graph, pullOf } : graph;
+}
+
+/** The coordinator's update of the PR's branch, as its row records it (core's BranchUpdate). */
+export function updateOf(row: PullRow): BranchUpdate | null {
+  const from = row.updatedByCoordinatorFrom;
+  return from === null ? null : { from, to: row.updatedByCoordinatorTo };
+}
+
+/**
+ * The PR's row once the repository's merge turn in hand is over (none is waited for when none
+ * is): every update is asked and answered within one, so the row then holds the answer of an
+ * update that was out, or one that never came (spendLostUpdates).
+ */
+export async function rowAfterMergeTurn(
+  engine: Engine,
+  repositoryId: number,
+  row: PullRow,
+): Promise<PullRow> {
+  const read = await engine.memory.repositoryMergeTurns.run(repositoryId, () =>
+    engine.store.mergeTurns.between(repositoryId, () =>
+      engine.store.pulls.byNumber(repositoryId, row.number),
+    ),
+  );
+  return read ?? row;
 }
 
 /**
@@ -82,6 +182,6 @@ async function holdForPerson(
     engine.requestStatus(scope.run.id);
   engine.log.warn(
     { run: scope.run.id, task: task.taskKey, pr: row.number, message },
-    'update-branch refused to the App: waiting for a person',
+    'update of the branch refused to the App: waiting for a person',
   );
 }

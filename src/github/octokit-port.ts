@@ -227,20 +227,6 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async commitParents(repo, sha) {
-      try {
-        const { data } = await octokit.rest.git.getCommit({ ...repo, commit_sha: sha });
-        // An approval rests on these: an answer without them is no answer.
-        const parents: unknown = data.parents;
-        if (!Array.isArray(parents) || !parents.every((p) => typeof p?.sha === 'string'))
-          throw new Error(`GitHub answered commit ${sha} without its parents`);
-        return parents.map((p: { sha: string }) => p.sha);
-      } catch (error) {
-        if (statusOf(error) === 404) return null;
-        throw error;
-      }
-    },
-
     async holdsCommit(repo, head, commit) {
       const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
         ...repo,
@@ -632,19 +618,35 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
       }
     },
 
-    async updateBranch(repo, number, expectedHeadSha) {
+    async mergeIntoBranch(repo, { into, head, message }) {
       try {
-        await octokit.rest.pulls.updateBranch({
+        const answer = await octokit.rest.repos.merge({
           ...repo,
-          pull_number: number,
-          expected_head_sha: expectedHeadSha,
+          base: into,
+          head,
+          commit_message: message,
           request: { retries: 0, ...urgency('update_branch') },
         });
-        return { ok: true };
+        // Octokit's types know the 201 only; GitHub documents 204 for nothing to merge.
+        if ((answer.status as number) === 204) return { status: 204 };
+        // The approval carries over to this commit alone: an answer without it is no answer.
+        const { sha, parents } = answer.data as { sha?: unknown; parents?: unknown };
+        if (
+          typeof sha !== 'string' ||
+          !Array.isArray(parents) ||
+          !parents.every((p: { sha?: unknown } | null) => typeof p?.sha === 'string')
+        )
+          throw new Error(`GitHub answered the merge into ${into} without its commit`);
+        return { status: 201, sha, parents: parents.map((p: { sha: string }) => p.sha) };
       } catch (error) {
         const status = statusOf(error);
-        if ((status === 403 && !rateLimited(error)) || status === 422)
-          return { ok: false, status, message: githubMessage(error) };
+        if (
+          (status === 403 && !rateLimited(error)) ||
+          status === 404 ||
+          status === 409 ||
+          status === 422
+        )
+          return { status, message: githubMessage(error) };
         throw error;
       }
     },

@@ -1,4 +1,4 @@
-import type { ActionsRunOrigin, UpdateBranchRefusal } from '../core/merge/index.js';
+import type { ActionsRunOrigin, BranchMergeAnswer } from '../core/merge/index.js';
 import type { RoleName } from '../core/roles.js';
 
 /** The narrow interface the coordinator needs from GitHub; one Octokit adapter implements it. */
@@ -189,11 +189,6 @@ export interface GitHubPort {
   defaultBranch(repo: RepoCoords): Promise<string>;
   /** The head SHA of a branch, or null when it does not exist. */
   branchHead(repo: RepoCoords, branch: string): Promise<string | null>;
-  /**
-   * A commit's parents, first parent first (`GET /git/commits/{sha}`); null when GitHub has no
-   * such commit (404).
-   */
-  commitParents(repo: RepoCoords, sha: string): Promise<string[] | null>;
   /** Whether `commit` is `head` or one of its ancestors (compare: nothing of it is behind). */
   holdsCommit(repo: RepoCoords, head: string, commit: string): Promise<boolean>;
   /**
@@ -285,16 +280,15 @@ export interface GitHubPort {
    */
   changePullBase(repo: RepoCoords, number: number, base: string): Promise<boolean>;
   /**
-   * `PUT /pulls/{n}/update-branch` with `expected_head_sha`: merge the base into the PR branch.
-   * GitHub's refusal comes back as an answer (403: the App may not push that merge; 422: the head
-   * moved, nothing to bring in, or a conflict), and classifyUpdateRefusal says what it means;
-   * any other status throws.
+   * `POST /repos/{o}/{r}/merges` with no retries: merge `head` (a branch or a commit) into the
+   * branch `into`, as a commit with `message`. GitHub's documented answers come back as they are
+   * (201 with the merge commit and its parents, 204 nothing to merge, 403/404/409/422 refused),
+   * and classifyUpdateRefusal says what a refusal means; any other status throws.
    */
-  updateBranch(
+  mergeIntoBranch(
     repo: RepoCoords,
-    number: number,
-    expectedHeadSha: string,
-  ): Promise<{ ok: true } | ({ ok: false } & UpdateBranchRefusal)>;
+    merge: { into: string; head: string; message: string },
+  ): Promise<BranchMergeAnswer>;
   /** Whether the branch has a merge queue (GraphQL `repository.mergeQueue(branch:)`). */
   hasMergeQueue(repo: RepoCoords, branch: string): Promise<boolean>;
   enqueuePullRequest(

@@ -24,7 +24,7 @@ type TurnRow = {
  * LOCK_KEYS.repositoryMerges). A turn opens with the lock and the merge view's reads in one
  * round trip (`merge_turn_rows`, db/migrations/0018), instead of three statements. The slots
  * other runs hold (docs/lifecycle.md, merge order) are a direct merge in flight (`merging`, not
- * in a queue), or an update-branch the coordinator asked for whose push has not been seen yet;
+ * in a queue), or an update of a branch the coordinator asked for whose push has not been seen yet;
  * held tasks and runs hold nothing.
  */
 export class MergeTurns {
@@ -42,6 +42,22 @@ export class MergeTurns {
         values: [lockKey, repositoryId, runId],
       }),
       (rows) => fn(viewOf(rows)),
+    );
+  }
+
+  /**
+   * `fn` between two turns: it waits for the turn in hand to end and holds the lock while it runs,
+   * so that what it reads holds everything the turns before it wrote (a push that may be an
+   * update asked in one, engine/update-branch.ts).
+   */
+  between<T>(repositoryId: number, fn: () => Promise<T>): Promise<T> {
+    return this.handle.withLockOpening<unknown, T>(
+      LOCK_KEYS.repositoryMerges(repositoryId),
+      (lockKey) =>
+        lockKey === null
+          ? { text: 'select 1', values: [] }
+          : { text: 'select pg_advisory_lock($1::bigint)', values: [lockKey] },
+      () => fn(),
     );
   }
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
@@ -60,7 +60,50 @@ export class PullStore {
   }
 
   /**
-   * GitHub refused the App's update-branch at head `sha` with `message` (a 403): recorded once
+   * The coordinator is about to merge the base into head `from` (docs/lifecycle.md step 9): the
+   * update is out, its answer not recorded yet (`updated_by_coordinator_to` null). Written before
+   * GitHub is asked, so that the update's push, whose delivery may be handled before the answer is
+   * recorded, is never taken for new work nor for the update before it is (core's decidePush).
+   */
+  async recordUpdateAsked(id: number, from: string): Promise<void> {
+    await this.update(id, { updatedByCoordinatorFrom: from, updatedByCoordinatorTo: null });
+  }
+
+  /**
+   * GitHub's answer to the update asked from `from`: the merge commit it made (`to`), or none (null:
+   * nothing merged, refused, a merge of another head, or an answer lost). Written only while that
+   * update is still the one out: a push of new work handled meanwhile spent it (clearUpdate), and
+   * its merge commit then carries no approval. False when it was spent.
+   */
+  async recordUpdateAnswer(id: number, from: string, to: string | null): Promise<boolean> {
+    const rows = await this.db
+      .update(pullRequests)
+      .set({
+        updatedByCoordinatorFrom: to === null ? null : from,
+        updatedByCoordinatorTo: to,
+        updatedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(pullRequests.id, id),
+          eq(pullRequests.updatedByCoordinatorFrom, from),
+          isNull(pullRequests.updatedByCoordinatorTo),
+        ),
+      )
+      .returning({ id: pullRequests.id });
+    return rows.length > 0;
+  }
+
+  /** The update from `from` is spent (new work replaced its head): unless another was asked since. */
+  async clearUpdate(id: number, from: string): Promise<void> {
+    await this.db
+      .update(pullRequests)
+      .set({ updatedByCoordinatorFrom: null, updatedByCoordinatorTo: null, updatedAt: new Date() })
+      .where(and(eq(pullRequests.id, id), eq(pullRequests.updatedByCoordinatorFrom, from)));
+  }
+
+  /**
+   * GitHub refused the App's update of the branch at head `sha` with `message` (a 403): recorded once
    * per head, the run's status comment due again in the same statement. False when it was
    * recorded for that head already.
    */

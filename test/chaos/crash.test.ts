@@ -62,6 +62,11 @@ const ROWS: Row[] = [
   // process had in hand is taken over at once (its session is gone), not once its claim is stale.
   { crashes: ['stack.permitted'], stack: 'review', periodicSweep: false },
   { crashes: ['stack.restacked'], stack: 'review', periodicSweep: false },
+  // Killed between recording a child's restack as asked and asking GitHub, or between GitHub's
+  // merge (its push webhook failing while the coordinator is down) and recording its commit: the
+  // restart spends the update, takes the push for new work, and restacks the child once.
+  { crashes: ['merge.update-asked'], stack: 'review', periodicSweep: false },
+  { crashes: ['merge.branch-merged'], stack: 'review', periodicSweep: false },
   { crashes: ['stack.retargeted'], stack: 'review', periodicSweep: false, quick: true },
   // task_001 vetoed while task_002 and task_003 are stacked on it (they are cancelled), then
   // retried (they are dispatched again, stacked on its fix).

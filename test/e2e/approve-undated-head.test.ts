@@ -118,15 +118,20 @@ describe('a plain /approve of a head whose push has not been delivered yet', () 
     const { number: pr, head } = pullOf();
     await s.double.advanceBranch(REPO, 'main');
     await s.settle();
-    // Approved while behind main: the coordinator asks GitHub to update the branch.
+    // Approved while behind main: the coordinator asks GitHub to merge main into the branch.
     s.double.deferBranchUpdates = true;
     await s.double.comment(REPO, pr, '/approve', MAINTAINER);
-    await s.settle();
-    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'approved', approvedSha: head.sha });
-    // GitHub merges main into the head; the push's delivery is late.
+    await s.double.waitFor(() => s.double.heldBranchUpdates(REPO).includes(pr) || undefined, {
+      timeoutMs: 10_000,
+      description: 'the update asked for',
+    });
+    // GitHub merges main into the head and answers; the push's delivery is late.
     s.double.webhooksDown = true;
     const [landed] = await s.double.releaseBranchUpdates();
     s.double.webhooksDown = false;
+    s.double.deferBranchUpdates = false;
+    await s.settle();
+    expect(await taskOf(s, issue, 'a')).toMatchObject({ state: 'approved', approvedSha: head.sha });
     const push = lastDelivery('pull_request', 'synchronize');
     expect(push.payload).toMatchObject({ after: landed!.sha });
 

@@ -134,4 +134,25 @@ describe('reads of agent PRs (GitHub double)', () => {
       });
     },
   );
+
+  // docs/lifecycle.md step 8: GitHub's answer to the update names its merge commit, and only that
+  // commit's push keeps the approval: nothing of the pushed commit is read to tell it apart.
+  it("reads nothing of the update's commit: GitHub's answer names it", async () => {
+    s = await startScenario();
+    await s.double.setRequiredChecks(REPO, 'main', [], { strict: true });
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    await startRun(s);
+    await s.double.advanceBranch(REPO, 'main');
+    await s.settle();
+    const [pull] = s.double.pulls(REPO) as Array<{ number: number }>;
+    await s.double.comment(REPO, pull!.number, '/approve', MAINTAINER);
+    await s.settle();
+    expect((s.double.pulls(REPO) as Array<{ merged: boolean }>)[0]!.merged).toBe(true);
+
+    const app = s.double.requests.filter((r) => r.actor !== MAINTAINER);
+    const count = (route: string) => app.filter((r) => r.route === route).length;
+    expect(count('POST /repos/{owner}/{repo}/merges')).toBe(1);
+    expect(count('GET /repos/{owner}/{repo}/git/commits/{commit_sha}')).toBe(0);
+    expect(count('GET /repos/{owner}/{repo}/compare/{basehead}')).toBe(0);
+  });
 });

@@ -275,11 +275,27 @@ export async function workerOpensPr(
   return { issue, pr, runId };
 }
 
-/** The statuses GitHub answered the coordinator's update-branch of a PR with, in order. */
-export function updateBranchAnswers(s: Pick<Scenario, 'double'>, pr: number): number[] {
+/**
+ * The coordinator's updates of a PR's branch (`POST /merges` into its head branch), in order: what
+ * GitHub answered, and what it was asked to merge in.
+ */
+export function branchUpdates(
+  s: Pick<Scenario, 'double'>,
+  pr: number,
+): Array<{ status: number; head: string }> {
+  const pull = (s.double.pulls(REPO) as Array<{ number: number; head: { ref: string } }>).find(
+    (p) => p.number === pr,
+  );
   return s.double.requests
-    .filter((r) => r.method === 'PUT' && r.path.endsWith(`/pulls/${pr}/update-branch`))
-    .map((r) => r.status);
+    .filter((r) => r.method === 'POST' && r.path.endsWith('/merges') && r.actor !== MAINTAINER)
+    .map((r) => ({ status: r.status, body: r.body as { base?: string; head?: string } }))
+    .filter(({ body }) => pull !== undefined && body.base === pull.head.ref)
+    .map(({ status, body }) => ({ status, head: body.head ?? '' }));
+}
+
+/** The statuses GitHub answered the coordinator's updates of a PR's branch with, in order. */
+export function branchUpdateAnswers(s: Pick<Scenario, 'double'>, pr: number): number[] {
+  return branchUpdates(s, pr).map((u) => u.status);
 }
 
 /** The PR's comments telling a person that GitHub refused the App its update (update-hold.ts). */

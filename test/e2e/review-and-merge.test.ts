@@ -5,7 +5,8 @@ import {
   REPO,
   SPEC_EXAMPLE_PLAN,
   startScenario,
-  updateBranchAnswers,
+  branchUpdateAnswers,
+  branchUpdates,
   updateRefusedComments,
   statusComment,
   type Scenario,
@@ -280,9 +281,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
       approvedSha: prOf('a')!.head.sha,
       approvedBy: MAINTAINER,
     });
-    expect(
-      s.double.requests.some((r) => r.method === 'PUT' && r.path.endsWith('/update-branch')),
-    ).toBe(true);
+    expect(branchUpdateAnswers(s, prOf('a')!.number)).toEqual([201]);
     expect(s.double.runs(REPO)).toHaveLength(1); // no worker needed for an update
   });
 
@@ -294,7 +293,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
       s.double.setWorker(() => ({ kind: 'pr' }));
       const issue = await start(ONE_TASK_PLAN);
       const a = prOf('a')!;
-      const updates = () => updateBranchAnswers(s, a.number);
+      const updates = () => branchUpdateAnswers(s, a.number);
       const told = () => updateRefusedComments(s, a.number);
       // main gains a workflow file: merging it into a's branch is a push the App may not make.
       await s.double.pushCommit(REPO, 'main', {
@@ -347,8 +346,10 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
           if (s.double.ciHeld(run.id as number)) await s.double.releaseCi(run.id as number);
         await s.settle();
       };
-      const updates = () =>
-        s.double.requests.filter((r) => r.method === 'PUT' && r.path.endsWith('/update-branch'));
+      const updates = () => [
+        ...branchUpdates(s, prOf('a')!.number).map((u) => ({ pr: 'a', ...u })),
+        ...branchUpdates(s, prOf('b')!.number).map((u) => ({ pr: 'b', ...u })),
+      ];
       const issue = await start(
         ['```tasks', '- id: a', '  title: A', '- id: b', '  title: B', '```'].join('\n'),
       );
@@ -357,9 +358,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
       await s.settle();
       await approveAllOpen();
       // Both are behind; a goes first, and b waits while a's update runs its CI.
-      expect(updates().map((r) => r.path)).toEqual([
-        expect.stringContaining(`/pulls/${prOf('a')!.number}/`),
-      ]);
+      expect(updates().map((u) => u.pr)).toEqual(['a']);
       await releaseCi();
       expect((await task(issue, 'a'))?.state).toBe('merged');
       // Now b, once.
@@ -367,7 +366,7 @@ describe.each(DELIVERY_SEEDS)('review and merge (GitHub double, delivery seed %i
       await releaseCi();
       expect((await task(issue, 'b'))?.state).toBe('merged');
       expect(updates()).toHaveLength(2);
-      expect(updates().every((r) => r.status === 202)).toBe(true);
+      expect(updates().every((u) => u.status === 201)).toBe(true);
       // No update was taken for a conflict, and no approval had to be given again.
       expect(s.double.runs(REPO).filter((r) => r.inputs.mode === 'fix')).toEqual([]);
       expect(

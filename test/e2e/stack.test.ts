@@ -8,7 +8,7 @@ import {
   CHAIN_OF_TWO,
   startStackedRun,
   startScenario,
-  updateBranchAnswers,
+  branchUpdateAnswers,
   updateRefusedComments,
   statusComment,
   taskOf,
@@ -262,10 +262,10 @@ describe('stacked dispatch (GitHub double)', () => {
     const b = prOf('b');
     // b approved while it targets a's branch: the order check holds it until a has merged.
     await approve('b');
-    const updates = () => updateBranchAnswers(s, b.number);
+    const updates = () => branchUpdateAnswers(s, b.number);
     const told = () => updateRefusedComments(s, b.number);
     // A maintainer, who may write workflows, pushes one to a's branch. GitHub refuses the App's
-    // update-branch of b, whose merge would change a workflow file: 403.
+    // update of b, whose merge would change a workflow file: 403.
     const a2 = await s.double.pushCommit(REPO, branchOf(issue, 'a'), {
       message: 'Add lint',
       files: { '.github/workflows/lint.yml': 'on: push\n' },
@@ -321,16 +321,16 @@ describe('stacked dispatch (GitHub double)', () => {
     expect(
       s.double.runs(REPO).filter((r) => r['head_sha'] === b3 && r['name'] === 'CI'),
     ).toMatchObject([{ status: 'completed', conclusion: 'success' }]);
-    // b holds a's head now: the stack follows it (a 422 "nothing to bring in", checked by a
-    // comparison), and b is approved again.
-    expect(updates()).toEqual([403, 422]);
+    // b holds a's head now: the stack follows it (GitHub's 204, nothing to merge), and b is
+    // approved again.
+    expect(updates()).toEqual([403, 204]);
     expect((await taskOf(s, issue, 'b'))?.stackParentHead).toBe(a2);
     expect(told()).toHaveLength(1);
     await approve('b');
     await approve('a');
     await releaseCi();
     expect(mergedOrder()).toEqual(['a', 'b']);
-    expect(updates()).toEqual([403, 422, 202]);
+    expect(updates()).toEqual([403, 204, 201]);
     // b's merged content has a's workflow file and b's change.
     expect(s.double.file(REPO, 'main', '.github/workflows/lint.yml')).toBe('on: push\n');
     expect(s.double.file(REPO, 'main', 'src/b.txt')).toBe('b attempt 1\n');

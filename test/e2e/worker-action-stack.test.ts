@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAINTAINER, REPO, repositoryIdOf, taskOf, type Scenario } from './harness.js';
+import {
+  branchUpdates,
+  MAINTAINER,
+  REPO,
+  repositoryIdOf,
+  taskOf,
+  type Scenario,
+} from './harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from './real-worker.js';
 
 // Stands in for Claude Code. Task a writes src/a.txt. Task b fails its first attempt when its
@@ -138,10 +145,7 @@ describe('the worker action on a stacked child whose parent merges while it work
     expect(b.base.ref).toBe('agent/1/a');
     // The publish job's merge is the head: the coordinator had nothing to bring up to date.
     expect(s.double.commitParents(REPO, b.head.sha)[1]).toBe(parentHead);
-    const updates = s.double.requests.filter(
-      (r) => r.path.endsWith(`/pulls/${b.number}/update-branch`) && r.status < 300,
-    );
-    expect(updates).toEqual([]);
+    expect(branchUpdates(s, b.number).filter((u) => u.status === 201)).toEqual([]);
     const run = await s.app.store.runs.latestRun(repositoryIdOf(s.double), 1);
     expect((await s.app.store.runs.task(run!.id, 'b'))?.stackParentHead).toBe(parentHead);
     await approve(s, 'a');

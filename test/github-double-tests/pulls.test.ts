@@ -5,7 +5,7 @@ import { expectClean, startWorld, stopWorld, userOctokit, type World } from './h
 const owner = 'acme';
 const repoName = 'widgets';
 
-describe('pulls: mergeability, merge, update-branch, reviews', () => {
+describe('pulls: mergeability, merge, update-branch, merges into a branch, reviews', () => {
   let w: World;
   beforeEach(async () => {
     w = await startWorld();
@@ -175,6 +175,42 @@ describe('pulls: mergeability, merge, update-branch, reviews', () => {
     await expect(
       octokit.rest.git.getCommit({ owner, repo: repoName, commit_sha: 'f'.repeat(40) }),
     ).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('holds a merge into a PR’s branch when asked: answered at release, merged into the branch as it is then', async () => {
+    const { double, octokit, repo, receiver } = w;
+    const head = 'agent/1/task_001';
+    const n = await double.openPr(repo, { head, title: 'A', by: 'agent-coordinator[bot]' });
+    const base = await double.advanceBranch(repo, 'main');
+    double.deferBranchUpdates = true;
+    const asked = octokit.rest.repos.merge({ owner, repo: repoName, base: head, head: 'main' });
+    await double.waitFor(() => double.heldBranchUpdates(repo).length > 0 || undefined, {
+      timeoutMs: 5_000,
+      description: 'the merge held',
+    });
+    expect(double.heldBranchUpdates(repo)).toEqual([n]);
+    // A person's push lands first: the merge's first parent is their head.
+    const pushed = await double.pushCommit(repo, head, { message: 'more', by: 'alice' });
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const [landed] = await double.releaseBranchUpdates({ answerAfter: answered });
+    // Its webhooks came before its answer.
+    expect(receiver.names().slice(-2)).toEqual(['push', 'pull_request.synchronize']);
+    answer();
+    const { status, data } = await asked;
+    expect(status).toBe(201);
+    expect(data.sha).toBe(landed!.sha);
+    expect(data.sha).toBe(double.branch(repo, head)!.sha);
+    expect(data.parents.map((p) => p.sha)).toEqual([pushed, base]);
+    // Nothing left to merge: 204.
+    double.deferBranchUpdates = false;
+    const again = await octokit.rest.repos.merge({
+      owner,
+      repo: repoName,
+      base: head,
+      head: 'main',
+    });
+    expect(again.status).toBe(204);
   });
 
   it('takes a person’s merge of a branch pushed from their machine as git makes it', async () => {

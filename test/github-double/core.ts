@@ -76,7 +76,8 @@ export class Core {
   contentWritesPerMinute: number = CONTENT_WRITES_PER_MINUTE;
   readonly contentWrites = new ContentWriteWindow();
   readonly jobLogs = new JobLogs(() => this.url);
-  // update-branch answers 202 and merges only at `double.releaseBranchUpdates` (GitHub's is asynchronous).
+  // Updates of a PR's branch merge only at `double.releaseBranchUpdates`: update-branch answers
+  // 202 first (GitHub's is asynchronous), a merge into the branch (`POST /merges`) is answered then.
   deferBranchUpdates = false;
   readonly heldBranchUpdates: HeldBranchUpdate[] = [];
   // CI runs whose current attempt waits for `double.releaseCi` (a `hold` in the run's plan).

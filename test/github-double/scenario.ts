@@ -64,7 +64,6 @@ import {
   type ReviewEvent,
 } from './ops/pulls.js';
 import { deleteBranch, pushCommit, pushMerge } from './ops/refs.js';
-import { landBranchUpdate } from './ops/update-branch.js';
 import { changeReviewComment, resolveThread, type DraftComment } from './ops/review-threads.js';
 import {
   addWorkflow,
@@ -360,10 +359,17 @@ export class GitHubDouble extends DoubleQueries {
 
   /**
    * A person merges `from` (a branch or a commit) into `branch` on their machine and pushes
-   * (`git merge`: nothing, a fast-forward, or a merge commit; a conflict throws). Returns the
-   * branch's head afterwards.
+   * (`git merge`: nothing, a fast-forward, or a merge commit; a conflict throws). With `files`,
+   * the merge commit changes them too, as one made with `git merge --no-commit` and an edit.
+   * Returns the branch's head afterwards.
    */
-  async mergeInto(repo: string, branch: string, from: string, by: string): Promise<string> {
+  async mergeInto(
+    repo: string,
+    branch: string,
+    from: string,
+    by: string,
+    files?: Record<string, string | null>,
+  ): Promise<string> {
     const r = this.repoOf(repo);
     const { sha, sent } = pushMerge(
       this.core,
@@ -371,6 +377,7 @@ export class GitHubDouble extends DoubleQueries {
       branch,
       branchSha(r, from) ?? from,
       this.core.account(by),
+      files,
     );
     await settle(sent);
     return sha;
@@ -656,22 +663,29 @@ export class GitHubDouble extends DoubleQueries {
     });
   }
 
-  /** The PRs whose update-branch was answered 202 and waits for `releaseBranchUpdates`. */
+  /**
+   * The PRs whose branch update waits for `releaseBranchUpdates`: an update-branch answered 202,
+   * or a merge into the branch (`POST /merges`) not answered yet.
+   */
   heldBranchUpdates(repo: string): number[] {
     const name = this.repoOf(repo).fullName;
     return this.core.heldBranchUpdates.filter((u) => u.repo === name).map((u) => u.number);
   }
 
   /**
-   * GitHub carries out the held updates, oldest first: each merges the base into the head it was
-   * asked for, or does nothing when that head moved meanwhile (landBranchUpdate). Resolves once
-   * their webhooks were answered, with the head each update made (undefined: none).
+   * GitHub carries out the held updates, oldest first: an update-branch merges the base into the
+   * head it was asked for, or does nothing when that head moved meanwhile (landBranchUpdate); a
+   * merge into a branch merges into the branch as it is now, and is answered (once `answerAfter`
+   * settles: its webhooks come first). Resolves once their webhooks were answered, with the head
+   * each update made (undefined: none).
    */
-  async releaseBranchUpdates(): Promise<Array<{ number: number; sha?: string }>> {
+  async releaseBranchUpdates(
+    options: { answerAfter?: Promise<void> } = {},
+  ): Promise<Array<{ number: number; sha?: string }>> {
     const held = this.core.heldBranchUpdates.splice(0);
     const landed = held.map((update) => ({
       number: update.number,
-      ...landBranchUpdate(this.core, update),
+      ...update.land(options.answerAfter),
     }));
     await settle(landed.flatMap((l) => l.sent));
     return landed.map(({ number, sha }) => (sha === undefined ? { number } : { number, sha }));

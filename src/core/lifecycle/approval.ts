@@ -92,6 +92,19 @@ export function decideApproval(
   };
 }
 
+/**
+ * The coordinator's update of an agent PR's branch (GitHub's merge of its base into the head, `POST
+ * /repos/{o}/{r}/merges`), as the PR's row records it: `from`, the head it merged the base into
+ * (`updated_by_coordinator_from`), recorded before the call; `to`, the merge commit GitHub answered
+ * with (`updated_by_coordinator_to`), recorded once the answer is in. Only a push to exactly `to`
+ * is the update.
+ */
+export interface BranchUpdate {
+  from: string;
+  /** Null while the update's answer is not recorded: its call is out, or its answer was lost. */
+  to: string | null;
+}
+
 /** What `/approve` on a PR (or `/approve <task>` on the issue) may approve. */
 export interface CommandApprovalFacts {
   /** `/approve <sha>`: the commit the author names (7 to 40 hex digits). */
@@ -109,30 +122,8 @@ export interface CommandApprovalFacts {
    * the newest head the coordinator knows when it reached the PR. Null before any.
    */
   deliveredHead: string | null;
-  /** The head the coordinator asked GitHub to update from, if it did (`updatedByCoordinatorFrom`). */
-  updateFrom: string | null;
-  /**
-   * The parents of `head` as GitHub shows them, read only when `head` may be the coordinator's
-   * update of `deliveredHead` (`approvalReadsHeadParents`); null when not read or not found.
-   */
-  headParents: readonly string[] | null;
-}
-
-/**
- * Whether a plain `/approve` needs the parents of the PR's head (`GET /git/commits/{sha}`): the
- * head is not the delivered one, and the coordinator asked GitHub to update from that one, so
- * the head may be that update's merge, whose push is late.
- */
-export function approvalReadsHeadParents(
-  facts: Pick<CommandApprovalFacts, 'named' | 'head' | 'deliveredHead' | 'updateFrom'>,
-): boolean {
-  const { named, head, deliveredHead, updateFrom } = facts;
-  return (
-    named === undefined &&
-    deliveredHead !== null &&
-    head !== deliveredHead &&
-    mayBeCoordinatorUpdate({ before: deliveredHead, updateFrom })
-  );
+  /** The coordinator's update of the branch, while its push is still to be handled. */
+  update: BranchUpdate | null;
 }
 
 export type CommandApproval = { ok: true; approval: Approval } | { ok: false; reason: string };
@@ -155,8 +146,7 @@ export type CommandApproval = { ok: true; approval: Approval } | { ok: false; re
  * (`/approve <sha>` names what it approves and holds at once).
  */
 export function commandApproval(facts: CommandApprovalFacts): CommandApproval {
-  const { named, writtenAt, head, workPushedAt, by, deliveredHead, updateFrom, headParents } =
-    facts;
+  const { named, writtenAt, head, workPushedAt, by, deliveredHead, update } = facts;
   if (named !== undefined) {
     if (!head.toLowerCase().startsWith(named.toLowerCase()))
       return {
@@ -169,7 +159,7 @@ export function commandApproval(facts: CommandApprovalFacts): CommandApproval {
     return { ok: false, reason: pushedAfter(head) };
   const dated =
     head === deliveredHead ||
-    (deliveredHead !== null && isCoordinatorUpdate(deliveredHead, updateFrom, headParents));
+    (deliveredHead !== null && isCoordinatorUpdate({ before: deliveredHead, after: head }, update));
   if (!dated) return { ok: false, reason: pushNotSeen(head) };
   return { ok: true, approval: { sha: head, currentHead: head, writtenAt, by } };
 }
@@ -214,71 +204,64 @@ export function approvalAfterPush(
 export interface BranchPush {
   before: string;
   after: string;
-  /** The head the coordinator asked GitHub to update from, if it did (`updatedByCoordinatorFrom`). */
-  updateFrom: string | null;
+  /** The coordinator's update of the branch, as the PR's row records it. */
+  update: BranchUpdate | null;
   approvedSha: string | null;
   /**
-   * The parents of `after` as GitHub shows them (`GET /git/commits/{sha}`), read only for a push
-   * that may be the update (`mayBeCoordinatorUpdate`); null when not read or not found.
+   * Read within the repository's merge turn, in which every update is asked for and its answer
+   * recorded: an update with no answer recorded then is one whose answer was lost (the process
+   * died, or GitHub's answer never came), not one still out.
    */
-  afterParents: readonly string[] | null;
+  afterTurn: boolean;
 }
 
-export interface PushVerdict {
-  /** New work reached the PR: not the coordinator's own update of the branch. */
-  work: boolean;
-  /** The approval after this push, when it changes: the update's head inherits it. */
-  approvedSha?: string;
-  /** Whether the record of the coordinator's update is spent (new work replaced its head). */
-  clearUpdate: boolean;
-}
-
-/**
- * Whether a push may be the coordinator's update: it starts from the head the update was asked
- * from. Only then is its commit worth reading (`afterParents`).
- */
-export function mayBeCoordinatorUpdate(push: {
-  before: string;
-  updateFrom: string | null;
-}): boolean {
-  return push.updateFrom !== null && push.before === push.updateFrom;
-}
+export type PushVerdict =
+  /**
+   * The push starts from the head an update is out for, whose answer is not recorded yet: it may
+   * be the update or another push from that head. Decided again once the merge turn that asked
+   * for the update is over (`afterTurn`).
+   */
+  | { kind: 'await_update' }
+  | {
+      kind: 'decided';
+      /** New work reached the PR: not the coordinator's own update of the branch. */
+      work: boolean;
+      /** The approval after this push, when it changes: the update's head inherits it. */
+      approvedSha?: string;
+      /** Whether the record of the coordinator's update is spent (new work replaced its head). */
+      clearUpdate: boolean;
+    };
 
 /**
- * GitHub's update-branch "merges HEAD from the base branch into the pull request branch" (the
- * endpoint's description in GitHub's REST reference): a merge commit whose first parent is the
- * head it updated from and whose second is the base's head. It answers 202 and merges later, so
- * another push from the same head may land first: that push's commit is not such a merge.
- * Its signature is not asked for: GitHub documents signing the commits people make in its web
- * interface (which signs a person's merge there alike), not this one, and GitHub Enterprise
- * Server signs only when an administrator configured web commit signing.
- */
-function isUpdateMerge(parents: readonly string[] | null, from: string): boolean {
-  return parents !== null && parents.length === 2 && parents[0] === from;
-}
-
-/**
- * A push from `before` is the coordinator's update: it starts from the head the update was
- * asked from, and its commit (with `parents`) is the update's merge.
+ * A push is the coordinator's update: it moves the branch from the head the update merged the
+ * base into to exactly the merge commit GitHub answered the update with. GitHub's answer names
+ * that commit (a 201 with its sha and parents), so no other commit passes, however its parents
+ * read: anyone who may push to the branch can make a merge of the base into the approved head,
+ * with anything else in its tree.
  */
 function isCoordinatorUpdate(
-  before: string,
-  updateFrom: string | null,
-  parents: readonly string[] | null,
+  push: { before: string; after: string },
+  update: BranchUpdate | null,
 ): boolean {
-  return mayBeCoordinatorUpdate({ before, updateFrom }) && isUpdateMerge(parents, before);
+  return (
+    update !== null && update.to !== null && push.before === update.from && push.after === update.to
+  );
 }
 
 /**
- * docs/lifecycle.md step 8: the coordinator's update of a behind branch (a push whose `before`
- * is the head it updated from, and whose commit is the update's merge of the base into that
- * head) keeps the approval; any other push is new work that needs approval again, and ends the
- * update's claim on the base branch's slot.
+ * docs/lifecycle.md step 8: the coordinator's update of a behind branch (a push from the head it
+ * merged the base into to the merge commit GitHub answered with) keeps the approval; any other
+ * push is new work that needs approval again, and ends the update's claim on the base branch's
+ * slot. A push from the head an update is out for, before its answer is recorded, waits for the
+ * merge turn that asked for it; after it, an update with no answer is spent, and the push is work.
  */
 export function decidePush(push: BranchPush): PushVerdict {
-  const ours = isCoordinatorUpdate(push.before, push.updateFrom, push.afterParents);
-  if (!ours) return { work: true, clearUpdate: push.updateFrom !== null };
-  if (push.approvedSha === push.updateFrom && push.after !== push.approvedSha)
-    return { work: false, approvedSha: push.after, clearUpdate: false };
-  return { work: false, clearUpdate: false };
+  const { update } = push;
+  if (update === null) return { kind: 'decided', work: true, clearUpdate: false };
+  if (update.to === null && push.before === update.from && !push.afterTurn)
+    return { kind: 'await_update' };
+  if (!isCoordinatorUpdate(push, update)) return { kind: 'decided', work: true, clearUpdate: true };
+  if (push.approvedSha === update.from && push.after !== push.approvedSha)
+    return { kind: 'decided', work: false, approvedSha: push.after, clearUpdate: false };
+  return { kind: 'decided', work: false, clearUpdate: false };
 }

@@ -72,7 +72,13 @@ export function decideLookAlikePull(
 export interface PullLinkSnapshot {
   task: { prNumber: number | null; approvedSha: string | null };
   /** The upsert of GitHub's view leaves the coordinator's own columns as they were. */
-  row: { updatedByCoordinatorFrom: string | null; agentConfigChanged: readonly string[] };
+  row: {
+    updatedByCoordinatorFrom: string | null;
+    updatedByCoordinatorTo: string | null;
+    agentConfigChanged: readonly string[];
+  };
+  /** The row was read again once the repository's merge turn was over (decidePush's `afterTurn`). */
+  afterTurn?: boolean;
 }
 
 /** A sighting of an agent PR: a pull_request delivery, or GitHub's view read for one. */
@@ -89,11 +95,6 @@ export interface PullLinkEvent {
    * `synchronize` delivery, whose head is the event's own (never a read's, which may be newer).
    */
   headArrivedAt?: Date;
-  /**
-   * With `before`: the parents of the pushed head as GitHub shows them, read only when the push
-   * may be the coordinator's update (`mayBeCoordinatorUpdate`); null when not found.
-   */
-  headParents?: readonly string[] | null;
   /** The PR's body, when the caller has it (GitHub's now, where it was read). */
   body?: string;
   /** The PR's state and whether it is merged, as the sighting shows them (`isEarlierPull`). */
@@ -122,37 +123,57 @@ export type PullLinkEffect =
   | { kind: 'linkTask'; prNumber: number }
   | { kind: 'requestStatus' };
 
-export interface PullLinkDecision {
+export interface PullLinkOutcome {
   /** This sighting is a push of new work: not the coordinator's own update of the branch. */
   pushOfWork: boolean;
   effects: PullLinkEffect[];
 }
 
+export type PullLinkDecision =
+  | PullLinkOutcome
+  /**
+   * A push from the head an update is out for, whose answer is not recorded yet (decidePush's
+   * `await_update`): nothing is recorded; the sighting is decided again, on the row as it is once
+   * the repository's merge turn is over.
+   */
+  | { awaitUpdate: true };
+
 /**
  * docs/lifecycle.md step 8: what a sighting of a task's agent PR records. Its agent
  * configuration marker, when the body is known and lists other files; for a push, whether it is
- * new work (`decidePush`), which dates the PR's latest work, or the coordinator's own update (its
- * merge of the base into the head it updated from), which carries an approval of that head; for
+ * new work (`decidePush`), which dates the PR's latest work, or the coordinator's own update (the
+ * merge commit GitHub answered its update with), which carries an approval of the head it merged
+ * the base into, or one to decide again once the update's answer is recorded; for
  * a delivery that dates its head, that head (a plain `/approve` approves no other,
  * `commandApproval`); and the task's link to the PR.
  */
+export function decidePullLink(
+  snapshot: PullLinkSnapshot & { afterTurn: true },
+  event: PullLinkEvent,
+): PullLinkOutcome;
+export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent): PullLinkDecision;
 export function decidePullLink(snapshot: PullLinkSnapshot, event: PullLinkEvent): PullLinkDecision {
-  const effects: PullLinkEffect[] = [];
-  if (event.body !== undefined) {
-    const paths = parseAgentConfigMarker(event.body);
-    if (!samePaths(snapshot.row.agentConfigChanged, paths))
-      effects.push({ kind: 'recordAgentConfig', paths });
-  }
+  const { row } = snapshot;
   const push =
     event.before === undefined
       ? undefined
       : decidePush({
           before: event.before,
           after: event.head,
-          updateFrom: snapshot.row.updatedByCoordinatorFrom,
+          update:
+            row.updatedByCoordinatorFrom === null
+              ? null
+              : { from: row.updatedByCoordinatorFrom, to: row.updatedByCoordinatorTo },
           approvedSha: snapshot.task.approvedSha,
-          afterParents: event.headParents ?? null,
+          afterTurn: snapshot.afterTurn === true,
         });
+  if (push?.kind === 'await_update') return { awaitUpdate: true };
+  const effects: PullLinkEffect[] = [];
+  if (event.body !== undefined) {
+    const paths = parseAgentConfigMarker(event.body);
+    if (!samePaths(row.agentConfigChanged, paths))
+      effects.push({ kind: 'recordAgentConfig', paths });
+  }
   const pushOfWork = push?.work ?? false;
   if (pushOfWork && event.pushedAt !== undefined)
     effects.push({ kind: 'recordWorkPushed', at: event.pushedAt });

@@ -1,38 +1,73 @@
 import { truncate } from '../status/escape.js';
 import { shortSha } from './approval.js';
 
-/** GitHub's refusal of `PUT /pulls/{n}/update-branch`: the statuses the route documents besides 202. */
-export interface UpdateBranchRefusal {
-  status: 403 | 422;
+/**
+ * GitHub's answer to the coordinator's update of an agent PR's branch, `POST /repos/{o}/{r}/merges`
+ * with the branch as `base` and what it is brought up to date with as `head` ("Merge a branch" in
+ * GitHub's REST reference; GitHub Enterprise Server has it too): the statuses the route documents.
+ */
+export type BranchMergeAnswer =
+  /** The merge commit GitHub made and pushed to the branch, and its parents (the branch's head first). */
+  | { status: 201; sha: string; parents: string[] }
+  /** The branch holds `head` already: nothing to merge. */
+  | { status: 204 }
+  | BranchMergeRefusal;
+
+export interface BranchMergeRefusal {
+  /** 403: a push the App may not make; 404: the branch or `head` is gone; 409: a conflict; 422: a request GitHub did not take. */
+  status: 403 | 404 | 409 | 422;
   /** GitHub's `message`, as it wrote it. */
   message: string;
 }
 
+/** What GitHub's answer to the coordinator's update means, and what is recorded of it. */
+export type UpdateAnswer =
+  /** The update's merge commit: recorded, its push carries an approval of the head merged into. */
+  | { kind: 'updated'; to: string }
+  /** The branch holds what it was to be brought up to date with already (204). */
+  | { kind: 'up_to_date' }
+  /** A merge into a head someone pushed first: that push's work, nothing recorded; decide again. */
+  | { kind: 'merged_other_head'; parents: readonly string[] }
+  /** Refused: classifyUpdateRefusal says what it means. */
+  | { kind: 'refused'; refusal: BranchMergeRefusal };
+
 /**
- * What a refused update-branch means (docs/lifecycle.md step 9, docs/stacking.md).
+ * docs/lifecycle.md step 9. A 201's merge is the update of `expectedHead` when its first parent is
+ * that head. GitHub merges into the branch as it is when the call lands, with no guard on its
+ * head: a push that landed first is the merge's first parent then, and the merge holds that push's
+ * work, which no approval of `expectedHead` covers.
+ */
+export function decideUpdateAnswer(expectedHead: string, answer: BranchMergeAnswer): UpdateAnswer {
+  if (answer.status === 204) return { kind: 'up_to_date' };
+  if (answer.status !== 201) return { kind: 'refused', refusal: answer };
+  const [first] = answer.parents;
+  return answer.parents.length === 2 && first === expectedHead
+    ? { kind: 'updated', to: answer.sha }
+    : { kind: 'merged_other_head', parents: answer.parents };
+}
+
+/**
+ * What a refused update means (docs/lifecycle.md step 9, docs/stacking.md).
  *
- * A 403 is GitHub refusing the App the push the update would make: the merge changes a file
- * under `.github/workflows/` and the App has no `workflows` permission (chdsbd/kodiak#853), or
- * another permission it lacks. No agent can push it either (its token has no `workflows`
- * permission), so the PR waits for a person, at that head (`needs_person`).
+ * A 403 is GitHub refusing the App the push the merge would make: it changes a file under
+ * `.github/workflows/` and the App has no `workflows` permission (chdsbd/kodiak#853), or another
+ * permission it lacks. No agent can push it either (its token has no `workflows` permission), so
+ * the PR waits for a person, at that head (`needs_person`).
  *
- * GitHub's 422 covers three different things: the head moved since `expected_head_sha` (someone
- * pushed, or an earlier update already landed), the branch already has every commit of its base,
- * and a real conflict. Only the last is work for the agent. The message is not a contract, so the
- * PR as GitHub shows it after the refusal decides, as Mergify and the Jules SDK do.
+ * A 409 is a conflict between the branch as it is when the call lands and what it is brought up to
+ * date with: only a conflict of the head the coordinator decided on is work for its agent; another
+ * head came by a push meanwhile, and the PR as GitHub shows it after the refusal is decided again.
+ * A 404 (the branch or the base's head gone) or a 422 leaves it to the next event.
  */
 export type UpdateRefusal =
   | { kind: 'needs_person'; message: string }
   | { kind: 'stale_head' }
-  | { kind: 'up_to_date' }
   | { kind: 'conflict' }
-  /** GitHub has not computed mergeability yet, or the PR is gone: the next event decides. */
+  /** The PR is gone, or GitHub did not take the request: the next event decides. */
   | { kind: 'unknown' };
 
 export interface PullAfterRefusal {
   headSha: string;
-  mergeable: boolean | null;
-  mergeableState: string;
   open: boolean;
 }
 
@@ -40,27 +75,22 @@ export interface PullAfterRefusal {
 const MAX_REFUSAL_MESSAGE = 500;
 
 export function classifyUpdateRefusal(
-  refusal: UpdateBranchRefusal,
+  refusal: BranchMergeRefusal,
   expectedHeadSha: string,
   current: PullAfterRefusal | null,
 ): UpdateRefusal {
   if (refusal.status === 403) return { kind: 'needs_person', message: refusalText(refusal) };
-  if (!current?.open) return { kind: 'unknown' };
+  if (refusal.status !== 409 || !current?.open) return { kind: 'unknown' };
   if (current.headSha !== expectedHeadSha) return { kind: 'stale_head' };
-  if (current.mergeable === false || current.mergeableState === 'dirty')
-    return { kind: 'conflict' };
-  if (current.mergeable === null || current.mergeableState === 'unknown')
-    return { kind: 'unknown' };
-  if (current.mergeableState === 'behind') return { kind: 'unknown' };
-  return { kind: 'up_to_date' };
+  return { kind: 'conflict' };
 }
 
-/** Whether the PR must be read again to tell what the refusal means: a 403 says it already. */
-export function refusalNeedsPull(refusal: UpdateBranchRefusal): boolean {
-  return refusal.status === 422;
+/** Whether the PR must be read again to tell what the refusal means: only a conflict's head counts. */
+export function refusalNeedsPull(refusal: BranchMergeRefusal): boolean {
+  return refusal.status === 409;
 }
 
-function refusalText(refusal: UpdateBranchRefusal): string {
+function refusalText(refusal: BranchMergeRefusal): string {
   return truncate(refusal.message.trim() || `HTTP ${refusal.status}`, MAX_REFUSAL_MESSAGE);
 }
 

@@ -233,11 +233,10 @@ function evaluateReady(ctx: EvaluationContext, pull: MergePull, task: MergeTask)
 }
 
 /**
- * The coordinator asked GitHub to update the branch from `updatedByCoordinatorFrom`, and the push
- * that update makes has not been seen yet: GitHub has not moved the head, or its webhook, which
- * carries the approval over (approval.ts), is still on its way. Asking again would be refused
- * (422) or make a second merge commit; deciding on the new head now could credit the approval
- * to a push that is not the update.
+ * The coordinator merged the base into `updatedByCoordinatorFrom`, and the push that update made
+ * has not been handled yet: its webhook, which carries the approval over to the merge commit
+ * (approval.ts), is still on its way. Asking again would make a second merge commit, or find
+ * nothing to merge; deciding on the new head now would find it unapproved.
  */
 function pendingUpdate(task: MergeTask, pull: MergePull): string | undefined {
   const from = pull.updatedByCoordinatorFrom;

@@ -2,10 +2,13 @@ export { approversToRead, decideMerges, pullsNeedingGitHubView } from './decide-
 export { classifyMergeError } from './classify-merge-error.js';
 export {
   classifyUpdateRefusal,
+  decideUpdateAnswer,
   refusalNeedsPull,
   updateRefusedAtHead,
+  type BranchMergeAnswer,
+  type BranchMergeRefusal,
   type PullAfterRefusal,
-  type UpdateBranchRefusal,
+  type UpdateAnswer,
   type UpdateRefusal,
 } from './classify-update-refusal.js';
 export { decideUpdateHold, type UpdateHoldInput } from './update-hold.js';

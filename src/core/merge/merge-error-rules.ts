@@ -10,7 +10,7 @@ export type MergeErrorKind =
   // The sha guard fired (the head moved since the snapshot) or GitHub's answer is too vague to
   // act on. Re-read the PR now and run decideMerges on fresh state; never repeat the call blindly.
   | 'reread'
-  // Branch protection wants the head up to date: update-branch with expected_head_sha.
+  // Branch protection wants the head up to date: the coordinator merges the base into it.
   | 'update_branch'
   // Conflicts with the base: send the task back to its worker in mode=fix (once per head).
   | 'send_back'

@@ -48,9 +48,9 @@ export interface MergePull {
   checks: readonly MergeCheck[];
   inMergeQueue: boolean;
   /**
-   * The head the coordinator last asked GitHub to update the branch from (update-branch), until
-   * new work replaces the update's head (`decidePush`). While it is set the PR's turn on its base
-   * branch is not over: its update, then its checks, come before any other PR's update.
+   * The head the coordinator last merged the PR's base into (its update of the branch), until new
+   * work replaces the update's head (`decidePush`). While it is set the PR's turn on its base
+   * branch is not over: its update's push, then its checks, come before any other PR's update.
    */
   updatedByCoordinatorFrom?: string;
   /** The head SHA the task was last sent back to its worker for (conflicts or failing checks). */

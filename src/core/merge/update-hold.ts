@@ -2,7 +2,7 @@ import { inertInline } from '../inert-markdown.js';
 import type { TaskState } from '../states.js';
 import { canMoveTask, type TaskMove } from '../transitions.js';
 
-/** A PR whose update-branch GitHub refused with a 403 (classifyUpdateRefusal's `needs_person`). */
+/** A PR whose update GitHub refused the App with a 403 (classifyUpdateRefusal's `needs_person`). */
 export interface UpdateHoldInput {
   /** The head GitHub refused to update. */
   head: string;

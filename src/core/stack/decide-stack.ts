@@ -204,7 +204,10 @@ function follow(
   // updating the child with it would move the child's head (its CI again, and its own
   // children's) for no work of the parent. An update from a stack parent (a restack) brings
   // that parent's work, and the child follows it.
-  if (parentPull.updatedFrom === record.head && parentPull.baseRef === snapshot.base)
+  if (
+    movedByUpdateOnly(parentPull.headSha, parentPull, record.head) &&
+    parentPull.baseRef === snapshot.base
+  )
     return { kind: 'keep', task: task.taskId, parentHead: parentPull.headSha };
   if (!own || !IN_REVIEW_TASK_STATES.has(task.state)) return undefined;
   // GitHub refused this update at the child's head: a person merges the parent's branch in.
@@ -231,8 +234,7 @@ function follow(
  * The parent merged at a head the child never took in: not the head last recorded (a restack's,
  * or a `keep`'s), nor one the coordinator's own update of the parent made from it (a `keep`
  * whose turn came after the merge: with no CI to wait for, the update's push and the merge are
- * handled in one turn). Any other push after the recorded head ends that update's record
- * (decidePush), so the rule is the `keep`'s.
+ * handled in one turn): the rule is the `keep`'s.
  */
 function mergedUnseen(
   snapshot: StackSnapshot,
@@ -242,7 +244,7 @@ function mergedUnseen(
   const record = task.stackedOn!;
   const merged = snapshot.mergedHeads?.get(record.parent);
   if (merged === undefined || merged.head === record.head) return undefined;
-  if (merged.updatedFrom === record.head) return undefined;
+  if (movedByUpdateOnly(merged.head, merged, record.head)) return undefined;
   return decideParentMergedUnseen({
     from: record.head,
     to: merged.head,
@@ -251,6 +253,18 @@ function mergedUnseen(
     base: snapshot.base,
     task: { state: task.state, approved: task.approved === true },
   });
+}
+
+/**
+ * The PR's head moved from `from` by the coordinator's update alone: it is the merge commit GitHub
+ * answered that update with (a push from `from` to any other commit is new work).
+ */
+function movedByUpdateOnly(
+  head: string,
+  update: { updatedFrom?: string; updatedTo?: string },
+  from: string,
+): boolean {
+  return update.updatedFrom === from && update.updatedTo === head;
 }
 
 /** How the order check and the status comment name the stack: "stacked on task_001 (#12)". */

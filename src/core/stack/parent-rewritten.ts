@@ -14,7 +14,7 @@ export function parentMergedUnseenMarker(parentHead: string): string {
 
 /**
  * docs/stacking.md, "A parent's rewritten branch": the child took in `from`, which its parent's
- * head `to` no longer holds. GitHub's update-branch merges `to` in and takes nothing out, so the
+ * head `to` no longer holds. The coordinator's update merges `to` in and takes nothing out, so the
  * child keeps what a person dropped from the parent, shown as the child's own change: its
  * approval, given before, is taken back, and the PR says why (once per parent head).
  */

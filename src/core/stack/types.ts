@@ -33,10 +33,12 @@ export interface StackPull {
   headSha: string;
   baseRef: string;
   /**
-   * The head the coordinator last updated the branch from (GitHub's update-branch with the PR's
-   * base, `updatedByCoordinatorFrom`): a head that moved only by it holds no new work of the task.
+   * The coordinator's last update of the branch with the PR's base (`updatedByCoordinatorFrom`,
+   * `updatedByCoordinatorTo`): the head it merged the base into, and the merge commit GitHub made.
+   * A head that moved from `updatedFrom` to exactly `updatedTo` holds no new work of the task.
    */
   updatedFrom?: string;
+  updatedTo?: string;
   /**
    * The head GitHub refused to update with a 403 (a merge the App may not push, such as a
    * workflow file's change): no update is asked for at that head (updateRefusedAtHead).
@@ -63,10 +65,10 @@ export interface StackSnapshot {
    */
   droppedParentHeads?: ReadonlySet<string>;
   /**
-   * Merged task → the head its PR merged at (GitHub's view of the closed PR), and the head the
-   * coordinator last updated that PR from, when its record stands (`updatedFrom`, as on StackPull).
+   * Merged task → the head its PR merged at (GitHub's view of the closed PR), and the coordinator's
+   * last update of that PR, when its record stands (`updatedFrom`, `updatedTo`, as on StackPull).
    */
-  mergedHeads?: ReadonlyMap<string, { head: string; updatedFrom?: string }>;
+  mergedHeads?: ReadonlyMap<string, { head: string; updatedFrom?: string; updatedTo?: string }>;
 }
 
 /**
@@ -91,7 +93,7 @@ export type StackDecision =
   /** A pending task not started yet loses its permit: its parent is no longer ready to stack on. */
   | { kind: 'revoke'; task: string }
   /**
-   * The parent's head moved: merge it into the child's branch (GitHub's update-branch). Not while
+   * The parent's head moved: merge it into the child's branch (the coordinator's update). Not while
    * GitHub refuses that update at the child's head: a person's push moves it.
    */
   | {

@@ -80,7 +80,7 @@ export interface StatusSnapshot {
     checksRerunSha: string | null;
     agentConfigChanged: readonly string[];
     baseRef?: string;
-    /** The head GitHub refused the App's update-branch at, and its message (a 403). */
+    /** The head GitHub refused the App's update of the branch at, and its message (a 403). */
     updateRefusedSha?: string | null;
     updateRefusedMessage?: string | null;
   }[];

@@ -116,11 +116,11 @@ export async function act(
 }
 
 /**
- * Bring a behind branch up to date with its base. Only a real conflict goes back to the worker:
- * a refusal because the head moved or the branch is already up to date means the snapshot was
- * stale, and the run is decided again (classifyUpdateRefusal); so it is after GitHub refused the
- * App the update's push (held for a person, update-branch.ts), so that another PR may take the
- * base's slot. Returns true to decide again.
+ * Bring a behind branch up to date with its base. Only a conflict of the head decided on goes back
+ * to the worker: a merge onto a head someone pushed meanwhile, or a branch up to date already,
+ * means the snapshot was stale, and the run is decided again (classifyUpdateRefusal); so it is
+ * after GitHub refused the App the update's push (held for a person, update-branch.ts), so that
+ * another PR may take the base's slot. Returns true to decide again.
  */
 async function updateBranch(
   engine: Engine,

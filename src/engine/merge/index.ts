@@ -12,6 +12,7 @@ import { act } from './act.js';
 import { baseSnapshots, gatherMergeView } from './gather.js';
 import { ensureOrderCheck } from './order-check.js';
 import { advanceStacks } from '../stack.js';
+import { spendLostUpdates } from '../update-branch.js';
 
 export { markTaskMerged, sendBack } from './outcomes.js';
 
@@ -33,7 +34,8 @@ export async function advanceRun(
   await timeDecision(engine, 'merge', () =>
     engine.memory.repositoryMergeTurns.run(scope.repositoryId, () =>
       engine.store.mergeTurns.take(scope.repositoryId, scope.run.id, async (opened) => {
-        const unchanged = await advanceOnce(engine, scope, 0, opened, readNow);
+        const graph = await spendLostUpdates(engine, opened.graph);
+        const unchanged = await advanceOnce(engine, scope, 0, { ...opened, graph }, readNow);
         await advanceStacks(engine, scope, unchanged);
       }),
     ),

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   APPROVABLE_TASK_STATES,
   approvalAfterPush,
-  approvalReadsHeadParents,
   commandApproval,
   decideApproval,
   type ApprovalVerdict,
@@ -14,7 +13,6 @@ import { TASK_STATES, type TaskState } from '../../../src/core/states.js';
 const HEAD = 'head';
 const OLD = 'old';
 const REVIEWER = 'rita';
-const BASE = 'base';
 const T0 = new Date('2025-03-01T10:00:00Z');
 const later = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
@@ -151,8 +149,7 @@ describe('commandApproval: an approval covers only a head its author could have 
     workPushedAt: null,
     by: REVIEWER,
     deliveredHead: NEW_HEAD,
-    updateFrom: null,
-    headParents: null,
+    update: null,
     ...more,
   });
   const approves = (writtenAt?: Date): CommandApproval => ({
@@ -207,17 +204,22 @@ describe('commandApproval: an approval covers only a head its author could have 
     },
     {
       name: 'the coordinator’s update of the delivered head, its push still to come: approved',
-      facts: facts({ deliveredHead: OLD, updateFrom: OLD, headParents: [OLD, BASE] }),
+      facts: facts({ deliveredHead: OLD, update: { from: OLD, to: NEW_HEAD } }),
       expected: approves(T0),
     },
     {
-      name: 'a commit on the head the coordinator updated from, not its merge: nothing approved',
-      facts: facts({ deliveredHead: OLD, updateFrom: OLD, headParents: [OLD] }),
+      name: 'another commit on the head the coordinator updated, a merge or not: nothing approved',
+      facts: facts({ deliveredHead: OLD, update: { from: OLD, to: HEAD } }),
       expected: pushNotSeen,
     },
     {
-      name: 'a merge from a head other than the delivered one: nothing approved',
-      facts: facts({ deliveredHead: OLD, updateFrom: HEAD, headParents: [OLD, BASE] }),
+      name: 'an update of the delivered head whose answer is not recorded yet: nothing approved',
+      facts: facts({ deliveredHead: OLD, update: { from: OLD, to: null } }),
+      expected: pushNotSeen,
+    },
+    {
+      name: 'the update of a head other than the delivered one: nothing approved',
+      facts: facts({ deliveredHead: OLD, update: { from: HEAD, to: NEW_HEAD } }),
       expected: pushNotSeen,
     },
     {
@@ -251,24 +253,6 @@ describe('commandApproval: an approval covers only a head its author could have 
     },
   ])('$name', ({ facts: given, expected }) => {
     expect(commandApproval(given)).toEqual(expected);
-  });
-});
-
-describe('approvalReadsHeadParents: only when the head may be the coordinator’s late update', () => {
-  const facts = { head: NEW_HEAD, deliveredHead: OLD, updateFrom: OLD };
-  it.each<{
-    name: string;
-    more: Partial<Parameters<typeof approvalReadsHeadParents>[0]>;
-    reads: boolean;
-  }>([
-    { name: 'the head the delivered one, the update asked from it', more: {}, reads: true },
-    { name: 'the head is the delivered one', more: { head: OLD }, reads: false },
-    { name: 'no update asked', more: { updateFrom: null }, reads: false },
-    { name: 'an update asked from another head', more: { updateFrom: HEAD }, reads: false },
-    { name: 'no delivered head', more: { deliveredHead: null }, reads: false },
-    { name: '/approve <sha> (it names its head)', more: { named: 'c0ffee0' }, reads: false },
-  ])('$name', ({ more, reads }) => {
-    expect(approvalReadsHeadParents({ ...facts, ...more })).toBe(reads);
   });
 });
 

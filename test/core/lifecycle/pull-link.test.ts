@@ -14,16 +14,23 @@ import { agentConfigMarker } from '../../../src/protocol/markers.js';
 const OLD = 'a'.repeat(40);
 const UPDATED = 'b'.repeat(40);
 const NEW = 'c'.repeat(40);
-const BASE = 'd'.repeat(40);
 const AT = new Date('2026-01-01T10:00:00Z');
 const BODY = `Work.\n\n${agentConfigMarker(['CLAUDE.md'])}`;
+
+/** The coordinator's update of OLD, answered with its merge commit UPDATED. */
+const UPDATE = { updatedByCoordinatorFrom: OLD, updatedByCoordinatorTo: UPDATED };
 
 const snap = (
   task: Partial<PullLinkSnapshot['task']> = {},
   row: Partial<PullLinkSnapshot['row']> = {},
 ): PullLinkSnapshot => ({
   task: { prNumber: 7, approvedSha: null, ...task },
-  row: { updatedByCoordinatorFrom: null, agentConfigChanged: [], ...row },
+  row: {
+    updatedByCoordinatorFrom: null,
+    updatedByCoordinatorTo: null,
+    agentConfigChanged: [],
+    ...row,
+  },
 });
 
 /** docs/lifecycle.md step 8: what a sighting of a task's agent PR records. */
@@ -87,14 +94,14 @@ describe('decidePullLink', () => {
     },
     {
       name: 'the coordinator’s own update of the approved head carries the approval',
-      snapshot: snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
-      event: { head: UPDATED, before: OLD, pushedAt: AT, headParents: [OLD, BASE] },
+      snapshot: snap({ approvedSha: OLD }, UPDATE),
+      event: { head: UPDATED, before: OLD, pushedAt: AT },
       expected: { pushOfWork: false, effects: [{ kind: 'carryApproval', approvedSha: UPDATED }] },
     },
     {
-      name: 'a commit pushed on the head the coordinator updated from, before its update landed, is work',
-      snapshot: snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
-      event: { head: NEW, before: OLD, pushedAt: AT, headParents: [OLD] },
+      name: 'a commit other than the update’s merge, pushed on the head it updated, is work',
+      snapshot: snap({ approvedSha: OLD }, UPDATE),
+      event: { head: NEW, before: OLD, pushedAt: AT },
       expected: {
         pushOfWork: true,
         effects: [{ kind: 'recordWorkPushed', at: AT }, { kind: 'clearUpdate' }],
@@ -102,13 +109,31 @@ describe('decidePullLink', () => {
     },
     {
       name: 'the coordinator’s own update of a head not approved carries nothing',
-      snapshot: snap({}, { updatedByCoordinatorFrom: OLD }),
-      event: { head: UPDATED, before: OLD, pushedAt: AT, headParents: [OLD, BASE] },
+      snapshot: snap({}, UPDATE),
+      event: { head: UPDATED, before: OLD, pushedAt: AT },
       expected: { pushOfWork: false, effects: [] },
     },
     {
-      name: 'work pushed over a head the coordinator updated from spends the update',
+      name: 'a push from the head an update is out for, its answer not recorded: nothing yet',
       snapshot: snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
+      event: { head: UPDATED, before: OLD, pushedAt: AT, headArrivedAt: AT, body: BODY },
+      expected: { awaitUpdate: true },
+    },
+    {
+      name: 'the same after the merge turn, no answer recorded (lost): work, the update spent',
+      snapshot: {
+        ...snap({ approvedSha: OLD }, { updatedByCoordinatorFrom: OLD }),
+        afterTurn: true,
+      },
+      event: { head: UPDATED, before: OLD, pushedAt: AT },
+      expected: {
+        pushOfWork: true,
+        effects: [{ kind: 'recordWorkPushed', at: AT }, { kind: 'clearUpdate' }],
+      },
+    },
+    {
+      name: 'work pushed over a head the coordinator updated from spends the update',
+      snapshot: snap({ approvedSha: OLD }, UPDATE),
       event: { head: NEW, before: UPDATED, pushedAt: AT },
       expected: {
         pushOfWork: true,
@@ -165,14 +190,8 @@ describe('decidePullLink', () => {
     },
     {
       name: 'the coordinator’s own update dating its head: recorded too, though not work',
-      snapshot: snap({}, { updatedByCoordinatorFrom: OLD }),
-      event: {
-        head: UPDATED,
-        before: OLD,
-        pushedAt: AT,
-        headArrivedAt: AT,
-        headParents: [OLD, BASE],
-      },
+      snapshot: snap({}, UPDATE),
+      event: { head: UPDATED, before: OLD, pushedAt: AT, headArrivedAt: AT },
       expected: {
         pushOfWork: false,
         effects: [{ kind: 'recordDeliveredHead', head: UPDATED, at: AT }],
@@ -180,7 +199,7 @@ describe('decidePullLink', () => {
     },
     {
       name: 'everything at once, in order',
-      snapshot: snap({ prNumber: null }, { updatedByCoordinatorFrom: OLD }),
+      snapshot: snap({ prNumber: null }, UPDATE),
       event: { head: NEW, before: UPDATED, pushedAt: AT, body: BODY },
       expected: {
         pushOfWork: true,

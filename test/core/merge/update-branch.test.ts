@@ -6,10 +6,13 @@ import {
 } from '../../../src/core/lifecycle/index.js';
 import {
   classifyUpdateRefusal,
+  decideUpdateAnswer,
   refusalNeedsPull,
   updateRefusedAtHead,
+  type BranchMergeAnswer,
+  type BranchMergeRefusal,
   type PullAfterRefusal,
-  type UpdateBranchRefusal,
+  type UpdateAnswer,
   type UpdateRefusal,
 } from '../../../src/core/merge/index.js';
 
@@ -17,96 +20,153 @@ const X = 'x'.repeat(40);
 const Y = 'y'.repeat(40);
 const Z = 'z'.repeat(40);
 
-/** docs/lifecycle.md step 8: the coordinator's own update of a behind branch. */
+/**
+ * docs/lifecycle.md step 8: the coordinator's own update of a behind branch. X is the approved
+ * head the update merged the base into; Y the merge commit GitHub answered the update with.
+ */
 describe('decidePush', () => {
-  const BASE = 'b'.repeat(40);
-  // The update's merge commit: the base merged into the head it updated from (X).
-  const MERGE_OF_X = [X, BASE];
+  const push = (over: Partial<BranchPush>): BranchPush => ({
+    before: X,
+    after: Y,
+    update: { from: X, to: Y },
+    approvedSha: X,
+    afterTurn: false,
+    ...over,
+  });
+  const work = (clearUpdate: boolean): PushVerdict => ({
+    kind: 'decided',
+    work: true,
+    clearUpdate,
+  });
   it.each<{ name: string; push: BranchPush; verdict: PushVerdict }>([
     {
-      name: "the update's push moves the approval to its head and keeps the update's turn",
-      push: { before: X, after: Y, updateFrom: X, approvedSha: X, afterParents: MERGE_OF_X },
-      verdict: { work: false, approvedSha: Y, clearUpdate: false },
+      name: "the update's push (to the merge commit GitHub answered with) moves the approval to it",
+      push: push({}),
+      verdict: { kind: 'decided', work: false, approvedSha: Y, clearUpdate: false },
     },
     {
       name: 'the same push delivered again changes nothing',
-      push: { before: X, after: Y, updateFrom: X, approvedSha: Y, afterParents: MERGE_OF_X },
-      verdict: { work: false, clearUpdate: false },
+      push: push({ approvedSha: Y }),
+      verdict: { kind: 'decided', work: false, clearUpdate: false },
     },
     {
       name: 'an update of an unapproved head approves nothing',
-      push: { before: X, after: Y, updateFrom: X, approvedSha: null, afterParents: MERGE_OF_X },
-      verdict: { work: false, clearUpdate: false },
+      push: push({ approvedSha: null }),
+      verdict: { kind: 'decided', work: false, clearUpdate: false },
+    },
+    {
+      name: 'a look-alike of the update (another merge of the base into the approved head) is work',
+      push: push({ after: Z }),
+      verdict: work(true),
+    },
+    {
+      name: 'a look-alike pushed over the update (the update undone, its look-alike in its place) is work',
+      push: push({ before: Y, after: Z }),
+      verdict: work(true),
     },
     {
       name: "a push on top of the update's head is new work and ends the update",
-      push: { before: Y, after: Z, updateFrom: X, approvedSha: Y, afterParents: null },
-      verdict: { work: true, clearUpdate: true },
+      push: push({ before: Y, after: Z, approvedSha: Y }),
+      verdict: work(true),
     },
     {
-      name: 'a push racing the update (from the same head) is still work when it is not ours',
-      push: { before: Z, after: Y, updateFrom: X, approvedSha: X, afterParents: null },
-      verdict: { work: true, clearUpdate: true },
+      name: "the update's merge commit pushed from another head is work",
+      push: push({ before: Z }),
+      verdict: work(true),
     },
     {
       name: 'without an update every push is work',
-      push: { before: X, after: Y, updateFrom: null, approvedSha: X, afterParents: null },
-      verdict: { work: true, clearUpdate: false },
+      push: push({ update: null }),
+      verdict: work(false),
     },
     {
-      name: 'a commit pushed on the updated head before the update lands is work, not the update',
-      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: [X] },
-      verdict: { work: true, clearUpdate: true },
+      name: 'a push from the head an update is out for, before its answer is recorded: decided after the merge turn',
+      push: push({ update: { from: X, to: null } }),
+      verdict: { kind: 'await_update' },
     },
     {
-      name: 'a merge into the updated head is not the update when that head is not its first parent',
-      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: [BASE, X] },
-      verdict: { work: true, clearUpdate: true },
+      name: 'the same, a look-alike: it waits too, never carried before the answer is known',
+      push: push({ after: Z, update: { from: X, to: null } }),
+      verdict: { kind: 'await_update' },
     },
     {
-      name: 'a merge of more than the base (an octopus) is not the update',
-      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: [X, BASE, Y] },
-      verdict: { work: true, clearUpdate: true },
+      name: 'after the merge turn, an update with no answer recorded (lost): the push is work',
+      push: push({ update: { from: X, to: null }, afterTurn: true }),
+      verdict: work(true),
     },
     {
-      name: 'a pushed commit GitHub does not find is work',
-      push: { before: X, after: Z, updateFrom: X, approvedSha: X, afterParents: null },
-      verdict: { work: true, clearUpdate: true },
+      name: 'a push from another head while an update is out is work, with no wait',
+      push: push({ before: Z, after: Y, update: { from: X, to: null } }),
+      verdict: work(true),
     },
-  ])('$name', ({ push, verdict }) => {
-    expect(decidePush(push)).toEqual(verdict);
+  ])('$name', ({ push: given, verdict }) => {
+    expect(decidePush(given)).toEqual(verdict);
+  });
+});
+
+/** GitHub's answer to the coordinator's merge into the branch: its update, when made on the head it decided on. */
+describe('decideUpdateAnswer', () => {
+  const BASE = 'b'.repeat(40);
+  const merged = (parents: string[]): BranchMergeAnswer => ({ status: 201, sha: Y, parents });
+  it.each<{ name: string; answer: BranchMergeAnswer; meant: UpdateAnswer }>([
+    {
+      name: 'a merge of the base into the head decided on: the update, its commit recorded',
+      answer: merged([X, BASE]),
+      meant: { kind: 'updated', to: Y },
+    },
+    {
+      name: 'a merge into a head someone pushed first: not the update',
+      answer: merged([Z, BASE]),
+      meant: { kind: 'merged_other_head', parents: [Z, BASE] },
+    },
+    {
+      name: 'the decided head as the merged-in parent: not the update',
+      answer: merged([BASE, X]),
+      meant: { kind: 'merged_other_head', parents: [BASE, X] },
+    },
+    {
+      name: 'not a two-parent merge: not the update',
+      answer: merged([X]),
+      meant: { kind: 'merged_other_head', parents: [X] },
+    },
+    { name: 'nothing to merge', answer: { status: 204 }, meant: { kind: 'up_to_date' } },
+    {
+      name: 'a refusal',
+      answer: { status: 409, message: 'Merge conflict' },
+      meant: { kind: 'refused', refusal: { status: 409, message: 'Merge conflict' } },
+    },
+  ])('$name', ({ answer, meant }) => {
+    expect(decideUpdateAnswer(X, answer)).toEqual(meant);
   });
 });
 
 /**
- * GitHub's refusal of update-branch: a 403 waits for a person whatever the PR shows; a 422 is
- * sorted by the PR as GitHub shows it afterwards.
+ * GitHub's refusal of the coordinator's merge into the branch: a 403 waits for a person whatever
+ * the PR shows; a 409 is a conflict of the head decided on only if it is still the PR's head.
  */
 describe('classifyUpdateRefusal', () => {
   const pull = (over: Partial<PullAfterRefusal> = {}): PullAfterRefusal => ({
     headSha: X,
-    mergeable: true,
-    mergeableState: 'clean',
     open: true,
     ...over,
   });
   const WORKFLOW =
     'refusing to allow a GitHub App to create or update workflow .github/workflows/ci.yml without workflows permission';
-  const unprocessable = { status: 422 as const, message: 'Validation Failed' };
+  const conflict = { status: 409 as const, message: 'Merge conflict' };
   it.each<{
     name: string;
-    refusal?: UpdateBranchRefusal;
+    refusal?: BranchMergeRefusal;
     current: PullAfterRefusal | null;
     verdict: UpdateRefusal;
   }>([
     {
       name: 'a 403: the App may not push the merge (a workflow file)',
       refusal: { status: 403, message: WORKFLOW },
-      current: pull({ mergeableState: 'behind' }),
+      current: pull(),
       verdict: { kind: 'needs_person', message: WORKFLOW },
     },
     {
-      name: 'a 403 whatever the PR reads: up to date, even gone',
+      name: 'a 403 whatever the PR reads, even gone',
       refusal: { status: 403, message: ' Resource not accessible by integration\n' },
       current: null,
       verdict: { kind: 'needs_person', message: 'Resource not accessible by integration' },
@@ -123,35 +183,31 @@ describe('classifyUpdateRefusal', () => {
       current: pull(),
       verdict: { kind: 'needs_person', message: `${'x'.repeat(499)}…` },
     },
+    { name: 'a conflict of the head decided on', current: pull(), verdict: { kind: 'conflict' } },
     {
-      name: 'the head moved: decide again',
+      name: 'a conflict after the head moved: decide again',
       current: pull({ headSha: Y }),
       verdict: { kind: 'stale_head' },
     },
-    { name: 'nothing to bring in', current: pull(), verdict: { kind: 'up_to_date' } },
     {
-      name: 'blocked, not behind: nothing to bring in',
-      current: pull({ mergeableState: 'blocked' }),
-      verdict: { kind: 'up_to_date' },
+      name: 'a conflict, closed meanwhile',
+      current: pull({ open: false }),
+      verdict: { kind: 'unknown' },
     },
+    { name: 'a conflict, the PR gone', current: null, verdict: { kind: 'unknown' } },
     {
-      name: 'a real conflict',
-      current: pull({ mergeable: false, mergeableState: 'dirty' }),
-      verdict: { kind: 'conflict' },
-    },
-    {
-      name: 'mergeability not computed',
-      current: pull({ mergeable: null, mergeableState: 'unknown' }),
+      name: 'a 404: the branch or the base gone, the next event decides',
+      refusal: { status: 404, message: 'Base does not exist' },
+      current: null,
       verdict: { kind: 'unknown' },
     },
     {
-      name: 'still behind: the next event decides',
-      current: pull({ mergeableState: 'behind' }),
+      name: 'a 422: the next event decides',
+      refusal: { status: 422, message: 'Validation Failed' },
+      current: null,
       verdict: { kind: 'unknown' },
     },
-    { name: 'closed meanwhile', current: pull({ open: false }), verdict: { kind: 'unknown' } },
-    { name: 'gone', current: null, verdict: { kind: 'unknown' } },
-  ])('$name', ({ refusal = unprocessable, current, verdict }) => {
+  ])('$name', ({ refusal = conflict, current, verdict }) => {
     expect(classifyUpdateRefusal(refusal, X, current)).toEqual(verdict);
   });
 });
@@ -170,14 +226,15 @@ describe('updateRefusedAtHead', () => {
   });
 });
 
-// The 403 says what it means; a 422 is told apart by the PR as GitHub shows it afterwards.
+// The 403 says what it means; a 409 is told apart by the PR's head as GitHub shows it afterwards.
 describe('refusalNeedsPull', () => {
-  it.each<[UpdateBranchRefusal, boolean]>([
+  it.each<[BranchMergeRefusal, boolean]>([
     [
       { status: 403, message: 'refusing to allow a GitHub App to create or update workflow' },
       false,
     ],
-    [{ status: 422, message: 'merge conflict between base and head' }, true],
+    [{ status: 409, message: 'Merge conflict' }, true],
+    [{ status: 404, message: 'Head does not exist' }, false],
   ])('%o: %s', (refusal, needed) => {
     expect(refusalNeedsPull(refusal)).toBe(needed);
   });

@@ -16,7 +16,7 @@ const input = (over: Partial<UpdateHoldInput> = {}): UpdateHoldInput => ({
   ...over,
 });
 
-/** GitHub refused the App an update-branch (a 403): what holding the PR for a person does. */
+/** GitHub refused the App the update of a PR's branch (a 403): what holding the PR for a person does. */
 describe('decideUpdateHold', () => {
   it.each<{ name: string; over: Partial<UpdateHoldInput>; withdraw: unknown }>([
     {

@@ -158,7 +158,7 @@ describe('decideStacks: a started child follows its parent', () => {
     );
     const working = [task('task_001', { state: 'in_review' }), child({ state: 'running' })];
     expect(parentMovesToCheck(snapshot({ tasks: working, pulls: [moved, childPr] }))).toEqual([]);
-    const updated = { ...moved, updatedFrom: 'aaa' };
+    const updated = { ...moved, updatedFrom: 'aaa', updatedTo: 'a2' };
     expect(parentMovesToCheck(snapshot({ tasks: inReview, pulls: [updated, childPr] }))).toEqual(
       [],
     );
@@ -202,9 +202,15 @@ describe('decideStacks: a started child follows its parent', () => {
 
   it('only records the parent’s head when the coordinator updated the parent from the base', () => {
     const tasks = [task('task_001', { state: 'in_review' }), child({ state: 'in_review' })];
-    const updated = { ...parentPr, headSha: 'a2', updatedFrom: 'aaa' };
+    const updated = { ...parentPr, headSha: 'a2', updatedFrom: 'aaa', updatedTo: 'a2' };
     expect(decideStacks(snapshot({ tasks, pulls: [updated, childPr] }))).toEqual([
       { kind: 'keep', task: 'task_002', parentHead: 'a2' },
+    ]);
+    // Another commit pushed from the head the update started from (a look-alike of its merge):
+    // new work of the parent, followed.
+    const lookAlike = { ...updated, headSha: 'a3' };
+    expect(decideStacks(snapshot({ tasks, pulls: [lookAlike, childPr] }))).toEqual([
+      { kind: 'restack', task: 'task_002', pr: 13, expectedHeadSha: 'c1', parentHead: 'a3' },
     ]);
     // Updated from its own stack parent (a restack brought that parent's work): followed.
     const restacked = { ...updated, baseRef: branchOf('task_000') };
@@ -426,7 +432,7 @@ describe('decideStacks: a started child follows its parent', () => {
   });
 
   it('says nothing when the parent merged at the head its coordinator’s update made from the one the child took in', () => {
-    const decide = (updatedFrom: string) =>
+    const decide = (updatedFrom: string, updatedTo = 'a2') =>
       decideStacks(
         snapshot({
           tasks: [
@@ -434,13 +440,15 @@ describe('decideStacks: a started child follows its parent', () => {
             child({ state: 'approved', approved: true }),
           ],
           pulls: [childPr],
-          mergedHeads: new Map([['task_001', { head: 'a2', updatedFrom }]]),
+          mergedHeads: new Map([['task_001', { head: 'a2', updatedFrom, updatedTo }]]),
         }),
       )[0];
     // The `keep` never ran: the update's push and the merge were handled in one turn.
     expect(decide('aaa')).not.toHaveProperty('parentMergedUnseen');
     // Updated from another head: the move from the recorded head was not the update alone.
     expect(decide('a1')).toHaveProperty('parentMergedUnseen');
+    // Merged at a commit other than the update's own merge: not the update alone either.
+    expect(decide('aaa', 'a3')).toHaveProperty('parentMergedUnseen');
   });
 
   it('forgets the stack of a child with no PR once the parent merged, unless its worker is out', () => {

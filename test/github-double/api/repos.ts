@@ -1,6 +1,10 @@
 import { branchSha, compare, isAncestor, resolveRef } from '../git.js';
 import { blobSha, treeSha } from '../git-objects.js';
+import type { Core } from '../core.js';
 import type { Repo } from '../model.js';
+import { mergeIntoBranch } from '../ops/merges.js';
+import { openPullsWithHead } from '../ops/pull-events.js';
+import { gitCredential } from '../server/git-access.js';
 import { legacyPermission, roleOf } from '../ops/repos.js';
 import { deleteBranch, moveBranch, refJson } from '../ops/refs.js';
 import { userJson } from '../render/accounts.js';
@@ -322,4 +326,63 @@ export const repoRoutes: [string, Handler][] = [
       });
     },
   ],
+  [
+    'POST /repos/{owner}/{repo}/merges',
+    async (req) => {
+      const repo = repoOf(req);
+      const body = bodyObject(req);
+      const base = str(body, 'base');
+      const head = str(body, 'head');
+      if (base === undefined || head === undefined)
+        throw validationFailed('Invalid request.', [
+          { resource: 'Merge', field: base === undefined ? 'base' : 'head', code: 'missing_field' },
+        ]);
+      const token = gitCredential(req.core, req.headers.authorization, repo);
+      const input = { base, head, message: str(body, 'commit_message') };
+      const merge = () =>
+        mergeIntoBranch(
+          req.core,
+          repo,
+          input,
+          actorOf(req),
+          token.kind === 'token' && token.workflows,
+        );
+      const made = req.core.deferBranchUpdates
+        ? await heldMerge(req.core, repo, base, merge)
+        : merge();
+      return made === null ? { status: 204 } : json(201, commitJson(req.core, repo, made.commit));
+    },
+  ],
 ];
+
+/**
+ * A merge into a PR's branch held until `releaseBranchUpdates` (`core.deferBranchUpdates`): GitHub
+ * answers it once it has merged, into the branch as it is then, and a push may land first; its
+ * push's webhooks may reach the caller before the answer does.
+ */
+function heldMerge(
+  core: Core,
+  repo: Repo,
+  branch: string,
+  merge: () => ReturnType<typeof mergeIntoBranch>,
+): Promise<ReturnType<typeof mergeIntoBranch>> {
+  return new Promise((resolve, reject) => {
+    core.heldBranchUpdates.push({
+      repo: repo.fullName,
+      number: openPullsWithHead(core, repo, branch)[0]?.pull.number ?? 0,
+      land: (answerAfter = Promise.resolve()) => {
+        try {
+          const made = merge();
+          void answerAfter.then(() => resolve(made));
+          return made === null ? { sent: [] } : { sha: made.commit.sha, sent: made.sent };
+        } catch (error) {
+          void answerAfter.then(() =>
+            reject(error instanceof Error ? error : new Error(String(error))),
+          );
+          return { sent: [] };
+        }
+      },
+    });
+    core.changed('branch-update-held', { repo: repo.fullName, branch });
+  });
+}

@@ -194,7 +194,8 @@ export function pushCommit(
  * `git merge <from> && git push` on `branch`, as a person does it on their machine: nothing to do
  * when the branch holds `from` already, a fast-forward when `from` holds the branch, otherwise a
  * merge commit whose parents are the branch's head and `from`. A conflict throws: git stops there
- * for the person to resolve it.
+ * for the person to resolve it. `files`: changed in the merge commit too (`git merge --no-commit`,
+ * an edit, then the commit), which makes one whatever the branch holds.
  */
 export function pushMerge(
   core: Core,
@@ -202,12 +203,13 @@ export function pushMerge(
   branch: string,
   from: string,
   by: Account,
+  files?: Readonly<Record<string, string | null>>,
 ): { sha: string; sent: Sent } {
   const head = branchSha(repo, branch);
   if (!head) throw new Error(`github double: no branch ${repo.fullName}@${branch}`);
   if (!repo.commits.has(from)) throw new Error(`github double: unknown commit ${from}`);
-  if (isAncestor(repo, from, head)) return { sha: head, sent: [] };
-  if (isAncestor(repo, head, from))
+  if (!files && isAncestor(repo, from, head)) return { sha: head, sent: [] };
+  if (!files && isAncestor(repo, head, from))
     return { sha: from, sent: moveBranch(core, repo, branch, from, by) };
   const merged = threeWayMerge(repo, head, from);
   if (!merged.ok)
@@ -217,7 +219,7 @@ export function pushMerge(
   const c = createCommit(core, repo, {
     parents: [head, from],
     message: `Merge ${from} into ${branch}`,
-    tree: merged.tree,
+    tree: files ? applyFiles(merged.tree, files) : merged.tree,
     author: by,
   });
   return { sha: c.sha, sent: moveBranch(core, repo, branch, c.sha, by) };

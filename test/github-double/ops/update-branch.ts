@@ -5,13 +5,19 @@ import { HttpError, validationFailed } from '../server/http.js';
 import type { Sent } from './pull-events.js';
 import { moveBranch } from './refs.js';
 
-/** An update-branch GitHub answered 202 to and has not merged yet (`core.deferBranchUpdates`). */
+/**
+ * An update of a PR's branch GitHub has not merged yet (`core.deferBranchUpdates`): an
+ * update-branch it answered 202 to, or a merge into the branch (`POST /merges`) it has not answered.
+ */
 export interface HeldBranchUpdate {
   repo: string;
+  /** The PR whose branch it updates. */
   number: number;
-  /** The PR's head when the update was asked for: the merge's first parent. */
-  from: string;
-  by: Account;
+  /**
+   * Merges now: the head it made (none: nothing merged), and the webhooks it sent. A merge into the
+   * branch is answered once `answerAfter` settles (at once without it).
+   */
+  land(answerAfter?: Promise<void>): { sha?: string; sent: Sent };
 }
 
 /**
@@ -40,24 +46,19 @@ export function updateBranch(
   if (!merged.ok || pull.forcedConflict)
     throw validationFailed('merge conflict between base and head');
   // The merge is a push to the head branch: an App without `workflows` may not make one that
-  // changes a workflow file. GitHub answers 403 (the route's OpenAPI description lists 202, 403
-  // and 422) with this message, the path unquoted unlike git's push refusal: the API response
-  // quoted in chdsbd/kodiak#853.
-  const headTree = repo.commits.get(pull.headSha)?.tree ?? {};
-  const workflow = Object.keys({ ...headTree, ...merged.tree })
-    .filter((path) => path.startsWith('.github/workflows/'))
-    .find((path) => headTree[path] !== merged.tree[path]);
+  // changes a workflow file (the route's OpenAPI description lists 202, 403 and 422).
+  const workflow = workflowChangedBy(repo.commits.get(pull.headSha)?.tree ?? {}, merged.tree);
   if (workflow !== undefined && !mayWriteWorkflows)
     throw new HttpError(
       403,
       `refusing to allow a GitHub App to create or update workflow ${workflow} without workflows permission`,
     );
   if (core.deferBranchUpdates) {
+    const from = pull.headSha;
     core.heldBranchUpdates.push({
       repo: repo.fullName,
       number: pull.number,
-      from: pull.headSha,
-      by,
+      land: () => landBranchUpdate(core, repo.fullName, pull.number, from, by),
     });
     return [];
   }
@@ -70,15 +71,32 @@ export function updateBranch(
  * sha), as it does when the PR closed, the base has nothing more to bring in, or the merge now
  * conflicts.
  */
-export function landBranchUpdate(core: Core, held: HeldBranchUpdate): { sha?: string; sent: Sent } {
-  const repo = core.repo(held.repo);
-  const pull = repo.pulls.get(held.number);
-  if (!pull || pull.issue.state !== 'open' || pull.headSha !== held.from) return { sent: [] };
+function landBranchUpdate(
+  core: Core,
+  repoName: string,
+  number: number,
+  from: string,
+  by: Account,
+): { sha?: string; sent: Sent } {
+  const repo = core.repo(repoName);
+  const pull = repo.pulls.get(number);
+  if (!pull || pull.issue.state !== 'open' || pull.headSha !== from) return { sent: [] };
   const baseSha = branchSha(repo, pull.baseRef);
   if (!baseSha || isAncestor(repo, baseSha, pull.headSha)) return { sent: [] };
   const merged = threeWayMerge(repo, pull.headSha, baseSha);
   if (!merged.ok || pull.forcedConflict) return { sent: [] };
-  return mergeBaseInto(core, pull, held.by, baseSha, merged.tree);
+  return mergeBaseInto(core, pull, by, baseSha, merged.tree);
+}
+
+/**
+ * The workflow file a merge's tree creates, changes or deletes against the branch's: a push an App
+ * without `workflows` may not make. GitHub answers 403 with this message, the path unquoted unlike
+ * git's push refusal: the API response quoted in chdsbd/kodiak#853.
+ */
+export function workflowChangedBy(before: Tree, after: Tree): string | undefined {
+  return Object.keys({ ...before, ...after })
+    .filter((path) => path.startsWith('.github/workflows/'))
+    .find((path) => before[path] !== after[path]);
 }
 
 /** GitHub's update merge: "Merge branch '<base>' into <head>", the old head its first parent. */

@@ -70,6 +70,7 @@ export const REST_PERMISSIONS: Readonly<Record<string, Access>> = {
   'DELETE /repos/{owner}/{repo}/git/refs/{ref}': needs('contents:write'),
   // Merging is filed under Contents only, not Pull requests.
   'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge': needs('contents:write'),
+  'POST /repos/{owner}/{repo}/merges': needs('contents:write'),
 
   // Commit statuses
   'GET /repos/{owner}/{repo}/commits/{ref}/status': needs('statuses:read'),

@@ -6,16 +6,16 @@ const repo = { owner: 'acme', repo: 'widgets' };
 const BRANCH = 'agent/1/task_001';
 
 /**
- * `GitHubPort.updateBranch` against the double: GitHub's refusals (403, 422) come back as
- * answers with GitHub's own message; anything else, a rate limit included, throws.
+ * `GitHubPort.mergeIntoBranch` against the double: the merge commit and its parents, nothing to
+ * merge, and GitHub's refusals (403, 404, 409) come back as answers with GitHub's own message;
+ * anything else, a rate limit included, throws.
  */
-describe("the GitHub port's update-branch", () => {
+describe("the GitHub port's merge into a branch", () => {
   let w: World;
-  let pr: number;
   beforeEach(async () => {
     w = await startWorld();
     await w.double.setPermission(w.repo, 'alice', 'maintain');
-    pr = await w.double.openPr(w.repo, { head: BRANCH, title: 'T', by: 'agent-coordinator[bot]' });
+    await w.double.openPr(w.repo, { head: BRANCH, title: 'T', by: 'agent-coordinator[bot]' });
   });
   afterEach(async () => {
     await stopWorld(w);
@@ -24,17 +24,36 @@ describe("the GitHub port's update-branch", () => {
 
   const port = () => createOctokitPort(w.octokit);
   const head = () => w.double.branch(w.repo, BRANCH)!.sha;
+  const main = () => w.double.branch(w.repo, 'main')!.sha;
+  const merge = (into = BRANCH, from = 'main') =>
+    port().mergeIntoBranch(repo, { into, head: from, message: `Merge branch 'main' into ${into}` });
 
-  it('updates a branch behind its base, and answers 422 with a head that moved', async () => {
+  it('answers the merge commit it pushed, the branch’s head its first parent; then nothing to merge', async () => {
     await w.double.advanceBranch(w.repo, 'main');
     const before = head();
-    expect(await port().updateBranch(repo, pr, 'f'.repeat(40))).toEqual({
-      ok: false,
-      status: 422,
-      message: "expected head sha didn't match current head ref.",
+    const answer = await merge();
+    expect(answer).toEqual({ status: 201, sha: head(), parents: [before, main()] });
+    expect(await merge()).toEqual({ status: 204 });
+    expect(await merge(BRANCH, main())).toEqual({ status: 204 });
+  });
+
+  it('answers 404 for a branch or a head that does not exist', async () => {
+    expect(await merge('agent/1/gone')).toEqual({ status: 404, message: 'Base does not exist' });
+    expect(await merge(BRANCH, 'gone')).toEqual({ status: 404, message: 'Head does not exist' });
+  });
+
+  it('answers 409 on a conflict', async () => {
+    await w.double.pushCommit(w.repo, BRANCH, {
+      message: 'Ours',
+      files: { 'README.md': 'ours\n' },
+      by: 'alice',
     });
-    expect(await port().updateBranch(repo, pr, before)).toEqual({ ok: true });
-    expect(head()).not.toBe(before);
+    await w.double.pushCommit(w.repo, 'main', {
+      message: 'Theirs',
+      files: { 'README.md': 'theirs\n' },
+      by: 'alice',
+    });
+    expect(await merge()).toEqual({ status: 409, message: 'Merge conflict' });
   });
 
   it('answers 403 with GitHub’s message when the merge would change a workflow file', async () => {
@@ -43,8 +62,7 @@ describe("the GitHub port's update-branch", () => {
       files: { '.github/workflows/ci.yml': 'on: push\n' },
       by: 'alice',
     });
-    expect(await port().updateBranch(repo, pr, head())).toEqual({
-      ok: false,
+    expect(await merge()).toEqual({
       status: 403,
       message:
         'refusing to allow a GitHub App to create or update workflow .github/workflows/ci.yml without workflows permission',
@@ -68,13 +86,13 @@ describe("the GitHub port's update-branch", () => {
   ])('throws on $name: it refuses nothing', async ({ status, headers, message }) => {
     await w.double.advanceBranch(w.repo, 'main');
     w.double.faults.add({
-      method: 'PUT',
-      path: /\/update-branch$/,
+      method: 'POST',
+      path: /\/merges$/,
       status,
       headers,
       body: { message, documentation_url: 'https://docs.github.com/rest' },
     });
-    await expect(port().updateBranch(repo, pr, head())).rejects.toMatchObject({ status });
+    await expect(merge()).rejects.toMatchObject({ status });
   });
 });
 
