@@ -366,13 +366,18 @@ async function isolated<T>(ctx: AgentContext, fn: () => Promise<T>): Promise<T> 
     // Its network opens again only once every process of its user is known to be gone: finish()
     // throws when one survived or the worker could not look (an agent can use up the worker's
     // file descriptors, and then no kill starts), and a survivor would have the open network.
-    let finished = false;
+    let leftovers: string[] | undefined;
     try {
-      await user.finish();
-      finished = true;
+      leftovers = await user.finish();
     } finally {
-      await (finished ? closed?.open() : closed?.leaveClosed());
+      await (leftovers ? closed?.open() : closed?.leaveClosed());
     }
+    // Later jobs on a reused runner, of any repository, could read them: said, loudly.
+    if (leftovers.length > 0)
+      fail(
+        'agent_failed',
+        `the agent's user ${user.name} left what later jobs on this runner could read, and it could not be removed: ${leftovers.join('; ')}`,
+      );
   }
 }
 

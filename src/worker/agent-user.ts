@@ -3,6 +3,8 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { createWithFreshId } from './agent-ids.js';
+import { removeLeftovers } from './agent-leftovers.js';
 import { fail } from './outcome.js';
 import { must, privilege, run } from './root-commands.js';
 
@@ -31,10 +33,12 @@ export interface AgentUser {
   signal(signal: NodeJS.Signals): Promise<void>;
   /**
    * Kills every process of the user, removes its cron and at jobs, takes back the traversal
-   * right given to the workspace's parents and gives the workspace back to the worker; then
-   * fails, naming them, if any process of the user survived.
+   * right given to the workspace's parents, gives the workspace back to the worker, removes what
+   * the user left in the machine's shared folders and SysV IPC (src/worker/agent-leftovers.ts)
+   * and the user; then fails, naming them, if any process of the user survived. Returns what of
+   * the user's could not be removed.
    */
-  finish(): Promise<void>;
+  finish(): Promise<string[]>;
 }
 
 /**
@@ -47,12 +51,15 @@ export async function createAgentUser(workspace: string): Promise<AgentUser | un
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   const name = `agent-${randomBytes(4).toString('hex')}`;
-  await must(
-    [...sudo, 'useradd', '--system', '--no-create-home', '--shell', '/usr/sbin/nologin', name],
-    'could not create the agent user',
-  );
-  const agentUid = Number(await must(['id', '-u', name], 'no uid for the agent user'));
-  const agentGid = Number(await must(['id', '-g', name], 'no gid for the agent user'));
+  // A group of its own with the same number (GID_MIN and GID_MAX say which), no lastlog or
+  // faillog entry (their files grow to the uid's offset).
+  const agentUid = await createWithFreshId((id) => [
+    ...sudo,
+    'useradd',
+    ...['--uid', String(id), '--user-group', '-K', `GID_MIN=${id}`, '-K', `GID_MAX=${id}`],
+    ...['--no-log-init', '--no-create-home', '--shell', '/usr/sbin/nologin', name],
+  ]);
+  const agentGid = agentUid;
   const home = await mkdtemp(join(tmpdir(), 'agent-home-'));
   await must([...sudo, 'chown', '-R', `${agentUid}:${agentGid}`, home, workspace], 'chown');
   const opened = await allowTraversal(sudo, workspace);
@@ -105,12 +112,16 @@ export async function createAgentUser(workspace: string): Promise<AgentUser | un
       for (const dir of opened) await run([...sudo, 'chmod', 'o-x', dir]);
       await must([...sudo, 'chown', '-R', `${uid}:${gid}`, workspace], 'chown');
       await run([...sudo, 'rm', '-rf', home, ...envDirs]);
+      const leftovers = await removeLeftovers(sudo, agentUid);
       await run([...sudo, 'userdel', name]);
+      // userdel leaves the group where USERGROUPS_ENAB is off.
+      await run([...sudo, 'groupdel', name]);
       if (survivors.length > 0)
         fail(
           'agent_failed',
           `processes of the agent's user ${name} survived SIGKILL (pids ${survivors.join(', ')}): its change is not read while they may still write`,
         );
+      return leftovers;
     },
   };
 }
@@ -147,7 +158,8 @@ async function processesOf(uid: number): Promise<number[]> {
 
 /**
  * A cron or at job of the agent's user would run after the agent is gone (at runs it by uid,
- * which the next system user may get). Where cron or at is not installed there is none.
+ * which a later user given that uid would inherit). Where cron or at is not installed there is
+ * none.
  */
 async function removeScheduledJobs(sudo: string[], name: string): Promise<void> {
   await run([...sudo, 'crontab', '-r', '-u', name]);

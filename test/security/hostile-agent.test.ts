@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { agentSharedFolder } from '../helpers/agent-scratch.js';
 import { MAINTAINER, ONE_TASK_PLAN, REPO, taskOf } from '../e2e/harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-worker.js';
 import { HOSTILE_AGENT } from './hostile-agent.js';
@@ -48,7 +48,13 @@ interface AttemptReport {
   found: string[];
   /** What the agent's requests through the key proxy got, and what its own listener heard. */
   keyProxyProbe: unknown;
+  /** The copies of the code an earlier attempt's agent left in the shared temporary folders. */
+  sawStashes: string[];
 }
+
+/** Where the hostile agent leaves the code for a later job (hostile-agent.ts). */
+const stashesOf = (report: string) =>
+  ['/tmp', '/var/tmp', '/dev/shm'].map((dir) => join(dir, `hostile-stash-${basename(report)}`));
 
 const BRANCH = 'agent/1/a';
 const SUBSCRIPTION_TOKEN = 'sk-ant-oat01-subscription-of-the-repository';
@@ -58,12 +64,14 @@ describe('a hostile agent', () => {
   let report: string | undefined;
   afterEach(async () => {
     await scenario?.close();
-    if (report) rmSync(report, { recursive: true, force: true });
+    if (report) {
+      rmSync(report, { recursive: true, force: true });
+      for (const stash of stashesOf(report)) rmSync(stash, { force: true });
+    }
   });
 
   it('gets no credential, runs nothing of its own in a job with one, and leaves nothing on GitHub but its branch and PR', async () => {
-    report = mkdtempSync(join(tmpdir(), 'hostile-report-'));
-    chmodSync(report, 0o777);
+    report = agentSharedFolder('hostile-report-');
     scenario = await startRealWorkerScenario(HOSTILE_AGENT, {
       // An upstream that answers nothing: the agent's requests through the key proxy get 502.
       // The runner's environment holds a subscription's token and an LLM gateway's credential
@@ -132,7 +140,12 @@ describe('a hostile agent', () => {
       // API (open, it goes to the upstream: test/worker/api-key-proxy.test.ts).
       expect(a.keyProxyProbe).toEqual({ statuses: [403, 403, 403, 403], heard: [] });
       expect(a.filesRead).toBeGreaterThan(0);
+      // What an earlier agent left in the machine's shared folders went with it.
+      expect(a.sawStashes, `attempt ${a.attempt}`).toEqual([]);
     }
+    // Nor does a later job find them, and no agent got an earlier one's uid (and files).
+    expect(stashesOf(report).filter((stash) => existsSync(stash))).toEqual([]);
+    expect(new Set(attempts.map((a) => a.uid)).size).toBe(3);
     // Agent configuration committed by attempt 2 does not configure attempt 3's agent.
     expect(attempts[2]!.sawClaudeSettings).toBeNull();
     expect(attempts[2]!.sawClaudeMd).toBe('Base memory.\n');

@@ -1,7 +1,6 @@
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { agentSharedFolder } from '../helpers/agent-scratch.js';
 import { MAINTAINER, REPO } from '../e2e/harness.js';
 import { startRealWorkerScenario, type RealWorkerScenario } from '../e2e/real-worker.js';
 import { taskState } from './security-helpers.js';
@@ -33,8 +32,7 @@ describe('a hostile planner agent', () => {
   });
 
   it("leaves no .git/ config for the agent job's later steps to run", async () => {
-    report = mkdtempSync(join(tmpdir(), 'hostile-planner-'));
-    chmodSync(report, 0o777);
+    report = agentSharedFolder('hostile-planner-');
     scenario = await startRealWorkerScenario(HOSTILE_PLANNER, { env: { HOSTILE_REPORT: report } });
     const { s, runs } = scenario;
 

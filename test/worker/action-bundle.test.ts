@@ -2,12 +2,12 @@ import {
   chmodSync,
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   statSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -93,7 +93,9 @@ describe('the action bundle, run as GitHub runs it', () => {
     const coordinator = await startCoordinator(answerWith(assignment));
     server = coordinator.server;
 
-    const records = mkdtempSync(join(tmpdir(), 'agent-records-'));
+    // Removed with the fixture, made outside the folders the worker sweeps.
+    const records = join(fx.root, 'records');
+    mkdirSync(records);
     chmodSync(records, 0o777);
     const recordPath = join(records, 'agent-record.json');
     const base = {

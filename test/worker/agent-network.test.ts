@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
-  chmodSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -16,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { agentSharedFolder } from '../helpers/agent-scratch.js';
 import { errorLine } from './error-line.js';
 import {
   attemptJobEnv,
@@ -127,8 +127,7 @@ describe("the agent's network", () => {
 
   /** A folder where agents (users of their own) and the test meet. */
   const sharedDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agent-network-'));
-    chmodSync(dir, 0o777);
+    const dir = agentSharedFolder('agent-network-');
     cleanups.push(dir);
     return dir;
   };
@@ -160,8 +159,7 @@ describe("the agent's network", () => {
     await runAssignmentJob(env, fx.workspace, coordinator.url, temps);
     options.before?.(fx);
     // Where the agent, a user of its own, writes what it found.
-    const reports = mkdtempSync(join(tmpdir(), 'agent-network-report-'));
-    chmodSync(reports, 0o777);
+    const reports = agentSharedFolder('agent-network-report-');
     cleanups.push(reports);
     const report = join(reports, 'report.json');
     const run = await runBundle(

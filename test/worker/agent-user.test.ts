@@ -107,9 +107,13 @@ describe('the agent user', () => {
     const bin = mkdtempSync(join(tmpdir(), 'agent-user-bin-'));
     const seen = mkdtempSync(join(tmpdir(), 'agent-user-seen-'));
     chmodSync(bin, 0o755);
-    chmodSync(seen, 0o777);
-    // A `kill` that records who ran it and with what environment.
-    writeFileSync(join(bin, 'kill'), `#!/bin/sh\n{ id -u; env; } > ${seen}/kill-$$\n`, {
+    chmodSync(seen, 0o755);
+    // A `kill` that records who ran it and with what environment, in a file of root's: the
+    // agent's own files in the temporary folders go with it (agent-leftovers.test.ts).
+    const record = join(seen, 'kills');
+    writeFileSync(record, '', { mode: 0o666 });
+    chmodSync(record, 0o666);
+    writeFileSync(join(bin, 'kill'), `#!/bin/sh\n{ echo '-- kill'; id -u; env; } >> ${record}\n`, {
       mode: 0o755,
     });
     const saved = { key: process.env.ANTHROPIC_API_KEY, path: process.env.PATH };
@@ -121,7 +125,7 @@ describe('the agent user', () => {
       await user.signal('SIGTERM');
       await user.finish();
       user = undefined;
-      const runs = readdirSync(seen).map((f) => readFileSync(join(seen, f), 'utf8'));
+      const runs = readFileSync(record, 'utf8').split('-- kill\n').slice(1);
       expect(runs.length).toBeGreaterThanOrEqual(2);
       for (const text of runs) {
         expect(text.split('\n')[0]).toBe(String(uid));

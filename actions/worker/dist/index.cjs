@@ -7365,7 +7365,7 @@ var require_dist = __commonJS({
 });
 
 // src/worker/run-worker.ts
-var import_promises13 = require("node:fs/promises");
+var import_promises15 = require("node:fs/promises");
 var import_node_path10 = require("node:path");
 
 // src/worker/agent-step.ts
@@ -28241,24 +28241,130 @@ async function closeAgentNetwork(user, allow, say) {
 }
 
 // src/worker/agent-user.ts
+var import_node_crypto2 = require("node:crypto");
+var import_promises7 = require("node:fs/promises");
+var import_node_os2 = require("node:os");
+var import_node_path3 = require("node:path");
+var import_promises8 = require("node:timers/promises");
+
+// src/worker/agent-ids.ts
 var import_node_crypto = require("node:crypto");
 var import_promises5 = require("node:fs/promises");
+var ID_RANGES = [
+  [1879048192, 2147352575],
+  [60578, 61183]
+];
+var TRIES = 5;
+async function createWithFreshId(create) {
+  const [first, last] = await usableRange();
+  let said = "";
+  for (let attempt = 0; attempt < TRIES; attempt++) {
+    const id = (0, import_node_crypto.randomInt)(first, last + 1);
+    if (!await unknown2("passwd", id) || !await unknown2("group", id)) continue;
+    const result = await run(create(id));
+    if (result.code === 0) return id;
+    said = `${create(id).join(" ")} exited with ${result.code}: ${result.stderr.trim()}`;
+  }
+  throw new Error(`could not create the agent user: ${said || "every number drawn was taken"}`);
+}
+async function unknown2(database, id) {
+  return (await run(["getent", database, String(id)])).code === 2;
+}
+async function usableRange() {
+  const maps = await Promise.all(["uid_map", "gid_map"].map((f) => idMap(`/proc/self/${f}`)));
+  const range = ID_RANGES.find(
+    ([first, last]) => maps.every((map2) => map2.some(([start, count2]) => start <= first && last < start + count2))
+  );
+  if (!range)
+    throw new Error(
+      `could not create the agent user: this user namespace maps none of ${ID_RANGES.map((r) => r.join("–")).join(", ")}`
+    );
+  return range;
+}
+async function idMap(file2) {
+  const text3 = await (0, import_promises5.readFile)(file2, "utf8").catch(() => void 0);
+  if (text3 === void 0) return [[0, 2 ** 32]];
+  return text3.trim().split("\n").map((line) => line.trim().split(/\s+/).map(Number)).map(([inside, , count2]) => [inside ?? 0, count2 ?? 0]);
+}
+
+// src/worker/agent-leftovers.ts
+var import_promises6 = require("node:fs/promises");
 var import_node_os = require("node:os");
-var import_node_path3 = require("node:path");
-var import_promises6 = require("node:timers/promises");
+var SHARED_FOLDERS = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/crash", "/dev/mqueue"];
+var SWEEP_SECONDS = 60;
+async function removeLeftovers(root, uid) {
+  return [...await removeFiles(root, uid), ...await removeIpcObjects(root, uid)];
+}
+async function removeFiles(root, uid) {
+  const folders = [];
+  for (const folder of /* @__PURE__ */ new Set([...SHARED_FOLDERS, (0, import_node_os.tmpdir)()]))
+    if ((await (0, import_promises6.lstat)(folder).catch(() => void 0))?.isDirectory()) folders.push(folder);
+  if (folders.length === 0) return [];
+  const find = (...action) => run([
+    ...root,
+    ...["timeout", "-s", "KILL", String(SWEEP_SECONDS)],
+    ...["find", "-P", ...folders, "-xdev", "-ignore_readdir_race", "-uid", String(uid)],
+    ...action
+  ]);
+  const tooLong2 = `the removal of its files in ${folders.join(", ")} took over ${SWEEP_SECONDS} s`;
+  const swept = await find("-delete");
+  if (swept.code === 0) return [];
+  if (killedByTimeout(swept.code)) return [tooLong2];
+  const left = await find("-print0", "-quit");
+  if (killedByTimeout(left.code)) return [tooLong2];
+  const path3 = left.stdout.split("\0")[0];
+  if (!path3) return [];
+  const said = swept.stderr.split("\n").find((line) => line.includes(path3));
+  return [`files of its own remain, such as ${JSON.stringify(path3)}${said ? ` (${said})` : ""}`];
+}
+function killedByTimeout(code2) {
+  return code2 === 137 || code2 === 124;
+}
+var IPC_KINDS = [
+  { file: "shm", option: "-m", id: "shmid" },
+  { file: "sem", option: "-s", id: "semid" },
+  { file: "msg", option: "-q", id: "msqid" }
+];
+async function removeIpcObjects(root, uid) {
+  const found = await ipcObjectsOf(uid);
+  if (found.length === 0) return [];
+  await run([...root, "ipcrm", ...found.flatMap(({ option, id }) => [option, id])]);
+  const left = await ipcObjectsOf(uid);
+  return left.length === 0 ? [] : [
+    `SysV IPC objects of its own remain (${left.map((o) => `ipcrm ${o.option} ${o.id}`).join(", ")})`
+  ];
+}
+async function ipcObjectsOf(uid) {
+  const found = [];
+  for (const kind of IPC_KINDS) {
+    const text3 = await (0, import_promises6.readFile)(`/proc/sysvipc/${kind.file}`, "utf8").catch(() => "");
+    const [header = "", ...rows] = text3.trim().split("\n");
+    const names = header.trim().split(/\s+/);
+    const column = (fields, name) => fields[names.indexOf(name)];
+    for (const fields of rows.map((row) => row.trim().split(/\s+/))) {
+      const owners = [column(fields, "uid"), column(fields, "cuid")];
+      const id = column(fields, kind.id);
+      if (id !== void 0 && owners.includes(String(uid))) found.push({ option: kind.option, id });
+    }
+  }
+  return found;
+}
+
+// src/worker/agent-user.ts
 async function createAgentUser(workspace) {
   const sudo = await privilege();
   if (!sudo) return void 0;
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
-  const name = `agent-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
-  await must(
-    [...sudo, "useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-    "could not create the agent user"
-  );
-  const agentUid = Number(await must(["id", "-u", name], "no uid for the agent user"));
-  const agentGid = Number(await must(["id", "-g", name], "no gid for the agent user"));
-  const home = await (0, import_promises5.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-home-"));
+  const name = `agent-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
+  const agentUid = await createWithFreshId((id) => [
+    ...sudo,
+    "useradd",
+    ...["--uid", String(id), "--user-group", "-K", `GID_MIN=${id}`, "-K", `GID_MAX=${id}`],
+    ...["--no-log-init", "--no-create-home", "--shell", "/usr/sbin/nologin", name]
+  ]);
+  const agentGid = agentUid;
+  const home = await (0, import_promises7.mkdtemp)((0, import_node_path3.join)((0, import_node_os2.tmpdir)(), "agent-home-"));
   await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, home, workspace], "chown");
   const opened = await allowTraversal(sudo, workspace);
   const envDirs = [];
@@ -28277,10 +28383,10 @@ async function createAgentUser(workspace) {
     home,
     root: sudo,
     async wrap(argv, env) {
-      const dir = await (0, import_promises5.mkdtemp)((0, import_node_path3.join)((0, import_node_os.tmpdir)(), "agent-env-"));
+      const dir = await (0, import_promises7.mkdtemp)((0, import_node_path3.join)((0, import_node_os2.tmpdir)(), "agent-env-"));
       envDirs.push(dir);
       const file2 = (0, import_node_path3.join)(dir, "env.sh");
-      await (0, import_promises5.writeFile)(file2, shellAssignments(env), { mode: 384 });
+      await (0, import_promises7.writeFile)(file2, shellAssignments(env), { mode: 384 });
       await must([...sudo, "chown", "-R", `${agentUid}:${agentGid}`, dir], "chown");
       return asAgent(["env", "-i", "/bin/sh", "-c", LOAD_ENV, "sh", file2, ...argv]);
     },
@@ -28294,7 +28400,7 @@ async function createAgentUser(workspace) {
           await run(asAgent(["kill", "-KILL", "-1"]));
           survivors2 = await processesOf(agentUid);
           if (survivors2.length === 0) break;
-          await (0, import_promises6.setTimeout)(KILL_ROUND_MS);
+          await (0, import_promises8.setTimeout)(KILL_ROUND_MS);
         }
         return survivors2;
       };
@@ -28304,12 +28410,15 @@ async function createAgentUser(workspace) {
       for (const dir of opened) await run([...sudo, "chmod", "o-x", dir]);
       await must([...sudo, "chown", "-R", `${uid}:${gid}`, workspace], "chown");
       await run([...sudo, "rm", "-rf", home, ...envDirs]);
+      const leftovers = await removeLeftovers(sudo, agentUid);
       await run([...sudo, "userdel", name]);
+      await run([...sudo, "groupdel", name]);
       if (survivors.length > 0)
         fail(
           "agent_failed",
           `processes of the agent's user ${name} survived SIGKILL (pids ${survivors.join(", ")}): its change is not read while they may still write`
         );
+      return leftovers;
     }
   };
 }
@@ -28322,8 +28431,8 @@ function shellAssignments(env) {
 }
 async function processesOf(uid) {
   const pids = [];
-  for (const pid of (await (0, import_promises5.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
-    const status = await (0, import_promises5.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
+  for (const pid of (await (0, import_promises7.readdir)("/proc")).filter((d) => /^\d+$/.test(d))) {
+    const status = await (0, import_promises7.readFile)(`/proc/${pid}/status`, "utf8").catch(() => "");
     const uids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
     if (!uids || Number(uids[1]) !== uid && Number(uids[2]) !== uid) continue;
     if (/^State:\s+[ZX]/m.test(status)) continue;
@@ -28341,7 +28450,7 @@ async function removeScheduledJobs(sudo, name) {
 async function allowTraversal(sudo, workspace) {
   const opened = [];
   for (let dir = (0, import_node_path3.dirname)(workspace); dir !== (0, import_node_path3.dirname)(dir); dir = (0, import_node_path3.dirname)(dir)) {
-    const mode2 = (await (0, import_promises5.stat)(dir)).mode;
+    const mode2 = (await (0, import_promises7.stat)(dir)).mode;
     if ((mode2 & 1) !== 0) continue;
     await must([...sudo, "chmod", "o+x", dir], "chmod");
     opened.push(dir);
@@ -28350,7 +28459,7 @@ async function allowTraversal(sudo, workspace) {
 }
 
 // src/worker/api-key-proxy.ts
-var import_node_crypto2 = require("node:crypto");
+var import_node_crypto3 = require("node:crypto");
 var import_node_events2 = require("node:events");
 var import_node_http3 = require("node:http");
 var import_node_https = require("node:https");
@@ -28972,7 +29081,7 @@ var CREDENTIALS = [
 ];
 var CUSTOM_HEADERS = "ANTHROPIC_CUSTOM_HEADERS";
 function placeholder(prefix) {
-  return `${prefix}agent-coordinator-${(0, import_node_crypto2.randomBytes)(24).toString("hex")}`;
+  return `${prefix}agent-coordinator-${(0, import_node_crypto3.randomBytes)(24).toString("hex")}`;
 }
 var DEFAULT_UPSTREAM = "https://api.anthropic.com";
 var FRAMING = [
@@ -29240,7 +29349,7 @@ function sameSecret(given, expected) {
   if (typeof given !== "string") return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
-  return a.length === b.length && (0, import_node_crypto2.timingSafeEqual)(a, b);
+  return a.length === b.length && (0, import_node_crypto3.timingSafeEqual)(a, b);
 }
 
 // src/protocol/deadline.ts
@@ -29254,7 +29363,7 @@ function agentStopTime(deadline, timeoutMinutes) {
 }
 
 // src/worker/merge-attributes.ts
-var import_promises7 = require("node:fs/promises");
+var import_promises9 = require("node:fs/promises");
 var import_node_path4 = require("node:path");
 var MERGE_ATTRIBUTES = [
   "merge",
@@ -29276,8 +29385,8 @@ async function withoutTreeAttributes(git, merge3) {
     "info/attributes"
   ]);
   const before = await readIfPresent(file2);
-  await (0, import_promises7.mkdir)((0, import_node_path4.dirname)(file2), { recursive: true });
-  await (0, import_promises7.writeFile)(
+  await (0, import_promises9.mkdir)((0, import_node_path4.dirname)(file2), { recursive: true });
+  await (0, import_promises9.writeFile)(
     file2,
     before === void 0 ? NO_TREE_ATTRIBUTES : `${before}
 ${NO_TREE_ATTRIBUTES}`
@@ -29285,13 +29394,13 @@ ${NO_TREE_ATTRIBUTES}`
   try {
     return await merge3();
   } finally {
-    if (before === void 0) await (0, import_promises7.rm)(file2, { force: true });
-    else await (0, import_promises7.writeFile)(file2, before);
+    if (before === void 0) await (0, import_promises9.rm)(file2, { force: true });
+    else await (0, import_promises9.writeFile)(file2, before);
   }
 }
 async function readIfPresent(file2) {
   try {
-    return await (0, import_promises7.readFile)(file2, "utf8");
+    return await (0, import_promises9.readFile)(file2, "utf8");
   } catch (error62) {
     if (error62.code === "ENOENT") return void 0;
     throw error62;
@@ -29578,8 +29687,8 @@ function planPrompt(env, issue2) {
 }
 
 // src/worker/snapshot.ts
-var import_promises8 = require("node:fs/promises");
-var import_node_os2 = require("node:os");
+var import_promises10 = require("node:fs/promises");
+var import_node_os3 = require("node:os");
 var import_node_path5 = require("node:path");
 
 // src/worker/git.ts
@@ -29723,10 +29832,10 @@ var SAFE_CONFIG = [
   "core.symlinks=true"
 ];
 async function openSnapshotter(workTree, objectStores, options = {}) {
-  const gitDir = await (0, import_promises8.mkdtemp)((0, import_node_path5.join)((0, import_node_os2.tmpdir)(), "agent-coordinator-git-"));
+  const gitDir = await (0, import_promises10.mkdtemp)((0, import_node_path5.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-git-"));
   await new Git({ cwd: gitDir, env: SAFE_ENV }).run(["init", "--quiet", "--bare", gitDir]);
   const alternates = (0, import_node_path5.join)(gitDir, "objects", "info", "alternates");
-  await (0, import_promises8.writeFile)(alternates, `${objectStores.join("\n")}
+  await (0, import_promises10.writeFile)(alternates, `${objectStores.join("\n")}
 `);
   const inTree = new Git({
     timeoutMs: options.timeoutMs,
@@ -29752,18 +29861,18 @@ async function openSnapshotter(workTree, objectStores, options = {}) {
       await git(["pack-objects", "--quiet", (0, import_node_path5.join)(gitDir, "objects", "pack", "pack")], {
         input: objects.raw
       });
-      await (0, import_promises8.rm)(alternates);
+      await (0, import_promises10.rm)(alternates);
     },
-    close: () => (0, import_promises8.rm)(gitDir, { recursive: true, force: true })
+    close: () => (0, import_promises10.rm)(gitDir, { recursive: true, force: true })
   };
 }
 
 // src/worker/agent.ts
 var import_node_child_process3 = require("node:child_process");
-var import_promises9 = require("node:fs/promises");
-var import_node_os3 = require("node:os");
+var import_promises11 = require("node:fs/promises");
+var import_node_os4 = require("node:os");
 var import_node_path6 = require("node:path");
-var import_node_crypto3 = require("node:crypto");
+var import_node_crypto4 = require("node:crypto");
 
 // src/worker/shell-words.ts
 function splitShellWords(line) {
@@ -29912,10 +30021,10 @@ function agentEnv(env, promptFile) {
 }
 var MAX_STDOUT = 32 * 1024 * 1024;
 async function runAgent(options) {
-  const dir = await (0, import_promises9.mkdtemp)((0, import_node_path6.join)((0, import_node_os3.tmpdir)(), "agent-coordinator-prompt-"));
-  await (0, import_promises9.chmod)(dir, 493);
+  const dir = await (0, import_promises11.mkdtemp)((0, import_node_path6.join)((0, import_node_os4.tmpdir)(), "agent-coordinator-prompt-"));
+  await (0, import_promises11.chmod)(dir, 493);
   const promptFile = (0, import_node_path6.join)(dir, "prompt.md");
-  await (0, import_promises9.writeFile)(promptFile, options.prompt, { mode: 420 });
+  await (0, import_promises11.writeFile)(promptFile, options.prompt, { mode: 420 });
   const proxy = await startApiKeyProxy(options.env, {
     closedNetwork: options.network !== void 0
   });
@@ -29933,7 +30042,7 @@ async function runAgent(options) {
       for (const note of proxy.notes) options.io.out(`${note}
 `);
     }
-    const stopToken = (0, import_node_crypto3.randomBytes)(16).toString("hex");
+    const stopToken = (0, import_node_crypto4.randomBytes)(16).toString("hex");
     options.io.out(`::stop-commands::${stopToken}
 `);
     let commandsOn = false;
@@ -29959,7 +30068,7 @@ async function runAgent(options) {
     }
   } finally {
     await proxy?.close({ cut: options.cancel.cutoff });
-    await (0, import_promises9.rm)(dir, { recursive: true, force: true });
+    await (0, import_promises11.rm)(dir, { recursive: true, force: true });
   }
   if (exit.kind === "spawn_failed") return exit;
   return { ...exit, measured: await proxy?.measured() };
@@ -30524,13 +30633,17 @@ async function isolated(ctx, fn) {
   } finally {
     ctx.user = void 0;
     ctx.network = void 0;
-    let finished = false;
+    let leftovers;
     try {
-      await user.finish();
-      finished = true;
+      leftovers = await user.finish();
     } finally {
-      await (finished ? closed?.open() : closed?.leaveClosed());
+      await (leftovers ? closed?.open() : closed?.leaveClosed());
     }
+    if (leftovers.length > 0)
+      fail(
+        "agent_failed",
+        `the agent's user ${user.name} left what later jobs on this runner could read, and it could not be removed: ${leftovers.join("; ")}`
+      );
   }
 }
 function identity(ctx) {
@@ -30564,7 +30677,7 @@ function defaultBranchOf(env) {
 }
 
 // src/worker/coordinator.ts
-var import_promises10 = require("node:timers/promises");
+var import_promises12 = require("node:timers/promises");
 
 // src/protocol/review-feedback.ts
 var FEEDBACK_LIMITS = {
@@ -30830,7 +30943,7 @@ async function send(url3, init, retryDelaysMs, unreachable) {
     } catch (error62) {
       if (wait === void 0) throw new AssignmentError(unreachable(describe4(error62)));
     }
-    await (0, import_promises10.setTimeout)(wait);
+    await (0, import_promises12.setTimeout)(wait);
   }
 }
 function describe4(error62) {
@@ -35156,7 +35269,7 @@ function isAlreadyExists(error62) {
 }
 
 // src/worker/handoff.ts
-var import_promises11 = require("node:fs/promises");
+var import_promises13 = require("node:fs/promises");
 var import_node_path8 = require("node:path");
 var ASSIGNMENT_FILE = "assignment.json";
 var RESULT_FILE = "result.json";
@@ -35167,8 +35280,8 @@ function withoutToken(assignment) {
   return fields;
 }
 async function writeAssignment(dir, fields) {
-  await (0, import_promises11.mkdir)(dir, { recursive: true });
-  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
+  await (0, import_promises13.mkdir)(dir, { recursive: true });
+  await (0, import_promises13.writeFile)((0, import_node_path8.join)(dir, ASSIGNMENT_FILE), `${JSON.stringify(fields, null, 2)}
 `);
 }
 async function readAssignment(dir) {
@@ -35209,11 +35322,11 @@ var agentResultSchema = external_exports.object({
   touched: external_exports.array(path2).max(1e5)
 });
 async function writeResult(dir, result, patch) {
-  await (0, import_promises11.rm)(dir, { recursive: true, force: true });
-  await (0, import_promises11.mkdir)(dir, { recursive: true });
-  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
+  await (0, import_promises13.rm)(dir, { recursive: true, force: true });
+  await (0, import_promises13.mkdir)(dir, { recursive: true });
+  await (0, import_promises13.writeFile)((0, import_node_path8.join)(dir, RESULT_FILE), `${JSON.stringify(result, null, 2)}
 `);
-  await (0, import_promises11.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
+  await (0, import_promises13.writeFile)((0, import_node_path8.join)(dir, PATCH_FILE), patch);
 }
 async function readResult(dir) {
   const value = await readJson((0, import_node_path8.join)(dir, RESULT_FILE), "the agent job");
@@ -35222,14 +35335,14 @@ async function readResult(dir) {
     const problems = parsed2.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "result"}: ${i.message}`);
     fail("bad_result", `${RESULT_FILE} is not an agent result: ${problems.join("; ")}`);
   }
-  const patch = await (0, import_promises11.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
+  const patch = await (0, import_promises13.readFile)((0, import_node_path8.join)(dir, PATCH_FILE)).catch(() => void 0);
   if (patch === void 0) fail("bad_result", `the agent job left no ${PATCH_FILE}`);
   return { result: parsed2.data, patch };
 }
 async function readJson(file2, from) {
   let raw;
   try {
-    raw = await (0, import_promises11.readFile)(file2, "utf8");
+    raw = await (0, import_promises13.readFile)(file2, "utf8");
   } catch {
     fail("bad_input", `${file2} is missing: ${from} did not hand it over`);
   }
@@ -35247,7 +35360,7 @@ var processIo = {
 };
 
 // src/worker/publish-step.ts
-var import_promises12 = require("node:fs/promises");
+var import_promises14 = require("node:fs/promises");
 var import_node_path9 = require("node:path");
 
 // src/worker/attempt-record.ts
@@ -38142,7 +38255,7 @@ async function applyPatch(ctx, parent, patch) {
     }
     return await ctx.git.out(["write-tree"], { env });
   } finally {
-    await (0, import_promises12.rm)(index, { force: true });
+    await (0, import_promises14.rm)(index, { force: true });
   }
 }
 async function changedPaths(ctx, from, tree) {
@@ -38323,7 +38436,7 @@ ${outcome.summary}
 
 ${fenced("text", outcome.detail)}
 `;
-  await (0, import_promises13.appendFile)(file2, text3).catch(() => {
+  await (0, import_promises15.appendFile)(file2, text3).catch(() => {
   });
 }
 

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { agentScratchBase } from '../../helpers/agent-scratch.js';
 
 /** git isolated from the machine's config, so a developer's gpgsign or hooks cannot interfere. */
 export const isolatedEnv: NodeJS.ProcessEnv = {
@@ -43,7 +44,8 @@ export interface GitFixture {
  * like the coordinator does at dispatch, plus a workspace clone on the task branch.
  */
 export function createGitFixture(branch = 'agent/7/task_001'): GitFixture {
-  const root = mkdtempSync(join(tmpdir(), 'ac-worker-'));
+  // Its folders hold what the agent writes for the test (the harness's records).
+  const root = mkdtempSync(join(agentScratchBase(), 'ac-worker-'));
   const origin = join(root, 'origin.git');
   const human = join(root, 'human');
   git(root, 'init', '--quiet', '--bare', '-b', 'main', origin);
