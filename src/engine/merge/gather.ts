@@ -91,10 +91,10 @@ export async function gatherMergeView(
     };
     stored.push({ row, task, nodeId: row.nodeId ?? '', pull, checks: [] });
   }
-  // Only a PR that could move needs GitHub's view: asking GitHub for every PR on every event
-  // would cost O(PRs²) calls across a run.
   // Runs recorded before their base was (start-run.ts) merge into the default branch.
   const runBase = run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
+  // Only a PR that could move needs GitHub's view: asking GitHub for every PR on every event
+  // would cost O(PRs²) calls across a run.
   const needView = pullsNeedingGitHubView({
     tasks: mergeTasks,
     pulls: stored.map((s) => s.pull),
