@@ -66,6 +66,19 @@ export interface RunScope {
   port: GitHubPort;
 }
 
+/**
+ * The branch a run merges into (docs/lifecycle.md, "Which base counts"). A run recorded before
+ * its base was (start-run.ts) merges into the repository's default branch: every decision asks
+ * here, so such a run is judged one way.
+ */
+export async function runBaseOf(
+  run: Pick<RunRow, 'baseBranch'>,
+  port: GitHubPort,
+  repo: RepoCoords,
+): Promise<string> {
+  return run.baseBranch ?? (await port.defaultBranch(repo));
+}
+
 export async function loadRunScope(
   engine: Engine,
   run: RunRow,

@@ -6,7 +6,7 @@ import type { RepositoryRow } from '../store/repositories.js';
 import { buildDispatchInputs } from '../protocol/assignment.js';
 import { taskBranch } from '../protocol/branch.js';
 import { runName } from '../protocol/run-name.js';
-import { loadRunScope, timeDecision, type Engine, type RunScope } from './context.js';
+import { loadRunScope, runBaseOf, timeDecision, type Engine, type RunScope } from './context.js';
 import { failTaskForGood } from './failures.js';
 import { isPlannerTask, plannerRefused } from './planner.js';
 import { crashPoint } from '../crash-points.js';
@@ -170,7 +170,7 @@ export async function performDispatch(
     crashPoint('dispatch.intent-recorded');
     const coordinatorUrl = await engine.coordinatorUrl();
     if (!coordinatorUrl) throw new Error('the public URL is unknown; nothing is dispatched');
-    const base = run.baseBranch ?? (await s.port.defaultBranch(s.repo));
+    const base = await runBaseOf(run, s.port, s.repo);
     // A first attempt's branch is new, so it is created without asking first (GitHub's 422
     // says when it exists after all); a retry's branch usually exists, with the PR on it.
     const branchMissing =

@@ -14,7 +14,7 @@ import { crashPoint } from '../crash-points.js';
 import { taskBranch } from '../protocol/branch.js';
 import type { PullRow } from '../store/pulls.js';
 import type { RunGraph, TaskRow } from '../store/runs.js';
-import type { Engine, RunScope } from './context.js';
+import { runBaseOf, type Engine, type RunScope } from './context.js';
 import { scheduleRepository } from './dispatch.js';
 import { cancelLatestAttempt } from './cancel-attempt.js';
 import { clearApproval } from './approval.js';
@@ -72,7 +72,7 @@ export async function advanceStacks(
   for (const head of stackParentHeads({ tasks, pulls })) {
     if (checksLetStack(await checksOf(engine, scope, head))) greenHeads.add(head);
   }
-  const base = scope.run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
+  const base = await runBaseOf(scope.run, scope.port, scope.repo);
   const snapshot = {
     base,
     branchOf: (id: string) => taskBranch(scope.run.issueNumber, id),

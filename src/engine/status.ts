@@ -52,7 +52,8 @@ export async function renderRunStatus(
       budgetWaived: run.budgetWaived,
       maxParallel: config.concurrency.maxParallel,
       maxCostUsdPerRun: config.budget.maxCostUsdPerRun,
-      baseBranch: run.baseBranch,
+      // A run recorded before its base was merges into the default branch (runBaseOf).
+      baseBranch: run.baseBranch ?? repository?.defaultBranch ?? null,
     },
     tasks: tasks.map((t) => ({ ...t, nextAttemptAt: t.nextAttemptAt?.getTime() ?? null })),
     depsOf,

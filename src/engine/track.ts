@@ -9,7 +9,7 @@ import type { AttemptRow } from '../store/attempt-row.js';
 import type { RepositoryRow } from '../store/repositories.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 import { parseTaskBranch, taskBranch } from '../protocol/branch.js';
-import { loadRunScope, type Engine, type RunScope } from './context.js';
+import { loadRunScope, runBaseOf, type Engine, type RunScope } from './context.js';
 import { scheduleRepository, schedulingOnce } from './dispatch.js';
 import { enforceBudget } from './budget.js';
 import { blockDependents, recordFailedAttempt } from './failures.js';
@@ -704,7 +704,7 @@ async function pullRequestClosed(
     (scope ??= await loadRunScope(engine, run, undefined, linked.repository));
   const snapshot = {
     task,
-    runBase: run.baseBranch,
+    runBase: await runBaseOf(run, port, repo),
     ...(current ? { now: current } : {}),
     // Core asks it only of someone below write; a database read, read with the role.
     ...(reads ? { reopenWithinBudget: await closedBy.refusalWithinBudget() } : {}),

@@ -22,8 +22,8 @@ export interface PullClosedEvent {
 /** The PR's task, as linking the PR read it, and the PR as GitHub shows it now. */
 export interface PullClosedSnapshot {
   task: { state: TaskState; prNumber: number | null };
-  /** The branch the run merges into; null for a run recorded before its base was. */
-  runBase: string | null;
+  /** The branch the run merges into (engine's `runBaseOf`). */
+  runBase: string;
   /**
    * The PR as GitHub shows it now, read with the closer's role (`readsCloserRole`): the delivery
    * may be sent again under a new delivery id, or late, and a person may have opened the PR again
@@ -91,7 +91,7 @@ export function decidePullClosed(
   snapshot: PullClosedSnapshot,
   event: PullClosedEvent,
 ): PullClosedEffect[] {
-  if (event.merged && mergedIntoRunBase(event.baseRef, snapshot.runBase))
+  if (event.merged && offRunBase({ baseRef: event.baseRef }, snapshot.runBase) === undefined)
     return [{ kind: 'markMerged' }, { kind: 'advance' }];
   if (event.merged) {
     const { state } = snapshot.task;
@@ -129,11 +129,6 @@ const rejected = (): PullClosedEffect[] => [
   { kind: 'requestStatus' },
   { kind: 'settle' },
 ];
-
-/** A task is merged when its PR merged into the run's base (core/merge/run-base.ts). */
-function mergedIntoRunBase(baseRef: string, runBase: string | null): boolean {
-  return runBase === null || offRunBase({ baseRef }, runBase) === undefined;
-}
 
 /**
  * What a refused close is answered. GitHub may refuse to open the PR again (its head branch is

@@ -12,6 +12,7 @@ export {
   type UpdateRefusal,
 } from './classify-update-refusal.js';
 export { decideUpdateHold, type UpdateHoldInput } from './update-hold.js';
+export { offRunBase } from './run-base.js';
 export type { MergeErrorKind } from './merge-error-rules.js';
 export {
   checkMergeGroup,

@@ -3,6 +3,7 @@ import {
   countedChecks,
   runStartersToRead,
   isOrderCheck,
+  offRunBase,
   pullsNeedingGitHubView,
   type ApproverStanding,
   type HeldSlot,
@@ -13,7 +14,7 @@ import {
 import type { CheckInfo, PullState } from '../../github/port.js';
 import type { MergeTurnView } from '../../store/merge-turns.js';
 import type { RunGraph } from '../../store/runs.js';
-import type { Engine, RunScope } from '../context.js';
+import { runBaseOf, type Engine, type RunScope } from '../context.js';
 import type { MergeTarget } from './merge-target.js';
 import { readApprovers } from './approvers.js';
 import { writersAmong } from '../roles.js';
@@ -91,8 +92,7 @@ export async function gatherMergeView(
     };
     stored.push({ row, task, nodeId: row.nodeId ?? '', pull, checks: [] });
   }
-  // Runs recorded before their base was (start-run.ts) merge into the default branch.
-  const runBase = run.baseBranch ?? (await scope.port.defaultBranch(scope.repo));
+  const runBase = await runBaseOf(run, scope.port, scope.repo);
   // Only a PR that could move needs GitHub's view: asking GitHub for every PR on every event
   // would cost O(PRs²) calls across a run.
   const needView = pullsNeedingGitHubView({
@@ -114,12 +114,13 @@ export async function gatherMergeView(
     if (fresh) targets.push(fresh);
   }
 
-  // Only PRs into the run's base ever merge or enter a queue (core's `runBase`): another base's
-  // queue is not asked about.
+  // Only PRs into the run's base ever merge or enter a queue (core's `offRunBase`): another
+  // base's queue is not asked about.
   const mergeQueueByBase = new Map<string, boolean>();
   for (const { pull } of targets) {
     if (mergeQueueByBase.has(pull.baseRef)) continue;
-    const queue = pull.baseRef === runBase && (await usesMergeQueue(engine, scope, runBase));
+    const queue =
+      offRunBase(pull, runBase) === undefined && (await usesMergeQueue(engine, scope, runBase));
     mergeQueueByBase.set(pull.baseRef, queue);
   }
   // Read last, once everything else that could hold a PR back is known.

@@ -24,7 +24,6 @@ describe('decidePullClosed', () => {
     name: string;
     state: TaskState;
     event: Omit<PullClosedEvent, 'number' | 'baseRef'> & { baseRef?: string };
-    runBase?: string | null;
     expected: PullClosedEffect[];
   }>([
     ...(
@@ -61,13 +60,6 @@ describe('decidePullClosed', () => {
       expected: [
         { kind: 'none', reason: 'merged into release, and the task is vetoed: nothing to reject' },
       ],
-    },
-    {
-      name: 'merged into any branch of a run recorded before its base: merged',
-      state: 'in_review',
-      event: { merged: true, closedByBot: false, baseRef: 'release' },
-      runBase: null,
-      expected: merges,
     },
     ...(['pending', 'dispatched', 'running', 'in_review', 'approved', 'merging'] as const).map(
       (state) => ({
@@ -113,10 +105,10 @@ describe('decidePullClosed', () => {
         ] as PullClosedEffect[],
       }),
     ),
-  ])('$name', ({ state, event, runBase, expected }) => {
+  ])('$name', ({ state, event, expected }) => {
     expect(
       decidePullClosed(
-        { task: { state, prNumber: 7 }, runBase: runBase === undefined ? 'main' : runBase },
+        { task: { state, prNumber: 7 }, runBase: 'main' },
         { number: 7, baseRef: 'main', ...event },
       ),
     ).toEqual(expected);
