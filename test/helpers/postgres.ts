@@ -12,13 +12,34 @@ export function databaseUrl(name: string): string {
   return url.toString();
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_SERVER_URL });
-  await client.connect();
+/**
+ * One connection per test worker for creating and dropping databases, kept between test files
+ * (which share the worker's modules, vitest.config.ts): a connection of its own for each would
+ * start a server process each time, and over a run that is thousands.
+ */
+let adminPool: pg.Pool | undefined;
+
+async function admin<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  if (!adminPool) {
+    adminPool = new pg.Pool({
+      connectionString: TEST_SERVER_URL,
+      max: 1,
+      idleTimeoutMillis: 60_000,
+      allowExitOnIdle: true,
+    });
+    // An idle connection the server ended is dropped by the pool; the next call opens another.
+    adminPool.on('error', () => {});
+  }
+  const client = await adminPool.connect();
+  let failed: unknown;
   try {
     return await fn(client);
+  } catch (error) {
+    failed = error;
+    throw error;
   } finally {
-    await client.end();
+    // A connection that failed mid-call may be in any state: it is closed, not reused.
+    client.release(failed instanceof Error ? failed : undefined);
   }
 }
 
