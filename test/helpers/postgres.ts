@@ -31,15 +31,14 @@ async function admin<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     adminPool.on('error', () => {});
   }
   const client = await adminPool.connect();
-  let failed: unknown;
   try {
-    return await fn(client);
+    const result = await fn(client);
+    client.release();
+    return result;
   } catch (error) {
-    failed = error;
-    throw error;
-  } finally {
     // A connection that failed mid-call may be in any state: it is closed, not reused.
-    client.release(failed instanceof Error ? failed : undefined);
+    client.release(true);
+    throw error;
   }
 }
 
