@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { prepareTemplateDatabase } from './helpers/postgres.js';
+import { dropDatabase, prepareTemplateDatabase } from './helpers/postgres.js';
 import { npmChromium } from './helpers/npm-chromium.js';
 import { preparePgliteTemplate } from './helpers/pglite.js';
 import { chromiumLibraries, DEBIAN_TEST_TOOLS, ensureTestTools } from './helpers/test-tools.js';
@@ -8,7 +8,7 @@ import { chromiumLibraries, DEBIAN_TEST_TOOLS, ensureTestTools } from './helpers
  * Before any test: the programs the tests run (installed from Debian when missing and allowed,
  * else a clear failure), the Chromium the browser tests drive, one migrated template
  * database that every test file clones into a fresh database, and one migrated PGlite data
- * directory that every in-memory PGlite starts from.
+ * directory that every in-memory PGlite starts from. Both are removed when the run ends.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const chromium = process.env.CHROMIUM_PATH;
@@ -21,7 +21,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('templateDatabase', template);
   const pglite = await preparePgliteTemplate();
   project.provide('pgliteTemplate', pglite.path);
-  return () => pglite.remove();
+  return async () => {
+    await pglite.remove();
+    await dropDatabase(template);
+  };
 }
 
 declare module 'vitest' {

@@ -53,6 +53,11 @@ export async function prepareTemplateDatabase(): Promise<string> {
   return name;
 }
 
+/** Drops a database the run made, such as its template once every test file has cloned it. */
+export async function dropDatabase(name: string): Promise<void> {
+  await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+}
+
 export interface TestDatabase {
   name: string;
   url: string;
@@ -74,8 +79,7 @@ export async function createTestDatabase(template: string): Promise<TestDatabase
   return {
     name,
     url: databaseUrl(name),
-    drop: () =>
-      admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+    drop: () => dropDatabase(name),
   };
 }
 
@@ -86,7 +90,6 @@ export async function createEmptyDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: databaseUrl(name),
-    drop: () =>
-      admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+    drop: () => dropDatabase(name),
   };
 }
