@@ -10,7 +10,7 @@ import { completePlannerAttempt, isPlannerTask } from './planner.js';
  * run whose id no delivery has named yet (GitHub Enterprise Server up to 3.19 answers the
  * dispatch without it) would otherwise get its assignment and a push token for a task a person
  * cancelled (docs/commands.md, `/cancel`). GitHub's run is cancelled when its id is known, first,
- * so a failed call leaves the attempt open for the retried delivery or the decision made again.
+ * so a failed call leaves the attempt open for the retried delivery or the sweep to end.
  * The planner's attempt moves its task on too. Returns whether this call completed it.
  */
 export async function cancelAttempt(

@@ -24,6 +24,7 @@ import { recordFailedAttempt } from './failures.js';
 import { settleRun } from './finish.js';
 import { advanceRun } from './merge/index.js';
 import { completePlannerAttempt, isPlannerTask } from './planner.js';
+import { cancelAttempt } from './cancel-attempt.js';
 import { recordChangedFiles } from './changed-files.js';
 import { refreshStatus } from './status.js';
 import type { BaseHeads } from './overlap.js';
@@ -223,7 +224,7 @@ async function sweepAttempt(
   });
   let snapshot: SweepAttemptSnapshot<WorkflowRunInfo> = {
     run: { state: run.state, finished: run.finishedAt !== null },
-    task: { planner: isPlannerTask(task), timeoutMinutes: task.timeoutMinutes },
+    task: { state: task.state, planner: isPlannerTask(task), timeoutMinutes: task.timeoutMinutes },
     workerTimeoutMinutes: (run.config as RepoConfig).worker.timeoutMinutes,
     attempt: {
       phase: attempt.phase,
@@ -268,6 +269,10 @@ async function sweepAttempt(
         report.redispatched++;
         break;
       }
+      case 'cancelAttempt':
+        if (await cancelAttempt(engine, await scopeOf(run), task, attempt, effect.why))
+          log.warn({ why: effect.why }, 'attempt of a cancel that was cut short: cancelled');
+        break;
       case 'cancelRun': {
         const scope = await scopeOf(run);
         await scope.port.cancelWorkflowRun(scope.repo, effect.workflowRunId);

@@ -22,6 +22,11 @@ export function isRunCancelled(state: string): boolean {
   return state === 'cancelled';
 }
 
+/** Cancelled (`/cancel` on its PR, or with its run): an attempt still open of it is to end. */
+export function isTaskCancelled(state: string): boolean {
+  return state === 'cancelled';
+}
+
 /** The run still waits for a plan: a planner is wanted, and a plan may be stored. */
 export function awaitsPlan(state: string): boolean {
   return state === 'planning';

@@ -1,5 +1,5 @@
 import { nothing, type NoEffect } from '../no-effect.js';
-import { awaitsPlan } from './facts.js';
+import { awaitsPlan, isRunCancelled, isTaskCancelled } from './facts.js';
 import { decideWorkerRun, type WorkerRunEvent } from './worker-run.js';
 
 /**
@@ -8,7 +8,7 @@ import { decideWorkerRun, type WorkerRunEvent } from './worker-run.js';
  */
 export interface SweepAttemptSnapshot<Run extends WorkerRunEvent = WorkerRunEvent> {
   run: { state: string; finished: boolean };
-  task: { planner: boolean; timeoutMinutes: number | null };
+  task: { state: string; planner: boolean; timeoutMinutes: number | null };
   /** The repository's `worker.timeoutMinutes`: a task's own timeout, when set, wins. */
   workerTimeoutMinutes: number;
   attempt: {
@@ -47,6 +47,11 @@ export type SweepAttemptEffect<Run extends WorkerRunEvent = WorkerRunEvent> =
   | { kind: 'completePlanner'; conclusion: 'not_dispatched' }
   /** GitHub has no run for the attempt: the dispatch never happened, so it is made again. */
   | { kind: 'redispatch' }
+  /**
+   * Its task or run was cancelled and the cancel's call to GitHub failed: GitHub's run is
+   * cancelled when its id is known, then the attempt ends `cancelled`, as the cancel does it.
+   */
+  | { kind: 'cancelAttempt'; why: string }
   | { kind: 'cancelRun'; workflowRunId: number }
   /** The planner's attempt completes `timed_out`; nothing retries a planner. */
   | { kind: 'timeOutPlanner'; timeoutMs: number }
@@ -56,7 +61,8 @@ export type SweepAttemptEffect<Run extends WorkerRunEvent = WorkerRunEvent> =
   | { kind: 'reconcile'; run: Run };
 
 /**
- * docs/running.md "The sweep": what the sweep does with an open attempt at `now`. A dispatch
+ * docs/running.md "The sweep": what the sweep does with an open attempt at `now`. The attempt of
+ * a cancelled task or run ends as the cancel ends it, its run cancelled first. A dispatch
  * with no run yet is left alone for `graceMs` (GitHub lists a run a little after the dispatch),
  * then looked up by name: adopted when found; when not, a planner no longer wanted completes
  * `not_dispatched`, and the attempt of a run not finished is dispatched again once the public URL
@@ -69,6 +75,10 @@ export function decideSweepAttempt<Run extends WorkerRunEvent>(
   graceMs: number,
 ): SweepAttemptEffect<Run>[] {
   const { attempt, task, workflowRun } = snapshot;
+  if (isRunCancelled(snapshot.run.state))
+    return [{ kind: 'cancelAttempt', why: 'the run was cancelled' }];
+  if (isTaskCancelled(task.state))
+    return [{ kind: 'cancelAttempt', why: 'the task was cancelled' }];
   const age = now - attempt.startedAt;
   if (attempt.workflowRunId === null) {
     if (age < graceMs)

@@ -31,7 +31,7 @@ const snap = (ago: number, over: Over = {}): SweepAttemptSnapshot<Run> => ({
   workerTimeoutMinutes: 30,
   ...over,
   run: { state: 'running', finished: false, ...over.run },
-  task: { planner: false, timeoutMinutes: null, ...over.task },
+  task: { state: 'running', planner: false, timeoutMinutes: null, ...over.task },
   attempt: { phase: 'dispatched', workflowRunId: RUN_ID, startedAt: NOW - ago, ...over.attempt },
 });
 /** An attempt whose dispatch recorded no run id (GitHub answered 204 without one). */
@@ -113,7 +113,7 @@ describe('decideSweepAttempt', () => {
       name: 'a planner never dispatched, the run finished: completed not_dispatched',
       snapshot: noRun(GRACE, {
         ...planner,
-        run: { state: 'cancelled', finished: true },
+        run: { state: 'failed', finished: true },
         workflowRun: null,
       }),
       expected: [{ kind: 'completePlanner', conclusion: 'not_dispatched' }],
@@ -210,6 +210,28 @@ describe('decideSweepAttempt', () => {
           why: 'the worker run passed its 30-minute timeout',
         },
       ],
+    },
+
+    // A cancel whose call to GitHub failed left the attempt open.
+    {
+      name: 'the run cancelled: its run is cancelled and the attempt ends, at once',
+      snapshot: snap(0, { run: { state: 'cancelled', finished: true } }),
+      expected: [{ kind: 'cancelAttempt', why: 'the run was cancelled' }],
+    },
+    {
+      name: 'the task cancelled: the same, within the grace period',
+      snapshot: snap(0, { task: { state: 'cancelled' }, attempt: { phase: 'running' } }),
+      expected: [{ kind: 'cancelAttempt', why: 'the task was cancelled' }],
+    },
+    {
+      name: 'the task cancelled, past its timeout: cancelled, not timed out',
+      snapshot: snap(31 * MINUTE, { task: { state: 'cancelled' } }),
+      expected: [{ kind: 'cancelAttempt', why: 'the task was cancelled' }],
+    },
+    {
+      name: 'the run cancelled, no run id yet: the attempt ends, as the cancel ends it',
+      snapshot: noRun(0, { ...planner, run: { state: 'cancelled', finished: true } }),
+      expected: [{ kind: 'cancelAttempt', why: 'the run was cancelled' }],
     },
   ])('$name', ({ snapshot, expected }) => {
     expect(decideSweepAttempt(snapshot, NOW, GRACE)).toEqual(expected);
