@@ -4,8 +4,9 @@ import { CONFIG_PATH } from '../config/schema.js';
  * Paths the publish job refuses or flags, compared as the file systems people check the branch
  * out on compare names (docs/worker.md, "What the publish job checks"): macOS (HFS+, APFS) and
  * Windows (NTFS) ignore case, HFS+ ignores some invisible code points, and NTFS drops trailing
- * dots and spaces. On those, `.GitHub/Workflows/x.yml` is a workflow file, `CLAUDE.MD` is
- * `CLAUDE.md`, and `.g\u200cit/` is `.git/`.
+ * dots and spaces and answers to 8.3 short names. On those, `.GitHub/Workflows/x.yml` and
+ * `GITHUB~1/WORKFL~1/x.yml` are workflow files, `CLAUDE.MD` is `CLAUDE.md`, and `.g\u200cit/`
+ * is `.git/`.
  */
 
 // What HFS+ skips when it compares names (git's utf8.c, next_hfs_char).
@@ -39,7 +40,27 @@ export function isUnder(path: string, prefix: string): boolean {
 /** Whether folded components start with `prefix`'s (folded, `/`-separated). */
 export function startsWith(parts: readonly string[], prefix: string): boolean {
   const want = prefix.split('/');
-  return want.length <= parts.length && want.every((p, i) => parts[i] === p);
+  return want.length <= parts.length && want.every((p, i) => namesSame(parts[i]!, p));
+}
+
+/**
+ * Whether a folded component names `want` (folded) on NTFS, which also answers to a folder's or
+ * file's 8.3 short name: where `.github/workflows/` exists, `GITHUB~1/WORKFL~1/x.yml` is written
+ * into it, as `git~1` is `.git`. Both forms Windows makes are taken, the first six characters
+ * and `~n` (`workfl~1`) and, once four names share those, two characters and four hex digits
+ * (`wo1a2b~1`, git's `gi7eba~1` for `.gitmodules`), the extension cut to three.
+ */
+function namesSame(component: string, want: string): boolean {
+  if (component === want) return true;
+  const short = /^([^~]+)~\d+(\.[^.]*)?$/.exec(component);
+  if (!short) return false;
+  const bare = want.replace(/^\.+/, '');
+  const dot = bare.lastIndexOf('.');
+  const stem = (dot > 0 ? bare.slice(0, dot) : bare).replace(/[. ]/g, '');
+  const ext = dot > 0 ? `.${bare.slice(dot + 1, dot + 4)}` : '';
+  const head = short[1]!;
+  const hashed = head.startsWith(stem.slice(0, 2)) && /^..[0-9a-f]{4}$/.test(head);
+  return (short[2] ?? '') === ext && (head === stem.slice(0, 6) || hashed);
 }
 
 /** Files under `.github/workflows/`, however cased or spelled. */

@@ -27,9 +27,21 @@ describe('protected paths, as a case-insensitive file system reads them', () => 
       `.git${ZWNJ}hub/workflows/ci.yml`,
       '.github./workflows/ci.yml',
       '.github/workflows /ci.yml',
+      // NTFS short names, which Windows resolves to the folders (as `git~1` is `.git`).
+      'GITHUB~1/WORKFL~1/ci.yml',
+      '.github/workfl~2/ci.yml',
+      'github~1/workflows/ci.yml',
+      // The form Windows gives once four names share their first six characters.
+      '.github/WO1A2B~1/ci.yml',
     ])
       expect(isWorkflowFile(path), path).toBe(true);
-    for (const path of ['.github/workflows', '.github/ci.yml', 'docs/.github/workflows/ci.yml'])
+    for (const path of [
+      '.github/workflows',
+      '.github/ci.yml',
+      'docs/.github/workflows/ci.yml',
+      'GITHUB~1/WORKFL~1',
+      'GITHUB~1/WORK~1/ci.yml',
+    ])
       expect(isWorkflowFile(path), path).toBe(false);
   });
 
@@ -39,6 +51,8 @@ describe('protected paths, as a case-insensitive file system reads them', () => 
       '.GitHub/Agent-Coordinator.YML',
       `.github/agent${ZWNJ}-coordinator.yml`,
       '.github/agent-coordinator.yml.',
+      '.github/AGENT-~1.YML',
+      'GITHUB~1/agent-coordinator.yml',
     ])
       expect(isCoordinatorConfig(path), path).toBe(true);
     for (const path of [
@@ -46,6 +60,7 @@ describe('protected paths, as a case-insensitive file system reads them', () => 
       '.github/agent-coordinator.yaml',
       '.github/agent-coordinator.yml/x',
       'agent-coordinator.yml',
+      '.github/AGENT-~1.YAM',
     ])
       expect(isCoordinatorConfig(path), path).toBe(false);
   });
@@ -155,6 +170,24 @@ describe('the publish job refuses, whatever the spelling', () => {
         }),
       });
       expect(result.outcome).toMatchObject({ ok: false, reason: 'coordinator_config_changed' });
+      expect(result.outcome.ok || result.outcome.detail).toContain(path);
+      expect(h.fx.originRev(BRANCH)).toBe(before);
+    },
+  );
+
+  it.each([
+    { path: 'GITHUB~1/WORKFL~1/release.yml', reason: 'workflow_files_changed' },
+    { path: '.github/AGENT-~1.YML', reason: 'coordinator_config_changed' },
+  ])(
+    '$path, as Windows reads its short names: $reason, nothing pushed',
+    async ({ path, reason }) => {
+      const before = h.fx.originRev(BRANCH);
+      // On a person's Windows checkout the file lands in `.github/` and is committed from there.
+      const result = await h.run({
+        FAKE_AGENT: 'files',
+        FAKE_AGENT_FILES: JSON.stringify({ [path]: 'on: push\n', 'feature.txt': 'x\n' }),
+      });
+      expect(result.outcome).toMatchObject({ ok: false, reason });
       expect(result.outcome.ok || result.outcome.detail).toContain(path);
       expect(h.fx.originRev(BRANCH)).toBe(before);
     },

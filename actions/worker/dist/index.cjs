@@ -27263,7 +27263,19 @@ function isUnder(path3, prefix) {
 }
 function startsWith(parts, prefix) {
   const want = prefix.split("/");
-  return want.length <= parts.length && want.every((p, i) => parts[i] === p);
+  return want.length <= parts.length && want.every((p, i) => namesSame(parts[i], p));
+}
+function namesSame(component, want) {
+  if (component === want) return true;
+  const short = /^([^~]+)~\d+(\.[^.]*)?$/.exec(component);
+  if (!short) return false;
+  const bare = want.replace(/^\.+/, "");
+  const dot = bare.lastIndexOf(".");
+  const stem = (dot > 0 ? bare.slice(0, dot) : bare).replace(/[. ]/g, "");
+  const ext = dot > 0 ? `.${bare.slice(dot + 1, dot + 4)}` : "";
+  const head = short[1];
+  const hashed = head.startsWith(stem.slice(0, 2)) && /^..[0-9a-f]{4}$/.test(head);
+  return (short[2] ?? "") === ext && (head === stem.slice(0, 6) || hashed);
 }
 function isWorkflowFile(path3) {
   return isUnder(path3, ".github/workflows") && path3.split("/").length > 2;
