@@ -20,7 +20,6 @@ import type { GitHubPort, RepoCoords } from '../github/port.js';
 import { crashPoint } from '../crash-points.js';
 import type { CommandRow } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
-import { mayAnswerRefusal } from './refusal-budget.js';
 
 export function registerCommentHandlers(app: Probot, services: AppServices): void {
   app.on('issue_comment.created', async (context) => {
@@ -71,18 +70,6 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
     if (allowed && !onPullRequest && !target?.run && parsed.some((p) => p.ok))
       await awaitLabelDelivery(port, repo, issue.number);
     const now = engine.now();
-    const answerRefusal =
-      allowed ||
-      (await mayAnswerRefusal(
-        engine.store,
-        {
-          repositoryId: repository.id,
-          issueNumber: issue.number,
-          actor: sender.login,
-          commentId: comment.id,
-        },
-        now,
-      ));
     const replies: string[] = [];
     let accepted = 0;
     let carriedOut = 0;
@@ -92,7 +79,7 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
       const name = item.ok ? item.command.name : item.error.name;
       // The command is claimed for this delivery before anything is done (docs/commands.md,
       // "Each comment once"): another delivery of the comment finds the claim and does nothing.
-      const claim = await engine.store.commands.claim({
+      const values = {
         repositoryId: repository.id,
         issueNumber: issue.number,
         runId: target?.run?.id ?? null,
@@ -104,7 +91,15 @@ export function registerCommentHandlers(app: Probot, services: AppServices): voi
         args: item.ok ? item.command : item.error,
         deliveryId: context.id,
         createdAt: now,
-      });
+      };
+      // Someone below write is refused whatever they asked: the refusal is recorded at once, with
+      // whether the refusal budget answers it, decided with the installation's other refusals.
+      const { row: claim, answered: answerRefusal } = allowed
+        ? { row: await engine.store.commands.claim(values), answered: true }
+        : await engine.store.commands.recordRefusal(values, {
+            reason: commandRefusalReason(role),
+            answerable: true,
+          });
       if (claim.deliveryId !== context.id) {
         if (!allowed) break;
         continue;
@@ -165,11 +160,7 @@ function decide(
   onPullRequest: boolean,
   carryOut: (command: Command) => Promise<CommandOutcome>,
 ): Promise<CommandOutcome> | CommandOutcome {
-  if (!allowed)
-    return {
-      ok: false,
-      reason: `only people with write access can use commands (your role: ${role})`,
-    };
+  if (!allowed) return { ok: false, reason: commandRefusalReason(role) };
   if (!item.ok) return { ok: false, reason: describeParseError(item.error) };
   if (!target?.run)
     return {
@@ -179,6 +170,10 @@ function decide(
         : 'there is no agent-coordinator run on this issue',
     };
   return carryOut(item.command);
+}
+
+function commandRefusalReason(role: RoleName): string {
+  return `only people with write access can use commands (your role: ${role})`;
 }
 
 /** The outcome a claimed command recorded when it was done. */

@@ -1,8 +1,7 @@
-import { NOT_ANSWERED } from '../core/commands/index.js';
 import type { RoleName } from '../core/roles.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { AppServices } from './app-services.js';
-import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
+import { labelRefusalKey } from './refusal-budget.js';
 
 /**
  * An issue or PR event from someone below write answered as a refused command is: recorded in the
@@ -26,25 +25,22 @@ export async function refuse(
     runId: number | null;
   },
 ): Promise<void> {
-  const now = services.engine.now();
-  const commentId = labelRefusalKey(refusal.deliveryId);
-  const answer =
-    refusal.reply !== null &&
-    (await mayAnswerRefusal(services.store, { ...refusal, commentId }, now));
-  await services.store.commands.record({
-    repositoryId: refusal.repositoryId,
-    issueNumber: refusal.issueNumber,
-    commentId,
-    runId: refusal.runId,
-    ordinal: 0,
-    actorLogin: refusal.actor,
-    permission: refusal.role,
-    name: refusal.name,
-    args: refusal.args,
-    accepted: false,
-    outcome: `${refusal.reason}${answer ? '' : NOT_ANSWERED}`,
-    createdAt: now,
-  });
-  if (answer && repo.owner && repo.repo)
+  const { answered } = await services.store.commands.recordRefusal(
+    {
+      repositoryId: refusal.repositoryId,
+      issueNumber: refusal.issueNumber,
+      commentId: labelRefusalKey(refusal.deliveryId),
+      runId: refusal.runId,
+      ordinal: 0,
+      actorLogin: refusal.actor,
+      permission: refusal.role,
+      name: refusal.name,
+      args: refusal.args,
+      deliveryId: refusal.deliveryId,
+      createdAt: services.engine.now(),
+    },
+    { reason: refusal.reason, answerable: refusal.reply !== null },
+  );
+  if (answered && refusal.reply !== null && repo.owner && repo.repo)
     await port.createIssueComment(repo, refusal.issueNumber, `@${refusal.actor} ${refusal.reply}`);
 }

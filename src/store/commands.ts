@@ -1,8 +1,15 @@
 import { and, asc, eq, gt, isNotNull, isNull, ne, notInArray, notLike, sql } from 'drizzle-orm';
 import { commands, repositories } from '../../db/schema.js';
-import { NOT_ANSWERED, type RefusalRepliesSent } from '../core/commands/index.js';
+import {
+  mayReplyToRefusal,
+  NOT_ANSWERED,
+  REFUSAL_REPLY_WINDOW_MS,
+  type RefusalRepliesSent,
+} from '../core/commands/index.js';
 import { WRITE_ROLES } from '../core/roles.js';
 import type { AppDatabase } from './database.js';
+import { LOCK_KEYS } from './lock-keys.js';
+import type { Db } from './transaction.js';
 
 export type CommandRow = typeof commands.$inferSelect;
 
@@ -59,16 +66,57 @@ export class CommandStore {
   }
 
   /**
-   * Something refused and done at once (a label from a person below write): idempotent per
-   * (comment, ordinal), so a redelivery is not recorded twice.
+   * A refusal of someone below write (a command, a label, a close), recorded done with whether it
+   * is answered: when `answerable`, core's mayReplyToRefusal on the replies the log shows in the
+   * window before `createdAt`. Counted and recorded in one transaction under the installation's
+   * advisory lock: the deliveries of its repositories are handled side by side
+   * (DeliveryStore.claim), and two that each counted the same replies would both answer. Once per
+   * (comment, ordinal): a row recorded before, by any delivery, is returned with the decision it
+   * holds (none for a claim not carried out yet).
    */
-  async record(values: typeof commands.$inferInsert): Promise<boolean> {
-    const rows = await this.db
-      .insert(commands)
-      .values({ doneAt: values.createdAt ?? new Date(), ...values })
-      .onConflictDoNothing()
-      .returning({ id: commands.id });
-    return rows.length > 0;
+  async recordRefusal(
+    values: Omit<
+      typeof commands.$inferInsert,
+      'accepted' | 'outcome' | 'doneAt' | 'answeredAt' | 'createdAt'
+    > & { createdAt: Date },
+    refusal: { reason: string; answerable: boolean },
+  ): Promise<{ row: CommandRow; answered: boolean }> {
+    return this.db.transaction(async (tx) => {
+      const [repository] = await tx
+        .select({ installationId: repositories.installationId })
+        .from(repositories)
+        .where(eq(repositories.id, values.repositoryId));
+      if (repository) {
+        const key = LOCK_KEYS.installationRefusals(repository.installationId).toString();
+        await tx.execute(sql`select pg_advisory_xact_lock(${key}::bigint)`);
+      }
+      const [found] = await tx
+        .select()
+        .from(commands)
+        .where(and(eq(commands.commentId, values.commentId), eq(commands.ordinal, values.ordinal)));
+      if (found) return { row: found, answered: isAnsweredRefusal(found) };
+      const answered =
+        refusal.answerable &&
+        mayReplyToRefusal(
+          await repliesSince(tx, {
+            repositoryId: values.repositoryId,
+            issueNumber: values.issueNumber,
+            actor: values.actorLogin,
+            since: new Date(values.createdAt.getTime() - REFUSAL_REPLY_WINDOW_MS),
+            exceptCommentId: values.commentId,
+          }),
+        );
+      const [row] = await tx
+        .insert(commands)
+        .values({
+          ...values,
+          accepted: false,
+          outcome: `${refusal.reason}${answered ? '' : NOT_ANSWERED}`,
+          doneAt: values.createdAt,
+        })
+        .returning();
+      return { row: row!, answered };
+    });
   }
 
   /**
@@ -76,43 +124,8 @@ export class CommandStore {
    * in the installation of `repositoryId`, for any recorded refusal other than
    * `exceptCommentId`'s (the one being decided: a redelivery of it finds its own row).
    */
-  async refusalRepliesSince(where: {
-    repositoryId: number;
-    issueNumber: number;
-    actor: string;
-    since: Date;
-    exceptCommentId: number;
-  }): Promise<RefusalRepliesSent> {
-    const byActor = sql`lower(${commands.actorLogin}) = lower(${where.actor})`;
-    const installation = this.db
-      .select({ id: repositories.installationId })
-      .from(repositories)
-      .where(eq(repositories.id, where.repositoryId));
-    const [row] = await this.db
-      .select({
-        toPersonOnIssue: sql<number>`count(*) filter (where ${and(
-          eq(commands.repositoryId, where.repositoryId),
-          eq(commands.issueNumber, where.issueNumber),
-          byActor,
-        )})`.mapWith(Number),
-        toPerson: sql<number>`count(*) filter (where ${byActor})`.mapWith(Number),
-        inInstallation: sql<number>`count(*)`.mapWith(Number),
-      })
-      .from(commands)
-      .innerJoin(repositories, eq(repositories.id, commands.repositoryId))
-      .where(
-        and(
-          eq(repositories.installationId, installation),
-          eq(commands.accepted, false),
-          isNotNull(commands.doneAt),
-          // Core's rule of who may steer the coordinator (src/core/roles.ts).
-          notInArray(sql`coalesce(${commands.permission}, 'none')`, [...WRITE_ROLES]),
-          notLike(sql`coalesce(${commands.outcome}, '')`, `%${NOT_ANSWERED}`),
-          gt(commands.createdAt, where.since),
-          ne(commands.commentId, where.exceptCommentId),
-        ),
-      );
-    return row ?? { toPersonOnIssue: 0, toPerson: 0, inInstallation: 0 };
+  refusalRepliesSince(where: RepliesWhere): Promise<RefusalRepliesSent> {
+    return repliesSince(this.db, where);
   }
 
   async ofRun(runId: number): Promise<CommandRow[]> {
@@ -130,4 +143,50 @@ export class CommandStore {
       .where(eq(commands.repositoryId, repositoryId))
       .orderBy(asc(commands.id));
   }
+}
+
+interface RepliesWhere {
+  repositoryId: number;
+  issueNumber: number;
+  actor: string;
+  since: Date;
+  exceptCommentId: number;
+}
+
+async function repliesSince(db: Db, where: RepliesWhere): Promise<RefusalRepliesSent> {
+  const byActor = sql`lower(${commands.actorLogin}) = lower(${where.actor})`;
+  const installation = db
+    .select({ id: repositories.installationId })
+    .from(repositories)
+    .where(eq(repositories.id, where.repositoryId));
+  const [row] = await db
+    .select({
+      toPersonOnIssue: sql<number>`count(*) filter (where ${and(
+        eq(commands.repositoryId, where.repositoryId),
+        eq(commands.issueNumber, where.issueNumber),
+        byActor,
+      )})`.mapWith(Number),
+      toPerson: sql<number>`count(*) filter (where ${byActor})`.mapWith(Number),
+      inInstallation: sql<number>`count(*)`.mapWith(Number),
+    })
+    .from(commands)
+    .innerJoin(repositories, eq(repositories.id, commands.repositoryId))
+    .where(
+      and(
+        eq(repositories.installationId, installation),
+        eq(commands.accepted, false),
+        isNotNull(commands.doneAt),
+        // Core's rule of who may steer the coordinator (src/core/roles.ts).
+        notInArray(sql`coalesce(${commands.permission}, 'none')`, [...WRITE_ROLES]),
+        notLike(sql`coalesce(${commands.outcome}, '')`, `%${NOT_ANSWERED}`),
+        gt(commands.createdAt, where.since),
+        ne(commands.commentId, where.exceptCommentId),
+      ),
+    );
+  return row ?? { toPersonOnIssue: 0, toPerson: 0, inInstallation: 0 };
+}
+
+/** A refusal recorded as answered: done, refused, and not marked as left unanswered. */
+function isAnsweredRefusal(row: CommandRow): boolean {
+  return row.doneAt !== null && !row.accepted && !(row.outcome ?? '').endsWith(NOT_ANSWERED);
 }

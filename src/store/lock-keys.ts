@@ -9,6 +9,7 @@ const NAMESPACES = {
   repositoryMerges: 1n << 58n,
   runStatus: 1n << 59n,
   repositoryDispatch: 1n << 60n,
+  installationRefusals: 1n << 62n,
 } as const;
 
 /** The widest id a namespace holds: ids at or above it would reach the next namespace. */
@@ -40,4 +41,7 @@ export const LOCK_KEYS = {
   /** Write-budget reservations of one installation. */
   installationWrites: (installationId: number) =>
     inNamespace(NAMESPACES.installationWrites, installationId),
+  /** Refusal replies of one installation: counted and recorded one at a time. */
+  installationRefusals: (installationId: number) =>
+    inNamespace(NAMESPACES.installationRefusals, installationId),
 } as const;

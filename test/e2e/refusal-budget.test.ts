@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   closeScenario,
+  OWNER,
   MAINTAINER,
   REPO,
   repositoryIdOf,
@@ -114,5 +115,37 @@ describe('the refusal reply budget', () => {
     expect(replies(other)[0]!.body).toContain('only people with write access can start');
     expect((await refusals()).map((c) => c.name)).toEqual(['label', 'label', 'approve']);
     expect(replies(issue)).toEqual([]);
+  });
+});
+
+// Deliveries of different repositories are handled side by side (src/store/deliveries.ts): the
+// installation's budget holds across them, not only within one repository's turn.
+describe('the refusal reply budget across the repositories of one installation', () => {
+  let s: Scenario;
+  afterEach(() => closeScenario(s));
+
+  it('answers one outsider commenting in 8 repositories at once on at most 3 issues', async () => {
+    s = await startScenario({ private: false });
+    const repos = [REPO];
+    for (let i = 1; i < 8; i++)
+      repos.push(await s.double.createRepo({ owner: OWNER, name: `widgets-${i}`, private: false }));
+    const issues = await Promise.all(
+      repos.map((repo) => s.double.openIssue(repo, { title: 'Old', user: MAINTAINER })),
+    );
+    await s.settle();
+    await Promise.all(
+      repos.map((repo, i) => s.double.comment(repo, issues[i]!, '/help', 'outsider')),
+    );
+    await s.settle();
+    const sent = repos.flatMap((repo, i) =>
+      (s.double.comments(repo, issues[i]!) as Comment[]).filter((c) => c.user.login === APP_BOT),
+    );
+    expect(sent).toHaveLength(REFUSAL_REPLY_LIMITS.perPerson);
+    const recorded = await Promise.all(
+      repos.map((repo) =>
+        s.app.store.commands.ofRepository((s.double.repository(repo) as { id: number }).id),
+      ),
+    );
+    expect(recorded.flat().filter((c) => c.actorLogin === 'outsider')).toHaveLength(8);
   });
 });

@@ -6,6 +6,7 @@ const PER_OBJECT = [
   'repositoryMerges',
   'runStatus',
   'installationWrites',
+  'installationRefusals',
 ] as const;
 const FIXED = ['migrations', 'sweep', 'inboxClaims', 'globalDispatch'] as const;
 const INT64_MAX = (1n << 63n) - 1n;
