@@ -1,8 +1,9 @@
 /**
  * What a Mermaid diagram holds but does not draw (docs/security.md, "Text nobody saw"). A diagram
  * that may restyle its text, or show some of it only on hover (a directive, a front matter, a
- * `style`, `classDef`, `class`, `:::`, `click` …: mermaid-whole.ts), is left out whole: which
- * labels a style hides is not worked out, and losing a diagram a person saw is the safe side.
+ * `style`, `classDef`, `class`, `:::`, `click`, HTML in a label …: mermaid-whole.ts), is left out
+ * whole: which labels a style hides is not worked out, and losing a diagram a person saw is the
+ * safe side.
  * Of the others, comments (`%%` to the end of the line, which Mermaid's preprocessing drops:
  * mermaid's diagram-api/comments.ts), the accessible title and description (`accTitle: …`,
  * `accDescr: …`, `accDescr { … }`, which only a screen reader reads), the ids a label hides and

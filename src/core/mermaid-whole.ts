@@ -16,11 +16,14 @@
  *   that may be the text's colour), `link`, `links`, `properties` and `details` (menus shown on
  *   hover) and a participant's `@{…}`; a kanban card's `@{…}`; C4's `$name=` parameters;
  * - a second `title` statement (but in a flowchart, mindmap or kanban board, which have none):
- *   only the last is drawn.
+ *   only the last is drawn;
+ * - HTML but a few bare text tags (`<br>`, `<b>`, …), which may hide or restyle a label's text
+ *   (mermaid-html.ts).
  * Keywords are matched in any case, at a line's start or after `;`, `{` or `}`: where the
  * grammars are stricter, a diagram is left out that Mermaid would have drawn in full.
  */
 
+import { holdsHidingHtml } from './mermaid-html.js';
 import type { DiagramKind } from './mermaid-kind.js';
 
 const STATEMENT_START = String.raw`(?:^|[;{}])[^\S\n]*`;
@@ -47,6 +50,7 @@ export function leftOutWhole(body: string, read: string, kind: DiagramKind): boo
   if ((kind === 'sequence' || kind === 'kanban') && SHAPE_DATA.test(read)) return true;
   if (kind === 'c4' && C4_PARAMETER.test(read)) return true;
   if (!UNTITLED.has(kind) && [...read.matchAll(TITLE)].length > 1) return true;
+  if (holdsHidingHtml(read, kind)) return true;
   const keywords = [STYLING, ...(kind === 'class' ? [] : [CLASS])];
   const own = KIND_STATEMENTS[kind];
   if (own !== undefined) keywords.push(own);

@@ -247,6 +247,30 @@ describe('visibleMarkdown', () => {
       seen: Array(5).fill('```mermaid\n\n```').join('\n\n'),
     },
     {
+      name: 'a Mermaid diagram whose label holds HTML that may hide or restyle its text, whole',
+      markdown: [
+        `graph TD\nA["<span style='display:none'>${HIDDEN}</span>Fix typo"]`,
+        `graph TD\nA["<b hidden>${HIDDEN}</b>Fix typo"]`,
+        `graph TD\nA["<font color=white>${HIDDEN}</font>Fix typo"]`,
+        `graph TD\nA["<span class=x>${HIDDEN}</span>Fix typo"]`,
+        `graph TD\nA["<details>${HIDDEN}</details>Fix typo"]`,
+        `graph TD\nA["<sub><sub>${HIDDEN}</sub></sub>Fix typo"]`,
+        `graph TD\nA["Fix typo<span hidden ${HIDDEN}"]`,
+        `graph TD\nA["Fix typo<! ${HIDDEN}>"]`,
+        `sequenceDiagram\nA->>B: <i style="font-size:0">${HIDDEN}</i>Hi`,
+        `classDiagram\nclass A {\n  <<interface>>\n  +run() <b hidden>${HIDDEN}</b>\n}`,
+      ]
+        .map((diagram) => `\`\`\`mermaid\n${diagram}\n\`\`\``)
+        .join('\n\n'),
+      seen: Array(10).fill('```mermaid\n\n```').join('\n\n'),
+    },
+    {
+      name: 'only the ids of a diagram whose labels hold bare text tags (`<br>`, `<b>`, …)',
+      markdown:
+        '```mermaid\ngraph TD\nA["<b>Fix</b> the<br>typo<br/>in <code>a.ts</code>"] --> B["<i>it</i> <STRONG>now</STRONG>"]\n```\n\n```mermaid\nclassDiagram\nclass Shape {\n  <<interface>>\n  +draw()\n}\n```',
+      seen: '```mermaid\ngraph TD\n["<b>Fix</b> the<br>typo<br/>in <code>a.ts</code>"] --> ["<i>it</i> <STRONG>now</STRONG>"]\n```\n\n```mermaid\nclassDiagram\nclass Shape {\n  <>\n  +draw()\n}\n```',
+    },
+    {
       name: 'a Mermaid diagram with two titles, whole: only the last is drawn',
       markdown: `\`\`\`mermaid\nsequenceDiagram\ntitle ${HIDDEN}\ntitle Login\nA->>B: Hi\n\`\`\``,
       seen: '```mermaid\n\n```',
@@ -359,6 +383,11 @@ describe('visibleMarkdown', () => {
     {
       name: 'a Mermaid diagram that hides no id',
       markdown: '```mermaid\ngraph TD\nStart-->|50% done|Done\nStart-.->Done\n```',
+    },
+    {
+      name: 'a Mermaid diagram whose `<`s open no tag (arrows, comparisons)',
+      markdown:
+        '```mermaid\ngraph TD\nA<-->B\nB-->|x < y|C\n```\n\n```mermaid\nsequenceDiagram\nA->>B: 1 < 2\n```',
     },
   ])('keeps $name', ({ markdown }) => {
     expect(visibleMarkdown(markdown)).toBe(markdown);

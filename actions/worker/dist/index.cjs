@@ -37382,6 +37382,22 @@ function diagramKind(read) {
   return KINDS.find(([opening]) => opening.test(read))?.[1] ?? "other";
 }
 
+// src/core/mermaid-html.ts
+var TAG_START2 = /<(?=[A-Za-z/!?])/g;
+var COMMENT_START = "<!--";
+var TEXT_TAG = /<\/?(?:br|b|i|strong|em|code|u|s)\s*\/?>/iy;
+var ANNOTATION = /<<(?:interface|abstract|service|enumeration|enum|fork|join|choice)>>/gi;
+var ANNOTATED = /* @__PURE__ */ new Set(["class", "state"]);
+function holdsHidingHtml(read, kind) {
+  const text3 = ANNOTATED.has(kind) ? read.replace(ANNOTATION, "") : read;
+  for (const { index } of text3.matchAll(TAG_START2)) {
+    if (text3.startsWith(COMMENT_START, index)) continue;
+    TEXT_TAG.lastIndex = index;
+    if (!TEXT_TAG.test(text3)) return true;
+  }
+  return false;
+}
+
 // src/core/mermaid-whole.ts
 var STATEMENT_START = String.raw`(?:^|[;{}])[^\S\n]*`;
 var STYLING = String.raw`(?:style|classDef|cssClass|linkStyle|click|href|call|callback|Update\w*Style)\b`;
@@ -37402,6 +37418,7 @@ function leftOutWhole(body, read, kind) {
   if ((kind === "sequence" || kind === "kanban") && SHAPE_DATA.test(read)) return true;
   if (kind === "c4" && C4_PARAMETER.test(read)) return true;
   if (!UNTITLED.has(kind) && [...read.matchAll(TITLE)].length > 1) return true;
+  if (holdsHidingHtml(read, kind)) return true;
   const keywords = [STYLING, ...kind === "class" ? [] : [CLASS]];
   const own2 = KIND_STATEMENTS[kind];
   if (own2 !== void 0) keywords.push(own2);
