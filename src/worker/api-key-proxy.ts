@@ -275,6 +275,10 @@ function forward(
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ type: 'error', error: { type: 'proxy_error', message } }));
   };
+  // A TRACE is answered with the request as it arrived (RFC 9110 §9.3.8, which bars credentials
+  // from one): by the API, or by the first server on the way under `Max-Forwards: 0`.
+  if (req.method === 'TRACE')
+    return refuse(405, 'agent-coordinator: a TRACE would echo the credentials back');
   // Only the agent, which holds the placeholders, may spend the credentials, and only on the API.
   const credentials = realCredentials(req.headers, held);
   const custom = realCustomHeaders(req.headers, heldHeaders);

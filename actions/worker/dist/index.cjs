@@ -29205,6 +29205,8 @@ function forward2(req, res, {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ type: "error", error: { type: "proxy_error", message } }));
   };
+  if (req.method === "TRACE")
+    return refuse(405, "agent-coordinator: a TRACE would echo the credentials back");
   const credentials = realCredentials(req.headers, held);
   const custom2 = realCustomHeaders(req.headers, heldHeaders);
   if (!credentials && !custom2.carried) return refuse(401, "agent-coordinator: unknown credential");
