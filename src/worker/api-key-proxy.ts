@@ -250,6 +250,17 @@ async function drained(calls: Set<ClientRequest>, ms: number, cut?: Promise<void
   clearTimeout(timer);
 }
 
+/** The methods the proxy forwards with the credentials (`forward`). */
+const FORWARDED_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+]);
+
 function forward(
   req: IncomingMessage,
   res: ServerResponse,
@@ -275,10 +286,12 @@ function forward(
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ type: 'error', error: { type: 'proxy_error', message } }));
   };
-  // A TRACE is answered with the request as it arrived (RFC 9110 §9.3.8, which bars credentials
-  // from one): by the API, or by the first server on the way under `Max-Forwards: 0`.
-  if (req.method === 'TRACE')
-    return refuse(405, 'agent-coordinator: a TRACE would echo the credentials back');
+  // Only the methods an HTTP API is called with carry the credentials. A TRACE is answered with
+  // the request as it arrived (RFC 9110 §9.3.8, which bars credentials from one): by the API, or
+  // by the first server on the way under `Max-Forwards: 0`; what a server does with the other
+  // methods Node parses (WebDAV's, PURGE, …) is not worked out.
+  if (!FORWARDED_METHODS.has(req.method ?? ''))
+    return refuse(405, `agent-coordinator: a ${req.method} request is not forwarded`);
   // Only the agent, which holds the placeholders, may spend the credentials, and only on the API.
   const credentials = realCredentials(req.headers, held);
   const custom = realCustomHeaders(req.headers, heldHeaders);

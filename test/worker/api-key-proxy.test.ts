@@ -332,46 +332,47 @@ describe("the worker's API key proxy", () => {
 
   // A TRACE's final recipient answers with the request it received (RFC 9110 §9.3.8), and
   // `Max-Forwards: 0` makes the first server on the way that recipient (a gateway, a CDN's edge):
-  // the proxy's credentials came back to the agent in the answer's body.
-  it('sends no TRACE, whose answer would echo the credentials it carried', async () => {
-    let heard = 0;
-    const echo = createServer((req, res) => {
-      heard++;
-      const fields = req.rawHeaders.map((v, i) => (i % 2 ? `${v}\r\n` : `${v}: `)).join('');
-      res.writeHead(200, { 'content-type': 'message/http' });
-      res.end(`${req.method} ${req.url} HTTP/1.1\r\n${fields}\r\n`);
-    }).listen(0, '127.0.0.1');
-    await once(echo, 'listening');
-    try {
-      proxy = await startApiKeyProxy({
-        ANTHROPIC_API_KEY: REAL_KEY,
-        ANTHROPIC_CUSTOM_HEADERS: 'cf-aig-authorization: Bearer the-real-gateway-secret',
-        ANTHROPIC_BASE_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}`,
-      });
-      const { env } = proxy!;
-      const { port } = new URL(env.ANTHROPIC_BASE_URL);
-      const headers = { 'x-api-key': env.ANTHROPIC_API_KEY!, 'max-forwards': '0' };
-      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        request(
-          { host: '127.0.0.1', port, path: '/v1/messages', method: 'TRACE', headers },
-          (res) => {
+  // the proxy's credentials came back to the agent in the answer's body. Methods an API is not
+  // called with (WebDAV's, among those Node parses) are not forwarded either.
+  it.each(['TRACE', 'PROPFIND', 'PURGE'])(
+    'sends no %s, whose answer might echo the credentials it carried',
+    async (method) => {
+      let heard = 0;
+      const echo = createServer((req, res) => {
+        heard++;
+        const fields = req.rawHeaders.map((v, i) => (i % 2 ? `${v}\r\n` : `${v}: `)).join('');
+        res.writeHead(200, { 'content-type': 'message/http' });
+        res.end(`${req.method} ${req.url} HTTP/1.1\r\n${fields}\r\n`);
+      }).listen(0, '127.0.0.1');
+      await once(echo, 'listening');
+      try {
+        proxy = await startApiKeyProxy({
+          ANTHROPIC_API_KEY: REAL_KEY,
+          ANTHROPIC_CUSTOM_HEADERS: 'cf-aig-authorization: Bearer the-real-gateway-secret',
+          ANTHROPIC_BASE_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}`,
+        });
+        const { env } = proxy!;
+        const { port } = new URL(env.ANTHROPIC_BASE_URL);
+        const headers = { 'x-api-key': env.ANTHROPIC_API_KEY!, 'max-forwards': '0' };
+        const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+          request({ host: '127.0.0.1', port, path: '/v1/messages', method, headers }, (res) => {
             let text = '';
             res.setEncoding('utf8');
             res.on('data', (chunk: string) => (text += chunk));
             res.on('end', () => resolve({ status: res.statusCode!, text }));
-          },
-        )
-          .on('error', reject)
-          .end();
-      });
-      expect(answer.text).not.toContain(REAL_KEY);
-      expect(answer.text).not.toContain('the-real-gateway-secret');
-      expect(answer.status).toBe(405);
-      expect(heard).toBe(0);
-    } finally {
-      echo.close();
-    }
-  });
+          })
+            .on('error', reject)
+            .end();
+        });
+        expect(answer.text).not.toContain(REAL_KEY);
+        expect(answer.text).not.toContain('the-real-gateway-secret');
+        expect(answer.status).toBe(405);
+        expect(heard).toBe(0);
+      } finally {
+        echo.close();
+      }
+    },
+  );
 
   it('answers 502 when the upstream cannot be reached', async () => {
     upstream.server.close();

@@ -29192,6 +29192,15 @@ async function drained(calls, ms, cut) {
   await Promise.race([ended, late, ...cut ? [cut] : []]);
   clearTimeout(timer);
 }
+var FORWARDED_METHODS = /* @__PURE__ */ new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS"
+]);
 function forward2(req, res, {
   upstream,
   held,
@@ -29205,8 +29214,8 @@ function forward2(req, res, {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ type: "error", error: { type: "proxy_error", message } }));
   };
-  if (req.method === "TRACE")
-    return refuse(405, "agent-coordinator: a TRACE would echo the credentials back");
+  if (!FORWARDED_METHODS.has(req.method ?? ""))
+    return refuse(405, `agent-coordinator: a ${req.method} request is not forwarded`);
   const credentials = realCredentials(req.headers, held);
   const custom2 = realCustomHeaders(req.headers, heldHeaders);
   if (!credentials && !custom2.carried) return refuse(401, "agent-coordinator: unknown credential");
