@@ -25,6 +25,7 @@ import { recordChangedFiles } from './changed-files.js';
 import { appPullForBranch } from './app-pulls.js';
 import { freshRoleOf } from './roles.js';
 import { onLookAlikePull, type PullRefusal } from './look-alike.js';
+import { recordRefusedClose, type ClosedBy } from './close-refusal.js';
 import { rowAfterMergeTurn, updateOf } from './update-branch.js';
 import {
   closedRecordsMergeFirst,
@@ -631,27 +632,20 @@ export async function recordedAgentPull(engine: Engine, repositoryId: number, pu
   );
 }
 
+/** A close refused, with whether its closer is answered (then the PR was asked to open again). */
+export type CloseRefusal = PullRefusal & { answered: boolean };
+
 /**
  * A merged agent PR merges its task and frees its dependents; one closed unmerged by a person
  * rejects the task and blocks what depends on it.
  */
-/**
- * Who closed the PR, and whether the refusal budget (docs/commands.md, "Answers") still answers
- * them, asked only of a close by someone below write.
- */
-export interface ClosedBy {
-  login: string;
-  isBot: boolean;
-  refusalWithinBudget: () => Promise<boolean>;
-}
-
 export function onPullRequestClosed(
   engine: Engine,
   github: { port: GitHubPort; repo: RepoCoords },
   repositoryId: number,
   pull: PullEventInfo,
   closedBy: ClosedBy,
-): Promise<PullRefusal | undefined> {
+): Promise<CloseRefusal | undefined> {
   return schedulingOnce(engine, () =>
     pullRequestClosed(engine, github, repositoryId, pull, closedBy),
   );
@@ -663,7 +657,7 @@ async function pullRequestClosed(
   repositoryId: number,
   pull: PullEventInfo,
   closedBy: ClosedBy,
-): Promise<PullRefusal | undefined> {
+): Promise<CloseRefusal | undefined> {
   const closed = { merged: pull.merged, closedByBot: closedBy.isBot };
   // Merged by the coordinator (or seen merged before): the task's merge freed its dependents in
   // the same statement, so recording the PR closed is all that is left. Scheduling and the run's
@@ -696,7 +690,7 @@ async function pullRequestClosed(
     baseRef: pull.baseRef,
     ...(closerRole ? { closerRole } : {}),
   };
-  let refusal: PullRefusal | undefined;
+  let refusal: CloseRefusal | undefined;
   let reopened = false;
   const log = engine.log.child({ run: run.id, task: task.taskKey, pr: pull.number });
   let scope: RunScope | undefined;
@@ -706,10 +700,21 @@ async function pullRequestClosed(
     task,
     runBase: await runBaseOf(run, port, repo),
     ...(current ? { now: current } : {}),
-    // Core asks it only of someone below write; a database read, read with the role.
-    ...(reads ? { reopenWithinBudget: await closedBy.refusalWithinBudget() } : {}),
   };
-  for (const effect of decidePullClosed(snapshot, event)) {
+  // A close core refuses is recorded before anything is done, with whether the refusal budget
+  // lets it be opened again: core decides again with the answer when it does not.
+  let effects = decidePullClosed(snapshot, event);
+  const refused = effects.find((effect) => effect.kind === 'refuse');
+  const recorded =
+    refused &&
+    (await recordRefusedClose(
+      engine,
+      { repositoryId, number: pull.number, runId: run.id, role: refused.role },
+      closedBy,
+    ));
+  if (recorded && !recorded.answered)
+    effects = decidePullClosed({ ...snapshot, reopenWithinBudget: false }, event);
+  for (const effect of effects) {
     switch (effect.kind) {
       case 'none':
         log.debug({ why: effect.reason }, 'PR closed: nothing to do');
@@ -746,17 +751,18 @@ async function pullRequestClosed(
           'PR closed by a user without write access; reopened if GitHub let it',
         );
         break;
-      case 'refuse':
-        refusal = {
-          name: 'close',
-          runId: run.id,
-          role: effect.role,
-          reason: closeRefusalReason(
-            effect.role,
-            effect.leftClosed ? 'left_closed' : reopened ? 'reopened' : 'refused_by_github',
-          ),
-        };
+      case 'refuse': {
+        const reason = closeRefusalReason(
+          effect.role,
+          effect.leftClosed ? 'left_closed' : reopened ? 'reopened' : 'refused_by_github',
+        );
+        const answered = recorded?.answered ?? false;
+        // Recorded as reopened before GitHub was asked; the log says what GitHub answered.
+        if (recorded && answered && recorded.row.outcome !== reason)
+          await engine.store.commands.rewordAnsweredRefusal(recorded.row.id, reason);
+        refusal = { name: 'close', runId: run.id, role: effect.role, reason, answered };
         break;
+      }
     }
   }
   return refusal;

@@ -5,7 +5,7 @@ import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '.
 import { onReviewSubmitted } from '../engine/review.js';
 import { onReviewDismissed } from '../engine/review-dismissed.js';
 import { refuse } from './refuse.js';
-import { labelRefusalKey, mayAnswerRefusal } from './refusal-budget.js';
+import { labelRefusalKey } from './refusal-budget.js';
 import type { PullRefusal } from '../engine/look-alike.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 
@@ -81,7 +81,8 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
   );
 
   // A close by someone who may not reject the task (core's decidePullClosed) is answered as a
-  // refused command is: recorded, and replied to within the refusal budget.
+  // refused command is: recorded (by the engine, before the PR is opened again), and replied to
+  // within the refusal budget.
   app.on('pull_request.closed', async (context) => {
     const { pull_request: pr, repository, sender } = context.payload;
     const port = services.port(context.octokit);
@@ -94,26 +95,12 @@ export function registerPullRequestHandlers(app: Probot, services: AppServices):
       {
         login: sender.login,
         isBot: sender.type === 'Bot',
-        refusalWithinBudget: () =>
-          mayAnswerRefusal(
-            services.store,
-            {
-              repositoryId: repository.id,
-              issueNumber: pr.number,
-              actor: sender.login,
-              commentId: labelRefusalKey(context.id),
-            },
-            services.engine.now(),
-          ),
+        deliveryId: context.id,
+        refusalKey: labelRefusalKey(context.id),
       },
     );
-    if (refused)
-      await answerRefusal(services, port, repo, context.id, {
-        repositoryId: repository.id,
-        number: pr.number,
-        actor: sender.login,
-        refused,
-      });
+    if (refused?.answered && repo.owner && repo.repo)
+      await port.createIssueComment(repo, pr.number, `@${sender.login} ${refused.reason}.`);
   });
 
   app.on('pull_request.dequeued', async (context) => {

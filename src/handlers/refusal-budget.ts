@@ -1,26 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mayReplyToRefusal, REFUSAL_REPLY_WINDOW_MS } from '../core/commands/index.js';
-import type { Store } from '../store/index.js';
-
-/**
- * Whether a refusal is answered: core's mayReplyToRefusal on the replies the command log shows
- * in the last window, so that nobody can spend the installation's write budget (GitHub's
- * secondary limits: 80 content writes a minute, 500 an hour) by posting commands.
- */
-export async function mayAnswerRefusal(
-  store: Store,
-  refusal: { repositoryId: number; issueNumber: number; actor: string; commentId: number },
-  now: Date,
-): Promise<boolean> {
-  const sent = await store.commands.refusalRepliesSince({
-    repositoryId: refusal.repositoryId,
-    issueNumber: refusal.issueNumber,
-    actor: refusal.actor,
-    since: new Date(now.getTime() - REFUSAL_REPLY_WINDOW_MS),
-    exceptCommentId: refusal.commentId,
-  });
-  return mayReplyToRefusal(sent);
-}
 
 /**
  * The command log is keyed by comment; a refused label has none, so it is recorded under a

@@ -72,14 +72,15 @@ export class CommandStore {
    * advisory lock: the deliveries of its repositories are handled side by side
    * (DeliveryStore.claim), and two that each counted the same replies would both answer. Once per
    * (comment, ordinal): a row recorded before, by any delivery, is returned with the decision it
-   * holds (none for a claim not carried out yet).
+   * holds (none for a claim not carried out yet). `reason` may depend on the decision: a close's
+   * says whether the PR is opened again, which only an answered close is.
    */
   async recordRefusal(
     values: Omit<
       typeof commands.$inferInsert,
       'accepted' | 'outcome' | 'doneAt' | 'answeredAt' | 'createdAt'
     > & { createdAt: Date },
-    refusal: { reason: string; answerable: boolean },
+    refusal: { reason: string | ((answered: boolean) => string); answerable: boolean },
   ): Promise<{ row: CommandRow; answered: boolean }> {
     return this.db.transaction(async (tx) => {
       const [repository] = await tx
@@ -111,7 +112,7 @@ export class CommandStore {
         .values({
           ...values,
           accepted: false,
-          outcome: `${refusal.reason}${answered ? '' : NOT_ANSWERED}`,
+          outcome: `${typeof refusal.reason === 'string' ? refusal.reason : refusal.reason(answered)}${answered ? '' : NOT_ANSWERED}`,
           doneAt: values.createdAt,
         })
         .returning();
@@ -120,12 +121,20 @@ export class CommandStore {
   }
 
   /**
-   * The refusal replies written since `since` (core's RefusalRepliesSent): to people below write,
-   * in the installation of `repositoryId`, for any recorded refusal other than
-   * `exceptCommentId`'s (the one being decided: a redelivery of it finds its own row).
+   * The reason of an answered refusal, known only after it was recorded (a close's: whether GitHub
+   * let the PR be opened again). One left unanswered keeps its own, which no reply gives.
    */
-  refusalRepliesSince(where: RepliesWhere): Promise<RefusalRepliesSent> {
-    return repliesSince(this.db, where);
+  async rewordAnsweredRefusal(id: number, reason: string): Promise<void> {
+    await this.db
+      .update(commands)
+      .set({ outcome: reason })
+      .where(
+        and(
+          eq(commands.id, id),
+          eq(commands.accepted, false),
+          notLike(sql`coalesce(${commands.outcome}, '')`, `%${NOT_ANSWERED}`),
+        ),
+      );
   }
 
   async ofRun(runId: number): Promise<CommandRow[]> {
@@ -153,6 +162,11 @@ interface RepliesWhere {
   exceptCommentId: number;
 }
 
+/**
+ * The refusal replies written since `since` (core's RefusalRepliesSent): to people below write,
+ * in the installation of `repositoryId`, for any recorded refusal other than `exceptCommentId`'s
+ * (the one being decided: a redelivery of it finds its own row).
+ */
 async function repliesSince(db: Db, where: RepliesWhere): Promise<RefusalRepliesSent> {
   const byActor = sql`lower(${commands.actorLogin}) = lower(${where.actor})`;
   const installation = db

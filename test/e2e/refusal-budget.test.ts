@@ -148,4 +148,58 @@ describe('the refusal reply budget across the repositories of one installation',
     );
     expect(recorded.flat().filter((c) => c.actorLogin === 'outsider')).toHaveLength(8);
   });
+
+  it('opens again the agent PRs one triager closes in 8 repositories at once on at most 3', async () => {
+    s = await startScenario({ private: false });
+    s.double.setWorker(() => ({ kind: 'pr' }));
+    const repos = [REPO];
+    for (let i = 1; i < 8; i++)
+      repos.push(await s.double.createRepo({ owner: OWNER, name: `widgets-${i}`, private: false }));
+    const prs = await Promise.all(
+      repos.map(async (repo) => {
+        await s.double.setPermission(repo, MAINTAINER, 'maintain');
+        await s.double.setPermission(repo, 'triager', 'triage');
+        const issue = await s.double.openIssue(repo, {
+          title: 'Feature',
+          body: ONE_TASK_PLAN,
+          user: MAINTAINER,
+        });
+        await s.double.addLabel(repo, issue, 'agent', MAINTAINER);
+        return issue;
+      }),
+    );
+    await s.settle();
+    const numbers = repos.map((repo, i) => {
+      const pull = (s.double.pulls(repo) as { number: number; head: { ref: string } }[]).find(
+        (p) => p.head.ref === `agent/${prs[i]}/a`,
+      );
+      expect(pull, repo).toBeDefined();
+      return pull!.number;
+    });
+
+    // Each reopen is a write of the installation's and runs the PR's workflows again as the App's.
+    await Promise.all(repos.map((repo, i) => s.double.closePr(repo, numbers[i]!, 'triager')));
+    await s.settle();
+    const reopened = s.double
+      .deliveries({ event: 'pull_request', action: 'reopened' })
+      .filter((d) => (d.payload.sender as { login: string }).login === APP_BOT);
+    expect(reopened).toHaveLength(REFUSAL_REPLY_LIMITS.perPerson);
+    const sent = repos.flatMap((repo, i) =>
+      (s.double.comments(repo, numbers[i]!) as Comment[]).filter(
+        (c) => c.user.login === APP_BOT && c.body.startsWith('@triager'),
+      ),
+    );
+    expect(sent).toHaveLength(REFUSAL_REPLY_LIMITS.perPerson);
+    expect(sent.every((c) => c.body.endsWith('; it was reopened.'))).toBe(true);
+    const recorded = await Promise.all(
+      repos.map((repo) =>
+        s.app.store.commands.ofRepository((s.double.repository(repo) as { id: number }).id),
+      ),
+    );
+    const closes = recorded.flat().filter((c) => c.name === 'close');
+    expect(closes).toHaveLength(8);
+    expect(closes.filter((c) => c.outcome!.endsWith('; it was reopened'))).toHaveLength(
+      REFUSAL_REPLY_LIMITS.perPerson,
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFUSAL_REPLY_LIMITS } from '../../src/core/commands/index.js';
+import { NOT_ANSWERED, REFUSAL_REPLY_LIMITS } from '../../src/core/commands/index.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -24,7 +24,13 @@ describe.each(ENGINES)('recorded refusals on $name', (engine) => {
   });
   afterAll(() => dispose());
 
-  const refusal = (repositoryId: number, actor: string, createdAt: Date, commentId?: number) =>
+  const refusal = (
+    repositoryId: number,
+    actor: string,
+    createdAt: Date,
+    commentId?: number,
+    reason: string | ((answered: boolean) => string) = 'only people with write access can',
+  ) =>
     store.commands.recordRefusal(
       {
         repositoryId,
@@ -39,7 +45,7 @@ describe.each(ENGINES)('recorded refusals on $name', (engine) => {
         deliveryId: `d-${nextComment}`,
         createdAt,
       },
-      { reason: 'only people with write access can use commands', answerable: true },
+      { reason, answerable: true },
     );
 
   it('answers one person refused in every repository at once on at most 3 of them', async () => {
@@ -65,5 +71,40 @@ describe.each(ENGINES)('recorded refusals on $name', (engine) => {
     const again = await refusal(REPOSITORIES[0]!, 'again', at, 9_001);
     expect(first.answered).toBe(true);
     expect(again).toEqual(first);
+  });
+
+  // A close is opened again only when answered, which its reason says; what GitHub answered to
+  // the reopen is known after, and rewords only an answered close.
+  it('words a refusal by its decision, and rewords only an answered one', async () => {
+    const at = new Date('2026-01-04T00:00:00Z');
+    const byDecision = (answered: boolean) => (answered ? 'reopened' : 'left closed');
+    const recorded = await Promise.all(
+      REPOSITORIES.map((id) => refusal(id, 'closer', at, undefined, byDecision)),
+    );
+    const outcomes = () =>
+      Promise.all(
+        REPOSITORIES.map(async (id) =>
+          (await store.commands.ofRepository(id))
+            .filter((c) => c.actorLogin === 'closer')
+            .map((c) => c.outcome),
+        ),
+      ).then((all) => all.flat());
+    expect((await outcomes()).filter((o) => o === 'reopened')).toHaveLength(
+      REFUSAL_REPLY_LIMITS.perPerson,
+    );
+    expect((await outcomes()).filter((o) => o === `left closed${NOT_ANSWERED}`)).toHaveLength(
+      REPOSITORIES.length - REFUSAL_REPLY_LIMITS.perPerson,
+    );
+    for (const { row } of recorded) await store.commands.rewordAnsweredRefusal(row.id, 'refused');
+    expect((await outcomes()).filter((o) => o === 'refused')).toHaveLength(
+      REFUSAL_REPLY_LIMITS.perPerson,
+    );
+    const again = await refusal(
+      recorded[0]!.row.repositoryId,
+      'closer',
+      at,
+      recorded[0]!.row.commentId,
+    );
+    expect(again.answered).toBe(recorded[0]!.answered);
   });
 });

@@ -32,8 +32,8 @@ export interface PullClosedSnapshot {
   now?: { state: string; merged: boolean };
   /**
    * Whether a refused close may still be answered by opening the PR again: the refusal budget
-   * (docs/commands.md, "Answers") has room for the closer. Read with the closer's role; undefined
-   * when not read.
+   * (docs/commands.md, "Answers") has room for the closer. Decided as the refused close is
+   * recorded, which core's first answer asks for; undefined until then.
    */
   reopenWithinBudget?: boolean;
 }
