@@ -51,6 +51,13 @@ export function createHttpServer(deps: HttpDeps): Server {
   // enough of them take every file descriptor, GitHub's deliveries then finding no way in. Idle
   // that long before its first request, Node closes it (nobody listens for 'timeout').
   server.on('connection', (socket: Socket) => socket.setTimeout(requestTimeout));
+  // Anyone may ask /healthz: each request's own ping would queue a statement in the pool the
+  // handlers wait on, and one that timed out stays queued. Requests meanwhile share one.
+  let pinging: Promise<void> | undefined;
+  const pingDatabase = () =>
+    (pinging ??= deps.pingDatabase().finally(() => {
+      pinging = undefined;
+    }));
   return server;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -70,7 +77,7 @@ export function createHttpServer(deps: HttpDeps): Server {
   async function health(res: ServerResponse): Promise<void> {
     let database = 'ok';
     try {
-      await withTimeout(deps.pingDatabase(), 3_000);
+      await withTimeout(pingDatabase(), 3_000);
     } catch (error) {
       database = 'unreachable';
       deps.log.warn({ err: error }, 'health check: database unreachable');
