@@ -146,6 +146,18 @@ function rateLimited(error: unknown): boolean {
   );
 }
 
+/** A page of a branch's merge queue, as far as which PRs it holds goes. */
+interface MergeQueuePage {
+  repository: {
+    mergeQueue: {
+      entries: {
+        nodes: ({ pullRequest: { number: number } | null } | null)[] | null;
+        pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      };
+    } | null;
+  } | null;
+}
+
 /** A workflow run as GitHub lists it, as far as where it came from goes. */
 interface RawRunOrigin {
   id: number;
@@ -661,6 +673,33 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         { owner: repo.owner, name: repo.repo, branch },
       );
       return Boolean(result.repository?.mergeQueue);
+    },
+
+    async mergeQueuePulls(repo, branch, through) {
+      const numbers: number[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page: MergeQueuePage = await octokit.graphql<MergeQueuePage>(
+          `query($owner: String!, $name: String!, $branch: String!, $after: String) {
+            repository(owner: $owner, name: $name) {
+              mergeQueue(branch: $branch) {
+                entries(first: 100, after: $after) {
+                  nodes { pullRequest { number } }
+                  pageInfo { hasNextPage endCursor }
+                }
+              }
+            }
+          }`,
+          { owner: repo.owner, name: repo.repo, branch, after },
+        );
+        const entries = page.repository?.mergeQueue?.entries;
+        if (!entries) return numbers;
+        for (const node of entries.nodes ?? [])
+          if (node?.pullRequest) numbers.push(node.pullRequest.number);
+        if (through !== undefined && numbers.includes(through)) return numbers;
+        if (!entries.pageInfo.hasNextPage) return numbers;
+        after = entries.pageInfo.endCursor;
+      }
     },
 
     async enqueuePullRequest(pullRequestNodeId, expectedHeadOid) {

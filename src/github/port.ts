@@ -291,6 +291,12 @@ export interface GitHubPort {
   ): Promise<BranchMergeAnswer>;
   /** Whether the branch has a merge queue (GraphQL `repository.mergeQueue(branch:)`). */
   hasMergeQueue(repo: RepoCoords, branch: string): Promise<boolean>;
+  /**
+   * The PR numbers of the branch's merge queue in queue order (GraphQL
+   * `repository.mergeQueue(branch:).entries`), read up to and including PR `through` when it is
+   * there; empty when the branch has no queue.
+   */
+  mergeQueuePulls(repo: RepoCoords, branch: string, through?: number): Promise<number[]>;
   enqueuePullRequest(
     pullRequestNodeId: string,
     expectedHeadOid: string,

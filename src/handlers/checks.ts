@@ -38,6 +38,7 @@ export function registerCheckHandlers(app: Probot, services: AppServices): void 
       repo: context.repo(),
       headRef: group.head_ref,
       headSha: group.head_sha,
+      baseRef: group.base_ref,
     });
   });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { pullRequests, runs, tasks } from '../../db/schema.js';
 import type { AppDatabase } from './database.js';
 import { placeholdersFor, PreparedStatements } from './prepared.js';
@@ -284,16 +284,18 @@ export class PullStore {
       .execute({ repositoryId, sha, named: [...named] });
   }
 
-  /** Agent PRs in the merge queue of a repository, oldest enqueue first. */
-  async queued(repositoryId: number) {
-    return withTaskAndRun(this.db)
-      .where(
-        and(
-          eq(pullRequests.repositoryId, repositoryId),
-          sql`${pullRequests.enqueuedAt} is not null`,
+  /** The agent PRs numbered `numbers`, with their tasks and runs: one statement. */
+  async numbered(repositoryId: number, numbers: readonly number[]) {
+    return this.prepared
+      .get('pulls_numbered', (db) =>
+        withTaskAndRun(db).where(
+          and(
+            eq(pullRequests.repositoryId, sql.placeholder('repositoryId')),
+            sql`${pullRequests.number} = any(${sql.placeholder('numbers')}::int[])`,
+          ),
         ),
       )
-      .orderBy(asc(pullRequests.enqueuedAt));
+      .execute({ repositoryId, numbers: [...numbers] });
   }
 
   /** The row of PR `number`, if the coordinator has seen it. */

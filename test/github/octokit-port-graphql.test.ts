@@ -43,4 +43,19 @@ describe("the GitHub port's GraphQL calls", () => {
     });
     expectClean(w.double);
   });
+
+  it("reads the PR numbers of a branch's merge queue in queue order, none without a queue", async () => {
+    const port = createOctokitPort(w.octokit);
+    expect(await port.mergeQueuePulls(repo, 'main')).toEqual([]);
+    await w.double.enableMergeQueue(w.repo, 'main');
+    const numbers: number[] = [];
+    for (const head of ['agent/1/a', 'agent/1/b', 'agent/1/c']) {
+      const number = await w.double.openPr(w.repo, { head, title: head, by: 'alice' });
+      const pull = await port.pull(repo, number);
+      expect(await port.enqueuePullRequest(pull!.nodeId, pull!.headSha)).toEqual({ ok: true });
+      numbers.push(number);
+    }
+    expect(await port.mergeQueuePulls(repo, 'main')).toEqual(numbers);
+    expectClean(w.double);
+  });
 });

@@ -74,7 +74,7 @@ export {
   decideMergeGroup,
   mergeGroupLastPr,
   mergeGroupMembers,
-  mergeGroupPullToRead,
+  mergeGroupNumbers,
   type MergeGroupEffect,
   type QueuedAgentPull,
 } from './merge-group-event.js';

@@ -22,36 +22,25 @@ export function mergeGroupLastPr(headRef: string): number | undefined {
 }
 
 /**
- * The PR the group names when the store does not know it as queued: it is read on its own,
- * since the group can be handled before the coordinator's record of the enqueue that made it
- * (the sweep enqueues outside any delivery).
+ * The PR numbers the group holds, in queue order: GitHub's queue (`queue`, read as the group is
+ * judged) up to and including the PR its ref names, since GitHub groups cumulatively. Whoever
+ * enqueued them: anyone with write access, or a workflow token, may add an agent PR once its order
+ * check passes, and the coordinator does not know it is queued. A named PR that has left the
+ * queue is judged last, after all of it: the safe side.
  */
-export function mergeGroupPullToRead(
-  queued: readonly { number: number }[],
-  headRef: string,
-): number | undefined {
+export function mergeGroupNumbers(queue: readonly number[], headRef: string): number[] {
   const last = mergeGroupLastPr(headRef);
-  return last === undefined || queued.some((q) => q.number === last) ? undefined : last;
+  const cut = last === undefined ? -1 : queue.indexOf(last);
+  if (cut >= 0) return queue.slice(0, cut + 1);
+  return last === undefined ? [...queue] : [...queue, last];
 }
 
-/**
- * The group's PRs in queue order: the queue up to and including the PR its ref names (GitHub
- * groups cumulatively). `named` is that PR when the store knows it only as an agent PR, not as
- * queued: it is judged as the queue's last entry, never waved through as someone else's PR.
- */
+/** The group's PRs: each an agent PR the store knows (`agentPulls`), or someone else's. */
 export function mergeGroupMembers(
-  queued: readonly QueuedAgentPull[],
-  headRef: string,
-  named?: QueuedAgentPull,
+  numbers: readonly number[],
+  agentPulls: readonly QueuedAgentPull[],
 ): MergeGroupPull[] {
-  const last = mergeGroupLastPr(headRef);
-  const known =
-    named && !queued.some((q) => q.number === named.number) ? [...queued, named] : queued;
-  const cut = last === undefined ? -1 : known.findIndex((q) => q.number === last);
-  const members: MergeGroupPull[] =
-    cut >= 0 ? known.slice(0, cut + 1) : known.filter((q) => q.number === last);
-  if (last !== undefined && !members.some((m) => m.number === last)) members.push({ number: last });
-  return members;
+  return numbers.map((number) => agentPulls.find((p) => p.number === number) ?? { number });
 }
 
 export type MergeGroupEffect =

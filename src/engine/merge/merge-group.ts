@@ -3,8 +3,9 @@ import type { GitHubPort, RepoCoords } from '../../github/port.js';
 import {
   decideMergeGroup,
   mergeGroupApproversToRead,
+  mergeGroupLastPr,
   mergeGroupMembers,
-  mergeGroupPullToRead,
+  mergeGroupNumbers,
   ORDER_CHECK_NAME,
   type ApproverStanding,
   type MergeGroupEffect,
@@ -24,13 +25,15 @@ export interface MergeGroupEvent {
   /** `gh-readonly-queue/<base>/pr-<n>-<sha>`: the queue up to and including PR n. */
   headRef: string;
   headSha: string;
+  /** The branch the group merges into, as the delivery's `base_ref` names it. */
+  baseRef: string;
 }
 
 /**
- * GitHub asks for the checks of a merge group: read the queued agent PRs (and the PR the group
- * names, when it is not among them), their runs' tasks and, from GitHub, each agent PR's head,
- * let core judge the order and the approvals (`decideMergeGroup`), and report it as the order
- * check on the group's head.
+ * GitHub asks for the checks of a merge group: read GitHub's queue (who enqueued a PR is no
+ * matter), the agent PRs among the group's and their runs' tasks and, from GitHub, each agent
+ * PR's head, let core judge the order and the approvals (`decideMergeGroup`), and report it as
+ * the order check on the group's head.
  */
 export async function judgeMergeGroup(
   engine: Engine,
@@ -38,13 +41,11 @@ export async function judgeMergeGroup(
   group: MergeGroupEvent,
 ): Promise<void> {
   const { repositoryId } = group;
-  const queuedRows = await engine.store.pulls.queued(repositoryId);
-  const queued = queuedRows.map(agentPull);
-  const toRead = mergeGroupPullToRead(queued, group.headRef);
-  const named =
-    toRead === undefined ? undefined : await engine.store.pulls.withTask(repositoryId, toRead);
-  const listed = mergeGroupMembers(queued, group.headRef, named && agentPull(named));
-  const found = [...queuedRows, ...(named ? [named] : [])];
+  const base = group.baseRef.replace(/^refs\/heads\//, '');
+  const queue = await port.mergeQueuePulls(group.repo, base, mergeGroupLastPr(group.headRef));
+  const numbers = mergeGroupNumbers(queue, group.headRef);
+  const found = await engine.store.pulls.numbered(repositoryId, numbers);
+  const listed = mergeGroupMembers(numbers, found.map(agentPull));
   const requireApproval = new Map(
     found.map(
       (f) => [String(f.run.id), (f.run.config as RepoConfig).merge.requireApproval] as const,

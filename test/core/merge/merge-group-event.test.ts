@@ -3,7 +3,7 @@ import {
   decideMergeGroup,
   mergeGroupLastPr,
   mergeGroupMembers,
-  mergeGroupPullToRead,
+  mergeGroupNumbers,
   type MergeGroupRun,
   type QueuedAgentPull,
 } from '../../../src/core/merge/index.js';
@@ -38,57 +38,36 @@ describe('merge group: which PRs the group holds', () => {
     expect(mergeGroupLastPr(headRef)).toBe(pr);
   });
 
-  it.each<{ name: string; queued: QueuedAgentPull[]; headRef: string; read?: number }>([
+  it.each<{ name: string; queue: number[]; headRef: string; numbers: number[] }>([
     {
-      name: 'the named PR is queued: nothing more to read',
-      queued: [agent(11, 'a')],
-      headRef: ref(11),
-    },
-    {
-      name: 'the named PR is not known as queued',
-      queued: [agent(11, 'a')],
+      name: 'GitHub’s queue up to and including the named PR',
+      queue: [11, 12, 13],
       headRef: ref(12),
-      read: 12,
+      numbers: [11, 12],
     },
-    { name: 'a ref naming no PR', queued: [agent(11, 'a')], headRef: 'main' },
-  ])('$name', ({ queued, headRef, read }) => {
-    expect(mergeGroupPullToRead(queued, headRef)).toBe(read);
+    {
+      name: 'a PR before the named one, whoever enqueued it',
+      queue: [11, 99],
+      headRef: ref(99),
+      numbers: [11, 99],
+    },
+    {
+      name: 'a named PR that has left the queue comes last, after all of it',
+      queue: [11, 13],
+      headRef: ref(12),
+      numbers: [11, 13, 12],
+    },
+    { name: 'a ref naming no PR: the whole queue', queue: [11], headRef: 'main', numbers: [11] },
+  ])('$name', ({ queue, headRef, numbers }) => {
+    expect(mergeGroupNumbers(queue, headRef)).toEqual(numbers);
   });
 
-  it.each<{
-    name: string;
-    queued: QueuedAgentPull[];
-    headRef: string;
-    named?: QueuedAgentPull;
-    members: object[];
-  }>([
-    {
-      name: 'the queue up to and including the named PR',
-      queued: [agent(11, 'a'), agent(12, 'b'), agent(13, 'c')],
-      headRef: ref(12),
-      members: [agent(11, 'a'), agent(12, 'b')],
-    },
-    {
-      name: 'an agent PR not known as queued is the last entry',
-      queued: [agent(11, 'a')],
-      headRef: ref(12),
-      named: agent(12, 'b'),
-      members: [agent(11, 'a'), agent(12, 'b')],
-    },
-    {
-      name: 'someone else’s PR is judged as a non-agent PR',
-      queued: [agent(11, 'a')],
-      headRef: ref(99),
-      members: [{ number: 99 }],
-    },
-    {
-      name: 'a ref naming no PR holds none',
-      queued: [agent(11, 'a')],
-      headRef: 'main',
-      members: [],
-    },
-  ])('$name', ({ queued, headRef, named, members }) => {
-    expect(mergeGroupMembers(queued, headRef, named)).toEqual(members);
+  it('takes each PR the store knows for an agent PR, any other for someone else’s', () => {
+    expect(mergeGroupMembers([11, 99, 12], [agent(12, 'b'), agent(11, 'a')])).toEqual([
+      agent(11, 'a'),
+      { number: 99 },
+      agent(12, 'b'),
+    ]);
   });
 });
 
