@@ -41,13 +41,13 @@ export function createApp(
     ...input,
   };
   return (app) => {
-    recordRepositoryFirst(app, services);
     handledEvents?.recordFrom(app);
-    registerInstallationHandlers(app, services);
-    registerIssueHandlers(app, services);
-    registerWorkflowHandlers(app, services);
-    registerPullRequestHandlers(app, services);
-    registerCommentHandlers(app, services);
-    registerCheckHandlers(app, services);
+    const handlers = recordRepositoryFirst(app, services);
+    registerInstallationHandlers(handlers, services);
+    registerIssueHandlers(handlers, services);
+    registerWorkflowHandlers(handlers, services);
+    registerPullRequestHandlers(handlers, services);
+    registerCommentHandlers(handlers, services);
+    registerCheckHandlers(handlers, services);
   };
 }

@@ -2,6 +2,9 @@ import type { Probot } from 'probot';
 import type { RepositoryStore } from '../store/repositories.js';
 import type { AppServices } from './app-services.js';
 
+/** What the handlers register with: Probot's `on`, through `recordRepositoryFirst`. */
+export type HandlerRegistry = Pick<Probot, 'on'>;
+
 /**
  * Every handler may look its delivery's repository up (its installation, whether it is
  * suspended, the installation's locks), so each one waits for the repository's record first.
@@ -10,7 +13,10 @@ import type { AppServices } from './app-services.js';
  * (a refusal decided outside its installation's lock, answered over the budget). The record is
  * written once per delivery, whichever handler asks first.
  */
-export function recordRepositoryFirst(app: Probot, services: Pick<AppServices, 'store'>): void {
+export function recordRepositoryFirst(
+  app: Probot,
+  services: Pick<AppServices, 'store'>,
+): HandlerRegistry {
   const recorded = new WeakMap<object, Promise<void>>();
   const record = (payload: object): Promise<void> => {
     let done = recorded.get(payload);
@@ -18,12 +24,12 @@ export function recordRepositoryFirst(app: Probot, services: Pick<AppServices, '
       recorded.set(payload, (done = recordRepositoryOf(services.store.repositories, payload)));
     return done;
   };
-  const on = app.on.bind(app);
-  app.on = ((names: string | string[], handler: (context: { payload: object }) => unknown) =>
-    on(names as never, async (context: { payload: object }) => {
+  const on = ((names: string | string[], handler: (context: { payload: object }) => unknown) =>
+    app.on(names as never, async (context: { payload: object }) => {
       await record(context.payload);
       return handler(context);
-    })) as typeof app.on;
+    })) as Probot['on'];
+  return { on };
 }
 
 async function recordRepositoryOf(repositories: RepositoryStore, payload: object): Promise<void> {
