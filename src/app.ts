@@ -4,6 +4,7 @@ import { TriggerLabelCache } from './config/trigger-labels.js';
 import { startRun } from './engine/start-run.js';
 import { createOctokitPort } from './github/octokit-port.js';
 import type { AppServices } from './handlers/app-services.js';
+import { recordRepositoryFirst } from './handlers/repository-first.js';
 import { registerCheckHandlers } from './handlers/checks.js';
 import { registerCommentHandlers } from './handlers/comments.js';
 import { registerInstallationHandlers } from './handlers/installation.js';
@@ -40,33 +41,13 @@ export function createApp(
     ...input,
   };
   return (app) => {
-    // Repositories first: every other handler may look the repository up.
-    app.onAny(async (context) => {
-      const payload = context.payload as {
-        installation?: { id?: number };
-        repository?: {
-          id: number;
-          name: string;
-          owner: { login: string };
-          default_branch?: string;
-        };
-      };
-      const installationId = payload.installation?.id;
-      const repo = payload.repository;
-      if (!installationId || !repo) return;
-      await services.store.repositories.ensureRepository(installationId, {
-        id: repo.id,
-        owner: repo.owner.login,
-        name: repo.name,
-        defaultBranch: repo.default_branch,
-      });
-    });
     handledEvents?.recordFrom(app);
-    registerInstallationHandlers(app, services);
-    registerIssueHandlers(app, services);
-    registerWorkflowHandlers(app, services);
-    registerPullRequestHandlers(app, services);
-    registerCommentHandlers(app, services);
-    registerCheckHandlers(app, services);
+    const handlers = recordRepositoryFirst(app, services);
+    registerInstallationHandlers(handlers, services);
+    registerIssueHandlers(handlers, services);
+    registerWorkflowHandlers(handlers, services);
+    registerPullRequestHandlers(handlers, services);
+    registerCommentHandlers(handlers, services);
+    registerCheckHandlers(handlers, services);
   };
 }

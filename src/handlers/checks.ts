@@ -1,5 +1,5 @@
-import type { Probot } from 'probot';
 import type { AppServices } from './app-services.js';
+import type { HandlerRegistry } from './repository-first.js';
 import { checkResultFactsOf, decideCheckResult } from '../core/merge/index.js';
 import { onChecksCompleted } from '../engine/checks-completed.js';
 import { judgeMergeGroup } from '../engine/merge/merge-group.js';
@@ -8,7 +8,7 @@ import { judgeMergeGroup } from '../engine/merge/merge-group.js';
  * Check results on an agent PR head re-decide its merge, and reveal a head whose push was not
  * delivered; merge groups get the order verdict.
  */
-export function registerCheckHandlers(app: Probot, services: AppServices): void {
+export function registerCheckHandlers(app: HandlerRegistry, services: AppServices): void {
   app.on(['check_run.completed', 'check_suite.completed'], async (context) => {
     const facts = checkResultFactsOf(
       context.name,

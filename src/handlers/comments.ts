@@ -1,5 +1,5 @@
-import type { Probot } from 'probot';
 import type { AppServices } from './app-services.js';
+import type { HandlerRegistry } from './repository-first.js';
 import {
   commentFactsOf,
   commentIntent,
@@ -21,7 +21,7 @@ import { crashPoint } from '../crash-points.js';
 import type { CommandRow } from '../store/commands.js';
 import type { RunRow, TaskRow } from '../store/runs.js';
 
-export function registerCommentHandlers(app: Probot, services: AppServices): void {
+export function registerCommentHandlers(app: HandlerRegistry, services: AppServices): void {
   app.on('issue_comment.created', async (context) => {
     const { comment, issue, repository, sender } = context.payload;
     const { engine } = services;

@@ -1,6 +1,6 @@
-import type { Probot } from 'probot';
 import { onInstallationLost, onRepositoriesRemoved } from '../engine/installation-access.js';
 import type { AppServices } from './app-services.js';
+import type { HandlerRegistry } from './repository-first.js';
 
 /**
  * Keep installations and their repositories known, so the sweep can find them after a restart,
@@ -10,7 +10,7 @@ import type { AppServices } from './app-services.js';
  * (`installation_repositories.added`, `installation.created`, `installation.unsuspend`) is
  * reachable again, its ended runs staying ended.
  */
-export function registerInstallationHandlers(app: Probot, services: AppServices): void {
+export function registerInstallationHandlers(app: HandlerRegistry, services: AppServices): void {
   const { store, engine } = services;
 
   /** The installation, and these repositories of it as reachable (given to the App again). */

@@ -1,4 +1,3 @@
-import type { Probot } from 'probot';
 import { validateConfig } from '../config/load.js';
 import { labelFactsOf, labelStartsNothing } from '../config/trigger-labels.js';
 import { codeSpan } from '../core/commands/index.js';
@@ -9,13 +8,14 @@ import { decideIssueStop, decideLabelStart } from '../core/lifecycle/index.js';
 import { WRITE_ROLES } from '../core/roles.js';
 import { freshRoleOf } from '../engine/roles.js';
 import type { AppServices } from './app-services.js';
+import type { HandlerRegistry } from './repository-first.js';
 import { refuse } from './refuse.js';
 import { labelEventKey } from './refusal-budget.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { RoleName } from '../core/roles.js';
 
 /** Labelling an issue starts a run; only write+ users may, and a bad config stops it with a reason. */
-export function registerIssueHandlers(app: Probot, services: AppServices): void {
+export function registerIssueHandlers(app: HandlerRegistry, services: AppServices): void {
   app.on('issues.labeled', async (context) => {
     const { issue, label, sender, repository } = context.payload;
     const facts = labelFactsOf(context.payload as unknown as Record<string, unknown>);

@@ -1,5 +1,5 @@
-import type { Probot } from 'probot';
 import type { AppServices } from './app-services.js';
+import type { HandlerRegistry } from './repository-first.js';
 import { onDequeued } from '../engine/merge/dequeued.js';
 import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
 import { onReviewSubmitted } from '../engine/review.js';
@@ -46,7 +46,7 @@ function pullInfo(pr: PullPayload, before?: string, dated = false): PullEventInf
 }
 
 /** Agent PRs are linked to their task as soon as they appear or move, then merges are re-decided. */
-export function registerPullRequestHandlers(app: Probot, services: AppServices): void {
+export function registerPullRequestHandlers(app: HandlerRegistry, services: AppServices): void {
   app.on(
     [
       'pull_request.opened',

@@ -1,9 +1,9 @@
-import type { Probot } from 'probot';
 import type { AppServices } from './app-services.js';
+import type { HandlerRegistry } from './repository-first.js';
 import { onWorkflowRun } from '../engine/track.js';
 
 /** Worker runs report back only through GitHub: workflow_run events move their attempts. */
-export function registerWorkflowHandlers(app: Probot, services: AppServices): void {
+export function registerWorkflowHandlers(app: HandlerRegistry, services: AppServices): void {
   app.on(
     ['workflow_run.requested', 'workflow_run.in_progress', 'workflow_run.completed'],
     async (context) => {

@@ -87,10 +87,11 @@ export class CommandStore {
         .select({ installationId: repositories.installationId })
         .from(repositories)
         .where(eq(repositories.id, values.repositoryId));
-      if (repository) {
-        const key = LOCK_KEYS.installationRefusals(repository.installationId).toString();
-        await tx.execute(sql`select pg_advisory_xact_lock(${key}::bigint)`);
-      }
+      // Without its installation the budget has no lock to be counted under: the repository is
+      // recorded before any handler runs (src/handlers/repository-first.ts).
+      if (!repository) throw new Error(`repository ${values.repositoryId} is not recorded`);
+      const key = LOCK_KEYS.installationRefusals(repository.installationId).toString();
+      await tx.execute(sql`select pg_advisory_xact_lock(${key}::bigint)`);
       const [found] = await tx
         .select()
         .from(commands)
