@@ -47,6 +47,19 @@ describe('a /cancel that GitHub fails to carry out', () => {
     ]);
   };
 
+  /** GitHub's run still going after the command; the sweep cancels it, and the next does nothing. */
+  const expectCancelledBySweep = async (issue: number) => {
+    expect(runsOn('agent/1/a')[0]?.status).toBe('in_progress');
+    await s.app.sweep();
+    await s.settle();
+    await expectCancelled(issue);
+    // Nothing more: the next sweep finds nothing to cancel or dispatch.
+    s.clock.advance(10 * 60_000);
+    await s.app.sweep();
+    await s.settle();
+    expect(runsOn('agent/1/a')).toHaveLength(1);
+  };
+
   it('is carried out by the delivery’s retry when GitHub fails once', async () => {
     const issue = await start();
     s.double.faults.add(SERVER_ERROR);
@@ -60,15 +73,7 @@ describe('a /cancel that GitHub fails to carry out', () => {
     s.double.faults.add({ ...SERVER_ERROR, times: HANDLINGS });
     await s.double.comment(REPO, issue, '/cancel', MAINTAINER);
     await s.settle();
-    expect(runsOn('agent/1/a')[0]?.status).toBe('in_progress');
-    await s.app.sweep();
-    await s.settle();
-    await expectCancelled(issue);
-    // Nothing more: the next sweep finds nothing to cancel or dispatch.
-    s.clock.advance(10 * 60_000);
-    await s.app.sweep();
-    await s.settle();
-    expect(runsOn('agent/1/a')).toHaveLength(1);
+    await expectCancelledBySweep(issue);
   });
 
   it('cancels one task from its PR through the sweep when GitHub fails once', async () => {
@@ -78,13 +83,6 @@ describe('a /cancel that GitHub fails to carry out', () => {
     await s.double.comment(REPO, pr, '/cancel', MAINTAINER);
     await s.settle();
     // The delivery's retry finds the task cancelled already and refuses: only the sweep is left.
-    expect(runsOn('agent/1/a')[0]?.status).toBe('in_progress');
-    await s.app.sweep();
-    await s.settle();
-    await expectCancelled(issue);
-    s.clock.advance(10 * 60_000);
-    await s.app.sweep();
-    await s.settle();
-    expect(runsOn('agent/1/a')).toHaveLength(1);
+    await expectCancelledBySweep(issue);
   });
 });
