@@ -177,11 +177,14 @@ function follow(
       };
     // A worker of the child may be out (a fix): its push brings the branch up to date.
     if (WORKING.has(task.state)) return undefined;
+    // Updated only from the run's base: a PR someone pointed at another branch would take that
+    // branch's commits in by the coordinator's own push, which keeps the approval.
+    const onBase = own.baseRef === snapshot.base;
     return {
       kind: 'unstack',
       task: task.taskId,
       pr: own.number,
-      ...(!refused && { expectedHeadSha: own.headSha }),
+      ...(!refused && onBase && { expectedHeadSha: own.headSha }),
       ...(unseen && { parentMergedUnseen: unseen }),
     };
   }

@@ -129,9 +129,10 @@ export type StackDecision =
       parentMergedUnseen?: ParentRewritten;
     }
   /**
-   * The parent merged and the child's PR already targets the base (GitHub retargets PRs itself
-   * when it deletes the merged head branch): update it (`expectedHeadSha`; none when GitHub
-   * refused the update at that head), and forget the stack. No PR: forget it.
+   * The parent merged and the child's PR no longer targets the parent's branch (GitHub retargets
+   * PRs itself when it deletes the merged head branch): update it from the base
+   * (`expectedHeadSha`; none when GitHub refused the update at that head, or the PR targets
+   * another branch than the base), and forget the stack. No PR: forget it.
    */
   | {
       kind: 'unstack';

@@ -367,6 +367,17 @@ describe('decideStacks: a started child follows its parent', () => {
     ).toEqual([{ kind: 'unstack', task: 'task_002', pr: 13, expectedHeadSha: 'c1' }]);
   });
 
+  it('forgets the stack without updating a PR someone pointed at another branch than the base', () => {
+    expect(
+      decideStacks(
+        snapshot({
+          tasks: [task('task_001', { state: 'merged' }), child({ state: 'approved' })],
+          pulls: [{ ...childPr, baseRef: 'release' }],
+        }),
+      ),
+    ).toEqual([{ kind: 'unstack', task: 'task_002', pr: 13 }]);
+  });
+
   it.each<[string, Partial<StackTask>, string, object | undefined]>([
     [
       'approved, GitHub retargeted it',
