@@ -72,8 +72,9 @@ export class CommandStore {
    * advisory lock: the deliveries of its repositories are handled side by side
    * (DeliveryStore.claim), and two that each counted the same replies would both answer. Once per
    * (comment, ordinal): a row recorded before, by any delivery, is returned with the decision it
-   * holds (none for a claim not carried out yet), and `recordedBefore`. `reason` may depend on the decision: a close's
-   * says whether the PR is opened again, which only an answered close is.
+   * holds (none for a claim not carried out yet) and `recordedBefore`, which tells a handling that
+   * may have answered it already. `reason` may depend on the decision: a close's says whether the
+   * PR is opened again, which only an answered close is.
    */
   async recordRefusal(
     values: Omit<
