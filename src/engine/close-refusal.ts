@@ -23,7 +23,7 @@ export function recordRefusedClose(
   engine: Engine,
   close: { repositoryId: number; number: number; runId: number; role: RoleName },
   closedBy: ClosedBy,
-): Promise<{ row: CommandRow; answered: boolean }> {
+): Promise<{ row: CommandRow; answered: boolean; recordedBefore: boolean }> {
   return engine.store.commands.recordRefusal(
     {
       repositoryId: close.repositoryId,

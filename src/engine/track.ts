@@ -633,7 +633,8 @@ export async function recordedAgentPull(engine: Engine, repositoryId: number, pu
 }
 
 /** A close refused, with whether its closer is answered (then the PR was asked to open again). */
-export type CloseRefusal = PullRefusal & { answered: boolean };
+/** `recordedBefore`: an earlier handling of the delivery recorded it, and may have answered it. */
+export type CloseRefusal = PullRefusal & { answered: boolean; recordedBefore: boolean };
 
 /**
  * A merged agent PR merges its task and frees its dependents; one closed unmerged by a person
@@ -760,7 +761,14 @@ async function pullRequestClosed(
         // Recorded as reopened before GitHub was asked; the log says what GitHub answered.
         if (recorded && answered && recorded.row.outcome !== reason)
           await engine.store.commands.rewordAnsweredRefusal(recorded.row.id, reason);
-        refusal = { name: 'close', runId: run.id, role: effect.role, reason, answered };
+        refusal = {
+          name: 'close',
+          runId: run.id,
+          role: effect.role,
+          reason,
+          answered,
+          recordedBefore: recorded?.recordedBefore ?? false,
+        };
         break;
       }
     }

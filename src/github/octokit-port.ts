@@ -423,12 +423,12 @@ export function createOctokitPort(octokit: Octokit, options: { appId?: number } 
         per_page: 100,
       });
       for (const comment of comments.reverse()) {
-        // Only a comment this App wrote, opening with the marker: another bot's comment (which
-        // we could not edit) or a reply quoting the marker must never pass for ours.
+        // Only a comment this App wrote, opening or closing with the marker: another bot's
+        // comment (which we could not edit) or a reply quoting the marker must never pass for ours.
         const byApp =
           comment.user?.type === 'Bot' &&
           (options.appId === undefined || comment.performed_via_github_app?.id === options.appId);
-        if (byApp && comment.body?.startsWith(marker))
+        if (byApp && (comment.body?.startsWith(marker) || comment.body?.endsWith(marker)))
           return { id: comment.id, body: comment.body };
       }
       return null;

@@ -236,7 +236,7 @@ export interface GitHubPort {
   createIssueComment(repo: RepoCoords, issueNumber: number, body: string): Promise<{ id: number }>;
   /** false when the comment no longer exists. */
   updateIssueComment(repo: RepoCoords, commentId: number, body: string): Promise<boolean>;
-  /** The newest comment by this App (`performed_via_github_app`) that opens with `marker`. */
+  /** The newest comment by this App (`performed_via_github_app`) that opens or closes with `marker`. */
   findAppComment(
     repo: RepoCoords,
     issueNumber: number,

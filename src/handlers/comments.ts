@@ -1,6 +1,8 @@
 import type { AppServices } from './app-services.js';
 import type { HandlerRegistry } from './repository-first.js';
 import {
+  answerBody,
+  answerMarker,
   commentFactsOf,
   commentIntent,
   describeParseError,
@@ -73,6 +75,9 @@ export function registerCommentHandlers(app: HandlerRegistry, services: AppServi
     const replies: string[] = [];
     let accepted = 0;
     let carriedOut = 0;
+    // A command this delivery recorded done in an earlier handling: that handling may have posted
+    // the reply before it was cut short, so the reply is looked for before it is posted.
+    let handledBefore = false;
     const writtenAt = new Date(comment.created_at);
 
     for (const [ordinal, item] of parsed.entries()) {
@@ -94,8 +99,12 @@ export function registerCommentHandlers(app: HandlerRegistry, services: AppServi
       };
       // Someone below write is refused whatever they asked: the refusal is recorded at once, with
       // whether the refusal budget answers it, decided with the installation's other refusals.
-      const { row: claim, answered: answerRefusal } = allowed
-        ? { row: await engine.store.commands.claim(values), answered: true }
+      const {
+        row: claim,
+        answered: answerRefusal,
+        recordedBefore,
+      } = allowed
+        ? { row: await engine.store.commands.claim(values), answered: true, recordedBefore: false }
         : await engine.store.commands.recordRefusal(values, {
             reason: commandRefusalReason(role),
             answerable: true,
@@ -105,6 +114,7 @@ export function registerCommentHandlers(app: HandlerRegistry, services: AppServi
         continue;
       }
       carriedOut++;
+      if (recordedBefore || (allowed && claim.doneAt !== null)) handledBefore = true;
       let outcome: CommandOutcome;
       if (claim.doneAt !== null) {
         // This delivery carried it out before its handling was cut short: answered from the record.
@@ -139,8 +149,13 @@ export function registerCommentHandlers(app: HandlerRegistry, services: AppServi
       if (!allowed) break; // one short reply, nothing changes
     }
     if (accepted > 0) await port.reactToComment(repo, comment.id, '+1');
-    if (replies.length > 0)
-      await port.createIssueComment(repo, issue.number, `@${sender.login} ${replies.join('\n\n')}`);
+    if (
+      replies.length > 0 &&
+      !(handledBefore && (await port.findAppComment(repo, issue.number, answerMarker(comment.id))))
+    ) {
+      const reply = `@${sender.login} ${replies.join('\n\n')}`;
+      await port.createIssueComment(repo, issue.number, answerBody(reply, comment.id));
+    }
     if (carriedOut > 0) await engine.store.commands.answered(comment.id, context.id);
     log.info(
       { actor: sender.login, role, commands: parsed.length, carriedOut, accepted },

@@ -1,4 +1,5 @@
 import type { AppServices } from './app-services.js';
+import { answerBody, answerMarker } from '../core/commands/index.js';
 import type { HandlerRegistry } from './repository-first.js';
 import { onDequeued } from '../engine/merge/dequeued.js';
 import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
@@ -87,20 +88,20 @@ export function registerPullRequestHandlers(app: HandlerRegistry, services: AppS
     const { pull_request: pr, repository, sender } = context.payload;
     const port = services.port(context.octokit);
     const repo = context.repo();
+    const refusalKey = labelRefusalKey(context.id);
     const refused = await onPullRequestClosed(
       services.engine,
       { port, repo },
       repository.id,
       pullInfo(pr),
-      {
-        login: sender.login,
-        isBot: sender.type === 'Bot',
-        deliveryId: context.id,
-        refusalKey: labelRefusalKey(context.id),
-      },
+      { login: sender.login, isBot: sender.type === 'Bot', deliveryId: context.id, refusalKey },
     );
-    if (refused?.answered && repo.owner && repo.repo)
-      await port.createIssueComment(repo, pr.number, `@${sender.login} ${refused.reason}.`);
+    if (!refused?.answered || !repo.owner || !repo.repo) return;
+    // As refuse() does: a handling again of the delivery looks for the answer it may have posted.
+    const marker = answerMarker(refusalKey);
+    if (refused.recordedBefore && (await port.findAppComment(repo, pr.number, marker))) return;
+    const reply = `@${sender.login} ${refused.reason}.`;
+    await port.createIssueComment(repo, pr.number, answerBody(reply, refusalKey));
   });
 
   app.on('pull_request.dequeued', async (context) => {

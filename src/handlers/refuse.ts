@@ -1,3 +1,4 @@
+import { answerBody, answerMarker } from '../core/commands/index.js';
 import type { RoleName } from '../core/roles.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { AppServices } from './app-services.js';
@@ -25,11 +26,12 @@ export async function refuse(
     runId: number | null;
   },
 ): Promise<void> {
-  const { answered } = await services.store.commands.recordRefusal(
+  const key = labelRefusalKey(refusal.deliveryId);
+  const { answered, recordedBefore } = await services.store.commands.recordRefusal(
     {
       repositoryId: refusal.repositoryId,
       issueNumber: refusal.issueNumber,
-      commentId: labelRefusalKey(refusal.deliveryId),
+      commentId: key,
       runId: refusal.runId,
       ordinal: 0,
       actorLogin: refusal.actor,
@@ -41,6 +43,11 @@ export async function refuse(
     },
     { reason: refusal.reason, answerable: refusal.reply !== null },
   );
-  if (answered && refusal.reply !== null && repo.owner && repo.repo)
-    await port.createIssueComment(repo, refusal.issueNumber, `@${refusal.actor} ${refusal.reply}`);
+  if (!answered || refusal.reply === null || !repo.owner || !repo.repo) return;
+  // Recorded by an earlier handling of this delivery, which may have answered before it was cut
+  // short: the answer is looked for first (docs/commands.md, "Each comment once").
+  if (recordedBefore && (await port.findAppComment(repo, refusal.issueNumber, answerMarker(key))))
+    return;
+  const reply = `@${refusal.actor} ${refusal.reply}`;
+  await port.createIssueComment(repo, refusal.issueNumber, answerBody(reply, key));
 }

@@ -72,8 +72,9 @@ export class CommandStore {
    * advisory lock: the deliveries of its repositories are handled side by side
    * (DeliveryStore.claim), and two that each counted the same replies would both answer. Once per
    * (comment, ordinal): a row recorded before, by any delivery, is returned with the decision it
-   * holds (none for a claim not carried out yet). `reason` may depend on the decision: a close's
-   * says whether the PR is opened again, which only an answered close is.
+   * holds (none for a claim not carried out yet) and `recordedBefore`, which tells a handling that
+   * may have answered it already. `reason` may depend on the decision: a close's says whether the
+   * PR is opened again, which only an answered close is.
    */
   async recordRefusal(
     values: Omit<
@@ -81,7 +82,7 @@ export class CommandStore {
       'accepted' | 'outcome' | 'doneAt' | 'answeredAt' | 'createdAt'
     > & { createdAt: Date },
     refusal: { reason: string | ((answered: boolean) => string); answerable: boolean },
-  ): Promise<{ row: CommandRow; answered: boolean }> {
+  ): Promise<{ row: CommandRow; answered: boolean; recordedBefore: boolean }> {
     return this.db.transaction(async (tx) => {
       const [repository] = await tx
         .select({ installationId: repositories.installationId })
@@ -96,7 +97,7 @@ export class CommandStore {
         .select()
         .from(commands)
         .where(and(eq(commands.commentId, values.commentId), eq(commands.ordinal, values.ordinal)));
-      if (found) return { row: found, answered: isAnsweredRefusal(found) };
+      if (found) return { row: found, answered: isAnsweredRefusal(found), recordedBefore: true };
       const answered =
         refusal.answerable &&
         mayReplyToRefusal(
@@ -117,7 +118,7 @@ export class CommandStore {
           doneAt: values.createdAt,
         })
         .returning();
-      return { row: row!, answered };
+      return { row: row!, answered, recordedBefore: false };
     });
   }
 

@@ -9,6 +9,7 @@ import {
   APP_BOT,
   workerOpensPr as openPrOfWorker,
 } from './harness.js';
+import { answerBody } from '../../src/core/commands/index.js';
 
 type Pull = { number: number; head: { ref: string; sha: string } };
 type Comment = { body: string; reaction_contents: string[] };
@@ -130,11 +131,14 @@ describe('an approval given while the worker is still finishing', () => {
     const { issue, pr, runId } = await workerOpensPr();
     const head = pullOf().head.sha;
     const other = head.startsWith('0') ? '1111111' : '0000000';
-    await s.double.comment(REPO, pr, `/approve ${other}`, MAINTAINER);
+    const command = await s.double.comment(REPO, pr, `/approve ${other}`, MAINTAINER);
     await s.settle();
     expect((await taskOf(s, issue, 'a'))?.approvedSha).toBeNull();
     expect(prComments(pr).at(-1)).toBe(
-      `@${MAINTAINER} \`/approve\`: \`${other}\` is not the head of this pull request: its head is \`${head.slice(0, 7)}\`, nothing was approved.`,
+      answerBody(
+        `@${MAINTAINER} \`/approve\`: \`${other}\` is not the head of this pull request: its head is \`${head.slice(0, 7)}\`, nothing was approved.`,
+        command,
+      ),
     );
 
     await s.double.comment(REPO, pr, `/approve ${head.slice(0, 7).toUpperCase()}`, MAINTAINER);

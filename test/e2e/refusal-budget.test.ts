@@ -10,6 +10,7 @@ import {
   ONE_TASK_PLAN,
 } from './harness.js';
 import { REFUSAL_REPLY_LIMITS } from '../../src/core/commands/index.js';
+import { answerText } from '../helpers/answer-text.js';
 
 type Comment = { id: number; body: string; user: { login: string } };
 
@@ -190,7 +191,7 @@ describe('the refusal reply budget across the repositories of one installation',
       ),
     );
     expect(sent).toHaveLength(REFUSAL_REPLY_LIMITS.perPerson);
-    expect(sent.every((c) => c.body.endsWith('; it was reopened.'))).toBe(true);
+    expect(sent.every((c) => answerText(c.body).endsWith('; it was reopened.'))).toBe(true);
     const recorded = await Promise.all(
       repos.map((repo) =>
         s.app.store.commands.ofRepository((s.double.repository(repo) as { id: number }).id),

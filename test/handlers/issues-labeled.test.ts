@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import nock from 'nock';
 import { Probot } from 'probot';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -86,8 +87,9 @@ describe('issues.labeled', () => {
     p.sender = { ...p.sender, login, type: 'User' };
     return p;
   };
+  // Each its own delivery: one handled again looks for the answer it may have posted.
   const receive = (p: Record<string, any>) =>
-    probot.receive({ id: 'd1', name: 'issues', payload: p } as never);
+    probot.receive({ id: randomUUID(), name: 'issues', payload: p } as never);
   const configFile = (yaml: string | null) => {
     const scope = nock(API).get(
       '/repos/Codertocat/Hello-World/contents/.github%2Fagent-coordinator.yml',
@@ -192,8 +194,10 @@ describe('issues.labeled', () => {
 
   it.each(['triage', 'read', 'none'])('replies once to a %s user and starts nothing', async (r) => {
     configFile(null);
-    role('Codertocat', r, r === 'triage' ? 'read' : r);
-    const reply = await repliedTo(payload('agent'), 2 ** 33);
+    // Someone of their own: the refusal budget answers each person once an hour per issue.
+    const login = `${r}-user`;
+    role(login, r, r === 'triage' ? 'read' : r);
+    const reply = await repliedTo(payload('agent', login), 2 ** 33);
     expect(started).toEqual([]);
     expect(reply).toContain('only people with write access');
     expect(reply).toContain(`your role: ${r}`);

@@ -12,6 +12,7 @@ import {
   tasksBlock,
   type Pull,
 } from './security-helpers.js';
+import { answerBody } from '../../src/core/commands/index.js';
 
 /**
  * docs/worker.md: a PR belongs to a task only if its head repository is the base repository and its
@@ -119,7 +120,7 @@ describe('PRs that are not agent PRs', () => {
     const said = comments(s, pr);
     expect(said.find((c) => c.id === id)?.reaction_contents).toEqual([]);
     expect(said.filter((c) => c.user.login === APP_BOT).map((c) => c.body)).toEqual([
-      `@${MAINTAINER} \`/approve\`: this pull request is not an agent task.`,
+      answerBody(`@${MAINTAINER} \`/approve\`: this pull request is not an agent task.`, id),
     ]);
     expect((await task('c'))?.state).toBe('pending');
     expect((await task('c'))?.approvedSha).toBeNull();

@@ -8,6 +8,7 @@ import {
   startScenario,
   type Scenario,
 } from '../e2e/harness.js';
+import { answerText } from '../helpers/answer-text.js';
 
 type Comment = { body: string; user: { login: string } };
 
@@ -50,7 +51,7 @@ describe('closing the issue or removing its label without write access', () => {
     expect(await runState(issue)).toBe('running');
     expect(s.double.runs(REPO).map((r) => r.conclusion)).not.toContain('cancelled');
     expect(s.double.runs(REPO)).not.toHaveLength(0);
-    expect(replies(issue).map((c) => c.body)).toEqual([
+    expect(replies(issue).map((c) => answerText(c.body))).toEqual([
       '@reporter closing the issue does not cancel the agent-coordinator run: only people with write access can (your role: read); the run goes on.',
     ]);
 

@@ -16,6 +16,7 @@ import {
   pulls,
   taskState,
 } from './security-helpers.js';
+import { answerText } from '../helpers/answer-text.js';
 
 /** A read collaborator of the private repository: GitHub lets them open PRs from its branches. */
 const READER = 'a-reader';
@@ -68,7 +69,7 @@ describe('a PR on a task branch that the App did not open', () => {
   it('by a reader: closed, its author told; the App PR merges', async () => {
     const { issue, real, evil } = await lookAlike(READER);
     expect(stateOf(evil)).toBe('closed');
-    expect(replies(evil).map((c) => c.body)).toEqual([
+    expect(replies(evil).map((c) => answerText(c.body))).toEqual([
       "@a-reader pull requests from agent-coordinator task branches are the App's: only people with write access may open one (your role: read), so this one was closed.",
     ]);
     expect((await taskA(issue))?.prNumber).toBe(real);

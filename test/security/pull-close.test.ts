@@ -9,6 +9,7 @@ import {
   type Scenario,
 } from '../e2e/harness.js';
 import { APP_BOT, comments, prOf, pulls, taskState } from './security-helpers.js';
+import { answerText } from '../helpers/answer-text.js';
 
 const TRIAGER = 'triager';
 
@@ -43,7 +44,7 @@ describe('closing an agent PR without write access', () => {
     expect(stateOf(pr)).toBe('open');
     expect(await taskState(s, issue, 'a')).toBe('in_review');
     expect(await taskState(s, issue, 'b')).toBe('pending');
-    expect(replies(pr).map((c) => c.body)).toEqual([
+    expect(replies(pr).map((c) => answerText(c.body))).toEqual([
       '@triager closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); it was reopened.',
     ]);
 
@@ -89,7 +90,7 @@ describe('closing an agent PR without write access', () => {
     await s.settle();
     expect(stateOf(pr)).toBe('closed');
     expect(await taskState(s, issue, 'a')).toBe('in_review');
-    expect(replies(pr).map((c) => c.body)).toEqual([
+    expect(replies(pr).map((c) => answerText(c.body))).toEqual([
       '@triager closing the pull request does not reject its agent-coordinator task: only people with write access can (your role: triage); GitHub refused to open it again, so it waits for someone with write access.',
     ]);
   });

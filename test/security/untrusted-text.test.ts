@@ -20,6 +20,7 @@ import {
   tasksBlock,
   theStatusComment,
 } from './security-helpers.js';
+import { answerText } from '../helpers/answer-text.js';
 
 /**
  * Task titles, issue text, comments and veto reasons are untrusted. They reach the worker's
@@ -242,7 +243,7 @@ describe('hostile task titles, issue text, comments and veto reasons', () => {
       await s.settle();
       const replies = comments(s, issue).filter((c) => c.id > id);
       expect(replies).toHaveLength(1);
-      const reply = replies[0]!.body;
+      const reply = answerText(replies[0]!.body);
       expect(reply.startsWith(`@${MAINTAINER} \`/hold\`: Unexpected text after`)).toBe(true);
       const live = outsideCodeSpans(reply);
       expect(live).not.toMatch(/[<>]/);
@@ -311,7 +312,7 @@ describe('forging the status comment or a plan acceptance', () => {
     const reply = comments(s, issue).find((c) => c.id > quoting && c.user.login === APP_BOT)!;
     // Quoted as code, its `<!--` joined so that it reads the same but is no marker.
     expect(reply.body).toContain(`\`${STATUS_MARKER.replace('<!--', '<\u2060!--')}\``);
-    expect(reply.body).not.toContain('<!--');
+    expect(answerText(reply.body)).not.toContain('<!--');
     await s.double.removeLabel(REPO, issue, 'agent', MAINTAINER);
     await s.settle();
     expect((await latestRun(s, issue))?.state).toBe('cancelled');

@@ -5,6 +5,7 @@ export { describeParseError } from './describe-error.js';
 export { helpText } from './help-text.js';
 export { codeSpan } from './code-span.js';
 export { NOT_ANSWERED } from './not-answered.js';
+export { answerBody, answerMarker } from './answer-marker.js';
 export {
   mayReplyToRefusal,
   REFUSAL_REPLY_LIMITS,
