@@ -632,8 +632,10 @@ export async function recordedAgentPull(engine: Engine, repositoryId: number, pu
   );
 }
 
-/** A close refused, with whether its closer is answered (then the PR was asked to open again). */
-/** `recordedBefore`: an earlier handling of the delivery recorded it, and may have answered it. */
+/**
+ * A close refused, with whether its closer is answered (then the PR was asked to open again), and
+ * `recordedBefore`: an earlier handling of the delivery recorded it, and may have answered it.
+ */
 export type CloseRefusal = PullRefusal & { answered: boolean; recordedBefore: boolean };
 
 /**

@@ -1,8 +1,7 @@
 import type { AppServices } from './app-services.js';
 import type { HandlerRegistry } from './repository-first.js';
+import { postAnswer } from './post-answer.js';
 import {
-  answerBody,
-  answerMarker,
   commentFactsOf,
   commentIntent,
   describeParseError,
@@ -149,13 +148,12 @@ export function registerCommentHandlers(app: HandlerRegistry, services: AppServi
       if (!allowed) break; // one short reply, nothing changes
     }
     if (accepted > 0) await port.reactToComment(repo, comment.id, '+1');
-    if (
-      replies.length > 0 &&
-      !(handledBefore && (await port.findAppComment(repo, issue.number, answerMarker(comment.id))))
-    ) {
-      const reply = `@${sender.login} ${replies.join('\n\n')}`;
-      await port.createIssueComment(repo, issue.number, answerBody(reply, comment.id));
-    }
+    if (replies.length > 0)
+      await postAnswer(port, repo, issue.number, {
+        key: comment.id,
+        text: `@${sender.login} ${replies.join('\n\n')}`,
+        handledBefore,
+      });
     if (carriedOut > 0) await engine.store.commands.answered(comment.id, context.id);
     log.info(
       { actor: sender.login, role, commands: parsed.length, carriedOut, accepted },

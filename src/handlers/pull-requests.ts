@@ -1,10 +1,10 @@
 import type { AppServices } from './app-services.js';
-import { answerBody, answerMarker } from '../core/commands/index.js';
 import type { HandlerRegistry } from './repository-first.js';
 import { onDequeued } from '../engine/merge/dequeued.js';
 import { onPullRequestChanged, onPullRequestClosed, type PullEventInfo } from '../engine/track.js';
 import { onReviewSubmitted } from '../engine/review.js';
 import { onReviewDismissed } from '../engine/review-dismissed.js';
+import { postAnswer } from './post-answer.js';
 import { refuse } from './refuse.js';
 import { labelRefusalKey } from './refusal-budget.js';
 import type { PullRefusal } from '../engine/look-alike.js';
@@ -97,11 +97,11 @@ export function registerPullRequestHandlers(app: HandlerRegistry, services: AppS
       { login: sender.login, isBot: sender.type === 'Bot', deliveryId: context.id, refusalKey },
     );
     if (!refused?.answered || !repo.owner || !repo.repo) return;
-    // As refuse() does: a handling again of the delivery looks for the answer it may have posted.
-    const marker = answerMarker(refusalKey);
-    if (refused.recordedBefore && (await port.findAppComment(repo, pr.number, marker))) return;
-    const reply = `@${sender.login} ${refused.reason}.`;
-    await port.createIssueComment(repo, pr.number, answerBody(reply, refusalKey));
+    await postAnswer(port, repo, pr.number, {
+      key: refusalKey,
+      text: `@${sender.login} ${refused.reason}.`,
+      handledBefore: refused.recordedBefore,
+    });
   });
 
   app.on('pull_request.dequeued', async (context) => {

@@ -1,8 +1,8 @@
-import { answerBody, answerMarker } from '../core/commands/index.js';
 import type { RoleName } from '../core/roles.js';
 import type { GitHubPort, RepoCoords } from '../github/port.js';
 import type { AppServices } from './app-services.js';
 import { labelRefusalKey } from './refusal-budget.js';
+import { postAnswer } from './post-answer.js';
 
 /**
  * An issue or PR event from someone below write answered as a refused command is: recorded in the
@@ -44,10 +44,9 @@ export async function refuse(
     { reason: refusal.reason, answerable: refusal.reply !== null },
   );
   if (!answered || refusal.reply === null || !repo.owner || !repo.repo) return;
-  // Recorded by an earlier handling of this delivery, which may have answered before it was cut
-  // short: the answer is looked for first (docs/commands.md, "Each comment once").
-  if (recordedBefore && (await port.findAppComment(repo, refusal.issueNumber, answerMarker(key))))
-    return;
-  const reply = `@${refusal.actor} ${refusal.reply}`;
-  await port.createIssueComment(repo, refusal.issueNumber, answerBody(reply, key));
+  await postAnswer(port, repo, refusal.issueNumber, {
+    key,
+    text: `@${refusal.actor} ${refusal.reply}`,
+    handledBefore: recordedBefore,
+  });
 }

@@ -102,6 +102,7 @@ export class CommandStore {
         refusal.answerable &&
         mayReplyToRefusal(
           await repliesSince(tx, {
+            installationId: repository.installationId,
             repositoryId: values.repositoryId,
             issueNumber: values.issueNumber,
             actor: values.actorLogin,
@@ -157,6 +158,7 @@ export class CommandStore {
 }
 
 interface RepliesWhere {
+  installationId: number;
   repositoryId: number;
   issueNumber: number;
   actor: string;
@@ -166,15 +168,11 @@ interface RepliesWhere {
 
 /**
  * The refusal replies written since `since` (core's RefusalRepliesSent): to people below write,
- * in the installation of `repositoryId`, for any recorded refusal other than `exceptCommentId`'s
+ * in installation `installationId`, for any recorded refusal other than `exceptCommentId`'s
  * (the one being decided: a redelivery of it finds its own row).
  */
 async function repliesSince(db: Db, where: RepliesWhere): Promise<RefusalRepliesSent> {
   const byActor = sql`lower(${commands.actorLogin}) = lower(${where.actor})`;
-  const installation = db
-    .select({ id: repositories.installationId })
-    .from(repositories)
-    .where(eq(repositories.id, where.repositoryId));
   const [row] = await db
     .select({
       toPersonOnIssue: sql<number>`count(*) filter (where ${and(
@@ -189,7 +187,7 @@ async function repliesSince(db: Db, where: RepliesWhere): Promise<RefusalReplies
     .innerJoin(repositories, eq(repositories.id, commands.repositoryId))
     .where(
       and(
-        eq(repositories.installationId, installation),
+        eq(repositories.installationId, where.installationId),
         eq(commands.accepted, false),
         isNotNull(commands.doneAt),
         // Core's rule of who may steer the coordinator (src/core/roles.ts).
