@@ -5,6 +5,7 @@ import {
   MAINTAINER,
   REPO,
   repositoryIdOf,
+  startRun,
   startScenario,
   type Scenario,
   ONE_TASK_PLAN,
@@ -28,14 +29,7 @@ describe('the refusal reply budget', () => {
   const start = async () => {
     s = await startScenario();
     s.double.setWorker(null);
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Feature',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
-    return issue;
+    return startRun(s, { title: 'Feature' });
   };
   const replies = (issue: number) =>
     (s.double.comments(REPO, issue) as Comment[]).filter(

@@ -6,6 +6,7 @@ import {
   ONE_TASK_PLAN,
   REPO,
   repositoryIdOf,
+  startRun,
   startScenario,
   type Scenario,
   workerOpensPr,
@@ -29,18 +30,15 @@ describe('an answer posted once when its handling is cut short after it', () => 
     await closeScenario(s);
   });
 
-  const start = async () => {
+  /** A scenario with no worker, and OUTSIDER a reader of the repository. */
+  const open = async () => {
     s = await startScenario();
     s.double.setWorker(null);
     await s.double.setPermission(REPO, OUTSIDER, 'read');
-    const issue = await s.double.openIssue(REPO, {
-      title: 'Feature',
-      body: ONE_TASK_PLAN,
-      user: MAINTAINER,
-    });
-    await s.double.addLabel(REPO, issue, 'agent', MAINTAINER);
-    await s.settle();
-    return issue;
+  };
+  const start = async () => {
+    await open();
+    return startRun(s, { title: 'Feature' });
   };
   const replies = (issue: number) =>
     (s.double.comments(REPO, issue) as Comment[]).filter(
@@ -99,9 +97,7 @@ describe('an answer posted once when its handling is cut short after it', () => 
   };
 
   it('tells someone without write access once that their label started nothing', async () => {
-    s = await startScenario();
-    s.double.setWorker(null);
-    await s.double.setPermission(REPO, OUTSIDER, 'read');
+    await open();
     const issue = await s.double.openIssue(REPO, {
       title: 'Feature',
       body: ONE_TASK_PLAN,
